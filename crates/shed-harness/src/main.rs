@@ -1,0 +1,2 @@
+//! The `shed-harness` binary.
+fn main() {}
