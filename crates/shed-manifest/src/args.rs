@@ -1,0 +1,155 @@
+//! A call's arguments read under the types the command declared: `"5"` for a
+//! number is 5, `"true"` for a bool is true, a time is a date or an RFC 3339
+//! time, a url an absolute http(s) address. What cannot be read is refused by
+//! name; every refusal of one call comes back together.
+
+use serde_json::{Number, Value};
+
+use crate::{ArgErrors, ArgType, Command};
+
+/// The shape a `time` argument wants, as its schema and its refusal say it.
+pub(crate) const TIME_SHAPE: &str = "a time, like 2026-09-01 or 2026-09-01T10:00:00Z";
+/// The shape a `url` argument wants, as its schema and its refusal say it.
+pub(crate) const URL_SHAPE: &str = "a web address, like https://example.com/";
+
+/// Each declared argument's value, in declaration order: `None` for an
+/// optional one left out. Arguments nobody declared are dropped.
+pub(crate) fn read<'c>(
+    command: &'c Command,
+    args: &Value,
+) -> Result<Vec<(&'c str, Option<Value>)>, ArgErrors> {
+    let given = match args {
+        Value::Object(given) => Some(given),
+        Value::Null => None,
+        _ => {
+            return Err(ArgErrors(vec![format!(
+                "args is an object of {}'s arguments: {}",
+                command.name,
+                command.call_shape()
+            )]));
+        }
+    };
+    let mut values = Vec::with_capacity(command.input.len());
+    let mut errors = Vec::new();
+    for argument in &command.input {
+        let name = argument.name.as_str();
+        match given.and_then(|g| g.get(name)).filter(|v| !v.is_null()) {
+            Some(value) => match coerce(name, argument.ty, value) {
+                Ok(value) => values.push((name, Some(value))),
+                Err(error) => errors.push(error),
+            },
+            None if argument.required => errors.push(format!("{name} is required")),
+            None => values.push((name, None)),
+        }
+    }
+    if errors.is_empty() {
+        Ok(values)
+    } else {
+        Err(ArgErrors(errors))
+    }
+}
+
+/// `value` read as `ty`, or the sentence naming `name` and what it must be.
+pub(crate) fn coerce(name: &str, ty: ArgType, value: &Value) -> Result<Value, String> {
+    let read = match ty {
+        ArgType::Text => as_text(value),
+        ArgType::Number => as_number(value),
+        ArgType::Bool => as_bool(value),
+        ArgType::Time => value.as_str().and_then(as_time),
+        ArgType::Url => value.as_str().and_then(as_web_address),
+    };
+    read.ok_or_else(|| match ty {
+        ArgType::Text => format!("{name} is text"),
+        ArgType::Number => format!("{name} is a number"),
+        ArgType::Bool => format!("{name} is true or false"),
+        ArgType::Time => format!("{name} is {TIME_SHAPE}"),
+        ArgType::Url => format!("{name} is {URL_SHAPE}"),
+    })
+}
+
+/// Text, or a number or boolean said as text.
+fn as_text(value: &Value) -> Option<Value> {
+    match value {
+        Value::String(_) => Some(value.clone()),
+        Value::Number(n) => Some(Value::String(n.to_string())),
+        Value::Bool(b) => Some(Value::String(b.to_string())),
+        _ => None,
+    }
+}
+
+/// A number, or text that reads as a finite one (a whole number stays whole).
+fn as_number(value: &Value) -> Option<Value> {
+    match value {
+        Value::Number(_) => Some(value.clone()),
+        Value::String(text) => {
+            let text = text.trim();
+            if let Ok(whole) = text.parse::<i64>() {
+                return Some(Value::Number(whole.into()));
+            }
+            let number = text.parse::<f64>().ok().filter(|n| n.is_finite())?;
+            Number::from_f64(number).map(Value::Number)
+        }
+        _ => None,
+    }
+}
+
+fn as_bool(value: &Value) -> Option<Value> {
+    match value {
+        Value::Bool(_) => Some(value.clone()),
+        Value::String(text) => {
+            let text = text.trim();
+            if text.eq_ignore_ascii_case("true") {
+                Some(Value::Bool(true))
+            } else if text.eq_ignore_ascii_case("false") {
+                Some(Value::Bool(false))
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// A date (`2026-09-01`, kept as it is) or a time with an offset, said as
+/// RFC 3339 in UTC.
+fn as_time(text: &str) -> Option<Value> {
+    let text = text.trim();
+    if let Ok(at) = text.parse::<jiff::Timestamp>() {
+        return Some(Value::String(at.to_string()));
+    }
+    let date_shaped = text.len() == "2026-09-01".len();
+    (date_shaped && text.parse::<jiff::civil::Date>().is_ok())
+        .then(|| Value::String(text.to_owned()))
+}
+
+/// An absolute `http://` or `https://` address with a host, no spaces.
+fn as_web_address(text: &str) -> Option<Value> {
+    let text = text.trim();
+    let scheme_end = text.find("://")?;
+    let scheme = &text[..scheme_end];
+    if !(scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https")) {
+        return None;
+    }
+    if text.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return None;
+    }
+    let rest = &text[scheme_end + 3..];
+    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    let host_and_port = authority.rsplit('@').next().unwrap_or(authority);
+    let (host, port) = match host_and_port.strip_prefix('[') {
+        Some(v6) => {
+            let close = v6.find(']')?;
+            (&v6[..close], v6[close + 1..].strip_prefix(':'))
+        }
+        None => match host_and_port.split_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (host_and_port, None),
+        },
+    };
+    let host_ok = !host.is_empty()
+        && host
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '.' | ':'));
+    let port_ok = port.is_none_or(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()));
+    (host_ok && port_ok).then(|| Value::String(text.to_owned()))
+}
