@@ -1,0 +1,58 @@
+// The shed under test, as the environment names it, and an MCP client for its
+// door (the official SDK client over Streamable HTTP, with the bearer token).
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+
+/**
+ * SHED_URL      the server, e.g. http://localhost:7700 (its MCP door is SHED_URL/mcp)
+ * SHED_TOKEN    a bearer token of a member of the space (`shed token create <handle>`)
+ * SHED_LOGIN_URL a one-time sign-in link for the web (`shed login <handle>`)
+ * SHED_SPACE, SHED_APP  where the run club is deployed (default demo/runs)
+ * SHED_APP_URL  the app's web address, when it is not http://<space>.<SHED_URL host>/<app>/
+ */
+export function shedUnderTest(env = process.env) {
+  const space = env.SHED_SPACE || 'demo'
+  const app = env.SHED_APP || 'runs'
+  const url = env.SHED_URL || ''
+  let appUrl = env.SHED_APP_URL || ''
+  if (url && !appUrl) {
+    const address = new URL(url)
+    address.hostname = `${space}.${address.hostname}`
+    address.pathname = `/${app}/`
+    appUrl = address.href
+  }
+  return { url, token: env.SHED_TOKEN || '', loginUrl: env.SHED_LOGIN_URL || '', space, app, appUrl }
+}
+
+/** A connected MCP client that says it hosts MCP Apps views. */
+export async function connectMcp({ url, token }) {
+  const client = new Client(
+    { name: 'shed-browser-tests', version: '1.0.0' },
+    {
+      capabilities: {
+        extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
+      },
+    },
+  )
+  const headers = token ? { Authorization: `Bearer ${token}` } : {}
+  const door = new URL('/mcp', url)
+  try {
+    await client.connect(new StreamableHTTPClientTransport(door, { requestInit: { headers } }))
+  } catch (err) {
+    throw new Error(`could not open an MCP session at ${door} (is shed serving there?): ${err.message}`)
+  }
+  return client
+}
+
+/** The text of a tool answer, joined. */
+export const textOf = (result) =>
+  (result.content || [])
+    .filter((part) => part.type === 'text')
+    .map((part) => part.text)
+    .join('\n')
+
+/** Runs an app command through the `command` tool; a refusal throws its sentence. */
+export async function command(client, name, args = {}) {
+  const result = await client.callTool({ name: 'command', arguments: { name, args } })
+  if (result.isError) throw new Error(`command ${name} refused: ${textOf(result)}`)
+  return result
+}
