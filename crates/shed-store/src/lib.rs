@@ -1,3 +1,205 @@
 //! shed-store: the one place shed's data is kept. The entity–component data of
 //! every app, the filter-line language that reads it, and the platform's own
 //! tables (people, spaces, apps, tokens, jobs).
+//!
+//! The public API speaks only JSON and this crate's own types — never a
+//! database type — so a PostgreSQL backend can sit behind [`Store`] later
+//! without callers changing. SQLite (bundled, WAL, `synchronous=FULL`) is the
+//! embedded backend: one writer thread commits in groups, read connections
+//! run on blocking threads, so async callers never block the runtime.
+
+mod apply;
+mod engine;
+mod error;
+pub mod filter;
+mod migrations;
+mod model;
+mod names;
+mod people;
+pub mod platform;
+mod query;
+mod schema;
+mod values;
+pub mod wire;
+
+use std::path::Path;
+use std::sync::Arc;
+
+pub use error::StoreError;
+pub use model::{Actor, Applied, ColumnType, HistoryEntry, Listing, Person, Vocabulary};
+
+use engine::{Engine, in_savepoint};
+use schema::Schemas;
+
+/// The store: cheap to clone, shared by every task of the process.
+#[derive(Clone)]
+pub struct Store {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    engine: Engine,
+    schemas: Schemas,
+}
+
+impl Store {
+    /// Opens the store kept in the file at `path` (e.g. `<data>/shed.db`),
+    /// creating it and applying every migration it has not had yet.
+    pub async fn open(path: &Path) -> Result<Store, StoreError> {
+        let path = path.to_path_buf();
+        let engine = tokio::task::spawn_blocking(move || Engine::open(&path))
+            .await
+            .map_err(|e| StoreError::Internal(e.to_string()))??;
+        Ok(Store {
+            inner: Arc::new(Inner {
+                engine,
+                schemas: Schemas::default(),
+            }),
+        })
+    }
+
+    /// Takes an app's vocabulary at deploy: creates the components and columns
+    /// it does not have yet, and refuses to change the type of a column that
+    /// holds values. `app` is `space/slug`, e.g. `jeff/runs`.
+    pub async fn declare(&self, app: &str, vocab: &Vocabulary) -> Result<(), StoreError> {
+        let app = app.to_string();
+        let vocab = vocab.clone();
+        let forget = app.clone();
+        let inner = self.inner.clone();
+        self.write_then(
+            move |txn| schema::declare(txn, &app, &vocab),
+            move || inner.schemas.forget(&forget),
+        )
+        .await
+    }
+
+    /// Applies one bundle or a list of them, all or nothing (DESIGN's "Apply
+    /// (the wire)"). `expect: Some(n)` refuses with [`StoreError::Conflict`]
+    /// unless the app data version is `n` before the write.
+    pub async fn apply(
+        &self,
+        app: &str,
+        actor: &Actor,
+        body: serde_json::Value,
+        expect: Option<u64>,
+    ) -> Result<Applied, StoreError> {
+        let app = app.to_string();
+        let forget = app.clone();
+        let actor = actor.clone();
+        let inner = self.inner.clone();
+        self.write_then(
+            move |txn| apply::apply(txn, &app, &actor, &body, expect),
+            move || inner.schemas.forget(&forget),
+        )
+        .await
+    }
+
+    /// Reads an app's rows with a filter line (DESIGN's "The filter line").
+    pub async fn query(&self, app: &str, filter: &str) -> Result<Listing, StoreError> {
+        let line = filter::parse(filter)?;
+        let app = app.to_string();
+        let inner = self.inner.clone();
+        self.read(move |conn| {
+            let schema = inner.schemas.get(conn, &app)?;
+            query::run(conn, &schema, &line)
+        })
+        .await
+    }
+
+    /// The app data version: +1 on every committed write; 0 for an app never written.
+    pub async fn data_version(&self, app: &str) -> Result<u64, StoreError> {
+        let app = app.to_string();
+        self.read(move |conn| schema::data_version(conn, &app))
+            .await
+    }
+
+    /// Every write to one entity (named by eid or alias), oldest first.
+    pub async fn history(
+        &self,
+        app: &str,
+        eid_or_alias: &str,
+    ) -> Result<Vec<HistoryEntry>, StoreError> {
+        let app = app.to_string();
+        let name = eid_or_alias.to_string();
+        self.read(move |conn| apply::history(conn, &app, &name))
+            .await
+    }
+
+    /// Adds a person; refuses a handle that is taken or not a handle.
+    pub async fn add_person(&self, handle: &str, name: &str) -> Result<Person, StoreError> {
+        let handle = handle.to_string();
+        let name = name.to_string();
+        self.write(move |txn| people::add(txn, &handle, &name))
+            .await
+    }
+
+    /// The person with this handle (`ada` or `@ada`), if there is one.
+    pub async fn person(&self, handle: &str) -> Result<Option<Person>, StoreError> {
+        let handle = handle.to_string();
+        self.read(move |conn| people::by_handle(conn, &handle))
+            .await
+    }
+
+    /// The person with this eid, if there is one.
+    pub async fn person_by_eid(&self, eid: &str) -> Result<Option<Person>, StoreError> {
+        let eid = eid.to_string();
+        self.read(move |conn| people::by_eid(conn, &eid)).await
+    }
+
+    /// SQLite's own check of the database file: `ok` when it is sound.
+    pub async fn integrity_check(&self) -> Result<String, StoreError> {
+        self.read(|conn| {
+            let lines: Vec<String> = conn
+                .prepare("PRAGMA integrity_check")?
+                .query_map([], |r| r.get::<_, String>(0))?
+                .collect::<Result<_, _>>()?;
+            Ok(lines.join("\n"))
+        })
+        .await
+    }
+
+    /// Runs `f` in the writer's transaction, in a savepoint of its own, and
+    /// answers once the group it was committed with is on disk.
+    #[allow(dead_code)] // the platform's tables (src/platform.rs) write through this
+    pub(crate) async fn write<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        self.write_then(f, || {}).await
+    }
+
+    /// As [`Store::write`], running `after` once the group is committed or
+    /// rolled back, before the caller is answered.
+    async fn write_then<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, StoreError> + Send + 'static,
+        after: impl FnOnce() + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let (tx, rx) = tokio::sync::oneshot::channel::<Result<T, StoreError>>();
+        self.inner.engine.submit(Box::new(move |txn, poisoned| {
+            let result = in_savepoint(txn, poisoned, f);
+            Box::new(move |committed: Result<(), StoreError>| {
+                after();
+                let answer = match committed {
+                    Ok(()) => result,
+                    Err(e) => Err(e),
+                };
+                let _ = tx.send(answer);
+            })
+        }))?;
+        rx.await
+            .map_err(|_| StoreError::Internal("the writer stopped before answering".into()))?
+    }
+
+    /// Runs `f` on a read connection on a blocking thread; it sees the last
+    /// committed state and never waits on the writer.
+    pub(crate) async fn read<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&rusqlite::Connection) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let inner = self.inner.clone();
+        tokio::task::spawn_blocking(move || inner.engine.with_reader(f))
+            .await
+            .map_err(|e| StoreError::Internal(e.to_string()))?
+    }
+}

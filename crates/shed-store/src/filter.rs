@@ -1,0 +1,456 @@
+//! The filter line, DESIGN's read grammar: clauses joined by `&`, each value
+//! percent-decoded after the split (`%XX` only; `+` is a plus). Parsing needs
+//! no catalog and is backend-free; names and values are checked against the
+//! app when the line is run. Safe on any input: a line gives clauses or a
+//! sentence.
+
+use crate::StoreError;
+use crate::names::is_word;
+
+/// A parsed filter line, clauses in the order written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FilterLine {
+    pub clauses: Vec<Clause>,
+}
+
+/// What `.C`, `.C?` and `.C!` ask of a component.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wear {
+    /// `.C`: the entity must wear it; not carried.
+    Require,
+    /// `.C?`: carried where worn.
+    Carry,
+    /// `.C!`: must wear it, and it is carried.
+    RequireAndCarry,
+}
+
+/// A comparison of a clause.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Eq,
+    Ne,
+    Gt,
+    Ge,
+    Lt,
+    Le,
+    /// `~`: text contains, case-insensitive.
+    Contains,
+}
+
+/// The store's own stamps: `created` and `updated`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stamp {
+    Created,
+    Updated,
+}
+
+impl Stamp {
+    pub fn word(self) -> &'static str {
+        match self {
+            Stamp::Created => "created",
+            Stamp::Updated => "updated",
+        }
+    }
+}
+
+/// A field of a stamp.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StampField {
+    At,
+    By,
+    Via,
+}
+
+/// What a line sorts by.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OrderKey {
+    Column { component: String, column: String },
+    Stamp(Stamp),
+}
+
+/// One clause of a line.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Clause {
+    /// `.C`, `.C?`, `.C!`
+    Component { name: String, wear: Wear },
+    /// `.C.col<op>value`
+    Compare {
+        component: String,
+        column: String,
+        op: Op,
+        value: String,
+    },
+    /// `.created!`, `.updated?`, …: the stamp carried (or merely required, which always holds).
+    Stamp { stamp: Stamp, wear: Wear },
+    /// `.created.at>=…`, `.created.by=<person>`, `.created.via=agent:…`
+    StampCompare {
+        stamp: Stamp,
+        field: StampField,
+        op: Op,
+        value: String,
+    },
+    /// `.edges.<rel>=<eid or alias>`
+    EdgeTo { rel: String, to: String },
+    /// `.edges?`: carry the edges.
+    Edges,
+    /// `q=words`
+    Words(String),
+    /// `eid=<eid or alias>`
+    Eid(String),
+    /// `order=.C.col`, `order=-.C.col`
+    Order { key: OrderKey, descending: bool },
+    /// `limit=N`
+    Limit(u32),
+    /// `after=<cursor>`
+    After(String),
+}
+
+/// The forms a clause may take, for the sentence about one that can't be read.
+pub const CLAUSE_FORMS: &str = ".C! .C? .C .C.col=value (or != > >= < <= ~) .created! .created.at>=time .created.by=person (likewise updated) .edges.rel=eid .edges? q=words eid=eid-or-alias order=.C.col order=-.C.col limit=N after=cursor";
+
+fn bad_clause(raw: &str) -> StoreError {
+    StoreError::refused(format!(
+        "can't read the clause {raw} — a clause is one of {CLAUSE_FORMS}"
+    ))
+}
+
+/// Reads a filter line.
+pub fn parse(line: &str) -> Result<FilterLine, StoreError> {
+    let mut clauses = Vec::new();
+    for raw in line.split('&').filter(|c| !c.is_empty()) {
+        let clause = parse_clause(raw)?;
+        let once = |c: &Clause| match c {
+            Clause::Order { .. } => Some("order"),
+            Clause::Limit(_) => Some("limit"),
+            Clause::After(_) => Some("after"),
+            Clause::Eid(_) => Some("eid"),
+            Clause::Words(_) => Some("q"),
+            _ => None,
+        };
+        if let Some(word) = once(&clause)
+            && clauses.iter().any(|c| once(c) == Some(word))
+        {
+            return Err(StoreError::refused(format!(
+                "{word} is said twice in this line — say it once"
+            )));
+        }
+        clauses.push(clause);
+    }
+    Ok(FilterLine { clauses })
+}
+
+/// `%XX` decoding of a clause's value.
+fn decode(raw: &str, whole: &str) -> Result<String, StoreError> {
+    percent_encoding::percent_decode_str(raw)
+        .decode_utf8()
+        .map(|s| s.into_owned())
+        .map_err(|_| {
+            StoreError::refused(format!(
+                "the clause {whole} decodes to something that is not UTF-8 text — encode the value as UTF-8"
+            ))
+        })
+}
+
+/// Splits off a leading `[a-z0-9_]*`.
+fn take_word(s: &str) -> (&str, &str) {
+    let end = s
+        .find(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'))
+        .unwrap_or(s.len());
+    s.split_at(end)
+}
+
+fn take_op(s: &str) -> Option<(Op, &str)> {
+    for (text, op) in [
+        ("!=", Op::Ne),
+        (">=", Op::Ge),
+        ("<=", Op::Le),
+        ("=", Op::Eq),
+        (">", Op::Gt),
+        ("<", Op::Lt),
+        ("~", Op::Contains),
+    ] {
+        if let Some(rest) = s.strip_prefix(text) {
+            return Some((op, rest));
+        }
+    }
+    None
+}
+
+fn stamp(word: &str) -> Option<Stamp> {
+    match word {
+        "created" => Some(Stamp::Created),
+        "updated" => Some(Stamp::Updated),
+        _ => None,
+    }
+}
+
+fn wear(suffix: &str) -> Option<Wear> {
+    match suffix {
+        "" => Some(Wear::Require),
+        "?" => Some(Wear::Carry),
+        "!" => Some(Wear::RequireAndCarry),
+        _ => None,
+    }
+}
+
+fn parse_clause(raw: &str) -> Result<Clause, StoreError> {
+    let Some(path) = raw.strip_prefix('.') else {
+        let (key, value) = raw.split_once('=').ok_or_else(|| bad_clause(raw))?;
+        let value = decode(value, raw)?;
+        return match key {
+            "q" => Ok(Clause::Words(value)),
+            "eid" => Ok(Clause::Eid(value)),
+            "after" => Ok(Clause::After(value)),
+            "limit" => match value.parse::<u32>() {
+                Ok(n) if (1..=1000).contains(&n) => Ok(Clause::Limit(n)),
+                _ => Err(StoreError::refused("limit is a whole number from 1 to 1000")),
+            },
+            "order" => parse_order(&value).ok_or_else(|| {
+                StoreError::refused(format!(
+                    "can't read order={value} — order is .C.col or -.C.col (newest first when not said)"
+                ))
+            }),
+            _ => Err(bad_clause(raw)),
+        };
+    };
+    let (first, rest) = take_word(path);
+    if !is_word(first) {
+        return Err(bad_clause(raw));
+    }
+    if let Some(w) = wear(rest) {
+        return Ok(if first == "edges" {
+            match w {
+                Wear::Carry => Clause::Edges,
+                _ => return Err(bad_clause(raw)),
+            }
+        } else if let Some(stamp) = stamp(first) {
+            Clause::Stamp { stamp, wear: w }
+        } else {
+            Clause::Component {
+                name: first.to_string(),
+                wear: w,
+            }
+        });
+    }
+    let rest = rest.strip_prefix('.').ok_or_else(|| bad_clause(raw))?;
+    let (second, rest) = take_word(rest);
+    if !is_word(second) {
+        return Err(bad_clause(raw));
+    }
+    if first == "edges" {
+        let to = rest.strip_prefix('=').ok_or_else(|| bad_clause(raw))?;
+        return Ok(Clause::EdgeTo {
+            rel: second.to_string(),
+            to: decode(to, raw)?,
+        });
+    }
+    let (op, value) = take_op(rest).ok_or_else(|| bad_clause(raw))?;
+    let value = decode(value, raw)?;
+    let Some(stamp) = stamp(first) else {
+        return Ok(Clause::Compare {
+            component: first.to_string(),
+            column: second.to_string(),
+            op,
+            value,
+        });
+    };
+    let field = match second {
+        "at" => StampField::At,
+        "by" => StampField::By,
+        "via" => StampField::Via,
+        _ => {
+            return Err(StoreError::refused(format!(
+                "{first} has no field {second} — it has at, by, via"
+            )));
+        }
+    };
+    if field != StampField::At
+        && !matches!(op, Op::Eq | Op::Ne)
+        && !(field == StampField::Via && op == Op::Contains)
+    {
+        return Err(StoreError::refused(format!(
+            "{first}.{second} compares with = or != — give a person's @handle or eid"
+        )));
+    }
+    if field == StampField::At && op == Op::Contains {
+        return Err(StoreError::refused(format!(
+            "{first}.at is a time — compare it with = != > >= < <="
+        )));
+    }
+    Ok(Clause::StampCompare {
+        stamp,
+        field,
+        op,
+        value,
+    })
+}
+
+fn parse_order(value: &str) -> Option<Clause> {
+    let (descending, path) = match value.strip_prefix('-') {
+        Some(p) => (true, p),
+        None => (false, value),
+    };
+    let (component, column) = path.strip_prefix('.')?.split_once('.')?;
+    if !is_word(component) || !is_word(column) {
+        return None;
+    }
+    let key = match (stamp(component), column) {
+        (Some(s), "at") => OrderKey::Stamp(s),
+        (Some(_), _) => return None,
+        (None, _) => OrderKey::Column {
+            component: component.to_string(),
+            column: column.to_string(),
+        },
+    };
+    Some(Clause::Order { key, descending })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn one(line: &str) -> Clause {
+        parse(line).unwrap().clauses.remove(0)
+    }
+
+    #[test]
+    fn every_form_reads() {
+        assert_eq!(
+            one(".jog!"),
+            Clause::Component {
+                name: "jog".into(),
+                wear: Wear::RequireAndCarry
+            }
+        );
+        assert_eq!(
+            one(".jog?"),
+            Clause::Component {
+                name: "jog".into(),
+                wear: Wear::Carry
+            }
+        );
+        assert_eq!(
+            one(".jog"),
+            Clause::Component {
+                name: "jog".into(),
+                wear: Wear::Require
+            }
+        );
+        for (text, op) in [
+            ("=", Op::Eq),
+            ("!=", Op::Ne),
+            (">", Op::Gt),
+            (">=", Op::Ge),
+            ("<", Op::Lt),
+            ("<=", Op::Le),
+            ("~", Op::Contains),
+        ] {
+            assert_eq!(
+                one(&format!(".jog.who{text}A%26B+C")),
+                Clause::Compare {
+                    component: "jog".into(),
+                    column: "who".into(),
+                    op,
+                    value: "A&B+C".into()
+                }
+            );
+        }
+        assert_eq!(
+            one(".created!"),
+            Clause::Stamp {
+                stamp: Stamp::Created,
+                wear: Wear::RequireAndCarry
+            }
+        );
+        assert_eq!(
+            one(".updated.at>=2026-09-01"),
+            Clause::StampCompare {
+                stamp: Stamp::Updated,
+                field: StampField::At,
+                op: Op::Ge,
+                value: "2026-09-01".into()
+            }
+        );
+        assert_eq!(
+            one(".edges.follows=tuesday"),
+            Clause::EdgeTo {
+                rel: "follows".into(),
+                to: "tuesday".into()
+            }
+        );
+        assert_eq!(one(".edges?"), Clause::Edges);
+        assert_eq!(one("q=hello%20wor"), Clause::Words("hello wor".into()));
+        assert_eq!(one("eid=tuesday"), Clause::Eid("tuesday".into()));
+        assert_eq!(
+            one("order=-.jog.miles"),
+            Clause::Order {
+                key: OrderKey::Column {
+                    component: "jog".into(),
+                    column: "miles".into()
+                },
+                descending: true
+            }
+        );
+        assert_eq!(
+            one("order=.created.at"),
+            Clause::Order {
+                key: OrderKey::Stamp(Stamp::Created),
+                descending: false
+            }
+        );
+        assert_eq!(one("limit=1000"), Clause::Limit(1000));
+        assert_eq!(one("after=abc"), Clause::After("abc".into()));
+    }
+
+    #[test]
+    fn refusals_are_sentences() {
+        let e = |l: &str| parse(l).unwrap_err().to_string();
+        assert_eq!(e("limit=0"), "limit is a whole number from 1 to 1000");
+        assert_eq!(e("limit=1001"), "limit is a whole number from 1 to 1000");
+        assert_eq!(e("limit=ten"), "limit is a whole number from 1 to 1000");
+        assert_eq!(
+            e("jog"),
+            format!("can't read the clause jog — a clause is one of {CLAUSE_FORMS}")
+        );
+        assert!(
+            e(".jog.miles").starts_with("can't read the clause .jog.miles — a clause is one of")
+        );
+        assert!(e("color=red").starts_with("can't read the clause color=red"));
+        assert!(e(".Jog!").starts_with("can't read the clause .Jog!"));
+        assert_eq!(
+            e("limit=5&limit=6"),
+            "limit is said twice in this line — say it once"
+        );
+        assert!(e("order=miles").starts_with("can't read order=miles"));
+        assert_eq!(
+            e(".created.when=1"),
+            "created has no field when — it has at, by, via"
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn any_line_reads_or_gets_a_sentence(line in ".{0,80}") {
+            match parse(&line) {
+                Ok(_) => {}
+                Err(StoreError::Refused(s)) => prop_assert!(!s.is_empty()),
+                Err(other) => prop_assert!(false, "unexpected error {other:?}"),
+            }
+        }
+
+        #[test]
+        fn clause_shaped_lines_never_panic(parts in prop::collection::vec(
+            prop_oneof![
+                Just(".".to_string()), Just("&".to_string()), Just("!".to_string()), Just("?".to_string()),
+                Just("=".to_string()), Just("<".to_string()), Just(">".to_string()), Just("~".to_string()),
+                Just("-".to_string()), Just("%".to_string()), Just("%2".to_string()), Just("%FF".to_string()),
+                Just("jog".to_string()), Just("created".to_string()), Just("edges".to_string()),
+                Just("limit".to_string()), Just("order".to_string()), Just("q".to_string()), Just("eid".to_string()),
+                "[a-z0-9_]{1,4}", "\\PC{1,3}",
+            ], 0..16)) {
+            let line: String = parts.concat();
+            let _ = parse(&line);
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! The public shapes the store takes and answers: vocabularies, actors,
+//! people, apply answers, listings and history entries.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+/// An app's declared components, each with its typed columns, in declared order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Vocabulary {
+    pub components: Vec<(String, Vec<(String, ColumnType)>)>,
+}
+
+/// The type of a component's column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ColumnType {
+    Text,
+    Number,
+    Bool,
+    Time,
+    Url,
+    Ref,
+}
+
+impl ColumnType {
+    /// The word a vocabulary uses for the type (`number`, `time`, …).
+    pub fn word(self) -> &'static str {
+        match self {
+            ColumnType::Text => "text",
+            ColumnType::Number => "number",
+            ColumnType::Bool => "bool",
+            ColumnType::Time => "time",
+            ColumnType::Url => "url",
+            ColumnType::Ref => "ref",
+        }
+    }
+
+    /// Reads a vocabulary word back into a type.
+    pub fn from_word(word: &str) -> Option<ColumnType> {
+        Some(match word {
+            "text" => ColumnType::Text,
+            "number" => ColumnType::Number,
+            "bool" => ColumnType::Bool,
+            "time" => ColumnType::Time,
+            "url" => ColumnType::Url,
+            "ref" => ColumnType::Ref,
+            _ => return None,
+        })
+    }
+
+    /// How a column of this type is named in the plural (`holds numbers`).
+    pub(crate) fn plural(self) -> &'static str {
+        match self {
+            ColumnType::Text => "text",
+            ColumnType::Number => "numbers",
+            ColumnType::Bool => "true/false values",
+            ColumnType::Time => "times",
+            ColumnType::Url => "urls",
+            ColumnType::Ref => "refs",
+        }
+    }
+}
+
+/// Who writes: a person (by eid), and the agent acting for them if any.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Actor {
+    /// The person's eid.
+    pub person: String,
+    /// The agent that wrote on the person's behalf, e.g. `agent:<job>`.
+    pub via: Option<String>,
+}
+
+/// A person the platform knows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Person {
+    pub eid: String,
+    pub handle: String,
+    pub name: String,
+}
+
+/// The answer of an apply: the entities written, the eids `$name`s became,
+/// and the app data version after the write.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Applied {
+    pub entities: Vec<String>,
+    pub aliases: BTreeMap<String, String>,
+    pub version: u64,
+}
+
+/// The answer of a query: rows, and the cursor of the next page if there is one.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Listing {
+    pub rows: Vec<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next: Option<String>,
+}
+
+/// One write in an entity's history.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HistoryEntry {
+    /// The entity's version after this write.
+    pub version: u64,
+    /// When (RFC 3339, UTC).
+    pub at: String,
+    /// The person's eid.
+    pub by: String,
+    /// The agent that wrote for the person, if one did.
+    pub via: Option<String>,
+    /// What the write changed, as the wire said it (with `$name`s resolved).
+    pub change: serde_json::Value,
+}

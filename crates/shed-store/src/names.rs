@@ -1,0 +1,105 @@
+//! The shapes of names the store accepts: eids, aliases, handles, component
+//! and column names, `$name`s, app names. Only names checked here ever reach
+//! an SQL identifier.
+
+/// A new random eid: 32 lowercase hex digits, 128 random bits.
+pub(crate) fn new_eid() -> String {
+    format!("{:032x}", rand::random::<u128>())
+}
+
+/// 32 lowercase hex digits.
+pub(crate) fn is_eid(s: &str) -> bool {
+    s.len() == 32
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// `[a-z0-9][a-z0-9-]{0,63}` and not shaped like an eid.
+pub(crate) fn is_alias(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 64
+        && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        && !is_eid(s)
+}
+
+/// A handle: `[a-z][a-z0-9-]{0,39}`.
+pub(crate) fn is_handle(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 40
+        && b[0].is_ascii_lowercase()
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+}
+
+/// A component, column or edge name: `[a-z][a-z0-9_]{0,39}`.
+pub(crate) fn is_word(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.len() <= 40
+        && b[0].is_ascii_lowercase()
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'_')
+}
+
+/// A `$name` of an apply: `$` then 1–64 of `[A-Za-z0-9_-]`.
+pub(crate) fn is_dollar_name(s: &str) -> bool {
+    match s.strip_prefix('$') {
+        Some(rest) => {
+            !rest.is_empty()
+                && rest.len() <= 64
+                && rest
+                    .bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
+        }
+        None => false,
+    }
+}
+
+/// An app name: `<space>/<slug>`, each like a handle.
+pub(crate) fn is_app_name(s: &str) -> bool {
+    match s.split_once('/') {
+        Some((space, slug)) => is_handle(space) && is_handle(slug),
+        None => false,
+    }
+}
+
+/// Words the wire or the store uses itself, which no component may take.
+pub(crate) const RESERVED: &[&str] = &[
+    "entity",
+    "edges",
+    "tombstone",
+    "was",
+    "created",
+    "updated",
+    "kind",
+    "eid",
+    "num",
+    "version",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes() {
+        assert!(is_eid(&new_eid()));
+        assert!(!is_eid("4F3C0000000000000000000000000000"));
+        assert!(is_alias("tuesday"));
+        assert!(is_alias("9-k"));
+        assert!(!is_alias("-x"));
+        assert!(!is_alias(&new_eid()));
+        assert!(is_handle("ada-l"));
+        assert!(!is_handle("1ada"));
+        assert!(is_word("miles_2"));
+        assert!(!is_word("Miles"));
+        assert!(is_dollar_name("$run"));
+        assert!(!is_dollar_name("$"));
+        assert!(is_app_name("jeff/runs"));
+        assert!(!is_app_name("jeff"));
+    }
+}

@@ -1,0 +1,62 @@
+//! People: the platform's persons, by handle and by eid.
+
+use rusqlite::{Connection, OptionalExtension, Transaction};
+
+use crate::names::{is_handle, new_eid};
+use crate::{Person, StoreError};
+
+/// Adds a person with a fresh eid.
+pub(crate) fn add(txn: &Transaction<'_>, handle: &str, name: &str) -> Result<Person, StoreError> {
+    if !is_handle(handle) {
+        return Err(StoreError::refused(format!(
+            "{handle} is not a handle — use a-z, 0-9 and -, starting with a letter, up to 40 characters"
+        )));
+    }
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > 100 {
+        return Err(StoreError::refused(format!(
+            "{handle} needs a name of 1 to 100 characters"
+        )));
+    }
+    if by_handle(txn, handle)?.is_some() {
+        return Err(StoreError::refused(format!(
+            "the handle {handle} is taken — choose another"
+        )));
+    }
+    let person = Person {
+        eid: new_eid(),
+        handle: handle.to_string(),
+        name: name.to_string(),
+    };
+    txn.execute(
+        "INSERT INTO people(eid, handle, name, created_at) VALUES(?1, ?2, ?3, ?4)",
+        rusqlite::params![
+            person.eid,
+            person.handle,
+            person.name,
+            jiff::Timestamp::now().to_string()
+        ],
+    )?;
+    Ok(person)
+}
+
+/// The person with this handle (`ada` or `@ada`).
+pub(crate) fn by_handle(conn: &Connection, handle: &str) -> Result<Option<Person>, StoreError> {
+    let handle = handle.strip_prefix('@').unwrap_or(handle);
+    let mut stmt = conn.prepare_cached("SELECT eid, handle, name FROM people WHERE handle = ?1")?;
+    Ok(stmt.query_row([handle], row_person).optional()?)
+}
+
+/// The person with this eid.
+pub(crate) fn by_eid(conn: &Connection, eid: &str) -> Result<Option<Person>, StoreError> {
+    let mut stmt = conn.prepare_cached("SELECT eid, handle, name FROM people WHERE eid = ?1")?;
+    Ok(stmt.query_row([eid], row_person).optional()?)
+}
+
+fn row_person(r: &rusqlite::Row<'_>) -> rusqlite::Result<Person> {
+    Ok(Person {
+        eid: r.get(0)?,
+        handle: r.get(1)?,
+        name: r.get(2)?,
+    })
+}

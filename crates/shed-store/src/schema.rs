@@ -1,0 +1,388 @@
+//! Each app's components and columns: the catalog (`ec_components`,
+//! `ec_columns`), the per-app tables it describes (`ec_<app id>_<component>`
+//! with one indexed column per declared column, and `ec_<app id>__fts` over
+//! `doc`), declaring them, and a cache of the catalog for readers.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use rusqlite::{Connection, OptionalExtension, Transaction};
+
+use crate::names::{RESERVED, is_app_name, is_word};
+use crate::{ColumnType, StoreError, Vocabulary};
+
+/// The components every app knows without declaring them.
+pub(crate) fn platform_components() -> Vec<Component> {
+    vec![
+        Component {
+            name: "doc".into(),
+            columns: vec![
+                ("title".into(), ColumnType::Text),
+                ("body".into(), ColumnType::Text),
+            ],
+        },
+        Component {
+            name: "comment".into(),
+            columns: vec![("target".into(), ColumnType::Ref)],
+        },
+    ]
+}
+
+/// A component and its typed columns, in declared order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Component {
+    pub name: String,
+    pub columns: Vec<(String, ColumnType)>,
+}
+
+impl Component {
+    pub(crate) fn column(&self, name: &str) -> Option<ColumnType> {
+        self.columns
+            .iter()
+            .find(|(c, _)| c == name)
+            .map(|(_, t)| *t)
+    }
+
+    /// `jog has no column mile — it has who, miles, at`
+    pub(crate) fn no_column(&self, column: &str) -> StoreError {
+        let has: Vec<&str> = self.columns.iter().map(|(c, _)| c.as_str()).collect();
+        let has = if has.is_empty() {
+            "none".to_string()
+        } else {
+            has.join(", ")
+        };
+        StoreError::refused(format!(
+            "{} has no column {column} — it has {has}",
+            self.name
+        ))
+    }
+}
+
+/// One app's catalog as the store holds it.
+#[derive(Clone, Debug)]
+pub(crate) struct AppSchema {
+    /// The app's name as given (`jeff/runs`).
+    pub name: String,
+    /// Its row in `ec_apps`; `None` for an app never declared nor written.
+    pub id: Option<i64>,
+    pub components: Vec<Component>,
+}
+
+impl AppSchema {
+    pub(crate) fn component(&self, name: &str) -> Option<&Component> {
+        self.components.iter().find(|c| c.name == name)
+    }
+
+    /// The SQL name of a component's table in this app.
+    pub(crate) fn table(id: i64, component: &str) -> String {
+        format!("\"ec_{id}_{component}\"")
+    }
+
+    /// The SQL name of this app's full-text table over `doc`.
+    pub(crate) fn fts(id: i64) -> String {
+        format!("\"ec_{id}__fts\"")
+    }
+}
+
+/// The catalog cache readers use; the writer always reads its own transaction.
+#[derive(Default)]
+pub(crate) struct Schemas {
+    /// (generation, cache): a load that raced a change is not kept.
+    cache: Mutex<(u64, HashMap<String, Arc<AppSchema>>)>,
+}
+
+impl Schemas {
+    /// The app's catalog, from the cache or the database.
+    pub(crate) fn get(&self, conn: &Connection, app: &str) -> Result<Arc<AppSchema>, StoreError> {
+        let generation = match self.cache.lock() {
+            Ok(cache) => {
+                if let Some(s) = cache.1.get(app) {
+                    return Ok(s.clone());
+                }
+                cache.0
+            }
+            Err(_) => return Ok(Arc::new(load(conn, app)?)),
+        };
+        let schema = Arc::new(load(conn, app)?);
+        if let Ok(mut cache) = self.cache.lock()
+            && cache.0 == generation
+        {
+            cache.1.insert(app.to_string(), schema.clone());
+        }
+        Ok(schema)
+    }
+
+    /// Drops what the cache holds for an app whose catalog may have changed.
+    pub(crate) fn forget(&self, app: &str) {
+        if let Ok(mut cache) = self.cache.lock() {
+            cache.0 += 1;
+            cache.1.remove(app);
+        }
+    }
+}
+
+/// Reads an app's catalog; an unknown app has the platform's components only.
+pub(crate) fn load(conn: &Connection, app: &str) -> Result<AppSchema, StoreError> {
+    let id: Option<i64> = conn
+        .prepare_cached("SELECT id FROM ec_apps WHERE name = ?1")?
+        .query_row([app], |r| r.get(0))
+        .optional()?;
+    let Some(id) = id else {
+        return Ok(AppSchema {
+            name: app.to_string(),
+            id: None,
+            components: platform_components(),
+        });
+    };
+    let mut components: Vec<Component> = conn
+        .prepare_cached("SELECT name FROM ec_components WHERE app = ?1 ORDER BY position")?
+        .query_map([id], |r| r.get::<_, String>(0))?
+        .map(|n| {
+            n.map(|name| Component {
+                name,
+                columns: Vec::new(),
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT component, name, type FROM ec_columns WHERE app = ?1 ORDER BY position",
+    )?;
+    let mut rows = stmt.query([id])?;
+    while let Some(r) = rows.next()? {
+        let component: String = r.get(0)?;
+        let column: String = r.get(1)?;
+        let ty: String = r.get(2)?;
+        let ty = ColumnType::from_word(&ty).ok_or_else(|| {
+            StoreError::Internal(format!("unknown column type {ty} in the catalog"))
+        })?;
+        if let Some(c) = components.iter_mut().find(|c| c.name == component) {
+            c.columns.push((column, ty));
+        }
+    }
+    Ok(AppSchema {
+        name: app.to_string(),
+        id: Some(id),
+        components,
+    })
+}
+
+/// `jeff/Runs is not an app name — …`
+pub(crate) fn check_app_name(app: &str) -> Result<(), StoreError> {
+    if is_app_name(app) {
+        Ok(())
+    } else {
+        Err(StoreError::refused(format!(
+            "{app} is not an app name — an app is <space>/<slug>, like jeff/runs"
+        )))
+    }
+}
+
+/// The app's id, creating the app (with the platform's components) if new.
+pub(crate) fn ensure_app(txn: &Transaction<'_>, app: &str) -> Result<i64, StoreError> {
+    check_app_name(app)?;
+    let id: Option<i64> = txn
+        .prepare_cached("SELECT id FROM ec_apps WHERE name = ?1")?
+        .query_row([app], |r| r.get(0))
+        .optional()?;
+    if let Some(id) = id {
+        return Ok(id);
+    }
+    txn.execute("INSERT INTO ec_apps(name) VALUES(?1)", [app])?;
+    let id = txn.last_insert_rowid();
+    for c in platform_components() {
+        add_component(txn, id, &c.name, &c.columns)?;
+    }
+    let fts = AppSchema::fts(id);
+    txn.execute_batch(&format!(
+        "CREATE VIRTUAL TABLE {fts} USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 2')"
+    ))?;
+    Ok(id)
+}
+
+fn affinity(ty: ColumnType) -> &'static str {
+    match ty {
+        ColumnType::Text | ColumnType::Url | ColumnType::Ref => "TEXT",
+        ColumnType::Number => "REAL",
+        ColumnType::Bool | ColumnType::Time => "INTEGER",
+    }
+}
+
+fn index_name(id: i64, component: &str, column: &str) -> String {
+    format!("\"ec_{id}_{component}.{column}\"")
+}
+
+fn add_component(
+    txn: &Transaction<'_>,
+    id: i64,
+    name: &str,
+    columns: &[(String, ColumnType)],
+) -> Result<(), StoreError> {
+    let position: i64 = txn.query_row(
+        "SELECT COUNT(*) FROM ec_components WHERE app = ?1",
+        [id],
+        |r| r.get(0),
+    )?;
+    txn.execute(
+        "INSERT INTO ec_components(app, name, position) VALUES(?1, ?2, ?3)",
+        rusqlite::params![id, name, position],
+    )?;
+    let table = AppSchema::table(id, name);
+    txn.execute_batch(&format!(
+        "CREATE TABLE {table}(id INTEGER PRIMARY KEY REFERENCES ec_entities(id))"
+    ))?;
+    for (column, ty) in columns {
+        add_column(txn, id, name, column, *ty)?;
+    }
+    Ok(())
+}
+
+fn add_column(
+    txn: &Transaction<'_>,
+    id: i64,
+    component: &str,
+    column: &str,
+    ty: ColumnType,
+) -> Result<(), StoreError> {
+    let position: i64 = txn.query_row(
+        "SELECT COUNT(*) FROM ec_columns WHERE app = ?1",
+        [id],
+        |r| r.get(0),
+    )?;
+    txn.execute(
+        "INSERT INTO ec_columns(app, component, name, type, position) VALUES(?1, ?2, ?3, ?4, ?5)",
+        rusqlite::params![id, component, column, ty.word(), position],
+    )?;
+    let table = AppSchema::table(id, component);
+    let index = index_name(id, component, column);
+    txn.execute_batch(&format!(
+        "ALTER TABLE {table} ADD COLUMN \"{column}\" {};
+         CREATE INDEX {index} ON {table}(\"{column}\");",
+        affinity(ty)
+    ))?;
+    Ok(())
+}
+
+/// Re-types a column that holds no value: drop it and add it anew.
+fn retype_column(
+    txn: &Transaction<'_>,
+    id: i64,
+    component: &str,
+    column: &str,
+    ty: ColumnType,
+) -> Result<(), StoreError> {
+    let table = AppSchema::table(id, component);
+    let index = index_name(id, component, column);
+    txn.execute_batch(&format!(
+        "DROP INDEX {index};
+         ALTER TABLE {table} DROP COLUMN \"{column}\";
+         ALTER TABLE {table} ADD COLUMN \"{column}\" {};
+         CREATE INDEX {index} ON {table}(\"{column}\");",
+        affinity(ty)
+    ))?;
+    txn.execute(
+        "UPDATE ec_columns SET type = ?4 WHERE app = ?1 AND component = ?2 AND name = ?3",
+        rusqlite::params![id, component, column, ty.word()],
+    )?;
+    Ok(())
+}
+
+/// Checks a vocabulary's names before anything is created.
+fn check_vocabulary(vocab: &Vocabulary) -> Result<(), StoreError> {
+    let platform = platform_components();
+    for (i, (name, columns)) in vocab.components.iter().enumerate() {
+        if !is_word(name) {
+            return Err(StoreError::refused(format!(
+                "{name} is not a component name — use a-z, 0-9 and _, starting with a letter, up to 40 characters"
+            )));
+        }
+        if RESERVED.contains(&name.as_str()) {
+            return Err(StoreError::refused(format!(
+                "{name} is a word the store uses itself — name the component otherwise"
+            )));
+        }
+        if vocab.components[..i].iter().any(|(n, _)| n == name) {
+            return Err(StoreError::refused(format!(
+                "{name} is declared twice — declare each component once"
+            )));
+        }
+        if let Some(p) = platform.iter().find(|p| &p.name == name)
+            && !columns.iter().all(|(c, t)| p.column(c) == Some(*t))
+        {
+            let has: Vec<String> = p
+                .columns
+                .iter()
+                .map(|(c, t)| format!("{c}: {}", t.word()))
+                .collect();
+            return Err(StoreError::refused(format!(
+                "{name} is the platform's own component ({}) — name yours otherwise",
+                has.join(", ")
+            )));
+        }
+        for (j, (column, _)) in columns.iter().enumerate() {
+            if !is_word(column) {
+                return Err(StoreError::refused(format!(
+                    "{name}.{column} is not a column name — use a-z, 0-9 and _, starting with a letter, up to 40 characters"
+                )));
+            }
+            if columns[..j].iter().any(|(c, _)| c == column) {
+                return Err(StoreError::refused(format!(
+                    "{name}.{column} is declared twice — declare each column once"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Creates or extends what an app's vocabulary needs. A column keeps its
+/// type while it holds values; a column or component the vocabulary no longer
+/// names is kept with its data.
+pub(crate) fn declare(
+    txn: &Transaction<'_>,
+    app: &str,
+    vocab: &Vocabulary,
+) -> Result<(), StoreError> {
+    check_app_name(app)?;
+    check_vocabulary(vocab)?;
+    let id = ensure_app(txn, app)?;
+    let current = load(txn, app)?;
+    for (name, columns) in &vocab.components {
+        let Some(existing) = current.component(name) else {
+            add_component(txn, id, name, columns)?;
+            continue;
+        };
+        for (column, ty) in columns {
+            match existing.column(column) {
+                None => add_column(txn, id, name, column, *ty)?,
+                Some(old) if old == *ty => {}
+                Some(old) => {
+                    let table = AppSchema::table(id, name);
+                    let holds: bool = txn.query_row(
+                        &format!(
+                            "SELECT EXISTS(SELECT 1 FROM {table} WHERE \"{column}\" IS NOT NULL)"
+                        ),
+                        [],
+                        |r| r.get(0),
+                    )?;
+                    if holds {
+                        return Err(StoreError::refused(format!(
+                            "{name}.{column} holds {} — add a new column rather than change its type",
+                            old.plural()
+                        )));
+                    }
+                    retype_column(txn, id, name, column, *ty)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The app data version; 0 for an app never written.
+pub(crate) fn data_version(conn: &Connection, app: &str) -> Result<u64, StoreError> {
+    let v: Option<i64> = conn
+        .prepare_cached("SELECT version FROM ec_apps WHERE name = ?1")?
+        .query_row([app], |r| r.get(0))
+        .optional()?;
+    Ok(v.unwrap_or(0) as u64)
+}
