@@ -8,6 +8,9 @@ use serde_json::{Map, Value};
 use crate::StoreError;
 use crate::names::{is_alias, is_dollar_name, is_eid, is_word};
 
+/// Columns a bundle sets on a component, as named (a null value clears one).
+pub type Columns = Vec<(String, Value)>;
+
 /// One bundle of an apply.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Bundle {
@@ -17,7 +20,7 @@ pub struct Bundle {
     pub alias: Option<Option<String>>,
     /// Components as named: columns to set (a null value clears one), or
     /// `None` to remove the component.
-    pub components: Vec<(String, Option<Vec<(String, Value)>>)>,
+    pub components: Vec<(String, Option<Columns>)>,
     /// Edges to add or drop.
     pub edges: Vec<EdgeChange>,
     /// Delete the entity (its history is kept).
