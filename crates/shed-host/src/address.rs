@@ -1,0 +1,73 @@
+//! Where a space and an app live on the web: `--public-url http://localhost:7700`
+//! puts space `jeff` at `http://jeff.localhost:7700/` and its app `runs` at
+//! `http://jeff.localhost:7700/runs/`, a subdomain per space so spaces keep
+//! separate origins.
+
+/// The public URL split into its scheme and its authority (host and port).
+#[derive(Clone, Debug)]
+pub(crate) struct PublicUrl {
+    scheme: String,
+    authority: String,
+    full: String,
+}
+
+impl PublicUrl {
+    /// Reads `http://localhost:7700` (a path or trailing slash is dropped).
+    pub(crate) fn parse(url: &str) -> Result<PublicUrl, crate::HostError> {
+        let bad = || {
+            crate::HostError::BadInput(format!(
+                "{url} is not a public URL — say one like http://localhost:7700"
+            ))
+        };
+        let (scheme, rest) = url.split_once("://").ok_or_else(bad)?;
+        let authority = rest.split('/').next().unwrap_or_default();
+        let scheme_ok = matches!(scheme, "http" | "https");
+        if !scheme_ok || authority.is_empty() || authority.contains(['@', '?', '#', ' ']) {
+            return Err(bad());
+        }
+        Ok(PublicUrl {
+            scheme: scheme.to_string(),
+            authority: authority.to_string(),
+            full: format!("{scheme}://{authority}"),
+        })
+    }
+
+    /// `http://localhost:7700`
+    pub(crate) fn as_str(&self) -> &str {
+        &self.full
+    }
+
+    /// `http://jeff.localhost:7700`
+    pub(crate) fn space_origin(&self, space: &str) -> String {
+        format!("{}://{space}.{}", self.scheme, self.authority)
+    }
+
+    /// `http://jeff.localhost:7700/runs/`
+    pub(crate) fn app_address(&self, space: &str, app: &str) -> String {
+        format!("{}/{app}/", self.space_origin(space))
+    }
+}
+
+/// An address without its scheme, as the `commands` listing prints it.
+pub(crate) fn without_scheme(address: &str) -> &str {
+    address.split_once("://").map_or(address, |(_, rest)| rest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_app_lives_under_its_space_subdomain() {
+        let url = PublicUrl::parse("http://localhost:7700/").unwrap();
+        assert_eq!(url.as_str(), "http://localhost:7700");
+        assert_eq!(url.app_address("jeff", "runs"), "http://jeff.localhost:7700/runs/");
+        assert_eq!(without_scheme(&url.app_address("jeff", "runs")), "jeff.localhost:7700/runs/");
+    }
+
+    #[test]
+    fn a_url_without_a_scheme_is_refused() {
+        assert!(PublicUrl::parse("localhost:7700").is_err());
+        assert!(PublicUrl::parse("ftp://x").is_err());
+    }
+}

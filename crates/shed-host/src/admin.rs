@@ -1,0 +1,98 @@
+//! Administration: people, spaces, members and bearer tokens — and turning a
+//! token or a handle into the [`Caller`] a door acts for. A token is shown
+//! once; only its sha256 is kept.
+
+use sha2::{Digest, Sha256};
+
+use crate::access::SIGN_IN_HOW;
+use crate::names::{bad_slug, is_slug, shown};
+use crate::{Caller, Host, HostError, Person, Role};
+
+fn no_person(handle: &str) -> HostError {
+    HostError::NotFound(format!(
+        "no person {} — `shed person add {}` adds them",
+        shown(handle),
+        shown(handle)
+    ))
+}
+
+fn hash(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
+}
+
+impl Host {
+    /// Adds a person (`name` defaults to the handle).
+    pub async fn add_person(&self, handle: &str, name: Option<&str>) -> Result<Person, HostError> {
+        let name = name.map(str::trim).filter(|n| !n.is_empty()).unwrap_or(handle);
+        Ok(self.inner.store.add_person(handle, name).await?)
+    }
+
+    async fn person(&self, handle: &str) -> Result<Person, HostError> {
+        self.inner.store.person(handle).await?.ok_or_else(|| no_person(handle))
+    }
+
+    /// Makes a space owned by the person `owner_handle`.
+    pub async fn add_space(&self, slug: &str, owner_handle: &str) -> Result<(), HostError> {
+        if !is_slug(slug) {
+            return Err(bad_slug("space", slug));
+        }
+        let owner = self.person(owner_handle).await?;
+        Ok(self.inner.store.add_space(slug, &owner.eid).await?)
+    }
+
+    /// Makes a person a member of a space with `role`, or changes their role.
+    pub async fn add_member(&self, space: &str, handle: &str, role: Role) -> Result<(), HostError> {
+        let person = self.person(handle).await?;
+        if !self.inner.store.space_exists(space).await? {
+            return Err(HostError::NotFound(format!(
+                "no space {} — `shed space add {} --owner <handle>` makes one",
+                shown(space),
+                shown(space)
+            )));
+        }
+        Ok(self.inner.store.set_member(space, &person.eid, role.as_str()).await?)
+    }
+
+    /// A new bearer token for the person: `shed_` and 32 hex digits (128
+    /// random bits), shown once; only its sha256 is kept.
+    pub async fn create_token(&self, handle: &str) -> Result<String, HostError> {
+        let person = self.person(handle).await?;
+        let token = format!("shed_{:032x}", rand::random::<u128>());
+        self.inner.store.add_token(&person.eid, &hash(&token)).await?;
+        Ok(token)
+    }
+
+    /// The person a bearer token stands for.
+    pub async fn caller_for_token(&self, token: &str) -> Result<Caller, HostError> {
+        let unknown = || {
+            HostError::SignIn(format!(
+                "sign in first — that token is not one this host knows; {SIGN_IN_HOW}"
+            ))
+        };
+        let (id, eid) = self.inner.store.token(&hash(token.trim())).await?.ok_or_else(unknown)?;
+        let person = self.inner.store.person_by_eid(&eid).await?.ok_or_else(unknown)?;
+        Ok(Caller::Person { person, token: Some(id) })
+    }
+
+    /// The person with this handle, as `shed mcp --as <handle>` acts for them.
+    pub async fn caller_for_handle(&self, handle: &str) -> Result<Caller, HostError> {
+        Ok(Caller::Person { person: self.person(handle).await?, token: None })
+    }
+
+    /// The tool-list fingerprint the caller last listed under, if any.
+    pub async fn listed_tools(&self, caller: &Caller) -> Result<Option<String>, HostError> {
+        match caller.listing_key() {
+            Some(key) => Ok(self.inner.store.listed_tools(&key).await?),
+            None => Ok(None),
+        }
+    }
+
+    /// Remembers the tool-list fingerprint the caller listed under (a
+    /// signed-out caller has nothing to remember it by).
+    pub async fn record_listed_tools(&self, caller: &Caller, fingerprint: &str) -> Result<(), HostError> {
+        if let Some(key) = caller.listing_key() {
+            self.inner.store.record_listed_tools(&key, fingerprint).await?;
+        }
+        Ok(())
+    }
+}

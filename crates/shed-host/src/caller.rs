@@ -1,0 +1,156 @@
+//! Who is calling, and the words for roles and access levels.
+
+use std::fmt;
+use std::str::FromStr;
+
+pub use shed_store::Person;
+
+/// The one calling the host: nobody (signed out), a person, or an agent acting
+/// for a person. An agent never has more than its person.
+#[derive(Clone, Debug)]
+pub enum Caller {
+    /// Signed out.
+    Nobody,
+    /// A person, with the id of the bearer token used (None for `shed mcp --as`).
+    Person { person: Person, token: Option<i64> },
+    /// An agent acting for the person, as `agent:<job>`.
+    Agent { person: Person, job: String },
+}
+
+impl Caller {
+    /// The person behind the call, if any.
+    pub fn person(&self) -> Option<&Person> {
+        match self {
+            Caller::Nobody => None,
+            Caller::Person { person, .. } | Caller::Agent { person, .. } => Some(person),
+        }
+    }
+
+    /// The store's actor for a write: the person, and the agent where one acts.
+    pub(crate) fn actor(&self) -> Option<shed_store::Actor> {
+        match self {
+            Caller::Nobody => None,
+            Caller::Person { person, .. } => Some(shed_store::Actor {
+                person: person.eid.clone(),
+                via: None,
+            }),
+            Caller::Agent { person, job } => Some(shed_store::Actor {
+                person: person.eid.clone(),
+                via: Some(format!("agent:{job}")),
+            }),
+        }
+    }
+
+    /// The key a tool-list fingerprint is remembered under: the token, or the
+    /// person (stdio), or the agent's job.
+    pub(crate) fn listing_key(&self) -> Option<String> {
+        match self {
+            Caller::Nobody => None,
+            Caller::Person { token: Some(id), .. } => Some(format!("token:{id}")),
+            Caller::Person { person, token: None } => Some(format!("person:{}", person.eid)),
+            Caller::Agent { job, .. } => Some(format!("agent:{job}")),
+        }
+    }
+}
+
+/// A member's role in a space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Role {
+    Owner,
+    Editor,
+    Viewer,
+}
+
+impl Role {
+    /// The word stored and shown: `owner`, `editor`, `viewer`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Owner => "owner",
+            Role::Editor => "editor",
+            Role::Viewer => "viewer",
+        }
+    }
+
+    /// `an owner`, `an editor`, `a viewer`.
+    pub(crate) fn with_article(self) -> &'static str {
+        match self {
+            Role::Owner => "an owner",
+            Role::Editor => "an editor",
+            Role::Viewer => "a viewer",
+        }
+    }
+
+    /// Owners and editors change a space's apps; viewers only read them.
+    pub fn edits(self) -> bool {
+        matches!(self, Role::Owner | Role::Editor)
+    }
+}
+
+/// The word was not one of the roles.
+#[derive(Debug, thiserror::Error)]
+#[error("{0} is not a role — say owner, editor or viewer")]
+pub struct NotARole(String);
+
+impl FromStr for Role {
+    type Err = NotARole;
+    fn from_str(word: &str) -> Result<Self, Self::Err> {
+        match word {
+            "owner" => Ok(Role::Owner),
+            "editor" => Ok(Role::Editor),
+            "viewer" => Ok(Role::Viewer),
+            other => Err(NotARole(other.to_string())),
+        }
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Who reads and who writes an app.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Access {
+    /// Members read; owners and editors write. The default.
+    #[default]
+    Private,
+    /// Anyone reads; owners and editors write.
+    Public,
+    /// Anyone who can reach it writes.
+    Open,
+}
+
+impl Access {
+    /// The word stored and shown: `private`, `public`, `open`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Access::Private => "private",
+            Access::Public => "public",
+            Access::Open => "open",
+        }
+    }
+}
+
+/// The word was not one of the access levels.
+#[derive(Debug, thiserror::Error)]
+#[error("{0} is not an access level — say private, public or open")]
+pub struct NotAnAccess(String);
+
+impl FromStr for Access {
+    type Err = NotAnAccess;
+    fn from_str(word: &str) -> Result<Self, Self::Err> {
+        match word {
+            "private" => Ok(Access::Private),
+            "public" => Ok(Access::Public),
+            "open" => Ok(Access::Open),
+            other => Err(NotAnAccess(other.to_string())),
+        }
+    }
+}
+
+impl fmt::Display for Access {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

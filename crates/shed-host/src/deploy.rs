@@ -1,0 +1,238 @@
+//! Deploys: an app's files (from a folder, or from its drafts) become its next
+//! version. The manifest is read whole before anything is planted; a refusal
+//! is one sentence and changes nothing (the last good deploy keeps
+//! answering). On success the components are planted first (the store's
+//! declare), then the deploy is recorded — files as rows, version one up — and
+//! the registry sees it by the deploy counter.
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+use shed_store::platform::NewDeploy;
+use shed_store::{ColumnType, Vocabulary};
+
+use crate::access::VIEWER_SENTENCE;
+use crate::names::{AppName, and_list, bad_slug, check_path, is_slug};
+use crate::reach::Reach;
+use crate::{Access, Answer, Caller, Host, HostError, Person, Role};
+
+/// The most files one app may hold.
+pub(crate) const MAX_FILES: usize = 2000;
+/// The most bytes one app's files may hold together.
+pub(crate) const MAX_BYTES: usize = 64 * 1024 * 1024;
+/// The longest title.
+const MAX_TITLE: usize = 120;
+
+/// The app a deploy (or a draft) goes to, and who is deploying.
+#[derive(Debug, Clone)]
+pub(crate) struct Target {
+    pub space: String,
+    pub slug: String,
+    pub person: Person,
+}
+
+impl Target {
+    pub(crate) fn name(&self) -> String {
+        format!("{}/{}", self.space, self.slug)
+    }
+}
+
+impl Host {
+    /// Deploys the files of a folder (path → bytes) as the app's next version.
+    pub async fn deploy_folder(
+        &self,
+        caller: &Caller,
+        app: &str,
+        files: BTreeMap<String, Vec<u8>>,
+        title: Option<String>,
+        access: Option<Access>,
+    ) -> Result<Answer, HostError> {
+        let target = self.deploy_target(caller, app).await?;
+        self.deploy(&target, files, title, access, false).await
+    }
+
+    /// Deploys the app's drafts (its current files with every `app_files`
+    /// write since) as its next version; the first deploy makes the app.
+    pub async fn app_deploy(
+        &self,
+        caller: &Caller,
+        app: &str,
+        title: Option<String>,
+        access: Option<Access>,
+    ) -> Result<Answer, HostError> {
+        let target = self.deploy_target(caller, app).await?;
+        let files = self.next_files(&target.space, &target.slug).await?;
+        if files.is_empty() {
+            return Err(HostError::BadInput(format!(
+                "{} has no files to deploy — write them with app_files first (an index.html, and a tools.json or vocab.json for commands)",
+                target.name()
+            )));
+        }
+        self.deploy(&target, files, title, access, true).await
+    }
+
+    /// The app's files as its next deploy would hold them: the current
+    /// deploy's, with its drafts written over them.
+    pub(crate) async fn next_files(&self, space: &str, slug: &str) -> Result<BTreeMap<String, Vec<u8>>, HostError> {
+        let store = &self.inner.store;
+        let mut files = match store.platform_app(space, slug).await? {
+            Some(record) => store.deploy_files(record.deploy).await?,
+            None => BTreeMap::new(),
+        };
+        for (path, content) in store.drafts(space, slug).await? {
+            match content {
+                Some(bytes) => files.insert(path, bytes),
+                None => files.remove(&path),
+            };
+        }
+        Ok(files)
+    }
+
+    /// Where a deploy or a draft named `app` goes, refusing a caller who may
+    /// not deploy there. A slug alone means the app of that slug in the
+    /// caller's spaces, or — for a new app — the one space they edit.
+    pub(crate) async fn deploy_target(&self, caller: &Caller, app: &str) -> Result<Target, HostError> {
+        let reach = self.reach(caller).await?;
+        let (space, slug) = match AppName::parse(app)? {
+            AppName::Full { space, slug } => (space.to_string(), slug.to_string()),
+            AppName::Slug(slug) => {
+                let snapshot = self.snapshot().await?;
+                if reach.apps(&snapshot).iter().any(|live| live.slug == slug) {
+                    let live = reach.resolve(&snapshot, slug)?;
+                    (live.space.clone(), slug.to_string())
+                } else {
+                    (only_space_edited(&reach, slug)?, slug.to_string())
+                }
+            }
+        };
+        self.may_deploy(&reach, &space).await?;
+        Ok(Target { space, slug, person: reach.person })
+    }
+
+    async fn may_deploy(&self, reach: &Reach, space: &str) -> Result<(), HostError> {
+        match reach.role(space) {
+            Some(role) if role.edits() => Ok(()),
+            Some(_) => Err(HostError::Refused(VIEWER_SENTENCE.to_string())),
+            None if self.inner.store.space_exists(space).await? => Err(HostError::Refused(format!(
+                "only the owners and editors of {space} deploy its apps — an owner of {space} can add you"
+            ))),
+            None => Err(HostError::NotFound(format!(
+                "no space {space} — `shed space add {space} --owner <handle>` makes one"
+            ))),
+        }
+    }
+
+    async fn deploy(
+        &self,
+        target: &Target,
+        files: BTreeMap<String, Vec<u8>>,
+        title: Option<String>,
+        access: Option<Access>,
+        clear_drafts: bool,
+    ) -> Result<Answer, HostError> {
+        let name = target.name();
+        if !is_slug(&target.slug) {
+            return Err(bad_slug("app", &target.slug));
+        }
+        check_files(&files)?;
+        let title = title.map(|t| check_title(&t)).transpose()?;
+        let manifest = shed_manifest::read_app(&files).map_err(|refusal| HostError::BadInput(refusal.0))?;
+        let vocabulary = vocabulary(&manifest.vocab)?;
+        self.inner.store.declare(&name, &vocabulary).await?;
+        let record = self
+            .inner
+            .store
+            .record_deploy(NewDeploy {
+                space: target.space.clone(),
+                slug: target.slug.clone(),
+                title,
+                access: access.map(|a| a.as_str().to_string()),
+                by: target.person.eid.clone(),
+                files,
+                clear_drafts,
+            })
+            .await?;
+        let address = self.app_address(&record.space, &record.slug);
+        let commands: Vec<String> = manifest.commands.iter().map(|c| c.name.clone()).collect();
+        tracing::info!(app = %name, version = record.version, by = %target.person.handle, "deployed");
+        let listed = if commands.is_empty() { "none".to_string() } else { commands.join(", ") };
+        Ok(Answer {
+            text: format!("deployed {name} v{}: {address}\ncommands: {listed}", record.version),
+            data: json!({
+                "app": name,
+                "version": record.version,
+                "address": address,
+                "title": record.title,
+                "access": record.access,
+                "commands": commands,
+            }),
+        })
+    }
+}
+
+/// For a new app named by slug alone: the one space the caller edits.
+fn only_space_edited(reach: &Reach, slug: &str) -> Result<String, HostError> {
+    let edited: Vec<&String> = reach.roles.iter().filter(|(_, role)| role.edits()).map(|(space, _)| space).collect();
+    match edited.as_slice() {
+        [one] => Ok((*one).clone()),
+        [] if reach.roles.values().any(|r| *r == Role::Viewer) => Err(HostError::Refused(
+            "you can read the apps of your spaces but not deploy them — an owner can make you an editor".into(),
+        )),
+        [] => Err(HostError::Refused(
+            "you belong to no space yet — an owner of a space can add you as an editor".into(),
+        )),
+        many => {
+            let names: Vec<String> = many.iter().map(|space| format!("{space}/{slug}")).collect();
+            Err(HostError::BadInput(format!("say which space {slug} goes in: {}", and_list(&names).replace(" and ", " or "))))
+        }
+    }
+}
+
+/// Every path inside the app, and the app within its bounds.
+pub(crate) fn check_files(files: &BTreeMap<String, Vec<u8>>) -> Result<(), HostError> {
+    let bad: Vec<String> = files.keys().filter_map(|path| check_path(path).err()).collect();
+    if !bad.is_empty() {
+        return Err(HostError::BadInput(bad.join("; ")));
+    }
+    if files.len() > MAX_FILES {
+        return Err(HostError::BadInput(format!(
+            "an app holds at most {MAX_FILES} files and this one has {} — leave out what its pages do not load",
+            files.len()
+        )));
+    }
+    let bytes: usize = files.values().map(Vec::len).sum();
+    if bytes > MAX_BYTES {
+        return Err(HostError::BadInput(format!(
+            "an app holds at most {} MiB and this one has {:.1} MiB — leave out what its pages do not load",
+            MAX_BYTES / (1024 * 1024),
+            bytes as f64 / (1024.0 * 1024.0)
+        )));
+    }
+    Ok(())
+}
+
+fn check_title(title: &str) -> Result<String, HostError> {
+    let title = title.trim();
+    if title.is_empty() || title.chars().count() > MAX_TITLE || title.chars().any(char::is_control) {
+        return Err(HostError::BadInput(format!(
+            "a title is one line of 1 to {MAX_TITLE} characters, like Run club"
+        )));
+    }
+    Ok(title.to_string())
+}
+
+/// The manifest's kinds as the store declares them.
+fn vocabulary(vocab: &shed_manifest::Vocab) -> Result<Vocabulary, HostError> {
+    let mut components = Vec::new();
+    for (component, columns) in &vocab.components {
+        let mut typed = Vec::new();
+        for (column, ty) in columns {
+            let ty = ColumnType::from_word(ty.as_str()).ok_or_else(|| {
+                HostError::Internal(format!("the store knows no column type {}", ty.as_str()))
+            })?;
+            typed.push((column.clone(), ty));
+        }
+        components.push((component.clone(), typed));
+    }
+    Ok(Vocabulary { components })
+}

@@ -1,0 +1,39 @@
+//! The host's one error type: every refusal is a sentence a door shows as it is.
+
+/// What went wrong, as the sentence a person (or their agent) reads.
+///
+/// The variant says which kind of "no" it is, so a door can map it to its own
+/// protocol's codes; the text is the same whichever door says it.
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    /// The call needs a person and has none: "sign in first — …how…".
+    #[error("{0}")]
+    SignIn(String),
+    /// The caller is known and may not do this (e.g. the viewer sentence).
+    #[error("{0}")]
+    Refused(String),
+    /// Bad arguments, a bad filter line, a bad manifest: the sentence naming it.
+    #[error("{0}")]
+    BadInput(String),
+    /// No such command, app, person, space or resource.
+    #[error("{0}")]
+    NotFound(String),
+    /// A `was` / expected version did not match.
+    #[error("{0}")]
+    Conflict(String),
+    /// Something broke that is not the caller's doing.
+    #[error("the host failed: {0}")]
+    Internal(String),
+}
+
+impl From<shed_store::StoreError> for HostError {
+    fn from(error: shed_store::StoreError) -> Self {
+        use shed_store::StoreError;
+        match error {
+            StoreError::Refused(sentence) => HostError::BadInput(sentence),
+            StoreError::NotFound(sentence) => HostError::NotFound(sentence),
+            StoreError::Conflict(sentence) => HostError::Conflict(sentence),
+            StoreError::Internal(why) => HostError::Internal(why),
+        }
+    }
+}

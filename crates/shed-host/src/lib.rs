@@ -1,0 +1,130 @@
+//! shed-host: people, spaces, roles, apps, deploys and access — the one place
+//! shed decides who may do what — and the command registry and dispatch.
+//!
+//! The doors (MCP now; the web and the broker later) turn a protocol into
+//! calls on [`Host`] and hold no rules of their own. Every answer is an
+//! [`Answer`] (the spec's text lines, and the structured data) or a
+//! [`HostError`] whose text is the sentence to show, so every door says the
+//! same words.
+
+mod access;
+mod address;
+mod admin;
+pub mod base_href;
+mod caller;
+mod deploy;
+mod error;
+mod files;
+mod graph;
+mod listing;
+mod names;
+mod reach;
+mod registry;
+mod run;
+mod spaces;
+mod texts;
+mod views;
+mod watch;
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use shed_store::Store;
+
+pub use access::{SIGN_IN_HOW, VIEWER_SENTENCE};
+pub use caller::{Access, Caller, NotARole, NotAnAccess, Person, Role};
+pub use error::HostError;
+
+/// Where the host keeps its data and where it is seen on the web.
+#[derive(Clone, Debug)]
+pub struct HostConfig {
+    /// The data directory; the database is `<data_dir>/shed.db`.
+    pub data_dir: PathBuf,
+    /// The address the platform answers at, e.g. `http://localhost:7700`.
+    pub public_url: String,
+}
+
+/// A tool's answer: the text a person reads (the spec's lines) and the
+/// structured data a program reads (MCP's `structuredContent`).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Answer {
+    pub text: String,
+    pub data: serde_json::Value,
+}
+
+/// A page a command names, as a resource a door lists.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ViewResource {
+    /// `ui://jeff/runs/leaderboard.html`
+    pub uri: String,
+    /// `jeff/runs/leaderboard.html`
+    pub name: String,
+    /// `Run club — leaderboard.html`
+    pub title: String,
+    /// `http://jeff.localhost:7700`
+    pub app_origin: String,
+    /// `http://jeff.localhost:7700/runs/`
+    pub app_address: String,
+}
+
+/// A view's page, ready to serve: `<base href>` at the app's address added
+/// unless the page carries its own.
+#[derive(Debug, Clone)]
+pub struct ViewPage {
+    pub resource: ViewResource,
+    pub html: String,
+}
+
+/// The host: cheap to clone, shared by every task and door of the process.
+#[derive(Clone)]
+pub struct Host {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    store: Store,
+    url: address::PublicUrl,
+    registry: registry::Registry,
+    deploys: tokio::sync::broadcast::Sender<String>,
+    /// The deploy counter when the host opened: the watcher reports what follows.
+    opened_at_deploy: i64,
+    watcher: OnceLock<()>,
+}
+
+impl Host {
+    /// Opens the host on `<data_dir>/shed.db`, creating the directory and the
+    /// database when they are not there yet.
+    pub async fn open(config: HostConfig) -> Result<Host, HostError> {
+        let url = address::PublicUrl::parse(&config.public_url)?;
+        std::fs::create_dir_all(&config.data_dir).map_err(|e| {
+            HostError::Internal(format!("could not make the data directory {}: {e}", config.data_dir.display()))
+        })?;
+        let store = Store::open(&config.data_dir.join("shed.db")).await?;
+        let opened_at_deploy = store.deploy_counter().await?;
+        let (deploys, _) = tokio::sync::broadcast::channel(256);
+        Ok(Host {
+            inner: Arc::new(Inner {
+                store,
+                url,
+                registry: registry::Registry::default(),
+                deploys,
+                opened_at_deploy,
+                watcher: OnceLock::new(),
+            }),
+        })
+    }
+
+    /// The address the platform answers at, e.g. `http://localhost:7700`.
+    pub fn public_url(&self) -> &str {
+        self.inner.url.as_str()
+    }
+
+    /// Where an app lives: `http://jeff.localhost:7700/runs/`.
+    pub fn app_address(&self, space: &str, app: &str) -> String {
+        self.inner.url.app_address(space, app)
+    }
+
+    async fn snapshot(&self) -> Result<Arc<registry::Snapshot>, HostError> {
+        self.inner.registry.snapshot(&self.inner.store, &self.inner.url).await
+    }
+}

@@ -1,0 +1,118 @@
+//! What a caller can reach: the spaces they belong to, with their role in
+//! each, and so the apps whose commands they see. A `public` or `open` app in a
+//! space they are not in is reached on the web, not through commands: a slug
+//! resolves only among the caller's own spaces, while `space/app` names any
+//! app (and the access table then decides).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::access::{Standing, sign_in_first};
+use crate::names::{AppName, and_list};
+use crate::registry::{LiveApp, Snapshot};
+use crate::{Caller, Host, HostError, Person, Role};
+
+/// A signed-in caller's spaces and roles.
+#[derive(Debug, Clone)]
+pub(crate) struct Reach {
+    pub person: Person,
+    /// space slug → role
+    pub roles: BTreeMap<String, Role>,
+}
+
+impl Reach {
+    /// The apps of the caller's spaces, in listing order.
+    pub(crate) fn apps<'s>(&self, snapshot: &'s Snapshot) -> Vec<&'s Arc<LiveApp>> {
+        snapshot.apps.iter().filter(|app| self.roles.contains_key(&app.space)).collect()
+    }
+
+    /// The app a call names (`runs` or `jeff/runs`) among the caller's spaces.
+    pub(crate) fn resolve(&self, snapshot: &Snapshot, name: &str) -> Result<Arc<LiveApp>, HostError> {
+        let in_reach = self.apps(snapshot);
+        let found: Vec<&Arc<LiveApp>> = match AppName::parse(name)? {
+            AppName::Full { .. } => in_reach.into_iter().filter(|app| app.name == name).collect(),
+            AppName::Slug(slug) => in_reach.into_iter().filter(|app| app.slug == slug).collect(),
+        };
+        match found.as_slice() {
+            [one] => Ok((*one).clone()),
+            [] => Err(self.no_app(snapshot, name)),
+            many => {
+                let names: Vec<String> = many.iter().map(|app| app.name.clone()).collect();
+                Err(HostError::BadInput(format!(
+                    "{name} is an app in {} — say which: {}",
+                    and_list(&many.iter().map(|app| app.space.clone()).collect::<Vec<_>>()),
+                    names.join(" or ")
+                )))
+            }
+        }
+    }
+
+    /// "no app jeff/x in your spaces — the apps here are …"
+    pub(crate) fn no_app(&self, snapshot: &Snapshot, name: &str) -> HostError {
+        let here: Vec<String> = self.apps(snapshot).iter().map(|app| app.name.clone()).collect();
+        if here.is_empty() {
+            HostError::NotFound(format!(
+                "no app {name} in your spaces — they have no apps yet; app_deploy makes one"
+            ))
+        } else {
+            HostError::NotFound(format!(
+                "no app {name} in your spaces — the apps here are {}",
+                crate::texts::bounded_list(&here)
+            ))
+        }
+    }
+
+    /// The caller's role in a space, if they belong to it.
+    pub(crate) fn role(&self, space: &str) -> Option<Role> {
+        self.roles.get(space).copied()
+    }
+}
+
+impl Host {
+    /// The caller's spaces and roles; a signed-out caller is asked to sign in.
+    pub(crate) async fn reach(&self, caller: &Caller) -> Result<Reach, HostError> {
+        let person = caller.person().ok_or_else(sign_in_first)?.clone();
+        let memberships = self.inner.store.memberships(&person.eid).await?;
+        let roles = memberships
+            .into_iter()
+            .filter_map(|m| match m.role.parse::<Role>() {
+                Ok(role) => Some((m.space, role)),
+                Err(_) => {
+                    tracing::warn!(space = %m.space, role = %m.role, "unknown role word; ignoring the membership");
+                    None
+                }
+            })
+            .collect();
+        Ok(Reach { person, roles })
+    }
+
+    /// The app a graph or files call names, and where the caller stands to it.
+    /// `space/app` names any app (the access table decides what follows); a
+    /// slug alone resolves among the caller's spaces.
+    pub(crate) async fn named_app(&self, caller: &Caller, name: &str) -> Result<(Arc<LiveApp>, Standing), HostError> {
+        let snapshot = self.snapshot().await?;
+        match AppName::parse(name)? {
+            AppName::Full { space, .. } => {
+                let reach = match caller.person() {
+                    Some(_) => Some(self.reach(caller).await?),
+                    None => None,
+                };
+                let standing = Standing {
+                    signed_in: reach.is_some(),
+                    role: reach.as_ref().and_then(|r| r.role(space)),
+                };
+                let app = snapshot.app(name).cloned().ok_or_else(|| match &reach {
+                    Some(reach) => reach.no_app(&snapshot, name),
+                    None => HostError::NotFound(format!("no app {name}")),
+                })?;
+                Ok((app, standing))
+            }
+            AppName::Slug(_) => {
+                let reach = self.reach(caller).await?;
+                let app = reach.resolve(&snapshot, name)?;
+                let standing = Standing { signed_in: true, role: reach.role(&app.space) };
+                Ok((app, standing))
+            }
+        }
+    }
+}

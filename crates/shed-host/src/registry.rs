@@ -1,0 +1,175 @@
+//! The command registry: every deployed app as it answers now — its manifest,
+//! and its part of the `commands` listing already rendered — kept in memory
+//! and keyed by the deploy counter in the database. Every call first reads the
+//! counter (one indexed row), so a deploy made by any process on the same data
+//! directory (the CLI while a server runs) is seen by the next call; only the
+//! apps whose deploy changed are read again.
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use serde_json::{Value, json};
+use shed_manifest::Manifest;
+use shed_store::Store;
+use shed_store::platform::AppRecord;
+
+use crate::address::{PublicUrl, without_scheme};
+use crate::{Access, HostError};
+
+/// One deployed app, as its last good deploy answers.
+#[derive(Debug)]
+pub(crate) struct LiveApp {
+    /// `space/slug`: the app's name in the store and as `command` takes it.
+    pub name: String,
+    pub space: String,
+    pub slug: String,
+    pub title: String,
+    pub access: Access,
+    /// The deploy's version, v1, v2, …
+    pub version: i64,
+    /// The deploy's id (platform-wide, only grows).
+    pub deploy: i64,
+    /// `http://jeff.localhost:7700/runs/`
+    pub address: String,
+    pub manifest: Manifest,
+    /// The app's section of the `commands` text, heading included.
+    pub listing: String,
+    /// The app's rows of the `commands` structured answer.
+    pub rows: Vec<Value>,
+    /// The pages its commands name, each once, in the order first named.
+    pub views: Vec<String>,
+}
+
+impl LiveApp {
+    /// `ui://jeff/runs/leaderboard.html`
+    pub(crate) fn view_uri(&self, file: &str) -> String {
+        format!("ui://{}/{}/{file}", self.space, self.slug)
+    }
+
+    /// The names of its commands, in listing order.
+    pub(crate) fn command_names(&self) -> Vec<String> {
+        self.manifest.commands.iter().map(|c| c.name.clone()).collect()
+    }
+
+    fn build(record: &AppRecord, manifest: Manifest, url: &PublicUrl) -> LiveApp {
+        let name = record.name();
+        let address = url.app_address(&record.space, &record.slug);
+        let access = record.access.parse().unwrap_or_else(|_| {
+            tracing::warn!(app = %name, access = %record.access, "unknown access word; treating the app as private");
+            Access::Private
+        });
+        let mut app = LiveApp {
+            name,
+            space: record.space.clone(),
+            slug: record.slug.clone(),
+            title: record.title.clone(),
+            access,
+            version: record.version,
+            deploy: record.deploy,
+            address,
+            manifest,
+            listing: String::new(),
+            rows: Vec::new(),
+            views: Vec::new(),
+        };
+        app.render();
+        app
+    }
+
+    fn render(&mut self) {
+        let at = format!("{}, an app at {}", self.title, without_scheme(&self.address));
+        let mut listing = format!("## {}", self.name);
+        for command in &self.manifest.commands {
+            listing.push_str(&format!("\n{} — {} — {at}", command.call_shape(), command.description));
+            let mut row = json!({
+                "at": self.name,
+                "name": command.name,
+                "title": self.title,
+                "description": command.description,
+                "readOnly": command.read_only(),
+                "input": command.input_schema(),
+            });
+            if let (Some(view), Some(fields)) = (&command.view, row.as_object_mut()) {
+                fields.insert("view".into(), Value::String(self.view_uri(view)));
+                if !self.views.contains(view) {
+                    self.views.push(view.clone());
+                }
+            }
+            self.rows.push(row);
+        }
+        self.listing = listing;
+    }
+}
+
+/// The registry at one deploy counter: every app, in listing order (by space
+/// slug, then in the order the apps were made).
+#[derive(Debug, Default)]
+pub(crate) struct Snapshot {
+    pub counter: i64,
+    pub apps: Vec<Arc<LiveApp>>,
+    by_name: HashMap<String, usize>,
+}
+
+impl Snapshot {
+    /// The app named `space/slug`.
+    pub(crate) fn app(&self, name: &str) -> Option<&Arc<LiveApp>> {
+        self.by_name.get(name).and_then(|&i| self.apps.get(i))
+    }
+}
+
+/// The cache and the lock that keeps two callers from rebuilding it at once.
+#[derive(Default)]
+pub(crate) struct Registry {
+    current: RwLock<Arc<Snapshot>>,
+    rebuilding: tokio::sync::Mutex<()>,
+}
+
+impl Registry {
+    fn cached(&self, counter: i64) -> Option<Arc<Snapshot>> {
+        let current = self.current.read().ok()?;
+        (current.counter == counter).then(|| current.clone())
+    }
+
+    /// The registry as the database has it now.
+    pub(crate) async fn snapshot(&self, store: &Store, url: &PublicUrl) -> Result<Arc<Snapshot>, HostError> {
+        let counter = store.deploy_counter().await?;
+        if let Some(snapshot) = self.cached(counter) {
+            return Ok(snapshot);
+        }
+        let _one_at_a_time = self.rebuilding.lock().await;
+        if let Some(snapshot) = self.cached(counter) {
+            return Ok(snapshot);
+        }
+        let previous = self.current.read().map(|c| c.clone()).unwrap_or_default();
+        let records = store.platform_apps().await?;
+        let mut snapshot = Snapshot::default();
+        for record in records {
+            // The newest deploy is always the one its app answers with, so
+            // the largest deploy id is the counter these records stand for.
+            snapshot.counter = snapshot.counter.max(record.deploy);
+            let app = match previous.app(&record.name()) {
+                Some(app) if app.deploy == record.deploy => app.clone(),
+                _ => Arc::new(load(store, &record, url).await?),
+            };
+            snapshot.by_name.insert(app.name.clone(), snapshot.apps.len());
+            snapshot.apps.push(app);
+        }
+        let snapshot = Arc::new(snapshot);
+        if let Ok(mut current) = self.current.write() {
+            *current = snapshot.clone();
+        }
+        Ok(snapshot)
+    }
+}
+
+/// Reads one app's deploy back into its manifest. A deploy that reads no
+/// longer (a manifest rule tightened since) answers with no commands rather
+/// than taking the whole registry down.
+async fn load(store: &Store, record: &AppRecord, url: &PublicUrl) -> Result<LiveApp, HostError> {
+    let files = store.deploy_files(record.deploy).await?;
+    let manifest = shed_manifest::read_app(&files).unwrap_or_else(|refusal| {
+        tracing::warn!(app = %record.name(), %refusal, "a stored deploy no longer reads; it offers no commands");
+        Manifest { vocab: Default::default(), commands: Vec::new() }
+    });
+    Ok(LiveApp::build(record, manifest, url))
+}

@@ -1,0 +1,56 @@
+//! `spaces`: the caller's spaces, their role in each, and each space's apps
+//! (title, access, address, version).
+
+use serde_json::json;
+
+use crate::{Answer, Caller, Host, HostError};
+
+impl Host {
+    /// The caller's spaces with their role and apps.
+    pub async fn spaces(&self, caller: &Caller) -> Result<Answer, HostError> {
+        let reach = self.reach(caller).await?;
+        let snapshot = self.snapshot().await?;
+        if reach.roles.is_empty() {
+            return Ok(Answer {
+                text: format!(
+                    "you belong to no space yet — an owner of a space can add you (shed member add <space> {} --role editor)",
+                    reach.person.handle
+                ),
+                data: json!({ "spaces": [] }),
+            });
+        }
+        let mut parts = Vec::new();
+        let mut spaces = Vec::new();
+        for (space, role) in &reach.roles {
+            let apps: Vec<_> = snapshot.apps.iter().filter(|app| &app.space == space).collect();
+            let mut lines = vec![format!("## {space} — you are {}", role.with_article())];
+            if apps.is_empty() {
+                lines.push("no apps yet — app_deploy makes one".to_string());
+            }
+            for app in &apps {
+                lines.push(format!(
+                    "{} — {}, {}, v{} — {}",
+                    app.name,
+                    app.title,
+                    app.access,
+                    app.version,
+                    app.address
+                ));
+            }
+            parts.push(lines.join("\n"));
+            spaces.push(json!({
+                "space": space,
+                "role": role.as_str(),
+                "apps": apps.iter().map(|app| json!({
+                    "at": app.name,
+                    "slug": app.slug,
+                    "title": app.title,
+                    "access": app.access.as_str(),
+                    "address": app.address,
+                    "version": app.version,
+                })).collect::<Vec<_>>(),
+            }));
+        }
+        Ok(Answer { text: parts.join("\n\n"), data: json!({ "spaces": spaces }) })
+    }
+}
