@@ -101,9 +101,12 @@ impl Host {
                     signed_in: reach.is_some(),
                     role: reach.as_ref().and_then(|r| r.role(space)),
                 };
+                // Somebody outside a private app's space reads the same
+                // sentence as for a name nobody used, and nobody signed in is
+                // asked to sign in for both: neither learns the app exists.
                 let app = snapshot.app(name).cloned().ok_or_else(|| match &reach {
-                    Some(reach) => reach.no_app(&snapshot, name),
-                    None => HostError::NotFound(format!("no app {name}")),
+                    Some(_) => HostError::NotFound(format!("no app {name}")),
+                    None => sign_in_first(),
                 })?;
                 Ok((app, standing))
             }
