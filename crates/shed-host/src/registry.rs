@@ -149,7 +149,11 @@ impl Registry {
             snapshot.counter = snapshot.counter.max(record.deploy);
             let app = match previous.app(&record.name()) {
                 Some(app) if app.deploy == record.deploy => app.clone(),
-                _ => Arc::new(load(store, &record, url).await?),
+                _ => {
+                    // Another process may have declared its components.
+                    store.forget_schema(&record.name());
+                    Arc::new(load(store, &record, url).await?)
+                }
             };
             snapshot.by_name.insert(app.name.clone(), snapshot.apps.len());
             snapshot.apps.push(app);

@@ -170,3 +170,25 @@ async fn a_deploy_by_another_process_is_seen_by_the_next_call_and_announced() {
     let app = tokio::time::timeout(Duration::from_secs(5), announced.recv()).await.unwrap().unwrap();
     assert_eq!(app, "jeff/runs");
 }
+
+#[tokio::test]
+async fn a_column_another_process_added_is_written_by_the_next_call() {
+    let w = world().await;
+    let server = &w.host;
+    let jeff = space(server, "jeff", "jeff").await;
+    let v1 = files(&[("vocab.json", r#"{ "recipe": { "serves": "number" } }"#)]);
+    deploy(server, &jeff, "jeff/recipes", v1, "Recipes", Access::Private).await;
+    server.command(&jeff, "add_recipe", json!({ "title": "Soup", "serves": 4 }), None).await.unwrap();
+    server.command(&jeff, "find_recipe", json!({}), None).await.unwrap();
+
+    let cli = open(w.dir.path()).await;
+    let cli_jeff = cli.caller_for_handle("jeff").await.unwrap();
+    let v2 = files(&[("vocab.json", r#"{ "recipe": { "serves": "number", "cuisine": "text" } }"#)]);
+    deploy(&cli, &cli_jeff, "jeff/recipes", v2, "Recipes", Access::Private).await;
+
+    let none = server.command(&jeff, "find_recipe", json!({ "cuisine": "japanese" }), None).await.unwrap();
+    assert_eq!(none.text, "find_recipe: 0 rows in jeff/recipes");
+    server.command(&jeff, "add_recipe", json!({ "title": "Ramen", "cuisine": "japanese" }), None).await.unwrap();
+    let found = server.command(&jeff, "find_recipe", json!({ "cuisine": "japanese" }), None).await.unwrap();
+    assert_eq!(found.text, "find_recipe: 1 row in jeff/recipes");
+}

@@ -355,6 +355,14 @@ fn record_listed_tools(
 }
 
 impl Store {
+    /// Forgets what this process remembers of an app's components, so its
+    /// next read loads them again: another process on the same database
+    /// (the CLI deploying while a server runs) may have declared new ones.
+    /// The host calls it for every deploy it notices.
+    pub fn forget_schema(&self, app: &str) {
+        self.inner.schemas.forget(app);
+    }
+
     /// Makes a space with its owner; refuses a slug that is taken.
     pub async fn add_space(&self, slug: &str, owner_eid: &str) -> Result<(), StoreError> {
         let (slug, owner) = (slug.to_string(), owner_eid.to_string());
