@@ -1,0 +1,440 @@
+//! `run_command` and `run_read_command` calls: reading the input (one call or
+//! a batch), checking each call before anything is sent, running it on the
+//! host, measuring its answer's label, and shaping each call's result.
+
+use serde_json::{Map, Value, json};
+
+use crate::catalog::Catalog;
+use crate::host::{HostCli, RunError, RunRequest};
+use crate::labels::{Ceiling, Label, Withheld};
+use crate::outcome::{HostOutcome, SummaryForm};
+
+/// The most calls a batch carries.
+pub const BATCH_MAX_CALLS: usize = 16;
+/// The largest `args` of one call, as JSON.
+pub const ARGS_MAX_BYTES: usize = 16 * 1024;
+/// The most calls of one batch in flight to the host at once.
+pub const MAX_IN_FLIGHT: usize = 4;
+/// The longest command name repeated in a result.
+const NAME_MAX_CHARS: usize = 200;
+
+pub const NOT_GRANTED_HINT: &str = "The host did not grant this command to this run. Do not retry it: offer it to the person in your answer, so they can run it or grant it.";
+pub const UNKNOWN_HINT: &str = "No command this run can see has that name. Call list_commands and use a name exactly as listed.";
+pub const READ_ONLY_HINT: &str = "run_read_command runs only commands list_commands shows with effect read and readOnlyGranted. Offer this command to the person, or use run_command if the task lets you change data.";
+
+/// One call as the model wrote it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallSpec {
+    pub command: String,
+    pub args: Value,
+    pub loom_id: Option<String>,
+    pub expected_version: Option<u64>,
+}
+
+/// A tool input read: one call, or a batch whose malformed calls are kept as
+/// that call's refusal.
+#[derive(Debug)]
+pub enum Input {
+    Single(CallSpec),
+    Batch(Vec<Result<CallSpec, String>>),
+}
+
+/// A refusal of the whole tool call; nothing was sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub reason: &'static str,
+    pub message: String,
+}
+
+impl Refusal {
+    fn invalid(message: impl Into<String>) -> Refusal {
+        Refusal {
+            reason: "invalid_input",
+            message: message.into(),
+        }
+    }
+}
+
+/// Reads a `run_command` / `run_read_command` input.
+pub fn parse_input(input: &Value) -> Result<Input, Refusal> {
+    let Some(object) = input.as_object() else {
+        return Err(Refusal::invalid(
+            "the input must be an object: {\"command\": …, \"args\": {…}} or {\"calls\": [ … ]}",
+        ));
+    };
+    let Some(calls) = object.get("calls") else {
+        return parse_call(input)
+            .map(Input::Single)
+            .map_err(Refusal::invalid);
+    };
+    if object.contains_key("command") {
+        return Err(Refusal::invalid(
+            "the input names both command and calls — send one call with command, or a batch with calls, not both",
+        ));
+    }
+    if let Some(other) = object.keys().find(|k| k.as_str() != "calls") {
+        return Err(Refusal::invalid(format!(
+            "a batch takes only calls, and this one also has {other:?} — put loomId, args and expectedVersion inside each call"
+        )));
+    }
+    let Some(list) = calls.as_array() else {
+        return Err(Refusal::invalid("calls must be a list of calls"));
+    };
+    if list.is_empty() {
+        return Err(Refusal::invalid(
+            "calls is empty — a batch carries 1 to 16 calls",
+        ));
+    }
+    if list.len() > BATCH_MAX_CALLS {
+        return Err(Refusal {
+            reason: "batch_too_large",
+            message: format!(
+                "the batch has {} calls and a batch carries at most {BATCH_MAX_CALLS} — split it into smaller batches",
+                list.len()
+            ),
+        });
+    }
+    Ok(Input::Batch(list.iter().map(parse_call).collect()))
+}
+
+fn parse_call(call: &Value) -> Result<CallSpec, String> {
+    let Some(object) = call.as_object() else {
+        return Err("a call must be an object {\"command\": …, \"args\": {…}}".to_string());
+    };
+    if let Some(other) = object.keys().find(|k| {
+        !matches!(
+            k.as_str(),
+            "command" | "args" | "loomId" | "expectedVersion"
+        )
+    }) {
+        return Err(format!(
+            "a call takes command, args, loomId and expectedVersion; {other:?} is none of them — remove it"
+        ));
+    }
+    let command = match object.get("command") {
+        Some(Value::String(c)) if !c.trim().is_empty() => c.clone(),
+        Some(_) => {
+            return Err("command must be a command name from list_commands, as a string".into());
+        }
+        None => {
+            return Err(
+                "the call names no command — add \"command\" with a name from list_commands".into(),
+            );
+        }
+    };
+    let args = match object.get("args") {
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(v @ Value::Object(_)) => v.clone(),
+        Some(_) => return Err(format!("the args of {command} must be an object")),
+    };
+    let size = serde_json::to_vec(&args)
+        .map(|b| b.len())
+        .unwrap_or(usize::MAX);
+    if size > ARGS_MAX_BYTES {
+        return Err(format!(
+            "the args of {command} are {size} bytes of JSON and a call's args are bounded at 16 KiB — send less"
+        ));
+    }
+    let loom_id = match object.get("loomId") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(l)) if !l.trim().is_empty() => Some(l.clone()),
+        Some(_) => return Err("loomId must be a loom id, as a non-empty string".into()),
+    };
+    let expected_version = match object.get("expectedVersion") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            v.as_u64()
+                .ok_or("expectedVersion must be a whole number, 0 or more")?,
+        ),
+    };
+    Ok(CallSpec {
+        command,
+        args,
+        loom_id,
+        expected_version,
+    })
+}
+
+/// What the model may see of an answer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Answer {
+    Admitted { entry: Value, label: Label },
+    Withheld { reason_code: &'static str },
+}
+
+impl Answer {
+    /// The result's `entry`.
+    pub fn entry(&self) -> Value {
+        match self {
+            Answer::Admitted { entry, .. } => entry.clone(),
+            Answer::Withheld { reason_code } => {
+                json!({"status": "withheld", "reasonCode": reason_code})
+            }
+        }
+    }
+}
+
+/// One call's result before it is shaped.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallResult {
+    Executed {
+        spec: CallSpec,
+        outcome: HostOutcome,
+        signature: Option<String>,
+        answer: Answer,
+    },
+    Unknown {
+        command: String,
+        suggestions: Vec<String>,
+    },
+    NotDelivered {
+        reason: &'static str,
+        message: String,
+    },
+    NotGranted {
+        command: String,
+        message: String,
+    },
+    Lost {
+        command: String,
+        message: String,
+    },
+}
+
+/// What one call needs from its run.
+pub struct CallContext<'a> {
+    pub host: &'a HostCli,
+    pub catalog: &'a Catalog,
+    pub read_only: bool,
+    pub ceiling: Option<&'a Ceiling>,
+    pub input_label: &'a Label,
+    pub cancelled: &'a (dyn Fn() -> bool + Sync),
+}
+
+/// Checks one call, sends it when every check passes, and measures its answer.
+pub async fn perform(ctx: &CallContext<'_>, call: Result<CallSpec, String>) -> CallResult {
+    let spec = match call {
+        Ok(spec) => spec,
+        Err(message) => {
+            return CallResult::NotDelivered {
+                reason: "invalid_input",
+                message,
+            };
+        }
+    };
+    if (ctx.cancelled)() {
+        return CallResult::NotDelivered {
+            reason: "cancelled",
+            message: "the turn was cancelled before this call was sent".into(),
+        };
+    }
+    let Some(row) = ctx.catalog.get(&spec.command) else {
+        return CallResult::Unknown {
+            suggestions: ctx.catalog.suggestions(&spec.command),
+            command: spec.command,
+        };
+    };
+    if ctx.read_only {
+        let effect = row.effect.as_deref().unwrap_or("undeclared");
+        let message = if effect != "read" {
+            Some(format!(
+                "{} is declared with effect {effect}, not read, so run_read_command does not run it",
+                row.name
+            ))
+        } else if !row.read_only_granted {
+            Some(format!(
+                "the broker has not granted read-only execution of {} to this run",
+                row.name
+            ))
+        } else {
+            None
+        };
+        if let Some(message) = message {
+            return CallResult::NotGranted {
+                command: spec.command,
+                message,
+            };
+        }
+    }
+    let request = RunRequest {
+        command: spec.command.clone(),
+        args: spec.args.clone(),
+        loom_id: spec.loom_id.clone(),
+        expected_version: spec.expected_version,
+        read_only: ctx.read_only,
+    };
+    let answer = match ctx.host.run(&request).await {
+        Ok(answer) => answer,
+        Err(RunError::NotSent(message)) => {
+            return CallResult::NotDelivered {
+                reason: "command_failed",
+                message,
+            };
+        }
+        Err(RunError::Lost(message)) => {
+            return CallResult::Lost {
+                command: spec.command,
+                message,
+            };
+        }
+    };
+    let outcome = HostOutcome::from_json(&answer);
+    let signature = (outcome.code == "bad-args").then(|| row.signature.clone());
+    let answer = measure(&outcome, ctx.input_label, ctx.ceiling);
+    CallResult::Executed {
+        spec,
+        outcome,
+        signature,
+        answer,
+    }
+}
+
+/// An answer's own label where it carries one, else the input's, measured
+/// against the ceiling.
+pub fn measure(outcome: &HostOutcome, input_label: &Label, ceiling: Option<&Ceiling>) -> Answer {
+    let label = match &outcome.ifc {
+        None => input_label.clone(),
+        Some(ifc) => match Label::from_json(ifc) {
+            Ok(label) => label,
+            Err(_) => {
+                return Answer::Withheld {
+                    reason_code: "malformed_label",
+                };
+            }
+        },
+    };
+    match ceiling.map(|c| c.admits(&label)) {
+        Some(Err(withheld)) => Answer::Withheld {
+            reason_code: Withheld::reason_code(withheld),
+        },
+        _ => Answer::Admitted {
+            entry: outcome.admitted_entry(),
+            label,
+        },
+    }
+}
+
+/// How much of a result's summary is kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// A call sent alone.
+    Alone,
+    /// A batch's call: compact summary, signature kept.
+    Batch,
+    /// A batch's call past the bound: signature dropped.
+    BatchNoSignature,
+    /// A batch's call further past: only `ok`, `code`, `bodyBytes`.
+    BatchMinimal,
+}
+
+/// A result without its `entry`.
+pub fn summary(result: &CallResult, output_id: &str, form: Form) -> Value {
+    let mut out = Map::new();
+    out.insert("outputId".into(), json!(output_id));
+    let name = |c: &str| json!(crate::outcome::cut(c, NAME_MAX_CHARS));
+    match result {
+        CallResult::Executed {
+            spec,
+            outcome,
+            signature,
+            ..
+        } => {
+            out.insert("status".into(), json!("executed"));
+            out.insert("command".into(), name(&spec.command));
+            let summary_form = match form {
+                Form::Alone => SummaryForm::Full,
+                Form::Batch | Form::BatchNoSignature => SummaryForm::Compact,
+                Form::BatchMinimal => SummaryForm::Minimal,
+            };
+            out.insert("outcome".into(), outcome.summary(summary_form));
+            if form == Form::Alone && outcome.not_granted() {
+                out.insert("hint".into(), json!(NOT_GRANTED_HINT));
+            }
+            if let Some(signature) = signature
+                && matches!(form, Form::Alone | Form::Batch)
+            {
+                out.insert("signature".into(), json!(signature));
+            }
+        }
+        CallResult::Unknown {
+            command,
+            suggestions,
+        } => {
+            out.insert("status".into(), json!("unknown_command"));
+            out.insert("command".into(), name(command));
+            out.insert("suggestions".into(), json!(suggestions));
+            out.insert("hint".into(), json!(UNKNOWN_HINT));
+        }
+        CallResult::NotDelivered { reason, message } => {
+            out.insert("status".into(), json!("failed_to_deliver"));
+            out.insert("landed".into(), json!("no"));
+            out.insert("reason".into(), json!(reason));
+            out.insert("message".into(), json!(message));
+        }
+        CallResult::NotGranted { command, message } => {
+            out.insert("status".into(), json!("not_granted"));
+            out.insert("landed".into(), json!("no"));
+            out.insert("command".into(), name(command));
+            out.insert("message".into(), json!(message));
+            out.insert("hint".into(), json!(READ_ONLY_HINT));
+        }
+        CallResult::Lost { command, message } => {
+            out.insert("status".into(), json!("failed_to_deliver"));
+            out.insert("landed".into(), json!("unknown"));
+            out.insert("reason".into(), json!("answer_lost"));
+            out.insert("command".into(), name(command));
+            out.insert(
+                "message".into(),
+                json!(format!(
+                    "{message} — the command may have taken effect; check before sending it again"
+                )),
+            );
+        }
+    }
+    Value::Object(out)
+}
+
+/// A whole-tool refusal shaped as a result.
+pub fn refusal(refusal: &Refusal, output_id: &str) -> Value {
+    summary(
+        &CallResult::NotDelivered {
+            reason: refusal.reason,
+            message: refusal.message.clone(),
+        },
+        output_id,
+        Form::Alone,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inputs_are_read_or_refused() {
+        assert!(matches!(
+            parse_input(&json!({"command": "a"})),
+            Ok(Input::Single(_))
+        ));
+        let both = parse_input(&json!({"command": "a", "calls": [{"command": "a"}]})).unwrap_err();
+        assert_eq!(both.reason, "invalid_input");
+        let many: Vec<Value> = (0..17).map(|_| json!({"command": "a"})).collect();
+        assert_eq!(
+            parse_input(&json!({"calls": many})).unwrap_err().reason,
+            "batch_too_large"
+        );
+        assert_eq!(
+            parse_input(&json!({"calls": []})).unwrap_err().reason,
+            "invalid_input"
+        );
+        let Ok(Input::Batch(calls)) =
+            parse_input(&json!({"calls": [{"command": "a"}, {"args": {}}]}))
+        else {
+            panic!("a batch")
+        };
+        assert!(calls[0].is_ok() && calls[1].is_err());
+        let big = json!({"command": "a", "args": {"t": "x".repeat(ARGS_MAX_BYTES)}});
+        let err = parse_input(&big).unwrap_err();
+        assert!(err.message.contains("16 KiB"), "{}", err.message);
+    }
+}

@@ -1,0 +1,234 @@
+//! The run's catalog: the host's listing read into rows the model may see,
+//! with the rows an agent may not run hidden and the unreadable ones omitted.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::signature::{self, SignatureSource};
+
+/// The most rows a catalog holds; rows past it are counted as omitted.
+pub const CATALOG_MAX_ROWS: usize = 10_000;
+/// The longest title kept, in characters.
+const TITLE_MAX_CHARS: usize = 200;
+
+/// One command the run may see.
+#[derive(Clone, Debug)]
+pub struct CatalogRow {
+    pub name: String,
+    pub title: String,
+    pub description: String,
+    pub input_schema: Value,
+    pub effect: Option<String>,
+    pub scope: Option<String>,
+    /// The broker's literal `readOnlyGranted: true`.
+    pub read_only_granted: bool,
+    pub signature: String,
+}
+
+/// The listing as held for a run.
+#[derive(Clone, Debug, Default)]
+pub struct Catalog {
+    rows: Vec<CatalogRow>,
+    by_name: HashMap<String, usize>,
+    /// Rows whose own declarations say an agent may not run them.
+    pub hidden: usize,
+    /// Rows that could not be read or fell past [`CATALOG_MAX_ROWS`].
+    pub omitted: usize,
+}
+
+/// Why a listing could not be read at all.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error(
+    "the host's listing is not an object with a \"commands\" list — the host CLI answered something else"
+)]
+pub struct MalformedListing;
+
+impl Catalog {
+    /// Reads `{ "commands": [row, …] }`.
+    pub fn from_listing(listing: &Value) -> Result<Catalog, MalformedListing> {
+        let rows = listing
+            .get("commands")
+            .and_then(Value::as_array)
+            .ok_or(MalformedListing)?;
+        let mut catalog = Catalog::default();
+        for row in rows {
+            let Some(object) = row.as_object() else {
+                catalog.omitted += 1;
+                continue;
+            };
+            let Some(name) = object
+                .get("name")
+                .and_then(Value::as_str)
+                .filter(|n| !n.is_empty())
+            else {
+                catalog.omitted += 1;
+                continue;
+            };
+            if hidden_from_agents(row) {
+                catalog.hidden += 1;
+                continue;
+            }
+            if catalog.rows.len() >= CATALOG_MAX_ROWS || catalog.by_name.contains_key(name) {
+                catalog.omitted += 1;
+                continue;
+            }
+            let text = |key: &str| object.get(key).and_then(Value::as_str).map(str::to_string);
+            let input_schema = object
+                .get("inputSchema")
+                .cloned()
+                .unwrap_or(Value::Bool(true));
+            let effect = text("effect");
+            let scope = text("scope");
+            let signature = signature::render(&SignatureSource {
+                name,
+                input_schema: &input_schema,
+                outputs: object.get("outputs"),
+                effect: effect.as_deref(),
+                scope: scope.as_deref(),
+            });
+            catalog.by_name.insert(name.to_string(), catalog.rows.len());
+            catalog.rows.push(CatalogRow {
+                name: name.to_string(),
+                title: text("title")
+                    .map(|t| t.chars().take(TITLE_MAX_CHARS).collect())
+                    .unwrap_or_default(),
+                description: text("description").unwrap_or_default(),
+                input_schema,
+                effect,
+                scope,
+                read_only_granted: object.get("readOnlyGranted") == Some(&Value::Bool(true)),
+                signature,
+            });
+        }
+        Ok(catalog)
+    }
+
+    pub fn rows(&self) -> &[CatalogRow] {
+        &self.rows
+    }
+
+    pub fn get(&self, name: &str) -> Option<&CatalogRow> {
+        self.by_name.get(name).and_then(|&i| self.rows.get(i))
+    }
+
+    /// Up to three listed names nearest `called`: names containing it first,
+    /// then the rest by edit distance.
+    pub fn suggestions(&self, called: &str) -> Vec<String> {
+        let lowered = called.to_lowercase();
+        let mut ranked: Vec<(bool, usize, &str)> = self
+            .rows
+            .iter()
+            .map(|row| {
+                let contains = !lowered.is_empty() && row.name.to_lowercase().contains(&lowered);
+                (
+                    !contains,
+                    strsim::levenshtein(called, &row.name),
+                    row.name.as_str(),
+                )
+            })
+            .collect();
+        ranked.sort();
+        ranked
+            .into_iter()
+            .take(3)
+            .map(|(_, _, n)| n.to_string())
+            .collect()
+    }
+}
+
+/// Whether a row's own declarations say an agent may not run it.
+pub fn hidden_from_agents(row: &Value) -> bool {
+    let field = |key: &str| row.get(key);
+    let holds_session = |v: &Value| {
+        v.as_array()
+            .is_some_and(|list| list.iter().any(|o| o.as_str() == Some("session")))
+    };
+    if field("origin").and_then(Value::as_str) == Some("pattern") {
+        return true;
+    }
+    if field("developer") == Some(&Value::Bool(true)) {
+        return true;
+    }
+    if field("actors")
+        .and_then(Value::as_array)
+        .is_some_and(|actors| !actors.is_empty() && actors.iter().all(names_a_person))
+    {
+        return true;
+    }
+    if field("origins_refused").is_some_and(holds_session) {
+        return true;
+    }
+    if field("origins_required").is_some_and(|v| v.is_array() && !holds_session(v)) {
+        return true;
+    }
+    matches!(field("grant"), Some(g) if !g.is_null() && g != &Value::Bool(false))
+}
+
+/// An actor entry that names a person (`person`, `people`, `human`, `user`,
+/// or `person:<handle>` / `user:<handle>`).
+fn names_a_person(actor: &Value) -> bool {
+    actor.as_str().is_some_and(|a| {
+        matches!(a, "person" | "people" | "human" | "user")
+            || a.starts_with("person:")
+            || a.starts_with("user:")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn each_hidden_rule_hides_and_a_plain_row_shows() {
+        let hidden = [
+            json!({"name": "a", "origin": "pattern"}),
+            json!({"name": "a", "developer": true}),
+            json!({"name": "a", "actors": ["person"]}),
+            json!({"name": "a", "actors": ["person:ada", "user"]}),
+            json!({"name": "a", "origins_refused": ["session"]}),
+            json!({"name": "a", "origins_required": ["web"]}),
+            json!({"name": "a", "grant": {"kind": "consent"}}),
+        ];
+        for row in hidden {
+            assert!(hidden_from_agents(&row), "{row} should hide");
+        }
+        let shown = [
+            json!({"name": "a"}),
+            json!({"name": "a", "actors": ["person", "agent"]}),
+            json!({"name": "a", "origins_required": ["session", "web"]}),
+            json!({"name": "a", "origins_refused": ["web"]}),
+            json!({"name": "a", "developer": false, "origin": "app", "grant": null}),
+        ];
+        for row in shown {
+            assert!(!hidden_from_agents(&row), "{row} should show");
+        }
+    }
+
+    #[test]
+    fn unreadable_rows_are_omitted() {
+        let catalog = Catalog::from_listing(&json!({"commands": [
+            {"name": "ok"}, 3, {"title": "no name"}, {"name": "ok"}, {"name": "dev", "developer": true}
+        ]}))
+        .unwrap();
+        assert_eq!(catalog.rows().len(), 1);
+        assert_eq!(catalog.omitted, 3);
+        assert_eq!(catalog.hidden, 1);
+        assert!(Catalog::from_listing(&json!([1])).is_err());
+    }
+
+    #[test]
+    fn suggestions_put_containing_names_first() {
+        let catalog = Catalog::from_listing(&json!({"commands": [
+            {"name": "apps.list"}, {"name": "graph.query"}, {"name": "jeff/runs.log_run"},
+            {"name": "jeff/runs.log_runs_all"}, {"name": "graph.apply"}
+        ]}))
+        .unwrap();
+        assert_eq!(
+            catalog.suggestions("log_run"),
+            vec!["jeff/runs.log_run", "jeff/runs.log_runs_all", "apps.list"]
+        );
+        assert_eq!(catalog.suggestions("graph.qery")[0], "graph.query");
+    }
+}

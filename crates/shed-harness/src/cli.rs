@@ -1,0 +1,346 @@
+//! The command line: `shed-harness run | tool | mcp` with the common flags,
+//! and the embedder's entry point [`run_cli`].
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::{Args, Parser, Subcommand};
+use serde_json::{Value, json};
+
+use crate::config;
+use crate::harness::{DEFAULT_OUTPUT_BOUND, Harness, RunSettings};
+use crate::labels::Ceiling;
+use crate::model::{ModelSettings, run_task};
+use crate::policy::{Mode, PolicyTrace, TaskSlot};
+use crate::tools::{ALL_TOOLS, ToolName};
+
+const AFTER_HELP: &str = "\
+Without a host configuration (--loom-commands-config or CF_HARNESS_LOOM_COMMANDS_CONFIG)
+the command tools are absent, and naming one with --allow-tool is refused.
+
+The observation ceiling is the most a run may see of the host's answers. Give it as a
+comma list of readers (e.g. `space:jeff,person:ada`, or `public`), or as a JSON label
+`{\"readers\": [\"space:jeff\"], \"integrity\": \"trusted\"}` (a trusted ceiling also withholds
+untrusted answers). An answer whose readers do not include every reader of the ceiling is
+withheld: the model sees only its outcome. Without a ceiling every answer is shown.";
+
+/// shed-harness: put a host's commands in front of a model.
+///
+/// The three tools are `list_commands` (what this run may run, as typed
+/// signatures), `run_command` (run one command or a batch of up to 16, as the
+/// agent) and `run_read_command` (run broker-granted reads). The harness
+/// reaches the host only through its command CLI, as the host configuration
+/// file says.
+#[derive(Debug, Parser)]
+#[command(name = "shed-harness", version, after_help = AFTER_HELP)]
+pub struct Cli {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Flags every subcommand takes.
+#[derive(Debug, Args)]
+pub struct CommonArgs {
+    /// The host configuration file, an absolute path (JSON: cliPath,
+    /// jobIdEnvVar, transport {kind: "broker", queuePath}).
+    #[arg(
+        long,
+        global = true,
+        env = "CF_HARNESS_LOOM_COMMANDS_CONFIG",
+        value_name = "ABSOLUTE_PATH"
+    )]
+    pub loom_commands_config: Option<PathBuf>,
+    /// Offer only this tool (repeat for more): list_commands, run_command,
+    /// run_read_command. Without it, every available tool is offered.
+    #[arg(long = "allow-tool", global = true, value_name = "TOOL")]
+    pub allow_tool: Vec<String>,
+    /// The policy mode: `off` runs every call; `enforce-explicit` runs
+    /// run_command only for a direct-command task; `enforce-strict` also runs
+    /// read tools only for a direct-command task, except list_commands and
+    /// run_read_command for a context task.
+    #[arg(long, global = true, value_enum, default_value = "enforce-explicit")]
+    pub policy: Mode,
+    /// How the task is bound: direct-command (the person typed it), context
+    /// (it arrived with other content), quoted, or absent.
+    #[arg(long, global = true, value_enum, default_value = "direct-command")]
+    pub task_slot: TaskSlot,
+    /// The most this run may observe: a comma list of readers or a JSON label
+    /// (see below). Without it every answer is shown.
+    #[arg(long, global = true, value_name = "CEILING")]
+    pub observation_ceiling: Option<String>,
+    /// The host job id for this invocation, handed to the host CLI in the
+    /// variable the configuration's jobIdEnvVar names.
+    #[arg(long, global = true, value_name = "JOB_ID")]
+    pub command_job_id: Option<String>,
+    /// The most bytes of JSON one tool result may show the model.
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = DEFAULT_OUTPUT_BOUND)]
+    pub tool_output_bound: usize,
+    /// Append every policy decision to this file as JSON lines.
+    #[arg(long, global = true, value_name = "PATH")]
+    pub policy_trace: Option<PathBuf>,
+    /// Write the run's record (messages, referents, observations) to this
+    /// JSON file when the run ends (after every call under `mcp`).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub transcript: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a task with a model until it answers; print the answer.
+    ///
+    /// The model is any OpenAI-compatible chat-completions endpoint with tool
+    /// calling. The harness offers it the allowed tools and runs each tool call
+    /// it makes, under the run's policy.
+    Run(RunArgs),
+    /// Run one tool by hand, with no model, and print its result as JSON.
+    ///
+    /// Example: shed-harness --loom-commands-config /etc/host.json tool
+    /// run_command --input '{"command": "apps.list"}'
+    Tool(ToolArgs),
+    /// Serve the allowed tools over MCP on stdin/stdout.
+    ///
+    /// Point an MCP client at `shed-harness --loom-commands-config … mcp`.
+    Mcp,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The task, as the person or the submitting content gave it.
+    #[arg(long)]
+    pub task: String,
+    /// The model's name, as the endpoint knows it.
+    #[arg(long, env = "SHED_HARNESS_MODEL")]
+    pub model: String,
+    /// The endpoint's base URL; requests go to <base-url>/chat/completions.
+    #[arg(long, env = "SHED_HARNESS_BASE_URL")]
+    pub base_url: String,
+    /// The environment variable holding the endpoint's API key, if it needs one.
+    #[arg(long, default_value = "OPENAI_API_KEY", value_name = "VAR")]
+    pub api_key_env: String,
+    /// The most model turns before the run gives up.
+    #[arg(long, default_value_t = 32)]
+    pub max_turns: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct ToolArgs {
+    /// The tool: list_commands, run_command or run_read_command.
+    pub name: String,
+    /// The tool's input, as JSON.
+    #[arg(long, default_value = "{}")]
+    pub input: String,
+}
+
+/// What the embedder supplies for one invocation.
+#[derive(Clone, Debug, Default)]
+pub struct RunCliDependencies {
+    /// The host job id of this invocation; nothing else can set it.
+    pub command_job_id: Option<String>,
+}
+
+/// The embedder's entry point: runs the CLI with `args` (the first is the
+/// program name) and returns the exit code. The job id comes from
+/// `deps.command_job_id` only; `--command-job-id` in `args` is refused.
+pub async fn run_cli<I, T>(args: I, deps: RunCliDependencies) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return e.exit_code();
+        }
+    };
+    if cli.common.command_job_id.is_some() {
+        eprintln!(
+            "error: --command-job-id is the shed-harness binary's flag; an embedder supplies the job id as deps.command_job_id"
+        );
+        return 2;
+    }
+    execute(cli, deps).await
+}
+
+/// The binary's entry point: `--command-job-id` becomes the dependency.
+pub async fn binary_main() -> i32 {
+    let mut cli = Cli::parse();
+    let deps = RunCliDependencies {
+        command_job_id: cli.common.command_job_id.take(),
+    };
+    execute(cli, deps).await
+}
+
+/// A refusal at argument parsing (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum ArgumentError {
+    #[error(transparent)]
+    Config(#[from] config::ConfigError),
+    #[error(
+        "--allow-tool {0} is not a tool — the tools are list_commands, run_command and run_read_command"
+    )]
+    UnknownTool(String),
+    #[error(
+        "{0} needs a host configuration — pass --loom-commands-config /absolute/host-config.json or set CF_HARNESS_LOOM_COMMANDS_CONFIG"
+    )]
+    NeedsConfig(String),
+    #[error("tool {0} is not among this run's allowed tools ({1})")]
+    NotAllowed(String, String),
+    #[error("--observation-ceiling: {0}")]
+    Ceiling(#[from] crate::labels::LabelError),
+    #[error("--tool-output-bound must be at least 1024 bytes, and {0} is less")]
+    Bound(usize),
+    #[error("--input is not JSON ({0}) — pass the tool's input as a JSON object")]
+    Input(String),
+    #[error(transparent)]
+    Trace(#[from] crate::policy::TraceError),
+}
+
+/// Reads the common flags into a run's settings.
+pub fn settings(
+    common: &CommonArgs,
+    deps: &RunCliDependencies,
+) -> Result<RunSettings, ArgumentError> {
+    let host = match &common.loom_commands_config {
+        Some(path) => Some(config::load(path)?),
+        None => None,
+    };
+    let mut allowed = Vec::new();
+    for name in &common.allow_tool {
+        let tool = ToolName::parse(name).ok_or_else(|| ArgumentError::UnknownTool(name.clone()))?;
+        if host.is_none() {
+            return Err(ArgumentError::NeedsConfig(format!("--allow-tool {name}")));
+        }
+        if !allowed.contains(&tool) {
+            allowed.push(tool);
+        }
+    }
+    if common.allow_tool.is_empty() && host.is_some() {
+        allowed = ALL_TOOLS.to_vec();
+    }
+    let ceiling = common
+        .observation_ceiling
+        .as_deref()
+        .map(Ceiling::parse)
+        .transpose()?;
+    if common.tool_output_bound < 1024 {
+        return Err(ArgumentError::Bound(common.tool_output_bound));
+    }
+    Ok(RunSettings {
+        host,
+        command_job_id: deps.command_job_id.clone(),
+        allowed,
+        mode: common.policy,
+        task_slot: common.task_slot,
+        ceiling,
+        output_bound: common.tool_output_bound,
+        trace: PolicyTrace::open(common.policy_trace.as_deref())?,
+    })
+}
+
+async fn execute(cli: Cli, deps: RunCliDependencies) -> i32 {
+    let settings = match settings(&cli.common, &deps) {
+        Ok(settings) => settings,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let transcript = cli.common.transcript.clone();
+    match cli.command {
+        Command::Tool(args) => tool(settings, args, transcript.as_deref()).await,
+        Command::Mcp => {
+            let harness = Arc::new(Harness::new(settings));
+            match crate::mcp::serve(harness, transcript).await {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    1
+                }
+            }
+        }
+        Command::Run(args) => run(settings, args, transcript.as_deref()).await,
+    }
+}
+
+async fn tool(settings: RunSettings, args: ToolArgs, transcript: Option<&Path>) -> i32 {
+    let checked = (|| {
+        let tool = ToolName::parse(&args.name)
+            .ok_or_else(|| ArgumentError::UnknownTool(args.name.clone()))?;
+        if settings.host.is_none() {
+            return Err(ArgumentError::NeedsConfig(format!("tool {}", args.name)));
+        }
+        if !settings.allowed.contains(&tool) {
+            let offered: Vec<&str> = settings.allowed.iter().map(|t| t.as_str()).collect();
+            return Err(ArgumentError::NotAllowed(
+                args.name.clone(),
+                offered.join(", "),
+            ));
+        }
+        let input: Value =
+            serde_json::from_str(&args.input).map_err(|e| ArgumentError::Input(e.to_string()))?;
+        Ok((tool, input))
+    })();
+    let (tool, input) = match checked {
+        Ok(checked) => checked,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let harness = Harness::new(settings);
+    let result = harness.call(tool.as_str(), input).await;
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&result).unwrap_or_default()
+    );
+    write_transcript(transcript, json!({ "journal": harness.journal_json() }))
+}
+
+async fn run(settings: RunSettings, args: RunArgs, transcript: Option<&Path>) -> i32 {
+    let slot = settings.task_slot;
+    let harness = Harness::new(settings);
+    let model = ModelSettings {
+        base_url: args.base_url,
+        model: args.model,
+        api_key: std::env::var(&args.api_key_env).ok(),
+        max_turns: args.max_turns,
+    };
+    let outcome = run_task(&harness, &model, &args.task, slot).await;
+    let (code, messages) = match outcome {
+        Ok(done) => {
+            println!("{}", done.answer);
+            (0, done.messages)
+        }
+        Err(failure) => {
+            eprintln!("error: {}", failure.error);
+            (1, failure.messages)
+        }
+    };
+    let record = json!({
+        "task": args.task,
+        "taskSlot": slot.as_str(),
+        "messages": messages,
+        "journal": harness.journal_json(),
+    });
+    let written = write_transcript(transcript, record);
+    if code == 0 { written } else { code }
+}
+
+/// Writes the run's record; 1 when it could not be written.
+pub fn write_transcript(path: Option<&Path>, record: Value) -> i32 {
+    let Some(path) = path else {
+        return 0;
+    };
+    let text = serde_json::to_string_pretty(&record).unwrap_or_default();
+    match std::fs::write(path, text) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: cannot write the transcript {}: {e}", path.display());
+            1
+        }
+    }
+}

@@ -1,0 +1,248 @@
+//! The host configuration file (`--loom-commands-config`): where the host's
+//! CLI is, which variable carries the job id, and the broker queue it talks to.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// A host configuration that passed every check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostConfig {
+    /// The host CLI, an absolute path.
+    pub cli_path: PathBuf,
+    /// The variable that carries the current job id, when the host wants one.
+    pub job_id_env_var: Option<String>,
+    /// The broker's queue, handed to the CLI as `LOOM_PAGE_RPC_QUEUE`.
+    pub queue_path: PathBuf,
+}
+
+/// Why a host configuration was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error(
+        "the host configuration path {0} is not absolute — give --loom-commands-config an absolute path"
+    )]
+    NotAbsolute(String),
+    #[error(
+        "cannot read the host configuration {path}: {source} — check the path and its permissions"
+    )]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("the host configuration {path} is not valid JSON ({detail}) — fix the file")]
+    Json { path: String, detail: String },
+    #[error("the host configuration {path} must be a JSON object with cliPath and transport")]
+    NotAnObject { path: String },
+    #[error("the host configuration {path} has no {field} — add it ({what})")]
+    Missing {
+        path: String,
+        field: &'static str,
+        what: &'static str,
+    },
+    #[error("the host configuration {path}: {field} must be {what}")]
+    Invalid {
+        path: String,
+        field: &'static str,
+        what: &'static str,
+    },
+    #[error(
+        "the host configuration {path} asks for a direct transport, which is refused: only the broker transport is accepted, because a direct transport would leave the command's attribution to this file instead of the broker — set transport.kind to \"broker\" with the broker's queuePath"
+    )]
+    DirectTransport { path: String },
+    #[error(
+        "the host configuration {path} names transport kind {kind:?}, which is unknown — the only accepted kind is \"broker\""
+    )]
+    UnknownTransport { path: String, kind: String },
+    #[error(
+        "the host configuration {path}: jobIdEnvVar {name:?} is not a variable name — use uppercase letters, digits and underscores, starting with a letter or underscore"
+    )]
+    BadJobIdEnvVar { path: String, name: String },
+    #[error(
+        "the host configuration {path}: jobIdEnvVar may not be {name} — that variable is set by the harness itself; pick another name such as LOOM_COMMAND_JOB_ID"
+    )]
+    ReservedJobIdEnvVar { path: String, name: String },
+}
+
+/// The variable carrying the broker queue to the host CLI.
+pub const QUEUE_ENV_VAR: &str = "LOOM_PAGE_RPC_QUEUE";
+
+/// Reads and checks the configuration file at `path`, which must be absolute.
+pub fn load(path: &Path) -> Result<HostConfig, ConfigError> {
+    let shown = path.display().to_string();
+    if !path.is_absolute() {
+        return Err(ConfigError::NotAbsolute(shown));
+    }
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: shown.clone(),
+        source,
+    })?;
+    parse(&text, &shown)
+}
+
+/// Checks a configuration's text; `path` only names the file in sentences.
+pub fn parse(text: &str, path: &str) -> Result<HostConfig, ConfigError> {
+    let path = path.to_string();
+    let value: Value = serde_json::from_str(text).map_err(|e| ConfigError::Json {
+        path: path.clone(),
+        detail: e.to_string(),
+    })?;
+    let Some(object) = value.as_object() else {
+        return Err(ConfigError::NotAnObject { path });
+    };
+    let cli_path = match object.get("cliPath") {
+        None => {
+            return Err(ConfigError::Missing {
+                path,
+                field: "cliPath",
+                what: "the absolute path of the host's CLI",
+            });
+        }
+        Some(Value::String(p)) if Path::new(p).is_absolute() => PathBuf::from(p),
+        Some(_) => {
+            return Err(ConfigError::Invalid {
+                path,
+                field: "cliPath",
+                what: "an absolute path to the host's CLI, as a string",
+            });
+        }
+    };
+    let transport = match object.get("transport") {
+        None => {
+            return Err(ConfigError::Missing {
+                path,
+                field: "transport",
+                what: "{\"kind\": \"broker\", \"queuePath\": \"/…\"}",
+            });
+        }
+        Some(Value::Object(t)) => t,
+        Some(_) => {
+            return Err(ConfigError::Invalid {
+                path,
+                field: "transport",
+                what: "an object {\"kind\": \"broker\", \"queuePath\": \"/…\"}",
+            });
+        }
+    };
+    match transport.get("kind") {
+        Some(Value::String(kind)) if kind == "broker" => {}
+        Some(Value::String(kind)) if kind == "direct" => {
+            return Err(ConfigError::DirectTransport { path });
+        }
+        Some(Value::String(kind)) => {
+            return Err(ConfigError::UnknownTransport {
+                path,
+                kind: kind.clone(),
+            });
+        }
+        _ => {
+            return Err(ConfigError::Invalid {
+                path,
+                field: "transport.kind",
+                what: "the string \"broker\"",
+            });
+        }
+    }
+    let queue_path = match transport.get("queuePath") {
+        Some(Value::String(q)) if Path::new(q).is_absolute() => PathBuf::from(q),
+        None => {
+            return Err(ConfigError::Missing {
+                path,
+                field: "transport.queuePath",
+                what: "the absolute path of the broker's queue",
+            });
+        }
+        Some(_) => {
+            return Err(ConfigError::Invalid {
+                path,
+                field: "transport.queuePath",
+                what: "an absolute path to the broker's queue, as a string",
+            });
+        }
+    };
+    let job_id_env_var = match object.get("jobIdEnvVar") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(name)) => Some(check_job_id_env_var(name, &path)?),
+        Some(_) => {
+            return Err(ConfigError::Invalid {
+                path,
+                field: "jobIdEnvVar",
+                what: "a variable name as a string, such as \"LOOM_COMMAND_JOB_ID\"",
+            });
+        }
+    };
+    // A `jobId` in the file is ignored on purpose: the embedder supplies the
+    // job id for each invocation, never the configuration.
+    Ok(HostConfig {
+        cli_path,
+        job_id_env_var,
+        queue_path,
+    })
+}
+
+fn check_job_id_env_var(name: &str, path: &str) -> Result<String, ConfigError> {
+    let mut chars = name.chars();
+    let first_ok = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_uppercase() || c == '_');
+    let rest_ok = chars.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    if !first_ok || !rest_ok {
+        return Err(ConfigError::BadJobIdEnvVar {
+            path: path.to_string(),
+            name: name.to_string(),
+        });
+    }
+    if name == "PATH" || name == QUEUE_ENV_VAR {
+        return Err(ConfigError::ReservedJobIdEnvVar {
+            path: path.to_string(),
+            name: name.to_string(),
+        });
+    }
+    Ok(name.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(extra: &str) -> String {
+        format!(
+            r#"{{"cliPath":"/opt/loom/bin/loom","transport":{{"kind":"broker","queuePath":"/run/q"}}{extra}}}"#
+        )
+    }
+
+    #[test]
+    fn a_broker_configuration_reads() {
+        let c = parse(
+            &cfg(r#","jobIdEnvVar":"LOOM_COMMAND_JOB_ID","jobId":"j-1""#),
+            "f",
+        )
+        .unwrap();
+        assert_eq!(c.cli_path, PathBuf::from("/opt/loom/bin/loom"));
+        assert_eq!(c.job_id_env_var.as_deref(), Some("LOOM_COMMAND_JOB_ID"));
+        assert_eq!(c.queue_path, PathBuf::from("/run/q"));
+    }
+
+    #[test]
+    fn job_id_variable_names_are_checked() {
+        for bad in ["lower", "1ABC", "A-B", "", "PATH", "LOOM_PAGE_RPC_QUEUE"] {
+            let text = cfg(&format!(r#","jobIdEnvVar":"{bad}""#));
+            assert!(parse(&text, "f").is_err(), "{bad} should be refused");
+        }
+        for good in ["_X", "JOB_1", "A"] {
+            let text = cfg(&format!(r#","jobIdEnvVar":"{good}""#));
+            assert!(parse(&text, "f").is_ok(), "{good} should be accepted");
+        }
+    }
+
+    #[test]
+    fn direct_transport_is_refused_with_its_reason() {
+        let text = r#"{"cliPath":"/x","transport":{"kind":"direct"}}"#;
+        let err = parse(text, "/etc/h.json").unwrap_err().to_string();
+        assert!(
+            err.contains("only the broker transport is accepted"),
+            "{err}"
+        );
+        assert!(err.contains("attribution"), "{err}");
+    }
+}

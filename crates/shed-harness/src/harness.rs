@@ -1,0 +1,413 @@
+//! The harness of one run: the allowed tools, the run's catalog, policy on
+//! every tool call, the batch engine with its bounds, and the run's journal.
+
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use futures::StreamExt;
+use serde_json::{Value, json};
+
+use crate::calls::{self, CallContext, CallResult, Form, Input, MAX_IN_FLIGHT, Refusal};
+use crate::catalog::Catalog;
+use crate::config::HostConfig;
+use crate::host::{HostCli, ListError};
+use crate::journal::{Journal, Provenance};
+use crate::labels::{Ceiling, Label};
+use crate::listing::{self, DETAIL_MAX_NAMES, json_len};
+use crate::policy::{self, Mode, PolicyTrace, TaskSlot};
+use crate::tools::ToolName;
+
+/// The model bound for one tool result unless the run says otherwise (32 KiB).
+pub const DEFAULT_OUTPUT_BOUND: usize = 32 * 1024;
+
+/// Everything a run is started with.
+#[derive(Debug)]
+pub struct RunSettings {
+    pub host: Option<HostConfig>,
+    /// The host job id of this invocation, from the embedder only.
+    pub command_job_id: Option<String>,
+    pub allowed: Vec<ToolName>,
+    pub mode: Mode,
+    pub task_slot: TaskSlot,
+    pub ceiling: Option<Ceiling>,
+    pub output_bound: usize,
+    pub trace: PolicyTrace,
+}
+
+/// A flag a turn's cancellation sets.
+#[derive(Clone, Debug, Default)]
+pub struct CancelFlag(Arc<AtomicBool>);
+
+impl CancelFlag {
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// One run of the harness.
+pub struct Harness {
+    settings: RunSettings,
+    host: Option<HostCli>,
+    catalog: tokio::sync::Mutex<Option<Arc<Catalog>>>,
+    next_output: AtomicU64,
+    journal: Mutex<Journal>,
+}
+
+impl Harness {
+    pub fn new(settings: RunSettings) -> Harness {
+        let host = settings
+            .host
+            .clone()
+            .map(|config| HostCli::new(config, settings.command_job_id.clone()));
+        let journal = Mutex::new(Journal::new(settings.task_slot));
+        Harness {
+            settings,
+            host,
+            catalog: tokio::sync::Mutex::new(None),
+            next_output: AtomicU64::new(1),
+            journal,
+        }
+    }
+
+    /// The tools this run offers.
+    pub fn tools(&self) -> &[ToolName] {
+        &self.settings.allowed
+    }
+
+    /// The run's journal: context label, referents, observations.
+    pub fn journal_json(&self) -> Value {
+        self.journal
+            .lock()
+            .map(|j| j.to_json())
+            .unwrap_or(Value::Null)
+    }
+
+    fn mint(&self) -> String {
+        format!("out-{}", self.next_output.fetch_add(1, Ordering::SeqCst))
+    }
+
+    /// Runs one tool call, never cancelled.
+    pub async fn call(&self, name: &str, input: Value) -> Value {
+        self.call_cancellable(name, input, &CancelFlag::default())
+            .await
+    }
+
+    /// Runs one tool call; calls reached after `cancel` is set are not sent.
+    pub async fn call_cancellable(&self, name: &str, input: Value, cancel: &CancelFlag) -> Value {
+        let Some(tool) = ToolName::parse(name).filter(|t| self.settings.allowed.contains(t)) else {
+            let offered: Vec<&str> = self.settings.allowed.iter().map(|t| t.as_str()).collect();
+            return json!({
+                "outputId": self.mint(),
+                "status": "unknown_tool",
+                "message": format!("this run has no tool named {name:?}; it offers {}", if offered.is_empty() { "none".to_string() } else { offered.join(", ") }),
+            });
+        };
+        let decision = policy::decide(self.settings.mode, self.settings.task_slot, tool);
+        self.settings
+            .trace
+            .record(self.settings.mode, self.settings.task_slot, tool, &decision);
+        if !decision.admitted {
+            return json!({
+                "outputId": self.mint(),
+                "status": "refused_by_policy",
+                "policy": self.settings.mode.as_str(),
+                "decision": decision.name,
+                "message": format!("{} was not run: {}", tool.as_str(), decision.reason),
+            });
+        }
+        match tool {
+            ToolName::ListCommands => self.list_commands(&input).await,
+            ToolName::RunCommand => self.run_commands(tool, &input, false, cancel).await,
+            ToolName::RunReadCommand => self.run_commands(tool, &input, true, cancel).await,
+        }
+    }
+
+    async fn read_catalog(&self, fresh: bool) -> Result<Arc<Catalog>, Refusal> {
+        let Some(host) = &self.host else {
+            return Err(not_configured());
+        };
+        let mut held = self.catalog.lock().await;
+        if !fresh && let Some(catalog) = held.as_ref() {
+            return Ok(catalog.clone());
+        }
+        let catalog = host
+            .list()
+            .await
+            .and_then(|listing| {
+                Catalog::from_listing(&listing)
+                    .map_err(|e| ListError::MalformedPayload(e.to_string()))
+            })
+            .map_err(|e| Refusal {
+                reason: e.reason(),
+                message: e.to_string(),
+            })?;
+        let catalog = Arc::new(catalog);
+        *held = Some(catalog.clone());
+        Ok(catalog)
+    }
+
+    async fn list_commands(&self, input: &Value) -> Value {
+        let detail = match read_detail(input) {
+            Ok(detail) => detail,
+            Err(message) => {
+                return calls::refusal(
+                    &Refusal {
+                        reason: "invalid_input",
+                        message,
+                    },
+                    &self.mint(),
+                );
+            }
+        };
+        match self.read_catalog(true).await {
+            Ok(catalog) => {
+                listing::render(&catalog, &detail, self.settings.output_bound, &self.mint())
+            }
+            Err(refusal) => calls::refusal(&refusal, &self.mint()),
+        }
+    }
+
+    async fn run_commands(
+        &self,
+        tool: ToolName,
+        input: &Value,
+        read_only: bool,
+        cancel: &CancelFlag,
+    ) -> Value {
+        let parsed = match calls::parse_input(input) {
+            Ok(parsed) => parsed,
+            Err(refusal) => return calls::refusal(&refusal, &self.mint()),
+        };
+        if cancel.is_cancelled() {
+            let refusal = Refusal {
+                reason: "cancelled",
+                message: "the turn was cancelled before anything was sent".into(),
+            };
+            return calls::refusal(&refusal, &self.mint());
+        }
+        let catalog = match self.read_catalog(read_only).await {
+            Ok(catalog) => catalog,
+            Err(refusal) => return calls::refusal(&refusal, &self.mint()),
+        };
+        let Some(host) = &self.host else {
+            return calls::refusal(&not_configured(), &self.mint());
+        };
+        let input_label = self
+            .journal
+            .lock()
+            .map(|j| j.context_label())
+            .unwrap_or_else(|_| Label::bottom());
+        let is_cancelled = || cancel.is_cancelled();
+        let ctx = CallContext {
+            host,
+            catalog: &catalog,
+            read_only,
+            ceiling: self.settings.ceiling.as_ref(),
+            input_label: &input_label,
+            cancelled: &is_cancelled,
+        };
+        match parsed {
+            Input::Single(spec) => {
+                let id = self.mint();
+                let result = calls::perform(&ctx, Ok(spec)).await;
+                let (value, shown) = render_alone(&result, &id, self.settings.output_bound);
+                self.record(tool, std::slice::from_ref(&(id, result)), &[shown], host);
+                value
+            }
+            Input::Batch(specs) => {
+                let batch_id = self.mint();
+                let ids: Vec<String> = specs.iter().map(|_| self.mint()).collect();
+                let results: Vec<CallResult> = futures::stream::iter(specs)
+                    .map(|spec| calls::perform(&ctx, spec))
+                    .buffered(MAX_IN_FLIGHT)
+                    .collect()
+                    .await;
+                let results: Vec<(String, CallResult)> = ids.into_iter().zip(results).collect();
+                let (value, shown) = render_batch(&results, &batch_id, self.settings.output_bound);
+                self.record(tool, &results, &shown, host);
+                value
+            }
+        }
+    }
+
+    /// Holds every admitted answer as a referent and records one observation
+    /// — the join of the admitted labels the model was shown.
+    fn record(
+        &self,
+        tool: ToolName,
+        results: &[(String, CallResult)],
+        shown: &[bool],
+        host: &HostCli,
+    ) {
+        let Ok(mut journal) = self.journal.lock() else {
+            return;
+        };
+        let actor = host
+            .job_id()
+            .map(|job| format!("agent:{job}"))
+            .unwrap_or_else(|| "agent".to_string());
+        let mut observed: Option<Label> = None;
+        for ((id, result), &was_shown) in results.iter().zip(shown) {
+            let CallResult::Executed {
+                spec,
+                outcome,
+                answer: calls::Answer::Admitted { entry, label },
+                ..
+            } = result
+            else {
+                continue;
+            };
+            let provenance = Provenance {
+                command: spec.command.clone(),
+                actor: actor.clone(),
+                loom: spec.loom_id.clone(),
+                version: outcome.version.clone(),
+            };
+            journal.hold(id, label, &provenance, entry);
+            if was_shown {
+                observed = Some(match observed {
+                    None => label.clone(),
+                    Some(so_far) => so_far.join(label),
+                });
+            }
+        }
+        if let Some(label) = observed {
+            let id = if results.len() == 1 {
+                results
+                    .first()
+                    .map(|(id, _)| id.clone())
+                    .unwrap_or_default()
+            } else {
+                "batch".to_string()
+            };
+            journal.observe(tool.as_str(), &id, &label);
+        }
+    }
+}
+
+fn not_configured() -> Refusal {
+    Refusal {
+        reason: "not_configured",
+        message: "this run has no host configuration — start it with --loom-commands-config".into(),
+    }
+}
+
+fn read_detail(input: &Value) -> Result<Vec<String>, String> {
+    let object = match input {
+        Value::Null => return Ok(Vec::new()),
+        Value::Object(o) => o,
+        _ => return Err("list_commands takes an object such as {\"detail\": [\"name\"]}".into()),
+    };
+    if let Some(other) = object.keys().find(|k| k.as_str() != "detail") {
+        return Err(format!(
+            "list_commands takes only detail, and got {other:?} — remove it"
+        ));
+    }
+    let list = match object.get("detail") {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(list)) => list,
+        Some(_) => return Err("detail must be a list of command names".into()),
+    };
+    if list.len() > DETAIL_MAX_NAMES {
+        return Err(format!(
+            "detail names {} commands and takes at most {DETAIL_MAX_NAMES} — ask for fewer",
+            list.len()
+        ));
+    }
+    list.iter()
+        .map(|n| {
+            n.as_str()
+                .map(str::to_string)
+                .ok_or_else(|| "detail must hold command names as strings".to_string())
+        })
+        .collect()
+}
+
+/// A call sent alone: its answer is left out when the whole result would
+/// pass the bound.
+pub fn render_alone(result: &CallResult, output_id: &str, bound: usize) -> (Value, bool) {
+    let mut value = calls::summary(result, output_id, Form::Alone);
+    let CallResult::Executed { answer, .. } = result else {
+        return (value, false);
+    };
+    value["entry"] = answer.entry();
+    if json_len(&value) <= bound {
+        return (value, true);
+    }
+    if let Some(object) = value.as_object_mut() {
+        object.remove("entry");
+        object.insert("truncated".into(), Value::Bool(true));
+    }
+    (value, false)
+}
+
+/// A batch's result: compact summaries charged in call order against one
+/// bound beside the smallest form of every later call, then the answers
+/// measured in order against what the summaries leave.
+pub fn render_batch(
+    results: &[(String, CallResult)],
+    batch_id: &str,
+    bound: usize,
+) -> (Value, Vec<bool>) {
+    let envelope_len = json_len(
+        &json!({"outputId": batch_id, "status": "batch", "results": [], "truncated": false}),
+    );
+    let minimal: Vec<usize> = results
+        .iter()
+        .map(|(id, r)| json_len(&calls::summary(r, id, Form::BatchMinimal)) + 1)
+        .collect();
+    let mut later_minimal: usize = minimal.iter().sum();
+    let mut used = envelope_len;
+    let mut summaries = Vec::with_capacity(results.len());
+    for ((id, result), own_minimal) in results.iter().zip(&minimal) {
+        later_minimal -= own_minimal;
+        let mut chosen = None;
+        for form in [Form::Batch, Form::BatchNoSignature] {
+            let candidate = calls::summary(result, id, form);
+            let size = json_len(&candidate) + 1;
+            if used + size + later_minimal <= bound {
+                used += size;
+                chosen = Some(candidate);
+                break;
+            }
+        }
+        let summary = chosen.unwrap_or_else(|| {
+            used += own_minimal;
+            calls::summary(result, id, Form::BatchMinimal)
+        });
+        summaries.push(summary);
+    }
+    let mut shown = vec![false; results.len()];
+    let mut truncated = false;
+    for (((_, result), summary), was_shown) in results
+        .iter()
+        .zip(summaries.iter_mut())
+        .zip(shown.iter_mut())
+    {
+        let CallResult::Executed { answer, .. } = result else {
+            continue;
+        };
+        let entry = answer.entry();
+        let size = json_len(&entry) + ",\"entry\":".len();
+        if used + size <= bound {
+            used += size;
+            summary["entry"] = entry;
+            *was_shown = true;
+        } else {
+            used += ",\"truncated\":true".len();
+            summary["truncated"] = Value::Bool(true);
+            truncated = true;
+        }
+    }
+    let value = json!({
+        "outputId": batch_id,
+        "status": "batch",
+        "results": summaries,
+        "truncated": truncated,
+    });
+    (value, shown)
+}

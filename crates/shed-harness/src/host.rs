@@ -1,0 +1,189 @@
+//! Reaching the host: each call is one process of the host's CLI over a
+//! cleared environment (`PATH`, `LOOM_PAGE_RPC_QUEUE`, and the job id variable
+//! when the embedder supplied an id), arguments on stdin.
+
+use std::ffi::OsString;
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::AsyncWriteExt;
+use tokio::process::Command;
+
+use crate::config::{HostConfig, QUEUE_ENV_VAR};
+
+/// How long one host process may take before its answer counts as lost.
+const HOST_TIMEOUT: Duration = Duration::from_secs(300);
+/// The `PATH` given to the host when the harness has none.
+const FALLBACK_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// One call as sent to the host.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunRequest {
+    pub command: String,
+    pub args: Value,
+    pub loom_id: Option<String>,
+    pub expected_version: Option<u64>,
+    pub read_only: bool,
+}
+
+/// Why the listing could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ListError {
+    #[error("the host's CLI could not list its commands: {0}")]
+    CommandFailed(String),
+    #[error("the host's CLI answered the listing with something that is not a listing: {0}")]
+    MalformedPayload(String),
+}
+
+impl ListError {
+    /// The `failed_to_deliver` reason the model sees.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            ListError::CommandFailed(_) => "command_failed",
+            ListError::MalformedPayload(_) => "malformed_payload",
+        }
+    }
+}
+
+/// Why a run has no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The process never started: nothing was sent.
+    #[error("the host's CLI could not be started: {0}")]
+    NotSent(String),
+    /// The command was sent and the answer was lost.
+    #[error("the command was sent but its answer was lost: {0}")]
+    Lost(String),
+}
+
+/// The host's CLI as configured, with the job id of this invocation.
+#[derive(Clone, Debug)]
+pub struct HostCli {
+    config: HostConfig,
+    job_id: Option<String>,
+    path: OsString,
+}
+
+impl HostCli {
+    /// `job_id` comes from the embedder (`deps.command_job_id`) or the
+    /// binary's `--command-job-id`, never from the ambient environment.
+    pub fn new(config: HostConfig, job_id: Option<String>) -> HostCli {
+        let path = std::env::var_os("PATH").unwrap_or_else(|| OsString::from(FALLBACK_PATH));
+        HostCli {
+            config,
+            job_id,
+            path,
+        }
+    }
+
+    pub fn job_id(&self) -> Option<&str> {
+        self.job_id.as_deref()
+    }
+
+    fn command(&self, args: &[String]) -> Command {
+        let mut cmd = Command::new(&self.config.cli_path);
+        cmd.args(args)
+            .env_clear()
+            .env("PATH", &self.path)
+            .env(QUEUE_ENV_VAR, &self.config.queue_path)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        if let (Some(var), Some(id)) = (&self.config.job_id_env_var, &self.job_id) {
+            cmd.env(var, id);
+        }
+        cmd
+    }
+
+    /// `command list --json`.
+    pub async fn list(&self) -> Result<Value, ListError> {
+        let args = ["command", "list", "--json"].map(String::from);
+        let mut child = self.command(&args).spawn().map_err(|e| {
+            ListError::CommandFailed(format!("{} did not start ({e})", self.shown()))
+        })?;
+        drop(child.stdin.take());
+        let output = tokio::time::timeout(HOST_TIMEOUT, child.wait_with_output())
+            .await
+            .map_err(|_| ListError::CommandFailed("it did not answer in time".into()))?
+            .map_err(|e| ListError::CommandFailed(e.to_string()))?;
+        if !output.status.success() {
+            return Err(ListError::CommandFailed(failure(&output)));
+        }
+        serde_json::from_slice(&output.stdout)
+            .map_err(|e| ListError::MalformedPayload(format!("not JSON ({e})")))
+    }
+
+    /// `command run <id> --args-json - --json [--loom <id>] [--expect <n>] [--read-only]`.
+    pub async fn run(&self, request: &RunRequest) -> Result<Value, RunError> {
+        let mut args: Vec<String> = [
+            "command",
+            "run",
+            &request.command,
+            "--args-json",
+            "-",
+            "--json",
+        ]
+        .map(String::from)
+        .to_vec();
+        if let Some(loom) = &request.loom_id {
+            args.extend(["--loom".to_string(), loom.clone()]);
+        }
+        if let Some(version) = request.expected_version {
+            args.extend(["--expect".to_string(), version.to_string()]);
+        }
+        if request.read_only {
+            args.push("--read-only".to_string());
+        }
+        let stdin_bytes =
+            serde_json::to_vec(&request.args).map_err(|e| RunError::NotSent(e.to_string()))?;
+        let mut child = self
+            .command(&args)
+            .spawn()
+            .map_err(|e| RunError::NotSent(format!("{} did not start ({e})", self.shown())))?;
+        if let Some(mut stdin) = child.stdin.take() {
+            // A host that exits without reading its arguments shows up below
+            // as a lost answer.
+            let _ = stdin.write_all(&stdin_bytes).await;
+            drop(stdin);
+        }
+        let output = tokio::time::timeout(HOST_TIMEOUT, child.wait_with_output())
+            .await
+            .map_err(|_| RunError::Lost("the host's CLI did not answer in time".into()))?
+            .map_err(|e| RunError::Lost(e.to_string()))?;
+        if !output.status.success() {
+            return Err(RunError::Lost(failure(&output)));
+        }
+        let value: Value = serde_json::from_slice(&output.stdout).map_err(|e| {
+            RunError::Lost(format!(
+                "the host's CLI printed something that is not JSON ({e})"
+            ))
+        })?;
+        if !value.is_object() {
+            return Err(RunError::Lost(
+                "the host's CLI printed JSON that is not an outcome object".into(),
+            ));
+        }
+        Ok(value)
+    }
+
+    fn shown(&self) -> String {
+        self.config.cli_path.display().to_string()
+    }
+}
+
+fn failure(output: &std::process::Output) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let last = stderr
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    let last: String = last.chars().take(300).collect();
+    match output.status.code() {
+        Some(code) if last.is_empty() => format!("it exited with status {code}"),
+        Some(code) => format!("it exited with status {code}: {last}"),
+        None => "it was stopped by a signal".to_string(),
+    }
+}

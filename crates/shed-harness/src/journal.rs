@@ -1,0 +1,94 @@
+//! The run's record of what the model observed: the context label (the join
+//! of every observation so far), the `document` referents held for admitted
+//! answers, and the observations themselves.
+
+use serde_json::{Value, json};
+
+use crate::labels::{Integrity, Label, Readers};
+use crate::policy::TaskSlot;
+
+/// Where a held answer came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Provenance {
+    pub command: String,
+    pub actor: String,
+    pub loom: Option<String>,
+    pub version: Value,
+}
+
+/// The run's record.
+#[derive(Clone, Debug)]
+pub struct Journal {
+    context: Label,
+    referents: Vec<Value>,
+    observations: Vec<Value>,
+}
+
+impl Journal {
+    /// A task the person typed starts trusted; any other binding starts
+    /// untrusted. Either is readable by anyone until the run observes data.
+    pub fn new(slot: TaskSlot) -> Journal {
+        let integrity = match slot {
+            TaskSlot::DirectCommand => Integrity::Trusted,
+            _ => Integrity::Untrusted,
+        };
+        Journal {
+            context: Label {
+                readers: Readers::Public,
+                integrity,
+            },
+            referents: Vec::new(),
+            observations: Vec::new(),
+        }
+    }
+
+    /// The label of what the model has seen: the label of its next input.
+    pub fn context_label(&self) -> Label {
+        self.context.clone()
+    }
+
+    /// Holds an admitted answer as a `document` referent; returns its handle.
+    pub fn hold(
+        &mut self,
+        output_id: &str,
+        label: &Label,
+        provenance: &Provenance,
+        entry: &Value,
+    ) -> String {
+        let handle = format!("doc-{}", self.referents.len() + 1);
+        self.referents.push(json!({
+            "handle": handle,
+            "kind": "document",
+            "labelSource": "command",
+            "label": label.to_json(),
+            "outputId": output_id,
+            "provenance": {
+                "command": provenance.command,
+                "actor": provenance.actor,
+                "loom": provenance.loom,
+                "version": provenance.version,
+            },
+            "content": entry,
+        }));
+        handle
+    }
+
+    /// Records one model-context observation over the output channel.
+    pub fn observe(&mut self, tool: &str, output_id: &str, label: &Label) {
+        self.context = self.context.join(label);
+        self.observations.push(json!({
+            "channel": "output",
+            "tool": tool,
+            "outputId": output_id,
+            "label": label.to_json(),
+        }));
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({
+            "contextLabel": self.context.to_json(),
+            "referents": self.referents,
+            "observations": self.observations,
+        })
+    }
+}
