@@ -327,6 +327,9 @@ fn read_detail(input: &Value) -> Result<Vec<String>, String> {
         .collect()
 }
 
+/// What a `truncated` mark adds to a result.
+const TRUNCATED_MARK: &str = ",\"truncated\":true";
+
 /// A call sent alone: its answer is left out when the whole result would
 /// pass the bound.
 pub fn render_alone(result: &CallResult, output_id: &str, bound: usize) -> (Value, bool) {
@@ -356,9 +359,15 @@ pub fn render_batch(
     let envelope_len = json_len(
         &json!({"outputId": batch_id, "status": "batch", "results": [], "truncated": false}),
     );
+    // An executed call's summary is charged with room for its `truncated`
+    // mark, given back when its answer fits.
+    let mark = |r: &CallResult| match r {
+        CallResult::Executed { .. } => TRUNCATED_MARK.len(),
+        _ => 0,
+    };
     let minimal: Vec<usize> = results
         .iter()
-        .map(|(id, r)| json_len(&calls::summary(r, id, Form::BatchMinimal)) + 1)
+        .map(|(id, r)| json_len(&calls::summary(r, id, Form::BatchMinimal)) + 1 + mark(r))
         .collect();
     let mut later_minimal: usize = minimal.iter().sum();
     let mut used = envelope_len;
@@ -368,7 +377,7 @@ pub fn render_batch(
         let mut chosen = None;
         for form in [Form::Batch, Form::BatchNoSignature] {
             let candidate = calls::summary(result, id, form);
-            let size = json_len(&candidate) + 1;
+            let size = json_len(&candidate) + 1 + mark(result);
             if used + size + later_minimal <= bound {
                 used += size;
                 chosen = Some(candidate);
@@ -393,12 +402,11 @@ pub fn render_batch(
         };
         let entry = answer.entry();
         let size = json_len(&entry) + ",\"entry\":".len();
-        if used + size <= bound {
-            used += size;
+        if used - TRUNCATED_MARK.len() + size <= bound {
+            used = used - TRUNCATED_MARK.len() + size;
             summary["entry"] = entry;
             *was_shown = true;
         } else {
-            used += ",\"truncated\":true".len();
             summary["truncated"] = Value::Bool(true);
             truncated = true;
         }
