@@ -12,6 +12,7 @@ mod apply;
 mod engine;
 mod error;
 pub mod filter;
+mod jobs;
 mod migrations;
 mod model;
 mod names;
@@ -19,6 +20,7 @@ mod people;
 pub mod platform;
 mod query;
 mod schema;
+mod sessions;
 mod values;
 pub mod wire;
 
@@ -26,6 +28,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub use error::StoreError;
+pub use jobs::JobRecord;
 pub use model::{Actor, Applied, ColumnType, HistoryEntry, Listing, Person, Vocabulary};
 
 use engine::{Engine, in_savepoint};

@@ -79,6 +79,10 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     // 2: the platform's own tables: spaces, members, apps, deploys and their
     // files, drafts, tokens, listed tool fingerprints (src/platform.rs).
     crate::platform::MIGRATION,
+    // 3: jobs, the agents' runs the broker holds (src/jobs.rs).
+    crate::jobs::MIGRATION,
+    // 4: the web's sign-in links, hops and sessions (src/sessions.rs).
+    crate::sessions::MIGRATION,
 ];
 
 /// Brings the database up to the last migration, all in one transaction.
