@@ -1,12 +1,28 @@
-//! The `shed` binary: runs the host and administers it.
+//! The `shed` binary: runs the host (`up`, `serve`, `mcp`) and administers it.
 
-use clap::{Parser, Subcommand};
+mod example;
+mod serve;
+mod up;
+// Written by the host crate's owner: `person add`, `space add`, `member add`,
+// `token create`, `deploy`.
+// mod admin;
+
+use std::{net::SocketAddr, path::PathBuf, process::ExitCode};
+
+use clap::{Args, Parser, Subcommand};
 
 /// shed: a self-hosted platform of spaces and small apps whose commands reach
 /// your AI agent — typed, listed, checked and attributed.
+///
+/// New here? Run `shed up`: it makes a person, a space and a demo app, prints
+/// the MCP address and a token for your MCP client, and serves.
 #[derive(Parser)]
-#[command(name = "shed", version, about, long_about = None)]
+#[command(name = "shed", version, about, long_about)]
 struct Cli {
+    /// The folder holding shed's database and apps. Created when missing.
+    #[arg(long, global = true, env = "SHED_DATA", default_value = "shed-data")]
+    data: PathBuf,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -15,11 +31,91 @@ struct Cli {
 enum Command {
     /// Print shed's version.
     Version,
+    /// Start here. On a new data folder: make the person `you`, the space
+    /// `demo` and its run club app, print the MCP address, a token and a
+    /// client configuration to paste; then serve. On an existing one: serve.
+    Up(ServeArgs),
+    /// Serve the MCP door (Streamable HTTP at /mcp) for the data folder.
+    Serve(ServeArgs),
+    /// Speak MCP on stdin/stdout as one person — for an MCP client that
+    /// starts its servers as commands.
+    Mcp(McpArgs),
+    // #[command(flatten)]
+    // Admin(admin::AdminCommand),
 }
 
-fn main() {
-    let cli = Cli::parse();
-    match cli.command {
-        Command::Version => println!("shed {}", env!("CARGO_PKG_VERSION")),
+/// Where to listen and the address people reach.
+#[derive(Args, Clone)]
+pub struct ServeArgs {
+    /// The address and port to listen on.
+    #[arg(long, default_value = "127.0.0.1:7700")]
+    listen: SocketAddr,
+    /// The address people and MCP clients use to reach this server, such as
+    /// https://shed.example.org. Default: http://localhost:<listen port>.
+    #[arg(long, env = "SHED_PUBLIC_URL")]
+    public_url: Option<String>,
+}
+
+impl ServeArgs {
+    /// The public URL, without a trailing slash.
+    pub fn public_url(&self) -> String {
+        match &self.public_url {
+            Some(url) => url.trim_end_matches('/').to_string(),
+            None => format!("http://localhost:{}", self.listen.port()),
+        }
     }
+}
+
+#[derive(Args)]
+struct McpArgs {
+    /// The handle of the person every request is made as (see `shed person add`).
+    #[arg(long = "as", value_name = "HANDLE")]
+    handle: String,
+    /// The address the server is reached at, for the app addresses in answers.
+    #[arg(long, env = "SHED_PUBLIC_URL", default_value = "http://localhost:7700")]
+    public_url: String,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let serving = matches!(cli.command, Command::Up(_) | Command::Serve(_));
+    logs(if serving { "info" } else { "warn" });
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("shed: could not start its runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("shed: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Version => {
+            println!("shed {}", env!("CARGO_PKG_VERSION"));
+            Ok(())
+        }
+        Command::Up(args) => up::up(&cli.data, &args).await,
+        Command::Serve(args) => serve::serve(&cli.data, &args).await,
+        Command::Mcp(args) => serve::stdio(&cli.data, &args.handle, &args.public_url).await,
+        // Command::Admin(command) => admin::run(command, &cli.data).await,
+    }
+}
+
+/// Logs go to stderr (stdout is the MCP stream of `shed mcp`), filtered by
+/// RUST_LOG, else at `default` level.
+fn logs(default: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
 }

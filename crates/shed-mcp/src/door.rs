@@ -1,0 +1,314 @@
+//! The MCP server handler: who is calling, one host method per tool call,
+//! the views as resources, and the two list-changed notifications. It holds
+//! no access rule — every answer and refusal is the host's.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+};
+
+use rmcp::{
+    ErrorData, RoleServer, ServerHandler,
+    model::{
+        CallToolRequestParams, CallToolResponse, Extensions, Implementation, ListResourcesResult,
+        ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+        ServerCapabilities, ServerConfig, SubscriptionFilter,
+    },
+    service::{NotificationContext, RequestContext, SubscriptionContext},
+};
+use shed_host::{Answer, Caller, Host, HostError};
+
+use crate::{
+    answers::{answered, refused, unreadable, with_line},
+    args::{ArgumentError, ToolCall},
+    tools::{TOOLS_CHANGED_LINE, fingerprint, tools},
+    views,
+    watch::{Notifier, watch_views},
+};
+
+/// What the server tells a client about itself on connecting.
+const INSTRUCTIONS: &str = "shed hosts small apps in spaces. An app's own verbs are not tools: \
+call `commands` to see every command of the apps you reach, then `command` to run one. \
+`spaces` shows where the apps live; `graph_query` and `graph_apply` read and write an app's data \
+where no command fits; `app_files` and `app_deploy` build and ship an app.";
+
+/// One connection's handler. Cheap to clone; the HTTP door makes one per
+/// session (or per request, for the sessionless protocol).
+#[derive(Clone)]
+pub struct Door {
+    host: Host,
+    identity: Identity,
+    listed: ListedTools,
+}
+
+/// How the door knows who is calling.
+#[derive(Clone)]
+enum Identity {
+    /// Streamable HTTP: the bearer token in each request's Authorization header.
+    Bearer,
+    /// stdio: the person named when the door was opened (`shed mcp --as`).
+    Fixed(Caller),
+}
+
+impl Door {
+    /// A door that reads the caller from each HTTP request's bearer token.
+    pub fn over_http(host: Host, listed: ListedTools) -> Door {
+        Door {
+            host,
+            identity: Identity::Bearer,
+            listed,
+        }
+    }
+
+    /// A door whose every request comes from one caller.
+    pub fn as_caller(host: Host, caller: Caller) -> Door {
+        Door {
+            host,
+            identity: Identity::Fixed(caller),
+            listed: ListedTools::default(),
+        }
+    }
+
+    /// Who is calling: nobody without a token; an unknown token is the
+    /// host's sign-in sentence.
+    async fn caller(&self, extensions: &Extensions) -> Result<Caller, HostError> {
+        match &self.identity {
+            Identity::Fixed(caller) => Ok(caller.clone()),
+            Identity::Bearer => match bearer_token(extensions) {
+                None => Ok(Caller::Nobody),
+                Some(token) => self.host.caller_for_token(&token).await,
+            },
+        }
+    }
+
+    /// One tool call, one host method.
+    async fn dispatch(&self, caller: &Caller, call: ToolCall) -> Result<Answer, HostError> {
+        let host = &self.host;
+        match call {
+            ToolCall::Commands { app } => host.commands(caller, app.as_deref()).await,
+            ToolCall::Command { name, args, app } => {
+                host.command(caller, &name, args, app.as_deref()).await
+            }
+            ToolCall::GraphQuery { app, filter } => host.graph_query(caller, &app, &filter).await,
+            ToolCall::GraphApply { app, bundle } => host.graph_apply(caller, &app, bundle).await,
+            ToolCall::AppFiles { app, write, read } => {
+                host.app_files(caller, &app, write, read).await
+            }
+            ToolCall::AppDeploy { app, title, access } => {
+                host.app_deploy(caller, &app, title, access).await
+            }
+            ToolCall::Spaces => host.spaces(caller).await,
+        }
+    }
+
+    /// Whether this caller last listed the tools under an older release's list.
+    async fn listed_an_older_list(&self, caller: &Caller) -> bool {
+        let Some(key) = ListedTools::key(caller) else {
+            return false;
+        };
+        if let Some(stale) = self.listed.known(&key) {
+            return stale;
+        }
+        let stale = match self.host.listed_tools(caller).await {
+            Ok(Some(listed)) => listed != fingerprint(),
+            Ok(None) => false,
+            Err(error) => {
+                tracing::warn!(%error, "could not read which tool list a caller saw");
+                return false;
+            }
+        };
+        self.listed.remember(key, stale);
+        stale
+    }
+}
+
+/// The token of an `Authorization: Bearer <token>` header. Any other
+/// Authorization value is passed on whole, for the host to refuse.
+fn bearer_token(extensions: &Extensions) -> Option<String> {
+    let parts = extensions.get::<http::request::Parts>()?;
+    let value = parts.headers.get(http::header::AUTHORIZATION)?;
+    let value = String::from_utf8_lossy(value.as_bytes()).trim().to_string();
+    let token = match value.split_once(' ') {
+        Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") => token.trim(),
+        _ => value.as_str(),
+    };
+    Some(token.to_string())
+}
+
+/// Which callers have listed the current tool list, so a stale one is told
+/// once per call without asking the host every time. The list moves only
+/// with a release, so a caller seen current stays current for the process.
+#[derive(Clone, Default)]
+pub struct ListedTools(Arc<Mutex<HashMap<String, bool>>>);
+
+impl ListedTools {
+    /// The caller as the host records who listed: by token, or by person
+    /// when no token was used. Nobody is never told.
+    fn key(caller: &Caller) -> Option<String> {
+        match caller {
+            Caller::Nobody => None,
+            Caller::Person {
+                token: Some(token), ..
+            } => Some(format!("token:{token}")),
+            Caller::Person {
+                person,
+                token: None,
+            } => Some(format!("person:{}", person.eid)),
+            Caller::Agent { job, .. } => Some(format!("agent:{job}")),
+        }
+    }
+
+    fn known(&self, key: &str) -> Option<bool> {
+        self.0.lock().ok()?.get(key).copied()
+    }
+
+    fn remember(&self, key: String, stale: bool) {
+        if let Ok(mut seen) = self.0.lock() {
+            seen.insert(key, stale);
+        }
+    }
+}
+
+/// A host refusal outside a tool call, as a JSON-RPC error carrying the sentence.
+fn protocol_error(error: HostError) -> ErrorData {
+    match error {
+        HostError::NotFound(sentence) => ErrorData::resource_not_found(sentence, None),
+        HostError::Internal(detail) => {
+            tracing::error!(%detail, "a request failed inside the host");
+            ErrorData::internal_error(format!("the host failed: {detail}"), None)
+        }
+        other => ErrorData::invalid_request(other.to_string(), None),
+    }
+}
+
+impl ServerHandler for Door {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .enable_resources()
+                .enable_resources_list_changed()
+                .build(),
+        )
+        .with_server_info(Implementation::new("shed", env!("CARGO_PKG_VERSION")))
+        .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        if let Ok(caller) = self.caller(&context.extensions).await
+            && let Some(key) = ListedTools::key(&caller)
+        {
+            match self.host.record_listed_tools(&caller, fingerprint()).await {
+                Ok(()) => self.listed.remember(key, false),
+                Err(error) => tracing::warn!(%error, "could not record the tool list a caller saw"),
+            }
+        }
+        Ok(ListToolsResult::with_all_items(tools()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let caller = match self.caller(&context.extensions).await {
+            Ok(caller) => caller,
+            Err(error) => return Ok(refused(&error).into()),
+        };
+        let arguments = request.arguments.unwrap_or_default();
+        let result = match ToolCall::read(&request.name, &arguments) {
+            Err(error @ ArgumentError::NoTool(_)) => {
+                return Err(ErrorData::invalid_params(error.to_string(), None));
+            }
+            Err(error) => unreadable(&error),
+            Ok(call) => match self.dispatch(&caller, call).await {
+                Ok(answer) => answered(answer),
+                Err(error) => refused(&error),
+            },
+        };
+        if self.listed_an_older_list(&caller).await {
+            if let Err(error) = context.peer.notify_tool_list_changed().await {
+                tracing::debug!(%error, "could not send tools/list_changed");
+            }
+            return Ok(with_line(result, TOOLS_CHANGED_LINE).into());
+        }
+        Ok(result.into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let caller = self
+            .caller(&context.extensions)
+            .await
+            .map_err(protocol_error)?;
+        let reach = self.host.views(&caller).await.map_err(protocol_error)?;
+        Ok(ListResourcesResult::with_all_items(
+            reach.iter().map(views::listed).collect(),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let caller = self
+            .caller(&context.extensions)
+            .await
+            .map_err(protocol_error)?;
+        let page = self
+            .host
+            .read_view(&caller, &request.uri)
+            .await
+            .map_err(protocol_error)?;
+        Ok(views::read(page).into())
+    }
+
+    /// A session that began with `initialize` is watched for deploys that
+    /// change the views it reaches, for as long as it lives.
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let Ok(caller) = self.caller(&context.extensions).await else {
+            return;
+        };
+        tokio::spawn(watch_views(
+            self.host.clone(),
+            caller,
+            Notifier::Session(context.peer),
+        ));
+    }
+
+    /// The sessionless protocol asks for change notifications with
+    /// `subscriptions/listen`: resources and tools.
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(requested.supported_by(&self.get_info().capabilities))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let caller = self
+            .caller(&context.request_context().extensions)
+            .await
+            .map_err(protocol_error)?;
+        if self.listed_an_older_list(&caller).await
+            && let Err(error) = context.sink().notify_tool_list_changed().await
+        {
+            tracing::debug!(%error, "could not send tools/list_changed");
+        }
+        let sink = context.sink().clone();
+        tokio::select! {
+            () = watch_views(self.host.clone(), caller, Notifier::Subscription(sink)) => {}
+            () = context.cancelled() => {}
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,24 @@
+//! shed's MCP door, through the official rmcp SDK: the fixed tool list
+//! (`commands`, `command`, `graph_query`, `graph_apply`, `app_files`,
+//! `app_deploy`, `spaces`), the apps' views as `ui://` resources, and the
+//! `tools/list_changed` and `resources/list_changed` notifications — over
+//! Streamable HTTP at `/mcp` (bearer token) and over stdio (one person).
+//!
+//! Every tool call is one call of a [`shed_host::Host`] method; the door
+//! translates the protocol and decides nothing about access.
+
+mod answers;
+mod args;
+mod door;
+mod http;
+mod stdio;
+mod tools;
+mod views;
+mod watch;
+
+pub use args::{ArgumentError, ToolCall};
+pub use door::{Door, ListedTools};
+pub use http::{AllowedCallers, HttpDoorError, MCP_PATH, router};
+pub use stdio::{StdioDoorError, serve_stdio};
+pub use tools::{TOOL_NAMES, TOOLS_CHANGED_LINE, fingerprint, tools};
+pub use views::VIEW_MIME_TYPE;

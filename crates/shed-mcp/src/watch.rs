@@ -1,0 +1,85 @@
+//! Watches the deploys of every process on the data dir and tells one live
+//! session `notifications/resources/list_changed` when a deploy changed the
+//! views that session's caller reaches.
+
+use std::time::Duration;
+
+use rmcp::{Peer, RoleServer, service::SubscriptionSink};
+use shed_host::{Caller, Host, ViewResource};
+use tokio::sync::broadcast::error::RecvError;
+
+/// How often a watcher looks whether its session has closed while no
+/// deploy is happening.
+const CLOSED_CHECK: Duration = Duration::from_secs(10);
+
+/// Where a session's notifications go.
+pub enum Notifier {
+    /// A session that began with `initialize` (Streamable HTTP sessions, stdio).
+    Session(Peer<RoleServer>),
+    /// A `subscriptions/listen` stream of the sessionless protocol.
+    Subscription(SubscriptionSink),
+}
+
+impl Notifier {
+    fn is_closed(&self) -> bool {
+        match self {
+            Notifier::Session(peer) => peer.is_transport_closed(),
+            Notifier::Subscription(_) => false,
+        }
+    }
+
+    /// Sends `notifications/resources/list_changed`; false once the session is gone.
+    async fn resources_changed(&self) -> bool {
+        match self {
+            Notifier::Session(peer) => peer.notify_resource_list_changed().await.is_ok(),
+            Notifier::Subscription(sink) => sink.notify_resource_list_changed().await.is_ok(),
+        }
+    }
+}
+
+/// What of a caller's views a client sees in `resources/list`.
+fn listing(views: &[ViewResource]) -> Vec<(String, String, String)> {
+    views
+        .iter()
+        .map(|view| (view.uri.clone(), view.name.clone(), view.title.clone()))
+        .collect()
+}
+
+async fn views_of(host: &Host, caller: &Caller) -> Vec<(String, String, String)> {
+    match host.views(caller).await {
+        Ok(views) => listing(&views),
+        Err(error) => {
+            tracing::debug!(%error, "no views for a watched session");
+            Vec::new()
+        }
+    }
+}
+
+/// Runs until the session closes: after every deploy, compares the views
+/// the caller reaches with those it reached before, and notifies on a change.
+pub async fn watch_views(host: Host, caller: Caller, notifier: Notifier) {
+    let mut deploys = host.deploys();
+    let mut seen = views_of(&host, &caller).await;
+    let mut closed_check = tokio::time::interval(CLOSED_CHECK);
+    loop {
+        tokio::select! {
+            deployed = deploys.recv() => match deployed {
+                Ok(_) | Err(RecvError::Lagged(_)) => {
+                    let now = views_of(&host, &caller).await;
+                    if now != seen {
+                        seen = now;
+                        if !notifier.resources_changed().await {
+                            return;
+                        }
+                    }
+                }
+                Err(RecvError::Closed) => return,
+            },
+            _ = closed_check.tick() => {
+                if notifier.is_closed() {
+                    return;
+                }
+            }
+        }
+    }
+}

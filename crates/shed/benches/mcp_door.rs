@@ -1,0 +1,192 @@
+//! The MCP door under load: starts a real `shed up` on a fresh data folder,
+//! then 4 concurrent clients call `command log_run` (writes) and then
+//! `command leaderboard` (reads) over Streamable HTTP — plain JSON-RPC
+//! POSTs to /mcp with the bearer token, one request per call, as a
+//! 2026-07-28 client sends them — and prints calls/s, p50 and p99.
+//!
+//! `cargo bench -p shed --bench mcp_door` (release build). Knobs:
+//! SHED_BENCH_SECONDS (default 5 per phase), SHED_BENCH_CLIENTS (default 4).
+
+use std::{
+    io::{BufRead, BufReader},
+    net::TcpListener,
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use serde_json::{Value, json};
+
+const PROTOCOL: &str = "2026-07-28";
+
+struct Server {
+    child: Child,
+    url: String,
+    token: String,
+    _data: tempfile::TempDir,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|address| address.port())
+        .expect("a free port")
+}
+
+/// Runs `shed up` and reads the token it prints.
+fn start() -> Server {
+    let data = tempfile::tempdir().expect("a temp dir");
+    let port = free_port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shed"))
+        .args(["up", "--listen", &format!("127.0.0.1:{port}")])
+        .arg("--data")
+        .arg(data.path())
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("shed up starts");
+    let stdout = child.stdout.take().expect("shed up's stdout");
+    let token = BufReader::new(stdout)
+        .lines()
+        .map_while(Result::ok)
+        .find_map(|line| line.strip_prefix("Token:").map(|t| t.trim().to_string()))
+        .expect("shed up prints a token");
+    let url = format!("http://localhost:{port}/mcp");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "shed up did not start listening");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Server {
+        child,
+        url,
+        token,
+        _data: data,
+    }
+}
+
+/// One `tools/call` of `command`, as a JSON-RPC request.
+fn call(id: u64, name: &str, args: Value) -> Value {
+    json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "method": "tools/call",
+        "params": {
+            "name": "command",
+            "arguments": { "name": name, "args": args },
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": PROTOCOL,
+                "io.modelcontextprotocol/clientCapabilities": {}
+            }
+        }
+    })
+}
+
+/// Drives `make(i)` calls from `clients` concurrent clients for `seconds`;
+/// returns every call's latency.
+async fn phase(
+    server: &Server,
+    clients: usize,
+    seconds: u64,
+    make: fn(u64) -> (String, Value),
+) -> (usize, Duration, Vec<Duration>) {
+    let started = Instant::now();
+    let until = started + Duration::from_secs(seconds);
+    let mut tasks = Vec::new();
+    for client in 0..clients {
+        let http = reqwest::Client::new();
+        let url = server.url.clone();
+        let bearer = format!("Bearer {}", server.token);
+        tasks.push(tokio::spawn(async move {
+            let mut latencies = Vec::new();
+            let mut i = client as u64 * 1_000_000;
+            while Instant::now() < until {
+                i += 1;
+                let (name, args) = make(i);
+                let sent = Instant::now();
+                let response = http
+                    .post(&url)
+                    .header("authorization", &bearer)
+                    .header("accept", "application/json, text/event-stream")
+                    .header("mcp-protocol-version", PROTOCOL)
+                    .json(&call(i, &name, args))
+                    .send()
+                    .await
+                    .expect("the server answers");
+                let body: Value = response.json().await.expect("a JSON answer");
+                latencies.push(sent.elapsed());
+                let result = &body["result"];
+                assert_eq!(result["isError"], json!(false), "a failed call: {body}");
+            }
+            latencies
+        }));
+    }
+    let mut all = Vec::new();
+    for task in tasks {
+        all.extend(task.await.expect("a client ran"));
+    }
+    (all.len(), started.elapsed(), all)
+}
+
+fn report(what: &str, (calls, elapsed, mut latencies): (usize, Duration, Vec<Duration>)) {
+    latencies.sort();
+    let at = |q: f64| {
+        latencies
+            .get(((latencies.len() as f64 - 1.0) * q).round() as usize)
+            .copied()
+            .unwrap_or_default()
+    };
+    println!(
+        "{what:<24} {calls:>7} calls in {:>5.2}s = {:>8.0} calls/s   p50 {:>7.3} ms   p99 {:>7.3} ms",
+        elapsed.as_secs_f64(),
+        calls as f64 / elapsed.as_secs_f64(),
+        at(0.50).as_secs_f64() * 1e3,
+        at(0.99).as_secs_f64() * 1e3,
+    );
+}
+
+fn log_run(i: u64) -> (String, Value) {
+    (
+        "log_run".into(),
+        json!({ "who": format!("runner {}", i % 97), "miles": (i % 26) as f64 / 2.0, "at": "2026-09-01T07:00:00Z" }),
+    )
+}
+
+fn leaderboard(_: u64) -> (String, Value) {
+    ("leaderboard".into(), json!({}))
+}
+
+fn main() {
+    // `cargo bench` passes --bench; `cargo test --benches` passes nothing and
+    // wants a quick smoke run.
+    let benching = std::env::args().any(|arg| arg == "--bench");
+    let seconds = std::env::var("SHED_BENCH_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(if benching { 5 } else { 1 });
+    let clients = std::env::var("SHED_BENCH_CLIENTS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(4);
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let server = start();
+    runtime.block_on(async {
+        println!(
+            "MCP door, {clients} concurrent clients over Streamable HTTP, {seconds}s per phase"
+        );
+        report(
+            "command log_run",
+            phase(&server, clients, seconds, log_run).await,
+        );
+        report(
+            "command leaderboard",
+            phase(&server, clients, seconds, leaderboard).await,
+        );
+    });
+}

@@ -1,0 +1,67 @@
+//! `shed serve` and `shed mcp`: open the host on a data folder and run its
+//! doors — the HTTP server (the MCP door at /mcp, with room for more routes)
+//! or MCP on stdio as one person.
+
+use std::path::Path;
+
+use anyhow::Context;
+use shed_host::{Host, HostConfig};
+
+use crate::ServeArgs;
+
+/// Opens the host on `data`, creating the folder when missing.
+pub async fn open(data: &Path, public_url: &str) -> anyhow::Result<Host> {
+    std::fs::create_dir_all(data)
+        .with_context(|| format!("could not create the data folder {}", data.display()))?;
+    let host = Host::open(HostConfig {
+        data_dir: data.to_path_buf(),
+        public_url: public_url.to_string(),
+    })
+    .await
+    .with_context(|| format!("could not open the data folder {}", data.display()))?;
+    Ok(host)
+}
+
+/// The whole HTTP server's routes. Other doors merge theirs here.
+pub fn routes(host: &Host, args: &ServeArgs) -> anyhow::Result<axum::Router> {
+    Ok(shed_mcp::router(host.clone(), args.listen)?)
+}
+
+/// Serves `host` over HTTP until Ctrl-C.
+pub async fn run_server(host: Host, data: &Path, args: &ServeArgs) -> anyhow::Result<()> {
+    let routes = routes(&host, args)?;
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("could not listen on {} — is another shed running there? pass --listen with a free port", args.listen))?;
+    let address = listener
+        .local_addr()
+        .context("could not read the listening address")?;
+    tracing::info!(
+        "shed is serving {} on http://{address} — MCP at {}{}",
+        data.display(),
+        host.public_url(),
+        shed_mcp::MCP_PATH
+    );
+    axum::serve(listener, routes)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+            tracing::info!("shed is stopping");
+        })
+        .await
+        .context("the server stopped")?;
+    Ok(())
+}
+
+/// `shed serve`.
+pub async fn serve(data: &Path, args: &ServeArgs) -> anyhow::Result<()> {
+    let host = open(data, &args.public_url()).await?;
+    run_server(host, data, args).await
+}
+
+/// `shed mcp --as <handle>`.
+pub async fn stdio(data: &Path, handle: &str, public_url: &str) -> anyhow::Result<()> {
+    let host = open(data, public_url.trim_end_matches('/')).await?;
+    let caller = host.caller_for_handle(handle).await?;
+    shed_mcp::serve_stdio(host, caller).await?;
+    Ok(())
+}

@@ -1,0 +1,178 @@
+"""Fixtures for the black-box tests: the built `shed` binary, a fresh data
+folder, admin commands, a running `shed serve` on a free port, and MCP
+clients (the official SDK's) over Streamable HTTP and over stdio.
+
+The binary is $SHED_BIN, else <repo>/target/debug/shed (./scripts/test builds it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import time
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, AsyncIterator
+
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+REPO = Path(__file__).resolve().parent.parent
+RUN_CLUB = REPO / "examples" / "run-club"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="session")
+def shed_bin() -> Path:
+    path = Path(os.environ.get("SHED_BIN", REPO / "target" / "debug" / "shed"))
+    if not path.exists():
+        pytest.fail(f"no shed binary at {path} — run `cargo build --bin shed` or set SHED_BIN")
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Shed:
+    """One data folder, and the `shed` binary pointed at it."""
+
+    bin: Path
+    data: Path
+    port: int
+    process: subprocess.Popen[bytes] | None = None
+    tokens: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def public_url(self) -> str:
+        return f"http://localhost:{self.port}"
+
+    @property
+    def mcp_url(self) -> str:
+        return f"{self.public_url}/mcp"
+
+    def env(self) -> dict[str, str]:
+        return {**os.environ, "SHED_PUBLIC_URL": self.public_url, "RUST_LOG": "warn"}
+
+    def run(self, *args: str, check: bool = True, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        """Runs `shed <args> --data <data>` and returns what it printed."""
+        done = subprocess.run(
+            [str(self.bin), *args, "--data", str(self.data)],
+            capture_output=True,
+            text=True,
+            input=stdin,
+            env=self.env(),
+            timeout=60,
+        )
+        if check and done.returncode != 0:
+            raise AssertionError(f"shed {' '.join(args)} failed ({done.returncode}): {done.stderr}{done.stdout}")
+        return done
+
+    # -- administration, through the CLI ------------------------------------
+    def person(self, handle: str, name: str | None = None) -> None:
+        self.run("person", "add", handle, *(["--name", name] if name else []))
+
+    def space(self, slug: str, owner: str) -> None:
+        self.run("space", "add", slug, "--owner", owner)
+
+    def member(self, space: str, handle: str, role: str) -> None:
+        self.run("member", "add", space, handle, role)
+
+    def token(self, handle: str) -> str:
+        """A bearer token for `handle` (made once per handle)."""
+        if handle not in self.tokens:
+            printed = self.run("token", "create", handle).stdout
+            self.tokens[handle] = printed.strip().splitlines()[-1].split()[-1]
+        return self.tokens[handle]
+
+    def deploy(self, folder: Path, app: str, *extra: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return self.run("deploy", str(folder), "--app", app, *extra, check=check)
+
+    # -- the server ---------------------------------------------------------
+    def serve(self) -> None:
+        self.process = subprocess.Popen(
+            [str(self.bin), "serve", "--data", str(self.data), "--listen", f"127.0.0.1:{self.port}"],
+            env=self.env(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"shed serve exited: {self.process.stderr.read().decode() if self.process.stderr else ''}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return
+            except OSError:
+                time.sleep(0.05)
+        raise AssertionError("shed serve did not start listening within 30s")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+            self.process = None
+
+    # -- MCP clients --------------------------------------------------------
+    @asynccontextmanager
+    async def http(self, handle: str | None = None, *, mode: str = "auto", token: str | None = None) -> AsyncIterator[Client]:
+        """An MCP client over Streamable HTTP, signed in as `handle` (or with
+        `token`), or signed out when both are None."""
+        headers = {}
+        bearer = token if token is not None else (self.token(handle) if handle else None)
+        if bearer is not None:
+            headers["Authorization"] = f"Bearer {bearer}"
+        async with httpx2.AsyncClient(headers=headers, timeout=30) as http_client:
+            async with Client(streamable_http_client(self.mcp_url, http_client=http_client), mode=mode) as client:
+                yield client
+
+    @asynccontextmanager
+    async def stdio(self, handle: str, *, mode: str = "auto") -> AsyncIterator[Client]:
+        """An MCP client speaking to `shed mcp --as <handle>` over stdio."""
+        params = StdioServerParameters(
+            command=str(self.bin),
+            args=["mcp", "--as", handle, "--data", str(self.data)],
+            env=self.env(),
+        )
+        async with Client(params, mode=mode) as client:
+            yield client
+
+
+@pytest.fixture
+def shed(shed_bin: Path, tmp_path: Path) -> Any:
+    """A fresh data folder and a port; `shed.serve()` starts the server,
+    which is killed after the test."""
+    instance = Shed(bin=shed_bin, data=tmp_path / "data", port=free_port())
+    yield instance
+    instance.stop()
+
+
+# -- reading answers ----------------------------------------------------------
+def text(result: Any) -> str:
+    """The text of a tool result, its lines joined."""
+    return "\n".join(block.text for block in result.content if getattr(block, "type", None) == "text")
+
+
+def ok(result: Any) -> Any:
+    """A tool result that must have succeeded: its structured content."""
+    assert not result.is_error, text(result)
+    return result.structured_content
+
+
+def refused(result: Any) -> str:
+    """A tool result that must have been refused: its sentence."""
+    assert result.is_error, f"expected a refusal, got: {text(result)} {json.dumps(result.structured_content)}"
+    return text(result)
