@@ -159,21 +159,44 @@ fn take_word(s: &str) -> (&str, &str) {
     s.split_at(end)
 }
 
+/// One character of an operator, as written or percent-encoded: a browser
+/// encodes `<` and `>` in a query string, so `.created.at%3E=2026-09-01`
+/// reads as `.created.at>=2026-09-01`.
+fn take_op_char(s: &str) -> Option<(char, &str)> {
+    let is_op = |c: char| matches!(c, '!' | '=' | '<' | '>' | '~');
+    let first = s.chars().next()?;
+    if is_op(first) {
+        return Some((first, &s[first.len_utf8()..]));
+    }
+    let hex = s.strip_prefix('%')?.get(..2)?;
+    if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let c = char::from(u8::from_str_radix(hex, 16).ok()?);
+    is_op(c).then(|| (c, &s[3..]))
+}
+
 fn take_op(s: &str) -> Option<(Op, &str)> {
-    for (text, op) in [
-        ("!=", Op::Ne),
-        (">=", Op::Ge),
-        ("<=", Op::Le),
-        ("=", Op::Eq),
-        (">", Op::Gt),
-        ("<", Op::Lt),
-        ("~", Op::Contains),
-    ] {
-        if let Some(rest) = s.strip_prefix(text) {
-            return Some((op, rest));
+    let (first, after_first) = take_op_char(s)?;
+    if let Some((second, after_second)) = take_op_char(after_first) {
+        let op = match (first, second) {
+            ('!', '=') => Some(Op::Ne),
+            ('>', '=') => Some(Op::Ge),
+            ('<', '=') => Some(Op::Le),
+            _ => None,
+        };
+        if let Some(op) = op {
+            return Some((op, after_second));
         }
     }
-    None
+    let op = match first {
+        '=' => Op::Eq,
+        '>' => Op::Gt,
+        '<' => Op::Lt,
+        '~' => Op::Contains,
+        _ => return None,
+    };
+    Some((op, after_first))
 }
 
 fn stamp(word: &str) -> Option<Stamp> {
@@ -401,6 +424,38 @@ mod tests {
         );
         assert_eq!(one("limit=1000"), Clause::Limit(1000));
         assert_eq!(one("after=abc"), Clause::After("abc".into()));
+    }
+
+    #[test]
+    fn an_operator_reads_the_same_percent_encoded() {
+        for (encoded, written) in [
+            (".created.at%3E=2026-09-01", ".created.at>=2026-09-01"),
+            (".created.at%3e%3D2026-09-01", ".created.at>=2026-09-01"),
+            (".jog.miles%3C5", ".jog.miles<5"),
+            (".jog.miles%3C=5", ".jog.miles<=5"),
+            (".jog.who%21=Ada", ".jog.who!=Ada"),
+            (".jog.who%7Eada", ".jog.who~ada"),
+            (".jog.who%3DA%26B", ".jog.who=A%26B"),
+        ] {
+            assert_eq!(
+                parse(encoded).unwrap(),
+                parse(written).unwrap(),
+                "{encoded}"
+            );
+        }
+        // A value may still start with an encoded operator character.
+        assert_eq!(
+            one(".jog.who=%3Cb%3E"),
+            Clause::Compare {
+                component: "jog".into(),
+                column: "who".into(),
+                op: Op::Eq,
+                value: "<b>".into()
+            }
+        );
+        // An encoded character that is not an operator is no operator.
+        assert!(parse(".jog.who%41x").is_err());
+        assert!(parse(".jog.who%+3x").is_err());
     }
 
     #[test]

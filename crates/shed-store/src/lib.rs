@@ -21,6 +21,7 @@ pub mod platform;
 mod query;
 mod schema;
 mod sessions;
+mod sessions;
 mod values;
 pub mod wire;
 

@@ -1,0 +1,283 @@
+//! The web's sign-in records: one-time sign-in links, the one-time hops that
+//! carry a sign-in to each space's host, and web sessions (one per host a
+//! browser signed in on: `""` for the platform's own host, else a space's
+//! slug). Only the sha256 of each secret is kept; times are Unix seconds.
+//! Plain storage: the lifetimes and who may sign in are decided in shed-host.
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::{Store, StoreError};
+
+/// The tables, appended to the store's migrations.
+pub(crate) const MIGRATION: &str = r#"
+    CREATE TABLE web_links(
+        hash TEXT PRIMARY KEY,
+        person TEXT NOT NULL REFERENCES people(eid),
+        expires_at INTEGER NOT NULL,
+        used INTEGER NOT NULL DEFAULT 0
+    ) WITHOUT ROWID;
+    CREATE TABLE web_hops(
+        hash TEXT PRIMARY KEY,
+        person TEXT NOT NULL REFERENCES people(eid),
+        space TEXT NOT NULL,
+        expires_at INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE TABLE web_sessions(
+        hash TEXT PRIMARY KEY,
+        person TEXT NOT NULL REFERENCES people(eid),
+        space TEXT NOT NULL,
+        expires_at INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE INDEX web_sessions_person ON web_sessions(person);
+"#;
+
+/// Forgets every link, hop and session that has expired by `now`.
+fn sweep(conn: &Connection, now: i64) -> Result<(), StoreError> {
+    for table in ["web_links", "web_hops", "web_sessions"] {
+        conn.execute(
+            &format!("DELETE FROM {table} WHERE expires_at <= ?1"),
+            [now],
+        )?;
+    }
+    Ok(())
+}
+
+/// A fresh sign-in link.
+fn add_link(
+    conn: &Connection,
+    person: &str,
+    hash: &str,
+    expires_at: i64,
+    now: i64,
+) -> Result<(), StoreError> {
+    sweep(conn, now)?;
+    conn.execute(
+        "INSERT INTO web_links(hash, person, expires_at) VALUES(?1, ?2, ?3)",
+        params![hash, person, expires_at],
+    )?;
+    Ok(())
+}
+
+/// Uses a link: its person, once, while it lives; `None` after.
+fn use_link(conn: &Connection, hash: &str, now: i64) -> Result<Option<String>, StoreError> {
+    Ok(conn
+        .query_row(
+            "UPDATE web_links SET used = 1 WHERE hash = ?1 AND used = 0 AND expires_at > ?2 RETURNING person",
+            params![hash, now],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+/// A one-time hop for one space's host.
+fn add_hop(
+    conn: &Connection,
+    person: &str,
+    space: &str,
+    hash: &str,
+    expires_at: i64,
+) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT INTO web_hops(hash, person, space, expires_at) VALUES(?1, ?2, ?3, ?4)",
+        params![hash, person, space, expires_at],
+    )?;
+    Ok(())
+}
+
+/// Uses a hop on the host it was made for: its person, once, while it lives.
+fn use_hop(
+    conn: &Connection,
+    space: &str,
+    hash: &str,
+    now: i64,
+) -> Result<Option<String>, StoreError> {
+    Ok(conn
+        .query_row(
+            "DELETE FROM web_hops WHERE hash = ?1 AND space = ?2 AND expires_at > ?3 RETURNING person",
+            params![hash, space, now],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+fn add_session(
+    conn: &Connection,
+    person: &str,
+    space: &str,
+    hash: &str,
+    expires_at: i64,
+) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT INTO web_sessions(hash, person, space, expires_at) VALUES(?1, ?2, ?3, ?4)",
+        params![hash, person, space, expires_at],
+    )?;
+    Ok(())
+}
+
+fn session(
+    conn: &Connection,
+    space: &str,
+    hash: &str,
+    now: i64,
+) -> Result<Option<String>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT person FROM web_sessions WHERE hash = ?1 AND space = ?2 AND expires_at > ?3",
+    )?;
+    Ok(stmt
+        .query_row(params![hash, space, now], |r| r.get(0))
+        .optional()?)
+}
+
+/// Ends a person's sessions, and the links and hops not used yet.
+fn end_sessions(conn: &Connection, person: &str) -> Result<usize, StoreError> {
+    conn.execute("DELETE FROM web_links WHERE person = ?1", [person])?;
+    conn.execute("DELETE FROM web_hops WHERE person = ?1", [person])?;
+    Ok(conn.execute("DELETE FROM web_sessions WHERE person = ?1", [person])?)
+}
+
+impl Store {
+    /// Keeps a sign-in link's hash for a person until `expires_at`, and
+    /// forgets whatever has expired by `now`.
+    pub async fn add_login_link(
+        &self,
+        person_eid: &str,
+        hash: &str,
+        expires_at: i64,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        let (person, hash) = (person_eid.to_string(), hash.to_string());
+        self.write(move |txn| add_link(txn, &person, &hash, expires_at, now))
+            .await
+    }
+
+    /// Uses the link with this hash: the person's eid the first time, while
+    /// it lives; `None` for a link used already, expired, or never made.
+    pub async fn use_login_link(&self, hash: &str, now: i64) -> Result<Option<String>, StoreError> {
+        let hash = hash.to_string();
+        self.write(move |txn| use_link(txn, &hash, now)).await
+    }
+
+    /// Keeps a hop's hash: it signs the person in on `space`'s host, once.
+    pub async fn add_web_hop(
+        &self,
+        person_eid: &str,
+        space: &str,
+        hash: &str,
+        expires_at: i64,
+    ) -> Result<(), StoreError> {
+        let (person, space, hash) = (person_eid.to_string(), space.to_string(), hash.to_string());
+        self.write(move |txn| add_hop(txn, &person, &space, &hash, expires_at))
+            .await
+    }
+
+    /// Uses the hop with this hash on `space`'s host: its person's eid, once.
+    pub async fn use_web_hop(
+        &self,
+        space: &str,
+        hash: &str,
+        now: i64,
+    ) -> Result<Option<String>, StoreError> {
+        let (space, hash) = (space.to_string(), hash.to_string());
+        self.write(move |txn| use_hop(txn, &space, &hash, now))
+            .await
+    }
+
+    /// Keeps a web session's hash for a person on one host (`""` for the
+    /// platform's own, else a space slug).
+    pub async fn add_web_session(
+        &self,
+        person_eid: &str,
+        space: &str,
+        hash: &str,
+        expires_at: i64,
+    ) -> Result<(), StoreError> {
+        let (person, space, hash) = (person_eid.to_string(), space.to_string(), hash.to_string());
+        self.write(move |txn| add_session(txn, &person, &space, &hash, expires_at))
+            .await
+    }
+
+    /// The person (eid) of a live session with this hash on this host.
+    pub async fn web_session(
+        &self,
+        space: &str,
+        hash: &str,
+        now: i64,
+    ) -> Result<Option<String>, StoreError> {
+        let (space, hash) = (space.to_string(), hash.to_string());
+        self.read(move |conn| session(conn, &space, &hash, now))
+            .await
+    }
+
+    /// Ends every web session of a person (and their unused links and hops);
+    /// answers how many sessions ended.
+    pub async fn end_web_sessions(&self, person_eid: &str) -> Result<usize, StoreError> {
+        let person = person_eid.to_string();
+        self.write(move |txn| end_sessions(txn, &person)).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn store_with_ada() -> (tempfile::TempDir, Store, String) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("shed.db")).await.unwrap();
+        let ada = store.add_person("ada", "Ada").await.unwrap();
+        (dir, store, ada.eid)
+    }
+
+    #[tokio::test]
+    async fn a_link_works_once_and_only_while_it_lives() {
+        let (_dir, store, ada) = store_with_ada().await;
+        store.add_login_link(&ada, "h1", 100, 0).await.unwrap();
+        store.add_login_link(&ada, "h2", 100, 0).await.unwrap();
+        assert_eq!(
+            store.use_login_link("h1", 50).await.unwrap(),
+            Some(ada.clone())
+        );
+        assert_eq!(
+            store.use_login_link("h1", 51).await.unwrap(),
+            None,
+            "used twice"
+        );
+        assert_eq!(
+            store.use_login_link("h2", 100).await.unwrap(),
+            None,
+            "expired"
+        );
+        assert_eq!(store.use_login_link("nope", 0).await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn a_hop_works_once_on_its_own_space() {
+        let (_dir, store, ada) = store_with_ada().await;
+        store.add_web_hop(&ada, "demo", "h", 100).await.unwrap();
+        assert_eq!(
+            store.use_web_hop("club", "h", 1).await.unwrap(),
+            None,
+            "another space"
+        );
+        assert_eq!(store.use_web_hop("demo", "h", 1).await.unwrap(), Some(ada));
+        assert_eq!(store.use_web_hop("demo", "h", 2).await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn a_session_answers_on_its_host_until_it_ends() {
+        let (_dir, store, ada) = store_with_ada().await;
+        store.add_web_session(&ada, "demo", "s", 100).await.unwrap();
+        store.add_web_session(&ada, "", "p", 100).await.unwrap();
+        assert_eq!(
+            store.web_session("demo", "s", 1).await.unwrap(),
+            Some(ada.clone())
+        );
+        assert_eq!(store.web_session("club", "s", 1).await.unwrap(), None);
+        assert_eq!(
+            store.web_session("demo", "s", 100).await.unwrap(),
+            None,
+            "expired"
+        );
+        assert_eq!(store.end_web_sessions(&ada).await.unwrap(), 2);
+        assert_eq!(store.web_session("demo", "s", 1).await.unwrap(), None);
+    }
+}
