@@ -21,7 +21,6 @@ pub mod platform;
 mod query;
 mod schema;
 mod sessions;
-mod sessions;
 mod values;
 pub mod wire;
 
