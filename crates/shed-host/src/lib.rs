@@ -21,10 +21,12 @@ mod names;
 mod reach;
 mod registry;
 mod run;
+pub mod sessions;
 mod spaces;
 mod texts;
 mod views;
 mod watch;
+pub mod web;
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
