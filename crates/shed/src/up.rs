@@ -63,10 +63,13 @@ fn welcome(host: &Host, data: &Path, deployed: &str, token: &str) -> String {
             }
         }
     });
+    let shed = std::env::current_exe()
+        .map(|path| path.display().to_string())
+        .unwrap_or_else(|_| "shed".to_string());
     let stdio_client = json!({
         "mcpServers": {
             "shed": {
-                "command": "shed",
+                "command": shed,
                 "args": ["mcp", "--as", "you", "--data", data_dir.display().to_string()]
             }
         }
