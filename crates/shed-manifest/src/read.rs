@@ -85,7 +85,7 @@ fn read_tools(
 ) -> tools::ToolsRead {
     match document::parse(file, bytes, format) {
         Ok(doc) => {
-            let read = tools::read(&doc, context);
+            let read = tools::read(doc, context);
             *said = part(file, &read.problems);
             read
         }

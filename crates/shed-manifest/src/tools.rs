@@ -37,9 +37,9 @@ pub(crate) struct ToolsRead {
 }
 
 /// Reads a parsed tools file.
-pub(crate) fn read(doc: &Value, context: &Context) -> ToolsRead {
+pub(crate) fn read(doc: Value, context: &Context) -> ToolsRead {
     let mut read = ToolsRead::default();
-    let Some(entries) = doc.as_object() else {
+    let Value::Object(entries) = doc else {
         read.problems.push(
             "the file is an object of commands keyed by name, like { \"log_run\": { \"description\": … } }"
                 .to_owned(),
@@ -56,17 +56,17 @@ pub(crate) fn read(doc: &Value, context: &Context) -> ToolsRead {
 }
 
 fn read_entry(
-    name: &str,
-    entry: &Value,
+    name: String,
+    entry: Value,
     context: &Context,
     problems: &mut Vec<String>,
 ) -> Option<Command> {
     let before = problems.len();
-    let label = shown(name);
-    if !is_name(name) {
+    let label = shown(&name);
+    if !is_name(&name) {
         problems.push(format!("{label} is not a command name — {NAME_RULE}"));
     }
-    let Some(fields) = entry.as_object() else {
+    let Value::Object(mut fields) = entry else {
         problems.push(format!(
             "{label} is an object of description, input and apply or query"
         ));
@@ -85,7 +85,7 @@ fn read_entry(
     }
     let description = read_description(&label, fields.get("description"), problems);
     let (input, declared) = read_input(&label, fields.get("input"), problems);
-    let act = read_act(&label, fields, problems);
+    let act = read_act(&label, &mut fields, problems);
     if let Some(act) = &act {
         check_holes(&label, act, &declared, problems);
         if let Act::Apply(bundles) = act {
@@ -97,7 +97,7 @@ fn read_entry(
         return None;
     }
     Some(Command {
-        name: name.to_owned(),
+        name,
         description: description?,
         input,
         act: act?,
@@ -182,22 +182,27 @@ fn read_input(
     (input, fields.keys().cloned().collect())
 }
 
-fn read_act(label: &str, fields: &Map<String, Value>, problems: &mut Vec<String>) -> Option<Act> {
-    match (fields.get("apply"), fields.get("query")) {
+/// The act, taken out of the entry (the template is not copied).
+fn read_act(
+    label: &str,
+    fields: &mut Map<String, Value>,
+    problems: &mut Vec<String>,
+) -> Option<Act> {
+    match (fields.remove("apply"), fields.remove("query")) {
         (Some(apply), None) => {
-            let bundles_only = match apply {
+            let bundles_only = match &apply {
                 Value::Object(_) => true,
                 Value::Array(list) => !list.is_empty() && list.iter().all(Value::is_object),
                 _ => false,
             };
             if bundles_only {
-                return Some(Act::Apply(apply.clone()));
+                return Some(Act::Apply(apply));
             }
             problems.push(format!(
                 "{label}.apply is a bundle or a list of bundles, like {{ \"entity\": {{ \"eid\": \"$run\" }} }}"
             ));
         }
-        (None, Some(Value::String(line))) => return Some(Act::Query(line.clone())),
+        (None, Some(Value::String(line))) => return Some(Act::Query(line)),
         (None, Some(_)) => problems.push(format!(
             "{label}.query is a filter line, a string like \".jog!&.doc?\""
         )),
