@@ -52,8 +52,14 @@ fn five_hundred_commands() -> BTreeMap<String, Vec<u8>> {
         tools.insert(format!("command_{n}"), entry);
     }
     let mut files = BTreeMap::new();
-    files.insert("vocab.json".into(), Value::Object(vocab).to_string().into_bytes());
-    files.insert("tools.json".into(), Value::Object(tools).to_string().into_bytes());
+    files.insert(
+        "vocab.json".into(),
+        Value::Object(vocab).to_string().into_bytes(),
+    );
+    files.insert(
+        "tools.json".into(),
+        Value::Object(tools).to_string().into_bytes(),
+    );
     files.insert("index.html".into(), b"<!doctype html>".to_vec());
     files.insert("views/board.html".into(), b"<!doctype html>".to_vec());
     files

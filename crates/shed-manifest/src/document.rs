@@ -43,7 +43,10 @@ fn unreadable(file: &str, language: &str, at: Option<(usize, usize)>, message: &
 fn without_marks(message: &str) -> String {
     let mut out = String::with_capacity(message.len());
     let mut rest = message;
-    while let Some(at) = rest.find(" at line ").or_else(|| rest.find(" at position ")) {
+    while let Some(at) = rest
+        .find(" at line ")
+        .or_else(|| rest.find(" at position "))
+    {
         out.push_str(&rest[..at]);
         let after = &rest[at + 4..];
         let end = after.find(',').unwrap_or(after.len());
@@ -85,7 +88,10 @@ mod tests {
     #[test]
     fn bad_yaml_names_line_and_column() {
         let err = parse("tools.yml", b"a: 1\n b: [\n", Format::Yaml).unwrap_err();
-        assert!(err.starts_with("tools.yml is not YAML at line 2, column "), "{err}");
+        assert!(
+            err.starts_with("tools.yml is not YAML at line 2, column "),
+            "{err}"
+        );
         assert!(!err.contains(" at line 2 column"), "{err}");
     }
 }

@@ -151,13 +151,13 @@ fn article(noun: &str) -> &'static str {
 /// English plural, by the common rules: box → boxes, story → stories.
 fn plural(noun: &str) -> String {
     let consonant_y = noun.ends_with('y')
-        && !matches!(
-            noun.chars().rev().nth(1),
-            Some('a' | 'e' | 'i' | 'o' | 'u')
-        );
+        && !matches!(noun.chars().rev().nth(1), Some('a' | 'e' | 'i' | 'o' | 'u'));
     if consonant_y {
         format!("{}ies", &noun[..noun.len() - 1])
-    } else if ["s", "x", "z", "ch", "sh"].iter().any(|end| noun.ends_with(end)) {
+    } else if ["s", "x", "z", "ch", "sh"]
+        .iter()
+        .any(|end| noun.ends_with(end))
+    {
         format!("{noun}es")
     } else {
         format!("{noun}s")

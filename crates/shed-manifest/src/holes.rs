@@ -113,7 +113,13 @@ mod tests {
         let got: Vec<_> = pieces("{a} {{b} }} {{c}}}").collect();
         assert_eq!(
             got,
-            [Piece::Text("{a} "), Piece::Hole("b}"), Piece::Text(" "), Piece::Hole("c"), Piece::Text("}")]
+            [
+                Piece::Text("{a} "),
+                Piece::Hole("b}"),
+                Piece::Text(" "),
+                Piece::Hole("c"),
+                Piece::Text("}")
+            ]
         );
     }
 

@@ -34,7 +34,16 @@ mod tests {
         for good in ["a", "log_run", "x9", &"a".repeat(40)] {
             assert!(is_name(good), "{good}");
         }
-        for bad in ["", "9a", "_a", "Log", "log-run", "log run", "é", &"a".repeat(41)] {
+        for bad in [
+            "",
+            "9a",
+            "_a",
+            "Log",
+            "log-run",
+            "log run",
+            "é",
+            &"a".repeat(41),
+        ] {
             assert!(!is_name(bad), "{bad}");
         }
     }

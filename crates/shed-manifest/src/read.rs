@@ -32,9 +32,7 @@ pub fn read_app_with(
     };
 
     let is_component = |name: &str| {
-        !vocab_readable
-            || platform.contains(&name)
-            || vocab_read.declared.iter().any(|d| d == name)
+        !vocab_readable || platform.contains(&name) || vocab_read.declared.iter().any(|d| d == name)
     };
     let context = tools::Context {
         files,
@@ -47,8 +45,12 @@ pub fn read_app_with(
             tools::ToolsRead::default()
         }
         (None, None) => tools::ToolsRead::default(),
-        (Some(bytes), None) => read_tools("tools.json", bytes, Format::Json, &context, &mut tools_part),
-        (None, Some(bytes)) => read_tools("tools.yml", bytes, Format::Yaml, &context, &mut tools_part),
+        (Some(bytes), None) => {
+            read_tools("tools.json", bytes, Format::Json, &context, &mut tools_part)
+        }
+        (None, Some(bytes)) => {
+            read_tools("tools.yml", bytes, Format::Yaml, &context, &mut tools_part)
+        }
     };
 
     let mut vocab_problems = vocab_read.problems;

@@ -75,7 +75,9 @@ fn generated_argument(command: &str, argument: &str) -> Option<&'static str> {
         "alias" if adds => {
             "a name it answers to, so a later call reaches it without its eid: a-z, 0-9 and -"
         }
-        "words" if !adds => "words to find in the title or body; the last may be the start of a word",
+        "words" if !adds => {
+            "words to find in the title or body; the last may be the start of a word"
+        }
         "limit" if !adds => "at most this many, from 1 to 1000 (50 when left out)",
         _ => return None,
     })

@@ -130,7 +130,10 @@ fn read_description(
                 return Some(text.to_owned());
             }
         }
-        Some(_) => format!("{label}.description is a sentence, not {} — {SAY}", kind_of(value)),
+        Some(_) => format!(
+            "{label}.description is a sentence, not {} — {SAY}",
+            kind_of(value)
+        ),
     };
     problems.push(problem);
     None
@@ -253,7 +256,11 @@ fn check_components(bundles: &Value, context: &Context, problems: &mut Vec<Strin
         Value::Array(list) => list,
         single => std::slice::from_ref(single),
     };
-    for key in bundles.iter().filter_map(Value::as_object).flat_map(Map::keys) {
+    for key in bundles
+        .iter()
+        .filter_map(Value::as_object)
+        .flat_map(Map::keys)
+    {
         if !WIRE_WORDS.contains(&key.as_str()) && !(context.is_component)(key) {
             problems.push(format!(
                 "{} is not a component — declare it in vocab.json, or use one the platform already says",
@@ -323,7 +330,7 @@ fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(digit);

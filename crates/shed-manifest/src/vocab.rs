@@ -157,7 +157,10 @@ mod tests {
 
     #[test]
     fn tools_false_turns_generation_off() {
-        let got = read(&json!({ "tools": false, "recipe": {} }), PLATFORM_COMPONENTS);
+        let got = read(
+            &json!({ "tools": false, "recipe": {} }),
+            PLATFORM_COMPONENTS,
+        );
         assert!(!got.generate);
         assert!(got.vocab.components.contains_key("recipe"));
     }

@@ -110,7 +110,10 @@ fn every_type_reads_good_values_and_refuses_bad_ones() {
 #[test]
 fn the_spec_refusals_of_arguments() {
     let app = read(&[
-        ("vocab.json", r#"{ "jog": { "who": "text", "miles": "number", "ready": "bool" } }"#),
+        (
+            "vocab.json",
+            r#"{ "jog": { "who": "text", "miles": "number", "ready": "bool" } }"#,
+        ),
         (
             "tools.json",
             r#"{ "log_run": { "description": "Log a run for the club leaderboard",
@@ -126,15 +129,24 @@ fn the_spec_refusals_of_arguments() {
         "miles is required"
     );
     assert_eq!(
-        arg_errors(log_run, json!({ "who": "Ada", "miles": "far", "ready": true })),
+        arg_errors(
+            log_run,
+            json!({ "who": "Ada", "miles": "far", "ready": true })
+        ),
         "miles is a number"
     );
     assert_eq!(
-        arg_errors(log_run, json!({ "who": "Ada", "miles": 5, "ready": "maybe" })),
+        arg_errors(
+            log_run,
+            json!({ "who": "Ada", "miles": 5, "ready": "maybe" })
+        ),
         "ready is true or false"
     );
     assert_eq!(
-        arg_errors(log_run, json!({ "who": { "name": "Ada" }, "miles": 5, "ready": true })),
+        arg_errors(
+            log_run,
+            json!({ "who": { "name": "Ada" }, "miles": 5, "ready": true })
+        ),
         "who is text"
     );
     assert_eq!(
@@ -175,14 +187,19 @@ fn a_command_taking_nothing_takes_no_args_at_all() {
 #[test]
 fn a_spliced_hole_is_text() {
     let app = typed_app();
-    let title = |ty: &str, v: Value| match command(&app, &format!("say_{ty}")).fill(&json!({ "v": v })) {
-        Ok(Filled::Apply(body)) => body["doc"]["title"].clone(),
-        other => panic!("{other:?}"),
-    };
+    let title =
+        |ty: &str, v: Value| match command(&app, &format!("say_{ty}")).fill(&json!({ "v": v })) {
+            Ok(Filled::Apply(body)) => body["doc"]["title"].clone(),
+            other => panic!("{other:?}"),
+        };
     assert_eq!(title("number", json!("5")), json!("It is 5."));
     assert_eq!(title("number", json!(2.5)), json!("It is 2.5."));
     assert_eq!(title("bool", json!("true")), json!("It is true."));
-    assert_eq!(title("text", json!("{{v}}")), json!("It is {{v}}."), "a value is never a template");
+    assert_eq!(
+        title("text", json!("{{v}}")),
+        json!("It is {{v}}."),
+        "a value is never a template"
+    );
 }
 
 /// The store's reading of a clause's value: split at `&`, then decode `%XX`.
@@ -191,7 +208,10 @@ fn store_reads(line: &str, prefix: &str) -> String {
         .split('&')
         .find_map(|c| c.strip_prefix(prefix))
         .unwrap_or_else(|| panic!("no {prefix} clause in {line}"));
-    percent_decode_str(clause).decode_utf8().expect("utf-8").into_owned()
+    percent_decode_str(clause)
+        .decode_utf8()
+        .expect("utf-8")
+        .into_owned()
 }
 
 #[test]
@@ -214,6 +234,12 @@ fn a_hole_in_a_query_survives_the_store_reader() {
         assert_eq!(line.split('&').count(), 2, "one clause of value: {line}");
         assert_eq!(store_reads(&line, ".thing.text="), value, "{line}");
     }
-    let url = query(command(&app, "ask_url"), json!({ "v": "https://example.com/?a=1&b=2" }));
-    assert_eq!(store_reads(&url, ".thing.url="), "https://example.com/?a=1&b=2");
+    let url = query(
+        command(&app, "ask_url"),
+        json!({ "v": "https://example.com/?a=1&b=2" }),
+    );
+    assert_eq!(
+        store_reads(&url, ".thing.url="),
+        "https://example.com/?a=1&b=2"
+    );
 }

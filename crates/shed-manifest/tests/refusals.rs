@@ -5,7 +5,10 @@ mod common;
 
 use common::refused;
 
-const JOG: (&str, &str) = ("vocab.json", r#"{ "jog": { "who": "text", "miles": "number" } }"#);
+const JOG: (&str, &str) = (
+    "vocab.json",
+    r#"{ "jog": { "who": "text", "miles": "number" } }"#,
+);
 
 #[test]
 fn an_unknown_key_and_an_undeclared_hole_in_one_sentence() {
@@ -122,13 +125,24 @@ fn a_view_missing_from_the_files() {
 
 #[test]
 fn a_view_outside_the_app_or_not_a_page() {
-    for view in ["/board.html", "../board.html", "pages/../../x.html", "board.css", ".html"] {
+    for view in [
+        "/board.html",
+        "../board.html",
+        "pages/../../x.html",
+        "board.css",
+        ".html",
+    ] {
         let tools = format!(
             r#"{{ "board": {{ "description": "Every run so far", "input": {{}},
                              "query": ".jog!", "view": "{view}" }} }}"#
         );
         assert_eq!(
-            refused(&[JOG, ("board.css", ""), ("board.html", ""), ("tools.json", &tools)]),
+            refused(&[
+                JOG,
+                ("board.css", ""),
+                ("board.html", ""),
+                ("tools.json", &tools)
+            ]),
             format!(
                 "tools.json: {view} — a view is a page of this app named from its root, like leaderboard.html: no leading /, no .., ending .html"
             )
@@ -248,7 +262,10 @@ fn six_problems_make_one_sentence_naming_all_six() {
 #[test]
 fn vocab_and_tools_problems_share_the_sentence() {
     let sentence = refused(&[
-        ("vocab.json", r#"{ "jog": { "miles": "numbr" }, "entity": {} }"#),
+        (
+            "vocab.json",
+            r#"{ "jog": { "miles": "numbr" }, "entity": {} }"#,
+        ),
         (
             "tools.json",
             r#"{ "board": { "description": "Every run so far", "input": {}, "query": 5 } }"#,
@@ -300,17 +317,26 @@ fn the_wire_words_are_not_components_but_work_in_a_template() {
 #[test]
 fn a_generated_argument_a_column_would_shadow() {
     assert_eq!(
-        refused(&[("vocab.json", r#"{ "recipe": { "title": "text", "limit": "number" } }"#)]),
+        refused(&[(
+            "vocab.json",
+            r#"{ "recipe": { "title": "text", "limit": "number" } }"#
+        )]),
         "vocab.json: recipe.title is also add_recipe's own title argument — rename the column, or write add_recipe in tools.json yourself; \
          recipe.limit is also find_recipe's own limit argument — rename the column, or write find_recipe in tools.json yourself"
     );
-    common::read(&[("vocab.json", r#"{ "tools": false, "recipe": { "title": "text" } }"#)]);
+    common::read(&[(
+        "vocab.json",
+        r#"{ "tools": false, "recipe": { "title": "text" } }"#,
+    )]);
 }
 
 #[test]
 fn files_that_do_not_parse_name_the_line_and_column() {
     assert_eq!(
-        refused(&[("tools.json", "{\n  \"board\": {\n    \"input\": {}\n    \"query\": \".jog!\"\n  }\n}")]),
+        refused(&[(
+            "tools.json",
+            "{\n  \"board\": {\n    \"input\": {}\n    \"query\": \".jog!\"\n  }\n}"
+        )]),
         "tools.json is not JSON at line 4, column 5: expected `,` or `}` — fix the file there"
     );
     let yaml = refused(&[("tools.yml", "board:\n  input: {}\n query: x\n")]);

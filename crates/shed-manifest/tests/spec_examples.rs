@@ -59,7 +59,10 @@ fn log_run_writes_a_typed_jog_and_a_spliced_title() {
     let club = run_club();
     let log_run = command(&club, "log_run");
     assert_eq!(
-        apply(log_run, json!({ "who": "Ada", "miles": "5", "at": "2026-09-01" })),
+        apply(
+            log_run,
+            json!({ "who": "Ada", "miles": "5", "at": "2026-09-01" })
+        ),
         json!({ "entity": { "eid": "$run" },
                 "doc": { "title": "Run by Ada" },
                 "jog": { "who": "Ada", "miles": 5, "at": "2026-09-01" } })
@@ -88,7 +91,10 @@ fn the_board_and_since_fill_their_filter_lines() {
 #[test]
 fn the_first_log_run_needs_only_its_jog() {
     let app = read(&[
-        ("vocab.json", r#"{ "jog": { "who": "text", "miles": "number" } }"#),
+        (
+            "vocab.json",
+            r#"{ "jog": { "who": "text", "miles": "number" } }"#,
+        ),
         (
             "tools.json",
             r#"{ "log_run": {
@@ -99,7 +105,10 @@ fn the_first_log_run_needs_only_its_jog() {
         ),
     ]);
     assert_eq!(
-        apply(command(&app, "log_run"), json!({ "who": "Ada", "miles": 5 })),
+        apply(
+            command(&app, "log_run"),
+            json!({ "who": "Ada", "miles": 5 })
+        ),
         json!({ "entity": { "eid": "$run" }, "jog": { "who": "Ada", "miles": 5 } })
     );
 }
@@ -107,7 +116,10 @@ fn the_first_log_run_needs_only_its_jog() {
 #[test]
 fn log_with_note_writes_two_entities_the_second_pointing_at_the_first() {
     let app = read(&[
-        ("vocab.json", r#"{ "jog": { "who": "text", "miles": "number" } }"#),
+        (
+            "vocab.json",
+            r#"{ "jog": { "who": "text", "miles": "number" } }"#,
+        ),
         (
             "tools.json",
             r#"{ "log_with_note": {
@@ -152,7 +164,10 @@ fn drop_run_puts_an_argument_where_the_eid_goes() {
 #[test]
 fn board_since_and_longest_fill_as_the_query_act_says() {
     let app = read(&[
-        ("vocab.json", r#"{ "jog": { "who": "text", "miles": "number" } }"#),
+        (
+            "vocab.json",
+            r#"{ "jog": { "who": "text", "miles": "number" } }"#,
+        ),
         (
             "tools.json",
             r#"{ "board": {
@@ -300,7 +315,10 @@ fn find_drops_every_clause_left_out() {
     let find = command(&app, "find_recipe");
     assert_eq!(query(find, json!({})), ".recipe!&.doc?");
     assert_eq!(
-        query(find, json!({ "words": "apple pie", "cuisine": "Thai & Lao" })),
+        query(
+            find,
+            json!({ "words": "apple pie", "cuisine": "Thai & Lao" })
+        ),
         ".recipe!&.doc?&q=apple%20pie&.recipe.cuisine=Thai%20%26%20Lao"
     );
     assert_eq!(
@@ -312,7 +330,10 @@ fn find_drops_every_clause_left_out() {
 #[test]
 fn the_listing_prints_short_call_shapes() {
     let club = read(&[
-        ("vocab.json", r#"{ "jog": { "who": "text", "miles": "number" } }"#),
+        (
+            "vocab.json",
+            r#"{ "jog": { "who": "text", "miles": "number" } }"#,
+        ),
         (
             "tools.json",
             r#"{ "log_run": {
@@ -322,7 +343,10 @@ fn the_listing_prints_short_call_shapes() {
                            "jog": { "who": "{{who}}", "miles": "{{miles}}" } } } }"#,
         ),
     ]);
-    assert_eq!(command(&club, "log_run").call_shape(), "log_run(who, miles)");
+    assert_eq!(
+        command(&club, "log_run").call_shape(),
+        "log_run(who, miles)"
+    );
     let recipes = read(&[("vocab.json", r#"{ "recipe": { "serves": "number" } }"#)]);
     assert_eq!(
         command(&recipes, "add_recipe").call_shape(),
@@ -393,5 +417,8 @@ fn input_schemas_type_every_argument() {
         json!({ "type": "string", "description": "a web address, like https://example.com/" })
     );
     let find = command(&app, "find_link").input_schema();
-    assert!(find.get("required").is_none(), "every find argument is optional");
+    assert!(
+        find.get("required").is_none(),
+        "every find argument is optional"
+    );
 }
