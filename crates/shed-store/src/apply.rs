@@ -34,6 +34,8 @@ struct Writing<'a> {
     /// eid → what this apply did to it.
     touched: HashMap<String, Touched>,
     last_num: i64,
+    /// The app data version this apply will commit as.
+    app_version: i64,
 }
 
 /// Writes an apply body in `txn`; the caller's savepoint makes it all or nothing.
@@ -77,10 +79,11 @@ pub(crate) fn apply(
         minted,
         touched: HashMap::new(),
         last_num,
+        app_version: version + 1,
     };
     let mut entities: Vec<String> = Vec::new();
-    for bundle in &bundles {
-        let eid = w.write_bundle(bundle)?;
+    for (step, bundle) in bundles.iter().enumerate() {
+        let eid = w.write_bundle(bundle, step as i64)?;
         if !entities.contains(&eid) {
             entities.push(eid);
         }
@@ -206,8 +209,9 @@ impl Writing<'_> {
         Ok(id)
     }
 
-    /// Writes one bundle; answers the eid it wrote.
-    fn write_bundle(&mut self, b: &Bundle) -> Result<String, StoreError> {
+    /// Writes one bundle (the `step`th of its apply); answers the eid it wrote.
+    fn write_bundle(&mut self, b: &Bundle, step: i64) -> Result<String, StoreError> {
+        let mut fresh = false;
         let (id, eid) = match &b.target {
             Target::Mint(name) => {
                 if b.was.is_some() {
@@ -218,7 +222,10 @@ impl Writing<'_> {
                 let eid = self.minted.get(name).cloned().unwrap_or_default();
                 match self.touched.get(&eid) {
                     Some(t) => (t.id, eid),
-                    None => (self.mint(&eid)?, eid),
+                    None => {
+                        fresh = true;
+                        (self.mint(&eid)?, eid)
+                    }
                 }
             }
             target => {
@@ -245,7 +252,7 @@ impl Writing<'_> {
             change.insert("alias".into(), json!(alias));
         }
         for (component, columns) in &b.components {
-            let written = self.write_component(id, component, columns.as_deref())?;
+            let written = self.write_component(id, component, columns.as_deref(), fresh)?;
             change.insert(component.clone(), written);
         }
         if !b.edges.is_empty() {
@@ -282,16 +289,18 @@ impl Writing<'_> {
                 .execute([id])?;
             change.insert("tombstone".into(), json!({}));
         }
-        let version: i64 = self
-            .txn
-            .prepare_cached("SELECT version FROM ec_entities WHERE id = ?1")?
-            .query_row([id], |r| r.get(0))?;
+        let version = match self.touched.get(&eid) {
+            Some(t) => t.before + 1,
+            None => 1,
+        };
         self.txn
             .prepare_cached(
-                "INSERT INTO ec_history(entity, version, at, by, via, change) VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+                "INSERT INTO ec_history(entity, app_version, step, version, at, by, via, change) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )?
             .execute(rusqlite::params![
                 id,
+                self.app_version,
+                step,
                 version,
                 self.now,
                 self.actor.person,
@@ -327,6 +336,7 @@ impl Writing<'_> {
         id: i64,
         name: &str,
         columns: Option<&[(String, Value)]>,
+        fresh: bool,
     ) -> Result<Value, StoreError> {
         let component = self.schema.component(name).ok_or_else(|| {
             StoreError::refused(format!("{name} is not a component of {}", self.app()))
@@ -337,7 +347,7 @@ impl Writing<'_> {
                 .prepare_cached(&format!("DELETE FROM {table} WHERE id = ?1"))?
                 .execute([id])?;
             if name == "doc" {
-                self.refresh_fts(id)?;
+                self.refresh_fts(id, fresh)?;
             }
             return Ok(Value::Null);
         };
@@ -382,18 +392,21 @@ impl Writing<'_> {
             .prepare_cached(&sql)?
             .execute(rusqlite::params_from_iter(params))?;
         if name == "doc" {
-            self.refresh_fts(id)?;
+            self.refresh_fts(id, fresh)?;
         }
         Ok(Value::Object(written))
     }
 
-    /// Makes the app's full-text table agree with the entity's doc.
-    fn refresh_fts(&self, id: i64) -> Result<(), StoreError> {
+    /// Makes the app's full-text table agree with the entity's doc
+    /// (`fresh`: the entity was minted by this bundle and has no entry yet).
+    fn refresh_fts(&self, id: i64, fresh: bool) -> Result<(), StoreError> {
         let fts = AppSchema::fts(self.app_id);
         let doc = AppSchema::table(self.app_id, "doc");
-        self.txn
-            .prepare_cached(&format!("DELETE FROM {fts} WHERE rowid = ?1"))?
-            .execute([id])?;
+        if !fresh {
+            self.txn
+                .prepare_cached(&format!("DELETE FROM {fts} WHERE rowid = ?1"))?
+                .execute([id])?;
+        }
         self.txn
             .prepare_cached(&format!(
                 "INSERT INTO {fts}(rowid, title, body) SELECT id, title, body FROM {doc} WHERE id = ?1"
@@ -419,7 +432,7 @@ pub(crate) fn history(
         .optional()?;
     let id = id.ok_or_else(not_found)?;
     let mut stmt = conn.prepare_cached(
-        "SELECT version, at, by, via, change FROM ec_history WHERE entity = ?1 ORDER BY id",
+        "SELECT version, at, by, via, change FROM ec_history WHERE entity = ?1 ORDER BY app_version, step",
     )?;
     let rows = stmt.query_map([id], |r| {
         Ok((

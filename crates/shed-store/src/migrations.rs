@@ -53,9 +53,9 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         updated_by TEXT NOT NULL,
         updated_via TEXT,
         tombstoned INTEGER NOT NULL DEFAULT 0,
-        UNIQUE(app, eid),
-        UNIQUE(app, alias)
+        UNIQUE(app, eid)
     );
+    CREATE UNIQUE INDEX ec_entities_alias ON ec_entities(app, alias) WHERE alias IS NOT NULL;
     CREATE INDEX ec_entities_created_at ON ec_entities(app, created_at);
     CREATE INDEX ec_entities_created_by ON ec_entities(app, created_by);
     CREATE TABLE ec_edges(
@@ -66,15 +66,16 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ) WITHOUT ROWID;
     CREATE INDEX ec_edges_to ON ec_edges(rel, dst);
     CREATE TABLE ec_history(
-        id INTEGER PRIMARY KEY,
         entity INTEGER NOT NULL REFERENCES ec_entities(id),
+        app_version INTEGER NOT NULL,
+        step INTEGER NOT NULL,
         version INTEGER NOT NULL,
         at INTEGER NOT NULL,
         by TEXT NOT NULL,
         via TEXT,
-        change TEXT NOT NULL
-    );
-    CREATE INDEX ec_history_entity ON ec_history(entity, id);
+        change TEXT NOT NULL,
+        PRIMARY KEY(entity, app_version, step)
+    ) WITHOUT ROWID;
     "#,
     // 2: the platform's own tables: spaces, members, apps, deploys and their
     // files, drafts, tokens, listed tool fingerprints (src/platform.rs).

@@ -236,6 +236,26 @@ fn add_component(
     Ok(())
 }
 
+/// `doc`'s title and body are searched through the app's full-text table;
+/// every other column has an index of its own.
+fn indexed(component: &str) -> bool {
+    component != "doc"
+}
+
+fn create_index(
+    txn: &Transaction<'_>,
+    id: i64,
+    component: &str,
+    column: &str,
+) -> Result<(), StoreError> {
+    if indexed(component) {
+        let table = AppSchema::table(id, component);
+        let index = index_name(id, component, column);
+        txn.execute_batch(&format!("CREATE INDEX {index} ON {table}(\"{column}\")"))?;
+    }
+    Ok(())
+}
+
 fn add_column(
     txn: &Transaction<'_>,
     id: i64,
@@ -253,13 +273,11 @@ fn add_column(
         rusqlite::params![id, component, column, ty.word(), position],
     )?;
     let table = AppSchema::table(id, component);
-    let index = index_name(id, component, column);
     txn.execute_batch(&format!(
-        "ALTER TABLE {table} ADD COLUMN \"{column}\" {};
-         CREATE INDEX {index} ON {table}(\"{column}\");",
+        "ALTER TABLE {table} ADD COLUMN \"{column}\" {}",
         affinity(ty)
     ))?;
-    Ok(())
+    create_index(txn, id, component, column)
 }
 
 /// Re-types a column that holds no value: drop it and add it anew.
@@ -273,12 +291,12 @@ fn retype_column(
     let table = AppSchema::table(id, component);
     let index = index_name(id, component, column);
     txn.execute_batch(&format!(
-        "DROP INDEX {index};
+        "DROP INDEX IF EXISTS {index};
          ALTER TABLE {table} DROP COLUMN \"{column}\";
-         ALTER TABLE {table} ADD COLUMN \"{column}\" {};
-         CREATE INDEX {index} ON {table}(\"{column}\");",
+         ALTER TABLE {table} ADD COLUMN \"{column}\" {};",
         affinity(ty)
     ))?;
+    create_index(txn, id, component, column)?;
     txn.execute(
         "UPDATE ec_columns SET type = ?4 WHERE app = ?1 AND component = ?2 AND name = ?3",
         rusqlite::params![id, component, column, ty.word()],
