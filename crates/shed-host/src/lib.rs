@@ -10,6 +10,7 @@
 mod access;
 mod address;
 mod admin;
+pub mod agents;
 pub mod base_href;
 mod caller;
 mod deploy;

@@ -44,21 +44,25 @@ impl Host {
             }
         };
         let filled = command.fill(&args).map_err(|errors| HostError::BadInput(errors.to_string()))?;
-        self.run_filled(caller, &app, command, filled).await
+        self.run_filled(caller, &app, command, filled, None).await
     }
 
-    async fn run_filled(
+    /// Runs a filled template on `app` as the caller; `expect: Some(n)`
+    /// refuses a write unless the app's data version is `n` (the broker's
+    /// `--expect`).
+    pub(crate) async fn run_filled(
         &self,
         caller: &Caller,
         app: &LiveApp,
         command: &Command,
         filled: Filled,
+        expect: Option<u64>,
     ) -> Result<Answer, HostError> {
         let store = &self.inner.store;
         match filled {
             Filled::Apply(body) => {
                 let actor = caller.actor().ok_or_else(crate::access::sign_in_first)?;
-                let applied = store.apply(&app.name, &actor, body, None).await?;
+                let applied = store.apply(&app.name, &actor, body, expect).await?;
                 let (how_many, ids) = wrote(&applied);
                 let text = format!("{}: wrote {how_many} in {}{ids}", command.name, app.name);
                 Ok(Answer { text, data: serde_json::to_value(&applied).map_err(internal)? })

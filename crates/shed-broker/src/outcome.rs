@@ -1,0 +1,100 @@
+//! An outcome: the one answer of `shed command run`, `{ ok, id, code,
+//! mayHaveLanded, completed, body, ifc, version, message }`.
+
+use serde::Serialize;
+use serde_json::Value;
+use shed_host::HostError;
+use shed_host::agents::Label;
+
+/// The label of the broker's own sentences: they hold nobody's data.
+pub(crate) fn public() -> Label {
+    Label { readers: vec!["public".to_string()], integrity: shed_host::agents::Integrity::Trusted }
+}
+
+/// What became of a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Code {
+    /// The command ran.
+    Ok,
+    /// The broker refused it: no job, an ended or expired one, or a command
+    /// outside the job's scope or read-only grant.
+    Forbidden,
+    /// The command layer refused it: the person's access, or a declaration.
+    Refused,
+    /// The args do not fit the command.
+    BadArgs,
+    /// No such command, app or entity.
+    NotFound,
+    /// The app's data version is not the one expected, or changed under it.
+    Conflict,
+    /// The host failed.
+    Error,
+}
+
+impl Code {
+    /// The code a host error is.
+    pub fn of(error: &HostError) -> Code {
+        match error {
+            HostError::SignIn(_) | HostError::Refused(_) => Code::Refused,
+            HostError::BadInput(_) => Code::BadArgs,
+            HostError::NotFound(_) => Code::NotFound,
+            HostError::Conflict(_) => Code::Conflict,
+            HostError::Internal(_) => Code::Error,
+        }
+    }
+}
+
+/// The answer to one run.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Outcome {
+    pub ok: bool,
+    /// This run's id, 32 hex digits.
+    pub id: String,
+    pub code: Code,
+    /// True only when a write was committed, or may have been.
+    pub may_have_landed: bool,
+    /// The operations the run committed: each entity a write wrote, by eid.
+    pub completed: Vec<String>,
+    /// The command's answer (its structured data); null when refused.
+    pub body: Value,
+    /// The label of what the answer holds.
+    pub ifc: Label,
+    /// The app's data version after the call, where it named an app.
+    pub version: Option<u64>,
+    /// The answer's text, or the sentence of a refusal.
+    pub message: String,
+}
+
+impl Outcome {
+    /// A fresh run id.
+    pub fn new_id() -> String {
+        format!("{:032x}", rand::random::<u128>())
+    }
+
+    /// The broker's own refusal, which nothing ran behind.
+    pub fn forbidden(message: String, ifc: Label) -> Outcome {
+        Outcome::refusal(Code::Forbidden, message, ifc)
+    }
+
+    /// An answer with nothing run behind it.
+    pub fn refusal(code: Code, message: String, ifc: Label) -> Outcome {
+        Outcome {
+            ok: false,
+            id: Outcome::new_id(),
+            code,
+            may_have_landed: false,
+            completed: Vec::new(),
+            body: Value::Null,
+            ifc,
+            version: None,
+            message,
+        }
+    }
+
+    /// The JSON of it.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}

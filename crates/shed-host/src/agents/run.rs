@@ -1,0 +1,179 @@
+//! Running one command for an agent: an app command (`demo/runs.log_run`)
+//! through the app's ordinary doors as the caller, or a built-in. Whatever
+//! happens, the answer carries the label of what it read or wrote and the
+//! app's data version after the call.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::builtins::{Scope, builtin};
+use super::label::Label;
+use super::rows::split_app_command;
+use crate::access::{Standing, Want, decide};
+use crate::names::shown;
+use crate::registry::LiveApp;
+use crate::{Answer, Caller, Host, HostError};
+
+/// Where a call comes from, as the command layer sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// A session's agent; every call the broker stamps.
+    Session,
+    /// A piece's verb, called through the piece (a page) that holds it.
+    Pattern,
+}
+
+impl Origin {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Session => "session",
+            Origin::Pattern => "pattern",
+        }
+    }
+}
+
+/// One call to run.
+#[derive(Clone, Debug)]
+pub struct AgentCall {
+    /// `demo/runs.log_run` or a built-in's name.
+    pub name: String,
+    /// The command's arguments, an object.
+    pub args: Value,
+    /// The app a built-in of scope loom acts on (`--loom`); for an app
+    /// command, when given, it must name the command's own app.
+    pub loom: Option<String>,
+    /// Refuse unless the app's data version is this (`--expect`).
+    pub expect: Option<u64>,
+    pub origin: Origin,
+    /// The commands the person consented to for this call (a row's `grant`).
+    pub consented: Vec<String>,
+}
+
+/// What a call came to.
+#[derive(Debug)]
+pub struct AgentAnswer {
+    pub answer: Result<Answer, HostError>,
+    /// The label of what the answer holds.
+    pub label: Label,
+    /// The app's data version after the call, where the call named an app.
+    pub version: Option<u64>,
+    /// The app acted on (`space/slug`), where there was one.
+    pub app: Option<String>,
+}
+
+impl Host {
+    /// Runs one call as `caller` (the broker's agent, usually). Never fails
+    /// as a whole: a refusal is an answer too, with its label and version.
+    pub async fn agent_run(&self, caller: &Caller, call: &AgentCall) -> AgentAnswer {
+        let mut app: Option<Arc<LiveApp>> = None;
+        let answer = self.agent_dispatch(caller, call, &mut app).await;
+        let (label, version, name) = match &app {
+            Some(app) => {
+                let version = match self.inner.store.data_version(&app.name).await {
+                    Ok(version) => Some(version),
+                    Err(error) => {
+                        tracing::warn!(app = %app.name, %error, "could not read the app's data version");
+                        None
+                    }
+                };
+                (Label::of_app(app), version, Some(app.name.clone()))
+            }
+            None => (Label::of_caller(caller), None, None),
+        };
+        AgentAnswer { answer, label, version, app: name }
+    }
+
+    async fn agent_dispatch(
+        &self,
+        caller: &Caller,
+        call: &AgentCall,
+        acted_on: &mut Option<Arc<LiveApp>>,
+    ) -> Result<Answer, HostError> {
+        if let Some((app_name, command)) = split_app_command(&call.name) {
+            return self.run_app_command(caller, call, app_name, command, acted_on).await;
+        }
+        let Some(builtin) = builtin(&call.name) else {
+            return Err(HostError::NotFound(format!(
+                "no command {} — `shed command list --json` lists the commands this job may run",
+                shown(&call.name)
+            )));
+        };
+        match (builtin.scope, &call.loom) {
+            (Scope::Loom, Some(loom)) => {
+                let (app, standing) = self.named_app(caller, loom).await?;
+                decide(&app.name, &app.space, app.access, standing, Want::Read)?;
+                *acted_on = Some(app.clone());
+                self.check_expect(&app, call).await?;
+                self.run_builtin(builtin, caller, call, Some(&app)).await
+            }
+            (Scope::Global, _) if call.expect.is_some() => Err(HostError::BadInput(format!(
+                "{} acts on no app, so there is no version to expect — leave --expect out",
+                builtin.name
+            ))),
+            _ => self.run_builtin(builtin, caller, call, None).await,
+        }
+    }
+
+    async fn run_app_command(
+        &self,
+        caller: &Caller,
+        call: &AgentCall,
+        app_name: &str,
+        command_name: &str,
+        acted_on: &mut Option<Arc<LiveApp>>,
+    ) -> Result<Answer, HostError> {
+        if let Some(loom) = &call.loom
+            && loom != app_name
+        {
+            return Err(HostError::BadInput(format!(
+                "{} acts on {app_name}, and --loom names {} — leave --loom out or name {app_name}",
+                shown(&call.name),
+                shown(loom)
+            )));
+        }
+        let reach = self.reach(caller).await?;
+        let snapshot = self.snapshot().await?;
+        let app = reach.resolve(&snapshot, app_name)?;
+        *acted_on = Some(app.clone());
+        let Some(command) = app.manifest.command(command_name) else {
+            return Err(HostError::NotFound(format!(
+                "no command {} in {} — `shed command list --json` lists the commands this job may run",
+                shown(command_name),
+                app.name
+            )));
+        };
+        let want = if command.read_only() { Want::Read } else { Want::Write };
+        decide(&app.name, &app.space, app.access, Standing { signed_in: true, role: reach.role(&app.space) }, want)?;
+        let args = match &call.args {
+            Value::Null => json!({}),
+            args @ Value::Object(_) => args.clone(),
+            _ => {
+                return Err(HostError::BadInput(format!(
+                    "args is an object of {}'s arguments, like {}",
+                    call.name,
+                    command.call_shape()
+                )));
+            }
+        };
+        let filled = command.fill(&args).map_err(|errors| HostError::BadInput(errors.to_string()))?;
+        // A write checks the version again in its own transaction.
+        self.check_expect(&app, call).await?;
+        self.run_filled(caller, &app, command, filled, call.expect).await
+    }
+
+    /// `--expect n`, checked before the call runs (a write to the store
+    /// checks it again, atomically, in its own transaction).
+    async fn check_expect(&self, app: &LiveApp, call: &AgentCall) -> Result<(), HostError> {
+        let Some(expected) = call.expect else { return Ok(()) };
+        let version = self.inner.store.data_version(&app.name).await?;
+        if version == expected {
+            Ok(())
+        } else {
+            Err(HostError::Conflict(format!(
+                "{} is at version {version}, you expected {expected}",
+                app.name
+            )))
+        }
+    }
+}
