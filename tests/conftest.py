@@ -89,7 +89,7 @@ class Shed:
         self.run("space", "add", slug, "--owner", owner)
 
     def member(self, space: str, handle: str, role: str) -> None:
-        self.run("member", "add", space, handle, role)
+        self.run("member", "add", space, handle, "--role", role)
 
     def token(self, handle: str) -> str:
         """A bearer token for `handle` (made once per handle)."""
@@ -98,8 +98,9 @@ class Shed:
             self.tokens[handle] = printed.strip().splitlines()[-1].split()[-1]
         return self.tokens[handle]
 
-    def deploy(self, folder: Path, app: str, *extra: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        return self.run("deploy", str(folder), "--app", app, *extra, check=check)
+    def deploy(self, folder: Path, app: str, handle: str, *extra: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        """`shed deploy <folder> --to <app> --as <handle>`."""
+        return self.run("deploy", str(folder), "--to", app, "--as", handle, *extra, check=check)
 
     # -- the server ---------------------------------------------------------
     def serve(self) -> None:
@@ -128,15 +129,19 @@ class Shed:
 
     # -- MCP clients --------------------------------------------------------
     @asynccontextmanager
-    async def http(self, handle: str | None = None, *, mode: str = "auto", token: str | None = None) -> AsyncIterator[Client]:
+    async def http(
+        self, handle: str | None = None, *, mode: str = "auto", token: str | None = None, **options: Any
+    ) -> AsyncIterator[Client]:
         """An MCP client over Streamable HTTP, signed in as `handle` (or with
-        `token`), or signed out when both are None."""
+        `token`), or signed out when both are None; `options` go to `Client`."""
         headers = {}
         bearer = token if token is not None else (self.token(handle) if handle else None)
         if bearer is not None:
             headers["Authorization"] = f"Bearer {bearer}"
         async with httpx2.AsyncClient(headers=headers, timeout=30) as http_client:
-            async with Client(streamable_http_client(self.mcp_url, http_client=http_client), mode=mode) as client:
+            async with Client(
+                streamable_http_client(self.mcp_url, http_client=http_client), mode=mode, **options
+            ) as client:
                 yield client
 
     @asynccontextmanager

@@ -115,6 +115,8 @@ async fn phase(
                     .header("authorization", &bearer)
                     .header("accept", "application/json, text/event-stream")
                     .header("mcp-protocol-version", PROTOCOL)
+                    .header("mcp-method", "tools/call")
+                    .header("mcp-name", "command")
                     .json(&call(i, &name, args))
                     .send()
                     .await

@@ -1,11 +1,14 @@
 //! The `shed` binary: runs the host (`up`, `serve`, `mcp`) and administers it.
 
+mod command_cli;
 mod example;
+mod job_cli;
+mod login_cli;
 mod serve;
 mod up;
 // Written by the host crate's owner: `person add`, `space add`, `member add`,
 // `token create`, `deploy`.
-// mod admin;
+mod admin;
 
 use std::{net::SocketAddr, path::PathBuf, process::ExitCode};
 
@@ -40,8 +43,18 @@ enum Command {
     /// Speak MCP on stdin/stdout as one person — for an MCP client that
     /// starts its servers as commands.
     Mcp(McpArgs),
-    // #[command(flatten)]
-    // Admin(admin::AdminCommand),
+    /// The host-command protocol's CLI, as a harness runs it: `list` the
+    /// commands a job may run, `run` one. Reads only LOOM_PAGE_RPC_QUEUE and
+    /// LOOM_COMMAND_JOB_ID.
+    #[command(subcommand)]
+    Command(command_cli::CommandCommand),
+    /// Jobs for agents: `create` one for a person with a scope, `end` it, `list` them.
+    #[command(subcommand)]
+    Job(job_cli::JobCommand),
+    #[command(flatten)]
+    Admin(admin::AdminCommand),
+    #[command(flatten)]
+    Web(login_cli::WebCommand),
 }
 
 /// Where to listen and the address people reach.
@@ -54,6 +67,10 @@ pub struct ServeArgs {
     /// https://shed.example.org. Default: http://localhost:<listen port>.
     #[arg(long, env = "SHED_PUBLIC_URL")]
     public_url: Option<String>,
+    /// The broker's queue for `shed command …`: a Unix socket, made mode
+    /// 0600. Default: <data>/command-queue.sock.
+    #[arg(long, value_name = "PATH")]
+    queue: Option<PathBuf>,
 }
 
 impl ServeArgs {
@@ -78,6 +95,9 @@ struct McpArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Command::Command(command) = &cli.command {
+        return command_cli::run(command); // no runtime, no logs: it starts fast
+    }
     let serving = matches!(cli.command, Command::Up(_) | Command::Serve(_));
     logs(if serving { "info" } else { "warn" });
     let runtime = match tokio::runtime::Runtime::new() {
@@ -104,8 +124,11 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Up(args) => up::up(&cli.data, &args).await,
         Command::Serve(args) => serve::serve(&cli.data, &args).await,
+        Command::Command(_) => Ok(()), // answered before the runtime started
+        Command::Job(command) => job_cli::run(command, &cli.data).await,
         Command::Mcp(args) => serve::stdio(&cli.data, &args.handle, &args.public_url).await,
-        // Command::Admin(command) => admin::run(command, &cli.data).await,
+        Command::Admin(command) => admin::run(command, &cli.data).await,
+        Command::Web(command) => login_cli::run(command, &cli.data).await,
     }
 }
 

@@ -1,0 +1,111 @@
+"""Who may do what, through the MCP door: private, public and open apps ×
+their space's owner, an editor, a viewer, a person of another space and a
+signed-out client × a read command and a write command. Every cell's outcome
+is asserted, and every row written names its writer in `created.by`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conftest import RUN_CLUB, Shed, ok, refused
+
+pytestmark = pytest.mark.anyio
+
+VIEWER = "you can read this app but not change it — its owner can make you an editor"
+SIGN_IN = "sign in first — "
+
+PEOPLE = {"owner": ("olive", "Olive"), "editor": ("ed", "Ed"), "viewer": ("vi", "Vi"), "non-member": ("otto", "Otto")}
+ACCESS = ["private", "public", "open"]
+WHO = ["owner", "editor", "viewer", "non-member", "signed out"]
+
+# (access, who) → (outcome of the read, outcome of the write)
+OK, VIEWER_REFUSED, SIGN_IN_FIRST, OUT_OF_REACH = "ok", "viewer", "sign in", "out of reach"
+EXPECTED = {
+    ("private", "owner"): (OK, OK),
+    ("private", "editor"): (OK, OK),
+    ("private", "viewer"): (OK, VIEWER_REFUSED),
+    ("private", "non-member"): (OUT_OF_REACH, OUT_OF_REACH),
+    ("private", "signed out"): (SIGN_IN_FIRST, SIGN_IN_FIRST),
+    ("public", "owner"): (OK, OK),
+    ("public", "editor"): (OK, OK),
+    ("public", "viewer"): (OK, VIEWER_REFUSED),
+    # a public app of a space they are not in is reachable on the web, not here
+    ("public", "non-member"): (OUT_OF_REACH, OUT_OF_REACH),
+    ("public", "signed out"): (SIGN_IN_FIRST, SIGN_IN_FIRST),
+    ("open", "owner"): (OK, OK),
+    ("open", "editor"): (OK, OK),
+    # open: anyone who can reach it writes — a viewer reaches it
+    ("open", "viewer"): (OK, OK),
+    ("open", "non-member"): (OUT_OF_REACH, OUT_OF_REACH),
+    ("open", "signed out"): (SIGN_IN_FIRST, SIGN_IN_FIRST),
+}
+
+
+def check(outcome: str, result: Any, app: str, command: str) -> None:
+    if outcome == OK:
+        ok(result)
+    elif outcome == VIEWER_REFUSED:
+        assert refused(result) == VIEWER
+    elif outcome == SIGN_IN_FIRST:
+        assert refused(result).startswith(SIGN_IN)
+    else:
+        # the app is not among theirs: the same sentence as an app that does not exist
+        assert refused(result).startswith(f"no app {app} in your spaces — "), command
+
+
+@pytest.fixture
+def club(shed: Shed) -> Shed:
+    for handle, name in PEOPLE.values():
+        shed.person(handle, name)
+    shed.space("club", "olive")
+    shed.space("elsewhere", "otto")
+    shed.member("club", "ed", "editor")
+    shed.member("club", "vi", "viewer")
+    for access in ACCESS:
+        shed.deploy(RUN_CLUB, f"club/{access}", "olive", "--access", access, "--title", f"{access} runs")
+    shed.serve()
+    return shed
+
+
+async def test_the_access_matrix(club: Shed) -> None:
+    writers: dict[str, set[str]] = {access: set() for access in ACCESS}
+    for who in WHO:
+        handle = PEOPLE[who][0] if who in PEOPLE else None
+        async with club.http(handle) as client:
+            for access in ACCESS:
+                app = f"club/{access}"
+                read_expected, write_expected = EXPECTED[(access, who)]
+                read = await client.call_tool("command", {"name": "leaderboard", "args": {}, "app": app})
+                check(read_expected, read, app, "leaderboard")
+                write = await client.call_tool(
+                    "command",
+                    {"name": "log_run", "args": {"who": who, "miles": 3, "at": "2026-09-01"}, "app": app},
+                )
+                check(write_expected, write, app, "log_run")
+                if write_expected == OK:
+                    writers[access].add(PEOPLE[who][1])
+
+    async with club.http("olive") as owner:
+        for access in ACCESS:
+            rows = ok(await owner.call_tool("command", {"name": "leaderboard", "app": f"club/{access}"}))["rows"]
+            assert {row["created"]["by"]["name"] for row in rows} == writers[access]
+            assert len(rows) == len(writers[access])
+
+
+async def test_a_wrong_token_is_told_to_sign_in(club: Shed) -> None:
+    async with club.http(token="shed_not_a_token") as client:
+        sentence = refused(await client.call_tool("commands", {}))
+        assert sentence.startswith(SIGN_IN)
+
+
+async def test_the_views_a_person_reaches_are_the_apps_of_their_spaces(club: Shed) -> None:
+    async with club.http("vi") as viewer:
+        uris = sorted(r.uri for r in (await viewer.list_resources()).resources)
+        assert uris == [f"ui://club/{access}/leaderboard.html" for access in sorted(ACCESS)]
+    async with club.http("otto") as outsider:
+        assert (await outsider.list_resources()).resources == []
+        with pytest.raises(Exception) as unreachable:
+            await outsider.read_resource("ui://club/public/leaderboard.html")
+        assert "no resource ui://club/public/leaderboard.html" in str(unreachable.value)
