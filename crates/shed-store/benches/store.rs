@@ -121,13 +121,20 @@ fn baseline_insert(conn: &mut Connection, runs: &[Run], first_num: usize) {
     tx.commit().unwrap();
 }
 
+/// Runs a baseline SELECT and reads every column of every row.
 fn baseline_query(conn: &Connection, sql: &str, param: Option<rusqlite::types::Value>) -> usize {
     let mut stmt = conn.prepare_cached(sql).unwrap();
-    let rows = match param {
-        Some(p) => stmt.query_map([p], |r| r.get::<_, i64>(0)).unwrap().count(),
-        None => stmt.query_map([], |r| r.get::<_, i64>(0)).unwrap().count(),
+    let width = stmt.column_count();
+    let read = |r: &rusqlite::Row<'_>| {
+        (0..width)
+            .map(|i| r.get::<_, rusqlite::types::Value>(i))
+            .collect::<Result<Vec<_>, _>>()
     };
-    rows
+    let rows: Vec<Vec<rusqlite::types::Value>> = match param {
+        Some(p) => stmt.query_map([p], read).unwrap().collect::<Result<_, _>>().unwrap(),
+        None => stmt.query_map([], read).unwrap().collect::<Result<_, _>>().unwrap(),
+    };
+    rows.len()
 }
 
 fn report(what: &str, store: f64, base: f64, unit: &str, bound: &str) {

@@ -375,8 +375,18 @@ impl Writing<'_> {
             names.push(column);
             params.push(sql);
         }
+        // A fresh entity has no row yet: a plain INSERT, which (unlike an
+        // upsert) needs no statement journal.
         let sql = if names.is_empty() {
             format!("INSERT OR IGNORE INTO {table}(id) VALUES(?1)")
+        } else if fresh {
+            let cols: Vec<String> = names.iter().map(|c| format!("\"{c}\"")).collect();
+            let marks: Vec<String> = (2..=names.len() + 1).map(|i| format!("?{i}")).collect();
+            format!(
+                "INSERT INTO {table}(id, {}) VALUES(?1, {})",
+                cols.join(", "),
+                marks.join(", ")
+            )
         } else {
             let cols: Vec<String> = names.iter().map(|c| format!("\"{c}\"")).collect();
             let marks: Vec<String> = (2..=names.len() + 1).map(|i| format!("?{i}")).collect();
@@ -399,6 +409,8 @@ impl Writing<'_> {
 
     /// Makes the app's full-text table agree with the entity's doc
     /// (`fresh`: the entity was minted by this bundle and has no entry yet).
+    /// Values are read first and bound, so no statement needs a statement
+    /// journal (FTS5 flushes its pending terms at every statement savepoint).
     fn refresh_fts(&self, id: i64, fresh: bool) -> Result<(), StoreError> {
         let fts = AppSchema::fts(self.app_id);
         let doc = AppSchema::table(self.app_id, "doc");
@@ -407,11 +419,18 @@ impl Writing<'_> {
                 .prepare_cached(&format!("DELETE FROM {fts} WHERE rowid = ?1"))?
                 .execute([id])?;
         }
-        self.txn
-            .prepare_cached(&format!(
-                "INSERT INTO {fts}(rowid, title, body) SELECT id, title, body FROM {doc} WHERE id = ?1"
-            ))?
-            .execute([id])?;
+        let text: Option<(Option<String>, Option<String>)> = self
+            .txn
+            .prepare_cached(&format!("SELECT title, body FROM {doc} WHERE id = ?1"))?
+            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        if let Some((title, body)) = text {
+            self.txn
+                .prepare_cached(&format!(
+                    "INSERT INTO {fts}(rowid, title, body) VALUES(?1, ?2, ?3)"
+                ))?
+                .execute(rusqlite::params![id, title, body])?;
+        }
         Ok(())
     }
 }

@@ -56,8 +56,6 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         UNIQUE(app, eid)
     );
     CREATE UNIQUE INDEX ec_entities_alias ON ec_entities(app, alias) WHERE alias IS NOT NULL;
-    CREATE INDEX ec_entities_created_at ON ec_entities(app, created_at);
-    CREATE INDEX ec_entities_created_by ON ec_entities(app, created_by);
     CREATE TABLE ec_edges(
         src INTEGER NOT NULL REFERENCES ec_entities(id),
         rel TEXT NOT NULL,

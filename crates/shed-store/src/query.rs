@@ -317,7 +317,7 @@ pub(crate) fn run(
         match fts_expression(words) {
             Some(expr) => {
                 plan.conditions.push(format!(
-                    "e.id IN (SELECT rowid FROM {fts} WHERE {fts} MATCH ?)",
+                    "{{id}} IN (SELECT rowid FROM {fts} WHERE {fts} MATCH ?)",
                     fts = AppSchema::fts(app_id)
                 ));
                 plan.params.push(Sql::Text(expr));
@@ -334,7 +334,8 @@ pub(crate) fn run(
     }
 
     // FROM: drive from the first required component's table (its rowid is the
-    // entity id, so newest-first is a backwards scan of it), else the entities.
+    // entity id, so newest-first is a backwards scan of it), else the
+    // entities. CROSS JOIN keeps SQLite from driving from the entities table.
     let driver = plan.joins.iter().position(|j| j.required);
     let id_expr = match driver {
         Some(i) => format!("{}.id", plan.joins[i].alias),
@@ -342,7 +343,7 @@ pub(crate) fn run(
     };
     let mut from = match driver {
         Some(i) => format!(
-            "{} {a} JOIN ec_entities e ON e.id = {a}.id",
+            "{} {a} CROSS JOIN ec_entities e ON e.id = {a}.id",
             AppSchema::table(app_id, &plan.joins[i].component.name),
             a = plan.joins[i].alias
         ),
@@ -426,7 +427,7 @@ pub(crate) fn run(
     let mut params = vec![Sql::Integer(app_id)];
     for c in &plan.conditions {
         sql.push_str(" AND ");
-        sql.push_str(c);
+        sql.push_str(&c.replace("{id}", &id_expr));
     }
     params.append(&mut plan.params);
     sql.push_str(&format!(" ORDER BY {order_by} LIMIT ?"));
