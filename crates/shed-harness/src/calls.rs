@@ -178,8 +178,8 @@ impl Answer {
 #[derive(Clone, Debug, PartialEq)]
 pub enum CallResult {
     Executed {
-        spec: CallSpec,
-        outcome: HostOutcome,
+        spec: Box<CallSpec>,
+        outcome: Box<HostOutcome>,
         signature: Option<String>,
         answer: Answer,
     },
@@ -282,8 +282,8 @@ pub async fn perform(ctx: &CallContext<'_>, call: Result<CallSpec, String>) -> C
     let signature = (outcome.code == "bad-args").then(|| row.signature.clone());
     let answer = measure(&outcome, ctx.input_label, ctx.ceiling);
     CallResult::Executed {
-        spec,
-        outcome,
+        spec: Box::new(spec),
+        outcome: Box::new(outcome),
         signature,
         answer,
     }

@@ -27,5 +27,8 @@ pub mod schema;
 pub mod signature;
 pub mod tools;
 
+#[cfg(test)]
+mod proptests;
+
 pub use cli::{RunCliDependencies, run_cli};
 pub use harness::{Harness, RunSettings};

@@ -71,7 +71,7 @@ pub fn render(catalog: &Catalog, detail: &[String], bound: usize, output_id: &st
     for i in 0..rows.len() {
         if is_detail[i] {
             shown[i] = true;
-        } else if used + compact_sizes[i] + 1 <= bound {
+        } else if used + compact_sizes[i] < bound {
             shown[i] = true;
             used += compact_sizes[i] + 1;
         } else {
