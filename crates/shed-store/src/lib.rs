@@ -194,12 +194,21 @@ impl Store {
             .map_err(|_| StoreError::Internal("the writer stopped before answering".into()))?
     }
 
-    /// Runs `f` on a read connection on a blocking thread; it sees the last
-    /// committed state and never waits on the writer.
+    /// Runs `f` on a read connection; it sees the last committed state and
+    /// never waits on the writer. On a multi-threaded runtime it runs in
+    /// place (`block_in_place` hands this worker's other tasks to another
+    /// thread first, so the runtime is never blocked, and no thread hand-off
+    /// is paid); elsewhere on a blocking thread.
     pub(crate) async fn read<T: Send + 'static>(
         &self,
         f: impl FnOnce(&rusqlite::Connection) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
+        use tokio::runtime::{Handle, RuntimeFlavor};
+        let multi = Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == RuntimeFlavor::MultiThread);
+        if multi {
+            return tokio::task::block_in_place(|| self.inner.engine.with_reader(f));
+        }
         let inner = self.inner.clone();
         tokio::task::spawn_blocking(move || inner.engine.with_reader(f))
             .await

@@ -433,8 +433,10 @@ pub(crate) fn run(
     sql.push_str(&format!(" ORDER BY {order_by} LIMIT ?"));
     params.push(Sql::Integer(i64::from(limit) + 1));
 
-    let read = conn.unchecked_transaction()?;
-    let mut names = Names::new(&read, app_id);
+    // Every lookup below runs while the main statement is active, so all of
+    // them read the same snapshot.
+    let read = conn;
+    let mut names = Names::new(read, app_id);
     let mut rows: Vec<Value> = Vec::new();
     let mut last: Option<(Sql, i64)> = None;
     let mut more = false;
@@ -506,7 +508,6 @@ pub(crate) fn run(
             rows.push(Value::Object(row));
         }
     }
-    read.finish()?;
     let next = match (more, last) {
         (true, Some((value, id))) => Some(encode_cursor(&signature, &value, id)),
         _ => None,
