@@ -29,6 +29,7 @@ pub fn routes(host: &Host, args: &ServeArgs) -> anyhow::Result<axum::Router> {
 
 /// Serves `host` over HTTP until Ctrl-C.
 pub async fn run_server(host: Host, data: &Path, args: &ServeArgs) -> anyhow::Result<()> {
+    let _queue = crate::command_cli::start_queue(&host, data, args.queue.as_deref())?;
     let routes = routes(&host, args)?;
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await

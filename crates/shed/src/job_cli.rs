@@ -1,0 +1,85 @@
+//! `shed job create|end|list`: the jobs an agent runs under. A job is for
+//! one person, scoped by globs over command names, and ends when ended or
+//! when its time is up. Its id (printed alone by `create`) is what a harness
+//! passes as `LOOM_COMMAND_JOB_ID`.
+
+use std::path::Path;
+
+use clap::{Args, Subcommand};
+use shed_broker::jobs::{self, DEFAULT_TTL};
+
+/// Jobs: what an agent may run, for whom, and until when.
+#[derive(Subcommand)]
+pub enum JobCommand {
+    /// Make a job for a person and print its id alone (keep it: it is the
+    /// job's secret).
+    Create(CreateArgs),
+    /// End a job now: its agent runs nothing more.
+    End(EndArgs),
+    /// List the jobs: id, person, state, until when, scope.
+    List(ListArgs),
+}
+
+#[derive(Args)]
+pub struct CreateArgs {
+    /// The handle of the person the agent acts for.
+    #[arg(long, value_name = "HANDLE")]
+    person: String,
+    /// A glob of the commands the job may list and run, e.g. 'demo/runs.*' or
+    /// graph.query (repeat for more). Without any, every command the person
+    /// reaches.
+    #[arg(long, value_name = "GLOB")]
+    allow: Vec<String>,
+    /// A glob of read commands the job may run read-only (repeat for more):
+    /// they are stamped readOnlyGranted in the listing.
+    #[arg(long = "read-only", value_name = "GLOB")]
+    read_only: Vec<String>,
+    /// How long the job lasts: 90s, 30m, 2h, 1h30m, 7d.
+    #[arg(long, value_name = "DURATION", default_value = DEFAULT_TTL)]
+    ttl: String,
+}
+
+#[derive(Args)]
+pub struct EndArgs {
+    /// The job's id, as `shed job create` printed it.
+    id: String,
+}
+
+#[derive(Args)]
+pub struct ListArgs {
+    /// Print a JSON list instead of lines.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `shed job …` on the data folder.
+pub async fn run(command: JobCommand, data: &Path) -> anyhow::Result<()> {
+    // Jobs answer no web addresses, so the default public URL serves.
+    let open = || crate::serve::open(data, "http://localhost:7700");
+    match command {
+        JobCommand::Create(args) => {
+            let ttl = jobs::parse_ttl(&args.ttl)?;
+            let host = open().await?;
+            let job = jobs::create(&host, &args.person, args.allow, args.read_only, ttl).await?;
+            println!("{}", job.id);
+        }
+        JobCommand::End(args) => {
+            let job = open().await?.end_job(args.id.trim()).await?;
+            println!("{}", jobs::line(&job));
+        }
+        JobCommand::List(args) => {
+            let all = open().await?.jobs().await?;
+            if args.json {
+                let list: Vec<serde_json::Value> = all.iter().map(jobs::to_json).collect();
+                println!("{}", serde_json::Value::Array(list));
+            } else if all.is_empty() {
+                println!("no jobs yet — `shed job create --person <handle>` makes one");
+            } else {
+                for job in &all {
+                    println!("{}", jobs::line(job));
+                }
+            }
+        }
+    }
+    Ok(())
+}
