@@ -399,15 +399,20 @@ pub(crate) fn run(
         "e.num".into(),
         "e.version".into(),
         "e.alias".into(),
-        "e.created_at".into(),
-        "e.created_by".into(),
-        "e.created_via".into(),
-        "e.updated_at".into(),
-        "e.updated_by".into(),
-        "e.updated_via".into(),
         order_expr.clone(),
     ];
-    const FIXED: usize = 12;
+    const ORDER_VALUE: usize = 5;
+    // The stamps asked for: (name, first column of its at, by, via).
+    let mut stamp_columns: Vec<(&str, usize)> = Vec::new();
+    for (wanted, stamp) in [(stamps.0, "created"), (stamps.1, "updated")] {
+        if wanted {
+            stamp_columns.push((stamp, select.len()));
+            for field in ["at", "by", "via"] {
+                select.push(format!("e.{stamp}_{field}"));
+            }
+        }
+    }
+    let first_carried = select.len();
     for j in plan.joins.iter().filter(|j| j.carried) {
         select.push(format!("{}.id", j.alias));
         for (column, _) in &j.component.columns {
@@ -461,7 +466,7 @@ pub(crate) fn run(
                 entity.insert("alias".into(), json!(alias));
             }
             row.insert("entity".into(), Value::Object(entity));
-            let mut at = FIXED;
+            let mut at = first_carried;
             for j in plan.joins.iter().filter(|j| j.carried) {
                 let worn: Option<i64> = r.get(at)?;
                 at += 1;
@@ -482,16 +487,14 @@ pub(crate) fn run(
                     row.insert(j.component.name.clone(), Value::Object(comp));
                 }
             }
-            for (wanted, base, stamp) in [(stamps.0, 5, "created"), (stamps.1, 8, "updated")] {
-                if wanted {
-                    let mut s = Map::new();
-                    s.insert("at".into(), json!(render_time(r.get(base)?)));
-                    s.insert("by".into(), names.person(&r.get::<_, String>(base + 1)?)?);
-                    if let Some(via) = r.get::<_, Option<String>>(base + 2)? {
-                        s.insert("via".into(), json!(via));
-                    }
-                    row.insert(stamp.into(), Value::Object(s));
+            for (stamp, base) in &stamp_columns {
+                let mut s = Map::new();
+                s.insert("at".into(), json!(render_time(r.get(*base)?)));
+                s.insert("by".into(), names.person(&r.get::<_, String>(base + 1)?)?);
+                if let Some(via) = r.get::<_, Option<String>>(base + 2)? {
+                    s.insert("via".into(), json!(via));
                 }
+                row.insert((*stamp).into(), Value::Object(s));
             }
             if edges {
                 let list: Vec<Value> = read
@@ -504,7 +507,9 @@ pub(crate) fn run(
                     .collect::<Result<_, _>>()?;
                 row.insert("edges".into(), Value::Array(list));
             }
-            last = Some((r.get(FIXED - 1)?, id));
+            if rows.len() as u32 + 1 == limit {
+                last = Some((r.get(ORDER_VALUE)?, id));
+            }
             rows.push(Value::Object(row));
         }
     }
