@@ -43,7 +43,13 @@ pub struct Standing {
 }
 
 /// Decides one cell of the access table for the app `space/app`.
-pub fn decide(app: &str, space: &str, access: Access, who: Standing, want: Want) -> Result<(), HostError> {
+pub fn decide(
+    app: &str,
+    space: &str,
+    access: Access,
+    who: Standing,
+    want: Want,
+) -> Result<(), HostError> {
     let hidden = || HostError::NotFound(format!("no app {app}"));
     match (access, want) {
         (Access::Private, Want::Read) => match (who.signed_in, who.role) {
@@ -71,7 +77,13 @@ mod tests {
     use super::*;
 
     fn cell(access: Access, signed_in: bool, role: Option<Role>, want: Want) -> String {
-        match decide("jeff/runs", "jeff", access, Standing { signed_in, role }, want) {
+        match decide(
+            "jeff/runs",
+            "jeff",
+            access,
+            Standing { signed_in, role },
+            want,
+        ) {
             Ok(()) => "ok".into(),
             Err(HostError::SignIn(_)) => "sign-in".into(),
             Err(HostError::NotFound(s)) => format!("not-found: {s}"),
@@ -90,8 +102,14 @@ mod tests {
 
     #[test]
     fn a_stranger_does_not_learn_a_private_app_exists() {
-        assert_eq!(cell(Access::Private, true, None, Want::Read), "not-found: no app jeff/runs");
-        assert_eq!(cell(Access::Private, true, None, Want::Write), "not-found: no app jeff/runs");
+        assert_eq!(
+            cell(Access::Private, true, None, Want::Read),
+            "not-found: no app jeff/runs"
+        );
+        assert_eq!(
+            cell(Access::Private, true, None, Want::Write),
+            "not-found: no app jeff/runs"
+        );
     }
 
     #[test]

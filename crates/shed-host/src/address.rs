@@ -61,8 +61,14 @@ mod tests {
     fn an_app_lives_under_its_space_subdomain() {
         let url = PublicUrl::parse("http://localhost:7700/").unwrap();
         assert_eq!(url.as_str(), "http://localhost:7700");
-        assert_eq!(url.app_address("jeff", "runs"), "http://jeff.localhost:7700/runs/");
-        assert_eq!(without_scheme(&url.app_address("jeff", "runs")), "jeff.localhost:7700/runs/");
+        assert_eq!(
+            url.app_address("jeff", "runs"),
+            "http://jeff.localhost:7700/runs/"
+        );
+        assert_eq!(
+            without_scheme(&url.app_address("jeff", "runs")),
+            "jeff.localhost:7700/runs/"
+        );
     }
 
     #[test]

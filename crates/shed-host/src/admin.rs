@@ -23,12 +23,19 @@ fn hash(token: &str) -> String {
 impl Host {
     /// Adds a person (`name` defaults to the handle).
     pub async fn add_person(&self, handle: &str, name: Option<&str>) -> Result<Person, HostError> {
-        let name = name.map(str::trim).filter(|n| !n.is_empty()).unwrap_or(handle);
+        let name = name
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .unwrap_or(handle);
         Ok(self.inner.store.add_person(handle, name).await?)
     }
 
     async fn person(&self, handle: &str) -> Result<Person, HostError> {
-        self.inner.store.person(handle).await?.ok_or_else(|| no_person(handle))
+        self.inner
+            .store
+            .person(handle)
+            .await?
+            .ok_or_else(|| no_person(handle))
     }
 
     /// Makes a space owned by the person `owner_handle`.
@@ -50,7 +57,11 @@ impl Host {
                 shown(space)
             )));
         }
-        Ok(self.inner.store.set_member(space, &person.eid, role.as_str()).await?)
+        Ok(self
+            .inner
+            .store
+            .set_member(space, &person.eid, role.as_str())
+            .await?)
     }
 
     /// A new bearer token for the person: `shed_` and 32 hex digits (128
@@ -58,7 +69,10 @@ impl Host {
     pub async fn create_token(&self, handle: &str) -> Result<String, HostError> {
         let person = self.person(handle).await?;
         let token = format!("shed_{:032x}", rand::random::<u128>());
-        self.inner.store.add_token(&person.eid, &hash(&token)).await?;
+        self.inner
+            .store
+            .add_token(&person.eid, &hash(&token))
+            .await?;
         Ok(token)
     }
 
@@ -69,14 +83,30 @@ impl Host {
                 "sign in first — that token is not one this host knows; {SIGN_IN_HOW}"
             ))
         };
-        let (id, eid) = self.inner.store.token(&hash(token.trim())).await?.ok_or_else(unknown)?;
-        let person = self.inner.store.person_by_eid(&eid).await?.ok_or_else(unknown)?;
-        Ok(Caller::Person { person, token: Some(id) })
+        let (id, eid) = self
+            .inner
+            .store
+            .token(&hash(token.trim()))
+            .await?
+            .ok_or_else(unknown)?;
+        let person = self
+            .inner
+            .store
+            .person_by_eid(&eid)
+            .await?
+            .ok_or_else(unknown)?;
+        Ok(Caller::Person {
+            person,
+            token: Some(id),
+        })
     }
 
     /// The person with this handle, as `shed mcp --as <handle>` acts for them.
     pub async fn caller_for_handle(&self, handle: &str) -> Result<Caller, HostError> {
-        Ok(Caller::Person { person: self.person(handle).await?, token: None })
+        Ok(Caller::Person {
+            person: self.person(handle).await?,
+            token: None,
+        })
     }
 
     /// The tool-list fingerprint the caller last listed under, if any.
@@ -89,9 +119,16 @@ impl Host {
 
     /// Remembers the tool-list fingerprint the caller listed under (a
     /// signed-out caller has nothing to remember it by).
-    pub async fn record_listed_tools(&self, caller: &Caller, fingerprint: &str) -> Result<(), HostError> {
+    pub async fn record_listed_tools(
+        &self,
+        caller: &Caller,
+        fingerprint: &str,
+    ) -> Result<(), HostError> {
         if let Some(key) = caller.listing_key() {
-            self.inner.store.record_listed_tools(&key, fingerprint).await?;
+            self.inner
+                .store
+                .record_listed_tools(&key, fingerprint)
+                .await?;
         }
         Ok(())
     }

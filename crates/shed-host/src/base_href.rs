@@ -71,7 +71,10 @@ mod tests {
 
     #[test]
     fn a_page_without_a_doctype_gets_it_first() {
-        assert_eq!(with_base_href("<p>hi</p>", HREF), format!("<base href=\"{HREF}\"><p>hi</p>"));
+        assert_eq!(
+            with_base_href("<p>hi</p>", HREF),
+            format!("<base href=\"{HREF}\"><p>hi</p>")
+        );
     }
 
     #[test]

@@ -46,8 +46,13 @@ impl Caller {
     pub(crate) fn listing_key(&self) -> Option<String> {
         match self {
             Caller::Nobody => None,
-            Caller::Person { token: Some(id), .. } => Some(format!("token:{id}")),
-            Caller::Person { person, token: None } => Some(format!("person:{}", person.eid)),
+            Caller::Person {
+                token: Some(id), ..
+            } => Some(format!("token:{id}")),
+            Caller::Person {
+                person,
+                token: None,
+            } => Some(format!("person:{}", person.eid)),
             Caller::Agent { job, .. } => Some(format!("agent:{job}")),
         }
     }

@@ -73,7 +73,11 @@ impl Host {
 
     /// The app's files as its next deploy would hold them: the current
     /// deploy's, with its drafts written over them.
-    pub(crate) async fn next_files(&self, space: &str, slug: &str) -> Result<BTreeMap<String, Vec<u8>>, HostError> {
+    pub(crate) async fn next_files(
+        &self,
+        space: &str,
+        slug: &str,
+    ) -> Result<BTreeMap<String, Vec<u8>>, HostError> {
         let store = &self.inner.store;
         let mut files = match store.platform_app(space, slug).await? {
             Some(record) => store.deploy_files(record.deploy).await?,
@@ -91,7 +95,11 @@ impl Host {
     /// Where a deploy or a draft named `app` goes, refusing a caller who may
     /// not deploy there. A slug alone means the app of that slug in the
     /// caller's spaces, or — for a new app — the one space they edit.
-    pub(crate) async fn deploy_target(&self, caller: &Caller, app: &str) -> Result<Target, HostError> {
+    pub(crate) async fn deploy_target(
+        &self,
+        caller: &Caller,
+        app: &str,
+    ) -> Result<Target, HostError> {
         let reach = self.reach(caller).await?;
         let (space, slug) = match AppName::parse(app)? {
             AppName::Full { space, slug } => (space.to_string(), slug.to_string()),
@@ -106,16 +114,22 @@ impl Host {
             }
         };
         self.may_deploy(&reach, &space).await?;
-        Ok(Target { space, slug, person: reach.person })
+        Ok(Target {
+            space,
+            slug,
+            person: reach.person,
+        })
     }
 
     async fn may_deploy(&self, reach: &Reach, space: &str) -> Result<(), HostError> {
         match reach.role(space) {
             Some(role) if role.edits() => Ok(()),
             Some(_) => Err(HostError::Refused(VIEWER_SENTENCE.to_string())),
-            None if self.inner.store.space_exists(space).await? => Err(HostError::Refused(format!(
-                "only the owners and editors of {space} deploy its apps — an owner of {space} can add you"
-            ))),
+            None if self.inner.store.space_exists(space).await? => {
+                Err(HostError::Refused(format!(
+                    "only the owners and editors of {space} deploy its apps — an owner of {space} can add you"
+                )))
+            }
             None => Err(HostError::NotFound(format!(
                 "no space {space} — `shed space add {space} --owner <handle>` makes one"
             ))),
@@ -136,7 +150,8 @@ impl Host {
         }
         check_files(&files)?;
         let title = title.map(|t| check_title(&t)).transpose()?;
-        let manifest = shed_manifest::read_app(&files).map_err(|refusal| HostError::BadInput(refusal.0))?;
+        let manifest =
+            shed_manifest::read_app(&files).map_err(|refusal| HostError::BadInput(refusal.0))?;
         let vocabulary = vocabulary(&manifest.vocab)?;
         self.inner.store.declare(&name, &vocabulary).await?;
         let record = self
@@ -155,9 +170,16 @@ impl Host {
         let address = self.app_address(&record.space, &record.slug);
         let commands: Vec<String> = manifest.commands.iter().map(|c| c.name.clone()).collect();
         tracing::info!(app = %name, version = record.version, by = %target.person.handle, "deployed");
-        let listed = if commands.is_empty() { "none".to_string() } else { commands.join(", ") };
+        let listed = if commands.is_empty() {
+            "none".to_string()
+        } else {
+            commands.join(", ")
+        };
         Ok(Answer {
-            text: format!("deployed {name} v{}: {address}\ncommands: {listed}", record.version),
+            text: format!(
+                "deployed {name} v{}: {address}\ncommands: {listed}",
+                record.version
+            ),
             data: json!({
                 "app": name,
                 "version": record.version,
@@ -172,7 +194,12 @@ impl Host {
 
 /// For a new app named by slug alone: the one space the caller edits.
 fn only_space_edited(reach: &Reach, slug: &str) -> Result<String, HostError> {
-    let edited: Vec<&String> = reach.roles.iter().filter(|(_, role)| role.edits()).map(|(space, _)| space).collect();
+    let edited: Vec<&String> = reach
+        .roles
+        .iter()
+        .filter(|(_, role)| role.edits())
+        .map(|(space, _)| space)
+        .collect();
     match edited.as_slice() {
         [one] => Ok((*one).clone()),
         [] if reach.roles.values().any(|r| *r == Role::Viewer) => Err(HostError::Refused(
@@ -190,7 +217,10 @@ fn only_space_edited(reach: &Reach, slug: &str) -> Result<String, HostError> {
 
 /// Every path inside the app, and the app within its bounds.
 pub(crate) fn check_files(files: &BTreeMap<String, Vec<u8>>) -> Result<(), HostError> {
-    let bad: Vec<String> = files.keys().filter_map(|path| check_path(path).err()).collect();
+    let bad: Vec<String> = files
+        .keys()
+        .filter_map(|path| check_path(path).err())
+        .collect();
     if !bad.is_empty() {
         return Err(HostError::BadInput(bad.join("; ")));
     }
@@ -213,7 +243,8 @@ pub(crate) fn check_files(files: &BTreeMap<String, Vec<u8>>) -> Result<(), HostE
 
 fn check_title(title: &str) -> Result<String, HostError> {
     let title = title.trim();
-    if title.is_empty() || title.chars().count() > MAX_TITLE || title.chars().any(char::is_control) {
+    if title.is_empty() || title.chars().count() > MAX_TITLE || title.chars().any(char::is_control)
+    {
         return Err(HostError::BadInput(format!(
             "a title is one line of 1 to {MAX_TITLE} characters, like Run club"
         )));

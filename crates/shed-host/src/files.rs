@@ -26,8 +26,11 @@ impl Host {
     ) -> Result<Answer, HostError> {
         let target = self.files_target(caller, app, !write.is_empty()).await?;
         let name = target.name();
-        let bad: Vec<String> =
-            write.keys().chain(read.iter()).filter_map(|path| check_path(path).err()).collect();
+        let bad: Vec<String> = write
+            .keys()
+            .chain(read.iter())
+            .filter_map(|path| check_path(path).err())
+            .collect();
         if !bad.is_empty() {
             return Err(HostError::BadInput(bad.join("; ")));
         }
@@ -56,7 +59,10 @@ impl Host {
             }
         }
         check_files(&next)?;
-        let missing: Vec<&String> = read.iter().filter(|path| !next.contains_key(*path)).collect();
+        let missing: Vec<&String> = read
+            .iter()
+            .filter(|path| !next.contains_key(*path))
+            .collect();
         if let Some(path) = missing.first() {
             return Err(HostError::NotFound(format!(
                 "no file {path} in {name}'s next deploy — {}",
@@ -64,8 +70,13 @@ impl Host {
             )));
         }
         if !write.is_empty() {
-            let writes = write.into_iter().map(|(path, text)| (path, text.map(String::into_bytes))).collect();
-            store.write_drafts(&target.space, &target.slug, writes).await?;
+            let writes = write
+                .into_iter()
+                .map(|(path, text)| (path, text.map(String::into_bytes)))
+                .collect();
+            store
+                .write_drafts(&target.space, &target.slug, writes)
+                .await?;
         }
 
         let next_version = deployed.as_ref().map_or(1, |record| record.version + 1);
@@ -78,7 +89,10 @@ impl Host {
             if !deleted.is_empty() {
                 said.push(format!("deleted {}", bounded_list(&deleted)));
             }
-            parts.push(format!("{name}: {} — app_deploy deploys them as v{next_version}", said.join("; ")));
+            parts.push(format!(
+                "{name}: {} — app_deploy deploys them as v{next_version}",
+                said.join("; ")
+            ));
         }
         let mut read_back = Vec::new();
         for path in &read {
@@ -97,16 +111,30 @@ impl Host {
                 json!({ "path": path, "bytes": bytes.len(), "draft": draft })
             })
             .collect();
-        let removed: Vec<&String> = current.keys().filter(|path| !next.contains_key(*path)).collect();
+        let removed: Vec<&String> = current
+            .keys()
+            .filter(|path| !next.contains_key(*path))
+            .collect();
         if parts.is_empty() {
             let mut lines = vec![format!(
                 "{name}: {} for v{next_version}{}",
                 count(next.len(), "file", "files"),
-                if deployed.is_none() { ", its first deploy" } else { "" }
+                if deployed.is_none() {
+                    ", its first deploy"
+                } else {
+                    ""
+                }
             )];
             for (path, bytes) in &next {
-                let draft = if current.get(path) != Some(bytes) { ", not deployed yet" } else { "" };
-                lines.push(format!("{path} ({}{draft})", count(bytes.len(), "byte", "bytes")));
+                let draft = if current.get(path) != Some(bytes) {
+                    ", not deployed yet"
+                } else {
+                    ""
+                };
+                lines.push(format!(
+                    "{path} ({}{draft})",
+                    count(bytes.len(), "byte", "bytes")
+                ));
             }
             for path in &removed {
                 lines.push(format!("{path} (deleted, not deployed yet)"));
@@ -128,7 +156,12 @@ impl Host {
 
     /// The app whose files a call reads or writes: members read an app's
     /// files, owners and editors write them (and draft a new app).
-    async fn files_target(&self, caller: &Caller, app: &str, writing: bool) -> Result<Target, HostError> {
+    async fn files_target(
+        &self,
+        caller: &Caller,
+        app: &str,
+        writing: bool,
+    ) -> Result<Target, HostError> {
         if writing {
             return self.deploy_target(caller, app).await;
         }
@@ -144,7 +177,11 @@ impl Host {
         let name = format!("{space}/{slug}");
         let deployed = snapshot.app(&name).is_some();
         match reach.role(&space) {
-            Some(role) if deployed || role.edits() => Ok(Target { space, slug, person: reach.person }),
+            Some(role) if deployed || role.edits() => Ok(Target {
+                space,
+                slug,
+                person: reach.person,
+            }),
             _ => Err(reach.no_app(&snapshot, &name)),
         }
     }
@@ -155,6 +192,9 @@ fn has_files(files: &BTreeMap<String, Vec<u8>>) -> String {
     if files.is_empty() {
         "it has no files yet".to_string()
     } else {
-        format!("it has {}", bounded_list(&files.keys().cloned().collect::<Vec<_>>()))
+        format!(
+            "it has {}",
+            bounded_list(&files.keys().cloned().collect::<Vec<_>>())
+        )
     }
 }

@@ -100,7 +100,10 @@ impl Host {
     pub async fn open(config: HostConfig) -> Result<Host, HostError> {
         let url = address::PublicUrl::parse(&config.public_url)?;
         std::fs::create_dir_all(&config.data_dir).map_err(|e| {
-            HostError::Internal(format!("could not make the data directory {}: {e}", config.data_dir.display()))
+            HostError::Internal(format!(
+                "could not make the data directory {}: {e}",
+                config.data_dir.display()
+            ))
         })?;
         let store = Store::open(&config.data_dir.join("shed.db")).await?;
         let opened_at_deploy = store.deploy_counter().await?;
@@ -128,6 +131,9 @@ impl Host {
     }
 
     async fn snapshot(&self) -> Result<Arc<registry::Snapshot>, HostError> {
-        self.inner.registry.snapshot(&self.inner.store, &self.inner.url).await
+        self.inner
+            .registry
+            .snapshot(&self.inner.store, &self.inner.url)
+            .await
     }
 }

@@ -20,8 +20,10 @@ impl Host {
             Some(name) => vec![reach.resolve(&snapshot, name)?],
             None => reach.apps(&snapshot).into_iter().cloned().collect(),
         };
-        let with_commands: Vec<&Arc<LiveApp>> =
-            apps.iter().filter(|app| !app.manifest.commands.is_empty()).collect();
+        let with_commands: Vec<&Arc<LiveApp>> = apps
+            .iter()
+            .filter(|app| !app.manifest.commands.is_empty())
+            .collect();
         let text = match (app, with_commands.is_empty()) {
             (Some(_), true) => apps.first().map_or_else(String::new, |app| {
                 format!(
@@ -37,7 +39,13 @@ impl Host {
                 parts.join("\n\n")
             }
         };
-        let rows: Vec<Value> = with_commands.iter().flat_map(|app| app.rows.iter().cloned()).collect();
-        Ok(Answer { text, data: json!({ "commands": rows }) })
+        let rows: Vec<Value> = with_commands
+            .iter()
+            .flat_map(|app| app.rows.iter().cloned())
+            .collect();
+        Ok(Answer {
+            text,
+            data: json!({ "commands": rows }),
+        })
     }
 }

@@ -12,7 +12,8 @@ pub(crate) fn is_slug(s: &str) -> bool {
     !b.is_empty()
         && b.len() <= 40
         && b.first().is_some_and(u8::is_ascii_lowercase)
-        && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
 }
 
 /// The sentence for a slug that is not one.
@@ -41,7 +42,9 @@ impl<'a> AppName<'a> {
         };
         match name.split_once('/') {
             None if is_slug(name) => Ok(AppName::Slug(name)),
-            Some((space, slug)) if is_slug(space) && is_slug(slug) => Ok(AppName::Full { space, slug }),
+            Some((space, slug)) if is_slug(space) && is_slug(slug) => {
+                Ok(AppName::Full { space, slug })
+            }
             _ => Err(bad()),
         }
     }
@@ -54,7 +57,9 @@ pub(crate) fn check_path(path: &str) -> Result<(), String> {
         && path.len() <= MAX_PATH
         && !path.contains('\\')
         && !path.chars().any(char::is_control)
-        && path.split('/').all(|seg| !seg.is_empty() && seg != "." && seg != "..");
+        && path
+            .split('/')
+            .all(|seg| !seg.is_empty() && seg != "." && seg != "..");
     if fine {
         Ok(())
     } else {
@@ -71,8 +76,16 @@ pub(crate) fn check_path(path: &str) -> Result<(), String> {
 pub(crate) fn shown(s: &str) -> String {
     let cut: String = s.chars().take(60).collect();
     let escaped = cut.escape_debug().to_string();
-    let escaped = if escaped.is_empty() { "\"\"".to_string() } else { escaped };
-    if s.chars().count() > 60 { format!("{escaped}…") } else { escaped }
+    let escaped = if escaped.is_empty() {
+        "\"\"".to_string()
+    } else {
+        escaped
+    };
+    if s.chars().count() > 60 {
+        format!("{escaped}…")
+    } else {
+        escaped
+    }
 }
 
 /// Joins names the way a sentence does: `a`, `a and b`, `a, b and c`.
@@ -93,7 +106,10 @@ mod tests {
         assert_eq!(AppName::parse("runs").unwrap(), AppName::Slug("runs"));
         assert_eq!(
             AppName::parse("jeff/runs").unwrap(),
-            AppName::Full { space: "jeff", slug: "runs" }
+            AppName::Full {
+                space: "jeff",
+                slug: "runs"
+            }
         );
         for bad in ["", "/", "jeff/", "Jeff/runs", "a/b/c", "runs/"] {
             assert!(AppName::parse(bad).is_err(), "{bad}");
@@ -105,7 +121,16 @@ mod tests {
         for good in ["index.html", "img/logo.png", "a.b/c"] {
             assert!(check_path(good).is_ok(), "{good}");
         }
-        for bad in ["", "/etc/passwd", "../x", "a/../b", "a//b", "a\\b", "./a", "a\n"] {
+        for bad in [
+            "",
+            "/etc/passwd",
+            "../x",
+            "a/../b",
+            "a//b",
+            "a\\b",
+            "./a",
+            "a\n",
+        ] {
             assert!(check_path(bad).is_err(), "{bad:?}");
         }
     }

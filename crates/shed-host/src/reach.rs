@@ -23,15 +23,29 @@ pub(crate) struct Reach {
 impl Reach {
     /// The apps of the caller's spaces, in listing order.
     pub(crate) fn apps<'s>(&self, snapshot: &'s Snapshot) -> Vec<&'s Arc<LiveApp>> {
-        snapshot.apps.iter().filter(|app| self.roles.contains_key(&app.space)).collect()
+        snapshot
+            .apps
+            .iter()
+            .filter(|app| self.roles.contains_key(&app.space))
+            .collect()
     }
 
     /// The app a call names (`runs` or `jeff/runs`) among the caller's spaces.
-    pub(crate) fn resolve(&self, snapshot: &Snapshot, name: &str) -> Result<Arc<LiveApp>, HostError> {
+    pub(crate) fn resolve(
+        &self,
+        snapshot: &Snapshot,
+        name: &str,
+    ) -> Result<Arc<LiveApp>, HostError> {
         let in_reach = self.apps(snapshot);
         let found: Vec<&Arc<LiveApp>> = match AppName::parse(name)? {
-            AppName::Full { .. } => in_reach.into_iter().filter(|app| app.name == name).collect(),
-            AppName::Slug(slug) => in_reach.into_iter().filter(|app| app.slug == slug).collect(),
+            AppName::Full { .. } => in_reach
+                .into_iter()
+                .filter(|app| app.name == name)
+                .collect(),
+            AppName::Slug(slug) => in_reach
+                .into_iter()
+                .filter(|app| app.slug == slug)
+                .collect(),
         };
         match found.as_slice() {
             [one] => Ok((*one).clone()),
@@ -49,7 +63,11 @@ impl Reach {
 
     /// "no app jeff/x in your spaces — the apps here are …"
     pub(crate) fn no_app(&self, snapshot: &Snapshot, name: &str) -> HostError {
-        let here: Vec<String> = self.apps(snapshot).iter().map(|app| app.name.clone()).collect();
+        let here: Vec<String> = self
+            .apps(snapshot)
+            .iter()
+            .map(|app| app.name.clone())
+            .collect();
         if here.is_empty() {
             HostError::NotFound(format!(
                 "no app {name} in your spaces — they have no apps yet; app_deploy makes one"
@@ -89,7 +107,11 @@ impl Host {
     /// The app a graph or files call names, and where the caller stands to it.
     /// `space/app` names any app (the access table decides what follows); a
     /// slug alone resolves among the caller's spaces.
-    pub(crate) async fn named_app(&self, caller: &Caller, name: &str) -> Result<(Arc<LiveApp>, Standing), HostError> {
+    pub(crate) async fn named_app(
+        &self,
+        caller: &Caller,
+        name: &str,
+    ) -> Result<(Arc<LiveApp>, Standing), HostError> {
         let snapshot = self.snapshot().await?;
         match AppName::parse(name)? {
             AppName::Full { space, .. } => {
@@ -113,7 +135,10 @@ impl Host {
             AppName::Slug(_) => {
                 let reach = self.reach(caller).await?;
                 let app = reach.resolve(&snapshot, name)?;
-                let standing = Standing { signed_in: true, role: reach.role(&app.space) };
+                let standing = Standing {
+                    signed_in: true,
+                    role: reach.role(&app.space),
+                };
                 Ok((app, standing))
             }
         }

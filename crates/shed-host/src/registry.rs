@@ -48,7 +48,11 @@ impl LiveApp {
 
     /// The names of its commands, in listing order.
     pub(crate) fn command_names(&self) -> Vec<String> {
-        self.manifest.commands.iter().map(|c| c.name.clone()).collect()
+        self.manifest
+            .commands
+            .iter()
+            .map(|c| c.name.clone())
+            .collect()
     }
 
     fn build(record: &AppRecord, manifest: Manifest, url: &PublicUrl) -> LiveApp {
@@ -77,10 +81,18 @@ impl LiveApp {
     }
 
     fn render(&mut self) {
-        let at = format!("{}, an app at {}", self.title, without_scheme(&self.address));
+        let at = format!(
+            "{}, an app at {}",
+            self.title,
+            without_scheme(&self.address)
+        );
         let mut listing = format!("## {}", self.name);
         for command in &self.manifest.commands {
-            listing.push_str(&format!("\n{} — {} — {at}", command.call_shape(), command.description));
+            listing.push_str(&format!(
+                "\n{} — {} — {at}",
+                command.call_shape(),
+                command.description
+            ));
             let mut row = json!({
                 "at": self.name,
                 "name": command.name,
@@ -131,7 +143,11 @@ impl Registry {
     }
 
     /// The registry as the database has it now.
-    pub(crate) async fn snapshot(&self, store: &Store, url: &PublicUrl) -> Result<Arc<Snapshot>, HostError> {
+    pub(crate) async fn snapshot(
+        &self,
+        store: &Store,
+        url: &PublicUrl,
+    ) -> Result<Arc<Snapshot>, HostError> {
         let counter = store.deploy_counter().await?;
         if let Some(snapshot) = self.cached(counter) {
             return Ok(snapshot);
@@ -155,7 +171,9 @@ impl Registry {
                     Arc::new(load(store, &record, url).await?)
                 }
             };
-            snapshot.by_name.insert(app.name.clone(), snapshot.apps.len());
+            snapshot
+                .by_name
+                .insert(app.name.clone(), snapshot.apps.len());
             snapshot.apps.push(app);
         }
         let snapshot = Arc::new(snapshot);

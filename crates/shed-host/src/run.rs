@@ -29,10 +29,23 @@ impl Host {
         let snapshot = self.snapshot().await?;
         let app = find(&reach, &snapshot, name, app)?;
         let Some(command) = app.manifest.command(name) else {
-            return Err(HostError::Internal(format!("{} lost its command {name}", app.name)));
+            return Err(HostError::Internal(format!(
+                "{} lost its command {name}",
+                app.name
+            )));
         };
-        let want = if command.read_only() { Want::Read } else { Want::Write };
-        decide(&app.name, &app.space, app.access, standing(&reach, &app), want)?;
+        let want = if command.read_only() {
+            Want::Read
+        } else {
+            Want::Write
+        };
+        decide(
+            &app.name,
+            &app.space,
+            app.access,
+            standing(&reach, &app),
+            want,
+        )?;
         let args = match args {
             Value::Null => json!({}),
             args @ Value::Object(_) => args,
@@ -43,7 +56,9 @@ impl Host {
                 )));
             }
         };
-        let filled = command.fill(&args).map_err(|errors| HostError::BadInput(errors.to_string()))?;
+        let filled = command
+            .fill(&args)
+            .map_err(|errors| HostError::BadInput(errors.to_string()))?;
         self.run_filled(caller, &app, command, filled, None).await
     }
 
@@ -65,7 +80,10 @@ impl Host {
                 let applied = store.apply(&app.name, &actor, body, expect).await?;
                 let (how_many, ids) = wrote(&applied);
                 let text = format!("{}: wrote {how_many} in {}{ids}", command.name, app.name);
-                Ok(Answer { text, data: serde_json::to_value(&applied).map_err(internal)? })
+                Ok(Answer {
+                    text,
+                    data: serde_json::to_value(&applied).map_err(internal)?,
+                })
             }
             Filled::Query(line) => {
                 let listing = store.query(&app.name, &line).await?;
@@ -75,7 +93,10 @@ impl Host {
                     count(listing.rows.len(), "row", "rows"),
                     app.name
                 );
-                Ok(Answer { text, data: serde_json::to_value(&listing).map_err(internal)? })
+                Ok(Answer {
+                    text,
+                    data: serde_json::to_value(&listing).map_err(internal)?,
+                })
             }
         }
     }
@@ -86,12 +107,20 @@ fn internal(e: serde_json::Error) -> HostError {
 }
 
 fn standing(reach: &Reach, app: &LiveApp) -> crate::access::Standing {
-    crate::access::Standing { signed_in: true, role: reach.role(&app.space) }
+    crate::access::Standing {
+        signed_in: true,
+        role: reach.role(&app.space),
+    }
 }
 
 /// The one app in reach whose command `name` a call means, or the sentence
 /// saying why there is none.
-fn find(reach: &Reach, snapshot: &Snapshot, name: &str, app: Option<&str>) -> Result<Arc<LiveApp>, HostError> {
+fn find(
+    reach: &Reach,
+    snapshot: &Snapshot,
+    name: &str,
+    app: Option<&str>,
+) -> Result<Arc<LiveApp>, HostError> {
     if let Some(app_name) = app {
         let app = reach.resolve(snapshot, app_name)?;
         if app.manifest.command(name).is_some() {
@@ -104,15 +133,21 @@ fn find(reach: &Reach, snapshot: &Snapshot, name: &str, app: Option<&str>) -> Re
         )));
     }
     let in_reach = reach.apps(snapshot);
-    let having: Vec<&Arc<LiveApp>> =
-        in_reach.iter().copied().filter(|app| app.manifest.command(name).is_some()).collect();
+    let having: Vec<&Arc<LiveApp>> = in_reach
+        .iter()
+        .copied()
+        .filter(|app| app.manifest.command(name).is_some())
+        .collect();
     match having.as_slice() {
         [one] => Ok((*one).clone()),
         [] => Err(HostError::NotFound(no_command(name, &in_reach))),
         many => {
             let mut names: Vec<String> = many.iter().map(|app| app.name.clone()).collect();
             names.sort();
-            Err(HostError::BadInput(format!("{name} is a command of {} — say which app", and_list(&names))))
+            Err(HostError::BadInput(format!(
+                "{name} is a command of {} — say which app",
+                and_list(&names)
+            )))
         }
     }
 }
@@ -139,9 +174,15 @@ fn no_command(name: &str, in_reach: &[&Arc<LiveApp>]) -> String {
         );
     }
     let shown = if offering.len() > 8 {
-        format!("{}; and {} more apps", offering[..8].join("; "), offering.len() - 8)
+        format!(
+            "{}; and {} more apps",
+            offering[..8].join("; "),
+            offering.len() - 8
+        )
     } else {
         offering.join("; ")
     };
-    format!("no command {name} — the apps here offer {shown}. commands lists them with their arguments.")
+    format!(
+        "no command {name} — the apps here offer {shown}. commands lists them with their arguments."
+    )
 }

@@ -22,7 +22,11 @@ impl Host {
         let mut parts = Vec::new();
         let mut spaces = Vec::new();
         for (space, role) in &reach.roles {
-            let apps: Vec<_> = snapshot.apps.iter().filter(|app| &app.space == space).collect();
+            let apps: Vec<_> = snapshot
+                .apps
+                .iter()
+                .filter(|app| &app.space == space)
+                .collect();
             let mut lines = vec![format!("## {space} — you are {}", role.with_article())];
             if apps.is_empty() {
                 lines.push("no apps yet — app_deploy makes one".to_string());
@@ -30,11 +34,7 @@ impl Host {
             for app in &apps {
                 lines.push(format!(
                     "{} — {}, {}, v{} — {}",
-                    app.name,
-                    app.title,
-                    app.access,
-                    app.version,
-                    app.address
+                    app.name, app.title, app.access, app.version, app.address
                 ));
             }
             parts.push(lines.join("\n"));
@@ -51,6 +51,9 @@ impl Host {
                 })).collect::<Vec<_>>(),
             }));
         }
-        Ok(Answer { text: parts.join("\n\n"), data: json!({ "spaces": spaces }) })
+        Ok(Answer {
+            text: parts.join("\n\n"),
+            data: json!({ "spaces": spaces }),
+        })
     }
 }

@@ -8,14 +8,22 @@ const LISTED: usize = 12;
 
 /// `1 entity`, `2 entities`; `1 row`, `12 rows`.
 pub(crate) fn count(n: usize, one: &str, many: &str) -> String {
-    if n == 1 { format!("1 {one}") } else { format!("{n} {many}") }
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
 }
 
 /// (`1 entity`, `: $run=<eid>, <eid>`): how many were written, and after a
 /// colon each `$name` with the eid it became, then the eid of each entity
 /// written by name (the second is empty when there is nothing to name).
 pub(crate) fn wrote(applied: &Applied) -> (String, String) {
-    let mut ids: Vec<String> = applied.aliases.iter().map(|(name, eid)| format!("{name}={eid}")).collect();
+    let mut ids: Vec<String> = applied
+        .aliases
+        .iter()
+        .map(|(name, eid)| format!("{name}={eid}"))
+        .collect();
     ids.extend(
         applied
             .entities
@@ -23,7 +31,11 @@ pub(crate) fn wrote(applied: &Applied) -> (String, String) {
             .filter(|eid| !applied.aliases.values().any(|minted| minted == *eid))
             .cloned(),
     );
-    let ids = if ids.is_empty() { String::new() } else { format!(": {}", ids.join(", ")) };
+    let ids = if ids.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", ids.join(", "))
+    };
     (count(applied.entities.len(), "entity", "entities"), ids)
 }
 
@@ -47,7 +59,10 @@ mod tests {
             aliases: [("$run".to_string(), "a1".to_string())].into(),
             version: 3,
         };
-        assert_eq!(wrote(&applied), ("2 entities".into(), ": $run=a1, b2".into()));
+        assert_eq!(
+            wrote(&applied),
+            ("2 entities".into(), ": $run=a1, b2".into())
+        );
     }
 
     #[test]

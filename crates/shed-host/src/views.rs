@@ -29,8 +29,12 @@ impl Host {
         if caller.person().is_none() {
             return Err(sign_in_first());
         }
-        let no_resource = || HostError::NotFound(format!("no resource {}", crate::names::shown(uri)));
-        let (space, rest) = uri.strip_prefix("ui://").and_then(|r| r.split_once('/')).ok_or_else(no_resource)?;
+        let no_resource =
+            || HostError::NotFound(format!("no resource {}", crate::names::shown(uri)));
+        let (space, rest) = uri
+            .strip_prefix("ui://")
+            .and_then(|r| r.split_once('/'))
+            .ok_or_else(no_resource)?;
         let (slug, file) = rest.split_once('/').ok_or_else(no_resource)?;
         let reach = self.reach(caller).await?;
         let snapshot = self.snapshot().await?;
@@ -38,9 +42,17 @@ impl Host {
             .app(&format!("{space}/{slug}"))
             .filter(|app| reach.role(&app.space).is_some() && app.views.iter().any(|v| v == file))
             .ok_or_else(no_resource)?;
-        let bytes = self.inner.store.deploy_file(app.deploy, file).await?.ok_or_else(no_resource)?;
+        let bytes = self
+            .inner
+            .store
+            .deploy_file(app.deploy, file)
+            .await?
+            .ok_or_else(no_resource)?;
         let page = String::from_utf8_lossy(&bytes);
-        Ok(ViewPage { html: with_base_href(&page, &app.address), resource: self.resource(app, file) })
+        Ok(ViewPage {
+            html: with_base_href(&page, &app.address),
+            resource: self.resource(app, file),
+        })
     }
 
     fn resource(&self, app: &LiveApp, file: &str) -> ViewResource {

@@ -29,9 +29,22 @@ async fn cast(host: &Host) -> Cast {
     let stranger = space(host, "elsewhere", "stranger").await;
     for access in [Access::Private, Access::Public, Access::Open] {
         let app = format!("jeff/{access}");
-        deploy(host, &owner, &app, files(&[("vocab.json", VOCAB), ("tools.json", TOOLS)]), "Notes", access).await;
+        deploy(
+            host,
+            &owner,
+            &app,
+            files(&[("vocab.json", VOCAB), ("tools.json", TOOLS)]),
+            "Notes",
+            access,
+        )
+        .await;
     }
-    Cast { owner, editor, viewer, stranger }
+    Cast {
+        owner,
+        editor,
+        viewer,
+        stranger,
+    }
 }
 
 /// "ok", or the kind of refusal and its sentence.
@@ -93,13 +106,24 @@ async fn every_cell_of_the_access_table_through_the_graph_tools_exactly() {
         assert!(got_write.starts_with(write), "{cell} write: {got_write}");
     }
     // Every write that was let through was kept, by its writer.
-    let rows = host.graph_query(&c.owner, "jeff/open", ".note!&.created!").await.unwrap();
-    let writers: Vec<&str> = rows.data["rows"].as_array().unwrap().iter().map(|r| r["created"]["by"]["name"].as_str().unwrap()).collect();
+    let rows = host
+        .graph_query(&c.owner, "jeff/open", ".note!&.created!")
+        .await
+        .unwrap();
+    let writers: Vec<&str> = rows.data["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["created"]["by"]["name"].as_str().unwrap())
+        .collect();
     assert_eq!(writers.len(), 4);
     for who in ["jeff", "ed", "vi", "stranger"] {
         assert!(writers.contains(&who), "{who} in {writers:?}");
     }
-    let private = host.graph_query(&c.viewer, "jeff/private", ".note!").await.unwrap();
+    let private = host
+        .graph_query(&c.viewer, "jeff/private", ".note!")
+        .await
+        .unwrap();
     assert_eq!(private.text, "jeff/private: 2 rows");
 }
 
@@ -107,7 +131,10 @@ async fn every_cell_of_the_access_table_through_the_graph_tools_exactly() {
 async fn nobody_learns_a_private_app_exists_from_outside_its_space() {
     let w = world().await;
     let c = cast(&w.host).await;
-    for (who, sentence) in [(&Caller::Nobody, SIGN_IN), (&c.stranger, "not-found: no app jeff/")] {
+    for (who, sentence) in [
+        (&Caller::Nobody, SIGN_IN),
+        (&c.stranger, "not-found: no app jeff/"),
+    ] {
         let private = outcome(w.host.graph_query(who, "jeff/private", ".note!").await);
         let missing = outcome(w.host.graph_query(who, "jeff/nothing", ".note!").await);
         assert!(private.starts_with(sentence), "{private}");
@@ -121,7 +148,8 @@ async fn every_cell_of_the_access_table_through_commands() {
     let host = &w.host;
     let c = cast(host).await;
     let viewer = format!("refused: {VIEWER_SENTENCE}");
-    let not_here = "not-found: no app {app} in your spaces — they have no apps yet; app_deploy makes one";
+    let not_here =
+        "not-found: no app {app} in your spaces — they have no apps yet; app_deploy makes one";
     let table: Vec<(&str, &Caller, &str, &str)> = vec![
         ("private", &c.owner, "ok", "ok"),
         ("private", &c.editor, "ok", "ok"),
@@ -142,7 +170,10 @@ async fn every_cell_of_the_access_table_through_commands() {
     for (access, who, read, write) in table {
         let app = format!("jeff/{access}");
         let got_read = outcome(host.command(who, "notes", json!({}), Some(&app)).await);
-        let got_write = outcome(host.command(who, "jot", json!({ "text": "hi" }), Some(&app)).await);
+        let got_write = outcome(
+            host.command(who, "jot", json!({ "text": "hi" }), Some(&app))
+                .await,
+        );
         let cell = format!("{access} × {who:?}");
         assert_eq!(got_read, read.replace("{app}", &app), "{cell} read");
         assert_eq!(got_write, write.replace("{app}", &app), "{cell} write");
@@ -156,7 +187,10 @@ async fn a_public_app_in_another_space_is_not_among_a_strangers_commands() {
     let c = cast(host).await;
     let listed = host.commands(&c.stranger, None).await.unwrap();
     assert_eq!(listed.data["commands"], json!([]));
-    let (kind, sentence) = refusal(host.command(&c.stranger, "jot", json!({ "text": "hi" }), None).await);
+    let (kind, sentence) = refusal(
+        host.command(&c.stranger, "jot", json!({ "text": "hi" }), None)
+            .await,
+    );
     assert_eq!(kind, "not-found");
     assert_eq!(
         sentence,
@@ -164,8 +198,17 @@ async fn a_public_app_in_another_space_is_not_among_a_strangers_commands() {
     );
     assert!(host.views(&c.stranger).await.unwrap().is_empty());
     // The members see all three apps, and jot is in each: say which.
-    let (kind, sentence) = refusal(host.command(&c.viewer, "jot", json!({ "text": "hi" }), None).await);
-    assert_eq!((kind, sentence.as_str()), ("bad-input", "jot is a command of jeff/open, jeff/private and jeff/public — say which app"));
+    let (kind, sentence) = refusal(
+        host.command(&c.viewer, "jot", json!({ "text": "hi" }), None)
+            .await,
+    );
+    assert_eq!(
+        (kind, sentence.as_str()),
+        (
+            "bad-input",
+            "jot is a command of jeff/open, jeff/private and jeff/public — say which app"
+        )
+    );
 }
 
 #[tokio::test]
@@ -175,21 +218,45 @@ async fn only_owners_and_editors_deploy_and_write_files() {
     let c = cast(host).await;
     let app_files = || files(&[("index.html", "<p>hi</p>")]);
     for who in [&c.owner, &c.editor] {
-        host.deploy_folder(who, "jeff/page", app_files(), None, None).await.unwrap();
+        host.deploy_folder(who, "jeff/page", app_files(), None, None)
+            .await
+            .unwrap();
     }
-    let (kind, sentence) = refusal(host.deploy_folder(&c.viewer, "jeff/page", app_files(), None, None).await);
+    let (kind, sentence) = refusal(
+        host.deploy_folder(&c.viewer, "jeff/page", app_files(), None, None)
+            .await,
+    );
     assert_eq!((kind, sentence.as_str()), ("refused", VIEWER_SENTENCE));
-    let (kind, sentence) = refusal(host.deploy_folder(&c.stranger, "jeff/page", app_files(), None, None).await);
+    let (kind, sentence) = refusal(
+        host.deploy_folder(&c.stranger, "jeff/page", app_files(), None, None)
+            .await,
+    );
     assert_eq!(
         (kind, sentence.as_str()),
-        ("refused", "only the owners and editors of jeff deploy its apps — an owner of jeff can add you")
+        (
+            "refused",
+            "only the owners and editors of jeff deploy its apps — an owner of jeff can add you"
+        )
     );
-    let write = [("index.html".to_string(), Some("<p>new</p>".to_string()))].into_iter().collect();
+    let write = [("index.html".to_string(), Some("<p>new</p>".to_string()))]
+        .into_iter()
+        .collect();
     let (kind, sentence) = refusal(host.app_files(&c.viewer, "jeff/page", write, vec![]).await);
     assert_eq!((kind, sentence.as_str()), ("refused", VIEWER_SENTENCE));
     // A viewer reads the files; a stranger does not learn the app is there.
-    let listed = host.app_files(&c.viewer, "jeff/page", Default::default(), vec!["index.html".into()]).await.unwrap();
+    let listed = host
+        .app_files(
+            &c.viewer,
+            "jeff/page",
+            Default::default(),
+            vec!["index.html".into()],
+        )
+        .await
+        .unwrap();
     assert_eq!(listed.text, "--- index.html ---\n<p>hi</p>");
-    let (kind, _) = refusal(host.app_files(&c.stranger, "jeff/page", Default::default(), vec![]).await);
+    let (kind, _) = refusal(
+        host.app_files(&c.stranger, "jeff/page", Default::default(), vec![])
+            .await,
+    );
     assert_eq!(kind, "not-found");
 }

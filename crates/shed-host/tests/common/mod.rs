@@ -24,14 +24,21 @@ pub async fn world() -> World {
 /// Another host on the same data directory: another process, as far as the
 /// database can tell (its own connections, its own registry).
 pub async fn open(dir: &Path) -> Host {
-    Host::open(HostConfig { data_dir: dir.to_path_buf(), public_url: URL.into() })
-        .await
-        .expect("the host opens")
+    Host::open(HostConfig {
+        data_dir: dir.to_path_buf(),
+        public_url: URL.into(),
+    })
+    .await
+    .expect("the host opens")
 }
 
 pub async fn person(host: &Host, handle: &str, name: &str) -> Caller {
-    host.add_person(handle, Some(name)).await.expect("a new person");
-    host.caller_for_handle(handle).await.expect("the person signs in")
+    host.add_person(handle, Some(name))
+        .await
+        .expect("a new person");
+    host.caller_for_handle(handle)
+        .await
+        .expect("the person signs in")
 }
 
 /// A space `slug` owned by a new person `owner`; answers the owner.
@@ -49,7 +56,9 @@ pub async fn member(host: &Host, space: &str, handle: &str, role: Role) -> Calle
         Ok(caller) => caller,
         Err(_) => person(host, handle, handle).await,
     };
-    host.add_member(space, handle, role).await.expect("a new member");
+    host.add_member(space, handle, role)
+        .await
+        .expect("a new member");
     caller
 }
 
@@ -73,10 +82,20 @@ pub fn run_club() -> BTreeMap<String, Vec<u8>> {
 
 /// Files from (path, text) pairs.
 pub fn files(pairs: &[(&str, &str)]) -> BTreeMap<String, Vec<u8>> {
-    pairs.iter().map(|(p, t)| (p.to_string(), t.as_bytes().to_vec())).collect()
+    pairs
+        .iter()
+        .map(|(p, t)| (p.to_string(), t.as_bytes().to_vec()))
+        .collect()
 }
 
-pub async fn deploy(host: &Host, caller: &Caller, app: &str, files: BTreeMap<String, Vec<u8>>, title: &str, access: Access) -> String {
+pub async fn deploy(
+    host: &Host,
+    caller: &Caller,
+    app: &str,
+    files: BTreeMap<String, Vec<u8>>,
+    title: &str,
+    access: Access,
+) -> String {
     host.deploy_folder(caller, app, files, Some(title.into()), Some(access))
         .await
         .unwrap_or_else(|e| panic!("{app} deploys: {e}"))
@@ -103,5 +122,7 @@ pub fn refusal<T: std::fmt::Debug>(result: Result<T, HostError>) -> (&'static st
 
 /// Whether `s` is 32 lowercase hex digits.
 pub fn is_eid(s: &str) -> bool {
-    s.len() == 32 && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    s.len() == 32
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
