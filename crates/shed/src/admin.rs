@@ -1,0 +1,234 @@
+//! The administration commands of `shed`: people, spaces, members, tokens and
+//! deploys. Each opens the host on the data folder (safe while a server runs
+//! on it: SQLite in WAL mode, with a busy timeout) and prints what it did; a
+//! refusal prints its one sentence alone on stderr and exits non-zero.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand};
+use shed_host::{Access, Caller, Host, HostConfig, HostError, Role};
+
+/// The default address app addresses are printed at.
+const DEFAULT_PUBLIC_URL: &str = "http://localhost:7700";
+
+#[derive(Subcommand)]
+pub enum AdminCommand {
+    /// Add people who can sign in and belong to spaces.
+    #[command(subcommand)]
+    Person(PersonCommand),
+    /// Make spaces: a space holds apps and has members.
+    #[command(subcommand)]
+    Space(SpaceCommand),
+    /// Give people a role in a space.
+    #[command(subcommand)]
+    Member(MemberCommand),
+    /// Make bearer tokens that sign a person in over MCP.
+    #[command(subcommand)]
+    Token(TokenCommand),
+    /// Deploy a folder (index.html, vocab.json, tools.json, …) as an app of a
+    /// space; each deploy is its next version (v1, v2, …).
+    ///
+    /// The manifest is checked whole first: if anything is wrong, the one
+    /// sentence naming every problem is printed, nothing changes, and the
+    /// app's previous version keeps answering.
+    ///
+    /// Example: shed deploy ./run-club --to jeff/runs --as jeff --title "Run club"
+    Deploy(DeployArgs),
+}
+
+#[derive(Subcommand)]
+pub enum PersonCommand {
+    /// Add a person by handle, e.g. `shed person add ada --name "Ada Lovelace"`.
+    Add {
+        /// Their handle: a-z, 0-9 and -, starting with a letter (at most 40).
+        handle: String,
+        /// The name shown beside what they write. Default: the handle.
+        #[arg(long)]
+        name: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum SpaceCommand {
+    /// Make a space owned by a person, e.g. `shed space add jeff --owner jeff`.
+    /// The space lives at http://<slug>.<host>/.
+    Add {
+        /// The space's slug: a-z, 0-9 and -, starting with a letter.
+        slug: String,
+        /// The handle of the person who owns it (see `shed person add`).
+        #[arg(long, value_name = "HANDLE")]
+        owner: String,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum MemberCommand {
+    /// Make a person a member of a space, or change their role, e.g.
+    /// `shed member add jeff ada --role editor`.
+    ///
+    /// Owners and editors change the space's apps and deploy them; viewers
+    /// read them. Every app of every space a person belongs to is in their
+    /// agent's `commands`.
+    Add {
+        /// The space's slug.
+        space: String,
+        /// The person's handle.
+        handle: String,
+        /// owner, editor or viewer.
+        #[arg(long, value_parser = parse_role)]
+        role: Role,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum TokenCommand {
+    /// Make a bearer token for a person and print it, once: shed keeps only
+    /// its hash. An MCP client sends it as `Authorization: Bearer <token>`.
+    Create {
+        /// The person's handle.
+        handle: String,
+    },
+}
+
+#[derive(Args)]
+pub struct DeployArgs {
+    /// The folder to deploy. Files and folders whose name starts with a dot
+    /// are left out.
+    dir: PathBuf,
+    /// The app, as <space>/<app>, e.g. jeff/runs. Made on its first deploy.
+    #[arg(long, visible_alias = "app", value_name = "SPACE/APP")]
+    to: String,
+    /// The handle of the person deploying: an owner or editor of the space.
+    #[arg(long = "as", value_name = "HANDLE")]
+    handle: String,
+    /// The app's title, what people call it, e.g. "Run club". Default: as
+    /// before (the slug on a first deploy).
+    #[arg(long)]
+    title: Option<String>,
+    /// private (members read; owners and editors write), public (anyone
+    /// reads; owners and editors write) or open (anyone who can reach it
+    /// writes). Default: as before (private on a first deploy).
+    #[arg(long, value_parser = parse_access)]
+    access: Option<Access>,
+    /// The address the platform is reached at, for the app's address.
+    #[arg(long, env = "SHED_PUBLIC_URL", default_value = DEFAULT_PUBLIC_URL)]
+    public_url: String,
+}
+
+fn parse_role(word: &str) -> Result<Role, String> {
+    word.parse().map_err(|e: shed_host::NotARole| e.to_string())
+}
+
+fn parse_access(word: &str) -> Result<Access, String> {
+    word.parse()
+        .map_err(|e: shed_host::NotAnAccess| e.to_string())
+}
+
+/// Runs one administration command on the data folder `data`.
+pub async fn run(command: AdminCommand, data: &Path) -> anyhow::Result<()> {
+    let public_url = match &command {
+        AdminCommand::Deploy(args) => args.public_url.clone(),
+        _ => std::env::var("SHED_PUBLIC_URL").unwrap_or_else(|_| DEFAULT_PUBLIC_URL.to_string()),
+    };
+    let host = Host::open(HostConfig {
+        data_dir: data.to_path_buf(),
+        public_url,
+    })
+    .await
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    match administer(&host, command).await {
+        Ok(printed) => {
+            println!("{printed}");
+            Ok(())
+        }
+        Err(refusal) => {
+            // The sentence alone, as the spec words it, and a failing exit.
+            eprintln!("{refusal}");
+            std::process::exit(1);
+        }
+    }
+}
+
+/// What the command prints, or the host's sentence.
+async fn administer(host: &Host, command: AdminCommand) -> Result<String, HostError> {
+    match command {
+        AdminCommand::Person(PersonCommand::Add { handle, name }) => {
+            let person = host.add_person(&handle, name.as_deref()).await?;
+            Ok(format!("added {} ({})", person.handle, person.name))
+        }
+        AdminCommand::Space(SpaceCommand::Add { slug, owner }) => {
+            host.add_space(&slug, &owner).await?;
+            Ok(format!("made space {slug}, owned by {owner}"))
+        }
+        AdminCommand::Member(MemberCommand::Add {
+            space,
+            handle,
+            role,
+        }) => {
+            host.add_member(&space, &handle, role).await?;
+            Ok(format!("{handle} is now {} of {space}", with_article(role)))
+        }
+        AdminCommand::Token(TokenCommand::Create { handle }) => host.create_token(&handle).await,
+        AdminCommand::Deploy(args) => {
+            let caller: Caller = host.caller_for_handle(&args.handle).await?;
+            let files = read_folder(&args.dir)?;
+            let answer = host
+                .deploy_folder(&caller, &args.to, files, args.title, args.access)
+                .await?;
+            Ok(answer.text)
+        }
+    }
+}
+
+fn with_article(role: Role) -> String {
+    match role {
+        Role::Owner => "an owner".into(),
+        Role::Editor => "an editor".into(),
+        Role::Viewer => "a viewer".into(),
+    }
+}
+
+/// Every file under `dir` (path relative to it, `/`-separated → bytes),
+/// leaving out names that start with a dot; links are followed to files only.
+fn read_folder(dir: &Path) -> Result<BTreeMap<String, Vec<u8>>, HostError> {
+    let unreadable = |path: &Path, e: std::io::Error| {
+        HostError::BadInput(format!("{} cannot be read: {e}", path.display()))
+    };
+    if !dir.is_dir() {
+        return Err(HostError::BadInput(format!(
+            "{} is not a folder — deploy the folder holding index.html",
+            dir.display()
+        )));
+    }
+    let mut files = BTreeMap::new();
+    let mut pending = vec![(dir.to_path_buf(), String::new())];
+    while let Some((folder, prefix)) = pending.pop() {
+        for entry in std::fs::read_dir(&folder).map_err(|e| unreadable(&folder, e))? {
+            let entry = entry.map_err(|e| unreadable(&folder, e))?;
+            let path = entry.path();
+            let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+                return Err(HostError::BadInput(format!(
+                    "{} is not a UTF-8 file name — rename it",
+                    path.display()
+                )));
+            };
+            if name.starts_with('.') {
+                continue;
+            }
+            let relative = format!("{prefix}{name}");
+            let kind = entry.file_type().map_err(|e| unreadable(&path, e))?;
+            // A link is followed to a file, never to a folder (no cycles).
+            let linked_file = kind.is_symlink() && path.is_file();
+            if kind.is_dir() {
+                pending.push((path, format!("{relative}/")));
+            } else if kind.is_file() || linked_file {
+                files.insert(
+                    relative,
+                    std::fs::read(&path).map_err(|e| unreadable(&path, e))?,
+                );
+            }
+        }
+    }
+    Ok(files)
+}
