@@ -131,8 +131,16 @@ fn baseline_query(conn: &Connection, sql: &str, param: Option<rusqlite::types::V
             .collect::<Result<Vec<_>, _>>()
     };
     let rows: Vec<Vec<rusqlite::types::Value>> = match param {
-        Some(p) => stmt.query_map([p], read).unwrap().collect::<Result<_, _>>().unwrap(),
-        None => stmt.query_map([], read).unwrap().collect::<Result<_, _>>().unwrap(),
+        Some(p) => stmt
+            .query_map([p], read)
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap(),
+        None => stmt
+            .query_map([], read)
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap(),
     };
     rows.len()
 }
@@ -313,7 +321,11 @@ fn main() {
         runtime.block_on(store.data_version("bench/runs")).unwrap();
         overhead.push(t.elapsed());
     }
-    println!("{:<48} store {:>10.3} ms   (a call's fixed cost: one indexed lookup)", "data_version median (ms)", ms(median(overhead)));
+    println!(
+        "{:<48} store {:>10.3} ms   (a call's fixed cost: one indexed lookup)",
+        "data_version median (ms)",
+        ms(median(overhead))
+    );
     for (name, line, sql, param) in queries {
         let rows = runtime
             .block_on(store.query("bench/runs", &line))

@@ -204,8 +204,8 @@ impl Store {
         f: impl FnOnce(&rusqlite::Connection) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
         use tokio::runtime::{Handle, RuntimeFlavor};
-        let multi = Handle::try_current()
-            .is_ok_and(|h| h.runtime_flavor() == RuntimeFlavor::MultiThread);
+        let multi =
+            Handle::try_current().is_ok_and(|h| h.runtime_flavor() == RuntimeFlavor::MultiThread);
         if multi {
             return tokio::task::block_in_place(|| self.inner.engine.with_reader(f));
         }
