@@ -419,3 +419,86 @@ pub fn render_batch(
     });
     (value, shown)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::ALL_TOOLS;
+
+    fn settings(host: Option<HostConfig>) -> RunSettings {
+        RunSettings {
+            host,
+            command_job_id: None,
+            allowed: ALL_TOOLS.to_vec(),
+            mode: Mode::Off,
+            task_slot: TaskSlot::DirectCommand,
+            ceiling: None,
+            output_bound: DEFAULT_OUTPUT_BOUND,
+            trace: PolicyTrace::default(),
+        }
+    }
+
+    // "`failed_to_deliver` with `landed: "no"`: nothing was sent — `not_configured`, …"
+    #[tokio::test]
+    async fn a_run_without_a_host_is_not_configured() {
+        let harness = Harness::new(settings(None));
+        let out = harness.call("run_command", json!({"command": "a"})).await;
+        assert_eq!(out["status"], "failed_to_deliver");
+        assert_eq!(out["landed"], "no");
+        assert_eq!(out["reason"], "not_configured");
+        let out = harness.call("list_commands", json!({})).await;
+        assert_eq!(out["reason"], "not_configured");
+    }
+
+    // "… `cancelled` … a call reached after the turn was cancelled, come back
+    // as that call's result"
+    #[tokio::test]
+    async fn a_cancelled_turn_sends_nothing() {
+        let host = HostConfig {
+            cli_path: "/nonexistent/host-cli".into(),
+            job_id_env_var: None,
+            queue_path: "/nonexistent/queue".into(),
+        };
+        let harness = Harness::new(settings(Some(host)));
+        let cancel = CancelFlag::default();
+        cancel.cancel();
+        let out = harness
+            .call_cancellable("run_command", json!({"command": "a"}), &cancel)
+            .await;
+        assert_eq!(out["reason"], "cancelled");
+        assert_eq!(out["landed"], "no");
+
+        let catalog = Catalog::from_listing(&json!({"commands": [{"name": "a"}]})).unwrap();
+        let host = HostCli::new(
+            HostConfig {
+                cli_path: "/nonexistent/host-cli".into(),
+                job_id_env_var: None,
+                queue_path: "/q".into(),
+            },
+            None,
+        );
+        let cancelled = || true;
+        let ctx = CallContext {
+            host: &host,
+            catalog: &catalog,
+            read_only: false,
+            ceiling: None,
+            input_label: &Label::bottom(),
+            cancelled: &cancelled,
+        };
+        let spec = calls::CallSpec {
+            command: "a".into(),
+            args: json!({}),
+            loom_id: None,
+            expected_version: None,
+        };
+        let result = calls::perform(&ctx, Ok(spec)).await;
+        assert!(matches!(
+            result,
+            CallResult::NotDelivered {
+                reason: "cancelled",
+                ..
+            }
+        ));
+    }
+}

@@ -797,3 +797,38 @@ fn an_answer_over_the_bound_alone_is_left_out() {
     assert!(out.get("entry").is_none());
     assert_eq!(out["outcome"]["ok"], true);
 }
+
+// "A command whose target is `loom` takes a `loomId`; `run_command` passes
+// the one a call names and infers none from the target."
+#[test]
+fn a_loom_command_gets_only_the_loom_the_call_names() {
+    let mut r = row("graph.query", "read");
+    r["scope"] = json!("loom");
+    let host = Host::new(json!([r]));
+    let listed = host.tool("list_commands", json!({}), &[]);
+    assert_eq!(
+        listed["entries"][0]["signature"],
+        "graph.query(q: string) -> {rows}  [read, loom]"
+    );
+    host.tool(
+        "run_command",
+        json!({"command": "graph.query", "args": {"q": ".jog!"}}),
+        &[],
+    );
+    host.tool(
+        "run_command",
+        json!({"command": "graph.query", "loomId": "jeff/runs"}),
+        &[],
+    );
+    let runs = host.runs();
+    assert!(
+        !runs[0]["argv"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("--loom"))
+    );
+    assert_eq!(
+        runs[1]["argv"].as_array().unwrap()[6..],
+        [json!("--loom"), json!("jeff/runs")]
+    );
+}
