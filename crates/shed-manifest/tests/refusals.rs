@@ -358,3 +358,18 @@ fn a_file_of_the_wrong_shape() {
          tools.json: the file is an object of commands keyed by name, like { \"log_run\": { \"description\": … } }"
     );
 }
+
+#[test]
+fn a_vocab_that_does_not_parse_does_not_make_its_components_missing() {
+    assert_eq!(
+        refused(&[
+            ("vocab.json", "{ \"jog\": { \"who\": \"text\" }"),
+            (
+                "tools.json",
+                r#"{ "log_run": { "description": "Log a run for the board", "input": {},
+                                  "apply": { "entity": { "eid": "$run" }, "jog": {} } } }"#,
+            ),
+        ]),
+        "vocab.json is not JSON at line 1, column 26: EOF while parsing an object — fix the file there"
+    );
+}
