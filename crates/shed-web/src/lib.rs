@@ -1,10 +1,66 @@
-//! shed's web door. So far it holds the page script every app page loads from
-//! `/_shed/app.js` (`static/app.js`: the globals `apply(bundle)` and
-//! `query(filterLine)`); the door that serves it is yet to be written.
+//! shed's web door: the pages of every app at `http://<space>.<public host>/<app>/`,
+//! the page api a page calls (`./api/apply`, `./api/query`), the page script
+//! at `/_shed/app.js`, and signing in with a one-time link.
+//!
+//! Requests are told apart by their host name: `<space>.<public host>` is a
+//! space's web door; any other host (the bare public host) gets the
+//! platform's own routes — the sign-in pages here and whatever the caller
+//! merges in (the MCP door at `/mcp`). Every decision about who may see or
+//! change what is a call of [`shed_host::Host`]; the door translates HTTP and
+//! holds no rule of its own.
+
+mod api;
+mod caller;
+mod door;
+mod files;
+mod kinds;
+mod page;
+mod path;
+mod platform;
+mod reply;
+mod space;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::Request;
+use axum::response::Response;
+use shed_host::Host;
+use tower::ServiceExt;
+
+pub use page::{content_security_policy, inline_script_hashes};
+pub use path::{AppPath, split_app_path};
 
 /// The page script the web door serves at `/_shed/app.js`.
 pub const APP_JS: &str = include_str!("../static/app.js");
 
-/// The address every app page loads [`APP_JS`] from.
+/// The address every app page loads [`APP_JS`] from, on every host.
 pub const APP_JS_PATH: &str = "/_shed/app.js";
 
+/// The platform's page that says how to sign in.
+pub const SIGN_IN_PATH: &str = "/_shed/signin";
+
+/// Where a space's host trades a one-time hop for its session cookie.
+pub const HOP_PATH: &str = "/_shed/hop";
+
+/// The whole HTTP server: requests for `<space>.<public host>` reach the web
+/// door; every other request reaches the platform's sign-in pages, then
+/// `platform` (e.g. the MCP door's router).
+pub fn router(host: Host, platform: Router) -> Router {
+    let door = Arc::new(door::Door::new(host));
+    let spaces = space::router(door.clone());
+    let platform = platform::router(door.clone()).merge(platform);
+    Router::new().fallback(move |request: Request| {
+        let to = match door.space_of(&request) {
+            Some(_) => spaces.clone(),
+            None => platform.clone(),
+        };
+        async move {
+            let answered: Result<Response, std::convert::Infallible> = to.oneshot(request).await;
+            match answered {
+                Ok(response) => response,
+                Err(never) => match never {},
+            }
+        }
+    })
+}

@@ -24,7 +24,8 @@ pub async fn open(data: &Path, public_url: &str) -> anyhow::Result<Host> {
 
 /// The whole HTTP server's routes. Other doors merge theirs here.
 pub fn routes(host: &Host, args: &ServeArgs) -> anyhow::Result<axum::Router> {
-    Ok(shed_mcp::router(host.clone(), args.listen)?)
+    let mcp = shed_mcp::router(host.clone(), args.listen)?;
+    Ok(shed_web::router(host.clone(), mcp))
 }
 
 /// Serves `host` over HTTP until Ctrl-C.

@@ -1,0 +1,123 @@
+//! The page api of an app, on its space's host: `./api/query?<filter line>`
+//! (GET) and `./api/apply` (POST, a JSON bundle). Each is one call of
+//! [`shed_host::Host::graph_query`] / [`shed_host::Host::graph_apply`] as the
+//! caller, answering the same data and the same refusal sentences as the MCP
+//! door's `graph_query` and `graph_apply`: data as JSON, a refusal as
+//! `{"error": "<sentence>"}` with 401, 403, 400, 404 or 409.
+//!
+//! The filter line is passed as it arrived — still percent-encoded — since
+//! the store splits it at `&` and the operators before decoding each value.
+//! A write on a session cookie must come from a page of the app's own space
+//! (`Origin`) and be JSON, so a page elsewhere — a cross-site form above all
+//! — cannot write as the person.
+
+use axum::body::Body;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::Response;
+
+use crate::caller::{Told, caller};
+use crate::door::Door;
+use crate::reply::{json, json_refusal, json_sentence};
+
+/// The largest bundle a page may send.
+const MAX_BUNDLE: usize = 1024 * 1024;
+
+/// Answers `<method> /<slug>/api/<what>?<query>` on `space`'s host.
+pub(crate) async fn answer(
+    door: &Door,
+    method: &Method,
+    headers: &HeaderMap,
+    body: Body,
+    space: &str,
+    slug: &str,
+    what: &str,
+    query: Option<&str>,
+) -> Response {
+    let app = format!("{space}/{slug}");
+    match (what, method) {
+        ("query", &Method::GET | &Method::HEAD) => {
+            let (caller, _) = match caller(door, headers, Some(space)).await {
+                Ok(found) => found,
+                Err(error) => return json_refusal(&error),
+            };
+            match door.host.graph_query(&caller, &app, query.unwrap_or_default()).await {
+                Ok(answer) => json(StatusCode::OK, answer.data),
+                Err(error) => json_refusal(&error),
+            }
+        }
+        ("apply", &Method::POST) => apply(door, headers, body, space, &app).await,
+        ("query", _) => wrong_method("./api/query", "GET", "a filter line after ?, such as ./api/query?.jog!&limit=10"),
+        ("apply", _) => wrong_method("./api/apply", "POST", "a JSON bundle as the body"),
+        _ => json_sentence(
+            StatusCode::NOT_FOUND,
+            &format!(
+                "no page api {} — an app's pages have ./api/query (GET, a filter line) and ./api/apply (POST, a JSON bundle)",
+                what.chars().take(60).collect::<String>()
+            ),
+        ),
+    }
+}
+
+async fn apply(door: &Door, headers: &HeaderMap, body: Body, space: &str, app: &str) -> Response {
+    let (caller, told) = match caller(door, headers, Some(space)).await {
+        Ok(found) => found,
+        Err(error) => return json_refusal(&error),
+    };
+    if told == Told::Session {
+        let own = door.host.space_origin(space);
+        let origin = headers.get(header::ORIGIN).and_then(|value| value.to_str().ok());
+        if origin != Some(own.as_str()) {
+            let from = origin.map_or("a page that did not say where it is".to_string(), |o| format!("a page of {o}"));
+            return json_sentence(
+                StatusCode::FORBIDDEN,
+                &format!(
+                    "{app} takes writes from its own pages at {own}, and this one came from {from} — \
+                     write from the app's page, or send a bearer token"
+                ),
+            );
+        }
+    }
+    let is_json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .is_some_and(|kind| kind.trim().eq_ignore_ascii_case("application/json"));
+    if !is_json {
+        return json_sentence(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "./api/apply takes a bundle as JSON — send it with Content-Type: application/json",
+        );
+    }
+    let bytes = match axum::body::to_bytes(body, MAX_BUNDLE).await {
+        Ok(bytes) => bytes,
+        Err(_) => {
+            return json_sentence(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "the bundle is larger than 1 MiB — send fewer entities at a time",
+            );
+        }
+    };
+    let bundle: serde_json::Value = match serde_json::from_slice(&bytes) {
+        Ok(bundle) => bundle,
+        Err(error) => {
+            return json_sentence(
+                StatusCode::BAD_REQUEST,
+                &format!(
+                    "the body of ./api/apply is not JSON ({error}) — send a bundle such as \
+                     {{\"entity\": {{\"eid\": \"$run\"}}, \"jog\": {{\"who\": \"Ada\"}}}}"
+                ),
+            );
+        }
+    };
+    match door.host.graph_apply(&caller, app, bundle).await {
+        Ok(answer) => json(StatusCode::OK, answer.data),
+        Err(error) => json_refusal(&error),
+    }
+}
+
+fn wrong_method(api: &str, method: &'static str, takes: &str) -> Response {
+    let mut response =
+        json_sentence(StatusCode::METHOD_NOT_ALLOWED, &format!("{api} answers {method} only, with {takes}"));
+    response.headers_mut().insert(header::ALLOW, HeaderValue::from_static(method));
+    response
+}

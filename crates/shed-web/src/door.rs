@@ -1,0 +1,73 @@
+//! The door's shared state: the host, the session cookie's name and flags
+//! (from the public URL's scheme), and the cache of files ready to serve.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use axum::extract::Request;
+use shed_host::Host;
+use shed_host::web::WebFile;
+
+use crate::page::{Rendered, render};
+
+/// How many rendered files the cache keeps before it starts over.
+const CACHE_ENTRIES: usize = 512;
+
+/// The web door, shared by every request.
+pub(crate) struct Door {
+    pub host: Host,
+    /// `__Host-shed_session` over https (host-only, Secure, Path=/), else `shed_session`.
+    pub cookie: &'static str,
+    /// The public URL is https: cookies carry `Secure`.
+    pub secure: bool,
+    /// The page script, ready to serve.
+    pub app_js: Arc<Rendered>,
+    /// Files of deploys, rendered: a deploy never changes, so (deploy, path)
+    /// names one answer for good.
+    rendered: Mutex<HashMap<(i64, String), Arc<Rendered>>>,
+}
+
+impl Door {
+    pub(crate) fn new(host: Host) -> Door {
+        let secure = host.public_url().starts_with("https://");
+        Door {
+            host,
+            cookie: if secure { "__Host-shed_session" } else { "shed_session" },
+            secure,
+            app_js: Arc::new(Rendered::asset(0, crate::APP_JS.as_bytes().to_vec(), "text/javascript; charset=utf-8")),
+            rendered: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The space a request's host name is, if it is one.
+    pub(crate) fn space_of(&self, request: &Request) -> Option<String> {
+        self.host.space_of_host(host_name(request)?)
+    }
+
+    /// A file of a deploy, ready to serve: from the cache, or read and rendered.
+    pub(crate) async fn rendered(&self, file: &WebFile) -> Result<Arc<Rendered>, shed_host::HostError> {
+        let key = (file.deploy, file.path.clone());
+        if let Some(hit) = self.rendered.lock().ok().and_then(|cache| cache.get(&key).cloned()) {
+            return Ok(hit);
+        }
+        let bytes = self.host.web_file_bytes(file).await?;
+        let rendered = Arc::new(render(file, bytes));
+        if let Ok(mut cache) = self.rendered.lock() {
+            if cache.len() >= CACHE_ENTRIES {
+                cache.clear();
+            }
+            cache.insert(key, rendered.clone());
+        }
+        Ok(rendered)
+    }
+}
+
+/// The host a request was sent to: the `Host` header (HTTP/1.1), else the
+/// URI's authority (HTTP/2).
+pub(crate) fn host_name(request: &Request) -> Option<&str> {
+    request
+        .headers()
+        .get(http::header::HOST)
+        .and_then(|value| value.to_str().ok())
+        .or_else(|| request.uri().authority().map(|authority| authority.as_str()))
+}

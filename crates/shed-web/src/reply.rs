@@ -1,0 +1,127 @@
+//! The door's answers: a host refusal as HTTP (its sentence as JSON for the
+//! page api, on a small page for a browser), and the platform's own pages.
+
+use axum::Json;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use shed_host::HostError;
+
+/// The policy of the platform's own pages: nothing runs, nothing loads.
+const PLATFORM_CSP: &str =
+    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/// The status a refusal is answered with.
+pub(crate) fn status_of(error: &HostError) -> StatusCode {
+    match error {
+        HostError::SignIn(_) => StatusCode::UNAUTHORIZED,
+        HostError::Refused(_) => StatusCode::FORBIDDEN,
+        HostError::BadInput(_) => StatusCode::BAD_REQUEST,
+        HostError::NotFound(_) => StatusCode::NOT_FOUND,
+        HostError::Conflict(_) => StatusCode::CONFLICT,
+        HostError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+/// JSON a program reads, never cached, never sniffed.
+pub(crate) fn json(status: StatusCode, body: serde_json::Value) -> Response {
+    let mut response = (status, Json(body)).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    response
+}
+
+/// `{"error": "<sentence>"}` with the status the refusal calls for.
+pub(crate) fn json_refusal(error: &HostError) -> Response {
+    if let HostError::Internal(why) = error {
+        tracing::error!(%why, "the host failed answering the page api");
+    }
+    json(status_of(error), serde_json::json!({ "error": error.to_string() }))
+}
+
+/// A sentence of the door's own, as the page api answers it.
+pub(crate) fn json_sentence(status: StatusCode, sentence: &str) -> Response {
+    json(status, serde_json::json!({ "error": sentence }))
+}
+
+/// One of the platform's small pages: a title and paragraphs of HTML the
+/// caller has escaped.
+pub(crate) fn page(status: StatusCode, title: &str, body: &str) -> Response {
+    let html = format!(
+        "<!doctype html>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{title}</title>\n<style>body{{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#222}}\
+         code{{background:#f2f2f2;padding:.1rem .3rem;border-radius:3px}}</style>\n<h1>{title}</h1>\n{body}\n",
+        title = escape(title)
+    );
+    let mut response = (status, html).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(PLATFORM_CSP));
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// A refusal on a page, for a browser: the sign-in page for "sign in first",
+/// else the sentence.
+pub(crate) fn page_refusal(error: &HostError) -> Response {
+    match error {
+        HostError::SignIn(_) => sign_in_page(StatusCode::UNAUTHORIZED, "This page is for the members of its space."),
+        HostError::Internal(why) => {
+            tracing::error!(%why, "the host failed answering a page");
+            page(StatusCode::INTERNAL_SERVER_ERROR, "Something broke", &format!("<p>{}</p>", escape(&error.to_string())))
+        }
+        other => page(status_of(other), "Not here", &format!("<p>{}</p>", escape(&other.to_string()))),
+    }
+}
+
+/// The platform's page saying how to sign in, after `why`.
+pub(crate) fn sign_in_page(status: StatusCode, why: &str) -> Response {
+    page(
+        status,
+        "Sign in",
+        &format!(
+            "<p>{}</p>\n<p>shed signs you in with a one-time link. Ask whoever runs this shed to run \
+             <code>shed login &lt;your handle&gt;</code> on the server, and open the link it prints: it works once, \
+             for ten minutes, and signs you in on every space you belong to.</p>",
+            escape(why)
+        ),
+    )
+}
+
+/// Text made safe inside HTML.
+pub(crate) fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_refusal_has_its_status() {
+        let s = |e: HostError| status_of(&e).as_u16();
+        assert_eq!(s(HostError::SignIn("x".into())), 401);
+        assert_eq!(s(HostError::Refused("x".into())), 403);
+        assert_eq!(s(HostError::BadInput("x".into())), 400);
+        assert_eq!(s(HostError::NotFound("x".into())), 404);
+        assert_eq!(s(HostError::Conflict("x".into())), 409);
+        assert_eq!(s(HostError::Internal("x".into())), 500);
+    }
+
+    #[test]
+    fn html_is_escaped() {
+        assert_eq!(escape("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+    }
+}

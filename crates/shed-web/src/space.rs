@@ -1,0 +1,73 @@
+//! A space's host, `http://<space>.<public host>/`: the page script, the
+//! sign-in hop, and every app of the space at `/<app>/` — its files and its
+//! page api at `/<app>/api/`.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use crate::door::Door;
+use crate::files::{self, answer};
+use crate::path::{AppPath, split_app_path};
+use crate::reply::{escape, page, page_refusal};
+use crate::{APP_JS_PATH, HOP_PATH, api, platform};
+
+pub(crate) fn router(door: Arc<Door>) -> Router {
+    Router::new().fallback(handle).with_state(door)
+}
+
+async fn handle(State(door): State<Arc<Door>>, request: Request) -> Response {
+    let Some(space) = door.space_of(&request) else {
+        return StatusCode::MISDIRECTED_REQUEST.into_response();
+    };
+    let (parts, body) = request.into_parts();
+    let raw_path = parts.uri.path();
+    let query = parts.uri.query();
+    if raw_path == HOP_PATH {
+        return platform::hop(&door, &space, query).await;
+    }
+    let reading = matches!(parts.method, Method::GET | Method::HEAD);
+    if raw_path == APP_JS_PATH && reading {
+        return answer(&door.app_js, &parts.headers, false);
+    }
+    match split_app_path(raw_path) {
+        AppPath::File { app, path } if path.starts_with("api/") || path == "api" => {
+            let what = path.strip_prefix("api/").unwrap_or_default();
+            api::answer(&door, &parts.method, &parts.headers, body, &space, &app, what, query).await
+        }
+        _ if !reading => {
+            let mut response = page(StatusCode::METHOD_NOT_ALLOWED, "Not here", "<p>An app's files are read with GET.</p>");
+            response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+            response
+        }
+        AppPath::File { app, path } => files::serve(&door, &parts.headers, &space, &app, &path, raw_path).await,
+        AppPath::AppWithoutSlash(_) => {
+            let target = match query {
+                Some(query) => format!("{raw_path}/?{query}"),
+                None => format!("{raw_path}/"),
+            };
+            match HeaderValue::from_str(&target) {
+                Ok(location) => (StatusCode::PERMANENT_REDIRECT, [(header::LOCATION, location)]).into_response(),
+                Err(_) => page_refusal(&shed_host::HostError::NotFound("no such page".into())),
+            }
+        }
+        AppPath::Space => page(
+            StatusCode::NOT_FOUND,
+            &format!("Space {space}"),
+            &format!(
+                "<p>This is the space {}. Its apps live at <code>/&lt;app&gt;/</code>; the platform's page is at <a href=\"{}/\">{}</a>.</p>",
+                escape(&space),
+                escape(door.host.public_url()),
+                escape(door.host.public_url())
+            ),
+        ),
+        AppPath::Unreadable => page(
+            StatusCode::NOT_FOUND,
+            "Not here",
+            "<p>No file of an app has this address — a path may not step out of its app.</p>",
+        ),
+    }
+}

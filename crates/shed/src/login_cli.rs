@@ -1,0 +1,63 @@
+//! `shed login <handle>` and `shed logout <handle>`: signing people in and
+//! out on the web, run on the server (the data folder is the authority).
+
+use std::path::Path;
+
+use clap::{Args, Subcommand};
+use shed_host::sessions::LOGIN_LINK_SECONDS;
+use shed_host::{Host, HostConfig};
+
+#[derive(Subcommand)]
+pub enum WebCommand {
+    /// Print a one-time link that signs a person in on the web, e.g.
+    /// `shed login ada`. Open it in a browser: it works once, for ten
+    /// minutes, and signs them in on every space they belong to. Only its
+    /// hash is kept.
+    Login(LoginArgs),
+    /// Sign a person out of the web everywhere: ends every session of theirs
+    /// (on every browser) and every sign-in link not used yet.
+    Logout(LogoutArgs),
+}
+
+#[derive(Args)]
+pub struct LoginArgs {
+    /// The person's handle (see `shed person add`).
+    handle: String,
+    /// The address the server is reached at — the link points there. Give
+    /// the same one `shed serve` or `shed up` was given.
+    #[arg(long, env = "SHED_PUBLIC_URL", default_value = "http://localhost:7700")]
+    public_url: String,
+}
+
+#[derive(Args)]
+pub struct LogoutArgs {
+    /// The person's handle.
+    handle: String,
+}
+
+/// Runs `shed login` or `shed logout` on the data folder `data`.
+pub async fn run(command: WebCommand, data: &Path) -> anyhow::Result<()> {
+    let public_url = match &command {
+        WebCommand::Login(args) => args.public_url.trim_end_matches('/').to_string(),
+        WebCommand::Logout(_) => "http://localhost:7700".to_string(),
+    };
+    let host = Host::open(HostConfig { data_dir: data.to_path_buf(), public_url }).await?;
+    match command {
+        WebCommand::Login(args) => {
+            let link = host.login_link(&args.handle).await?;
+            println!("{}", link.url);
+            eprintln!(
+                "a one-time sign-in link for {} (@{}): it works once, for the next {} minutes",
+                link.person.name,
+                link.person.handle,
+                LOGIN_LINK_SECONDS / 60
+            );
+        }
+        WebCommand::Logout(args) => {
+            let ended = host.end_sessions(&args.handle).await?;
+            let sessions = if ended == 1 { "session" } else { "sessions" };
+            println!("signed {} out of the web: ended {ended} {sessions}", args.handle);
+        }
+    }
+    Ok(())
+}
