@@ -60,8 +60,9 @@ pub fn parse_ttl(text: &str) -> Result<Duration, JobError> {
     Ok(Duration::from_secs(total))
 }
 
-/// Makes a job for `person`: no `--allow` admits every command the person
-/// reaches (kept as the glob `*`).
+/// Makes a job for `person`. A job given no globs at all admits every
+/// command the person reaches (kept as the glob `*`); one given only
+/// `--read-only` globs is a reader of those.
 pub async fn create(
     host: &Host,
     person: &str,
@@ -69,7 +70,7 @@ pub async fn create(
     read_only: Vec<String>,
     ttl: Duration,
 ) -> Result<Job, JobError> {
-    let allow = if allow.is_empty() { vec!["*".to_string()] } else { allow };
+    let allow = if allow.is_empty() && read_only.is_empty() { vec!["*".to_string()] } else { allow };
     Scope::new(&allow, &read_only).map_err(|e| JobError::BadInput(e.0))?;
     Ok(host.create_job(person, allow, read_only, Some(ttl)).await?)
 }

@@ -26,8 +26,8 @@ pub struct CreateArgs {
     #[arg(long, value_name = "HANDLE")]
     person: String,
     /// A glob of the commands the job may list and run, e.g. 'demo/runs.*' or
-    /// graph.query (repeat for more). Without any, every command the person
-    /// reaches.
+    /// graph.query (repeat for more). With no --allow and no --read-only,
+    /// every command the person reaches.
     #[arg(long, value_name = "GLOB")]
     allow: Vec<String>,
     /// A glob of read commands the job may run read-only (repeat for more):
