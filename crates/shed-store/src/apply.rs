@@ -398,11 +398,28 @@ impl Writing<'_> {
                 sets.join(", ")
             )
         };
+        if name == "doc" && fresh {
+            // A new doc's text is what this bundle says: index it as given.
+            let text = |column: &str| {
+                names
+                    .iter()
+                    .position(|n| *n == column)
+                    .and_then(|i| params.get(i + 1).cloned())
+                    .unwrap_or(Sql::Null)
+            };
+            let (title, body) = (text("title"), text("body"));
+            self.txn
+                .prepare_cached(&format!(
+                    "INSERT INTO {}(rowid, title, body) VALUES(?1, ?2, ?3)",
+                    AppSchema::fts(self.app_id)
+                ))?
+                .execute(rusqlite::params![id, title, body])?;
+        }
         self.txn
             .prepare_cached(&sql)?
             .execute(rusqlite::params_from_iter(params))?;
-        if name == "doc" {
-            self.refresh_fts(id, fresh)?;
+        if name == "doc" && !fresh {
+            self.refresh_fts(id, false)?;
         }
         Ok(Value::Object(written))
     }
