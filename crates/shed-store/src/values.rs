@@ -27,8 +27,31 @@ pub(crate) fn parse_time(s: &str) -> Option<i64> {
     None
 }
 
-/// Renders kept microseconds as RFC 3339 in UTC.
+/// Renders kept microseconds as RFC 3339 in UTC, as jiff prints a
+/// timestamp. Whole seconds in years 1970–9999 (nearly every row) take a
+/// direct path; the rest go through jiff.
 pub(crate) fn render_time(micros: i64) -> String {
+    const DAY: i64 = 86_400;
+    if micros >= 0 && micros % 1_000_000 == 0 && micros < 253_402_300_800_000_000 {
+        let secs = micros / 1_000_000;
+        let (days, rem) = (secs / DAY, secs % DAY);
+        // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
+        let z = days + 719_468;
+        let era = z / 146_097;
+        let doe = z - era * 146_097;
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = doy - (153 * mp + 2) / 5 + 1;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 };
+        let year = yoe + era * 400 + i64::from(month <= 2);
+        return format!(
+            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+            rem / 3600,
+            rem % 3600 / 60,
+            rem % 60
+        );
+    }
     jiff::Timestamp::from_microsecond(micros)
         .map(|t| t.to_string())
         .unwrap_or_default()
@@ -125,6 +148,19 @@ mod tests {
         assert_eq!(parse_time("2026-09-01T02:00:00+02:00"), Some(midnight));
         assert_eq!(render_time(midnight), "2026-09-01T00:00:00Z");
         assert_eq!(parse_time("yesterday"), None);
+    }
+
+    #[test]
+    fn the_direct_rendering_is_jiffs() {
+        let jiff = |m: i64| jiff::Timestamp::from_microsecond(m).unwrap().to_string();
+        let mut m: i64 = 0;
+        while m < 253_402_300_800_000_000 {
+            assert_eq!(render_time(m), jiff(m), "{m}");
+            m += 7_777_777_000_000; // ~90 days and some seconds
+        }
+        for m in [0, 951_782_400_000_000, 4_107_542_399_000_000, 1_500_000, -1_000_000] {
+            assert_eq!(render_time(m), jiff(m), "{m}");
+        }
     }
 
     #[test]
