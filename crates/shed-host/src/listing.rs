@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 
 use crate::registry::LiveApp;
 use crate::{Answer, Caller, Host, HostError};
@@ -43,9 +43,13 @@ impl Host {
             .iter()
             .flat_map(|app| app.rows.iter().cloned())
             .collect();
+        // Moved in, not through `json!`, which would serialize the rows into
+        // a second copy.
+        let mut data = Map::with_capacity(1);
+        data.insert("commands".into(), Value::Array(rows));
         Ok(Answer {
             text,
-            data: json!({ "commands": rows }),
+            data: Value::Object(data),
         })
     }
 }
