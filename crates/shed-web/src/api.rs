@@ -40,13 +40,21 @@ pub(crate) async fn answer(
                 Ok(found) => found,
                 Err(error) => return json_refusal(&error),
             };
-            match door.host.graph_query(&caller, &app, query.unwrap_or_default()).await {
+            match door
+                .host
+                .graph_query(&caller, &app, query.unwrap_or_default())
+                .await
+            {
                 Ok(answer) => json(StatusCode::OK, answer.data),
                 Err(error) => json_refusal(&error),
             }
         }
         ("apply", &Method::POST) => apply(door, headers, body, space, &app).await,
-        ("query", _) => wrong_method("./api/query", "GET", "a filter line after ?, such as ./api/query?.jog!&limit=10"),
+        ("query", _) => wrong_method(
+            "./api/query",
+            "GET",
+            "a filter line after ?, such as ./api/query?.jog!&limit=10",
+        ),
         ("apply", _) => wrong_method("./api/apply", "POST", "a JSON bundle as the body"),
         _ => json_sentence(
             StatusCode::NOT_FOUND,
@@ -65,9 +73,13 @@ async fn apply(door: &Door, headers: &HeaderMap, body: Body, space: &str, app: &
     };
     if told == Told::Session {
         let own = door.host.space_origin(space);
-        let origin = headers.get(header::ORIGIN).and_then(|value| value.to_str().ok());
+        let origin = headers
+            .get(header::ORIGIN)
+            .and_then(|value| value.to_str().ok());
         if origin != Some(own.as_str()) {
-            let from = origin.map_or("a page that did not say where it is".to_string(), |o| format!("a page of {o}"));
+            let from = origin.map_or("a page that did not say where it is".to_string(), |o| {
+                format!("a page of {o}")
+            });
             return json_sentence(
                 StatusCode::FORBIDDEN,
                 &format!(
@@ -116,8 +128,12 @@ async fn apply(door: &Door, headers: &HeaderMap, body: Body, space: &str, app: &
 }
 
 fn wrong_method(api: &str, method: &'static str, takes: &str) -> Response {
-    let mut response =
-        json_sentence(StatusCode::METHOD_NOT_ALLOWED, &format!("{api} answers {method} only, with {takes}"));
-    response.headers_mut().insert(header::ALLOW, HeaderValue::from_static(method));
+    let mut response = json_sentence(
+        StatusCode::METHOD_NOT_ALLOWED,
+        &format!("{api} answers {method} only, with {takes}"),
+    );
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(method));
     response
 }

@@ -18,12 +18,19 @@ pub(crate) enum Told {
 }
 
 /// The caller of a request to `space`'s host (`None`: the platform's own).
-pub(crate) async fn caller(door: &Door, headers: &HeaderMap, space: Option<&str>) -> Result<(Caller, Told), HostError> {
+pub(crate) async fn caller(
+    door: &Door,
+    headers: &HeaderMap,
+    space: Option<&str>,
+) -> Result<(Caller, Told), HostError> {
     if let Some(token) = bearer(headers) {
         return Ok((door.host.caller_for_token(token).await?, Told::Bearer));
     }
     match cookie(headers, door.cookie) {
-        Some(session) => Ok((door.host.caller_for_session(space, session).await?, Told::Session)),
+        Some(session) => Ok((
+            door.host.caller_for_session(space, session).await?,
+            Told::Session,
+        )),
         None => Ok((Caller::Nobody, Told::Nothing)),
     }
 }
@@ -64,7 +71,10 @@ mod tests {
     #[test]
     fn the_cookie_is_found_among_others() {
         let mut headers = HeaderMap::new();
-        headers.append(header::COOKIE, HeaderValue::from_static("a=1; shed_session=abc ; b=2"));
+        headers.append(
+            header::COOKIE,
+            HeaderValue::from_static("a=1; shed_session=abc ; b=2"),
+        );
         assert_eq!(cookie(&headers, "shed_session"), Some("abc"));
         assert_eq!(cookie(&headers, "shed"), None);
         headers.insert(header::COOKIE, HeaderValue::from_static("shed_session="));
@@ -74,7 +84,10 @@ mod tests {
     #[test]
     fn a_bearer_token_is_read_in_any_case() {
         let mut headers = HeaderMap::new();
-        headers.insert(header::AUTHORIZATION, HeaderValue::from_static("bearer shed_x"));
+        headers.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("bearer shed_x"),
+        );
         assert_eq!(bearer(&headers), Some("shed_x"));
         headers.insert(header::AUTHORIZATION, HeaderValue::from_static("Basic x"));
         assert_eq!(bearer(&headers), None);

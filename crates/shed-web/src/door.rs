@@ -32,9 +32,17 @@ impl Door {
         let secure = host.public_url().starts_with("https://");
         Door {
             host,
-            cookie: if secure { "__Host-shed_session" } else { "shed_session" },
+            cookie: if secure {
+                "__Host-shed_session"
+            } else {
+                "shed_session"
+            },
             secure,
-            app_js: Arc::new(Rendered::asset(0, crate::APP_JS.as_bytes().to_vec(), "text/javascript; charset=utf-8")),
+            app_js: Arc::new(Rendered::asset(
+                0,
+                crate::APP_JS.as_bytes().to_vec(),
+                "text/javascript; charset=utf-8",
+            )),
             rendered: Mutex::new(HashMap::new()),
         }
     }
@@ -45,9 +53,17 @@ impl Door {
     }
 
     /// A file of a deploy, ready to serve: from the cache, or read and rendered.
-    pub(crate) async fn rendered(&self, file: &WebFile) -> Result<Arc<Rendered>, shed_host::HostError> {
+    pub(crate) async fn rendered(
+        &self,
+        file: &WebFile,
+    ) -> Result<Arc<Rendered>, shed_host::HostError> {
         let key = (file.deploy, file.path.clone());
-        if let Some(hit) = self.rendered.lock().ok().and_then(|cache| cache.get(&key).cloned()) {
+        if let Some(hit) = self
+            .rendered
+            .lock()
+            .ok()
+            .and_then(|cache| cache.get(&key).cloned())
+        {
             return Ok(hit);
         }
         let bytes = self.host.web_file_bytes(file).await?;
@@ -69,5 +85,10 @@ pub(crate) fn host_name(request: &Request) -> Option<&str> {
         .headers()
         .get(http::header::HOST)
         .and_then(|value| value.to_str().ok())
-        .or_else(|| request.uri().authority().map(|authority| authority.as_str()))
+        .or_else(|| {
+            request
+                .uri()
+                .authority()
+                .map(|authority| authority.as_str())
+        })
 }

@@ -15,7 +15,14 @@ use crate::reply::page_refusal;
 
 /// Answers `GET /<slug>/<path>` on `space`'s host; `raw_path` is the request's
 /// path as sent, to send a folder's browser on to its trailing slash.
-pub(crate) async fn serve(door: &Door, headers: &HeaderMap, space: &str, slug: &str, path: &str, raw_path: &str) -> Response {
+pub(crate) async fn serve(
+    door: &Door,
+    headers: &HeaderMap,
+    space: &str,
+    slug: &str,
+    path: &str,
+    raw_path: &str,
+) -> Response {
     let caller = match caller(door, headers, Some(space)).await {
         Ok((caller, _)) => caller,
         Err(error) => return page_refusal(&error),
@@ -25,7 +32,11 @@ pub(crate) async fn serve(door: &Door, headers: &HeaderMap, space: &str, slug: &
         Err(error) => return page_refusal(&error),
     };
     match door.rendered(&file).await {
-        Ok(rendered) => answer(&rendered, headers, file.page && file.access == Access::Private),
+        Ok(rendered) => answer(
+            &rendered,
+            headers,
+            file.page && file.access == Access::Private,
+        ),
         Err(HostError::NotFound(sentence)) => match door.host.web_is_folder(&file).await {
             Ok(true) => folder_redirect(raw_path),
             _ => page_refusal(&HostError::NotFound(sentence)),
@@ -43,21 +54,41 @@ pub(crate) fn answer(rendered: &Rendered, request: &HeaderMap, private: bool) ->
         .flat_map(|value| value.split(','))
         .map(|tag| tag.trim().trim_start_matches("W/"))
         .any(|tag| tag == "*" || tag == rendered.etag);
-    let mut response =
-        if unchanged { StatusCode::NOT_MODIFIED.into_response() } else { rendered.body.clone().into_response() };
+    let mut response = if unchanged {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        rendered.body.clone().into_response()
+    };
     let headers = response.headers_mut();
     if !unchanged {
-        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(rendered.content_type));
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(rendered.content_type),
+        );
     }
     if let Ok(etag) = HeaderValue::from_str(&rendered.etag) {
         headers.insert(header::ETAG, etag);
     }
-    let cache = if private { "private, no-cache" } else { "no-cache" };
+    let cache = if private {
+        "private, no-cache"
+    } else {
+        "no-cache"
+    };
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
-    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
-    if let Some(csp) = rendered.csp.as_deref().and_then(|csp| HeaderValue::from_str(csp).ok()) {
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    if let Some(csp) = rendered
+        .csp
+        .as_deref()
+        .and_then(|csp| HeaderValue::from_str(csp).ok())
+    {
         headers.insert(header::CONTENT_SECURITY_POLICY, csp);
-        headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("same-origin"));
+        headers.insert(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("same-origin"),
+        );
     }
     response
 }
@@ -65,7 +96,11 @@ pub(crate) fn answer(rendered: &Rendered, request: &HeaderMap, private: bool) ->
 /// `/runs/sub` → `/runs/sub/`, so the folder's relative addresses resolve.
 fn folder_redirect(raw_path: &str) -> Response {
     match HeaderValue::from_str(&format!("{raw_path}/")) {
-        Ok(location) => (StatusCode::PERMANENT_REDIRECT, [(header::LOCATION, location)]).into_response(),
+        Ok(location) => (
+            StatusCode::PERMANENT_REDIRECT,
+            [(header::LOCATION, location)],
+        )
+            .into_response(),
         Err(_) => StatusCode::NOT_FOUND.into_response(),
     }
 }

@@ -4,7 +4,10 @@
 /// file whose kind is not known is bytes (`nosniff` keeps browsers from
 /// guessing otherwise).
 pub(crate) fn content_type(path: &str) -> &'static str {
-    let extension = path.rsplit_once('.').map(|(_, ext)| ext.to_ascii_lowercase()).unwrap_or_default();
+    let extension = path
+        .rsplit_once('.')
+        .map(|(_, ext)| ext.to_ascii_lowercase())
+        .unwrap_or_default();
     match extension.as_str() {
         "html" | "htm" => "text/html; charset=utf-8",
         "css" => "text/css; charset=utf-8",

@@ -28,7 +28,12 @@ pub(crate) struct Rendered {
 impl Rendered {
     /// A file served as it is.
     pub(crate) fn asset(deploy: i64, body: Vec<u8>, content_type: &'static str) -> Rendered {
-        Rendered { etag: etag(deploy, &body), body: body.into(), content_type, csp: None }
+        Rendered {
+            etag: etag(deploy, &body),
+            body: body.into(),
+            content_type,
+            csp: None,
+        }
     }
 }
 
@@ -44,7 +49,12 @@ pub(crate) fn render(file: &WebFile, bytes: Vec<u8>) -> Rendered {
     }
     let html = with_base_href(&String::from_utf8_lossy(&bytes), &file.address);
     let csp = content_security_policy(&inline_script_hashes(&html));
-    Rendered { etag: etag(file.deploy, html.as_bytes()), body: html.into_bytes().into(), content_type: "text/html; charset=utf-8", csp: Some(csp) }
+    Rendered {
+        etag: etag(file.deploy, html.as_bytes()),
+        body: html.into_bytes().into(),
+        content_type: "text/html; charset=utf-8",
+        csp: Some(csp),
+    }
 }
 
 /// The policy an app page is served with: its own origin (the space) for
@@ -94,7 +104,10 @@ pub fn inline_script_hashes(html: &str) -> Vec<String> {
     }
     let mut hashes: Vec<String> = Vec::new();
     for script in scripts.into_inner() {
-        let text = script.replace("\r\n", "\n").replace('\r', "\n").replace('\0', "\u{FFFD}");
+        let text = script
+            .replace("\r\n", "\n")
+            .replace('\r', "\n")
+            .replace('\0', "\u{FFFD}");
         let hash = format!("sha256-{}", base64(&Sha256::digest(text.as_bytes())));
         if !hashes.contains(&hash) {
             hashes.push(hash);
@@ -108,7 +121,11 @@ fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
-        let b = [chunk.first().copied().unwrap_or(0), chunk.get(1).copied().unwrap_or(0), chunk.get(2).copied().unwrap_or(0)];
+        let b = [
+            chunk.first().copied().unwrap_or(0),
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for (i, shift) in [18u32, 12, 6, 0].into_iter().enumerate() {
             if i <= chunk.len() {
@@ -138,8 +155,14 @@ mod tests {
     fn only_inline_scripts_are_hashed_as_the_browser_reads_them() {
         // The hash of `alert(1)` as CSP documents give it.
         let page = "<script src=\"/_shed/app.js\"></script><script>alert(1)</script><p>x</p><script>alert(1)</script>";
-        assert_eq!(inline_script_hashes(page), ["sha256-bhHHL3z2vDgxUt0W3dWQOrprscmda2Y5pLsLg4GF+pI="]);
-        assert_eq!(inline_script_hashes("<script>a\r\nb</script>"), inline_script_hashes("<script>a\nb</script>"));
+        assert_eq!(
+            inline_script_hashes(page),
+            ["sha256-bhHHL3z2vDgxUt0W3dWQOrprscmda2Y5pLsLg4GF+pI="]
+        );
+        assert_eq!(
+            inline_script_hashes("<script>a\r\nb</script>"),
+            inline_script_hashes("<script>a\nb</script>")
+        );
         assert!(inline_script_hashes("<!-- <script>x</script> --><p>").is_empty());
     }
 
@@ -159,7 +182,12 @@ mod tests {
             "<!doctype html><base href=\"http://demo.localhost:7700/runs/\"><script>alert(1)</script>"
         );
         let csp = rendered.csp.unwrap();
-        assert!(csp.contains("script-src 'self' 'sha256-bhHHL3z2vDgxUt0W3dWQOrprscmda2Y5pLsLg4GF+pI=';"), "{csp}");
+        assert!(
+            csp.contains(
+                "script-src 'self' 'sha256-bhHHL3z2vDgxUt0W3dWQOrprscmda2Y5pLsLg4GF+pI=';"
+            ),
+            "{csp}"
+        );
         assert!(csp.contains("connect-src 'self'") && csp.contains("object-src 'none'"));
         assert!(rendered.etag.starts_with("\"7-"));
         assert_eq!(rendered.content_type, "text/html; charset=utf-8");

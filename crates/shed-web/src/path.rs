@@ -43,7 +43,10 @@ pub fn split_app_path(raw: &str) -> AppPath {
             None => return AppPath::Unreadable,
         }
     }
-    AppPath::File { app, path: path.join("/") }
+    AppPath::File {
+        app,
+        path: path.join("/"),
+    }
 }
 
 /// One segment, decoded; `None` when it could step elsewhere or is not text.
@@ -58,23 +61,43 @@ mod tests {
     use super::*;
 
     fn file(app: &str, path: &str) -> AppPath {
-        AppPath::File { app: app.into(), path: path.into() }
+        AppPath::File {
+            app: app.into(),
+            path: path.into(),
+        }
     }
 
     #[test]
     fn paths_name_an_app_and_a_file() {
         assert_eq!(split_app_path("/"), AppPath::Space);
-        assert_eq!(split_app_path("/runs"), AppPath::AppWithoutSlash("runs".into()));
+        assert_eq!(
+            split_app_path("/runs"),
+            AppPath::AppWithoutSlash("runs".into())
+        );
         assert_eq!(split_app_path("/runs/"), file("runs", ""));
-        assert_eq!(split_app_path("/runs/img/a%20b.png"), file("runs", "img/a b.png"));
+        assert_eq!(
+            split_app_path("/runs/img/a%20b.png"),
+            file("runs", "img/a b.png")
+        );
         assert_eq!(split_app_path("/runs/sub/"), file("runs", "sub/"));
     }
 
     #[test]
     fn nothing_steps_out_of_the_app() {
         for raw in [
-            "/runs/../x", "/runs/%2e%2e/x", "/runs/%2E%2E/x", "/runs/.%2e/x", "/runs/a%2fb", "/runs/a%2F..%2Fb",
-            "/runs/a%5cb", "/runs/./x", "/runs/%00", "/runs/%ff", "/../etc/passwd", "/%2e%2e/x", "runs",
+            "/runs/../x",
+            "/runs/%2e%2e/x",
+            "/runs/%2E%2E/x",
+            "/runs/.%2e/x",
+            "/runs/a%2fb",
+            "/runs/a%2F..%2Fb",
+            "/runs/a%5cb",
+            "/runs/./x",
+            "/runs/%00",
+            "/runs/%ff",
+            "/../etc/passwd",
+            "/%2e%2e/x",
+            "runs",
         ] {
             assert_eq!(split_app_path(raw), AppPath::Unreadable, "{raw}");
         }

@@ -12,8 +12,8 @@ use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use shed_host::sessions::LOGIN_PATH;
 use shed_host::HostError;
+use shed_host::sessions::LOGIN_PATH;
 
 use crate::caller::{caller, session_cookie};
 use crate::door::Door;
@@ -45,21 +45,47 @@ async fn front(State(door): State<Arc<Door>>, headers: HeaderMap) -> Response {
         Err(error) => return page_refusal(&error),
     };
     let Some(person) = caller.person().cloned() else {
-        return sign_in_page(StatusCode::OK, "This is shed: spaces of small apps, and the commands they give your agent.");
+        return sign_in_page(
+            StatusCode::OK,
+            "This is shed: spaces of small apps, and the commands they give your agent.",
+        );
     };
     let spaces = match door.host.spaces(&caller).await {
         Ok(answer) => answer.data,
         Err(error) => return page_refusal(&error),
     };
-    let mut body = format!("<p>You are signed in as {} (@{}).</p>", escape(&person.name), escape(&person.handle));
-    let listed = spaces.get("spaces").and_then(|s| s.as_array()).cloned().unwrap_or_default();
+    let mut body = format!(
+        "<p>You are signed in as {} (@{}).</p>",
+        escape(&person.name),
+        escape(&person.handle)
+    );
+    let listed = spaces
+        .get("spaces")
+        .and_then(|s| s.as_array())
+        .cloned()
+        .unwrap_or_default();
     if listed.is_empty() {
         body.push_str("<p>You belong to no space yet — an owner of a space can add you.</p>");
     }
     for space in listed {
-        let text = |value: &serde_json::Value, key: &str| value.get(key).and_then(|v| v.as_str()).unwrap_or_default().to_string();
-        body.push_str(&format!("<h2>{} <small>({})</small></h2>\n<ul>", escape(&text(&space, "space")), escape(&text(&space, "role"))));
-        for app in space.get("apps").and_then(|a| a.as_array()).cloned().unwrap_or_default() {
+        let text = |value: &serde_json::Value, key: &str| {
+            value
+                .get(key)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_string()
+        };
+        body.push_str(&format!(
+            "<h2>{} <small>({})</small></h2>\n<ul>",
+            escape(&text(&space, "space")),
+            escape(&text(&space, "role"))
+        ));
+        for app in space
+            .get("apps")
+            .and_then(|a| a.as_array())
+            .cloned()
+            .unwrap_or_default()
+        {
             body.push_str(&format!(
                 "<li><a href=\"{}\">{}</a> — {}</li>",
                 escape(&text(&app, "address")),
@@ -85,7 +111,11 @@ async fn login(State(door): State<Arc<Door>>, Query(query): Query<LoginQuery>) -
         Err(error) => return link_refused(&error),
     };
     tracing::info!(person = %signed.person.handle, spaces = signed.hops.len(), "signed in with a link");
-    let chain: Vec<String> = signed.hops.iter().map(|(space, code)| format!("{space}:{code}")).collect();
+    let chain: Vec<String> = signed
+        .hops
+        .iter()
+        .map(|(space, code)| format!("{space}:{code}"))
+        .collect();
     let next = next_stop(&door, &chain);
     redirect_with_session(&door, &next, &signed.session)
 }
@@ -96,9 +126,15 @@ pub(crate) async fn hop(door: &Door, space: &str, query: Option<&str>) -> Respon
     let hops = query
         .and_then(|q| q.split('&').find_map(|pair| pair.strip_prefix("hops=")))
         .unwrap_or_default();
-    let chain: Vec<String> = hops.split(',').filter(|h| !h.is_empty()).map(str::to_string).collect();
+    let chain: Vec<String> = hops
+        .split(',')
+        .filter(|h| !h.is_empty())
+        .map(str::to_string)
+        .collect();
     let Some((first_space, code)) = chain.first().and_then(|first| first.split_once(':')) else {
-        return link_refused(&HostError::SignIn("this sign-in step carries no code".to_string()));
+        return link_refused(&HostError::SignIn(
+            "this sign-in step carries no code".to_string(),
+        ));
     };
     if first_space != space {
         return link_refused(&HostError::SignIn(format!(
@@ -141,13 +177,20 @@ fn redirect_with_session(door: &Door, to: &str, session: &str) -> Response {
         headers.insert(header::SET_COOKIE, cookie);
     }
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
     response
 }
 
 fn link_refused(error: &HostError) -> Response {
     match error {
-        HostError::SignIn(sentence) => page(StatusCode::BAD_REQUEST, "Sign in", &format!("<p>{}</p>", escape(sentence))),
+        HostError::SignIn(sentence) => page(
+            StatusCode::BAD_REQUEST,
+            "Sign in",
+            &format!("<p>{}</p>", escape(sentence)),
+        ),
         other => page_refusal(other),
     }
 }

@@ -7,8 +7,7 @@ use axum::response::{IntoResponse, Response};
 use shed_host::HostError;
 
 /// The policy of the platform's own pages: nothing runs, nothing loads.
-const PLATFORM_CSP: &str =
-    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const PLATFORM_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /// The status a refusal is answered with.
 pub(crate) fn status_of(error: &HostError) -> StatusCode {
@@ -27,7 +26,10 @@ pub(crate) fn json(status: StatusCode, body: serde_json::Value) -> Response {
     let mut response = (status, Json(body)).into_response();
     let headers = response.headers_mut();
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
     response
 }
 
@@ -36,7 +38,10 @@ pub(crate) fn json_refusal(error: &HostError) -> Response {
     if let HostError::Internal(why) = error {
         tracing::error!(%why, "the host failed answering the page api");
     }
-    json(status_of(error), serde_json::json!({ "error": error.to_string() }))
+    json(
+        status_of(error),
+        serde_json::json!({ "error": error.to_string() }),
+    )
 }
 
 /// A sentence of the door's own, as the page api answers it.
@@ -55,9 +60,18 @@ pub(crate) fn page(status: StatusCode, title: &str, body: &str) -> Response {
     );
     let mut response = (status, html).into_response();
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
-    headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(PLATFORM_CSP));
-    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(PLATFORM_CSP),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
 }
@@ -66,12 +80,23 @@ pub(crate) fn page(status: StatusCode, title: &str, body: &str) -> Response {
 /// else the sentence.
 pub(crate) fn page_refusal(error: &HostError) -> Response {
     match error {
-        HostError::SignIn(_) => sign_in_page(StatusCode::UNAUTHORIZED, "This page is for the members of its space."),
+        HostError::SignIn(_) => sign_in_page(
+            StatusCode::UNAUTHORIZED,
+            "This page is for the members of its space.",
+        ),
         HostError::Internal(why) => {
             tracing::error!(%why, "the host failed answering a page");
-            page(StatusCode::INTERNAL_SERVER_ERROR, "Something broke", &format!("<p>{}</p>", escape(&error.to_string())))
+            page(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Something broke",
+                &format!("<p>{}</p>", escape(&error.to_string())),
+            )
         }
-        other => page(status_of(other), "Not here", &format!("<p>{}</p>", escape(&other.to_string()))),
+        other => page(
+            status_of(other),
+            "Not here",
+            &format!("<p>{}</p>", escape(&other.to_string())),
+        ),
     }
 }
 
@@ -122,6 +147,9 @@ mod tests {
 
     #[test]
     fn html_is_escaped() {
-        assert_eq!(escape("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+        assert_eq!(
+            escape("<a href=\"x\">'&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
     }
 }

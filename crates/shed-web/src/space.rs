@@ -36,21 +36,43 @@ async fn handle(State(door): State<Arc<Door>>, request: Request) -> Response {
     match split_app_path(raw_path) {
         AppPath::File { app, path } if path.starts_with("api/") || path == "api" => {
             let what = path.strip_prefix("api/").unwrap_or_default();
-            api::answer(&door, &parts.method, &parts.headers, body, &space, &app, what, query).await
+            api::answer(
+                &door,
+                &parts.method,
+                &parts.headers,
+                body,
+                &space,
+                &app,
+                what,
+                query,
+            )
+            .await
         }
         _ if !reading => {
-            let mut response = page(StatusCode::METHOD_NOT_ALLOWED, "Not here", "<p>An app's files are read with GET.</p>");
-            response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+            let mut response = page(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "Not here",
+                "<p>An app's files are read with GET.</p>",
+            );
+            response
+                .headers_mut()
+                .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
             response
         }
-        AppPath::File { app, path } => files::serve(&door, &parts.headers, &space, &app, &path, raw_path).await,
+        AppPath::File { app, path } => {
+            files::serve(&door, &parts.headers, &space, &app, &path, raw_path).await
+        }
         AppPath::AppWithoutSlash(_) => {
             let target = match query {
                 Some(query) => format!("{raw_path}/?{query}"),
                 None => format!("{raw_path}/"),
             };
             match HeaderValue::from_str(&target) {
-                Ok(location) => (StatusCode::PERMANENT_REDIRECT, [(header::LOCATION, location)]).into_response(),
+                Ok(location) => (
+                    StatusCode::PERMANENT_REDIRECT,
+                    [(header::LOCATION, location)],
+                )
+                    .into_response(),
                 Err(_) => page_refusal(&shed_host::HostError::NotFound("no such page".into())),
             }
         }

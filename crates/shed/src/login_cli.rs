@@ -41,7 +41,11 @@ pub async fn run(command: WebCommand, data: &Path) -> anyhow::Result<()> {
         WebCommand::Login(args) => args.public_url.trim_end_matches('/').to_string(),
         WebCommand::Logout(_) => "http://localhost:7700".to_string(),
     };
-    let host = Host::open(HostConfig { data_dir: data.to_path_buf(), public_url }).await?;
+    let host = Host::open(HostConfig {
+        data_dir: data.to_path_buf(),
+        public_url,
+    })
+    .await?;
     match command {
         WebCommand::Login(args) => {
             let link = host.login_link(&args.handle).await?;
@@ -56,7 +60,10 @@ pub async fn run(command: WebCommand, data: &Path) -> anyhow::Result<()> {
         WebCommand::Logout(args) => {
             let ended = host.end_sessions(&args.handle).await?;
             let sessions = if ended == 1 { "session" } else { "sessions" };
-            println!("signed {} out of the web: ended {ended} {sessions}", args.handle);
+            println!(
+                "signed {} out of the web: ended {ended} {sessions}",
+                args.handle
+            );
         }
     }
     Ok(())

@@ -63,7 +63,11 @@ impl Shed {
 
     async fn start() -> Shed {
         let data = tempfile::tempdir().unwrap();
-        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
         let on = |args: &[&str]| shed_on(data.path(), port, args);
         for (handle, name) in [("ada", "Ada"), ("ed", "Ed"), ("vic", "Vic"), ("sam", "Sam")] {
             on(&["person", "add", handle, "--name", name]);
@@ -75,12 +79,30 @@ impl Shed {
         on(&["member", "add", "club", "ada", "--role", "viewer"]);
         let club = run_club();
         let club = club.to_str().unwrap();
-        for (app, access) in [("demo/runs", "private"), ("demo/pub", "public"), ("demo/open", "open"), ("club/runs", "private")] {
-            let owner = if app.starts_with("club") { "sam" } else { "ada" };
-            on(&["deploy", club, "--to", app, "--as", owner, "--title", "Run club", "--access", access]);
+        for (app, access) in [
+            ("demo/runs", "private"),
+            ("demo/pub", "public"),
+            ("demo/open", "open"),
+            ("club/runs", "private"),
+        ] {
+            let owner = if app.starts_with("club") {
+                "sam"
+            } else {
+                "ada"
+            };
+            on(&[
+                "deploy", club, "--to", app, "--as", owner, "--title", "Run club", "--access",
+                access,
+            ]);
         }
         let child = Command::new(SHED)
-            .args(["serve", "--listen", &format!("127.0.0.1:{port}"), "--public-url", &format!("http://localhost:{port}")])
+            .args([
+                "serve",
+                "--listen",
+                &format!("127.0.0.1:{port}"),
+                "--public-url",
+                &format!("http://localhost:{port}"),
+            ])
             .arg("--data")
             .arg(data.path())
             .env("RUST_LOG", "warn")
@@ -89,7 +111,10 @@ impl Shed {
             .unwrap();
         let deadline = Instant::now() + Duration::from_secs(30);
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "shed serve did not start listening");
+            assert!(
+                Instant::now() < deadline,
+                "shed serve did not start listening"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
         let at = SocketAddr::from(([127, 0, 0, 1], port));
@@ -101,13 +126,21 @@ impl Shed {
             .resolve("evil.localhost", at)
             .build()
             .unwrap();
-        Shed { child, port, data, http }
+        Shed {
+            child,
+            port,
+            data,
+            http,
+        }
     }
 
     /// Signs `handle` in with `shed login`, following the link and its hops
     /// by hand: the cookie of each host, by host name.
     async fn sign_in(&self, handle: &str) -> Vec<(String, String)> {
-        let link = self.shed(&["login", handle, "--public-url", &self.url()]).trim().to_string();
+        let link = self
+            .shed(&["login", handle, "--public-url", &self.url()])
+            .trim()
+            .to_string();
         let mut cookies = Vec::new();
         let mut next = link;
         for _ in 0..10 {
@@ -116,10 +149,20 @@ impl Shed {
                 assert_eq!(response.status(), StatusCode::OK, "{next}");
                 return cookies;
             }
-            let host = reqwest::Url::parse(&next).unwrap().host_str().unwrap().to_string();
-            let set = response.headers()[header::SET_COOKIE].to_str().unwrap().to_string();
+            let host = reqwest::Url::parse(&next)
+                .unwrap()
+                .host_str()
+                .unwrap()
+                .to_string();
+            let set = response.headers()[header::SET_COOKIE]
+                .to_str()
+                .unwrap()
+                .to_string();
             cookies.push((host, set));
-            next = response.headers()[header::LOCATION].to_str().unwrap().to_string();
+            next = response.headers()[header::LOCATION]
+                .to_str()
+                .unwrap()
+                .to_string();
         }
         panic!("the sign-in hops did not end");
     }
@@ -127,8 +170,15 @@ impl Shed {
     /// The `Cookie` header for demo's host after signing `handle` in.
     async fn demo_cookie(&self, handle: &str) -> String {
         let cookies = self.sign_in(handle).await;
-        let set = cookies.iter().find(|(host, _)| host == "demo.localhost").map(|(_, set)| set.clone());
-        set.expect("a cookie for demo.localhost").split(';').next().unwrap().to_string()
+        let set = cookies
+            .iter()
+            .find(|(host, _)| host == "demo.localhost")
+            .map(|(_, set)| set.clone());
+        set.expect("a cookie for demo.localhost")
+            .split(';')
+            .next()
+            .unwrap()
+            .to_string()
     }
 
     async fn get(&self, url: &str, cookie: Option<&str>) -> (StatusCode, HeaderMap, String) {
@@ -143,14 +193,20 @@ impl Shed {
 
     /// `./api/query` of `app` in demo: the status and the JSON.
     async fn query(&self, app: &str, line: &str, cookie: Option<&str>) -> (StatusCode, Value) {
-        let (status, headers, body) = self.get(&self.demo(&format!("/{app}/api/query?{line}")), cookie).await;
+        let (status, headers, body) = self
+            .get(&self.demo(&format!("/{app}/api/query?{line}")), cookie)
+            .await;
         assert_eq!(headers[header::CONTENT_TYPE], "application/json", "{body}");
         (status, serde_json::from_str(&body).unwrap())
     }
 
     /// `./api/apply` of `app` in demo from the app's own page, with `cookie`.
     async fn apply(&self, app: &str, bundle: Value, cookie: Option<&str>) -> (StatusCode, Value) {
-        let mut request = self.http.post(self.demo(&format!("/{app}/api/apply"))).header(header::ORIGIN, self.origin()).json(&bundle);
+        let mut request = self
+            .http
+            .post(self.demo(&format!("/{app}/api/apply")))
+            .header(header::ORIGIN, self.origin())
+            .json(&bundle);
         if let Some(cookie) = cookie {
             request = request.header(header::COOKIE, cookie);
         }
@@ -182,17 +238,30 @@ impl Shed {
         let result = &body["result"];
         assert!(result.is_object(), "MCP answered {body}");
         let error = result["isError"] == json!(true);
-        if error { (true, result["content"][0]["text"].clone()) } else { (false, result["structuredContent"].clone()) }
+        if error {
+            (true, result["content"][0]["text"].clone())
+        } else {
+            (false, result["structuredContent"].clone())
+        }
     }
 
     /// A raw `GET <path>` to demo's host: the status and the whole answer.
     fn raw_get(&self, path: &str) -> (u16, String) {
         let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        write!(stream, "GET {path} HTTP/1.1\r\nHost: demo.localhost:{}\r\nConnection: close\r\n\r\n", self.port).unwrap();
+        write!(
+            stream,
+            "GET {path} HTTP/1.1\r\nHost: demo.localhost:{}\r\nConnection: close\r\n\r\n",
+            self.port
+        )
+        .unwrap();
         let mut answer = Vec::new();
         stream.read_to_end(&mut answer).unwrap();
         let answer = String::from_utf8_lossy(&answer).to_string();
-        let status = answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+        let status = answer
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
         (status, answer)
     }
 }
@@ -222,35 +291,80 @@ async fn pages_carry_their_kind_base_policy_and_etag() {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(headers[header::CONTENT_TYPE], "text/html; charset=utf-8");
     assert_eq!(headers[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
-    assert!(body.starts_with(&format!("<!doctype html><base href=\"{}\">", shed.demo("/pub/"))), "{body}");
+    assert!(
+        body.starts_with(&format!(
+            "<!doctype html><base href=\"{}\">",
+            shed.demo("/pub/")
+        )),
+        "{body}"
+    );
     let csp = headers[header::CONTENT_SECURITY_POLICY].to_str().unwrap();
-    assert!(csp.starts_with("default-src 'self'; script-src 'self' 'sha256-"), "{csp}");
-    assert!(csp.contains("connect-src 'self'") && csp.contains("object-src 'none'") && csp.contains("base-uri 'self'"));
+    assert!(
+        csp.starts_with("default-src 'self'; script-src 'self' 'sha256-"),
+        "{csp}"
+    );
+    assert!(
+        csp.contains("connect-src 'self'")
+            && csp.contains("object-src 'none'")
+            && csp.contains("base-uri 'self'")
+    );
 
     let etag = headers[header::ETAG].to_str().unwrap().to_string();
-    let again = shed.http.get(shed.demo("/pub/index.html")).header(header::IF_NONE_MATCH, &etag).send().await.unwrap();
+    let again = shed
+        .http
+        .get(shed.demo("/pub/index.html"))
+        .header(header::IF_NONE_MATCH, &etag)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
     assert_eq!(again.headers()[header::ETAG].to_str().unwrap(), etag);
     assert!(again.text().await.unwrap().is_empty());
 
     let (status, headers, css) = shed.get(&shed.demo("/pub/style.css"), None).await;
-    assert_eq!((status, headers[header::CONTENT_TYPE].to_str().unwrap()), (StatusCode::OK, "text/css; charset=utf-8"));
-    assert_eq!(css, std::fs::read_to_string(run_club().join("style.css")).unwrap());
-    assert!(headers.get(header::CONTENT_SECURITY_POLICY).is_none(), "a style sheet is no page");
+    assert_eq!(
+        (status, headers[header::CONTENT_TYPE].to_str().unwrap()),
+        (StatusCode::OK, "text/css; charset=utf-8")
+    );
+    assert_eq!(
+        css,
+        std::fs::read_to_string(run_club().join("style.css")).unwrap()
+    );
+    assert!(
+        headers.get(header::CONTENT_SECURITY_POLICY).is_none(),
+        "a style sheet is no page"
+    );
 
     let (status, headers, script) = shed.get(&shed.demo("/_shed/app.js"), None).await;
-    assert_eq!((status, headers[header::CONTENT_TYPE].to_str().unwrap()), (StatusCode::OK, "text/javascript; charset=utf-8"));
+    assert_eq!(
+        (status, headers[header::CONTENT_TYPE].to_str().unwrap()),
+        (StatusCode::OK, "text/javascript; charset=utf-8")
+    );
     assert_eq!(script, shed_web::APP_JS);
-    assert_eq!(shed.get(&format!("{}/_shed/app.js", shed.url()), None).await.0, StatusCode::OK);
+    assert_eq!(
+        shed.get(&format!("{}/_shed/app.js", shed.url()), None)
+            .await
+            .0,
+        StatusCode::OK
+    );
 
     let (status, headers, _) = shed.get(&shed.demo("/pub"), None).await;
-    assert_eq!((status, headers[header::LOCATION].to_str().unwrap()), (StatusCode::PERMANENT_REDIRECT, "/pub/"));
-    assert_eq!(shed.get(&shed.demo("/pub/leaderboard.html"), None).await.0, StatusCode::OK);
+    assert_eq!(
+        (status, headers[header::LOCATION].to_str().unwrap()),
+        (StatusCode::PERMANENT_REDIRECT, "/pub/")
+    );
+    assert_eq!(
+        shed.get(&shed.demo("/pub/leaderboard.html"), None).await.0,
+        StatusCode::OK
+    );
     let (status, _, body) = shed.get(&shed.demo("/pub/nothing.html"), None).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert!(body.contains("no file nothing.html in demo/pub"), "{body}");
     // An app nobody deployed: signed out, the same as a private one (sign in); signed in, no app.
-    assert_eq!(shed.get(&shed.demo("/nope/"), None).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        shed.get(&shed.demo("/nope/"), None).await.0,
+        StatusCode::UNAUTHORIZED
+    );
     let ada = shed.demo_cookie("ada").await;
     let (status, _, body) = shed.get(&shed.demo("/nope/"), Some(&ada)).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
@@ -261,10 +375,22 @@ async fn pages_carry_their_kind_base_policy_and_etag() {
 async fn the_inside_and_every_step_outside_the_app_are_404() {
     let shed = Shed::start().await;
     let ada = shed.demo_cookie("ada").await;
-    for inside in ["tools.json", "tools.yml", "vocab.json", "worker.js", "%76ocab.json", "./vocab.json"] {
-        let (status, _, body) = shed.get(&shed.demo(&format!("/pub/{inside}")), Some(&ada)).await;
+    for inside in [
+        "tools.json",
+        "tools.yml",
+        "vocab.json",
+        "worker.js",
+        "%76ocab.json",
+        "./vocab.json",
+    ] {
+        let (status, _, body) = shed
+            .get(&shed.demo(&format!("/pub/{inside}")), Some(&ada))
+            .await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{inside}");
-        assert!(!body.contains("log_run") && !body.contains("\"jog\""), "{inside} leaked: {body}");
+        assert!(
+            !body.contains("log_run") && !body.contains("\"jog\""),
+            "{inside} leaked: {body}"
+        );
     }
     for path in [
         "/pub/../runs/index.html",
@@ -285,7 +411,10 @@ async fn the_inside_and_every_step_outside_the_app_are_404() {
     ] {
         let (status, answer) = shed.raw_get(path);
         assert!(status == 404 || status == 400, "{path}: {status}\n{answer}");
-        assert!(!answer.contains("root:") && !answer.contains("\"jog\"") && !answer.contains("<form"), "{path} leaked:\n{answer}");
+        assert!(
+            !answer.contains("root:") && !answer.contains("\"jog\"") && !answer.contains("<form"),
+            "{path} leaked:\n{answer}"
+        );
     }
 
     // A folder deployed with a link into the server's own files serves
@@ -293,8 +422,20 @@ async fn the_inside_and_every_step_outside_the_app_are_404() {
     let folder = tempfile::tempdir().unwrap();
     std::fs::write(folder.path().join("index.html"), "<p>linked</p>").unwrap();
     std::os::unix::fs::symlink("/etc", folder.path().join("etc")).unwrap();
-    shed.shed(&["deploy", folder.path().to_str().unwrap(), "--to", "demo/linked", "--as", "ada", "--access", "public"]);
-    assert_eq!(shed.get(&shed.demo("/linked/"), None).await.0, StatusCode::OK);
+    shed.shed(&[
+        "deploy",
+        folder.path().to_str().unwrap(),
+        "--to",
+        "demo/linked",
+        "--as",
+        "ada",
+        "--access",
+        "public",
+    ]);
+    assert_eq!(
+        shed.get(&shed.demo("/linked/"), None).await.0,
+        StatusCode::OK
+    );
     for path in ["/linked/etc/passwd", "/linked/etc/hostname", "/linked/etc/"] {
         let (status, answer) = shed.raw_get(path);
         assert_eq!(status, 404, "{path}: {answer}");
@@ -305,20 +446,47 @@ async fn the_inside_and_every_step_outside_the_app_are_404() {
 #[tokio::test]
 async fn access_for_the_signed_out_a_stranger_a_viewer_and_an_editor() {
     let shed = Shed::start().await;
-    let (vic, ed, sam) = (shed.demo_cookie("vic").await, shed.demo_cookie("ed").await, shed.sign_in("sam").await);
+    let (vic, ed, sam) = (
+        shed.demo_cookie("vic").await,
+        shed.demo_cookie("ed").await,
+        shed.sign_in("sam").await,
+    );
     // sam belongs to club only, so has no cookie for demo; his club cookie means nothing here.
     assert!(sam.iter().all(|(host, _)| host != "demo.localhost"));
-    let sam = sam.iter().find(|(host, _)| host == "club.localhost").unwrap().1.split(';').next().unwrap().to_string();
+    let sam = sam
+        .iter()
+        .find(|(host, _)| host == "club.localhost")
+        .unwrap()
+        .1
+        .split(';')
+        .next()
+        .unwrap()
+        .to_string();
 
     // A private app's pages: the sign-in page for nobody, no app for a stranger, the page for a member.
     let (status, _, body) = shed.get(&shed.demo("/runs/"), None).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     assert!(body.contains("shed login &lt;your handle&gt;"), "{body}");
-    assert_eq!(shed.get(&shed.demo("/runs/"), Some(&sam)).await.0, StatusCode::UNAUTHORIZED, "a club cookie is nobody on demo");
-    assert_eq!(shed.get(&shed.demo("/runs/"), Some(&vic)).await.0, StatusCode::OK);
-    assert_eq!(shed.get(&shed.demo("/runs/leaderboard.html"), Some(&ed)).await.0, StatusCode::OK);
+    assert_eq!(
+        shed.get(&shed.demo("/runs/"), Some(&sam)).await.0,
+        StatusCode::UNAUTHORIZED,
+        "a club cookie is nobody on demo"
+    );
+    assert_eq!(
+        shed.get(&shed.demo("/runs/"), Some(&vic)).await.0,
+        StatusCode::OK
+    );
+    assert_eq!(
+        shed.get(&shed.demo("/runs/leaderboard.html"), Some(&ed))
+            .await
+            .0,
+        StatusCode::OK
+    );
     // Its other files are anyone's: a view drawn off-origin, with no cookie, loads them.
-    assert_eq!(shed.get(&shed.demo("/runs/style.css"), None).await.0, StatusCode::OK);
+    assert_eq!(
+        shed.get(&shed.demo("/runs/style.css"), None).await.0,
+        StatusCode::OK
+    );
     // Public and open apps' pages are anyone's.
     assert_eq!(shed.get(&shed.demo("/pub/"), None).await.0, StatusCode::OK);
     assert_eq!(shed.get(&shed.demo("/open/"), None).await.0, StatusCode::OK);
@@ -326,11 +494,23 @@ async fn access_for_the_signed_out_a_stranger_a_viewer_and_an_editor() {
     // The page api decides as the access table says, in the MCP door's words.
     let (status, said) = shed.query("runs", ".jog!", None).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
-    assert!(said["error"].as_str().unwrap().starts_with("sign in first — "), "{said}");
-    assert_eq!(shed.query("runs", ".jog!", Some(&vic)).await.0, StatusCode::OK);
+    assert!(
+        said["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("sign in first — "),
+        "{said}"
+    );
+    assert_eq!(
+        shed.query("runs", ".jog!", Some(&vic)).await.0,
+        StatusCode::OK
+    );
     assert_eq!(shed.query("pub", ".jog!", None).await.0, StatusCode::OK);
 
-    assert_eq!(shed.apply("runs", run("Vic", 3.0), Some(&vic)).await, (StatusCode::FORBIDDEN, json!({ "error": VIEWER })));
+    assert_eq!(
+        shed.apply("runs", run("Vic", 3.0), Some(&vic)).await,
+        (StatusCode::FORBIDDEN, json!({ "error": VIEWER }))
+    );
     let (status, wrote) = shed.apply("runs", run("Ed", 4.0), Some(&ed)).await;
     assert_eq!(status, StatusCode::OK, "{wrote}");
     assert_eq!(wrote["entities"].as_array().unwrap().len(), 1);
@@ -340,9 +520,19 @@ async fn access_for_the_signed_out_a_stranger_a_viewer_and_an_editor() {
 
     let (status, said) = shed.apply("pub", run("Nobody", 1.0), None).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED, "{said}");
-    assert_eq!(shed.apply("pub", run("Vic", 1.0), Some(&vic)).await.0, StatusCode::FORBIDDEN);
-    assert_eq!(shed.apply("open", run("Vic", 1.0), Some(&vic)).await.0, StatusCode::OK);
-    assert_eq!(shed.apply("open", run("Nobody", 1.0), None).await.0, StatusCode::UNAUTHORIZED, "a write is somebody's");
+    assert_eq!(
+        shed.apply("pub", run("Vic", 1.0), Some(&vic)).await.0,
+        StatusCode::FORBIDDEN
+    );
+    assert_eq!(
+        shed.apply("open", run("Vic", 1.0), Some(&vic)).await.0,
+        StatusCode::OK
+    );
+    assert_eq!(
+        shed.apply("open", run("Nobody", 1.0), None).await.0,
+        StatusCode::UNAUTHORIZED,
+        "a write is somebody's"
+    );
     let (status, said) = shed.apply("nope", run("Ed", 1.0), Some(&ed)).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{said}");
 }
@@ -353,51 +543,109 @@ async fn the_page_api_answers_as_the_mcp_door_does() {
     let (ed, vic) = (shed.demo_cookie("ed").await, shed.demo_cookie("vic").await);
     let (ed_token, vic_token) = (shed.token("ed"), shed.token("vic"));
     for who in ["Ada", "A&B", "Grace"] {
-        assert_eq!(shed.apply("runs", run(who, 5.0), Some(&ed)).await.0, StatusCode::OK);
+        assert_eq!(
+            shed.apply("runs", run(who, 5.0), Some(&ed)).await.0,
+            StatusCode::OK
+        );
     }
     // The same line read through both doors: the same rows.
     for (web, mcp) in [
         (".jog!&.created!", ".jog!&.created!"),
-        (".jog!&.doc?&.created.at%3E=2020-01-01", ".jog!&.doc?&.created.at>=2020-01-01"),
+        (
+            ".jog!&.doc?&.created.at%3E=2020-01-01",
+            ".jog!&.doc?&.created.at>=2020-01-01",
+        ),
         (".jog!&.jog.who=A%26B", ".jog!&.jog.who=A%26B"),
-        (".jog!&.jog.miles%3C=5&limit=2", ".jog!&.jog.miles<=5&limit=2"),
+        (
+            ".jog!&.jog.miles%3C=5&limit=2",
+            ".jog!&.jog.miles<=5&limit=2",
+        ),
     ] {
         let (status, through_web) = shed.query("runs", web, Some(&vic)).await;
         assert_eq!(status, StatusCode::OK, "{web}: {through_web}");
-        let (error, through_mcp) = shed.mcp(&vic_token, "graph_query", json!({ "app": "demo/runs", "filter": mcp })).await;
+        let (error, through_mcp) = shed
+            .mcp(
+                &vic_token,
+                "graph_query",
+                json!({ "app": "demo/runs", "filter": mcp }),
+            )
+            .await;
         assert!(!error, "{through_mcp}");
         assert_eq!(through_web, through_mcp, "{web}");
     }
     let (_, one) = shed.query("runs", ".jog!&.jog.who=A%26B", Some(&vic)).await;
-    assert_eq!(one["rows"].as_array().unwrap().len(), 1, "an encoded & stays in its value");
+    assert_eq!(
+        one["rows"].as_array().unwrap().len(),
+        1,
+        "an encoded & stays in its value"
+    );
 
     // The same refusals, word for word.
     let (status, web) = shed.query("runs", ".jogg!", Some(&vic)).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
-    let (_, mcp) = shed.mcp(&vic_token, "graph_query", json!({ "app": "demo/runs", "filter": ".jogg!" })).await;
+    let (_, mcp) = shed
+        .mcp(
+            &vic_token,
+            "graph_query",
+            json!({ "app": "demo/runs", "filter": ".jogg!" }),
+        )
+        .await;
     assert_eq!(web["error"], mcp);
     let bad = json!({ "entity": { "eid": "$x" }, "jogg": { "who": "x" } });
     let (status, web) = shed.apply("runs", bad.clone(), Some(&ed)).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
-    let (_, mcp) = shed.mcp(&ed_token, "graph_apply", json!({ "app": "demo/runs", "bundle": bad })).await;
+    let (_, mcp) = shed
+        .mcp(
+            &ed_token,
+            "graph_apply",
+            json!({ "app": "demo/runs", "bundle": bad }),
+        )
+        .await;
     assert_eq!(web["error"], mcp);
     let (_, web) = shed.apply("runs", run("Vic", 1.0), Some(&vic)).await;
-    let (_, mcp) = shed.mcp(&vic_token, "graph_apply", json!({ "app": "demo/runs", "bundle": run("Vic", 1.0) })).await;
-    assert_eq!((web["error"].as_str(), mcp.as_str()), (Some(VIEWER), Some(VIEWER)));
+    let (_, mcp) = shed
+        .mcp(
+            &vic_token,
+            "graph_apply",
+            json!({ "app": "demo/runs", "bundle": run("Vic", 1.0) }),
+        )
+        .await;
+    assert_eq!(
+        (web["error"].as_str(), mcp.as_str()),
+        (Some(VIEWER), Some(VIEWER))
+    );
     let (_, rows) = shed.query("runs", ".jog!", Some(&vic)).await;
-    let eid = rows["rows"][0]["entity"]["eid"].as_str().unwrap().to_string();
+    let eid = rows["rows"][0]["entity"]["eid"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let stale = json!({ "entity": { "eid": eid }, "jog": { "miles": 6 }, "was": 0 });
     let (status, web) = shed.apply("runs", stale.clone(), Some(&ed)).await;
     assert_eq!(status, StatusCode::CONFLICT);
-    let (_, mcp) = shed.mcp(&ed_token, "graph_apply", json!({ "app": "demo/runs", "bundle": stale })).await;
+    let (_, mcp) = shed
+        .mcp(
+            &ed_token,
+            "graph_apply",
+            json!({ "app": "demo/runs", "bundle": stale }),
+        )
+        .await;
     assert_eq!(web["error"], mcp);
 
     // A write answers as graph_apply does: its entities, aliases and version.
     let (_, web) = shed.apply("runs", run("Linus", 2.0), Some(&ed)).await;
-    let (_, mcp) = shed.mcp(&ed_token, "graph_apply", json!({ "app": "demo/runs", "bundle": run("Linus", 2.0) })).await;
+    let (_, mcp) = shed
+        .mcp(
+            &ed_token,
+            "graph_apply",
+            json!({ "app": "demo/runs", "bundle": run("Linus", 2.0) }),
+        )
+        .await;
     let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
     assert_eq!(keys(&web), keys(&mcp));
-    assert_eq!(web["version"].as_u64().unwrap() + 1, mcp["version"].as_u64().unwrap());
+    assert_eq!(
+        web["version"].as_u64().unwrap() + 1,
+        mcp["version"].as_u64().unwrap()
+    );
 
     // Unknown apis and wrong methods are sentences too.
     let (status, _, body) = shed.get(&shed.demo("/runs/api/delete"), Some(&vic)).await;
@@ -412,7 +660,12 @@ async fn the_page_api_answers_as_the_mcp_door_does() {
 async fn a_write_from_elsewhere_is_refused_and_writes_nothing() {
     let shed = Shed::start().await;
     let ed = shed.demo_cookie("ed").await;
-    let count = || async { shed.query("runs", ".jog!", Some(&ed)).await.1["rows"].as_array().unwrap().len() };
+    let count = || async {
+        shed.query("runs", ".jog!", Some(&ed)).await.1["rows"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
     let post = |origin: Option<String>, kind: &'static str, body: String| {
         let mut request = shed
             .http
@@ -426,22 +679,56 @@ async fn a_write_from_elsewhere_is_refused_and_writes_nothing() {
         request.send()
     };
     let bundle = run("Mallory", 9.0).to_string();
-    for origin in [Some(format!("http://evil.localhost:{}", shed.port)), Some(format!("http://club.localhost:{}", shed.port)), Some("null".into()), None] {
-        let response = post(origin.clone(), "application/json", bundle.clone()).await.unwrap();
+    for origin in [
+        Some(format!("http://evil.localhost:{}", shed.port)),
+        Some(format!("http://club.localhost:{}", shed.port)),
+        Some("null".into()),
+        None,
+    ] {
+        let response = post(origin.clone(), "application/json", bundle.clone())
+            .await
+            .unwrap();
         assert_eq!(response.status(), StatusCode::FORBIDDEN, "{origin:?}");
         let said: Value = response.json().await.unwrap();
-        assert!(said["error"].as_str().unwrap().starts_with("demo/runs takes writes from its own pages at "), "{said}");
+        assert!(
+            said["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("demo/runs takes writes from its own pages at "),
+            "{said}"
+        );
     }
     // The form a cross-site page can post without asking: refused, even from the right origin.
-    let form = post(Some(shed.origin()), "application/x-www-form-urlencoded", format!("bundle={bundle}")).await.unwrap();
+    let form = post(
+        Some(shed.origin()),
+        "application/x-www-form-urlencoded",
+        format!("bundle={bundle}"),
+    )
+    .await
+    .unwrap();
     assert_eq!(form.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
-    let not_json = post(Some(shed.origin()), "application/json", "{not json".into()).await.unwrap();
+    let not_json = post(Some(shed.origin()), "application/json", "{not json".into())
+        .await
+        .unwrap();
     assert_eq!(not_json.status(), StatusCode::BAD_REQUEST);
     assert_eq!(count().await, 0, "nothing was written");
-    assert_eq!(post(Some(shed.origin()), "application/json", bundle.clone()).await.unwrap().status(), StatusCode::OK);
+    assert_eq!(
+        post(Some(shed.origin()), "application/json", bundle.clone())
+            .await
+            .unwrap()
+            .status(),
+        StatusCode::OK
+    );
     // A bearer token is no ambient credential: it needs no Origin.
     let token = shed.token("ed");
-    let response = shed.http.post(shed.demo("/runs/api/apply")).bearer_auth(token).json(&run("Ed", 1.0)).send().await.unwrap();
+    let response = shed
+        .http
+        .post(shed.demo("/runs/api/apply"))
+        .bearer_auth(token)
+        .json(&run("Ed", 1.0))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     assert_eq!(count().await, 2);
 }
@@ -449,13 +736,25 @@ async fn a_write_from_elsewhere_is_refused_and_writes_nothing() {
 #[tokio::test]
 async fn a_link_signs_in_once_on_every_space_and_logout_ends_it() {
     let shed = Shed::start().await;
-    let link = shed.shed(&["login", "ada", "--public-url", &shed.url()]).trim().to_string();
-    assert!(link.starts_with(&format!("{}/_shed/login?key=", shed.url())), "{link}");
+    let link = shed
+        .shed(&["login", "ada", "--public-url", &shed.url()])
+        .trim()
+        .to_string();
+    assert!(
+        link.starts_with(&format!("{}/_shed/login?key=", shed.url())),
+        "{link}"
+    );
     let first = shed.http.get(&link).send().await.unwrap();
     assert_eq!(first.status(), StatusCode::SEE_OTHER);
     let again = shed.http.get(&link).send().await.unwrap();
     assert_eq!(again.status(), StatusCode::BAD_REQUEST, "a link works once");
-    assert!(again.text().await.unwrap().contains("shed login &lt;handle&gt;"));
+    assert!(
+        again
+            .text()
+            .await
+            .unwrap()
+            .contains("shed login &lt;handle&gt;")
+    );
 
     let cookies = shed.sign_in("ada").await;
     let hosts: Vec<&str> = cookies.iter().map(|(host, _)| host.as_str()).collect();
@@ -465,20 +764,37 @@ async fn a_link_signs_in_once_on_every_space_and_logout_ends_it() {
         for attribute in ["Path=/", "HttpOnly", "SameSite=Lax", "Max-Age="] {
             assert!(set.contains(attribute), "{host}: {set} lacks {attribute}");
         }
-        assert!(!set.contains("Domain") && !set.contains("Secure"), "{host}: {set}");
+        assert!(
+            !set.contains("Domain") && !set.contains("Secure"),
+            "{host}: {set}"
+        );
     }
     let platform = cookies[0].1.split(';').next().unwrap();
     let (status, _, front) = shed.get(&format!("{}/", shed.url()), Some(platform)).await;
     assert_eq!(status, StatusCode::OK);
-    assert!(front.contains("You are signed in as Ada (@ada)") && front.contains(&shed.demo("/runs/")), "{front}");
+    assert!(
+        front.contains("You are signed in as Ada (@ada)") && front.contains(&shed.demo("/runs/")),
+        "{front}"
+    );
     let demo = cookies[2].1.split(';').next().unwrap();
-    assert_eq!(shed.get(&shed.demo("/runs/"), Some(demo)).await.0, StatusCode::OK);
+    assert_eq!(
+        shed.get(&shed.demo("/runs/"), Some(demo)).await.0,
+        StatusCode::OK
+    );
     // A hop cannot be replayed, nor used on another space.
-    let (status, _, _) = shed.get(&shed.demo("/_shed/hop?hops=demo:0123"), None).await;
+    let (status, _, _) = shed
+        .get(&shed.demo("/_shed/hop?hops=demo:0123"), None)
+        .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
 
-    assert!(shed.shed(&["logout", "ada"]).contains("ended 4 sessions"), "two sign-ins of ada: 2 × (platform + demo)… counted");
-    assert_eq!(shed.get(&shed.demo("/runs/"), Some(demo)).await.0, StatusCode::UNAUTHORIZED);
+    assert!(
+        shed.shed(&["logout", "ada"]).contains("ended 4 sessions"),
+        "two sign-ins of ada: 2 × (platform + demo)… counted"
+    );
+    assert_eq!(
+        shed.get(&shed.demo("/runs/"), Some(demo)).await.0,
+        StatusCode::UNAUTHORIZED
+    );
     let (_, _, front) = shed.get(&format!("{}/", shed.url()), Some(platform)).await;
     assert!(front.contains("shed login"), "{front}");
 }
