@@ -30,7 +30,12 @@ fn run_club() -> BTreeMap<String, Vec<u8>> {
         .expect("the run club example")
         .filter_map(Result::ok)
         .filter(|e| e.path().is_file())
-        .map(|e| (e.file_name().to_string_lossy().to_string(), std::fs::read(e.path()).unwrap_or_default()))
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().to_string(),
+                std::fs::read(e.path()).unwrap_or_default(),
+            )
+        })
         .collect()
 }
 
@@ -78,21 +83,36 @@ fn main() {
     let dir = tempfile::tempdir().expect("a temp dir");
     let data = dir.path().join("d");
     let (broker, job) = runtime.block_on(async {
-        let host = Host::open(HostConfig { data_dir: data.clone(), public_url: "http://localhost:7700".into() })
-            .await
-            .expect("the host");
+        let host = Host::open(HostConfig {
+            data_dir: data.clone(),
+            public_url: "http://localhost:7700".into(),
+        })
+        .await
+        .expect("the host");
         host.add_person("ada", Some("Ada")).await.expect("ada");
         host.add_space("demo", "ada").await.expect("demo");
         let ada = host.caller_for_handle("ada").await.expect("ada's caller");
-        host.deploy_folder(&ada, "demo/runs", run_club(), Some("Run club".into()), None).await.expect("deploy");
+        host.deploy_folder(&ada, "demo/runs", run_club(), Some("Run club".into()), None)
+            .await
+            .expect("deploy");
         let ttl = Duration::from_secs(3600);
-        let job = jobs::create(&host, "ada", vec!["demo/runs.*".into()], vec![], ttl).await.expect("job");
+        let job = jobs::create(&host, "ada", vec!["demo/runs.*".into()], vec![], ttl)
+            .await
+            .expect("job");
         (Arc::new(Broker::new(host)), job.id)
     });
 
     for (what, command, args) in [
-        ("read (demo/runs.leaderboard)", "demo/runs.leaderboard", json!({})),
-        ("write (demo/runs.log_run)", "demo/runs.log_run", json!({"who": "Ada", "miles": 5, "at": "2026-09-01"})),
+        (
+            "read (demo/runs.leaderboard)",
+            "demo/runs.leaderboard",
+            json!({}),
+        ),
+        (
+            "write (demo/runs.log_run)",
+            "demo/runs.log_run",
+            json!({"who": "Ada", "miles": 5, "at": "2026-09-01"}),
+        ),
     ] {
         let start = Instant::now();
         runtime.block_on(async {
@@ -110,11 +130,15 @@ fn main() {
             while tasks.join_next().await.is_some() {}
         });
         let rate = IN_PROCESS_CALLS as f64 / start.elapsed().as_secs_f64();
-        println!("broker in-process, {what}: {rate:.0} calls/s ({IN_PROCESS_CALLS} calls, {IN_FLIGHT} in flight)");
+        println!(
+            "broker in-process, {what}: {rate:.0} calls/s ({IN_PROCESS_CALLS} calls, {IN_FLIGHT} in flight)"
+        );
     }
 
     let Some(shed) = shed_binary() else {
-        println!("shed command run per process: skipped — build the release shed (cargo build --release -p shed) or set SHED_BIN");
+        println!(
+            "shed command run per process: skipped — build the release shed (cargo build --release -p shed) or set SHED_BIN"
+        );
         return;
     };
     let queue_path = dir.path().join("q.sock");
@@ -122,7 +146,14 @@ fn main() {
     let _queue = Queue::start(broker.clone(), &data, &queue_path).expect("the queue");
     let run = || {
         let mut child = Command::new(&shed)
-            .args(["command", "run", "demo/runs.leaderboard", "--args-json", "-", "--json"])
+            .args([
+                "command",
+                "run",
+                "demo/runs.leaderboard",
+                "--args-json",
+                "-",
+                "--json",
+            ])
             .env_clear()
             .env("LOOM_PAGE_RPC_QUEUE", &queue_path)
             .env("LOOM_COMMAND_JOB_ID", &job)
@@ -135,17 +166,28 @@ fn main() {
             let _ = stdin.write_all(b"{}");
         }
         let out = child.wait_with_output().expect("its output");
-        assert!(out.status.success() && out.stdout.starts_with(b"{\"ok\":true"), "{out:?}");
+        assert!(
+            out.status.success() && out.stdout.starts_with(b"{\"ok\":true"),
+            "{out:?}"
+        );
     };
     let bare = || {
-        let status = Command::new(&shed).arg("--version").stdout(Stdio::null()).status().expect("shed --version");
+        let status = Command::new(&shed)
+            .arg("--version")
+            .stdout(Stdio::null())
+            .status()
+            .expect("shed --version");
         assert!(status.success());
     };
     // Warm the page cache, then measure both in one run.
     timed(10, run);
     let runs = timed(PROCESSES, run);
     let bares = timed(PROCESSES, bare);
-    let (p50, p90, bare50) = (percentile(&runs, 0.5), percentile(&runs, 0.9), percentile(&bares, 0.5));
+    let (p50, p90, bare50) = (
+        percentile(&runs, 0.5),
+        percentile(&runs, 0.9),
+        percentile(&bares, 0.5),
+    );
     println!(
         "shed command run per process ({}): p50 {:.2} ms, p90 {:.2} ms; `shed --version` p50 {:.2} ms; ratio run/version {:.2}",
         shed.display(),

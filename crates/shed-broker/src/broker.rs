@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value, json};
-use shed_host::agents::{AgentCall, CommandRow, Effect, Job, JobState, Label, Origin, now_millis};
 use shed_host::Host;
+use shed_host::agents::{AgentCall, CommandRow, Effect, Job, JobState, Label, Origin, now_millis};
 
 use crate::outcome::{Code, Outcome, public};
 use crate::protocol::{Request, RunRequest};
@@ -23,18 +23,28 @@ pub struct Broker {
 
 /// How a job id is shown in a sentence: enough to tell jobs apart.
 fn shown_job(id: &str) -> String {
-    let cut: String = id.chars().filter(char::is_ascii_alphanumeric).take(8).collect();
-    if cut.is_empty() { "\"\"".to_string() } else { format!("{cut}…") }
+    let cut: String = id
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(8)
+        .collect();
+    if cut.is_empty() {
+        "\"\"".to_string()
+    } else {
+        format!("{cut}…")
+    }
 }
 
 fn when(millis: i64) -> String {
     jiff::Timestamp::from_millisecond(millis).map_or_else(|_| millis.to_string(), |t| t.to_string())
 }
 
-
 impl Broker {
     pub fn new(host: Host) -> Broker {
-        Broker { host, scopes: Mutex::new(HashMap::new()) }
+        Broker {
+            host,
+            scopes: Mutex::new(HashMap::new()),
+        }
     }
 
     /// The answer to a request, as the JSON to send back.
@@ -91,7 +101,12 @@ impl Broker {
     }
 
     fn scope(&self, job: &Job) -> Result<Arc<Scope>, String> {
-        if let Some(scope) = self.scopes.lock().ok().and_then(|s| s.get(&job.id).cloned()) {
+        if let Some(scope) = self
+            .scopes
+            .lock()
+            .ok()
+            .and_then(|s| s.get(&job.id).cloned())
+        {
             return Ok(scope);
         }
         let scope = Arc::new(Scope::new(&job.allow, &job.read_only).map_err(|e| e.0)?);
@@ -106,7 +121,11 @@ impl Broker {
     pub async fn list(&self, job: Option<&str>) -> Result<Vec<Value>, Outcome> {
         let (job, scope) = self.job(job).await?;
         let caller = job.caller();
-        let rows = self.host.agent_commands(&caller).await.map_err(|e| failed(e.to_string()))?;
+        let rows = self
+            .host
+            .agent_commands(&caller)
+            .await
+            .map_err(|e| failed(e.to_string()))?;
         Ok(rows
             .into_iter()
             .filter(|row| scope.admits(&row.name, row.effect))
@@ -182,7 +201,12 @@ fn outside(name: &str, job: &Job) -> Outcome {
         format!(
             "{name} is outside job {}'s scope ({}) — this job runs only what `shed command list --json` shows",
             shown_job(&job.id),
-            job.allow.iter().chain(&job.read_only).cloned().collect::<Vec<_>>().join(", ")
+            job.allow
+                .iter()
+                .chain(&job.read_only)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         public(),
     )
@@ -211,7 +235,9 @@ fn filled_from_job(row: &CommandRow, args: Value, job: &Job) -> Value {
         .map(|properties| {
             properties
                 .iter()
-                .filter(|(_, schema)| schema.get("x-source").and_then(Value::as_str) == Some("job.person"))
+                .filter(|(_, schema)| {
+                    schema.get("x-source").and_then(Value::as_str) == Some("job.person")
+                })
                 .map(|(name, _)| name)
                 .collect()
         })
@@ -240,7 +266,12 @@ fn outcome(effect: Effect, answered: shed_host::agents::AgentAnswer) -> Outcome 
                     .data
                     .get("entities")
                     .and_then(Value::as_array)
-                    .map(|eids| eids.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                    .map(|eids| {
+                        eids.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_string)
+                            .collect()
+                    })
                     .unwrap_or_default(),
                 Effect::Read => Vec::new(),
             };

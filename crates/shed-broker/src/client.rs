@@ -28,8 +28,9 @@ pub enum ClientError {
 
 /// Sends `request` to the broker at `queue` and answers its JSON answer.
 pub fn ask(queue: &Path, request: &Request) -> Result<serde_json::Value, ClientError> {
-    let body = serde_json::to_vec(request)
-        .map_err(|e| ClientError::Unreachable(format!("the request could not be written as JSON ({e})")))?;
+    let body = serde_json::to_vec(request).map_err(|e| {
+        ClientError::Unreachable(format!("the request could not be written as JSON ({e})"))
+    })?;
     let mut stream = UnixStream::connect(queue).map_err(|e| {
         ClientError::Unreachable(format!(
             "the broker's queue at {} cannot be reached ({e}) — is `shed serve` running on that data folder?",
@@ -37,11 +38,20 @@ pub fn ask(queue: &Path, request: &Request) -> Result<serde_json::Value, ClientE
         ))
     })?;
     let lost = |what: &str, e: std::io::Error| {
-        ClientError::Lost(format!("the answer from the broker at {} was lost: {what} ({e})", queue.display()))
+        ClientError::Lost(format!(
+            "the answer from the broker at {} was lost: {what} ({e})",
+            queue.display()
+        ))
     };
-    stream.set_read_timeout(Some(ANSWER_TIMEOUT)).map_err(|e| lost("could not set a timeout", e))?;
-    stream.write_all(&body).map_err(|e| lost("the request could not be sent whole", e))?;
-    stream.shutdown(Shutdown::Write).map_err(|e| lost("the request could not be ended", e))?;
+    stream
+        .set_read_timeout(Some(ANSWER_TIMEOUT))
+        .map_err(|e| lost("could not set a timeout", e))?;
+    stream
+        .write_all(&body)
+        .map_err(|e| lost("the request could not be sent whole", e))?;
+    stream
+        .shutdown(Shutdown::Write)
+        .map_err(|e| lost("the request could not be ended", e))?;
     let mut answer = Vec::new();
     stream
         .take(MAX_ANSWER_BYTES)
@@ -54,6 +64,9 @@ pub fn ask(queue: &Path, request: &Request) -> Result<serde_json::Value, ClientE
         )));
     }
     serde_json::from_slice(&answer).map_err(|e| {
-        ClientError::Lost(format!("the broker at {} answered something that is not JSON ({e})", queue.display()))
+        ClientError::Lost(format!(
+            "the broker at {} answered something that is not JSON ({e})",
+            queue.display()
+        ))
     })
 }

@@ -46,7 +46,10 @@ pub fn parse_ttl(text: &str) -> Result<Duration, JobError> {
             _ => return Err(bad()),
         };
         let n: u64 = digits.parse().map_err(|_| bad())?;
-        total = n.checked_mul(unit).and_then(|s| total.checked_add(s)).ok_or_else(bad)?;
+        total = n
+            .checked_mul(unit)
+            .and_then(|s| total.checked_add(s))
+            .ok_or_else(bad)?;
         digits.clear();
         any = true;
     }
@@ -70,7 +73,11 @@ pub async fn create(
     read_only: Vec<String>,
     ttl: Duration,
 ) -> Result<Job, JobError> {
-    let allow = if allow.is_empty() && read_only.is_empty() { vec!["*".to_string()] } else { allow };
+    let allow = if allow.is_empty() && read_only.is_empty() {
+        vec!["*".to_string()]
+    } else {
+        allow
+    };
     Scope::new(&allow, &read_only).map_err(|e| JobError::BadInput(e.0))?;
     Ok(host.create_job(person, allow, read_only, Some(ttl)).await?)
 }
@@ -93,7 +100,14 @@ pub fn line(job: &Job) -> String {
     if !job.read_only.is_empty() {
         scope.push_str(&format!("; read-only {}", job.read_only.join(" ")));
     }
-    format!("{}  {}  {}  {}  {}", job.id, job.person.handle, state.as_str(), until, scope)
+    format!(
+        "{}  {}  {}  {}  {}",
+        job.id,
+        job.person.handle,
+        state.as_str(),
+        until,
+        scope
+    )
 }
 
 /// A job as `shed job list --json` shows it.
@@ -119,10 +133,24 @@ mod tests {
         assert_eq!(parse_ttl("90s").unwrap(), Duration::from_secs(90));
         assert_eq!(parse_ttl("1h30m").unwrap(), Duration::from_secs(5400));
         assert_eq!(parse_ttl("7d").unwrap(), Duration::from_secs(7 * 86_400));
-        for bad in ["", "5", "h", "0s", "1x", "-1h", "99999999999999999999d", "1h 2"] {
+        for bad in [
+            "",
+            "5",
+            "h",
+            "0s",
+            "1x",
+            "-1h",
+            "99999999999999999999d",
+            "1h 2",
+        ] {
             assert!(parse_ttl(bad).is_err(), "{bad}");
         }
-        assert!(parse_ttl("2q").unwrap_err().to_string().starts_with("--ttl 2q is not a duration"));
+        assert!(
+            parse_ttl("2q")
+                .unwrap_err()
+                .to_string()
+                .starts_with("--ttl 2q is not a duration")
+        );
     }
 
     proptest::proptest! {

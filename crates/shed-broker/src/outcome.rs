@@ -8,7 +8,10 @@ use shed_host::agents::Label;
 
 /// The label of the broker's own sentences: they hold nobody's data.
 pub(crate) fn public() -> Label {
-    Label { readers: vec!["public".to_string()], integrity: shed_host::agents::Integrity::Trusted }
+    Label {
+        readers: vec!["public".to_string()],
+        integrity: shed_host::agents::Integrity::Trusted,
+    }
 }
 
 /// What became of a call.

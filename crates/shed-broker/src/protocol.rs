@@ -52,7 +52,9 @@ pub fn read_request(bytes: &[u8]) -> Result<Request, String> {
         ));
     }
     serde_json::from_slice(bytes).map_err(|e| {
-        format!("the broker could not read the request ({e}) — send one JSON object with op list or run")
+        format!(
+            "the broker could not read the request ({e}) — send one JSON object with op list or run"
+        )
     })
 }
 

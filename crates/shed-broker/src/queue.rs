@@ -53,7 +53,12 @@ impl Queue {
         let (listener, made) = bind(path)?;
         tracing::info!(queue = %path.display(), "the command broker is listening");
         let accepting = tokio::spawn(accept(listener, broker));
-        Ok(Queue { path: path.to_path_buf(), made, _lock: lock, accepting })
+        Ok(Queue {
+            path: path.to_path_buf(),
+            made,
+            _lock: lock,
+            accepting,
+        })
     }
 
     /// The socket's path.
@@ -76,16 +81,30 @@ impl Drop for Queue {
 /// The exclusive lock on `<data>/serve.lock`, with this process's id in it.
 fn lock(data: &Path) -> Result<File, QueueError> {
     let path = data.join(SERVE_LOCK_NAME);
-    let unusable =
-        |e: std::io::Error| QueueError::Unusable(format!("could not open the lock file {} ({e})", path.display()));
-    let mut file = OpenOptions::new().create(true).truncate(false).read(true).write(true).open(&path).map_err(unusable)?;
+    let unusable = |e: std::io::Error| {
+        QueueError::Unusable(format!(
+            "could not open the lock file {} ({e})",
+            path.display()
+        ))
+    };
+    let mut file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(&path)
+        .map_err(unusable)?;
     match file.try_lock() {
         Ok(()) => {}
         Err(TryLockError::WouldBlock) => {
             let mut holder = String::new();
             let _ = file.read_to_string(&mut holder);
             let pid = holder.trim();
-            let who = if pid.is_empty() { String::new() } else { format!(" (process {pid})") };
+            let who = if pid.is_empty() {
+                String::new()
+            } else {
+                format!(" (process {pid})")
+            };
             return Err(QueueError::Busy(format!(
                 "another shed serve{who} is running on the data folder {} — stop it first, or give this one another --data",
                 data.display()
@@ -123,8 +142,12 @@ fn bind(path: &Path) -> Result<(UnixListener, (u64, u64)), QueueError> {
             )));
         }
     }
-    let listener = UnixListener::bind(&temporary)
-        .map_err(|e| unusable(format!("could not make the queue's socket in {} ({e})", dir.display())))?;
+    let listener = UnixListener::bind(&temporary).map_err(|e| {
+        unusable(format!(
+            "could not make the queue's socket in {} ({e})",
+            dir.display()
+        ))
+    })?;
     let made = std::fs::set_permissions(&temporary, std::fs::Permissions::from_mode(0o600))
         .and_then(|()| std::fs::rename(&temporary, path))
         .and_then(|()| std::fs::symlink_metadata(path));
@@ -132,7 +155,10 @@ fn bind(path: &Path) -> Result<(UnixListener, (u64, u64)), QueueError> {
         Ok(meta) => Ok((listener, (meta.dev(), meta.ino()))),
         Err(e) => {
             let _ = std::fs::remove_file(&temporary);
-            Err(unusable(format!("could not put the queue's socket at {} ({e})", path.display())))
+            Err(unusable(format!(
+                "could not put the queue's socket at {} ({e})",
+                path.display()
+            )))
         }
     }
 }
@@ -154,8 +180,14 @@ async fn accept(listener: UnixListener, broker: Arc<Broker>) {
 /// Reads one request, answers it, closes.
 async fn serve_one(broker: Arc<Broker>, mut stream: UnixStream) {
     let mut request = Vec::new();
-    let limit = u64::try_from(MAX_REQUEST_BYTES).unwrap_or(u64::MAX).saturating_add(1);
-    let read = tokio::time::timeout(REQUEST_TIMEOUT, (&mut stream).take(limit).read_to_end(&mut request)).await;
+    let limit = u64::try_from(MAX_REQUEST_BYTES)
+        .unwrap_or(u64::MAX)
+        .saturating_add(1);
+    let read = tokio::time::timeout(
+        REQUEST_TIMEOUT,
+        (&mut stream).take(limit).read_to_end(&mut request),
+    )
+    .await;
     let answer = match read {
         Ok(Ok(_)) => match read_request(&request) {
             Ok(request) => broker.answer(request).await,

@@ -27,12 +27,15 @@ fn compile(flag: &str, globs: &[String]) -> Result<GlobSet, BadGlob> {
                 "{flag} takes a glob of command names, like demo/runs.* or graph.query — not an empty one"
             )));
         }
-        let compiled: Glob = GlobBuilder::new(glob).literal_separator(false).build().map_err(|e| {
-            BadGlob(format!(
-                "{flag} {glob} is not a glob ({}) — say one like demo/runs.* or graph.query",
-                e.kind()
-            ))
-        })?;
+        let compiled: Glob = GlobBuilder::new(glob)
+            .literal_separator(false)
+            .build()
+            .map_err(|e| {
+                BadGlob(format!(
+                    "{flag} {glob} is not a glob ({}) — say one like demo/runs.* or graph.query",
+                    e.kind()
+                ))
+            })?;
         set.add(compiled);
     }
     set.build().map_err(|e| BadGlob(format!("{flag}: {e}")))
@@ -41,7 +44,10 @@ fn compile(flag: &str, globs: &[String]) -> Result<GlobSet, BadGlob> {
 impl Scope {
     /// Compiles a job's globs.
     pub fn new(allow: &[String], read_only: &[String]) -> Result<Scope, BadGlob> {
-        Ok(Scope { allow: compile("--allow", allow)?, read_only: compile("--read-only", read_only)? })
+        Ok(Scope {
+            allow: compile("--allow", allow)?,
+            read_only: compile("--read-only", read_only)?,
+        })
     }
 
     /// Whether the job may list and run the command.
@@ -90,7 +96,10 @@ mod tests {
     #[test]
     fn a_bad_glob_is_a_sentence() {
         let error = Scope::new(&["demo/[runs".to_string()], &[]).unwrap_err();
-        assert!(error.0.starts_with("--allow demo/[runs is not a glob"), "{error}");
+        assert!(
+            error.0.starts_with("--allow demo/[runs is not a glob"),
+            "{error}"
+        );
         assert!(Scope::new(&[], &[" ".to_string()]).is_err());
     }
 

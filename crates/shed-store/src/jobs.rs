@@ -62,7 +62,8 @@ fn record(r: &rusqlite::Row<'_>) -> rusqlite::Result<JobRecord> {
 }
 
 fn add(conn: &Connection, job: &JobRecord) -> Result<(), StoreError> {
-    let allow = serde_json::to_string(&job.allow).map_err(|e| StoreError::Internal(e.to_string()))?;
+    let allow =
+        serde_json::to_string(&job.allow).map_err(|e| StoreError::Internal(e.to_string()))?;
     let read_only =
         serde_json::to_string(&job.read_only).map_err(|e| StoreError::Internal(e.to_string()))?;
     conn.execute(

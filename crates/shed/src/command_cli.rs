@@ -137,7 +137,9 @@ fn read_args(given: &str) -> Result<Value, Failure> {
         return Ok(Value::Object(Default::default()));
     }
     let args: Value = serde_json::from_str(&text).map_err(|e| {
-        Failure::NotSent(format!("the args are not JSON ({e}) — give an object, like {{\"who\": \"Ada\", \"miles\": 5}}"))
+        Failure::NotSent(format!(
+            "the args are not JSON ({e}) — give an object, like {{\"who\": \"Ada\", \"miles\": 5}}"
+        ))
     })?;
     if !args.is_object() {
         return Err(Failure::NotSent(
@@ -158,7 +160,13 @@ fn human(answer: &Value) -> String {
             .iter()
             .map(|row| {
                 let text = |key: &str| row.get(key).and_then(Value::as_str).unwrap_or("");
-                format!("{} [{}, {}] — {}", text("name"), text("effect"), text("scope"), text("title"))
+                format!(
+                    "{} [{}, {}] — {}",
+                    text("name"),
+                    text("effect"),
+                    text("scope"),
+                    text("title")
+                )
             })
             .collect::<Vec<_>>()
             .join("\n");
@@ -177,7 +185,10 @@ pub fn start_queue(
     data: &std::path::Path,
     queue: Option<&std::path::Path>,
 ) -> anyhow::Result<shed_broker::Queue> {
-    let path = queue.map_or_else(|| data.join(shed_broker::DEFAULT_QUEUE_NAME), std::path::Path::to_path_buf);
+    let path = queue.map_or_else(
+        || data.join(shed_broker::DEFAULT_QUEUE_NAME),
+        std::path::Path::to_path_buf,
+    );
     let broker = std::sync::Arc::new(shed_broker::Broker::new(host.clone()));
     Ok(shed_broker::Queue::start(broker, data, &path)?)
 }

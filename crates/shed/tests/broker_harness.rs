@@ -19,7 +19,10 @@ fn harness_binary() -> PathBuf {
     let bin = shed.with_file_name("shed-harness");
     if !bin.exists() {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let status = Command::new(cargo).args(["build", "-p", "shed-harness"]).status().unwrap();
+        let status = Command::new(cargo)
+            .args(["build", "-p", "shed-harness"])
+            .status()
+            .unwrap();
         assert!(status.success(), "could not build shed-harness");
     }
     assert!(bin.exists(), "no shed-harness at {}", bin.display());
@@ -43,7 +46,11 @@ impl Harness {
             command.args(["--observation-ceiling", ceiling]);
         }
         let out = command.output().unwrap();
-        assert!(out.status.success(), "shed-harness tool {name}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "shed-harness tool {name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         serde_json::from_slice(&out.stdout).unwrap()
     }
 }
@@ -51,7 +58,14 @@ impl Harness {
 #[test]
 fn the_harness_lists_runs_and_reads_through_the_broker() {
     let served = Served::start();
-    let job = served.job(&["--person", "ada", "--allow", "demo/runs.*", "--read-only", "demo/runs.leaderboard"]);
+    let job = served.job(&[
+        "--person",
+        "ada",
+        "--allow",
+        "demo/runs.*",
+        "--read-only",
+        "demo/runs.leaderboard",
+    ]);
     let config = served.dir.path().join("host.json");
     let host = json!({
         "cliPath": SHED,
@@ -59,21 +73,37 @@ fn the_harness_lists_runs_and_reads_through_the_broker() {
         "transport": { "kind": "broker", "queuePath": served.queue },
     });
     std::fs::write(&config, host.to_string()).unwrap();
-    let harness = Harness { bin: harness_binary(), config, job };
+    let harness = Harness {
+        bin: harness_binary(),
+        config,
+        job,
+    };
 
     let listed = harness.tool("list_commands", json!({}), None);
     assert_eq!(listed["status"], "ok", "{listed}");
     let entries = listed["entries"].as_array().unwrap();
-    let names: Vec<&str> = entries.iter().map(|e| e["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = entries
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
     assert_eq!(
         names,
-        ["demo/runs.log_run", "demo/runs.leaderboard", "demo/runs.since", "demo/runs.add_jog", "demo/runs.find_jog"]
+        [
+            "demo/runs.log_run",
+            "demo/runs.leaderboard",
+            "demo/runs.since",
+            "demo/runs.add_jog",
+            "demo/runs.find_jog"
+        ]
     );
     assert_eq!(
         entries[0]["signature"],
         "demo/runs.log_run(who: string, miles: number, at: string) -> {entities, aliases, version}  [write, app]"
     );
-    assert_eq!(entries[2]["signature"], "demo/runs.since(since: string) -> {rows, next}  [read, app]");
+    assert_eq!(
+        entries[2]["signature"],
+        "demo/runs.since(since: string) -> {rows, next}  [read, app]"
+    );
     assert_eq!(entries[1]["readOnlyGranted"], true);
     assert!(entries[2].get("readOnlyGranted").is_none());
 
@@ -85,7 +115,10 @@ fn the_harness_lists_runs_and_reads_through_the_broker() {
     assert_eq!(one["status"], "executed", "{one}");
     assert_eq!(one["outcome"]["code"], "ok");
     assert_eq!(one["outcome"]["mayHaveLanded"], true);
-    let eid = one["entry"]["body"]["aliases"]["$run"].as_str().unwrap().to_string();
+    let eid = one["entry"]["body"]["aliases"]["$run"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert_eq!(one["outcome"]["completed"], json!([eid]));
 
     let batch = harness.tool(
@@ -101,21 +134,43 @@ fn the_harness_lists_runs_and_reads_through_the_broker() {
     let results = batch["results"].as_array().unwrap();
     assert_eq!(results[0]["outcome"]["code"], "ok", "{batch}");
     assert_eq!(results[1]["outcome"]["code"], "ok", "{batch}");
-    assert_eq!(results[2]["status"], "unknown_command", "the job's scope hides graph.query: {batch}");
+    assert_eq!(
+        results[2]["status"], "unknown_command",
+        "the job's scope hides graph.query: {batch}"
+    );
 
-    let read = harness.tool("run_read_command", json!({"command": "demo/runs.leaderboard", "args": {}}), None);
+    let read = harness.tool(
+        "run_read_command",
+        json!({"command": "demo/runs.leaderboard", "args": {}}),
+        None,
+    );
     assert_eq!(read["status"], "executed", "{read}");
     let rows = read["entry"]["body"]["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 2);
-    assert!(rows.iter().all(|r| r["created"]["via"] == format!("agent:{}", harness.job)));
+    assert!(
+        rows.iter()
+            .all(|r| r["created"]["via"] == format!("agent:{}", harness.job))
+    );
 
-    let ungranted = harness.tool("run_read_command", json!({"command": "demo/runs.since", "args": {"since": "2026-01-01"}}), None);
+    let ungranted = harness.tool(
+        "run_read_command",
+        json!({"command": "demo/runs.since", "args": {"since": "2026-01-01"}}),
+        None,
+    );
     assert_eq!(ungranted["status"], "not_granted", "{ungranted}");
     assert_eq!(ungranted["landed"], "no");
 
     // The label: the run club is private to its space.
-    let above = harness.tool("run_read_command", json!({"command": "demo/runs.leaderboard", "args": {}}), Some("public"));
+    let above = harness.tool(
+        "run_read_command",
+        json!({"command": "demo/runs.leaderboard", "args": {}}),
+        Some("public"),
+    );
     assert_eq!(above["entry"]["status"], "withheld", "{above}");
-    let within = harness.tool("run_read_command", json!({"command": "demo/runs.leaderboard", "args": {}}), Some("space:demo"));
+    let within = harness.tool(
+        "run_read_command",
+        json!({"command": "demo/runs.leaderboard", "args": {}}),
+        Some("space:demo"),
+    );
     assert_eq!(within["entry"]["status"], "admitted", "{within}");
 }

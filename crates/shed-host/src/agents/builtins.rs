@@ -107,7 +107,10 @@ pub(crate) const BUILTINS: &[Builtin] = &[
                 "access": { "enum": ["private", "public", "open"] } } })
         },
         outputs: || json!({ "app": {}, "version": {}, "address": {}, "commands": {} }),
-        declarations: Declarations { developer: true, ..Declarations::NONE },
+        declarations: Declarations {
+            developer: true,
+            ..Declarations::NONE
+        },
     },
     Builtin {
         name: "space.invite",
@@ -123,7 +126,10 @@ pub(crate) const BUILTINS: &[Builtin] = &[
                 "required": ["space", "handle", "role"] })
         },
         outputs: || json!({ "space": {}, "handle": {}, "role": {} }),
-        declarations: Declarations { actors: Some(&["person"]), ..Declarations::NONE },
+        declarations: Declarations {
+            actors: Some(&["person"]),
+            ..Declarations::NONE
+        },
     },
     Builtin {
         name: "app.files",
@@ -136,7 +142,10 @@ pub(crate) const BUILTINS: &[Builtin] = &[
                 "paths": { "type": "array", "items": { "type": "string" } } } })
         },
         outputs: || json!({ "files": {} }),
-        declarations: Declarations { origins_refused: &["session"], ..Declarations::NONE },
+        declarations: Declarations {
+            origins_refused: &["session"],
+            ..Declarations::NONE
+        },
     },
     Builtin {
         name: "token.create",
@@ -164,7 +173,10 @@ pub(crate) const BUILTINS: &[Builtin] = &[
                 "required": ["target", "body"] })
         },
         outputs: applied_outputs,
-        declarations: Declarations { origin: Some("pattern"), ..Declarations::NONE },
+        declarations: Declarations {
+            origin: Some("pattern"),
+            ..Declarations::NONE
+        },
     },
 ];
 
@@ -195,7 +207,10 @@ impl Declarations {
             row.insert("origin".into(), json!(origin));
         }
         if let Some(purpose) = self.grant {
-            row.insert("grant".into(), json!({ "kind": "consent", "purpose": purpose }));
+            row.insert(
+                "grant".into(),
+                json!({ "kind": "consent", "purpose": purpose }),
+            );
         }
     }
 
@@ -252,7 +267,11 @@ impl Builtin {
             "scope": match self.scope { Scope::Global => "global", Scope::Loom => "loom" },
         }));
         self.declarations.write_into(&mut row);
-        CommandRow { name: self.name.to_string(), effect: self.effect, row }
+        CommandRow {
+            name: self.name.to_string(),
+            effect: self.effect,
+            row,
+        }
     }
 }
 
@@ -265,9 +284,14 @@ struct Args<'a> {
 impl<'a> Args<'a> {
     fn read(command: &'a str, args: Value) -> Result<Args<'a>, HostError> {
         match args {
-            Value::Null => Ok(Args { command, fields: Map::new() }),
+            Value::Null => Ok(Args {
+                command,
+                fields: Map::new(),
+            }),
             Value::Object(fields) => Ok(Args { command, fields }),
-            _ => Err(HostError::BadInput(format!("args is an object of {command}'s arguments"))),
+            _ => Err(HostError::BadInput(format!(
+                "args is an object of {command}'s arguments"
+            ))),
         }
     }
 
@@ -280,15 +304,17 @@ impl<'a> Args<'a> {
     }
 
     fn required_text(&self, name: &str) -> Result<String, HostError> {
-        self.text(name)?
-            .ok_or_else(|| HostError::BadInput(format!("{name} is required — {} needs it", self.command)))
+        self.text(name)?.ok_or_else(|| {
+            HostError::BadInput(format!("{name} is required — {} needs it", self.command))
+        })
     }
 
     fn required(&self, name: &str) -> Result<Value, HostError> {
         match self.fields.get(name) {
-            None | Some(Value::Null) => {
-                Err(HostError::BadInput(format!("{name} is required — {} needs it", self.command)))
-            }
+            None | Some(Value::Null) => Err(HostError::BadInput(format!(
+                "{name} is required — {} needs it",
+                self.command
+            ))),
             Some(value) => Ok(value.clone()),
         }
     }
@@ -327,30 +353,64 @@ impl Host {
         let args = Args::read(builtin.name, call.args.clone())?;
         let loom = || {
             app.ok_or_else(|| {
-                HostError::BadInput(format!("{} acts on an app — name it with --loom <space/app>", builtin.name))
+                HostError::BadInput(format!(
+                    "{} acts on an app — name it with --loom <space/app>",
+                    builtin.name
+                ))
             })
         };
         match builtin.name {
             "apps.list" => self.apps_list(caller, &args.required_text("person")?).await,
-            "graph.query" => self.graph_query(caller, &loom()?.name, &args.required_text("filter")?).await,
-            "graph.apply" => self.write_as(caller, loom()?, args.required("bundle")?, call.expect, "graph.apply").await,
+            "graph.query" => {
+                self.graph_query(caller, &loom()?.name, &args.required_text("filter")?)
+                    .await
+            }
+            "graph.apply" => {
+                self.write_as(
+                    caller,
+                    loom()?,
+                    args.required("bundle")?,
+                    call.expect,
+                    "graph.apply",
+                )
+                .await
+            }
             "app.deploy" => {
                 let access = args
                     .text("access")?
-                    .map(|word| word.parse::<Access>().map_err(|e| HostError::BadInput(e.to_string())))
+                    .map(|word| {
+                        word.parse::<Access>()
+                            .map_err(|e| HostError::BadInput(e.to_string()))
+                    })
                     .transpose()?;
-                self.app_deploy(caller, &loom()?.name, args.text("title")?, access).await
+                self.app_deploy(caller, &loom()?.name, args.text("title")?, access)
+                    .await
             }
             "space.invite" => {
-                let role = args.required_text("role")?.parse::<Role>().map_err(|e| HostError::BadInput(e.to_string()))?;
-                self.invite(caller, &args.required_text("space")?, &args.required_text("handle")?, role).await
+                let role = args
+                    .required_text("role")?
+                    .parse::<Role>()
+                    .map_err(|e| HostError::BadInput(e.to_string()))?;
+                self.invite(
+                    caller,
+                    &args.required_text("space")?,
+                    &args.required_text("handle")?,
+                    role,
+                )
+                .await
             }
-            "app.files" => self.app_files(caller, &loom()?.name, BTreeMap::new(), args.texts("paths")?).await,
+            "app.files" => {
+                self.app_files(caller, &loom()?.name, BTreeMap::new(), args.texts("paths")?)
+                    .await
+            }
             "token.create" => {
                 let person = caller.person().ok_or_else(sign_in_first)?;
                 let token = self.create_token(&person.handle).await?;
                 Ok(Answer {
-                    text: format!("token.create: a new token for {} (shown once)", person.handle),
+                    text: format!(
+                        "token.create: a new token for {} (shown once)",
+                        person.handle
+                    ),
                     data: json!({ "token": token }),
                 })
             }
@@ -360,9 +420,12 @@ impl Host {
                     "doc": { "body": args.required_text("body")? },
                     "comment": { "target": args.required_text("target")? },
                 });
-                self.write_as(caller, loom()?, bundle, call.expect, "doc.comment").await
+                self.write_as(caller, loom()?, bundle, call.expect, "doc.comment")
+                    .await
             }
-            other => Err(HostError::Internal(format!("the built-in {other} has no body"))),
+            other => Err(HostError::Internal(format!(
+                "the built-in {other} has no body"
+            ))),
         }
     }
 
@@ -376,10 +439,17 @@ impl Host {
         command: &str,
     ) -> Result<Answer, HostError> {
         let reach = self.reach(caller).await?;
-        let standing = crate::access::Standing { signed_in: true, role: reach.role(&app.space) };
+        let standing = crate::access::Standing {
+            signed_in: true,
+            role: reach.role(&app.space),
+        };
         decide(&app.name, &app.space, app.access, standing, Want::Write)?;
         let actor = caller.actor().ok_or_else(sign_in_first)?;
-        let applied = self.inner.store.apply(&app.name, &actor, bundle, expect).await?;
+        let applied = self
+            .inner
+            .store
+            .apply(&app.name, &actor, bundle, expect)
+            .await?;
         let (how_many, ids) = wrote(&applied);
         Ok(Answer {
             text: format!("{command}: wrote {how_many} in {}{ids}", app.name),
@@ -400,8 +470,19 @@ impl Host {
         }
         let spaces = self.spaces(caller).await?;
         let mut apps = Vec::new();
-        for space in spaces.data.get("spaces").and_then(Value::as_array).into_iter().flatten() {
-            for app in space.get("apps").and_then(Value::as_array).into_iter().flatten() {
+        for space in spaces
+            .data
+            .get("spaces")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            for app in space
+                .get("apps")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
                 let mut app = app.clone();
                 if let (Some(fields), Some(role)) = (app.as_object_mut(), space.get("role")) {
                     fields.insert("role".into(), role.clone());
@@ -412,20 +493,43 @@ impl Host {
         let lines: Vec<String> = apps
             .iter()
             .map(|app| {
-                let field = |key: &str| app.get(key).and_then(Value::as_str).unwrap_or("").to_string();
-                format!("{} — {}, {}, you are {}", field("at"), field("title"), field("access"), field("role"))
+                let field = |key: &str| {
+                    app.get(key)
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string()
+                };
+                format!(
+                    "{} — {}, {}, you are {}",
+                    field("at"),
+                    field("title"),
+                    field("access"),
+                    field("role")
+                )
             })
             .collect();
-        let mut text = format!("apps.list: {} in your spaces", count(apps.len(), "app", "apps"));
+        let mut text = format!(
+            "apps.list: {} in your spaces",
+            count(apps.len(), "app", "apps")
+        );
         for line in lines {
             text.push('\n');
             text.push_str(&line);
         }
-        Ok(Answer { text, data: json!({ "apps": apps }) })
+        Ok(Answer {
+            text,
+            data: json!({ "apps": apps }),
+        })
     }
 
     /// `space.invite`: an owner of the space makes a person a member of it.
-    async fn invite(&self, caller: &Caller, space: &str, handle: &str, role: Role) -> Result<Answer, HostError> {
+    async fn invite(
+        &self,
+        caller: &Caller,
+        space: &str,
+        handle: &str,
+        role: Role,
+    ) -> Result<Answer, HostError> {
         let reach = self.reach(caller).await?;
         if reach.role(space) != Some(Role::Owner) {
             return Err(HostError::Refused(format!(
@@ -435,7 +539,10 @@ impl Host {
         }
         self.add_member(space, handle, role).await?;
         Ok(Answer {
-            text: format!("space.invite: {handle} is now {} of {space}", role.with_article()),
+            text: format!(
+                "space.invite: {handle} is now {} of {space}",
+                role.with_article()
+            ),
             data: json!({ "space": space, "handle": handle, "role": role.as_str() }),
         })
     }

@@ -58,7 +58,10 @@ impl Job {
 
     /// The caller its requests act as: the agent, for its person.
     pub fn caller(&self) -> Caller {
-        Caller::Agent { person: self.person.clone(), job: self.id.clone() }
+        Caller::Agent {
+            person: self.person.clone(),
+            job: self.id.clone(),
+        }
     }
 }
 
@@ -71,7 +74,10 @@ pub fn now_millis() -> i64 {
 }
 
 fn no_job(id: &str) -> HostError {
-    HostError::NotFound(format!("no job {} — `shed job list` shows the jobs", shown(id)))
+    HostError::NotFound(format!(
+        "no job {} — `shed job list` shows the jobs",
+        shown(id)
+    ))
 }
 
 impl Host {
@@ -85,7 +91,10 @@ impl Host {
         ttl: Option<Duration>,
     ) -> Result<Job, HostError> {
         let caller = self.caller_for_handle(handle).await?;
-        let person = caller.person().cloned().ok_or_else(crate::access::sign_in_first)?;
+        let person = caller
+            .person()
+            .cloned()
+            .ok_or_else(crate::access::sign_in_first)?;
         let created_at = now_millis();
         let expires_at = ttl.map(|ttl| {
             created_at.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX))
@@ -114,7 +123,12 @@ impl Host {
 
     /// Ends the job now (a job already ended keeps the time it ended).
     pub async fn end_job(&self, id: &str) -> Result<Job, HostError> {
-        let record = self.inner.store.end_job(id, now_millis()).await?.ok_or_else(|| no_job(id))?;
+        let record = self
+            .inner
+            .store
+            .end_job(id, now_millis())
+            .await?
+            .ok_or_else(|| no_job(id))?;
         self.with_person(record).await
     }
 
@@ -128,9 +142,17 @@ impl Host {
     }
 
     async fn with_person(&self, record: JobRecord) -> Result<Job, HostError> {
-        let person = self.inner.store.person_by_eid(&record.person).await?.ok_or_else(|| {
-            HostError::Internal(format!("job {} names a person this host no longer has", record.id))
-        })?;
+        let person = self
+            .inner
+            .store
+            .person_by_eid(&record.person)
+            .await?
+            .ok_or_else(|| {
+                HostError::Internal(format!(
+                    "job {} names a person this host no longer has",
+                    record.id
+                ))
+            })?;
         Ok(job(record, person))
     }
 }
@@ -154,7 +176,11 @@ mod tests {
     fn job_at(ended: Option<i64>, expires: Option<i64>) -> Job {
         Job {
             id: "j".into(),
-            person: Person { eid: "e".into(), handle: "ada".into(), name: "Ada".into() },
+            person: Person {
+                eid: "e".into(),
+                handle: "ada".into(),
+                name: "Ada".into(),
+            },
             allow: vec![],
             read_only: vec![],
             created_at: 0,

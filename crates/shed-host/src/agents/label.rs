@@ -32,7 +32,11 @@ impl Label {
             Access::Private => vec![format!("space:{}", app.space)],
             Access::Public | Access::Open => vec!["public".to_string()],
         };
-        let integrity = if app.access == Access::Open { Integrity::Untrusted } else { Integrity::Trusted };
+        let integrity = if app.access == Access::Open {
+            Integrity::Untrusted
+        } else {
+            Integrity::Trusted
+        };
         Label { readers, integrity }
     }
 
@@ -43,6 +47,9 @@ impl Label {
             Some(person) => vec![format!("person:{}", person.handle)],
             None => vec!["public".to_string()],
         };
-        Label { readers, integrity: Integrity::Trusted }
+        Label {
+            readers,
+            integrity: Integrity::Trusted,
+        }
     }
 }

@@ -60,28 +60,49 @@ impl Host {
         let mut rows: Vec<CommandRow> = reach
             .apps(&snapshot)
             .into_iter()
-            .flat_map(|app| app.manifest.commands.iter().map(|command| app_row(app, command)))
+            .flat_map(|app| {
+                app.manifest
+                    .commands
+                    .iter()
+                    .map(|command| app_row(app, command))
+            })
             .collect();
         rows.extend(BUILTINS.iter().map(|builtin| builtin.row()));
         Ok(rows)
     }
 
     /// The row of one command the caller's person reaches, if there is one.
-    pub async fn agent_command(&self, caller: &Caller, name: &str) -> Result<Option<CommandRow>, HostError> {
+    pub async fn agent_command(
+        &self,
+        caller: &Caller,
+        name: &str,
+    ) -> Result<Option<CommandRow>, HostError> {
         let reach = self.reach(caller).await?;
         let Some((app_name, command)) = split_app_command(name) else {
             return Ok(builtin(name).map(|builtin| builtin.row()));
         };
         let snapshot = self.snapshot().await?;
-        let app = reach.apps(&snapshot).into_iter().find(|app| app.name == app_name).cloned();
-        Ok(app.and_then(|app| app.manifest.command(command).map(|command| app_row(&app, command))))
+        let app = reach
+            .apps(&snapshot)
+            .into_iter()
+            .find(|app| app.name == app_name)
+            .cloned();
+        Ok(app.and_then(|app| {
+            app.manifest
+                .command(command)
+                .map(|command| app_row(&app, command))
+        }))
     }
 }
 
 /// An app command's row.
 fn app_row(app: &LiveApp, command: &Command) -> CommandRow {
     let name = format!("{}.{}", app.name, command.name);
-    let effect = if command.read_only() { Effect::Read } else { Effect::Write };
+    let effect = if command.read_only() {
+        Effect::Read
+    } else {
+        Effect::Write
+    };
     let outputs = match effect {
         Effect::Read => json!({
             "rows": { "type": "array", "description": "the rows the command's filter line matched" },
@@ -107,7 +128,11 @@ fn app_row(app: &LiveApp, command: &Command) -> CommandRow {
         "effect": effect.as_str(),
         "scope": "app",
     });
-    CommandRow { name, effect, row: into_map(row) }
+    CommandRow {
+        name,
+        effect,
+        row: into_map(row),
+    }
 }
 
 pub(super) fn into_map(value: Value) -> Map<String, Value> {
@@ -123,7 +148,10 @@ mod tests {
 
     #[test]
     fn an_app_command_name_splits_at_the_first_dot_after_the_app() {
-        assert_eq!(split_app_command("demo/runs.log_run"), Some(("demo/runs", "log_run")));
+        assert_eq!(
+            split_app_command("demo/runs.log_run"),
+            Some(("demo/runs", "log_run"))
+        );
         assert_eq!(split_app_command("graph.query"), None);
         assert_eq!(split_app_command("demo/runs"), None);
         assert_eq!(split_app_command("a.b/c.d"), Some(("a.b/c", "d")));

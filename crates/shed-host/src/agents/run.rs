@@ -81,7 +81,12 @@ impl Host {
             }
             None => (Label::of_caller(caller), None, None),
         };
-        AgentAnswer { answer, label, version, app: name }
+        AgentAnswer {
+            answer,
+            label,
+            version,
+            app: name,
+        }
     }
 
     async fn agent_dispatch(
@@ -91,7 +96,9 @@ impl Host {
         acted_on: &mut Option<Arc<LiveApp>>,
     ) -> Result<Answer, HostError> {
         if let Some((app_name, command)) = split_app_command(&call.name) {
-            return self.run_app_command(caller, call, app_name, command, acted_on).await;
+            return self
+                .run_app_command(caller, call, app_name, command, acted_on)
+                .await;
         }
         let Some(builtin) = builtin(&call.name) else {
             return Err(HostError::NotFound(format!(
@@ -143,8 +150,21 @@ impl Host {
                 app.name
             )));
         };
-        let want = if command.read_only() { Want::Read } else { Want::Write };
-        decide(&app.name, &app.space, app.access, Standing { signed_in: true, role: reach.role(&app.space) }, want)?;
+        let want = if command.read_only() {
+            Want::Read
+        } else {
+            Want::Write
+        };
+        decide(
+            &app.name,
+            &app.space,
+            app.access,
+            Standing {
+                signed_in: true,
+                role: reach.role(&app.space),
+            },
+            want,
+        )?;
         let args = match &call.args {
             Value::Null => json!({}),
             args @ Value::Object(_) => args.clone(),
@@ -156,16 +176,21 @@ impl Host {
                 )));
             }
         };
-        let filled = command.fill(&args).map_err(|errors| HostError::BadInput(errors.to_string()))?;
+        let filled = command
+            .fill(&args)
+            .map_err(|errors| HostError::BadInput(errors.to_string()))?;
         // A write checks the version again in its own transaction.
         self.check_expect(&app, call).await?;
-        self.run_filled(caller, &app, command, filled, call.expect).await
+        self.run_filled(caller, &app, command, filled, call.expect)
+            .await
     }
 
     /// `--expect n`, checked before the call runs (a write to the store
     /// checks it again, atomically, in its own transaction).
     async fn check_expect(&self, app: &LiveApp, call: &AgentCall) -> Result<(), HostError> {
-        let Some(expected) = call.expect else { return Ok(()) };
+        let Some(expected) = call.expect else {
+            return Ok(());
+        };
         let version = self.inner.store.data_version(&app.name).await?;
         if version == expected {
             Ok(())

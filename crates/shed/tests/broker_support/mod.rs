@@ -28,8 +28,16 @@ impl Drop for Served {
 
 /// `shed <args>` on the data folder, asserting it succeeds; its stdout.
 pub fn shed(data: &Path, args: &[&str]) -> String {
-    let out = Command::new(SHED).args(args).env("SHED_DATA", data).output().unwrap();
-    assert!(out.status.success(), "shed {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(SHED)
+        .args(args)
+        .env("SHED_DATA", data)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "shed {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -43,7 +51,19 @@ impl Served {
         shed(&data, &["person", "add", "ada", "--name", "Ada"]);
         shed(&data, &["person", "add", "bob", "--name", "Bob"]);
         shed(&data, &["space", "add", "demo", "--owner", "ada"]);
-        shed(&data, &["deploy", run_club.to_str().unwrap(), "--to", "demo/runs", "--as", "ada", "--title", "Run club"]);
+        shed(
+            &data,
+            &[
+                "deploy",
+                run_club.to_str().unwrap(),
+                "--to",
+                "demo/runs",
+                "--as",
+                "ada",
+                "--title",
+                "Run club",
+            ],
+        );
         let queue = dir.path().join("q.sock");
         let server = serve(&data, &queue);
         wait_for(&queue);
@@ -83,19 +103,30 @@ impl Served {
     pub fn list(&self, job: &str) -> Vec<Value> {
         let out = self.cli(Some(job), &["command", "list", "--json"], "");
         let listing = answered(&out);
-        listing["commands"].as_array().unwrap_or_else(|| panic!("not a listing: {listing}")).clone()
+        listing["commands"]
+            .as_array()
+            .unwrap_or_else(|| panic!("not a listing: {listing}"))
+            .clone()
     }
 
     /// The run club's data version, read through a job that may read it.
     pub fn version(&self, job: &str) -> u64 {
         let outcome = self.run(job, "demo/runs.leaderboard", serde_json::json!({}), &[]);
-        outcome["version"].as_u64().unwrap_or_else(|| panic!("no version: {outcome}"))
+        outcome["version"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("no version: {outcome}"))
     }
 }
 
 pub fn serve(data: &Path, queue: &Path) -> Child {
     Command::new(SHED)
-        .args(["serve", "--listen", "127.0.0.1:0", "--queue", queue.to_str().unwrap()])
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--queue",
+            queue.to_str().unwrap(),
+        ])
         .env("SHED_DATA", data)
         .env("RUST_LOG", "warn")
         .stdin(Stdio::null())
@@ -109,7 +140,11 @@ pub fn serve(data: &Path, queue: &Path) -> Child {
 pub fn wait_for(queue: &Path) {
     let start = Instant::now();
     while std::os::unix::net::UnixStream::connect(queue).is_err() {
-        assert!(start.elapsed() < Duration::from_secs(60), "the queue never opened at {}", queue.display());
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the queue never opened at {}",
+            queue.display()
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -146,7 +181,9 @@ pub fn answered(out: &Output) -> Value {
 }
 
 pub fn names(rows: &[Value]) -> Vec<String> {
-    rows.iter().map(|r| r["name"].as_str().unwrap_or_default().to_string()).collect()
+    rows.iter()
+        .map(|r| r["name"].as_str().unwrap_or_default().to_string())
+        .collect()
 }
 
 pub fn a_run() -> Value {
