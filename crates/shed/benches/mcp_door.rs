@@ -1,6 +1,7 @@
 //! The MCP door under load: starts a real `shed up` on a fresh data folder,
 //! then 4 concurrent clients call `command log_run` (writes) and then
-//! `command leaderboard` (reads) over Streamable HTTP — plain JSON-RPC
+//! `command leaderboard` (reads: on the empty board, then on the full one,
+//! 50 rows an answer) over Streamable HTTP — plain JSON-RPC
 //! POSTs to /mcp with the bearer token, one request per call, as a
 //! 2026-07-28 client sends them — and prints calls/s, p50 and p99.
 //!
@@ -52,11 +53,12 @@ fn start() -> Server {
         .spawn()
         .expect("shed up starts");
     let stdout = child.stdout.take().expect("shed up's stdout");
-    let token = BufReader::new(stdout)
-        .lines()
-        .map_while(Result::ok)
+    let mut lines = BufReader::new(stdout).lines().map_while(Result::ok);
+    let token = lines
         .find_map(|line| line.strip_prefix("Token:").map(|t| t.trim().to_string()))
         .expect("shed up prints a token");
+    // Keep reading what it prints, so it never writes into a closed pipe.
+    std::thread::spawn(move || lines.for_each(drop));
     let url = format!("http://localhost:{port}/mcp");
     let deadline = Instant::now() + Duration::from_secs(20);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
@@ -183,11 +185,15 @@ fn main() {
             "MCP door, {clients} concurrent clients over Streamable HTTP, {seconds}s per phase"
         );
         report(
+            "leaderboard, 0 rows",
+            phase(&server, clients, seconds, leaderboard).await,
+        );
+        report(
             "command log_run",
             phase(&server, clients, seconds, log_run).await,
         );
         report(
-            "command leaderboard",
+            "leaderboard, 50 rows",
             phase(&server, clients, seconds, leaderboard).await,
         );
     });
