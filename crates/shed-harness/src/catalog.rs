@@ -47,13 +47,20 @@ pub struct MalformedListing;
 impl Catalog {
     /// Reads `{ "commands": [row, …] }`.
     pub fn from_listing(listing: &Value) -> Result<Catalog, MalformedListing> {
-        let rows = listing
-            .get("commands")
-            .and_then(Value::as_array)
-            .ok_or(MalformedListing)?;
+        Catalog::from_listing_owned(listing.clone())
+    }
+
+    /// Reads `{ "commands": [row, …] }`, taking the listing's rows over.
+    pub fn from_listing_owned(listing: Value) -> Result<Catalog, MalformedListing> {
+        let Value::Object(mut listing) = listing else {
+            return Err(MalformedListing);
+        };
+        let Some(Value::Array(rows)) = listing.remove("commands") else {
+            return Err(MalformedListing);
+        };
         let mut catalog = Catalog::default();
         for row in rows {
-            let Some(object) = row.as_object() else {
+            let Value::Object(mut object) = row else {
                 catalog.omitted += 1;
                 continue;
             };
@@ -61,35 +68,33 @@ impl Catalog {
                 .get("name")
                 .and_then(Value::as_str)
                 .filter(|n| !n.is_empty())
+                .map(str::to_string)
             else {
                 catalog.omitted += 1;
                 continue;
             };
-            if hidden_from_agents(row) {
+            if hidden_row(&object) {
                 catalog.hidden += 1;
                 continue;
             }
-            if catalog.rows.len() >= CATALOG_MAX_ROWS || catalog.by_name.contains_key(name) {
+            if catalog.rows.len() >= CATALOG_MAX_ROWS || catalog.by_name.contains_key(&name) {
                 catalog.omitted += 1;
                 continue;
             }
+            let input_schema = object.remove("inputSchema").unwrap_or(Value::Bool(true));
             let text = |key: &str| object.get(key).and_then(Value::as_str).map(str::to_string);
-            let input_schema = object
-                .get("inputSchema")
-                .cloned()
-                .unwrap_or(Value::Bool(true));
             let effect = text("effect");
             let scope = text("scope");
             let signature = signature::render(&SignatureSource {
-                name,
+                name: &name,
                 input_schema: &input_schema,
                 outputs: object.get("outputs"),
                 effect: effect.as_deref(),
                 scope: scope.as_deref(),
             });
-            catalog.by_name.insert(name.to_string(), catalog.rows.len());
+            catalog.by_name.insert(name.clone(), catalog.rows.len());
             catalog.rows.push(CatalogRow {
-                name: name.to_string(),
+                name,
                 title: text("title")
                     .map(|t| t.chars().take(TITLE_MAX_CHARS).collect())
                     .unwrap_or_default(),
@@ -139,6 +144,10 @@ impl Catalog {
 
 /// Whether a row's own declarations say an agent may not run it.
 pub fn hidden_from_agents(row: &Value) -> bool {
+    row.as_object().is_some_and(hidden_row)
+}
+
+fn hidden_row(row: &serde_json::Map<String, Value>) -> bool {
     let field = |key: &str| row.get(key);
     let holds_session = |v: &Value| {
         v.as_array()

@@ -138,7 +138,7 @@ impl Harness {
             .list()
             .await
             .and_then(|listing| {
-                Catalog::from_listing(&listing)
+                Catalog::from_listing_owned(listing)
                     .map_err(|e| ListError::MalformedPayload(e.to_string()))
             })
             .map_err(|e| Refusal {

@@ -22,12 +22,19 @@ pub const NOTICE: &str = "A command's effect is shown only where the host declar
 pub fn render(catalog: &Catalog, detail: &[String], bound: usize, output_id: &str) -> Value {
     let rows = catalog.rows();
     let is_detail: Vec<bool> = rows.iter().map(|r| detail.contains(&r.name)).collect();
-    let whole: Vec<Value> = rows
+    // Sizes are counted, not serialized, so a large catalog costs little;
+    // only the entries shown are built.
+    let whole_sizes: Vec<usize> = rows
         .iter()
         .zip(&is_detail)
-        .map(|(row, &d)| entry(row, true, d))
+        .map(|(row, &d)| {
+            if d {
+                json_len(&entry(row, true, true))
+            } else {
+                entry_len(row, true)
+            }
+        })
         .collect();
-    let whole_sizes: Vec<usize> = whole.iter().map(json_len).collect();
     let compact_sizes: Vec<usize> = rows
         .iter()
         .zip(&is_detail)
@@ -36,7 +43,7 @@ pub fn render(catalog: &Catalog, detail: &[String], bound: usize, output_id: &st
             if d || row.description.is_empty() {
                 w
             } else {
-                json_len(&entry(row, false, false))
+                entry_len(row, false)
             }
         })
         .collect();
@@ -99,7 +106,7 @@ pub fn render(catalog: &Catalog, detail: &[String], bound: usize, output_id: &st
             continue;
         }
         if i < whole_upto || is_detail[i] || row.description.is_empty() {
-            entries.push(whole[i].clone());
+            entries.push(entry(row, true, is_detail[i]));
         } else {
             compacted += 1;
             entries.push(entry(row, false, false));
@@ -128,6 +135,33 @@ fn entry(row: &CatalogRow, with_description: bool, with_schema: bool) -> Value {
     Value::Object(out)
 }
 
+/// The serialized size of [`entry`] without a schema, counted.
+fn entry_len(row: &CatalogRow, with_description: bool) -> usize {
+    let mut len = r#"{"name":,"signature":,"title":}"#.len()
+        + json_str_len(&row.name)
+        + json_str_len(&row.signature)
+        + json_str_len(&row.title);
+    if with_description {
+        len += r#","description":"#.len() + json_str_len(&row.description);
+    }
+    if row.read_only_granted {
+        len += r#","readOnlyGranted":true"#.len();
+    }
+    len
+}
+
+/// The length of a string serialized as JSON, quotes included.
+pub fn json_str_len(text: &str) -> usize {
+    2 + text
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
+            0..=0x1f => 6,
+            _ => 1,
+        })
+        .sum::<usize>()
+}
+
 /// The serialized size of a JSON value, in bytes.
 pub fn json_len(value: &Value) -> usize {
     serde_json::to_vec(value)
@@ -144,6 +178,22 @@ mod tests {
             .map(|i| json!({"name": format!("c{i}"), "title": "t", "description": description, "inputSchema": {"type": "object", "x-k": 1, "properties": {"a": {"type": "string"}}}}))
             .collect();
         Catalog::from_listing(&json!({ "commands": rows })).unwrap()
+    }
+
+    #[test]
+    fn counted_sizes_match_serialized_ones() {
+        for text in ["", "plain", "q\"b\\n\n\t\u{1}\u{1f}é…", "\u{7f}\u{8}\u{c}"] {
+            assert_eq!(
+                json_str_len(text),
+                json!(text).to_string().len(),
+                "{text:?}"
+            );
+        }
+        let cat = catalog(2, "a \"description\"\n");
+        for row in cat.rows() {
+            assert_eq!(entry_len(row, true), json_len(&entry(row, true, false)));
+            assert_eq!(entry_len(row, false), json_len(&entry(row, false, false)));
+        }
     }
 
     #[test]
