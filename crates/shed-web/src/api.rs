@@ -12,6 +12,7 @@
 //! — cannot write as the person.
 
 use axum::body::Body;
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
 
@@ -25,14 +26,13 @@ const MAX_BUNDLE: usize = 1024 * 1024;
 /// Answers `<method> /<slug>/api/<what>?<query>` on `space`'s host.
 pub(crate) async fn answer(
     door: &Door,
-    method: &Method,
-    headers: &HeaderMap,
+    request: &Parts,
     body: Body,
     space: &str,
     slug: &str,
     what: &str,
-    query: Option<&str>,
 ) -> Response {
+    let (method, headers, query) = (&request.method, &request.headers, request.uri.query());
     let app = format!("{space}/{slug}");
     match (what, method) {
         ("query", &Method::GET | &Method::HEAD) => {

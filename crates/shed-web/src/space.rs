@@ -36,17 +36,7 @@ async fn handle(State(door): State<Arc<Door>>, request: Request) -> Response {
     match split_app_path(raw_path) {
         AppPath::File { app, path } if path.starts_with("api/") || path == "api" => {
             let what = path.strip_prefix("api/").unwrap_or_default();
-            api::answer(
-                &door,
-                &parts.method,
-                &parts.headers,
-                body,
-                &space,
-                &app,
-                what,
-                query,
-            )
-            .await
+            api::answer(&door, &parts, body, &space, &app, what).await
         }
         _ if !reading => {
             let mut response = page(
