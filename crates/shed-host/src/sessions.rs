@@ -45,7 +45,9 @@ pub struct SignedIn {
 }
 
 fn now() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
 }
 
 fn secret() -> String {
@@ -70,8 +72,14 @@ impl Host {
         let person = self.person_of(&self.caller_for_handle(handle).await?)?;
         let key = secret();
         let at = now();
-        self.inner.store.add_login_link(&person.eid, &hash(&key), at + LOGIN_LINK_SECONDS, at).await?;
-        Ok(LoginLink { url: format!("{}{LOGIN_PATH}?key={key}", self.public_url()), person })
+        self.inner
+            .store
+            .add_login_link(&person.eid, &hash(&key), at + LOGIN_LINK_SECONDS, at)
+            .await?;
+        Ok(LoginLink {
+            url: format!("{}{LOGIN_PATH}?key={key}", self.public_url()),
+            person,
+        })
     }
 
     /// Uses a sign-in link's key: a session on the platform's host, and a hop
@@ -80,23 +88,38 @@ impl Host {
     pub async fn sign_in_with_link(&self, key: &str) -> Result<SignedIn, HostError> {
         let at = now();
         let store = &self.inner.store;
-        let eid = store.use_login_link(&hash(key.trim()), at).await?.ok_or_else(link_spent)?;
+        let eid = store
+            .use_login_link(&hash(key.trim()), at)
+            .await?
+            .ok_or_else(link_spent)?;
         let person = store.person_by_eid(&eid).await?.ok_or_else(link_spent)?;
         let session = secret();
-        store.add_web_session(&eid, PLATFORM_HOST, &hash(&session), at + SESSION_SECONDS).await?;
+        store
+            .add_web_session(&eid, PLATFORM_HOST, &hash(&session), at + SESSION_SECONDS)
+            .await?;
         let mut hops = Vec::new();
         for membership in store.memberships(&eid).await? {
             let code = secret();
-            store.add_web_hop(&eid, &membership.space, &hash(&code), at + HOP_SECONDS).await?;
+            store
+                .add_web_hop(&eid, &membership.space, &hash(&code), at + HOP_SECONDS)
+                .await?;
             hops.push((membership.space, code));
         }
-        Ok(SignedIn { person, session, hops })
+        Ok(SignedIn {
+            person,
+            session,
+            hops,
+        })
     }
 
     /// Trades a hop's code on `space`'s host for a session there: the
     /// session's secret. A code used before, expired, or made for another
     /// space is refused.
-    pub async fn sign_in_with_hop(&self, space: &str, code: &str) -> Result<(Person, String), HostError> {
+    pub async fn sign_in_with_hop(
+        &self,
+        space: &str,
+        code: &str,
+    ) -> Result<(Person, String), HostError> {
         let at = now();
         let store = &self.inner.store;
         let spent = || {
@@ -106,24 +129,39 @@ impl Host {
                 crate::names::shown(space)
             ))
         };
-        let eid = store.use_web_hop(space, &hash(code.trim()), at).await?.ok_or_else(spent)?;
+        let eid = store
+            .use_web_hop(space, &hash(code.trim()), at)
+            .await?
+            .ok_or_else(spent)?;
         let person = store.person_by_eid(&eid).await?.ok_or_else(spent)?;
         let session = secret();
-        store.add_web_session(&eid, space, &hash(&session), at + SESSION_SECONDS).await?;
+        store
+            .add_web_session(&eid, space, &hash(&session), at + SESSION_SECONDS)
+            .await?;
         Ok((person, session))
     }
 
     /// The caller a session cookie stands for on a host (`None` for the
     /// platform's own, else the space): a stale or unknown session is
     /// nobody, so the page asks them to sign in.
-    pub async fn caller_for_session(&self, space: Option<&str>, session: &str) -> Result<Caller, HostError> {
+    pub async fn caller_for_session(
+        &self,
+        space: Option<&str>,
+        session: &str,
+    ) -> Result<Caller, HostError> {
         let store = &self.inner.store;
         let host = space.unwrap_or(PLATFORM_HOST);
-        let Some(eid) = store.web_session(host, &hash(session.trim()), now()).await? else {
+        let Some(eid) = store
+            .web_session(host, &hash(session.trim()), now())
+            .await?
+        else {
             return Ok(Caller::Nobody);
         };
         Ok(match store.person_by_eid(&eid).await? {
-            Some(person) => Caller::Person { person, token: None },
+            Some(person) => Caller::Person {
+                person,
+                token: None,
+            },
             None => Caller::Nobody,
         })
     }
@@ -136,7 +174,10 @@ impl Host {
     }
 
     fn person_of(&self, caller: &Caller) -> Result<Person, HostError> {
-        caller.person().cloned().ok_or_else(|| HostError::Internal("a handle answered nobody".to_string()))
+        caller
+            .person()
+            .cloned()
+            .ok_or_else(|| HostError::Internal("a handle answered nobody".to_string()))
     }
 }
 
@@ -147,9 +188,12 @@ mod tests {
 
     async fn host() -> (tempfile::TempDir, Host) {
         let dir = tempfile::tempdir().unwrap();
-        let host = Host::open(HostConfig { data_dir: dir.path().to_path_buf(), public_url: "http://localhost:7700".into() })
-            .await
-            .unwrap();
+        let host = Host::open(HostConfig {
+            data_dir: dir.path().to_path_buf(),
+            public_url: "http://localhost:7700".into(),
+        })
+        .await
+        .unwrap();
         host.add_person("ada", Some("Ada")).await.unwrap();
         host.add_person("bob", None).await.unwrap();
         host.add_space("demo", "ada").await.unwrap();
@@ -166,18 +210,36 @@ mod tests {
     async fn a_link_signs_in_once_with_a_hop_per_space() {
         let (_dir, host) = host().await;
         let link = host.login_link("ada").await.unwrap();
-        assert!(link.url.starts_with("http://localhost:7700/_shed/login?key="));
+        assert!(
+            link.url
+                .starts_with("http://localhost:7700/_shed/login?key=")
+        );
         let signed = host.sign_in_with_link(key_of(&link)).await.unwrap();
         assert_eq!(signed.person.handle, "ada");
-        let spaces: Vec<&str> = signed.hops.iter().map(|(space, _)| space.as_str()).collect();
+        let spaces: Vec<&str> = signed
+            .hops
+            .iter()
+            .map(|(space, _)| space.as_str())
+            .collect();
         assert_eq!(spaces, ["club", "demo"]);
         let again = host.sign_in_with_link(key_of(&link)).await.unwrap_err();
-        assert!(matches!(again, HostError::SignIn(ref s) if s.contains("shed login <handle>")), "{again}");
+        assert!(
+            matches!(again, HostError::SignIn(ref s) if s.contains("shed login <handle>")),
+            "{again}"
+        );
 
-        let platform = host.caller_for_session(None, &signed.session).await.unwrap();
+        let platform = host
+            .caller_for_session(None, &signed.session)
+            .await
+            .unwrap();
         assert_eq!(platform.person().map(|p| p.handle.as_str()), Some("ada"));
         // The platform's session is no space's.
-        assert!(matches!(host.caller_for_session(Some("demo"), &signed.session).await.unwrap(), Caller::Nobody));
+        assert!(matches!(
+            host.caller_for_session(Some("demo"), &signed.session)
+                .await
+                .unwrap(),
+            Caller::Nobody
+        ));
     }
 
     #[tokio::test]
@@ -185,33 +247,73 @@ mod tests {
         let (_dir, host) = host().await;
         let link = host.login_link("ada").await.unwrap();
         let signed = host.sign_in_with_link(key_of(&link)).await.unwrap();
-        let (space, code) = signed.hops.iter().find(|(space, _)| space == "demo").unwrap().clone();
-        assert!(host.sign_in_with_hop("club", &code).await.is_err(), "a hop is for its own space");
+        let (space, code) = signed
+            .hops
+            .iter()
+            .find(|(space, _)| space == "demo")
+            .unwrap()
+            .clone();
+        assert!(
+            host.sign_in_with_hop("club", &code).await.is_err(),
+            "a hop is for its own space"
+        );
         let (person, session) = host.sign_in_with_hop(&space, &code).await.unwrap();
         assert_eq!(person.handle, "ada");
-        assert!(host.sign_in_with_hop(&space, &code).await.is_err(), "a hop works once");
-        let caller = host.caller_for_session(Some("demo"), &session).await.unwrap();
+        assert!(
+            host.sign_in_with_hop(&space, &code).await.is_err(),
+            "a hop works once"
+        );
+        let caller = host
+            .caller_for_session(Some("demo"), &session)
+            .await
+            .unwrap();
         assert_eq!(caller.person().map(|p| p.handle.as_str()), Some("ada"));
-        assert!(matches!(host.caller_for_session(Some("club"), &session).await.unwrap(), Caller::Nobody));
+        assert!(matches!(
+            host.caller_for_session(Some("club"), &session)
+                .await
+                .unwrap(),
+            Caller::Nobody
+        ));
     }
 
     #[tokio::test]
     async fn logout_ends_every_session_and_unused_link() {
         let (_dir, host) = host().await;
-        let signed = host.sign_in_with_link(key_of(&host.login_link("ada").await.unwrap())).await.unwrap();
+        let signed = host
+            .sign_in_with_link(key_of(&host.login_link("ada").await.unwrap()))
+            .await
+            .unwrap();
         let unused = host.login_link("ada").await.unwrap();
-        let bobs = host.sign_in_with_link(key_of(&host.login_link("bob").await.unwrap())).await.unwrap();
+        let bobs = host
+            .sign_in_with_link(key_of(&host.login_link("bob").await.unwrap()))
+            .await
+            .unwrap();
         assert_eq!(host.end_sessions("ada").await.unwrap(), 1);
-        assert!(matches!(host.caller_for_session(None, &signed.session).await.unwrap(), Caller::Nobody));
+        assert!(matches!(
+            host.caller_for_session(None, &signed.session)
+                .await
+                .unwrap(),
+            Caller::Nobody
+        ));
         assert!(host.sign_in_with_link(key_of(&unused)).await.is_err());
-        assert!(host.caller_for_session(None, &bobs.session).await.unwrap().person().is_some(), "bob stays");
+        assert!(
+            host.caller_for_session(None, &bobs.session)
+                .await
+                .unwrap()
+                .person()
+                .is_some(),
+            "bob stays"
+        );
         assert!(host.end_sessions("nobody-here").await.is_err());
     }
 
     #[tokio::test]
     async fn a_made_up_session_is_nobody() {
         let (_dir, host) = host().await;
-        assert!(matches!(host.caller_for_session(Some("demo"), "0123").await.unwrap(), Caller::Nobody));
+        assert!(matches!(
+            host.caller_for_session(Some("demo"), "0123").await.unwrap(),
+            Caller::Nobody
+        ));
         assert!(host.sign_in_with_link("made-up").await.is_err());
     }
 }

@@ -48,9 +48,14 @@ impl Host {
     /// `demo.localhost:7700` under `http://localhost:7700`; `None` for the
     /// platform's own host, or any other.
     pub fn space_of_host(&self, host: &str) -> Option<String> {
-        let authority = self.public_url().split_once("://").map_or("", |(_, rest)| rest);
+        let authority = self
+            .public_url()
+            .split_once("://")
+            .map_or("", |(_, rest)| rest);
         let host = host.to_ascii_lowercase();
-        let space = host.strip_suffix(&authority.to_ascii_lowercase())?.strip_suffix('.')?;
+        let space = host
+            .strip_suffix(&authority.to_ascii_lowercase())?
+            .strip_suffix('.')?;
         is_slug(space).then(|| space.to_string())
     }
 
@@ -64,13 +69,23 @@ impl Host {
     /// the folder's `index.html`). Refuses as the access table says for a
     /// page; answers "no file …" for the app's inside and for a path that
     /// is not one.
-    pub async fn web_file(&self, caller: &Caller, space: &str, slug: &str, path: &str) -> Result<WebFile, HostError> {
+    pub async fn web_file(
+        &self,
+        caller: &Caller,
+        space: &str,
+        slug: &str,
+        path: &str,
+    ) -> Result<WebFile, HostError> {
         let name = format!("{space}/{slug}");
         if !is_slug(space) || !is_slug(slug) {
             return Err(HostError::NotFound(format!("no app {}", shown(&name))));
         }
         let (app, standing) = self.named_app(caller, &name).await?;
-        let path = if path.is_empty() || path.ends_with('/') { format!("{path}index.html") } else { path.to_string() };
+        let path = if path.is_empty() || path.ends_with('/') {
+            format!("{path}index.html")
+        } else {
+            path.to_string()
+        };
         let lower = path.to_ascii_lowercase();
         let page = lower.ends_with(".html") || lower.ends_with(".htm");
         if page {
@@ -79,19 +94,35 @@ impl Host {
         if check_path(&path).is_err() || INSIDE_FILES.contains(&path.as_str()) {
             return Err(no_file(&path, &app.name));
         }
-        Ok(WebFile { app: app.name.clone(), deploy: app.deploy, address: app.address.clone(), page, access: app.access, path })
+        Ok(WebFile {
+            app: app.name.clone(),
+            deploy: app.deploy,
+            address: app.address.clone(),
+            page,
+            access: app.access,
+            path,
+        })
     }
 
     /// The bytes of a file [`Host::web_file`] allowed; "no file …" when the
     /// deploy does not hold it.
     pub async fn web_file_bytes(&self, file: &WebFile) -> Result<Vec<u8>, HostError> {
-        self.inner.store.deploy_file(file.deploy, &file.path).await?.ok_or_else(|| no_file(&file.path, &file.app))
+        self.inner
+            .store
+            .deploy_file(file.deploy, &file.path)
+            .await?
+            .ok_or_else(|| no_file(&file.path, &file.app))
     }
 
     /// Whether the deploy holds `<path>/index.html`: a folder, addressed
     /// without its trailing slash.
     pub async fn web_is_folder(&self, file: &WebFile) -> Result<bool, HostError> {
-        Ok(self.inner.store.deploy_file(file.deploy, &format!("{}/index.html", file.path)).await?.is_some())
+        Ok(self
+            .inner
+            .store
+            .deploy_file(file.deploy, &format!("{}/index.html", file.path))
+            .await?
+            .is_some())
     }
 }
 
@@ -104,9 +135,12 @@ mod tests {
 
     async fn host_with(access: Access) -> (tempfile::TempDir, Host) {
         let dir = tempfile::tempdir().unwrap();
-        let host = Host::open(HostConfig { data_dir: dir.path().to_path_buf(), public_url: "http://localhost:7700".into() })
-            .await
-            .unwrap();
+        let host = Host::open(HostConfig {
+            data_dir: dir.path().to_path_buf(),
+            public_url: "http://localhost:7700".into(),
+        })
+        .await
+        .unwrap();
         for handle in ["ada", "vic", "sam"] {
             host.add_person(handle, None).await.unwrap();
         }
@@ -121,7 +155,9 @@ mod tests {
         .map(|(path, text)| (path.to_string(), text.as_bytes().to_vec()))
         .collect();
         let ada = host.caller_for_handle("ada").await.unwrap();
-        host.deploy_folder(&ada, "demo/runs", files, None, Some(access)).await.unwrap();
+        host.deploy_folder(&ada, "demo/runs", files, None, Some(access))
+            .await
+            .unwrap();
         (dir, host)
     }
 
@@ -145,9 +181,22 @@ mod tests {
     fn a_space_is_the_subdomain_of_the_public_host() {
         let runtime = tokio::runtime::Runtime::new().unwrap();
         let (_dir, host) = runtime.block_on(host_with(Access::Private));
-        assert_eq!(host.space_of_host("demo.localhost:7700").as_deref(), Some("demo"));
-        assert_eq!(host.space_of_host("DEMO.Localhost:7700").as_deref(), Some("demo"));
-        for other in ["localhost:7700", "demo.localhost:7701", "a.b.localhost:7700", ".localhost:7700", "evil.com", ""] {
+        assert_eq!(
+            host.space_of_host("demo.localhost:7700").as_deref(),
+            Some("demo")
+        );
+        assert_eq!(
+            host.space_of_host("DEMO.Localhost:7700").as_deref(),
+            Some("demo")
+        );
+        for other in [
+            "localhost:7700",
+            "demo.localhost:7701",
+            "a.b.localhost:7700",
+            ".localhost:7700",
+            "evil.com",
+            "",
+        ] {
             assert_eq!(host.space_of_host(other), None, "{other}");
         }
         assert_eq!(host.space_origin("demo"), "http://demo.localhost:7700");
@@ -158,7 +207,11 @@ mod tests {
         let (_dir, host) = host_with(Access::Private).await;
         assert_eq!(outcome(&host, None, "").await, "sign-in");
         assert_eq!(outcome(&host, None, "index.html").await, "sign-in");
-        assert!(outcome(&host, Some("sam"), "").await.starts_with("not-found: no app demo/runs"));
+        assert!(
+            outcome(&host, Some("sam"), "")
+                .await
+                .starts_with("not-found: no app demo/runs")
+        );
         assert_eq!(outcome(&host, Some("vic"), "").await, "ok index.html 20");
         assert_eq!(outcome(&host, None, "style.css").await, "ok style.css 3");
     }
@@ -167,16 +220,37 @@ mod tests {
     async fn a_public_apps_pages_are_anyones() {
         let (_dir, host) = host_with(Access::Public).await;
         assert_eq!(outcome(&host, None, "").await, "ok index.html 20");
-        assert_eq!(outcome(&host, Some("sam"), "index.html").await, "ok index.html 20");
+        assert_eq!(
+            outcome(&host, Some("sam"), "index.html").await,
+            "ok index.html 20"
+        );
     }
 
     #[tokio::test]
     async fn the_inside_and_paths_outside_the_app_are_no_file() {
         let (_dir, host) = host_with(Access::Open).await;
-        for path in ["vocab.json", "tools.json", "tools.yml", "worker.js", "../demo/runs/style.css", "a/../style.css", "/etc/passwd", "a//b", "a\\b", "missing.css"] {
+        for path in [
+            "vocab.json",
+            "tools.json",
+            "tools.yml",
+            "worker.js",
+            "../demo/runs/style.css",
+            "a/../style.css",
+            "/etc/passwd",
+            "a//b",
+            "a\\b",
+            "missing.css",
+        ] {
             let said = outcome(&host, Some("ada"), path).await;
-            assert!(said.starts_with("not-found: no file ") || said.starts_with("bytes: no file "), "{path}: {said}");
+            assert!(
+                said.starts_with("not-found: no file ") || said.starts_with("bytes: no file "),
+                "{path}: {said}"
+            );
         }
-        assert!(outcome(&host, None, "x").await.contains("no file x in demo/runs"));
+        assert!(
+            outcome(&host, None, "x")
+                .await
+                .contains("no file x in demo/runs")
+        );
     }
 }
