@@ -54,14 +54,14 @@ impl Broker {
                 Ok(rows) => json!({ "commands": rows }),
                 Err(refusal) => refusal.to_json(),
             },
-            Request::Run(run) => self.run(run).await.to_json(),
+            Request::Run(run) => self.run(*run).await.to_json(),
         }
     }
 
     /// The job a request names, running, with its scope; else the sentence
     /// refusing it.
-    async fn job(&self, id: Option<&str>) -> Result<(Job, Arc<Scope>), Outcome> {
-        let refuse = |message: String| Err(Outcome::forbidden(message, public()));
+    async fn job(&self, id: Option<&str>) -> Result<(Job, Arc<Scope>), Box<Outcome>> {
+        let refuse = |message: String| Err(Box::new(Outcome::forbidden(message, public())));
         let Some(id) = id.filter(|id| !id.is_empty()) else {
             return refuse(
                 "no job — the request carries no LOOM_COMMAND_JOB_ID; the broker runs commands only for a job \
@@ -77,7 +77,7 @@ impl Broker {
                     shown_job(id)
                 ));
             }
-            Err(error) => return Err(failed(error.to_string())),
+            Err(error) => return Err(Box::new(failed(error.to_string()))),
         };
         match job.state(now_millis()) {
             JobState::Running => {}
@@ -96,7 +96,9 @@ impl Broker {
                 ));
             }
         }
-        let scope = self.scope(&job).map_err(|message| failed(message))?;
+        let scope = self
+            .scope(&job)
+            .map_err(|message| Box::new(failed(message)))?;
         Ok((job, scope))
     }
 
@@ -118,14 +120,14 @@ impl Broker {
 
     /// `command list`: the rows the job's scope admits among those its person
     /// reaches, each stamped `readOnlyGranted`.
-    pub async fn list(&self, job: Option<&str>) -> Result<Vec<Value>, Outcome> {
+    pub async fn list(&self, job: Option<&str>) -> Result<Vec<Value>, Box<Outcome>> {
         let (job, scope) = self.job(job).await?;
         let caller = job.caller();
         let rows = self
             .host
             .agent_commands(&caller)
             .await
-            .map_err(|e| failed(e.to_string()))?;
+            .map_err(|e| Box::new(failed(e.to_string())))?;
         Ok(rows
             .into_iter()
             .filter(|row| scope.admits(&row.name, row.effect))
@@ -137,7 +139,7 @@ impl Broker {
     pub async fn run(&self, request: RunRequest) -> Outcome {
         let (job, scope) = match self.job(request.job.as_deref()).await {
             Ok(found) => found,
-            Err(refusal) => return refusal,
+            Err(refusal) => return *refusal,
         };
         if request.actor.is_some() {
             tracing::debug!(job = %shown_job(&job.id), "the request named an actor; it runs as the job's agent");

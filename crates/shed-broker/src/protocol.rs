@@ -19,7 +19,7 @@ pub enum Request {
         job: Option<String>,
     },
     /// `shed command run`.
-    Run(RunRequest),
+    Run(Box<RunRequest>),
 }
 
 /// `shed command run <command> --args-json - [--loom] [--expect] [--read-only]`.
@@ -65,7 +65,7 @@ mod tests {
 
     #[test]
     fn a_run_request_reads_back_as_written() {
-        let request = Request::Run(RunRequest {
+        let request = Request::Run(Box::new(RunRequest {
             job: Some("j".into()),
             command: "demo/runs.log_run".into(),
             args: json!({"who": "Ada"}),
@@ -73,7 +73,7 @@ mod tests {
             expect: Some(3),
             read_only: true,
             actor: None,
-        });
+        }));
         let bytes = serde_json::to_vec(&request).unwrap();
         assert_eq!(read_request(&bytes).unwrap(), request);
         assert_eq!(

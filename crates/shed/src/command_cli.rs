@@ -108,7 +108,7 @@ fn ask(command: &CommandCommand) -> Result<(), Failure> {
                 read_only: args.read_only,
                 actor: None,
             };
-            (Request::Run(request), args.json)
+            (Request::Run(Box::new(request)), args.json)
         }
     };
     let answer = client::ask(&queue, &request).map_err(|e| match e {

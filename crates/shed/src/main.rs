@@ -46,8 +46,8 @@ enum Command {
     /// The host-command protocol's CLI, as a harness runs it: `list` the
     /// commands a job may run, `run` one. Reads only LOOM_PAGE_RPC_QUEUE and
     /// LOOM_COMMAND_JOB_ID.
-    #[command(subcommand)]
-    Command(command_cli::CommandCommand),
+    #[command(subcommand, name = "command")]
+    Protocol(command_cli::CommandCommand),
     /// Jobs for agents: `create` one for a person with a scope, `end` it, `list` them.
     #[command(subcommand)]
     Job(job_cli::JobCommand),
@@ -95,7 +95,7 @@ struct McpArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Command::Command(command) = &cli.command {
+    if let Command::Protocol(command) = &cli.command {
         return command_cli::run(command); // no runtime, no logs: it starts fast
     }
     let serving = matches!(cli.command, Command::Up(_) | Command::Serve(_));
@@ -124,7 +124,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Up(args) => up::up(&cli.data, &args).await,
         Command::Serve(args) => serve::serve(&cli.data, &args).await,
-        Command::Command(_) => Ok(()), // answered before the runtime started
+        Command::Protocol(_) => Ok(()), // answered before the runtime started
         Command::Job(command) => job_cli::run(command, &cli.data).await,
         Command::Mcp(args) => serve::stdio(&cli.data, &args.handle, &args.public_url).await,
         Command::Admin(command) => admin::run(command, &cli.data).await,
