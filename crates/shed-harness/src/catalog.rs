@@ -58,18 +58,20 @@ impl Catalog {
         let Some(Value::Array(rows)) = listing.remove("commands") else {
             return Err(MalformedListing);
         };
-        let mut catalog = Catalog::default();
+        // Sized once up front: growing the table re-hashes every name, and
+        // its large allocations come after many small frees.
+        let capacity = rows.len().min(CATALOG_MAX_ROWS);
+        let mut catalog = Catalog {
+            rows: Vec::with_capacity(capacity),
+            by_name: HashMap::with_capacity(capacity),
+            ..Catalog::default()
+        };
         for row in rows {
             let Value::Object(mut object) = row else {
                 catalog.omitted += 1;
                 continue;
             };
-            let Some(name) = object
-                .get("name")
-                .and_then(Value::as_str)
-                .filter(|n| !n.is_empty())
-                .map(str::to_string)
-            else {
+            let Some(Value::String(name)) = object.remove("name").filter(|n| *n != "") else {
                 catalog.omitted += 1;
                 continue;
             };
@@ -82,9 +84,14 @@ impl Catalog {
                 continue;
             }
             let input_schema = object.remove("inputSchema").unwrap_or(Value::Bool(true));
-            let text = |key: &str| object.get(key).and_then(Value::as_str).map(str::to_string);
+            let mut text = |key: &str| match object.remove(key) {
+                Some(Value::String(text)) => Some(text),
+                _ => None,
+            };
             let effect = text("effect");
             let scope = text("scope");
+            let title = text("title").map(truncate_title).unwrap_or_default();
+            let description = text("description").unwrap_or_default();
             let signature = signature::render(&SignatureSource {
                 name: &name,
                 input_schema: &input_schema,
@@ -95,10 +102,8 @@ impl Catalog {
             catalog.by_name.insert(name.clone(), catalog.rows.len());
             catalog.rows.push(CatalogRow {
                 name,
-                title: text("title")
-                    .map(|t| t.chars().take(TITLE_MAX_CHARS).collect())
-                    .unwrap_or_default(),
-                description: text("description").unwrap_or_default(),
+                title,
+                description,
                 input_schema,
                 effect,
                 scope,
@@ -140,6 +145,14 @@ impl Catalog {
             .map(|(_, _, n)| n.to_string())
             .collect()
     }
+}
+
+/// A title cut to [`TITLE_MAX_CHARS`] characters.
+fn truncate_title(mut title: String) -> String {
+    if let Some((end, _)) = title.char_indices().nth(TITLE_MAX_CHARS) {
+        title.truncate(end);
+    }
+    title
 }
 
 /// Whether a row's own declarations say an agent may not run it.

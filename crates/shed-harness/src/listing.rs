@@ -24,30 +24,21 @@ pub fn render(catalog: &Catalog, detail: &[String], bound: usize, output_id: &st
     let is_detail: Vec<bool> = rows.iter().map(|r| detail.contains(&r.name)).collect();
     // Sizes are counted, not serialized, so a large catalog costs little;
     // only the entries shown are built.
-    let whole_sizes: Vec<usize> = rows
+    // Each row's strings are measured once: the compact size, and the whole
+    // size as the compact one plus the description.
+    let (whole_sizes, compact_sizes): (Vec<usize>, Vec<usize>) = rows
         .iter()
         .zip(&is_detail)
         .map(|(row, &d)| {
             if d {
-                json_len(&entry(row, true, true))
+                let whole = json_len(&entry(row, true, true));
+                (whole, whole)
             } else {
-                entry_len(row, true)
+                let compact = entry_len(row, false);
+                (compact + description_len(row), compact)
             }
         })
-        .collect();
-    let compact_sizes: Vec<usize> = rows
-        .iter()
-        .zip(&is_detail)
-        .zip(&whole_sizes)
-        .map(|((row, &d), &w)| {
-            if d || row.description.is_empty() {
-                w
-            } else {
-                entry_len(row, false)
-            }
-        })
-        .collect();
-
+        .unzip();
     let unknown: Vec<&String> = detail.iter().filter(|n| catalog.get(n).is_none()).collect();
     // The envelope with generous room for the counters' digits.
     let mut envelope = json!({
@@ -142,7 +133,7 @@ fn entry_len(row: &CatalogRow, with_description: bool) -> usize {
         + json_str_len(&row.signature)
         + json_str_len(&row.title);
     if with_description {
-        len += r#","description":"#.len() + json_str_len(&row.description);
+        len += description_len(row);
     }
     if row.read_only_granted {
         len += r#","readOnlyGranted":true"#.len();
@@ -150,8 +141,21 @@ fn entry_len(row: &CatalogRow, with_description: bool) -> usize {
     len
 }
 
+/// What an entry's description adds to its serialized size.
+fn description_len(row: &CatalogRow) -> usize {
+    r#","description":"#.len() + json_str_len(&row.description)
+}
+
 /// The length of a string serialized as JSON, quotes included.
 pub fn json_str_len(text: &str) -> usize {
+    // Most text has nothing to escape; counting that is quick.
+    let escaped = text
+        .bytes()
+        .filter(|&b| b < 0x20 || b == b'"' || b == b'\\')
+        .count();
+    if escaped == 0 {
+        return text.len() + 2;
+    }
     2 + text
         .bytes()
         .map(|b| match b {

@@ -2,6 +2,8 @@
 //! `list_commands` shows and a `bad-args` refusal repeats:
 //! `name(req: T, opt?: T = default) -> {a, b}  [effect, target]`.
 
+use std::fmt::Write;
+
 use serde_json::{Map, Value};
 
 /// The longest signature line, in characters.
@@ -42,17 +44,25 @@ pub fn render(source: &SignatureSource<'_>) -> String {
 }
 
 fn assemble(name: &str, params: Option<&[String]>, elided: bool, tail: &str) -> String {
-    let inner = match params {
-        None => "...".to_string(),
+    let mut line = String::with_capacity(name.len() + tail.len() + 64);
+    line.push_str(name);
+    line.push('(');
+    match params {
+        None => line.push_str("..."),
         Some(list) => {
-            let mut parts: Vec<&str> = list.iter().map(String::as_str).collect();
-            if elided {
-                parts.push(ELLIPSIS);
+            let parts = list.iter().map(String::as_str);
+            let ellipsis = elided.then_some(ELLIPSIS);
+            for (i, part) in parts.chain(ellipsis).enumerate() {
+                if i > 0 {
+                    line.push_str(", ");
+                }
+                line.push_str(part);
             }
-            parts.join(", ")
         }
-    };
-    format!("{name}({inner}){tail}")
+    }
+    line.push(')');
+    line.push_str(tail);
+    line
 }
 
 fn tail(source: &SignatureSource<'_>) -> String {
@@ -63,31 +73,33 @@ fn tail(source: &SignatureSource<'_>) -> String {
         out.push_str(&fields.join(", "));
         out.push('}');
     }
-    let target = source.scope.unwrap_or("global");
-    match source.effect {
-        Some(effect) => out.push_str(&format!("  [{effect}, {target}]")),
-        None => out.push_str(&format!("  [{target}]")),
+    out.push_str("  [");
+    if let Some(effect) = source.effect {
+        out.push_str(effect);
+        out.push_str(", ");
     }
+    out.push_str(source.scope.unwrap_or("global"));
+    out.push(']');
     out
 }
 
 /// The answer's declared fields: the keys of `outputs` (or of its
 /// `properties` where it is an object schema), or its members where it is a
 /// list of names.
-fn output_fields(outputs: Option<&Value>) -> Vec<String> {
+fn output_fields(outputs: Option<&Value>) -> Vec<&str> {
     match outputs {
         Some(Value::Object(map)) => {
             let schema_props = map
                 .get("properties")
                 .and_then(Value::as_object)
                 .filter(|_| map.get("type").and_then(Value::as_str) == Some("object"));
-            schema_props.unwrap_or(map).keys().cloned().collect()
+            schema_props
+                .unwrap_or(map)
+                .keys()
+                .map(String::as_str)
+                .collect()
         }
-        Some(Value::Array(list)) => list
-            .iter()
-            .filter_map(Value::as_str)
-            .map(str::to_string)
-            .collect(),
+        Some(Value::Array(list)) => list.iter().filter_map(Value::as_str).collect(),
         _ => Vec::new(),
     }
 }
@@ -119,15 +131,20 @@ fn parameters(schema: &Value) -> Option<Vec<String>> {
     for (name, sub) in properties {
         let filled_by_host = sub.as_object().is_some_and(|s| s.contains_key("x-source"));
         let ty = type_of(sub, 0);
+        let mut param = String::with_capacity(name.len() + ty.len() + 3);
+        param.push_str(name);
         if required.contains(&name.as_str()) && !filled_by_host {
-            first.push(format!("{name}: {ty}"));
+            param.push_str(": ");
+            param.push_str(&ty);
+            first.push(param);
         } else {
-            let default = sub
-                .as_object()
-                .and_then(|s| s.get("default"))
-                .map(|d| format!(" = {d}"))
-                .unwrap_or_default();
-            rest.push(format!("{name}?: {ty}{default}"));
+            param.push_str("?: ");
+            param.push_str(&ty);
+            if let Some(default) = sub.as_object().and_then(|s| s.get("default")) {
+                // Writing to a String cannot fail.
+                let _ = write!(param, " = {default}");
+            }
+            rest.push(param);
         }
     }
     first.extend(rest);
