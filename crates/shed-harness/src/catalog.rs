@@ -2,6 +2,7 @@
 //! with the rows an agent may not run hidden and the unreadable ones omitted.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 
 use serde_json::Value;
 
@@ -67,47 +68,46 @@ impl Catalog {
             ..Catalog::default()
         };
         for row in rows {
-            let Value::Object(mut object) = row else {
+            let Value::Object(object) = row else {
                 catalog.omitted += 1;
                 continue;
             };
-            let Some(Value::String(name)) = object.remove("name").filter(|n| *n != "") else {
+            let hidden = hidden_row(&object);
+            let fields = RowFields::take(object);
+            let Some(name) = fields.name.filter(|n| !n.is_empty()) else {
                 catalog.omitted += 1;
                 continue;
             };
-            if hidden_row(&object) {
+            if hidden {
                 catalog.hidden += 1;
                 continue;
             }
-            if catalog.rows.len() >= CATALOG_MAX_ROWS || catalog.by_name.contains_key(&name) {
-                catalog.omitted += 1;
-                continue;
-            }
-            let input_schema = object.remove("inputSchema").unwrap_or(Value::Bool(true));
-            let mut text = |key: &str| match object.remove(key) {
-                Some(Value::String(text)) => Some(text),
-                _ => None,
+            let index = catalog.rows.len();
+            let slot = match catalog.by_name.entry(name) {
+                Entry::Vacant(slot) if index < CATALOG_MAX_ROWS => slot,
+                _ => {
+                    catalog.omitted += 1;
+                    continue;
+                }
             };
-            let effect = text("effect");
-            let scope = text("scope");
-            let title = text("title").map(truncate_title).unwrap_or_default();
-            let description = text("description").unwrap_or_default();
+            let name = slot.key().clone();
+            slot.insert(index);
+            let input_schema = fields.input_schema.unwrap_or(Value::Bool(true));
             let signature = signature::render(&SignatureSource {
                 name: &name,
                 input_schema: &input_schema,
-                outputs: object.get("outputs"),
-                effect: effect.as_deref(),
-                scope: scope.as_deref(),
+                outputs: fields.outputs.as_ref(),
+                effect: fields.effect.as_deref(),
+                scope: fields.scope.as_deref(),
             });
-            catalog.by_name.insert(name.clone(), catalog.rows.len());
             catalog.rows.push(CatalogRow {
                 name,
-                title,
-                description,
+                title: fields.title.map(truncate_title).unwrap_or_default(),
+                description: fields.description.unwrap_or_default(),
                 input_schema,
-                effect,
-                scope,
-                read_only_granted: object.get("readOnlyGranted") == Some(&Value::Bool(true)),
+                effect: fields.effect,
+                scope: fields.scope,
+                read_only_granted: fields.read_only_granted,
                 signature,
             });
         }
@@ -144,6 +144,40 @@ impl Catalog {
             .take(3)
             .map(|(_, _, n)| n.to_string())
             .collect()
+    }
+}
+
+/// The fields of a listing row the catalog keeps, taken over in one pass
+/// rather than looked up one by one.
+#[derive(Default)]
+struct RowFields {
+    name: Option<String>,
+    title: Option<String>,
+    description: Option<String>,
+    input_schema: Option<Value>,
+    outputs: Option<Value>,
+    effect: Option<String>,
+    scope: Option<String>,
+    read_only_granted: bool,
+}
+
+impl RowFields {
+    fn take(row: serde_json::Map<String, Value>) -> RowFields {
+        let mut fields = RowFields::default();
+        for (key, value) in row {
+            match (key.as_str(), value) {
+                ("name", Value::String(text)) => fields.name = Some(text),
+                ("title", Value::String(text)) => fields.title = Some(text),
+                ("description", Value::String(text)) => fields.description = Some(text),
+                ("effect", Value::String(text)) => fields.effect = Some(text),
+                ("scope", Value::String(text)) => fields.scope = Some(text),
+                ("inputSchema", schema) => fields.input_schema = Some(schema),
+                ("outputs", outputs) => fields.outputs = Some(outputs),
+                ("readOnlyGranted", flag) => fields.read_only_granted = flag == Value::Bool(true),
+                _ => {}
+            }
+        }
+        fields
     }
 }
 

@@ -161,22 +161,21 @@ pub fn type_of(schema: &Value, depth: usize) -> String {
         Value::Object(object) => object,
         _ => return "any".to_string(),
     };
-    if let Some(reference) = object.get("$ref").and_then(Value::as_str) {
+    let keywords = Keywords::of(object);
+    if let Some(reference) = keywords.reference {
         let name = reference.rsplit(['/', '#']).next().unwrap_or_default();
         return if name.is_empty() { "any" } else { name }.to_string();
     }
-    if let Some(members) = object.get("enum").and_then(Value::as_array) {
+    if let Some(members) = keywords.enumeration {
         return union(members.iter().map(enum_member));
     }
-    if let Some(constant) = object.get("const") {
+    if let Some(constant) = keywords.constant {
         return enum_member(constant);
     }
-    for keyword in ["anyOf", "oneOf"] {
-        if let Some(members) = object.get(keyword).and_then(Value::as_array) {
-            return union(members.iter().map(|m| type_of(m, depth + 1)));
-        }
+    if let Some(members) = keywords.any_of.or(keywords.one_of) {
+        return union(members.iter().map(|m| type_of(m, depth + 1)));
     }
-    match object.get("type") {
+    match keywords.ty {
         Some(Value::String(ty)) => named_type(ty, object, depth),
         Some(Value::Array(types)) => union(
             types
@@ -193,6 +192,36 @@ pub fn type_of(schema: &Value, depth: usize) -> String {
         }
         _ if object.contains_key("items") => named_type("array", object, depth),
         _ => "any".to_string(),
+    }
+}
+
+/// The keywords [`type_of`] reads first, found in one pass over a schema
+/// rather than one look-up each.
+#[derive(Default)]
+struct Keywords<'a> {
+    reference: Option<&'a str>,
+    enumeration: Option<&'a Vec<Value>>,
+    constant: Option<&'a Value>,
+    any_of: Option<&'a Vec<Value>>,
+    one_of: Option<&'a Vec<Value>>,
+    ty: Option<&'a Value>,
+}
+
+impl<'a> Keywords<'a> {
+    fn of(object: &'a Map<String, Value>) -> Keywords<'a> {
+        let mut keywords = Keywords::default();
+        for (key, value) in object {
+            match key.as_str() {
+                "$ref" => keywords.reference = value.as_str(),
+                "enum" => keywords.enumeration = value.as_array(),
+                "const" => keywords.constant = Some(value),
+                "anyOf" => keywords.any_of = value.as_array(),
+                "oneOf" => keywords.one_of = value.as_array(),
+                "type" => keywords.ty = Some(value),
+                _ => {}
+            }
+        }
+        keywords
     }
 }
 
