@@ -129,7 +129,16 @@ fn parameters(schema: &Value) -> Option<Vec<String>> {
     let mut first = Vec::new();
     let mut rest = Vec::new();
     for (name, sub) in properties {
-        let filled_by_host = sub.as_object().is_some_and(|s| s.contains_key("x-source"));
+        // One pass over the property's keywords, not a look-up each.
+        let mut filled_by_host = false;
+        let mut default = None;
+        for (keyword, value) in sub.as_object().into_iter().flatten() {
+            match keyword.as_str() {
+                "x-source" => filled_by_host = true,
+                "default" => default = Some(value),
+                _ => {}
+            }
+        }
         let ty = type_of(sub, 0);
         let mut param = String::with_capacity(name.len() + ty.len() + 3);
         param.push_str(name);
@@ -140,7 +149,7 @@ fn parameters(schema: &Value) -> Option<Vec<String>> {
         } else {
             param.push_str("?: ");
             param.push_str(&ty);
-            if let Some(default) = sub.as_object().and_then(|s| s.get("default")) {
+            if let Some(default) = default {
                 // Writing to a String cannot fail.
                 let _ = write!(param, " = {default}");
             }
