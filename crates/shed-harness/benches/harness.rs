@@ -6,6 +6,10 @@
 
 use std::time::{Duration, Instant};
 
+/// The same allocator as the `shed-harness` binary, so the figures are its figures.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use serde_json::{Value, json};
 use shed_harness::calls::{Answer, CallResult, CallSpec};
 use shed_harness::catalog::Catalog;
