@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use shed_manifest::{Command, Filled};
 
 use crate::access::{Want, decide};
@@ -34,31 +34,7 @@ impl Host {
                 app.name
             )));
         };
-        let want = if command.read_only() {
-            Want::Read
-        } else {
-            Want::Write
-        };
-        decide(
-            &app.name,
-            &app.space,
-            app.access,
-            standing(&reach, &app),
-            want,
-        )?;
-        let args = match args {
-            Value::Null => json!({}),
-            args @ Value::Object(_) => args,
-            _ => {
-                return Err(HostError::BadInput(format!(
-                    "args is an object of {name}'s arguments, like {}",
-                    command.call_shape()
-                )));
-            }
-        };
-        let filled = command
-            .fill(&args)
-            .map_err(|errors| HostError::BadInput(errors.to_string()))?;
+        let filled = decide_and_fill(&reach, &app, command, args)?;
         self.run_filled(caller, &app, command, filled, None).await
     }
 
@@ -100,6 +76,32 @@ impl Host {
             }
         }
     }
+}
+
+/// The app's access decides for the caller's standing (a read for a query
+/// act, a write for an apply act); then `args` fills its template (the
+/// manifest reads them, and refuses anything but an object or nothing).
+pub(crate) fn decide_and_fill(
+    reach: &Reach,
+    app: &LiveApp,
+    command: &Command,
+    args: Value,
+) -> Result<Filled, HostError> {
+    let want = if command.read_only() {
+        Want::Read
+    } else {
+        Want::Write
+    };
+    decide(
+        &app.name,
+        &app.space,
+        app.access,
+        standing(reach, app),
+        want,
+    )?;
+    command
+        .fill(&args)
+        .map_err(|errors| HostError::BadInput(errors.to_string()))
 }
 
 fn internal(e: serde_json::Error) -> HostError {

@@ -5,14 +5,15 @@
 
 use std::sync::Arc;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::builtins::{Scope, builtin};
 use super::label::Label;
 use super::rows::split_app_command;
-use crate::access::{Standing, Want, decide};
+use crate::access::{Want, decide};
 use crate::names::shown;
 use crate::registry::LiveApp;
+use crate::run::decide_and_fill;
 use crate::{Answer, Caller, Host, HostError};
 
 /// Where a call comes from, as the command layer sees it.
@@ -150,35 +151,7 @@ impl Host {
                 app.name
             )));
         };
-        let want = if command.read_only() {
-            Want::Read
-        } else {
-            Want::Write
-        };
-        decide(
-            &app.name,
-            &app.space,
-            app.access,
-            Standing {
-                signed_in: true,
-                role: reach.role(&app.space),
-            },
-            want,
-        )?;
-        let args = match &call.args {
-            Value::Null => json!({}),
-            args @ Value::Object(_) => args.clone(),
-            _ => {
-                return Err(HostError::BadInput(format!(
-                    "args is an object of {}'s arguments, like {}",
-                    call.name,
-                    command.call_shape()
-                )));
-            }
-        };
-        let filled = command
-            .fill(&args)
-            .map_err(|errors| HostError::BadInput(errors.to_string()))?;
+        let filled = decide_and_fill(&reach, &app, command, call.args.clone())?;
         // A write checks the version again in its own transaction.
         self.check_expect(&app, call).await?;
         self.run_filled(caller, &app, command, filled, call.expect)
