@@ -22,9 +22,10 @@ impl Host {
         if let Some(next) = &listing.next {
             text.push_str(&format!(" — more with after={next}"));
         }
-        let data =
-            serde_json::to_value(&listing).map_err(|e| HostError::Internal(e.to_string()))?;
-        Ok(Answer { text, data })
+        Ok(Answer {
+            text,
+            data: crate::run::listing_data(listing),
+        })
     }
 
     /// Writes a bundle (or a list of them) to an app, as the caller:

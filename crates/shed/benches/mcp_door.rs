@@ -5,6 +5,11 @@
 //! POSTs to /mcp with the bearer token, one request per call, as a
 //! 2026-07-28 client sends them — and prints calls/s, p50 and p99.
 //!
+//! Beside each phase's figures it prints the CPU time the server process and
+//! this bench's clients spent per call (from /proc and getrusage): on a
+//! shared, noisy machine the wall-clock rates move with the load, the CPU
+//! per call much less.
+//!
 //! `cargo bench -p shed --bench mcp_door` (release build). Knobs:
 //! SHED_BENCH_SECONDS (default 5 per phase), SHED_BENCH_CLIENTS (default 4).
 
@@ -138,6 +143,47 @@ async fn phase(
     (all.len(), started.elapsed(), all)
 }
 
+/// CPU time (user + system) a process has used so far, from /proc.
+fn process_cpu(pid: u32) -> Duration {
+    let stat =
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("the server's /proc stat");
+    // The fields after the command name, which is in parentheses.
+    let after = &stat[stat.rfind(')').expect("a stat line") + 2..];
+    let fields: Vec<&str> = after.split(' ').collect();
+    let ticks: u64 =
+        fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime");
+    // SAFETY: sysconf only reads a configuration value.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as u64;
+    Duration::from_secs_f64(ticks as f64 / per_second as f64)
+}
+
+/// CPU time this bench process (its clients) has used so far.
+fn own_cpu() -> Duration {
+    process_cpu(std::process::id())
+}
+
+/// Runs a phase and reports it with the CPU the server and the clients spent per call.
+async fn measured(
+    server: &Server,
+    what: &str,
+    clients: usize,
+    seconds: u64,
+    make: fn(u64) -> (String, Value),
+) {
+    let (server_before, own_before) = (process_cpu(server.child.id()), own_cpu());
+    let outcome = phase(server, clients, seconds, make).await;
+    let calls = outcome.0.max(1) as f64;
+    let server_cpu = (process_cpu(server.child.id()) - server_before).as_secs_f64() / calls;
+    let client_cpu = (own_cpu() - own_before).as_secs_f64() / calls;
+    report(what, outcome);
+    println!(
+        "{:<24} CPU per call: server {:>6.0} µs, clients {:>6.0} µs",
+        "",
+        server_cpu * 1e6,
+        client_cpu * 1e6
+    );
+}
+
 fn report(what: &str, (calls, elapsed, mut latencies): (usize, Duration, Vec<Duration>)) {
     latencies.sort();
     let at = |q: f64| {
@@ -184,17 +230,22 @@ fn main() {
         println!(
             "MCP door, {clients} concurrent clients over Streamable HTTP, {seconds}s per phase"
         );
-        report(
+        measured(
+            &server,
             "leaderboard, 0 rows",
-            phase(&server, clients, seconds, leaderboard).await,
-        );
-        report(
-            "command log_run",
-            phase(&server, clients, seconds, log_run).await,
-        );
-        report(
+            clients,
+            seconds,
+            leaderboard,
+        )
+        .await;
+        measured(&server, "command log_run", clients, seconds, log_run).await;
+        measured(
+            &server,
             "leaderboard, 50 rows",
-            phase(&server, clients, seconds, leaderboard).await,
-        );
+            clients,
+            seconds,
+            leaderboard,
+        )
+        .await;
     });
 }

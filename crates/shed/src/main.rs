@@ -14,6 +14,12 @@ use std::{net::SocketAddr, path::PathBuf, process::ExitCode};
 
 use clap::{Args, Parser, Subcommand};
 
+/// A server answer is built of many small strings and JSON values, made and
+/// freed per call on several threads; mimalloc does that faster than the
+/// system allocator (a fifth of the server's time went to glibc malloc).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// shed: a self-hosted platform of spaces and small apps whose commands reach
 /// your AI agent — typed, listed, checked and attributed.
 ///
