@@ -16,12 +16,21 @@ impl Host {
     pub async fn commands(&self, caller: &Caller, app: Option<&str>) -> Result<Answer, HostError> {
         let reach = self.reach(caller).await?;
         let snapshot = self.snapshot().await?;
-        let apps: Vec<Arc<LiveApp>> = match app {
-            Some(name) => vec![reach.resolve(&snapshot, name)?],
-            None => reach.apps(&snapshot).into_iter().cloned().collect(),
+        let named: Arc<LiveApp>;
+        let apps: Vec<&LiveApp> = match app {
+            Some(name) => {
+                named = reach.resolve(&snapshot, name)?;
+                vec![&named]
+            }
+            None => reach
+                .apps(&snapshot)
+                .into_iter()
+                .map(|app| &**app)
+                .collect(),
         };
-        let with_commands: Vec<&Arc<LiveApp>> = apps
+        let with_commands: Vec<&LiveApp> = apps
             .iter()
+            .copied()
             .filter(|app| !app.manifest.commands.is_empty())
             .collect();
         let text = match (app, with_commands.is_empty()) {
@@ -39,10 +48,13 @@ impl Host {
                 parts.join("\n\n")
             }
         };
-        let rows: Vec<Value> = with_commands
-            .iter()
-            .flat_map(|app| app.rows.iter().cloned())
-            .collect();
+        // Each app's rows were built at its deploy; a call copies them into
+        // one array sized at once. The copy is the answer's whole cost: the
+        // door hands MCP an owned JSON value.
+        let mut rows = Vec::with_capacity(with_commands.iter().map(|app| app.rows.len()).sum());
+        for app in &with_commands {
+            rows.extend(app.rows.iter().cloned());
+        }
         // Moved in, not through `json!`, which would serialize the rows into
         // a second copy.
         let mut data = Map::with_capacity(1);
