@@ -1,0 +1,154 @@
+//! `commands` answers from parts kept per deploy, and reach read per call:
+//! a membership made by any process shows at once, a redeploy changes only
+//! its own app's part, and the parts join in listing order (by space, then in
+//! the order the apps were made).
+
+mod common;
+
+use common::*;
+use serde_json::json;
+use shed_host::{Access, Role};
+
+const NOTES: &str = r#"{ "note": { "text": "text" } }"#;
+/// The descriptions the manifest gives the two commands of the kind `note`.
+const ADD_NOTE: &str = "Add a note. Use it when someone wants to keep a new one.";
+const FIND_NOTE: &str = "Find notes by words in their title or body, or by text; say nothing for \
+                         every one. Use it when someone asks after notes kept here.";
+
+#[tokio::test]
+async fn a_membership_made_by_another_process_shows_at_once() {
+    let w = world().await;
+    let server = &w.host;
+    let coach = space(server, "club", "coach").await;
+    deploy(
+        server,
+        &coach,
+        "club/runs",
+        run_club(),
+        "Run club",
+        Access::Private,
+    )
+    .await;
+    let ada = person(server, "ada", "Ada").await;
+    let before = server.commands(&ada, None).await.unwrap();
+    assert_eq!(before.data["commands"], json!([]));
+    assert!(
+        before
+            .text
+            .starts_with("the apps in your spaces offer no commands yet")
+    );
+
+    // `shed member add` while the server runs: its own host, same data.
+    let cli = open(w.dir.path()).await;
+    cli.add_member("club", "ada", Role::Viewer).await.unwrap();
+
+    let after = server.commands(&ada, None).await.unwrap();
+    assert!(
+        after.text.starts_with("## club/runs\nlog_run("),
+        "{}",
+        after.text
+    );
+    let names: Vec<&str> = after.data["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["log_run", "leaderboard", "since", "add_jog", "find_jog"]
+    );
+    // The same answer as the owner's: one listing, whoever reads it.
+    assert_eq!(
+        after.data,
+        server.commands(&coach, None).await.unwrap().data
+    );
+}
+
+#[tokio::test]
+async fn a_redeploy_changes_its_own_part_at_once_and_leaves_the_rest_as_it_was() {
+    let w = world().await;
+    let host = &w.host;
+    let jeff = space(host, "jeff", "jeff").await;
+    space(host, "club", "coach").await;
+    host.add_member("club", "jeff", Role::Editor).await.unwrap();
+    let notes = files(&[("vocab.json", NOTES)]);
+    deploy(
+        host,
+        &jeff,
+        "jeff/notes",
+        notes.clone(),
+        "Notes",
+        Access::Private,
+    )
+    .await;
+    deploy(
+        host,
+        &jeff,
+        "club/notes",
+        notes.clone(),
+        "Club notes",
+        Access::Private,
+    )
+    .await;
+    deploy(
+        host,
+        &jeff,
+        "jeff/jots",
+        notes.clone(),
+        "Jots",
+        Access::Private,
+    )
+    .await;
+
+    let part = |title: &str, space: &str, slug: &str| {
+        let (app, at) = (
+            format!("{space}/{slug}"),
+            format!("{title}, an app at {space}.localhost:7700/{slug}/"),
+        );
+        format!(
+            "## {app}\nadd_note(title, body?, alias?, text?) — {ADD_NOTE} — {at}\n\
+             find_note(words?, text?, limit?) — {FIND_NOTE} — {at}"
+        )
+    };
+    let listed = host.commands(&jeff, None).await.unwrap();
+    assert_eq!(
+        listed.text,
+        [
+            part("Club notes", "club", "notes"),
+            part("Notes", "jeff", "notes"),
+            part("Jots", "jeff", "jots"),
+        ]
+        .join("\n\n")
+    );
+
+    deploy(
+        host,
+        &jeff,
+        "jeff/notes",
+        notes,
+        "Notebook",
+        Access::Private,
+    )
+    .await;
+    let again = host.commands(&jeff, None).await.unwrap();
+    assert_eq!(
+        again.text,
+        [
+            part("Club notes", "club", "notes"),
+            part("Notebook", "jeff", "notes"),
+            part("Jots", "jeff", "jots"),
+        ]
+        .join("\n\n")
+    );
+    let (rows, before) = (
+        again.data["commands"].as_array().unwrap(),
+        listed.data["commands"].as_array().unwrap(),
+    );
+    assert_eq!(rows.len(), 6);
+    assert_eq!(rows[2]["title"], "Notebook");
+    assert_eq!(rows[3]["title"], "Notebook");
+    for i in [0, 1, 4, 5] {
+        assert_eq!(rows[i], before[i], "row {i}");
+    }
+}
