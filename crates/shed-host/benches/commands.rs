@@ -4,15 +4,14 @@
 //! deploy counter), with the ratio of the median to the target; then what a
 //! door adds — the whole answer serialized to JSON text, and the call,
 //! serialization and drop together, as an MCP reply costs. Each figure is
-//! taken by the wall clock and by this thread's CPU time (the runtime is
-//! single-threaded, so the call runs on this thread but for the store's two
-//! reads on a blocking thread): on a machine shared with other work the CPU
-//! time is the figure that does not move with the load. The allocations a call
-//! makes are counted too: the answer is a tree of small JSON values, and making
-//! and freeing them is most of its cost.
+//! taken by the wall clock and by this thread's CPU time: on a machine shared
+//! with other work the CPU time is the figure that does not move with the
+//! load. The allocations a call makes are counted too: the answer is a tree of
+//! small JSON values, and making and freeing them is most of its cost.
 //!
-//! The bench allocates with mimalloc, as the `shed` binary does, so the
-//! figures are the server's.
+//! As in the `shed` binary, the runtime is multi-threaded (so the store reads
+//! on the calling thread, and its CPU time is the whole call's) and memory
+//! comes from mimalloc: the figures are the server's.
 //!
 //! Run: `cargo bench -p shed-host --bench commands`
 
@@ -154,10 +153,7 @@ fn quantiles(mut times: Vec<Duration>) -> (Duration, Duration, Duration) {
 }
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     runtime.block_on(async {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let host = Host::open(HostConfig {
