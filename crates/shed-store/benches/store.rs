@@ -14,6 +14,11 @@ use rusqlite::{Connection, params};
 use serde_json::{Value, json};
 use shed_store::{Actor, ColumnType, Store, Vocabulary};
 
+/// The allocator the `shed` binary runs the store with; the baseline, in the
+/// same process, allocates with it too.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const ENTITIES: usize = 100_000;
 const BATCH: usize = 100;
 const SINGLES: usize = 300;

@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use crate::names::is_eid;
 use crate::schema::{self, AppSchema};
 use crate::values::{from_json, render_time, type_sentence};
-use crate::wire::{self, Bundle, Target};
+use crate::wire::{Bundle, Target};
 use crate::{Actor, Applied, ColumnType, HistoryEntry, StoreError};
 
 /// An entity this apply has written: its row id and version before the apply.
@@ -38,17 +38,16 @@ struct Writing<'a> {
     app_version: i64,
 }
 
-/// Writes an apply body in `txn`; the caller's savepoint makes it all or nothing.
+/// Writes an apply's bundles (read by [`wire::read`]) in `txn`; the writer
+/// keeps all of it or none. Answers also whether the app was created by it.
 pub(crate) fn apply(
     txn: &Transaction<'_>,
     app: &str,
     actor: &Actor,
-    body: &Value,
+    bundles: &[Bundle],
     expect: Option<u64>,
-) -> Result<Applied, StoreError> {
-    schema::check_app_name(app)?;
-    let bundles = wire::read(body)?;
-    let app_id = schema::ensure_app(txn, app)?;
+) -> Result<(Applied, bool), StoreError> {
+    let (app_id, created) = schema::ensure_app(txn, app)?;
     let (version, last_num): (i64, i64) = txn
         .prepare_cached("SELECT version, last_num FROM ec_apps WHERE id = ?1")?
         .query_row([app_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
@@ -61,7 +60,7 @@ pub(crate) fn apply(
     }
     let mut minted = HashMap::new();
     let mut aliases = BTreeMap::new();
-    for b in &bundles {
+    for b in bundles {
         if let Target::Mint(name) = &b.target
             && !minted.contains_key(name)
         {
@@ -91,11 +90,14 @@ pub(crate) fn apply(
     let version = version + 1;
     txn.prepare_cached("UPDATE ec_apps SET version = ?2, last_num = ?3 WHERE id = ?1")?
         .execute(rusqlite::params![app_id, version, w.last_num])?;
-    Ok(Applied {
-        entities,
-        aliases,
-        version: version as u64,
-    })
+    Ok((
+        Applied {
+            entities,
+            aliases,
+            version: version as u64,
+        },
+        created,
+    ))
 }
 
 impl Writing<'_> {

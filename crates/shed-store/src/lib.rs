@@ -31,7 +31,7 @@ pub use error::StoreError;
 pub use jobs::JobRecord;
 pub use model::{Actor, Applied, ColumnType, HistoryEntry, Listing, Person, Vocabulary};
 
-use engine::{Engine, in_savepoint};
+use engine::Engine;
 use schema::Schemas;
 
 /// The store: cheap to clone, shared by every task of the process.
@@ -71,7 +71,7 @@ impl Store {
         let inner = self.inner.clone();
         self.write_then(
             move |txn| schema::declare(txn, &app, &vocab),
-            move || inner.schemas.forget(&forget),
+            move |_| inner.schemas.forget(&forget),
         )
         .await
     }
@@ -86,15 +86,26 @@ impl Store {
         body: serde_json::Value,
         expect: Option<u64>,
     ) -> Result<Applied, StoreError> {
+        // What needs no database is read here, off the writer's thread.
+        schema::check_app_name(app)?;
+        let bundles = wire::read(&body)?;
+        drop(body);
         let app = app.to_string();
         let forget = app.clone();
         let actor = actor.clone();
         let inner = self.inner.clone();
-        self.write_then(
-            move |txn| apply::apply(txn, &app, &actor, &body, expect),
-            move || inner.schemas.forget(&forget),
-        )
-        .await
+        let (applied, _) = self
+            .write_then(
+                move |txn| apply::apply(txn, &app, &actor, &bundles, expect),
+                // A new app's catalog is no longer the empty one readers may hold.
+                move |written| {
+                    if let Ok((_, true)) = written {
+                        inner.schemas.forget(&forget);
+                    }
+                },
+            )
+            .await?;
+        Ok(applied)
     }
 
     /// Reads an app's rows with a filter line (DESIGN's "The filter line").
@@ -168,25 +179,20 @@ impl Store {
         &self,
         f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
-        self.write_then(f, || {}).await
+        self.write_then(f, |_| {}).await
     }
 
-    /// As [`Store::write`], running `after` once the group is committed or
-    /// rolled back, before the caller is answered.
+    /// As [`Store::write`], running `after` on the answer once the group is
+    /// committed or rolled back, before the caller is answered.
     async fn write_then<T: Send + 'static>(
         &self,
         f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, StoreError> + Send + 'static,
-        after: impl FnOnce() + Send + 'static,
+        after: impl FnOnce(&Result<T, StoreError>) + Send + 'static,
     ) -> Result<T, StoreError> {
         let (tx, rx) = tokio::sync::oneshot::channel::<Result<T, StoreError>>();
-        self.inner.engine.submit(Box::new(move |txn, poisoned| {
-            let result = in_savepoint(txn, poisoned, f);
-            Box::new(move |committed: Result<(), StoreError>| {
-                after();
-                let answer = match committed {
-                    Ok(()) => result,
-                    Err(e) => Err(e),
-                };
+        self.inner.engine.submit(Box::new(move |txn| {
+            engine::job(txn, f, move |answer| {
+                after(&answer);
                 let _ = tx.send(answer);
             })
         }))?;

@@ -442,7 +442,9 @@ pub(crate) fn run(
     // them read the same snapshot.
     let read = conn;
     let mut names = Names::new(read, app_id);
-    let mut rows: Vec<Value> = Vec::new();
+    let mut rows: Vec<Value> = Vec::with_capacity(limit.min(64) as usize);
+    // kind, entity, each carried component, the stamps, the edges
+    let row_width = 2 + plan.joins.len() + stamp_columns.len() + usize::from(edges);
     let mut last: Option<(Sql, i64)> = None;
     let mut more = false;
     {
@@ -454,23 +456,23 @@ pub(crate) fn run(
                 break;
             }
             let id: i64 = r.get(0)?;
-            let mut row = Map::new();
+            let mut row = Map::with_capacity(row_width);
             if let Some(k) = &kind {
-                row.insert("kind".into(), json!(k));
+                row.insert("kind".into(), Value::String(k.clone()));
             }
-            let mut entity = Map::new();
-            entity.insert("eid".into(), json!(r.get::<_, String>(1)?));
-            entity.insert("num".into(), json!(r.get::<_, i64>(2)?));
-            entity.insert("version".into(), json!(r.get::<_, i64>(3)?));
+            let mut entity = Map::with_capacity(4);
+            entity.insert("eid".into(), Value::String(r.get(1)?));
+            entity.insert("num".into(), Value::from(r.get::<_, i64>(2)?));
+            entity.insert("version".into(), Value::from(r.get::<_, i64>(3)?));
             if let Some(alias) = r.get::<_, Option<String>>(4)? {
-                entity.insert("alias".into(), json!(alias));
+                entity.insert("alias".into(), Value::String(alias));
             }
             row.insert("entity".into(), Value::Object(entity));
             let mut at = first_carried;
             for j in plan.joins.iter().filter(|j| j.carried) {
                 let worn: Option<i64> = r.get(at)?;
                 at += 1;
-                let mut comp = Map::new();
+                let mut comp = Map::with_capacity(j.component.columns.len());
                 for (column, ty) in &j.component.columns {
                     let v: Sql = r.get(at)?;
                     at += 1;
