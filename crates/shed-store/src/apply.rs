@@ -3,13 +3,14 @@
 //! writes nothing. Also an entity's history, which every write appends to.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use rusqlite::types::Value as Sql;
 use rusqlite::{Connection, OptionalExtension, Transaction};
 use serde_json::{Map, Value, json};
 
 use crate::names::is_eid;
-use crate::schema::{self, AppSchema};
+use crate::schema::{self, AppSchema, WriterSchemas};
 use crate::values::{from_json, render_time, type_sentence};
 use crate::wire::{Bundle, Target};
 use crate::{Actor, Applied, ColumnType, HistoryEntry, StoreError};
@@ -25,7 +26,7 @@ struct Touched {
 /// The state of one apply while its bundles are written.
 struct Writing<'a> {
     txn: &'a Transaction<'a>,
-    schema: AppSchema,
+    schema: Arc<AppSchema>,
     app_id: i64,
     actor: &'a Actor,
     now: i64,
@@ -42,15 +43,20 @@ struct Writing<'a> {
 /// keeps all of it or none. Answers also whether the app was created by it.
 pub(crate) fn apply(
     txn: &Transaction<'_>,
+    catalogs: &WriterSchemas,
     app: &str,
     actor: &Actor,
     bundles: &[Bundle],
     expect: Option<u64>,
 ) -> Result<(Applied, bool), StoreError> {
-    let (app_id, created) = schema::ensure_app(txn, app)?;
-    let (version, last_num): (i64, i64) = txn
-        .prepare_cached("SELECT version, last_num FROM ec_apps WHERE id = ?1")?
-        .query_row([app_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let known: Option<(i64, i64, i64)> = txn
+        .prepare_cached("SELECT id, version, last_num FROM ec_apps WHERE name = ?1")?
+        .query_row([app], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .optional()?;
+    let (app_id, version, last_num, created) = match known {
+        Some((id, version, last_num)) => (id, version, last_num, false),
+        None => (schema::ensure_app(txn, app)?.0, 0, 0, true),
+    };
     if let Some(n) = expect
         && n != version as u64
     {
@@ -71,7 +77,7 @@ pub(crate) fn apply(
     }
     let mut w = Writing {
         txn,
-        schema: schema::load(txn, app)?,
+        schema: catalogs.get(txn, app)?,
         app_id,
         actor,
         now: jiff::Timestamp::now().as_microsecond(),

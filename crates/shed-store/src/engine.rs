@@ -4,24 +4,34 @@
 //! connections used from blocking threads, so async callers never block the
 //! runtime and readers never wait on the writer (WAL).
 //!
-//! Group commit: the writer takes every pending write and runs them in one
-//! transaction, commits once, and only then acknowledges every waiter with its
-//! own result. The first write of a group runs bare in the transaction (when
-//! it is refused, the transaction holds nothing else and is rolled back whole);
-//! every later one runs in a savepoint of its own, so a refused write rolls
-//! back alone.
+//! Group commit: the writer takes every pending write and runs them one after
+//! another in one transaction, commits once, and only then acknowledges every
+//! waiter with its own result. No write runs in a savepoint (a savepoint makes
+//! SQLite copy every page it touches, and FTS5 write out its pending terms):
+//! when a write is refused, the transaction is rolled back whole, the refusal
+//! answered, and the writes kept before it are run again and committed on
+//! their own — so a refused write costs its group one more commit, and every
+//! write runs at most twice. Writers answered together come back together:
+//! when the last group held several writes, the next waits up to [`GATHER`]
+//! for as many before it begins, so concurrent writers share one fsync rather
+//! than drifting into groups of one or two. A lone writer never waits.
 //!
 //! Checkpoints: the writer's automatic checkpoint is off, so a commit never
 //! waits for database pages to be copied and fsynced. Once the WAL holds
-//! [`CHECKPOINT_PAGES`] the writer wakes the checkpointer, which runs a
-//! PASSIVE checkpoint on a connection of its own; should the WAL reach
-//! [`WAL_BOUND_PAGES`] anyway, the writer checkpoints itself, so the WAL
-//! cannot grow without bound.
+//! [`CHECKPOINT_PAGES`] pages not yet copied, the writer wakes the
+//! checkpointer, which runs a PASSIVE checkpoint on a connection of its own.
+//! Under a steady stream of writes the WAL cannot restart from its beginning
+//! (that needs every page copied when a write begins), so once it reaches
+//! [`WAL_BOUND_PAGES`] the writer checkpoints what is left itself, and the
+//! next write restarts it: the WAL stays bounded.
 
+use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use rusqlite::{
     Connection, OpenFlags, Transaction, TransactionBehavior, config::DbConfig, wal::CheckpointMode,
@@ -31,6 +41,8 @@ use crate::StoreError;
 
 /// The most writes one group commit takes.
 const MAX_GROUP: usize = 512;
+/// The longest a group waits for the writers of the last group to come back.
+const GATHER: Duration = Duration::from_micros(250);
 /// Read connections kept open between reads.
 const IDLE_READERS: usize = 8;
 /// WAL pages at which the checkpointer is woken (SQLite's own default).
@@ -38,19 +50,56 @@ const CHECKPOINT_PAGES: i32 = 1000;
 /// WAL pages at which the writer checkpoints itself.
 const WAL_BOUND_PAGES: i32 = 8 * CHECKPOINT_PAGES;
 
-/// Told the outcome of the group's commit; acknowledges the waiter.
-pub(crate) type Completion = Box<dyn FnOnce(Result<(), StoreError>) + Send>;
-
-/// What a write did inside the group's transaction.
-pub(crate) struct Done {
-    /// The write was refused (or failed): its changes must not be kept.
-    pub refused: bool,
-    /// Acknowledges the waiter once the group is committed (or not).
-    pub complete: Completion,
+/// A write queued for the writer.
+pub(crate) trait Write: Send {
+    /// Runs the write in the group's transaction (again, when the group was
+    /// rolled back for another's refusal); answers whether it was refused.
+    fn run(&mut self, txn: &Transaction<'_>) -> bool;
+    /// Answers the caller once the group is committed, or is known not to be.
+    fn answer(self: Box<Self>, committed: Result<(), StoreError>);
 }
 
-/// A write: runs inside the group's transaction and says how it went.
-pub(crate) type Job = Box<dyn FnOnce(&Transaction<'_>) -> Done + Send>;
+/// A boxed [`Write`], as the writer's queue holds it.
+pub(crate) type Job = Box<dyn Write>;
+
+/// A write as a function of the transaction, and how to answer its caller.
+pub(crate) struct Pending<T, F, A> {
+    write: F,
+    result: Option<Result<T, StoreError>>,
+    answer: A,
+}
+
+impl<T, F, A> Pending<T, F, A> {
+    pub(crate) fn new(write: F, answer: A) -> Pending<T, F, A> {
+        Pending {
+            write,
+            result: None,
+            answer,
+        }
+    }
+}
+
+impl<T, F, A> Write for Pending<T, F, A>
+where
+    T: Send,
+    F: Fn(&Transaction<'_>) -> Result<T, StoreError> + Send,
+    A: FnOnce(Result<T, StoreError>) + Send,
+{
+    fn run(&mut self, txn: &Transaction<'_>) -> bool {
+        let result = catch_unwind(AssertUnwindSafe(|| (self.write)(txn)))
+            .unwrap_or_else(|_| Err(StoreError::Internal("a write panicked".into())));
+        let refused = result.is_err();
+        self.result = Some(result);
+        refused
+    }
+
+    fn answer(self: Box<Self>, committed: Result<(), StoreError>) {
+        let result = self
+            .result
+            .unwrap_or_else(|| Err(StoreError::Internal("the write was not run".into())));
+        (self.answer)(committed.and(result));
+    }
+}
 
 /// The open database: the writer's queue and the idle read connections.
 pub(crate) struct Engine {
@@ -98,22 +147,32 @@ impl Engine {
         let checkpointer = open_connection(path, true)?;
         // One pending wake-up is enough: a checkpoint copies all there is.
         let (wake, woken) = mpsc::sync_channel::<()>(1);
+        // WAL pages the checkpointer has copied (of the WAL as it stood then).
+        let copied = Arc::new(AtomicI32::new(0));
+        let seen = copied.clone();
         conn.wal_hook(Some(move |wal: &mut rusqlite::hooks::Wal, pages: i32| {
+            let mut done = seen.load(Ordering::Relaxed);
+            if pages < done {
+                // The WAL was restarted from its beginning.
+                seen.store(0, Ordering::Relaxed);
+                done = 0;
+            }
             if pages >= WAL_BOUND_PAGES {
                 // The checkpointer has fallen behind (or a reader holds old
                 // pages): copy in line, as SQLite's own auto-checkpoint would.
                 if let Err(e) = wal.checkpoint_v2(CheckpointMode::PASSIVE) {
                     tracing::warn!(error = %e, pages, "the writer's checkpoint failed");
                 }
-            } else if pages >= CHECKPOINT_PAGES {
+            } else if pages - done >= CHECKPOINT_PAGES {
                 let _ = wake.try_send(());
             }
             Ok(())
         }))?;
+        let checkpointed = copied;
         let (tx, rx) = mpsc::channel::<Job>();
         std::thread::Builder::new()
             .name("shed-store-checkpointer".into())
-            .spawn(move || checkpointer_loop(checkpointer, woken))
+            .spawn(move || checkpointer_loop(checkpointer, woken, &checkpointed))
             .map_err(|e| StoreError::Internal(format!("could not start the checkpointer: {e}")))?;
         std::thread::Builder::new()
             .name("shed-store-writer".into())
@@ -155,21 +214,20 @@ impl Engine {
     }
 }
 
-/// Runs `f` as one write of a group: its result, and how to answer its caller
-/// once the group is committed or rolled back.
-pub(crate) fn job<T: Send + 'static>(
-    txn: &Transaction<'_>,
-    f: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>,
-    answer: impl FnOnce(Result<T, StoreError>) + Send + 'static,
-) -> Done {
-    let result = catch_unwind(AssertUnwindSafe(|| f(txn)))
-        .unwrap_or_else(|_| Err(StoreError::Internal("a write panicked".into())));
-    Done {
-        refused: result.is_err(),
-        complete: Box::new(move |committed: Result<(), StoreError>| {
-            answer(committed.and(result));
-        }),
+/// Write transactions rolled back so far, by any writer of the process.
+static ROLLBACKS: AtomicU64 = AtomicU64::new(0);
+
+/// How many write transactions have been rolled back: what a writer read
+/// before a rollback may no longer be so.
+pub(crate) fn rollbacks() -> u64 {
+    ROLLBACKS.load(Ordering::Acquire)
+}
+
+fn rollback(txn: Transaction<'_>) {
+    if let Err(e) = txn.rollback() {
+        tracing::error!(error = %e, "could not roll back a write transaction");
     }
+    ROLLBACKS.fetch_add(1, Ordering::AcqRel);
 }
 
 fn begin(conn: &Connection) -> Result<Transaction<'_>, StoreError> {
@@ -179,27 +237,10 @@ fn begin(conn: &Connection) -> Result<Transaction<'_>, StoreError> {
     )?)
 }
 
-/// Runs a write after others of the group, in a savepoint of its own: its
-/// changes are released into the group when it succeeds and rolled back alone
-/// when not. Sets `lost` when the transaction can no longer be committed; a
-/// write that could not be run is dropped, which answers its caller.
-fn in_savepoint(txn: &Transaction<'_>, job: Job, lost: &mut bool) -> Option<Completion> {
-    if txn.execute_batch("SAVEPOINT write_job").is_err() {
-        *lost = true;
-        return None;
-    }
-    let done = job(txn);
-    let closed = if done.refused {
-        txn.execute_batch("ROLLBACK TO write_job; RELEASE write_job")
-    } else {
-        txn.execute_batch("RELEASE write_job")
-    };
-    // SQLite may have rolled the whole transaction back (disk full, I/O error…).
-    *lost = closed.is_err() || txn.is_autocommit();
-    Some(done.complete)
-}
-
 fn writer_loop(conn: Connection, rx: mpsc::Receiver<Job>) {
+    // How many writes the last group held: writers answered together come
+    // back together, so the next group waits a moment for as many.
+    let mut gathered = 1;
     while let Ok(first) = rx.recv() {
         let mut jobs = vec![first];
         while jobs.len() < MAX_GROUP {
@@ -208,15 +249,26 @@ fn writer_loop(conn: Connection, rx: mpsc::Receiver<Job>) {
                 Err(_) => break,
             }
         }
+        let deadline = Instant::now() + GATHER;
+        while jobs.len() < gathered {
+            match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(job) => jobs.push(job),
+                Err(_) => break,
+            }
+        }
+        gathered = jobs.len();
         run_group(&conn, jobs);
     }
 }
 
-/// Runs a group of writes, committing as few transactions as it can, and
-/// answers every waiter once its write is committed or known not to be.
+/// Runs a group of writes and answers every waiter once its write is
+/// committed, or known not to be.
 fn run_group(conn: &Connection, jobs: Vec<Job>) {
-    let mut jobs = jobs.into_iter();
-    while let Some(first) = jobs.next() {
+    let mut queue: VecDeque<Job> = jobs.into();
+    // After a refusal, how many writes at the queue's head are ones kept
+    // before it, to run again and commit on their own.
+    let mut again = 0;
+    while !queue.is_empty() {
         let txn = match begin(conn) {
             Ok(txn) => txn,
             Err(e) => {
@@ -225,23 +277,33 @@ fn run_group(conn: &Connection, jobs: Vec<Job>) {
                 return;
             }
         };
-        // The first write runs bare: refused, it is rolled back with the
-        // whole transaction, which holds nothing else.
-        let done = first(&txn);
-        if done.refused {
-            if let Err(e) = txn.rollback() {
-                tracing::error!(error = %e, "could not roll back a refused write");
+        let mut kept: Vec<Job> = Vec::new();
+        let mut refused: Option<Job> = None;
+        let mut lost = false;
+        while let Some(mut job) = queue.pop_front() {
+            if job.run(&txn) {
+                refused = Some(job);
+                break;
             }
-            (done.complete)(Ok(()));
+            kept.push(job);
+            // SQLite may have rolled the transaction back (disk full, I/O error…).
+            lost = txn.is_autocommit();
+            if lost || kept.len() == again {
+                break;
+            }
+        }
+        again = 0;
+        if let Some(job) = refused {
+            rollback(txn);
+            job.answer(Ok(()));
+            again = kept.len();
+            for job in kept.into_iter().rev() {
+                queue.push_front(job);
+            }
             continue;
         }
-        let mut lost = txn.is_autocommit();
-        let mut completions = vec![done.complete];
-        while !lost && let Some(job) = jobs.next() {
-            completions.extend(in_savepoint(&txn, job, &mut lost));
-        }
         let outcome = if lost {
-            let _ = txn.rollback();
+            rollback(txn);
             Err(StoreError::Internal(
                 "a write failed inside the database and its group was rolled back".into(),
             ))
@@ -251,18 +313,21 @@ fn run_group(conn: &Connection, jobs: Vec<Job>) {
         if let Err(e) = &outcome {
             tracing::error!(error = %e, "a group commit failed");
         }
-        for complete in completions {
-            complete(outcome.clone());
+        for job in kept {
+            job.answer(outcome.clone());
         }
     }
 }
 
 /// Copies the WAL into the database file whenever the writer asks, until the
-/// writer stops.
-fn checkpointer_loop(conn: Connection, woken: mpsc::Receiver<()>) {
+/// writer stops; tells the writer how many WAL pages are copied.
+fn checkpointer_loop(conn: Connection, woken: mpsc::Receiver<()>, copied: &AtomicI32) {
     while woken.recv().is_ok() {
-        if let Err(e) = conn.wal_checkpoint_v2(None::<&str>, CheckpointMode::PASSIVE) {
-            tracing::warn!(error = %e, "a checkpoint failed; the next one will copy its pages");
+        match conn.wal_checkpoint_v2(None::<&str>, CheckpointMode::PASSIVE) {
+            Ok((_, done)) => copied.store(done, Ordering::Relaxed),
+            Err(e) => {
+                tracing::warn!(error = %e, "a checkpoint failed; the next one will copy its pages")
+            }
         }
     }
 }

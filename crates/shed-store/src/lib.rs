@@ -32,7 +32,7 @@ pub use jobs::JobRecord;
 pub use model::{Actor, Applied, ColumnType, HistoryEntry, Listing, Person, Vocabulary};
 
 use engine::Engine;
-use schema::Schemas;
+use schema::{Schemas, WriterSchemas};
 
 /// The store: cheap to clone, shared by every task of the process.
 #[derive(Clone)]
@@ -42,7 +42,10 @@ pub struct Store {
 
 struct Inner {
     engine: Engine,
+    /// The catalogs readers use.
     schemas: Schemas,
+    /// The catalogs the writer uses.
+    writer_schemas: WriterSchemas,
 }
 
 impl Store {
@@ -57,6 +60,7 @@ impl Store {
             inner: Arc::new(Inner {
                 engine,
                 schemas: Schemas::default(),
+                writer_schemas: WriterSchemas::default(),
             }),
         })
     }
@@ -94,9 +98,19 @@ impl Store {
         let forget = app.clone();
         let actor = actor.clone();
         let inner = self.inner.clone();
+        let catalogs = self.inner.clone();
         let (applied, _) = self
             .write_then(
-                move |txn| apply::apply(txn, &app, &actor, &bundles, expect),
+                move |txn| {
+                    apply::apply(
+                        txn,
+                        &catalogs.writer_schemas,
+                        &app,
+                        &actor,
+                        &bundles,
+                        expect,
+                    )
+                },
                 // A new app's catalog is no longer the empty one readers may hold.
                 move |written| {
                     if let Ok((_, true)) = written {
@@ -172,12 +186,13 @@ impl Store {
         .await
     }
 
-    /// Runs `f` in the writer's transaction, in a savepoint of its own, and
-    /// answers once the group it was committed with is on disk.
+    /// Runs `f` in the writer's transaction and answers once the group it was
+    /// committed with is on disk. `f` must leave nothing but the database
+    /// changed: should another write of its group be refused, it runs again.
     #[allow(dead_code)] // the platform's tables (src/platform.rs) write through this
     pub(crate) async fn write<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, StoreError> + Send + 'static,
+        f: impl Fn(&rusqlite::Transaction<'_>) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
         self.write_then(f, |_| {}).await
     }
@@ -186,16 +201,16 @@ impl Store {
     /// committed or rolled back, before the caller is answered.
     async fn write_then<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, StoreError> + Send + 'static,
+        f: impl Fn(&rusqlite::Transaction<'_>) -> Result<T, StoreError> + Send + 'static,
         after: impl FnOnce(&Result<T, StoreError>) + Send + 'static,
     ) -> Result<T, StoreError> {
         let (tx, rx) = tokio::sync::oneshot::channel::<Result<T, StoreError>>();
-        self.inner.engine.submit(Box::new(move |txn| {
-            engine::job(txn, f, move |answer| {
+        self.inner
+            .engine
+            .submit(Box::new(engine::Pending::new(f, move |answer| {
                 after(&answer);
                 let _ = tx.send(answer);
-            })
-        }))?;
+            })))?;
         rx.await
             .map_err(|_| StoreError::Internal("the writer stopped before answering".into()))?
     }

@@ -121,6 +121,46 @@ impl Schemas {
     }
 }
 
+/// The writer's copy of the catalogs it has read. An entry holds while the
+/// database schema is unchanged — every change to a catalog creates or alters
+/// a table, which moves SQLite's schema version — and no write transaction
+/// has been rolled back since (which could bring back a version number with
+/// another catalog behind it).
+#[derive(Default)]
+pub(crate) struct WriterSchemas {
+    cache: Mutex<HashMap<String, (Stamp, Arc<AppSchema>)>>,
+}
+
+/// When a catalog was read: SQLite's schema version, and the writer's
+/// rollbacks so far.
+type Stamp = (i64, u64);
+
+impl WriterSchemas {
+    /// The app's catalog as `txn` sees it.
+    pub(crate) fn get(
+        &self,
+        txn: &Transaction<'_>,
+        app: &str,
+    ) -> Result<Arc<AppSchema>, StoreError> {
+        let schema_version: i64 = txn
+            .prepare_cached("PRAGMA schema_version")?
+            .query_row([], |r| r.get(0))?;
+        let stamp = (schema_version, crate::engine::rollbacks());
+        let mut cache = self
+            .cache
+            .lock()
+            .map_err(|_| StoreError::Internal("the writer's catalog cache is poisoned".into()))?;
+        if let Some((seen, schema)) = cache.get(app)
+            && *seen == stamp
+        {
+            return Ok(schema.clone());
+        }
+        let schema = Arc::new(load(txn, app)?);
+        cache.insert(app.to_string(), (stamp, schema.clone()));
+        Ok(schema)
+    }
+}
+
 /// Reads an app's catalog; an unknown app has the platform's components only.
 pub(crate) fn load(conn: &Connection, app: &str) -> Result<AppSchema, StoreError> {
     let id: Option<i64> = conn
