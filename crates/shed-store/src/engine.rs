@@ -12,9 +12,10 @@
 //! answered, and the writes kept before it are run again and committed on
 //! their own — so a refused write costs its group one more commit, and every
 //! write runs at most twice. Writers answered together come back together:
-//! when the last group held several writes, the next waits up to [`GATHER`]
-//! for as many before it begins, so concurrent writers share one fsync rather
-//! than drifting into groups of one or two. A lone writer never waits.
+//! when the last group held several writes, the next keeps its transaction
+//! open up to [`GATHER`] for as many, running each as it arrives, so
+//! concurrent writers share one fsync rather than drifting into groups of one
+//! or two. A lone writer never waits.
 //!
 //! Checkpoints: the writer's automatic checkpoint is off, so a commit never
 //! waits for database pages to be copied and fsynced. Once the WAL holds
@@ -238,37 +239,62 @@ fn begin(conn: &Connection) -> Result<Transaction<'_>, StoreError> {
 }
 
 fn writer_loop(conn: Connection, rx: mpsc::Receiver<Job>) {
-    // How many writes the last group held: writers answered together come
+    // How many writes the last group took: writers answered together come
     // back together, so the next group waits a moment for as many.
     let mut gathered = 1;
     while let Ok(first) = rx.recv() {
-        let mut jobs = vec![first];
-        while jobs.len() < MAX_GROUP {
-            match rx.try_recv() {
-                Ok(job) => jobs.push(job),
-                Err(_) => break,
-            }
+        let mut group = Group {
+            rx: &rx,
+            queue: VecDeque::from([first]),
+            taken: 1,
+            want: gathered,
+            deadline: Instant::now() + GATHER,
+        };
+        run_group(&conn, &mut group);
+        gathered = group.taken;
+    }
+}
+
+/// The writes of one group as the writer takes them: first those taken but
+/// not yet run, then the writer's queue, waited on (while the transaction
+/// is open and the writes taken so far are run) until the group holds as
+/// many as the last one did or its moment has passed.
+struct Group<'r> {
+    rx: &'r mpsc::Receiver<Job>,
+    queue: VecDeque<Job>,
+    taken: usize,
+    want: usize,
+    deadline: Instant,
+}
+
+impl Group<'_> {
+    fn next(&mut self) -> Option<Job> {
+        if let Some(job) = self.queue.pop_front() {
+            return Some(job);
         }
-        let deadline = Instant::now() + GATHER;
-        while jobs.len() < gathered {
-            match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-                Ok(job) => jobs.push(job),
-                Err(_) => break,
-            }
+        if self.taken >= MAX_GROUP {
+            return None;
         }
-        gathered = jobs.len();
-        run_group(&conn, jobs);
+        let job = match self.rx.try_recv() {
+            Ok(job) => job,
+            Err(_) if self.taken < self.want => self
+                .rx
+                .recv_timeout(self.deadline.saturating_duration_since(Instant::now()))
+                .ok()?,
+            Err(_) => return None,
+        };
+        self.taken += 1;
+        Some(job)
     }
 }
 
 /// Runs a group of writes and answers every waiter once its write is
 /// committed, or known not to be.
-fn run_group(conn: &Connection, jobs: Vec<Job>) {
-    let mut queue: VecDeque<Job> = jobs.into();
+fn run_group(conn: &Connection, group: &mut Group<'_>) {
     // After a refusal, how many writes at the queue's head are ones kept
     // before it, to run again and commit on their own.
     let mut again = 0;
-    while !queue.is_empty() {
+    while let Some(first) = group.next() {
         let txn = match begin(conn) {
             Ok(txn) => txn,
             Err(e) => {
@@ -280,7 +306,8 @@ fn run_group(conn: &Connection, jobs: Vec<Job>) {
         let mut kept: Vec<Job> = Vec::new();
         let mut refused: Option<Job> = None;
         let mut lost = false;
-        while let Some(mut job) = queue.pop_front() {
+        let mut next = Some(first);
+        while let Some(mut job) = next {
             if job.run(&txn) {
                 refused = Some(job);
                 break;
@@ -291,14 +318,14 @@ fn run_group(conn: &Connection, jobs: Vec<Job>) {
             if lost || kept.len() == again {
                 break;
             }
+            next = group.next();
         }
-        again = 0;
         if let Some(job) = refused {
             rollback(txn);
             job.answer(Ok(()));
             again = kept.len();
             for job in kept.into_iter().rev() {
-                queue.push_front(job);
+                group.queue.push_front(job);
             }
             continue;
         }
@@ -316,6 +343,7 @@ fn run_group(conn: &Connection, jobs: Vec<Job>) {
         for job in kept {
             job.answer(outcome.clone());
         }
+        return;
     }
 }
 
