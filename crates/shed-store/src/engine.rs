@@ -161,8 +161,11 @@ impl Engine {
             if pages >= WAL_BOUND_PAGES {
                 // The checkpointer has fallen behind (or a reader holds old
                 // pages): copy in line, as SQLite's own auto-checkpoint would.
-                if let Err(e) = wal.checkpoint_v2(CheckpointMode::PASSIVE) {
-                    tracing::warn!(error = %e, pages, "the writer's checkpoint failed");
+                match wal.checkpoint_v2(CheckpointMode::PASSIVE) {
+                    // The checkpointer is at it: the next commit tries again.
+                    Err(e) if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy) => {}
+                    Err(e) => tracing::warn!(error = %e, pages, "the writer's checkpoint failed"),
+                    Ok(_) => {}
                 }
             } else if pages - done >= CHECKPOINT_PAGES {
                 let _ = wake.try_send(());
