@@ -10,7 +10,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction};
 use serde_json::{Map, Value, json};
 
 use crate::names::is_eid;
-use crate::schema::{self, AppSchema, WriterSchemas};
+use crate::schema::{self, AppSchema, WriterCatalog, WriterSchemas};
 use crate::values::{from_json, render_time, type_sentence};
 use crate::wire::{Bundle, Target};
 use crate::{Actor, Applied, ColumnType, HistoryEntry, StoreError};
@@ -26,7 +26,7 @@ struct Touched {
 /// The state of one apply while its bundles are written.
 struct Writing<'a> {
     txn: &'a Transaction<'a>,
-    schema: Arc<AppSchema>,
+    catalog: Arc<WriterCatalog>,
     app_id: i64,
     actor: &'a Actor,
     now: i64,
@@ -77,7 +77,7 @@ pub(crate) fn apply(
     }
     let mut w = Writing {
         txn,
-        schema: catalogs.get(txn, app)?,
+        catalog: catalogs.get(txn, app)?,
         app_id,
         actor,
         now: jiff::Timestamp::now().as_microsecond(),
@@ -108,7 +108,7 @@ pub(crate) fn apply(
 
 impl Writing<'_> {
     fn app(&self) -> &str {
-        &self.schema.name
+        &self.catalog.schema.name
     }
 
     fn no_entity(&self, given: &str) -> StoreError {
@@ -346,7 +346,7 @@ impl Writing<'_> {
         columns: Option<&[(String, Value)]>,
         fresh: bool,
     ) -> Result<Value, StoreError> {
-        let component = self.schema.component(name).ok_or_else(|| {
+        let component = self.catalog.schema.component(name).ok_or_else(|| {
             StoreError::refused(format!("{name} is not a component of {}", self.app()))
         })?;
         let table = AppSchema::table(self.app_id, name);
@@ -361,10 +361,16 @@ impl Writing<'_> {
         };
         let mut params: Vec<Sql> = vec![Sql::Integer(id)];
         let mut names: Vec<&str> = Vec::new();
+        // For a fresh row: every column of the component, in declared order.
+        let mut row: Vec<Sql> = Vec::new();
+        if fresh {
+            row = vec![Sql::Null; component.columns.len() + 1];
+            row[0] = Sql::Integer(id);
+        }
         let mut written = Map::new();
         for (column, value) in columns {
-            let ty = component
-                .column(column)
+            let (position, ty) = component
+                .position(column)
                 .ok_or_else(|| component.no_column(column))?;
             let sql = if ty == ColumnType::Ref {
                 self.resolve_ref(name, column, value)?
@@ -380,21 +386,40 @@ impl Writing<'_> {
                     _ => value.clone(),
                 },
             );
-            names.push(column);
-            params.push(sql);
+            if fresh {
+                row[position + 1] = sql;
+            } else {
+                names.push(column);
+                params.push(sql);
+            }
         }
-        // A fresh entity has no row yet: a plain INSERT, which (unlike an
-        // upsert) needs no statement journal.
+        if fresh {
+            // A fresh entity has no row yet: a plain INSERT of every column
+            // (SQL written once per catalog), which unlike an upsert needs no
+            // statement journal. A new doc's text is what this bundle says:
+            // index it as given.
+            if name == "doc" {
+                let text = |column: &str| {
+                    component
+                        .position(column)
+                        .and_then(|(p, _)| row.get(p + 1).cloned())
+                        .unwrap_or(Sql::Null)
+                };
+                self.txn
+                    .prepare_cached(&self.catalog.fts_insert)?
+                    .execute(rusqlite::params![id, text("title"), text("body")])?;
+            }
+            let sql = self
+                .catalog
+                .fresh_row(name)
+                .ok_or_else(|| StoreError::Internal(format!("no insert for component {name}")))?;
+            self.txn
+                .prepare_cached(sql)?
+                .execute(rusqlite::params_from_iter(row))?;
+            return Ok(Value::Object(written));
+        }
         let sql = if names.is_empty() {
             format!("INSERT OR IGNORE INTO {table}(id) VALUES(?1)")
-        } else if fresh {
-            let cols: Vec<String> = names.iter().map(|c| format!("\"{c}\"")).collect();
-            let marks: Vec<String> = (2..=names.len() + 1).map(|i| format!("?{i}")).collect();
-            format!(
-                "INSERT INTO {table}(id, {}) VALUES(?1, {})",
-                cols.join(", "),
-                marks.join(", ")
-            )
         } else {
             let cols: Vec<String> = names.iter().map(|c| format!("\"{c}\"")).collect();
             let marks: Vec<String> = (2..=names.len() + 1).map(|i| format!("?{i}")).collect();
@@ -406,27 +431,10 @@ impl Writing<'_> {
                 sets.join(", ")
             )
         };
-        if name == "doc" && fresh {
-            // A new doc's text is what this bundle says: index it as given.
-            let text = |column: &str| {
-                names
-                    .iter()
-                    .position(|n| *n == column)
-                    .and_then(|i| params.get(i + 1).cloned())
-                    .unwrap_or(Sql::Null)
-            };
-            let (title, body) = (text("title"), text("body"));
-            self.txn
-                .prepare_cached(&format!(
-                    "INSERT INTO {}(rowid, title, body) VALUES(?1, ?2, ?3)",
-                    AppSchema::fts(self.app_id)
-                ))?
-                .execute(rusqlite::params![id, title, body])?;
-        }
         self.txn
             .prepare_cached(&sql)?
             .execute(rusqlite::params_from_iter(params))?;
-        if name == "doc" && !fresh {
+        if name == "doc" {
             self.refresh_fts(id, false)?;
         }
         Ok(Value::Object(written))

@@ -37,10 +37,16 @@ pub(crate) struct Component {
 
 impl Component {
     pub(crate) fn column(&self, name: &str) -> Option<ColumnType> {
+        self.position(name).map(|(_, t)| t)
+    }
+
+    /// The column's place among the component's columns, and its type.
+    pub(crate) fn position(&self, name: &str) -> Option<(usize, ColumnType)> {
         self.columns
             .iter()
-            .find(|(c, _)| c == name)
-            .map(|(_, t)| *t)
+            .enumerate()
+            .find(|(_, (c, _))| c == name)
+            .map(|(i, (_, t))| (i, *t))
     }
 
     /// `jog has no column mile — it has who, miles, at`
@@ -128,12 +134,58 @@ impl Schemas {
 /// another catalog behind it).
 #[derive(Default)]
 pub(crate) struct WriterSchemas {
-    cache: Mutex<HashMap<String, (Stamp, Arc<AppSchema>)>>,
+    cache: Mutex<HashMap<String, (Stamp, Arc<WriterCatalog>)>>,
 }
 
 /// When a catalog was read: SQLite's schema version, and the writer's
 /// rollbacks so far.
 type Stamp = (i64, u64);
+
+/// An app's catalog as the writer holds it, with the SQL its writes repeat.
+pub(crate) struct WriterCatalog {
+    pub schema: AppSchema,
+    /// Per component: `INSERT INTO <table>(id, <every column>) VALUES(…)`.
+    fresh_rows: HashMap<String, String>,
+    /// `INSERT INTO <the app's FTS table>(rowid, title, body) VALUES(…)`.
+    pub fts_insert: String,
+}
+
+impl WriterCatalog {
+    fn new(schema: AppSchema) -> WriterCatalog {
+        let id = schema.id.unwrap_or(-1);
+        let fresh_rows = schema
+            .components
+            .iter()
+            .map(|c| {
+                let mut columns = String::from("id");
+                let mut marks = String::from("?1");
+                for (i, (column, _)) in c.columns.iter().enumerate() {
+                    columns.push_str(&format!(", \"{column}\""));
+                    marks.push_str(&format!(", ?{}", i + 2));
+                }
+                let table = AppSchema::table(id, &c.name);
+                (
+                    c.name.clone(),
+                    format!("INSERT INTO {table}({columns}) VALUES({marks})"),
+                )
+            })
+            .collect();
+        WriterCatalog {
+            fts_insert: format!(
+                "INSERT INTO {}(rowid, title, body) VALUES(?1, ?2, ?3)",
+                AppSchema::fts(id)
+            ),
+            fresh_rows,
+            schema,
+        }
+    }
+
+    /// The INSERT of a new row of `component`, binding its id and then every
+    /// column in declared order.
+    pub(crate) fn fresh_row(&self, component: &str) -> Option<&str> {
+        self.fresh_rows.get(component).map(String::as_str)
+    }
+}
 
 impl WriterSchemas {
     /// The app's catalog as `txn` sees it.
@@ -141,7 +193,7 @@ impl WriterSchemas {
         &self,
         txn: &Transaction<'_>,
         app: &str,
-    ) -> Result<Arc<AppSchema>, StoreError> {
+    ) -> Result<Arc<WriterCatalog>, StoreError> {
         let schema_version: i64 = txn
             .prepare_cached("PRAGMA schema_version")?
             .query_row([], |r| r.get(0))?;
@@ -150,14 +202,14 @@ impl WriterSchemas {
             .cache
             .lock()
             .map_err(|_| StoreError::Internal("the writer's catalog cache is poisoned".into()))?;
-        if let Some((seen, schema)) = cache.get(app)
+        if let Some((seen, catalog)) = cache.get(app)
             && *seen == stamp
         {
-            return Ok(schema.clone());
+            return Ok(catalog.clone());
         }
-        let schema = Arc::new(load(txn, app)?);
-        cache.insert(app.to_string(), (stamp, schema.clone()));
-        Ok(schema)
+        let catalog = Arc::new(WriterCatalog::new(load(txn, app)?));
+        cache.insert(app.to_string(), (stamp, catalog.clone()));
+        Ok(catalog)
     }
 }
 
