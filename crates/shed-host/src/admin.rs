@@ -83,18 +83,21 @@ impl Host {
                 "sign in first — that token is not one this host knows; {SIGN_IN_HOW}"
             ))
         };
-        let (id, eid) = self
-            .inner
-            .store
-            .token(&hash(token.trim()))
-            .await?
-            .ok_or_else(unknown)?;
+        let hash = hash(token.trim());
+        if let Some((id, person)) = self.inner.signed_in.recall(&hash) {
+            return Ok(Caller::Person {
+                person,
+                token: Some(id),
+            });
+        }
+        let (id, eid) = self.inner.store.token(&hash).await?.ok_or_else(unknown)?;
         let person = self
             .inner
             .store
             .person_by_eid(&eid)
             .await?
             .ok_or_else(unknown)?;
+        self.inner.signed_in.remember(hash, id, person.clone());
         Ok(Caller::Person {
             person,
             token: Some(id),

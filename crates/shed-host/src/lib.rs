@@ -23,6 +23,7 @@ mod reach;
 mod registry;
 mod run;
 pub mod sessions;
+mod signed_in;
 mod spaces;
 mod texts;
 mod views;
@@ -88,6 +89,7 @@ struct Inner {
     store: Store,
     url: address::PublicUrl,
     registry: registry::Registry,
+    signed_in: signed_in::SignedIn,
     deploys: tokio::sync::broadcast::Sender<String>,
     /// The deploy counter when the host opened: the watcher reports what follows.
     opened_at_deploy: i64,
@@ -113,6 +115,7 @@ impl Host {
                 store,
                 url,
                 registry: registry::Registry::default(),
+                signed_in: signed_in::SignedIn::default(),
                 deploys,
                 opened_at_deploy,
                 watcher: OnceLock::new(),
