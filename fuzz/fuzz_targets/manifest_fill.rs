@@ -28,7 +28,7 @@ static CLUB: LazyLock<Option<Manifest>> = LazyLock::new(|| {
               "query": ".jog!&.created!&.created.at>={{since}}&.jog.who={{who}}" } }"#
             .to_vec(),
     );
-    shed_manifest::read_app(&files).ok()
+    shed_manifest::read_app(&files, "club/runs").ok()
 });
 
 fuzz_target!(|data: &[u8]| {

@@ -24,7 +24,7 @@ fuzz_target!(|data: &[u8]| {
         tools.to_vec(),
     );
     files.insert("board.html".to_owned(), Vec::new());
-    if let Ok(manifest) = shed_manifest::read_app(&files) {
+    if let Ok(manifest) = shed_manifest::read_app(&files, "club/runs") {
         for command in &manifest.commands {
             let _ = command.input_schema();
             let _ = command.fill(&serde_json::Value::Null);

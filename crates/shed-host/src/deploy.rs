@@ -150,8 +150,8 @@ impl Host {
         }
         check_files(&files)?;
         let title = title.map(|t| check_title(&t)).transpose()?;
-        let manifest =
-            shed_manifest::read_app(&files).map_err(|refusal| HostError::BadInput(refusal.0))?;
+        let manifest = shed_manifest::read_app(&files, &name)
+            .map_err(|refusal| HostError::BadInput(refusal.0))?;
         let vocabulary = vocabulary(&manifest.vocab)?;
         self.inner.store.declare(&name, &vocabulary).await?;
         let record = self

@@ -189,7 +189,7 @@ impl Registry {
 /// than taking the whole registry down.
 async fn load(store: &Store, record: &AppRecord, url: &PublicUrl) -> Result<LiveApp, HostError> {
     let files = store.deploy_files(record.deploy).await?;
-    let manifest = shed_manifest::read_app(&files).unwrap_or_else(|refusal| {
+    let manifest = shed_manifest::read_app(&files, &record.name()).unwrap_or_else(|refusal| {
         tracing::warn!(app = %record.name(), %refusal, "a stored deploy no longer reads; it offers no commands");
         Manifest { vocab: Default::default(), commands: Vec::new() }
     });

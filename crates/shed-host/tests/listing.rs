@@ -10,10 +10,49 @@ use serde_json::json;
 use shed_host::{Access, Role};
 
 const NOTES: &str = r#"{ "note": { "text": "text" } }"#;
-/// The descriptions the manifest gives the two commands of the kind `note`.
-const ADD_NOTE: &str = "Add a note. Use it when someone wants to keep a new one.";
-const FIND_NOTE: &str = "Find notes by words in their title or body, or by text; say nothing for \
-                         every one. Use it when someone asks after notes kept here.";
+
+/// The descriptions the manifest gives the two commands of the kind `note`
+/// in the app `app` (`<space>/<app>`).
+fn note_descriptions(app: &str) -> (String, String) {
+    (
+        format!("Add a note to {app}"),
+        format!(
+            "Find notes in {app} by words in their title or body, or by text; say nothing for every one"
+        ),
+    )
+}
+
+#[tokio::test]
+async fn a_generated_command_names_its_app_then_the_title_and_address() {
+    let w = world().await;
+    let jeff = space(&w.host, "jeff", "jeff").await;
+    let recipes = files(&[("vocab.json", r#"{ "recipe": { "serves": "number" } }"#)]);
+    deploy(
+        &w.host,
+        &jeff,
+        "jeff/recipes",
+        recipes,
+        "Recipes",
+        Access::Private,
+    )
+    .await;
+    let listed = w.host.commands(&jeff, Some("recipes")).await.unwrap();
+    let lines: Vec<&str> = listed.text.lines().collect();
+    assert_eq!(
+        lines[..2],
+        [
+            "## jeff/recipes",
+            "add_recipe(title, body?, alias?, serves?) — Add a recipe to jeff/recipes \
+             — Recipes, an app at jeff.localhost:7700/recipes/",
+        ],
+        "{}",
+        listed.text
+    );
+    assert_eq!(
+        listed.data["commands"][0]["description"],
+        "Add a recipe to jeff/recipes"
+    );
+}
 
 #[tokio::test]
 async fn a_membership_made_by_another_process_shows_at_once() {
@@ -106,9 +145,10 @@ async fn a_redeploy_changes_its_own_part_at_once_and_leaves_the_rest_as_it_was()
             format!("{space}/{slug}"),
             format!("{title}, an app at {space}.localhost:7700/{slug}/"),
         );
+        let (add, find) = note_descriptions(&app);
         format!(
-            "## {app}\nadd_note(title, body?, alias?, text?) — {ADD_NOTE} — {at}\n\
-             find_note(words?, text?, limit?) — {FIND_NOTE} — {at}"
+            "## {app}\nadd_note(title, body?, alias?, text?) — {add} — {at}\n\
+             find_note(words?, text?, limit?) — {find} — {at}"
         )
     };
     let listed = host.commands(&jeff, None).await.unwrap();

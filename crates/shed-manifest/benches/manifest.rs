@@ -112,17 +112,17 @@ fn both_clocks<T>(c: &mut Criterion, name: &str, mut work: impl FnMut() -> T) {
 
 fn benches(c: &mut Criterion) {
     let files = five_hundred_commands();
-    let manifest = shed_manifest::read_app(&files).expect("the bench manifest reads");
+    let manifest = shed_manifest::read_app(&files, "bench/app").expect("the bench manifest reads");
     assert_eq!(manifest.commands.len(), 520);
     let tools = files.get("tools.json").expect("tools.json");
     both_clocks(c, "baseline: serde_json parse of that tools.json", || {
         serde_json::from_slice::<Value>(black_box(tools))
     });
     both_clocks(c, "read_app: 500 commands", || {
-        shed_manifest::read_app(black_box(&files))
+        shed_manifest::read_app(black_box(&files), "bench/app")
     });
 
-    let club = shed_manifest::read_app(&run_club()).expect("the run club reads");
+    let club = shed_manifest::read_app(&run_club(), "club/runs").expect("the run club reads");
     let log_run = club.command("log_run").expect("log_run");
     let args = json!({ "who": "Ada", "miles": "5", "at": "2026-09-01T10:00:00Z" });
     assert!(log_run.fill(&args).is_ok());

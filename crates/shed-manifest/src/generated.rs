@@ -1,7 +1,9 @@
 //! The two commands every kind is worth: `add_<kind>` mints an entity wearing
 //! the kind, with a `doc` and an alias; `find_<kind>` reads a filter line over
 //! the same words. Their templates use optional holes, so a clause whose
-//! argument is left out drops out of what is filled.
+//! argument is left out drops out of what is filled. Their descriptions name
+//! the app as `<space>/<app>` ("Add a recipe to jeff/recipes"); the host
+//! appends the title and address.
 
 use serde_json::{Map, Value};
 
@@ -33,12 +35,12 @@ pub(crate) fn collisions(vocab: &Vocab, written: &[String]) -> Vec<String> {
     problems
 }
 
-/// `add_<kind>` and `find_<kind>` for every kind, kind by kind, except those
-/// the app wrote itself.
-pub(crate) fn kind_commands(vocab: &Vocab, written: &[String]) -> Vec<Command> {
+/// `add_<kind>` and `find_<kind>` for every kind of the app named `app`
+/// (`<space>/<app>`), kind by kind, except those the app wrote itself.
+pub(crate) fn kind_commands(vocab: &Vocab, written: &[String], app: &str) -> Vec<Command> {
     let mut commands = Vec::with_capacity(vocab.components.len() * 2);
     for (kind, columns) in &vocab.components {
-        for command in [add(kind, columns), find(kind, columns)] {
+        for command in [add(kind, columns, app), find(kind, columns, app)] {
             if !written.contains(&command.name) {
                 commands.push(command);
             }
@@ -49,7 +51,7 @@ pub(crate) fn kind_commands(vocab: &Vocab, written: &[String]) -> Vec<Command> {
 
 type Columns = indexmap::IndexMap<String, ColumnType>;
 
-fn add(kind: &str, columns: &Columns) -> Command {
+fn add(kind: &str, columns: &Columns, app: &str) -> Command {
     let mut input = vec![
         argument("title", ArgType::Text, true),
         argument("body", ArgType::Text, false),
@@ -72,10 +74,7 @@ fn add(kind: &str, columns: &Columns) -> Command {
     let noun = noun(kind);
     Command {
         name: format!("add_{kind}"),
-        description: format!(
-            "Add {} {noun}. Use it when someone wants to keep a new one.",
-            article(&noun)
-        ),
+        description: format!("Add {} {noun} to {app}", article(&noun)),
         input,
         act: Act::Apply(Value::Object(bundle)),
         view: None,
@@ -83,7 +82,7 @@ fn add(kind: &str, columns: &Columns) -> Command {
     }
 }
 
-fn find(kind: &str, columns: &Columns) -> Command {
+fn find(kind: &str, columns: &Columns, app: &str) -> Command {
     let mut input = vec![argument("words", ArgType::Text, false)];
     input.extend(column_arguments(columns));
     input.push(argument("limit", ArgType::Number, false));
@@ -100,7 +99,7 @@ fn find(kind: &str, columns: &Columns) -> Command {
     Command {
         name: format!("find_{kind}"),
         description: format!(
-            "Find {many} by words in their title or body{by_columns}; say nothing for every one. Use it when someone asks after {many} kept here."
+            "Find {many} in {app} by words in their title or body{by_columns}; say nothing for every one"
         ),
         input,
         act: Act::Query(line),

@@ -7,15 +7,18 @@ use std::collections::BTreeMap;
 use crate::document::{self, Format};
 use crate::{Manifest, PLATFORM_COMPONENTS, Refusal, generated, tools, vocab};
 
-/// Reads an app's files (path relative to the app root → bytes) against the
-/// components the platform says ([`PLATFORM_COMPONENTS`]).
-pub fn read_app(files: &BTreeMap<String, Vec<u8>>) -> Result<Manifest, Refusal> {
-    read_app_with(files, PLATFORM_COMPONENTS)
+/// Reads the files (path relative to the app root → bytes) of the app named
+/// `app` — `<space>/<app>`, as the generated commands' descriptions name it
+/// ("Add a recipe to jeff/recipes") — against the components the platform
+/// says ([`PLATFORM_COMPONENTS`]).
+pub fn read_app(files: &BTreeMap<String, Vec<u8>>, app: &str) -> Result<Manifest, Refusal> {
+    read_app_with(files, app, PLATFORM_COMPONENTS)
 }
 
 /// [`read_app`], naming the components the platform says.
 pub fn read_app_with(
     files: &BTreeMap<String, Vec<u8>>,
+    app: &str,
     platform: &[&str],
 ) -> Result<Manifest, Refusal> {
     let mut parts: Vec<String> = Vec::new();
@@ -68,6 +71,7 @@ pub fn read_app_with(
         commands.extend(generated::kind_commands(
             &vocab_read.vocab,
             &tools_read.names,
+            app,
         ));
     }
     Ok(Manifest {

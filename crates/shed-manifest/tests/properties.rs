@@ -60,7 +60,7 @@ fn to_yaml(value: &Value) -> String {
 
 /// Every command of whatever read gets filled with `args`; none may panic.
 fn exercise(files: &BTreeMap<String, Vec<u8>>, args: &Value) {
-    match read_app(files) {
+    match read_app(files, common::APP) {
         Ok(manifest) => {
             for command in &manifest.commands {
                 let _ = command.input_schema();
@@ -119,7 +119,7 @@ proptest! {
             ("tools.json", &tools),
             ("board.html", ""),
         ]);
-        match read_app(&files) {
+        match read_app(&files, common::APP) {
             Ok(manifest) => prop_assert!(manifest.command("log_run").is_some()),
             Err(refusal) => prop_assert!(refusal.0.starts_with("tools.json: "), "{}", refusal.0),
         }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{apply, command, names, query, read};
+use common::{apply, command, names, query, read, read_as};
 use serde_json::json;
 
 const RUN_CLUB_VOCAB: &str = r#"{ "jog": { "who": "text", "miles": "number", "at": "time" } }"#;
@@ -268,13 +268,39 @@ fn the_recipe_kind_is_two_commands_already() {
         "find_recipe(words?, serves?, cuisine?, limit?)"
     );
     assert!(add.generated && find.generated);
-    assert_eq!(
-        add.description,
-        "Add a recipe. Use it when someone wants to keep a new one."
-    );
+    // The spec's `commands` listing: "add_recipe(title, body?, alias?,
+    // serves?) — Add a recipe to jeff/recipes — Recipes, an app at …".
+    assert_eq!(add.description, "Add a recipe to jeff/recipes");
     assert_eq!(
         find.description,
-        "Find recipes by words in their title or body, or by serves or cuisine; say nothing for every one. Use it when someone asks after recipes kept here."
+        "Find recipes in jeff/recipes by words in their title or body, or by serves or cuisine; say nothing for every one"
+    );
+}
+
+#[test]
+fn generated_descriptions_name_the_app_they_were_read_for() {
+    let vocab =
+        r#"{ "order": {}, "shift_note": { "day": "text", "crew": "text", "hours": "number" } }"#;
+    let app = read_as("club/shop", &[("vocab.json", vocab)]);
+    let described: Vec<(&str, &str)> = app
+        .commands
+        .iter()
+        .map(|c| (c.name.as_str(), c.description.as_str()))
+        .collect();
+    assert_eq!(
+        described,
+        [
+            ("add_order", "Add an order to club/shop"),
+            (
+                "find_order",
+                "Find orders in club/shop by words in their title or body; say nothing for every one"
+            ),
+            ("add_shift_note", "Add a shift note to club/shop"),
+            (
+                "find_shift_note",
+                "Find shift notes in club/shop by words in their title or body, or by day, crew or hours; say nothing for every one"
+            ),
+        ]
     );
 }
 

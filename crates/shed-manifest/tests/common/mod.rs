@@ -13,9 +13,17 @@ pub fn files(pairs: &[(&str, &str)]) -> BTreeMap<String, Vec<u8>> {
         .collect()
 }
 
-/// Reads an app that must read.
+/// The name the tests read their apps under, as `<space>/<app>`.
+pub const APP: &str = "jeff/recipes";
+
+/// Reads an app that must read, as [`APP`].
 pub fn read(pairs: &[(&str, &str)]) -> Manifest {
-    match read_app(&files(pairs)) {
+    read_as(APP, pairs)
+}
+
+/// Reads an app named `app` that must read.
+pub fn read_as(app: &str, pairs: &[(&str, &str)]) -> Manifest {
+    match read_app(&files(pairs), app) {
         Ok(manifest) => manifest,
         Err(Refusal(sentence)) => panic!("refused: {sentence}"),
     }
@@ -23,7 +31,7 @@ pub fn read(pairs: &[(&str, &str)]) -> Manifest {
 
 /// The sentence an app that must be refused is refused with.
 pub fn refused(pairs: &[(&str, &str)]) -> String {
-    match read_app(&files(pairs)) {
+    match read_app(&files(pairs), APP) {
         Ok(manifest) => panic!("read, with commands {:?}", names(&manifest)),
         Err(Refusal(sentence)) => sentence,
     }
