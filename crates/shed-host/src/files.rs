@@ -165,8 +165,7 @@ impl Host {
         if writing {
             return self.deploy_target(caller, app).await;
         }
-        let reach = self.reach(caller).await?;
-        let snapshot = self.snapshot().await?;
+        let (reach, snapshot) = self.reach_and_snapshot(caller).await?;
         let (space, slug) = match AppName::parse(app)? {
             AppName::Full { space, slug } => (space.to_string(), slug.to_string()),
             AppName::Slug(_) => {

@@ -14,8 +14,7 @@ impl Host {
     /// The commands of every app in reach, or of the one app `app` names (a
     /// slug, or `space/app` where two spaces spell one).
     pub async fn commands(&self, caller: &Caller, app: Option<&str>) -> Result<Answer, HostError> {
-        let reach = self.reach(caller).await?;
-        let snapshot = self.snapshot().await?;
+        let (reach, snapshot) = self.reach_and_snapshot(caller).await?;
         let named: Arc<LiveApp>;
         let apps: Vec<&LiveApp> = match app {
             Some(name) => {

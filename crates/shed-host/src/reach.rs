@@ -11,6 +11,7 @@ use crate::access::{Standing, sign_in_first};
 use crate::names::{AppName, and_list};
 use crate::registry::{LiveApp, Snapshot};
 use crate::{Caller, Host, HostError, Person, Role};
+use shed_store::platform::Membership;
 
 /// A signed-in caller's spaces and roles.
 #[derive(Debug, Clone)]
@@ -80,6 +81,22 @@ impl Reach {
         }
     }
 
+    /// A person's reach from their memberships; a role word this build does
+    /// not know is logged and left out.
+    fn of(person: Person, memberships: Vec<Membership>) -> Reach {
+        let roles = memberships
+            .into_iter()
+            .filter_map(|m| match m.role.parse::<Role>() {
+                Ok(role) => Some((m.space, role)),
+                Err(_) => {
+                    tracing::warn!(space = %m.space, role = %m.role, "unknown role word; ignoring the membership");
+                    None
+                }
+            })
+            .collect();
+        Reach { person, roles }
+    }
+
     /// The caller's role in a space, if they belong to it.
     pub(crate) fn role(&self, space: &str) -> Option<Role> {
         self.roles.get(space).copied()
@@ -91,17 +108,27 @@ impl Host {
     pub(crate) async fn reach(&self, caller: &Caller) -> Result<Reach, HostError> {
         let person = caller.person().ok_or_else(sign_in_first)?.clone();
         let memberships = self.inner.store.memberships(&person.eid).await?;
-        let roles = memberships
-            .into_iter()
-            .filter_map(|m| match m.role.parse::<Role>() {
-                Ok(role) => Some((m.space, role)),
-                Err(_) => {
-                    tracing::warn!(space = %m.space, role = %m.role, "unknown role word; ignoring the membership");
-                    None
-                }
-            })
-            .collect();
-        Ok(Reach { person, roles })
+        Ok(Reach::of(person, memberships))
+    }
+
+    /// [`Host::reach`] and the registry's snapshot, from one read of the
+    /// database.
+    pub(crate) async fn reach_and_snapshot(
+        &self,
+        caller: &Caller,
+    ) -> Result<(Reach, Arc<Snapshot>), HostError> {
+        let person = caller.person().ok_or_else(sign_in_first)?.clone();
+        let (memberships, counter) = self
+            .inner
+            .store
+            .memberships_and_deploy_counter(&person.eid)
+            .await?;
+        let snapshot = self
+            .inner
+            .registry
+            .snapshot_at(&self.inner.store, &self.inner.url, counter)
+            .await?;
+        Ok((Reach::of(person, memberships), snapshot))
     }
 
     /// The app a graph or files call names, and where the caller stands to it.

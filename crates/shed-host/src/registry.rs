@@ -149,6 +149,17 @@ impl Registry {
         url: &PublicUrl,
     ) -> Result<Arc<Snapshot>, HostError> {
         let counter = store.deploy_counter().await?;
+        self.snapshot_at(store, url, counter).await
+    }
+
+    /// The registry as of the deploy counter `counter`, just read from the
+    /// database.
+    pub(crate) async fn snapshot_at(
+        &self,
+        store: &Store,
+        url: &PublicUrl,
+        counter: i64,
+    ) -> Result<Arc<Snapshot>, HostError> {
         if let Some(snapshot) = self.cached(counter) {
             return Ok(snapshot);
         }

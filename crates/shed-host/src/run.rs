@@ -25,8 +25,7 @@ impl Host {
         args: Value,
         app: Option<&str>,
     ) -> Result<Answer, HostError> {
-        let reach = self.reach(caller).await?;
-        let snapshot = self.snapshot().await?;
+        let (reach, snapshot) = self.reach_and_snapshot(caller).await?;
         let app = find(&reach, &snapshot, name, app)?;
         let Some(command) = app.manifest.command(name) else {
             return Err(HostError::Internal(format!(

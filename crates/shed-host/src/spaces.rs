@@ -8,8 +8,7 @@ use crate::{Answer, Caller, Host, HostError};
 impl Host {
     /// The caller's spaces with their role and apps.
     pub async fn spaces(&self, caller: &Caller) -> Result<Answer, HostError> {
-        let reach = self.reach(caller).await?;
-        let snapshot = self.snapshot().await?;
+        let (reach, snapshot) = self.reach_and_snapshot(caller).await?;
         if reach.roles.is_empty() {
             return Ok(Answer {
                 text: format!(

@@ -15,8 +15,7 @@ impl Host {
         if caller.person().is_none() {
             return Ok(Vec::new());
         }
-        let reach = self.reach(caller).await?;
-        let snapshot = self.snapshot().await?;
+        let (reach, snapshot) = self.reach_and_snapshot(caller).await?;
         Ok(reach
             .apps(&snapshot)
             .into_iter()
@@ -36,8 +35,7 @@ impl Host {
             .and_then(|r| r.split_once('/'))
             .ok_or_else(no_resource)?;
         let (slug, file) = rest.split_once('/').ok_or_else(no_resource)?;
-        let reach = self.reach(caller).await?;
-        let snapshot = self.snapshot().await?;
+        let (reach, snapshot) = self.reach_and_snapshot(caller).await?;
         let app = snapshot
             .app(&format!("{space}/{slug}"))
             .filter(|app| reach.role(&app.space).is_some() && app.views.iter().any(|v| v == file))

@@ -388,6 +388,17 @@ impl Store {
         self.read(move |conn| memberships(conn, &person)).await
     }
 
+    /// A person's memberships and the deploy counter, read together: what a
+    /// call needs to know who reaches what, for one trip to the database.
+    pub async fn memberships_and_deploy_counter(
+        &self,
+        person_eid: &str,
+    ) -> Result<(Vec<Membership>, i64), StoreError> {
+        let person = person_eid.to_string();
+        self.read(move |conn| Ok((memberships(conn, &person)?, deploy_counter(conn)?)))
+            .await
+    }
+
     /// Whether a space of this slug exists.
     pub async fn space_exists(&self, slug: &str) -> Result<bool, StoreError> {
         let slug = slug.to_string();

@@ -1,17 +1,23 @@
 //! The MCP door under load: starts a real `shed up` on a fresh data folder,
-//! then 4 concurrent clients call `command log_run` (writes) and then
-//! `command leaderboard` (reads: on the empty board, then on the full one,
-//! 50 rows an answer) over Streamable HTTP — plain JSON-RPC
-//! POSTs to /mcp with the bearer token, one request per call, as a
-//! 2026-07-28 client sends them — and prints calls/s, p50 and p99.
+//! then 4 concurrent clients call `command leaderboard` on the empty board,
+//! `command log_run` (writes: each client one call at a time, then each
+//! keeping several in flight, as a client running a batch does), and
+//! `command leaderboard` on the full board (50 rows an answer), over
+//! Streamable HTTP — plain JSON-RPC POSTs to /mcp with the bearer token, one
+//! request per call, as a 2026-07-28 client sends them — and prints calls/s,
+//! p50 and p99. A durable write waits for an fsync, so the bench first prints
+//! what one takes in the data folder: one-at-a-time writers can do no better
+//! than (clients ÷ that time) however fast the server is.
 //!
 //! Beside each phase's figures it prints the CPU time the server process and
-//! this bench's clients spent per call (from /proc and getrusage): on a
+//! this bench's clients spent per call (from /proc): on a
 //! shared, noisy machine the wall-clock rates move with the load, the CPU
 //! per call much less.
 //!
 //! `cargo bench -p shed --bench mcp_door` (release build). Knobs:
-//! SHED_BENCH_SECONDS (default 5 per phase), SHED_BENCH_CLIENTS (default 4).
+//! SHED_BENCH_SECONDS (default 5 per phase), SHED_BENCH_CLIENTS (default 4),
+//! SHED_BENCH_IN_FLIGHT (default 4: the calls each client keeps in flight in
+//! the second write phase; every other phase keeps one).
 
 use std::{
     io::{BufRead, BufReader},
@@ -110,24 +116,36 @@ fn call(id: u64, name: &str, args: Value) -> Value {
     })
 }
 
-/// Drives `make(i)` calls from `clients` concurrent clients for `seconds`;
-/// returns every call's latency.
+/// How a phase loads the server: this many clients (each its own HTTP
+/// client), each keeping this many calls in flight at once.
+#[derive(Clone, Copy)]
+struct Load {
+    clients: usize,
+    in_flight: usize,
+}
+
+/// Drives `make(i)` calls under `load` for `seconds`; returns every call's
+/// latency.
 async fn phase(
     server: &Server,
-    clients: usize,
+    load: Load,
     seconds: u64,
     make: fn(u64) -> (String, Value),
 ) -> (usize, Duration, Vec<Duration>) {
     let started = Instant::now();
     let until = started + Duration::from_secs(seconds);
     let mut tasks = Vec::new();
-    for client in 0..clients {
-        let http = reqwest::Client::new();
+    let mut clients: Vec<reqwest::Client> = Vec::new();
+    for lane in 0..load.clients * load.in_flight {
+        if lane % load.in_flight == 0 {
+            clients.push(reqwest::Client::new());
+        }
+        let http = clients[lane / load.in_flight].clone();
         let url = server.url.clone();
         let bearer = format!("Bearer {}", server.token);
         tasks.push(tokio::spawn(async move {
             let mut latencies = Vec::new();
-            let mut i = client as u64 * 1_000_000;
+            let mut i = lane as u64 * 1_000_000;
             while Instant::now() < until {
                 i += 1;
                 let (name, args) = make(i);
@@ -185,12 +203,12 @@ fn own_cpu() -> Duration {
 async fn measured(
     server: &Server,
     what: &str,
-    clients: usize,
+    load: Load,
     seconds: u64,
     make: fn(u64) -> (String, Value),
 ) {
     let (server_before, own_before) = (process_cpu(server.child.id()), own_cpu());
-    let outcome = phase(server, clients, seconds, make).await;
+    let outcome = phase(server, load, seconds, make).await;
     let calls = outcome.0.max(1) as f64;
     let server_cpu = (process_cpu(server.child.id()) - server_before).as_secs_f64() / calls;
     let client_cpu = (own_cpu() - own_before).as_secs_f64() / calls;
@@ -231,37 +249,73 @@ fn leaderboard(_: u64) -> (String, Value) {
     ("leaderboard".into(), json!({}))
 }
 
+/// The median time an fsync of a 4 KiB write takes in `dir`: a durable
+/// write waits for one, so it bounds what one client's writes can do.
+fn fsync_median(dir: &std::path::Path) -> Duration {
+    use std::io::Write;
+    let path = dir.join("fsync-probe");
+    let mut file = std::fs::File::create(&path).expect("a probe file");
+    let mut took: Vec<Duration> = (0..50)
+        .map(|_| {
+            file.write_all(&[7u8; 4096]).expect("a probe write");
+            let started = Instant::now();
+            file.sync_all().expect("an fsync");
+            started.elapsed()
+        })
+        .collect();
+    drop(file);
+    let _ = std::fs::remove_file(path);
+    took.sort();
+    took[took.len() / 2]
+}
+
 fn main() {
     // `cargo bench` passes --bench; `cargo test --benches` passes nothing and
     // wants a quick smoke run.
     let benching = std::env::args().any(|arg| arg == "--bench");
-    let seconds = std::env::var("SHED_BENCH_SECONDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(if benching { 5 } else { 1 });
-    let clients = std::env::var("SHED_BENCH_CLIENTS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(4);
+    let knob = |name: &str, default: usize| {
+        std::env::var(name)
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(default)
+    };
+    let seconds = knob("SHED_BENCH_SECONDS", if benching { 5 } else { 1 }) as u64;
+    let clients = knob("SHED_BENCH_CLIENTS", 4);
+    let in_flight = knob("SHED_BENCH_IN_FLIGHT", 4);
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     let server = start();
+    let one_each = Load {
+        clients,
+        in_flight: 1,
+    };
+    let several_each = Load { clients, in_flight };
+    println!(
+        "MCP door, {clients} concurrent clients over Streamable HTTP, {seconds}s per phase; \
+         an fsync in the data folder takes {:.2} ms (median)",
+        fsync_median(server._data.path()).as_secs_f64() * 1e3
+    );
     runtime.block_on(async {
-        println!(
-            "MCP door, {clients} concurrent clients over Streamable HTTP, {seconds}s per phase"
-        );
         measured(
             &server,
             "leaderboard, 0 rows",
-            clients,
+            one_each,
             seconds,
             leaderboard,
         )
         .await;
-        measured(&server, "command log_run", clients, seconds, log_run).await;
+        measured(&server, "command log_run", one_each, seconds, log_run).await;
+        measured(
+            &server,
+            &format!("log_run, {in_flight} in flight"),
+            several_each,
+            seconds,
+            log_run,
+        )
+        .await;
         measured(
             &server,
             "leaderboard, 50 rows",
-            clients,
+            one_each,
             seconds,
             leaderboard,
         )

@@ -55,8 +55,7 @@ impl Host {
     /// Every command the caller's person reaches: the apps' commands, in the
     /// `commands` listing's order, then the built-ins.
     pub async fn agent_commands(&self, caller: &Caller) -> Result<Vec<CommandRow>, HostError> {
-        let reach = self.reach(caller).await?;
-        let snapshot = self.snapshot().await?;
+        let (reach, snapshot) = self.reach_and_snapshot(caller).await?;
         let mut rows: Vec<CommandRow> = reach
             .apps(&snapshot)
             .into_iter()

@@ -140,8 +140,7 @@ impl Host {
                 shown(loom)
             )));
         }
-        let reach = self.reach(caller).await?;
-        let snapshot = self.snapshot().await?;
+        let (reach, snapshot) = self.reach_and_snapshot(caller).await?;
         let app = reach.resolve(&snapshot, app_name)?;
         *acted_on = Some(app.clone());
         let Some(command) = app.manifest.command(command_name) else {
