@@ -1,31 +1,20 @@
 //! Concurrent writers never lose an update: 8 tasks applying 1,000 new
 //! entities each at once leave 8,000 entities numbered exactly 1…8000.
 
+mod common;
+
 use serde_json::json;
-use shed_store::{Actor, ColumnType, Store, Vocabulary};
+use shed_store::ColumnType;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn eight_tasks_of_a_thousand_applies() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("shed.db")).await.unwrap();
-    let ada = store.add_person("ada", "Ada").await.unwrap();
-    let vocab = Vocabulary {
-        components: vec![(
-            "jog".into(),
-            vec![
-                ("miles".into(), ColumnType::Number),
-                ("task".into(), ColumnType::Number),
-            ],
-        )],
-    };
-    store.declare("jeff/runs", &vocab).await.unwrap();
+    let fixture =
+        common::with_jog(&[("miles", ColumnType::Number), ("task", ColumnType::Number)]).await;
+    let (store, actor) = (&fixture.store, fixture.as_ada());
     let mut tasks = Vec::new();
     for t in 0..8 {
         let store = store.clone();
-        let actor = Actor {
-            person: ada.eid.clone(),
-            via: None,
-        };
+        let actor = actor.clone();
         tasks.push(tokio::spawn(async move {
             let mut eids = Vec::new();
             for i in 0..1000 {
@@ -91,17 +80,8 @@ async fn eight_tasks_of_a_thousand_applies() {
 /// is there with its history, and the app data version counts only them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn refusals_in_a_group_leave_the_others_whole() {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("shed.db")).await.unwrap();
-    let ada = store.add_person("ada", "Ada").await.unwrap();
-    let vocab = Vocabulary {
-        components: vec![("jog".into(), vec![("task".into(), ColumnType::Number)])],
-    };
-    store.declare("jeff/runs", &vocab).await.unwrap();
-    let actor = Actor {
-        person: ada.eid.clone(),
-        via: None,
-    };
+    let fixture = common::with_jog(&[("task", ColumnType::Number)]).await;
+    let (store, actor) = (&fixture.store, fixture.as_ada());
     store
         .apply(
             "jeff/runs",

@@ -3,31 +3,18 @@
 //! checkpointed and restarted by the writer once it reaches its bound.
 
 use serde_json::{Value, json};
-use shed_store::{Actor, ColumnType, Store, Vocabulary};
+mod common;
+
+use shed_store::ColumnType;
 
 /// SQLite's WAL frame: a 24-byte header and a 4096-byte page.
 const FRAME: u64 = 24 + 4096;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_steady_stream_of_writes_keeps_the_wal_bounded() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("shed.db");
-    let store = Store::open(&path).await.unwrap();
-    let ada = store.add_person("ada", "Ada").await.unwrap();
-    let vocab = Vocabulary {
-        components: vec![(
-            "jog".into(),
-            vec![
-                ("miles".into(), ColumnType::Number),
-                ("who".into(), ColumnType::Text),
-            ],
-        )],
-    };
-    store.declare("jeff/runs", &vocab).await.unwrap();
-    let actor = Actor {
-        person: ada.eid.clone(),
-        via: None,
-    };
+    let fixture =
+        common::with_jog(&[("miles", ColumnType::Number), ("who", ColumnType::Text)]).await;
+    let (store, actor) = (&fixture.store, fixture.as_ada());
     let mut largest = 0;
     for a in 0..150u64 {
         let body: Vec<Value> = (0..100u64)
@@ -45,7 +32,7 @@ async fn a_steady_stream_of_writes_keeps_the_wal_bounded() {
             .await
             .unwrap();
         largest = largest.max(
-            std::fs::metadata(dir.path().join("shed.db-wal"))
+            std::fs::metadata(fixture._dir.path().join("shed.db-wal"))
                 .unwrap()
                 .len(),
         );

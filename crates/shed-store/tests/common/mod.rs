@@ -78,6 +78,29 @@ pub async fn fixture() -> Fixture {
     }
 }
 
+/// A fresh store with Ada and `jeff/runs` declaring one kind, `jog`, with
+/// these columns.
+pub async fn with_jog(columns: &[(&str, ColumnType)]) -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("shed.db")).await.unwrap();
+    let ada = store.add_person("ada", "Ada").await.unwrap();
+    let vocab = Vocabulary {
+        components: vec![(
+            "jog".into(),
+            columns
+                .iter()
+                .map(|(name, ty)| (name.to_string(), *ty))
+                .collect(),
+        )],
+    };
+    store.declare("jeff/runs", &vocab).await.unwrap();
+    Fixture {
+        store,
+        ada,
+        _dir: dir,
+    }
+}
+
 /// The eids of rows, in order.
 pub fn eids(rows: &[Value]) -> Vec<String> {
     rows.iter()
