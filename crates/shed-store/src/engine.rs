@@ -356,6 +356,16 @@ fn checkpointer_loop(conn: Connection, woken: mpsc::Receiver<()>, copied: &Atomi
     while woken.recv().is_ok() {
         match conn.wal_checkpoint_v2(None::<&str>, CheckpointMode::PASSIVE) {
             Ok((_, done)) => copied.store(done, Ordering::Relaxed),
+            // Another checkpoint is running (the writer's own, past its
+            // bound): it copies these pages.
+            Err(e)
+                if matches!(
+                    e.sqlite_error_code(),
+                    Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+                ) =>
+            {
+                tracing::debug!(error = %e, "a checkpoint met another one running")
+            }
             Err(e) => {
                 tracing::warn!(error = %e, "a checkpoint failed; the next one will copy its pages")
             }
