@@ -111,8 +111,12 @@ impl HostCli {
         if !output.status.success() {
             return Err(ListError::CommandFailed(failure(&output)));
         }
-        serde_json::from_slice(&output.stdout)
-            .map_err(|e| ListError::MalformedPayload(format!("not JSON ({e})")))
+        let listing: Value = serde_json::from_slice(&output.stdout)
+            .map_err(|e| ListError::MalformedPayload(format!("not JSON ({e})")))?;
+        match refused_listing(&listing) {
+            Some(why) => Err(ListError::CommandFailed(why)),
+            None => Ok(listing),
+        }
     }
 
     /// `command run <id> --args-json - --json [--loom <id>] [--expect <n>] [--read-only]`.
@@ -171,6 +175,21 @@ impl HostCli {
     fn shown(&self) -> String {
         self.config.cli_path.display().to_string()
     }
+}
+
+/// The host's sentence when it answered the listing with a refusal — an
+/// outcome (`ok: false`, a `code` and a `message`) where the rows would be,
+/// as the broker answers for an ended job — rather than a listing.
+fn refused_listing(answer: &Value) -> Option<String> {
+    if answer.get("commands").is_some() || answer.get("ok") != Some(&Value::Bool(false)) {
+        return None;
+    }
+    let text = |key: &str| answer.get(key).and_then(Value::as_str).unwrap_or("");
+    let sentence: String = format!("{}: {}", text("code"), text("message"))
+        .chars()
+        .take(300)
+        .collect();
+    Some(format!("the host refused the listing — {sentence}"))
 }
 
 fn failure(output: &std::process::Output) -> String {

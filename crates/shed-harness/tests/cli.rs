@@ -388,6 +388,25 @@ fn a_listing_that_fails_is_reported_and_not_held() {
     assert!(host.runs().is_empty());
 }
 
+// A host that refuses the listing (the broker, for an ended job) answers an
+// outcome in its place: the catalog could not be read, and the model reads
+// the host's sentence rather than a complaint about the payload's shape.
+#[test]
+fn a_refused_listing_reports_the_hosts_sentence() {
+    let host = Host::new(json!([]));
+    host.set_raw_listing(
+        r#"{"ok": false, "code": "forbidden", "message": "this job has ended — start a new one with shed job create"}"#,
+    );
+    let out = host.tool("list_commands", json!({}), &[]);
+    assert_eq!(out["status"], "failed_to_deliver");
+    assert_eq!(out["reason"], "command_failed");
+    let message = out["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("forbidden: this job has ended — start a new one with shed job create"),
+        "{out}"
+    );
+}
+
 // "`executed`: … `outcome` holds `ok`, `id`, `code`, `mayHaveLanded`,
 // `completed`, and `bodyBytes`, each text cut to an identifier's length and
 // `completed` to its first 32 operation ids"

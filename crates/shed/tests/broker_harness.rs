@@ -7,7 +7,7 @@ mod broker_support;
 use std::path::PathBuf;
 use std::process::Command;
 
-use broker_support::{SHED, Served};
+use broker_support::{SHED, Served, shed};
 use serde_json::{Value, json};
 
 /// The harness binary beside this test's target directory, built when missing.
@@ -173,4 +173,35 @@ fn the_harness_lists_runs_and_reads_through_the_broker() {
         Some("space:demo"),
     );
     assert_eq!(within["entry"]["status"], "admitted", "{within}");
+}
+
+/// A job ended while its agent runs: the broker refuses the listing, and the
+/// harness reports that the catalog could not be read with the broker's
+/// sentence, not a complaint about the shape of what it read.
+#[test]
+fn an_ended_jobs_listing_reports_the_brokers_sentence() {
+    let served = Served::start();
+    let job = served.job(&["--person", "ada", "--allow", "demo/runs.*"]);
+    let config = served.dir.path().join("host.json");
+    let host = json!({
+        "cliPath": SHED,
+        "jobIdEnvVar": "LOOM_COMMAND_JOB_ID",
+        "transport": { "kind": "broker", "queuePath": served.queue },
+    });
+    std::fs::write(&config, host.to_string()).unwrap();
+    shed(&served.data(), &["job", "end", &job]);
+    let harness = Harness {
+        bin: harness_binary(),
+        config,
+        job: job.clone(),
+    };
+    let listed = harness.tool("list_commands", json!({}), None);
+    assert_eq!(listed["status"], "failed_to_deliver", "{listed}");
+    assert_eq!(listed["reason"], "command_failed", "{listed}");
+    let message = listed["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains(&format!("forbidden: job {}… was ended at", &job[..8]))
+            && message.ends_with("its agent runs nothing more; `shed job create` makes a new job"),
+        "{listed}"
+    );
 }
