@@ -199,7 +199,9 @@ impl Registry {
 /// longer (a manifest rule tightened since) answers with no commands rather
 /// than taking the whole registry down.
 async fn load(store: &Store, record: &AppRecord, url: &PublicUrl) -> Result<LiveApp, HostError> {
-    let files = store.deploy_files(record.deploy).await?;
+    let files = store
+        .deploy_files_with_contents_of(record.deploy, shed_manifest::MANIFEST_FILES)
+        .await?;
     let manifest = shed_manifest::read_app(&files, &record.name()).unwrap_or_else(|refusal| {
         tracing::warn!(app = %record.name(), %refusal, "a stored deploy no longer reads; it offers no commands");
         Manifest { vocab: Default::default(), commands: Vec::new() }

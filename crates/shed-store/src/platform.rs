@@ -211,6 +211,21 @@ fn deploy_files(conn: &Connection, deploy: i64) -> Result<BTreeMap<String, Vec<u
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+fn deploy_files_with_contents_of(
+    conn: &Connection,
+    deploy: i64,
+    contents_of: &[String],
+) -> Result<BTreeMap<String, Vec<u8>>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT path, CASE WHEN path IN (SELECT value FROM json_each(?2)) THEN content ELSE x'' END
+         FROM deploy_files WHERE deploy = ?1",
+    )?;
+    let wanted =
+        serde_json::to_string(contents_of).map_err(|e| StoreError::Internal(e.to_string()))?;
+    let rows = stmt.query_map(params![deploy, wanted], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
 fn deploy_file(conn: &Connection, deploy: i64, path: &str) -> Result<Option<Vec<u8>>, StoreError> {
     let mut stmt =
         conn.prepare_cached("SELECT content FROM deploy_files WHERE deploy = ?1 AND path = ?2")?;
@@ -424,6 +439,19 @@ impl Store {
     /// The files of one deploy (an [`AppRecord::deploy`]), by path.
     pub async fn deploy_files(&self, deploy: i64) -> Result<BTreeMap<String, Vec<u8>>, StoreError> {
         self.read(move |conn| deploy_files(conn, deploy)).await
+    }
+
+    /// Every path of one deploy, with the contents of only the paths in
+    /// `contents_of` (the others empty): what reading an app's manifest
+    /// needs, without reading its pages and images.
+    pub async fn deploy_files_with_contents_of(
+        &self,
+        deploy: i64,
+        contents_of: &[&str],
+    ) -> Result<BTreeMap<String, Vec<u8>>, StoreError> {
+        let contents_of: Vec<String> = contents_of.iter().map(|p| p.to_string()).collect();
+        self.read(move |conn| deploy_files_with_contents_of(conn, deploy, &contents_of))
+            .await
     }
 
     /// One file of one deploy, if it has that path.
