@@ -4,7 +4,8 @@
 //      `command leaderboard` answer: it draws the rows, loads ./style.css through
 //      its <base href>, reports its size, and redraws through a forwarded
 //      tools/call of `command since` ("today only");
-//  (a) the app's index page, signed in on the web: log a run, see it on the board.
+//  (a) the app's index page, signed in on the web (open the link, press its
+//      button): log a run, see it on the board.
 // Screenshots go to test-artifacts/view.png and test-artifacts/index.png.
 //
 // Needs the run club (examples/run-club) deployed as SHED_SPACE/SHED_APP
@@ -17,7 +18,7 @@ import { serveHostPage } from './lib/host-page.mjs'
 import { hostView, boardRows } from './lib/view-host.mjs'
 import { artifact } from './lib/places.mjs'
 import { until } from './lib/wait.mjs'
-import { shedUnderTest, connectMcp, command } from './lib/shed.mjs'
+import { shedUnderTest, connectMcp, command, signIn } from './lib/shed.mjs'
 
 const shed = shedUnderTest()
 const skip = shed.url
@@ -119,8 +120,7 @@ test('the run club page, signed in, logs a run and shows it on the board', { ski
   const problems = []
   page.on('pageerror', (err) => problems.push(err.message))
 
-  const signIn = await page.goto(shed.loginUrl)
-  assert.ok(signIn?.ok(), `the sign-in link answered ${signIn?.status()}`)
+  assert.match(await signIn(page, shed.loginUrl), /^You are signed in as /)
   await page.goto(shed.appUrl)
   await until('the board or its empty line', async () =>
     (await page.locator('#board li').count()) > 0 || (await page.locator('#empty').isVisible()),

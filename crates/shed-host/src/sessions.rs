@@ -82,6 +82,18 @@ impl Host {
         })
     }
 
+    /// Who a sign-in link's key would sign in, without using it: refused,
+    /// as [`Host::sign_in_with_link`] would refuse it, for a key used before,
+    /// expired, or never made.
+    pub async fn login_link_person(&self, key: &str) -> Result<Person, HostError> {
+        let store = &self.inner.store;
+        let eid = store
+            .live_login_link(&hash(key.trim()), now())
+            .await?
+            .ok_or_else(link_spent)?;
+        store.person_by_eid(&eid).await?.ok_or_else(link_spent)
+    }
+
     /// Uses a sign-in link's key: a session on the platform's host, and a hop
     /// for each of the person's spaces. A key used before, expired, or never
     /// made is refused with how to get a new one.
@@ -214,6 +226,10 @@ mod tests {
             link.url
                 .starts_with("http://localhost:7700/_shed/login?key=")
         );
+        for _ in 0..2 {
+            let person = host.login_link_person(key_of(&link)).await.unwrap();
+            assert_eq!(person.handle, "ada", "looking does not use the link");
+        }
         let signed = host.sign_in_with_link(key_of(&link)).await.unwrap();
         assert_eq!(signed.person.handle, "ada");
         let spaces: Vec<&str> = signed
@@ -226,6 +242,13 @@ mod tests {
         assert!(
             matches!(again, HostError::SignIn(ref s) if s.contains("shed login <handle>")),
             "{again}"
+        );
+        assert_eq!(
+            host.login_link_person(key_of(&link))
+                .await
+                .unwrap_err()
+                .to_string(),
+            again.to_string()
         );
 
         let platform = host

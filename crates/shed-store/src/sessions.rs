@@ -69,6 +69,17 @@ fn use_link(conn: &Connection, hash: &str, now: i64) -> Result<Option<String>, S
         .optional()?)
 }
 
+/// The person of a link that still works at `now`, leaving it unused.
+fn live_link(conn: &Connection, hash: &str, now: i64) -> Result<Option<String>, StoreError> {
+    Ok(conn
+        .query_row(
+            "SELECT person FROM web_links WHERE hash = ?1 AND used = 0 AND expires_at > ?2",
+            params![hash, now],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
 /// A one-time hop for one space's host.
 fn add_hop(
     conn: &Connection,
@@ -157,6 +168,17 @@ impl Store {
         self.write(move |txn| use_link(txn, &hash, now)).await
     }
 
+    /// The person's eid of the link with this hash if it still works at
+    /// `now` — without using it.
+    pub async fn live_login_link(
+        &self,
+        hash: &str,
+        now: i64,
+    ) -> Result<Option<String>, StoreError> {
+        let hash = hash.to_string();
+        self.read(move |conn| live_link(conn, &hash, now)).await
+    }
+
     /// Keeps a hop's hash: it signs the person in on `space`'s host, once.
     pub async fn add_web_hop(
         &self,
@@ -232,6 +254,13 @@ mod tests {
         let (_dir, store, ada) = store_with_ada().await;
         store.add_login_link(&ada, "h1", 100, 0).await.unwrap();
         store.add_login_link(&ada, "h2", 100, 0).await.unwrap();
+        for _ in 0..2 {
+            assert_eq!(
+                store.live_login_link("h1", 50).await.unwrap(),
+                Some(ada.clone()),
+                "looking does not use it"
+            );
+        }
         assert_eq!(
             store.use_login_link("h1", 50).await.unwrap(),
             Some(ada.clone())
@@ -247,6 +276,8 @@ mod tests {
             "expired"
         );
         assert_eq!(store.use_login_link("nope", 0).await.unwrap(), None);
+        assert_eq!(store.live_login_link("h1", 51).await.unwrap(), None);
+        assert_eq!(store.live_login_link("h2", 100).await.unwrap(), None);
     }
 
     #[tokio::test]

@@ -16,7 +16,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
 
-use crate::caller::{Told, caller};
+use crate::caller::{Told, caller, foreign_origin};
 use crate::door::Door;
 use crate::reply::{json, json_refusal, json_sentence};
 
@@ -73,13 +73,7 @@ async fn apply(door: &Door, headers: &HeaderMap, body: Body, space: &str, app: &
     };
     if told == Told::Session {
         let own = door.host.space_origin(space);
-        let origin = headers
-            .get(header::ORIGIN)
-            .and_then(|value| value.to_str().ok());
-        if origin != Some(own.as_str()) {
-            let from = origin.map_or("a page that did not say where it is".to_string(), |o| {
-                format!("a page of {o}")
-            });
+        if let Some(from) = foreign_origin(headers, &own) {
             return json_sentence(
                 StatusCode::FORBIDDEN,
                 &format!(

@@ -54,6 +54,24 @@ pub(crate) fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> 
         .filter(|value| !value.is_empty())
 }
 
+/// Where a request came from, when it is not `own` (an origin such as
+/// `http://demo.localhost:7700`): the words for its `Origin`, or for its
+/// having none. `None` when it came from `own`. A write on a cookie must
+/// come from its own origin, or any site could make the browser send it.
+pub(crate) fn foreign_origin(headers: &HeaderMap, own: &str) -> Option<String> {
+    let origin = headers
+        .get(header::ORIGIN)
+        .and_then(|value| value.to_str().ok());
+    match origin {
+        Some(origin) if origin == own => None,
+        Some(origin) => Some(format!(
+            "a page of {}",
+            origin.chars().take(100).collect::<String>()
+        )),
+        None => Some("a page that did not say where it is".to_string()),
+    }
+}
+
 /// The `Set-Cookie` that holds a session on the host answering.
 pub(crate) fn session_cookie(door: &Door, session: &str) -> Option<HeaderValue> {
     let secure = if door.secure { "; Secure" } else { "" };
@@ -79,6 +97,29 @@ mod tests {
         assert_eq!(cookie(&headers, "shed"), None);
         headers.insert(header::COOKIE, HeaderValue::from_static("shed_session="));
         assert_eq!(cookie(&headers, "shed_session"), None);
+    }
+
+    #[test]
+    fn only_the_own_origin_is_at_home() {
+        let own = "http://localhost:7700";
+        let mut headers = HeaderMap::new();
+        assert_eq!(
+            foreign_origin(&headers, own).as_deref(),
+            Some("a page that did not say where it is")
+        );
+        headers.insert(header::ORIGIN, HeaderValue::from_static(own));
+        assert_eq!(foreign_origin(&headers, own), None);
+        for other in [
+            "http://evil.localhost:7700",
+            "null",
+            "http://localhost:7701",
+        ] {
+            headers.insert(header::ORIGIN, HeaderValue::from_static(other));
+            assert_eq!(
+                foreign_origin(&headers, own),
+                Some(format!("a page of {other}"))
+            );
+        }
     }
 
     #[test]

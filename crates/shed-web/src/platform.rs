@@ -1,31 +1,36 @@
 //! The platform's own pages on its bare host: the front page (who you are
 //! and your spaces' apps, or how to sign in), the page that says how to sign
-//! in, and the sign-in link's landing. Using a link starts a session on this
-//! host, then walks the browser through each of the person's space hosts
+//! in, and the sign-in link's landing. Opening a link (GET) only asks "Sign
+//! in to shed as …?" with one button, so a link preview or a scanner that
+//! fetches it spends nothing; the button posts the key from this host's own
+//! page (`Origin` checked, so another site cannot sign a browser in as
+//! someone else). The post uses the link: a session on this host, then a
+//! walk through each of the person's space hosts
 //! (`/_shed/hop?hops=<space>:<code>,…`), each trading its one-time code for a
-//! cookie of its own, and ends on the front page.
+//! cookie of its own, ending on the front page.
 
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{Query, State};
+use axum::extract::rejection::FormRejection;
+use axum::extract::{Form, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use shed_host::HostError;
 use shed_host::sessions::LOGIN_PATH;
 
-use crate::caller::{caller, session_cookie};
+use crate::caller::{caller, foreign_origin, session_cookie};
 use crate::door::Door;
 use crate::files::answer;
-use crate::reply::{escape, page, page_refusal, sign_in_page};
+use crate::reply::{escape, form_page, page, page_refusal, sign_in_page};
 use crate::{APP_JS_PATH, HOP_PATH, SIGN_IN_PATH};
 
 pub(crate) fn router(door: Arc<Door>) -> Router {
     Router::new()
         .route("/", get(front))
         .route(SIGN_IN_PATH, get(sign_in))
-        .route(LOGIN_PATH, get(login))
+        .route(LOGIN_PATH, get(confirm_login).post(login))
         .route(APP_JS_PATH, get(app_js))
         .with_state(door)
 }
@@ -98,14 +103,75 @@ async fn front(State(door): State<Arc<Door>>, headers: HeaderMap) -> Response {
     page(StatusCode::OK, "shed", &body)
 }
 
+/// The sign-in link's key, in its query (GET) or its form (POST).
 #[derive(serde::Deserialize)]
-struct LoginQuery {
+struct LoginKey {
     key: Option<String>,
 }
 
-/// The sign-in link: a session here, then the hops through every space.
-async fn login(State(door): State<Arc<Door>>, Query(query): Query<LoginQuery>) -> Response {
+/// Opening the sign-in link: who it signs in and a button that does, the
+/// link left unused; or, for a link that no longer works, why.
+async fn confirm_login(State(door): State<Arc<Door>>, Query(query): Query<LoginKey>) -> Response {
     let key = query.key.unwrap_or_default();
+    let person = match door.host.login_link_person(&key).await {
+        Ok(person) => person,
+        Err(error) => return link_refused(&error),
+    };
+    let body = format!(
+        "<p>Sign in to shed as {} (@{}) on this browser?</p>\n\
+         <form method=\"post\" action=\"{LOGIN_PATH}\">\
+         <input type=\"hidden\" name=\"key\" value=\"{}\">\
+         <button type=\"submit\">Sign in</button></form>\n\
+         <p>The link works once: after this it is used up.</p>",
+        escape(&person.name),
+        escape(&person.handle),
+        escape(&key)
+    );
+    let mut response = form_page(
+        StatusCode::OK,
+        "Sign in",
+        &body,
+        &door.host.space_origin("*"),
+    );
+    // Not `no-referrer`: under it a browser sends `Origin: null` with the
+    // form, and the post could not be told from another site's. Other
+    // origins still never see this address, key and all.
+    response.headers_mut().insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("same-origin"),
+    );
+    response
+}
+
+/// The sign-in link's button: from this host's own page only, it uses the
+/// link — a session here, then the hops through every space.
+async fn login(
+    State(door): State<Arc<Door>>,
+    headers: HeaderMap,
+    form: Result<Form<LoginKey>, FormRejection>,
+) -> Response {
+    let own = door.host.public_url();
+    if let Some(from) = foreign_origin(&headers, own) {
+        return without_referrer(page(
+            StatusCode::FORBIDDEN,
+            "Sign in",
+            &format!(
+                "<p>{}</p>",
+                escape(&format!(
+                    "a sign-in link is used from its own page at {own}, and this request came from {from} — \
+                     open the link in the browser to sign in on, and press its button"
+                ))
+            ),
+        ));
+    }
+    let key = match form {
+        Ok(Form(form)) => form.key.unwrap_or_default(),
+        Err(rejection) => {
+            return link_refused(&HostError::SignIn(format!(
+                "the sign-in form did not arrive as a form ({rejection}) — open the link again and press its button"
+            )));
+        }
+    };
     let signed = match door.host.sign_in_with_link(&key).await {
         Ok(signed) => signed,
         Err(error) => return link_refused(&error),
@@ -177,20 +243,26 @@ fn redirect_with_session(door: &Door, to: &str, session: &str) -> Response {
         headers.insert(header::SET_COOKIE, cookie);
     }
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    response
+    without_referrer(response)
 }
 
 fn link_refused(error: &HostError) -> Response {
-    match error {
+    without_referrer(match error {
         HostError::SignIn(sentence) => page(
             StatusCode::BAD_REQUEST,
             "Sign in",
             &format!("<p>{}</p>", escape(sentence)),
         ),
         other => page_refusal(other),
-    }
+    })
+}
+
+/// An answer at an address that may carry a key or a code: no page it leads
+/// to learns that address.
+fn without_referrer(mut response: Response) -> Response {
+    response.headers_mut().insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    response
 }

@@ -9,6 +9,16 @@ use shed_host::HostError;
 /// The policy of the platform's own pages: nothing runs, nothing loads.
 const PLATFORM_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+/// The policy of a platform page with a form: as [`PLATFORM_CSP`], but its
+/// form may post to this host, and the answer may redirect through the
+/// space hosts `spaces` (`http://*.localhost:7700`) — a browser holds a
+/// form's redirects to `form-action` too.
+fn form_csp(spaces: &str) -> String {
+    format!(
+        "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self' {spaces}; frame-ancestors 'none'"
+    )
+}
+
 /// The status a refusal is answered with.
 pub(crate) fn status_of(error: &HostError) -> StatusCode {
     match error {
@@ -52,6 +62,21 @@ pub(crate) fn json_sentence(status: StatusCode, sentence: &str) -> Response {
 /// One of the platform's small pages: a title and paragraphs of HTML the
 /// caller has escaped.
 pub(crate) fn page(status: StatusCode, title: &str, body: &str) -> Response {
+    page_under(status, title, body, HeaderValue::from_static(PLATFORM_CSP))
+}
+
+/// A platform page holding a form that posts to this host, whose answer may
+/// redirect through the space hosts `spaces` (`http://*.localhost:7700`).
+pub(crate) fn form_page(status: StatusCode, title: &str, body: &str, spaces: &str) -> Response {
+    match HeaderValue::from_str(&form_csp(spaces)) {
+        Ok(policy) => page_under(status, title, body, policy),
+        Err(_) => page_refusal(&HostError::Internal(format!(
+            "the space hosts {spaces} do not fit in a page's policy"
+        ))),
+    }
+}
+
+fn page_under(status: StatusCode, title: &str, body: &str, policy: HeaderValue) -> Response {
     let html = format!(
         "<!doctype html>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>{title}</title>\n<style>body{{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#222}}\
@@ -64,10 +89,7 @@ pub(crate) fn page(status: StatusCode, title: &str, body: &str) -> Response {
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/html; charset=utf-8"),
     );
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(PLATFORM_CSP),
-    );
+    headers.insert(header::CONTENT_SECURITY_POLICY, policy);
     headers.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
@@ -107,7 +129,7 @@ pub(crate) fn sign_in_page(status: StatusCode, why: &str) -> Response {
         "Sign in",
         &format!(
             "<p>{}</p>\n<p>shed signs you in with a one-time link. Ask whoever runs this shed to run \
-             <code>shed login &lt;your handle&gt;</code> on the server, and open the link it prints: it works once, \
+             <code>shed login &lt;your handle&gt;</code> on the server, open the link it prints and press its button: it works once, \
              for ten minutes, and signs you in on every space you belong to.</p>",
             escape(why)
         ),
@@ -143,6 +165,32 @@ mod tests {
         assert_eq!(s(HostError::NotFound("x".into())), 404);
         assert_eq!(s(HostError::Conflict("x".into())), 409);
         assert_eq!(s(HostError::Internal("x".into())), 500);
+    }
+
+    #[test]
+    fn a_form_page_posts_home_and_runs_nothing() {
+        let response = form_page(
+            StatusCode::OK,
+            "Sign in",
+            "<form></form>",
+            "http://*.localhost:7700",
+        );
+        let policy = response.headers()[header::CONTENT_SECURITY_POLICY]
+            .to_str()
+            .unwrap();
+        assert!(
+            policy.contains("form-action 'self' http://*.localhost:7700;")
+                && policy.starts_with("default-src 'none';")
+                && !policy.contains("script-src"),
+            "{policy}"
+        );
+        let plain = page(StatusCode::OK, "shed", "");
+        assert!(
+            plain.headers()[header::CONTENT_SECURITY_POLICY]
+                .to_str()
+                .unwrap()
+                .contains("form-action 'none'")
+        );
     }
 
     #[test]

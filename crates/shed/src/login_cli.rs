@@ -10,9 +10,10 @@ use shed_host::{Host, HostConfig};
 #[derive(Subcommand)]
 pub enum WebCommand {
     /// Print a one-time link that signs a person in on the web, e.g.
-    /// `shed login ada`. Open it in a browser: it works once, for ten
-    /// minutes, and signs them in on every space they belong to. Only its
-    /// hash is kept.
+    /// `shed login ada`. Open it in a browser and press "Sign in": it works
+    /// once, for ten minutes, and signs them in on every space they belong
+    /// to. Opening it alone spends nothing (a link preview does not use it
+    /// up). Only its hash is kept.
     Login(LoginArgs),
     /// Sign a person out of the web everywhere: ends every session of theirs
     /// (on every browser) and every sign-in link not used yet.

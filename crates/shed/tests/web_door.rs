@@ -134,17 +134,43 @@ impl Shed {
         }
     }
 
-    /// Signs `handle` in with `shed login`, following the link and its hops
-    /// by hand: the cookie of each host, by host name.
-    async fn sign_in(&self, handle: &str) -> Vec<(String, String)> {
-        let link = self
-            .shed(&["login", handle, "--public-url", &self.url()])
+    /// A fresh one-time sign-in link for `handle`.
+    fn login_link(&self, handle: &str) -> String {
+        self.shed(&["login", handle, "--public-url", &self.url()])
             .trim()
-            .to_string();
+            .to_string()
+    }
+
+    /// Presses the sign-in page's button: posts the link's key as its form
+    /// does, from the page of `origin` (`None`: a request saying no origin).
+    async fn post_link(&self, link: &str, origin: Option<&str>) -> reqwest::Response {
+        let key = link.split_once("?key=").unwrap().1;
+        let mut request = self
+            .http
+            .post(format!("{}/_shed/login", self.url()))
+            .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .body(format!("key={key}"));
+        if let Some(origin) = origin {
+            request = request.header(header::ORIGIN, origin);
+        }
+        request.send().await.unwrap()
+    }
+
+    /// Signs `handle` in with `shed login`: opens the link, presses its
+    /// button, and follows the hops by hand: the cookie of each host, by
+    /// host name.
+    async fn sign_in(&self, handle: &str) -> Vec<(String, String)> {
+        let link = self.login_link(handle);
+        let (status, _, page) = self.get(&link, None).await;
+        assert_eq!(status, StatusCode::OK, "{page}");
         let mut cookies = Vec::new();
-        let mut next = link;
-        for _ in 0..10 {
-            let response = self.http.get(&next).send().await.unwrap();
+        let mut next = link.clone();
+        for hop in 0..10 {
+            let response = if hop == 0 {
+                self.post_link(&link, Some(&self.url())).await
+            } else {
+                self.http.get(&next).send().await.unwrap()
+            };
             if response.status() != StatusCode::SEE_OTHER {
                 assert_eq!(response.status(), StatusCode::OK, "{next}");
                 return cookies;
@@ -736,25 +762,84 @@ async fn a_write_from_elsewhere_is_refused_and_writes_nothing() {
 #[tokio::test]
 async fn a_link_signs_in_once_on_every_space_and_logout_ends_it() {
     let shed = Shed::start().await;
-    let link = shed
-        .shed(&["login", "ada", "--public-url", &shed.url()])
-        .trim()
-        .to_string();
+    let link = shed.login_link("ada");
     assert!(
         link.starts_with(&format!("{}/_shed/login?key=", shed.url())),
         "{link}"
     );
-    let first = shed.http.get(&link).send().await.unwrap();
+    // Opening the link (a preview, a scanner) only asks, and spends nothing.
+    for _ in 0..2 {
+        let (status, headers, page) = shed.get(&link, None).await;
+        assert_eq!(status, StatusCode::OK, "{page}");
+        assert!(
+            page.contains("Sign in to shed as Ada (@ada) on this browser?")
+                && page.contains("<form method=\"post\" action=\"/_shed/login\">")
+                && page.contains("<button type=\"submit\">Sign in</button>"),
+            "{page}"
+        );
+        assert!(headers.get(header::SET_COOKIE).is_none());
+        assert_eq!(headers[header::CACHE_CONTROL], "no-store");
+        assert_eq!(headers[header::REFERRER_POLICY], "same-origin");
+        let policy = headers[header::CONTENT_SECURITY_POLICY].to_str().unwrap();
+        assert!(
+            policy.contains(&format!(
+                "form-action 'self' http://*.localhost:{};",
+                shed.port
+            )) && !policy.contains("script-src"),
+            "{policy}"
+        );
+    }
+    // Another site's page, or a request that says no origin, cannot press it.
+    for origin in [Some("http://evil.localhost:1"), Some("null"), None] {
+        let refused = shed.post_link(&link, origin).await;
+        assert_eq!(refused.status(), StatusCode::FORBIDDEN, "{origin:?}");
+        assert!(refused.headers().get(header::SET_COOKIE).is_none());
+        let sentence = refused.text().await.unwrap();
+        assert!(
+            sentence.contains(&format!("from its own page at {}", shed.url())),
+            "{sentence}"
+        );
+    }
+    let first = shed.post_link(&link, Some(&shed.url())).await;
     assert_eq!(first.status(), StatusCode::SEE_OTHER);
-    let again = shed.http.get(&link).send().await.unwrap();
+    assert_eq!(first.headers()[header::CACHE_CONTROL], "no-store");
+    assert_eq!(first.headers()[header::REFERRER_POLICY], "no-referrer");
+    assert!(
+        first.headers()[header::SET_COOKIE]
+            .to_str()
+            .unwrap()
+            .starts_with("shed_session=")
+    );
+    assert!(
+        first.headers()[header::LOCATION]
+            .to_str()
+            .unwrap()
+            .starts_with(&shed.url().replace("localhost", "club.localhost")),
+        "the hops start at ada's first space"
+    );
+    let again = shed.post_link(&link, Some(&shed.url())).await;
     assert_eq!(again.status(), StatusCode::BAD_REQUEST, "a link works once");
+    assert!(again.headers().get(header::SET_COOKIE).is_none());
     assert!(
         again
             .text()
             .await
             .unwrap()
-            .contains("shed login &lt;handle&gt;")
+            .contains("was used already, is older than ten minutes, or was never made")
     );
+    // Once used, opening it says so straight away; so does a made-up key.
+    for spent in [link.clone(), format!("{}/_shed/login?key=0123", shed.url())] {
+        let (status, _, page) = shed.get(&spent, None).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert!(
+            page.contains("shed login &lt;handle&gt;") && !page.contains("<form"),
+            "{page}"
+        );
+    }
+    // A name is shown as text, never as markup.
+    shed.shed(&["person", "add", "mal", "--name", "<b>Mal</b>"]);
+    let (_, _, page) = shed.get(&shed.login_link("mal"), None).await;
+    assert!(page.contains("as &lt;b&gt;Mal&lt;/b&gt; (@mal)"), "{page}");
 
     let cookies = shed.sign_in("ada").await;
     let hosts: Vec<&str> = cookies.iter().map(|(host, _)| host.as_str()).collect();

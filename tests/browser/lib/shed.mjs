@@ -56,3 +56,36 @@ export async function command(client, name, args = {}) {
   if (result.isError) throw new Error(`command ${name} refused: ${textOf(result)}`)
   return result
 }
+
+/**
+ * Signs a browser page in with a one-time link as a person would: opens it
+ * (twice — opening only asks, so it spends nothing), presses "Sign in", and
+ * follows the hops through the spaces to the front page. Throws with what
+ * went wrong, the browser's console (a policy refusing the form) included.
+ */
+export async function signIn(page, loginUrl) {
+  const said = []
+  const listen = (message) => said.push(message.text())
+  page.on('console', listen)
+  try {
+    for (let open = 1; open <= 2; open++) {
+      const asked = await page.goto(loginUrl)
+      if (!asked?.ok()) throw new Error(`opening the sign-in link answered ${asked?.status()}: ${await asked?.text()}`)
+      const question = await page.locator('p').first().innerText()
+      if (!question.startsWith('Sign in to shed as ')) throw new Error(`the sign-in link's page asks no question: ${question}`)
+    }
+    const front = new URL('/', loginUrl).href
+    const [landed] = await Promise.all([
+      page.waitForNavigation({ url: front, timeout: 10_000 }),
+      page.getByRole('button', { name: 'Sign in' }).click(),
+    ]).catch((err) => {
+      throw new Error(`pressing "Sign in" did not end on ${front} (at ${page.url()}; console: ${said.join(' | ')}): ${err.message}`)
+    })
+    if (!landed?.ok()) throw new Error(`signing in ended on ${landed?.status()}: ${await landed?.text()}`)
+    const greeting = await page.locator('p').first().innerText()
+    if (!greeting.startsWith('You are signed in as ')) throw new Error(`the front page after signing in says: ${greeting}`)
+    return greeting
+  } finally {
+    page.off('console', listen)
+  }
+}
