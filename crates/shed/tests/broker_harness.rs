@@ -36,6 +36,23 @@ struct Harness {
 }
 
 impl Harness {
+    /// The harness binary with a host configuration naming `served`'s broker
+    /// queue, acting for `job`.
+    fn for_job(served: &Served, job: String) -> Harness {
+        let config = served.dir.path().join("host.json");
+        let host = json!({
+            "cliPath": SHED,
+            "jobIdEnvVar": "LOOM_COMMAND_JOB_ID",
+            "transport": { "kind": "broker", "queuePath": served.queue },
+        });
+        std::fs::write(&config, host.to_string()).unwrap();
+        Harness {
+            bin: harness_binary(),
+            config,
+            job,
+        }
+    }
+
     fn tool(&self, name: &str, input: Value, ceiling: Option<&str>) -> Value {
         let mut command = Command::new(&self.bin);
         command
@@ -66,18 +83,7 @@ fn the_harness_lists_runs_and_reads_through_the_broker() {
         "--read-only",
         "demo/runs.leaderboard",
     ]);
-    let config = served.dir.path().join("host.json");
-    let host = json!({
-        "cliPath": SHED,
-        "jobIdEnvVar": "LOOM_COMMAND_JOB_ID",
-        "transport": { "kind": "broker", "queuePath": served.queue },
-    });
-    std::fs::write(&config, host.to_string()).unwrap();
-    let harness = Harness {
-        bin: harness_binary(),
-        config,
-        job,
-    };
+    let harness = Harness::for_job(&served, job);
 
     let listed = harness.tool("list_commands", json!({}), None);
     assert_eq!(listed["status"], "ok", "{listed}");
@@ -182,19 +188,8 @@ fn the_harness_lists_runs_and_reads_through_the_broker() {
 fn an_ended_jobs_listing_reports_the_brokers_sentence() {
     let served = Served::start();
     let job = served.job(&["--person", "ada", "--allow", "demo/runs.*"]);
-    let config = served.dir.path().join("host.json");
-    let host = json!({
-        "cliPath": SHED,
-        "jobIdEnvVar": "LOOM_COMMAND_JOB_ID",
-        "transport": { "kind": "broker", "queuePath": served.queue },
-    });
-    std::fs::write(&config, host.to_string()).unwrap();
     shed(&served.data(), &["job", "end", &job]);
-    let harness = Harness {
-        bin: harness_binary(),
-        config,
-        job: job.clone(),
-    };
+    let harness = Harness::for_job(&served, job.clone());
     let listed = harness.tool("list_commands", json!({}), None);
     assert_eq!(listed["status"], "failed_to_deliver", "{listed}");
     assert_eq!(listed["reason"], "command_failed", "{listed}");
