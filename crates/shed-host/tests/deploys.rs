@@ -20,15 +20,7 @@ async fn a_refused_deploy_changes_nothing_and_the_last_good_one_answers() {
     let w = world().await;
     let host = &w.host;
     let jeff = space(host, "jeff", "jeff").await;
-    deploy(
-        host,
-        &jeff,
-        "jeff/runs",
-        run_club(),
-        "Run club",
-        Access::Private,
-    )
-    .await;
+    deploy_run_club(host, &jeff, "jeff/runs").await;
     let before = host.commands(&jeff, None).await.unwrap();
 
     let mut bad = run_club();
@@ -85,15 +77,7 @@ async fn a_refused_deploy_changes_nothing_and_the_last_good_one_answers() {
         spaces.text
     );
     // The next good deploy is v2.
-    let next = deploy(
-        host,
-        &jeff,
-        "jeff/runs",
-        run_club(),
-        "Run club",
-        Access::Private,
-    )
-    .await;
+    let next = deploy_run_club(host, &jeff, "jeff/runs").await;
     assert!(next.starts_with("deployed jeff/runs v2: "), "{next}");
 }
 
@@ -323,15 +307,7 @@ async fn a_deploy_by_another_process_is_seen_by_the_next_call_and_announced() {
     // The CLI: its own host on the same data directory.
     let cli = open(w.dir.path()).await;
     let cli_jeff = cli.caller_for_handle("jeff").await.unwrap();
-    deploy(
-        &cli,
-        &cli_jeff,
-        "jeff/runs",
-        run_club(),
-        "Run club",
-        Access::Private,
-    )
-    .await;
+    deploy_run_club(&cli, &cli_jeff, "jeff/runs").await;
 
     let listed = server.commands(&ada, None).await.unwrap();
     assert_eq!(listed.data["commands"].as_array().unwrap().len(), 5);

@@ -59,15 +59,7 @@ async fn a_membership_made_by_another_process_shows_at_once() {
     let w = world().await;
     let server = &w.host;
     let coach = space(server, "club", "coach").await;
-    deploy(
-        server,
-        &coach,
-        "club/runs",
-        run_club(),
-        "Run club",
-        Access::Private,
-    )
-    .await;
+    deploy_run_club(server, &coach, "club/runs").await;
     let ada = person(server, "ada", "Ada").await;
     let before = server.commands(&ada, None).await.unwrap();
     assert_eq!(before.data["commands"], json!([]));

@@ -14,15 +14,7 @@ async fn a_name_two_apps_spell_asks_which_app() {
     let jeff = space(host, "jeff", "jeff").await;
     let club = space(host, "club", "coach").await;
     host.add_member("club", "jeff", Role::Editor).await.unwrap();
-    deploy(
-        host,
-        &jeff,
-        "jeff/runs",
-        run_club(),
-        "Run club",
-        Access::Private,
-    )
-    .await;
+    deploy_run_club(host, &jeff, "jeff/runs").await;
     deploy(
         host,
         &club,
@@ -139,15 +131,7 @@ async fn commands_narrows_to_one_app() {
     space(host, "club", "coach").await;
     host.add_member("club", "jeff", Role::Viewer).await.unwrap();
     let coach = host.caller_for_handle("coach").await.unwrap();
-    deploy(
-        host,
-        &jeff,
-        "jeff/runs",
-        run_club(),
-        "Run club",
-        Access::Private,
-    )
-    .await;
+    deploy_run_club(host, &jeff, "jeff/runs").await;
     deploy(
         host,
         &coach,

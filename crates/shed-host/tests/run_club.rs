@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use serde_json::json;
-use shed_host::{Access, Caller, Role};
+use shed_host::{Caller, Role};
 
 #[tokio::test]
 async fn the_run_club_story() {
@@ -17,28 +17,12 @@ async fn the_run_club_story() {
 
     // The deploy answers with the version, the address and the names it planted:
     // the three of tools.json, then the two every kind is worth.
-    let first = deploy(
-        host,
-        &jeff,
-        "jeff/runs",
-        run_club(),
-        "Run club",
-        Access::Private,
-    )
-    .await;
+    let first = deploy_run_club(host, &jeff, "jeff/runs").await;
     assert_eq!(
         first,
         "deployed jeff/runs v1: http://jeff.localhost:7700/runs/\ncommands: log_run, leaderboard, since, add_jog, find_jog"
     );
-    let again = deploy(
-        host,
-        &jeff,
-        "jeff/runs",
-        run_club(),
-        "Run club",
-        Access::Private,
-    )
-    .await;
+    let again = deploy_run_club(host, &jeff, "jeff/runs").await;
     assert!(
         again.starts_with("deployed jeff/runs v2: http://jeff.localhost:7700/runs/\n"),
         "{again}"
@@ -220,15 +204,7 @@ async fn an_agents_write_names_the_person_and_the_agent() {
     let w = world().await;
     let host = &w.host;
     let jeff = space(host, "jeff", "jeff").await;
-    deploy(
-        host,
-        &jeff,
-        "jeff/runs",
-        run_club(),
-        "Run club",
-        Access::Private,
-    )
-    .await;
+    deploy_run_club(host, &jeff, "jeff/runs").await;
     let Caller::Person { person, .. } = jeff else {
         panic!("jeff is a person")
     };

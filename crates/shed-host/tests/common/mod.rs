@@ -102,6 +102,11 @@ pub async fn deploy(
         .text
 }
 
+/// Deploys the run club to `app` as `caller`, titled "Run club", private.
+pub async fn deploy_run_club(host: &Host, caller: &Caller, app: &str) -> String {
+    deploy(host, caller, app, run_club(), "Run club", Access::Private).await
+}
+
 /// The sentence of a refusal, with its kind.
 pub fn refusal<T: std::fmt::Debug>(result: Result<T, HostError>) -> (&'static str, String) {
     match result {
