@@ -24,7 +24,7 @@ impl Host {
         }
         Ok(Answer {
             text,
-            data: crate::run::listing_data(listing),
+            data: listing.into(),
         })
     }
 

@@ -70,7 +70,7 @@ impl Host {
                 );
                 Ok(Answer {
                     text,
-                    data: listing_data(listing),
+                    data: listing.into(),
                 })
             }
         }
@@ -101,16 +101,6 @@ pub(crate) fn decide_and_fill(
     command
         .fill(&args)
         .map_err(|errors| HostError::BadInput(errors.to_string()))
-}
-
-/// A listing as an answer's data, its rows moved rather than copied.
-pub(crate) fn listing_data(listing: shed_store::Listing) -> Value {
-    let mut data = serde_json::Map::new();
-    data.insert("rows".into(), Value::Array(listing.rows));
-    if let Some(next) = listing.next {
-        data.insert("next".into(), Value::String(next));
-    }
-    Value::Object(data)
 }
 
 fn internal(e: serde_json::Error) -> HostError {

@@ -88,11 +88,22 @@ pub struct Applied {
 }
 
 /// The answer of a query: rows, and the cursor of the next page if there is one.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Listing {
     pub rows: Vec<serde_json::Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub next: Option<String>,
+}
+
+impl From<Listing> for serde_json::Value {
+    /// `{rows, next?}`, the rows moved rather than copied.
+    fn from(listing: Listing) -> serde_json::Value {
+        let mut data = serde_json::Map::new();
+        data.insert("rows".into(), serde_json::Value::Array(listing.rows));
+        if let Some(next) = listing.next {
+            data.insert("next".into(), serde_json::Value::String(next));
+        }
+        serde_json::Value::Object(data)
+    }
 }
 
 /// One write in an entity's history.
