@@ -1,8 +1,8 @@
 //! The SQLite engine under the store: one writer thread that owns the write
 //! connection and commits in groups, a checkpointer thread that copies the
 //! WAL into the database file off the write path, and a pool of read
-//! connections used from blocking threads, so async callers never block the
-//! runtime and readers never wait on the writer (WAL).
+//! connections used in place by whoever reads; readers never wait on the
+//! writer (WAL).
 //!
 //! Group commit: the writer takes every pending write and runs them one after
 //! another in one transaction, commits once, and only then acknowledges every
@@ -196,7 +196,7 @@ impl Engine {
             .map_err(|_| StoreError::Internal("the writer has stopped".into()))
     }
 
-    /// Runs `f` on a read connection (blocking: call from a blocking thread).
+    /// Runs `f` on a read connection, on the calling thread.
     pub(crate) fn with_reader<T>(
         &self,
         f: impl FnOnce(&Connection) -> Result<T, StoreError>,
