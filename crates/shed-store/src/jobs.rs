@@ -109,8 +109,7 @@ impl Store {
 
     /// The job with this id, if there is one.
     pub async fn job(&self, id: &str) -> Result<Option<JobRecord>, StoreError> {
-        let id = id.to_string();
-        self.read(move |conn| by_id(conn, &id)).await
+        self.read(|conn| by_id(conn, id)).await
     }
 
     /// Ends the job at `at` (Unix milliseconds) unless it has ended already;

@@ -125,10 +125,8 @@ impl Store {
     /// Reads an app's rows with a filter line (DESIGN's "The filter line").
     pub async fn query(&self, app: &str, filter: &str) -> Result<Listing, StoreError> {
         let line = filter::parse(filter)?;
-        let app = app.to_string();
-        let inner = self.inner.clone();
-        self.read(move |conn| {
-            let schema = inner.schemas.get(conn, &app)?;
+        self.read(|conn| {
+            let schema = self.inner.schemas.get(conn, app)?;
             query::run(conn, &schema, &line)
         })
         .await
@@ -136,9 +134,7 @@ impl Store {
 
     /// The app data version: +1 on every committed write; 0 for an app never written.
     pub async fn data_version(&self, app: &str) -> Result<u64, StoreError> {
-        let app = app.to_string();
-        self.read(move |conn| schema::data_version(conn, &app))
-            .await
+        self.read(|conn| schema::data_version(conn, app)).await
     }
 
     /// Every write to one entity (named by eid or alias), oldest first.
@@ -147,9 +143,7 @@ impl Store {
         app: &str,
         eid_or_alias: &str,
     ) -> Result<Vec<HistoryEntry>, StoreError> {
-        let app = app.to_string();
-        let name = eid_or_alias.to_string();
-        self.read(move |conn| apply::history(conn, &app, &name))
+        self.read(|conn| apply::history(conn, app, eid_or_alias))
             .await
     }
 
@@ -163,15 +157,12 @@ impl Store {
 
     /// The person with this handle (`ada` or `@ada`), if there is one.
     pub async fn person(&self, handle: &str) -> Result<Option<Person>, StoreError> {
-        let handle = handle.to_string();
-        self.read(move |conn| people::by_handle(conn, &handle))
-            .await
+        self.read(|conn| people::by_handle(conn, handle)).await
     }
 
     /// The person with this eid, if there is one.
     pub async fn person_by_eid(&self, eid: &str) -> Result<Option<Person>, StoreError> {
-        let eid = eid.to_string();
-        self.read(move |conn| people::by_eid(conn, &eid)).await
+        self.read(|conn| people::by_eid(conn, eid)).await
     }
 
     /// SQLite's own check of the database file: `ok` when it is sound.

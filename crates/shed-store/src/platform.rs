@@ -214,7 +214,7 @@ fn deploy_files(conn: &Connection, deploy: i64) -> Result<BTreeMap<String, Vec<u
 fn deploy_files_with_contents_of(
     conn: &Connection,
     deploy: i64,
-    contents_of: &[String],
+    contents_of: &[&str],
 ) -> Result<BTreeMap<String, Vec<u8>>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT path, CASE WHEN path IN (SELECT value FROM json_each(?2)) THEN content ELSE x'' END
@@ -399,8 +399,7 @@ impl Store {
 
     /// The spaces a person belongs to, by slug, with their role in each.
     pub async fn memberships(&self, person_eid: &str) -> Result<Vec<Membership>, StoreError> {
-        let person = person_eid.to_string();
-        self.read(move |conn| memberships(conn, &person)).await
+        self.read(|conn| memberships(conn, person_eid)).await
     }
 
     /// A person's memberships and the deploy counter, read together: what a
@@ -409,15 +408,13 @@ impl Store {
         &self,
         person_eid: &str,
     ) -> Result<(Vec<Membership>, i64), StoreError> {
-        let person = person_eid.to_string();
-        self.read(move |conn| Ok((memberships(conn, &person)?, deploy_counter(conn)?)))
+        self.read(|conn| Ok((memberships(conn, person_eid)?, deploy_counter(conn)?)))
             .await
     }
 
     /// Whether a space of this slug exists.
     pub async fn space_exists(&self, slug: &str) -> Result<bool, StoreError> {
-        let slug = slug.to_string();
-        self.read(move |conn| space_exists(conn, &slug)).await
+        self.read(|conn| space_exists(conn, slug)).await
     }
 
     /// Every deployed app, by space slug then in the order they were made.
@@ -431,14 +428,12 @@ impl Store {
         space: &str,
         slug: &str,
     ) -> Result<Option<AppRecord>, StoreError> {
-        let (space, slug) = (space.to_string(), slug.to_string());
-        self.read(move |conn| app_by_name(conn, &space, &slug))
-            .await
+        self.read(|conn| app_by_name(conn, space, slug)).await
     }
 
     /// The files of one deploy (an [`AppRecord::deploy`]), by path.
     pub async fn deploy_files(&self, deploy: i64) -> Result<BTreeMap<String, Vec<u8>>, StoreError> {
-        self.read(move |conn| deploy_files(conn, deploy)).await
+        self.read(|conn| deploy_files(conn, deploy)).await
     }
 
     /// Every path of one deploy, with the contents of only the paths in
@@ -449,8 +444,7 @@ impl Store {
         deploy: i64,
         contents_of: &[&str],
     ) -> Result<BTreeMap<String, Vec<u8>>, StoreError> {
-        let contents_of: Vec<String> = contents_of.iter().map(|p| p.to_string()).collect();
-        self.read(move |conn| deploy_files_with_contents_of(conn, deploy, &contents_of))
+        self.read(|conn| deploy_files_with_contents_of(conn, deploy, contents_of))
             .await
     }
 
@@ -460,9 +454,7 @@ impl Store {
         deploy: i64,
         path: &str,
     ) -> Result<Option<Vec<u8>>, StoreError> {
-        let path = path.to_string();
-        self.read(move |conn| deploy_file(conn, deploy, &path))
-            .await
+        self.read(|conn| deploy_file(conn, deploy, path)).await
     }
 
     /// Records a deploy (making the app on its first): the files as rows, the
@@ -479,8 +471,7 @@ impl Store {
         space: &str,
         app: &str,
     ) -> Result<BTreeMap<String, Option<Vec<u8>>>, StoreError> {
-        let (space, app) = (space.to_string(), app.to_string());
-        self.read(move |conn| drafts(conn, &space, &app)).await
+        self.read(|conn| drafts(conn, space, app)).await
     }
 
     /// Writes drafts of an app's next deploy (`None` deletes the file), all
@@ -504,7 +495,7 @@ impl Store {
 
     /// The deploys after the one with id `after`: (id, `space/slug`), in order.
     pub async fn deploys_since(&self, after: i64) -> Result<Vec<(i64, String)>, StoreError> {
-        self.read(move |conn| deploys_since(conn, after)).await
+        self.read(|conn| deploys_since(conn, after)).await
     }
 
     /// Keeps a bearer token's hash for a person; answers the token's id.
@@ -515,14 +506,12 @@ impl Store {
 
     /// The token with this hash: (its id, its person's eid).
     pub async fn token(&self, hash: &str) -> Result<Option<(i64, String)>, StoreError> {
-        let hash = hash.to_string();
-        self.read(move |conn| token(conn, &hash)).await
+        self.read(|conn| token(conn, hash)).await
     }
 
     /// The tool-list fingerprint a caller (a key the host chooses) last listed under.
     pub async fn listed_tools(&self, caller: &str) -> Result<Option<String>, StoreError> {
-        let caller = caller.to_string();
-        self.read(move |conn| listed_tools(conn, &caller)).await
+        self.read(|conn| listed_tools(conn, caller)).await
     }
 
     /// Remembers the tool-list fingerprint a caller listed under.

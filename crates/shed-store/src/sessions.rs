@@ -175,8 +175,7 @@ impl Store {
         hash: &str,
         now: i64,
     ) -> Result<Option<String>, StoreError> {
-        let hash = hash.to_string();
-        self.read(move |conn| live_link(conn, &hash, now)).await
+        self.read(|conn| live_link(conn, hash, now)).await
     }
 
     /// Keeps a hop's hash: it signs the person in on `space`'s host, once.
@@ -225,9 +224,7 @@ impl Store {
         hash: &str,
         now: i64,
     ) -> Result<Option<String>, StoreError> {
-        let (space, hash) = (space.to_string(), hash.to_string());
-        self.read(move |conn| session(conn, &space, &hash, now))
-            .await
+        self.read(|conn| session(conn, space, hash, now)).await
     }
 
     /// Ends every web session of a person (and their unused links and hops);
