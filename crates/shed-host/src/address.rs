@@ -20,15 +20,26 @@ impl PublicUrl {
             ))
         };
         let (scheme, rest) = url.split_once("://").ok_or_else(bad)?;
+        let scheme = scheme.to_ascii_lowercase();
         let authority = rest.split('/').next().unwrap_or_default();
-        let scheme_ok = matches!(scheme, "http" | "https");
-        if !scheme_ok || authority.is_empty() || authority.contains(['@', '?', '#', ' ']) {
+        let default_port = match scheme.as_str() {
+            "http" => "80",
+            "https" => "443",
+            _ => return Err(bad()),
+        };
+        if authority.is_empty() || authority.contains(['@', '?', '#', ' ']) {
             return Err(bad());
         }
+        // As a browser writes the origin: host in lower case, no default port.
+        let authority = authority.to_ascii_lowercase();
+        let authority = match port_of(&authority) {
+            Some((host, port)) if port == default_port => host.to_string(),
+            _ => authority,
+        };
         Ok(PublicUrl {
-            scheme: scheme.to_string(),
-            authority: authority.to_string(),
             full: format!("{scheme}://{authority}"),
+            scheme,
+            authority,
         })
     }
 
@@ -46,6 +57,14 @@ impl PublicUrl {
     pub(crate) fn app_address(&self, space: &str, app: &str) -> String {
         format!("{}/{app}/", self.space_origin(space))
     }
+}
+
+/// An authority's host and port, when it names a port: `localhost:7700`,
+/// `[::1]:7700`.
+fn port_of(authority: &str) -> Option<(&str, &str)> {
+    let after_host = authority.rfind(']').unwrap_or(0);
+    let colon = after_host + authority[after_host..].rfind(':')?;
+    Some((&authority[..colon], &authority[colon + 1..]))
 }
 
 /// An address without its scheme, as the `commands` listing prints it.
@@ -68,6 +87,26 @@ mod tests {
         assert_eq!(
             without_scheme(&url.app_address("jeff", "runs")),
             "jeff.localhost:7700/runs/"
+        );
+    }
+
+    #[test]
+    fn the_origin_is_written_as_a_browser_sends_it() {
+        for (given, origin) in [
+            ("https://shed.example.org:443/", "https://shed.example.org"),
+            ("HTTP://Shed.Example.org:80", "http://shed.example.org"),
+            ("http://shed.example.org:443", "http://shed.example.org:443"),
+            ("http://[::1]:80", "http://[::1]"),
+            ("http://[::1]:7700", "http://[::1]:7700"),
+            ("http://[::1]", "http://[::1]"),
+        ] {
+            assert_eq!(PublicUrl::parse(given).unwrap().as_str(), origin, "{given}");
+        }
+        assert_eq!(
+            PublicUrl::parse("https://example.org:443")
+                .unwrap()
+                .space_origin("jeff"),
+            "https://jeff.example.org"
         );
     }
 
