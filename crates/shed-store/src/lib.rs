@@ -167,7 +167,7 @@ impl Store {
 
     /// SQLite's own check of the database file: `ok` when it is sound.
     pub async fn integrity_check(&self) -> Result<String, StoreError> {
-        self.read(|conn| {
+        self.read_long(|conn| {
             let lines: Vec<String> = conn
                 .prepare("PRAGMA integrity_check")?
                 .query_map([], |r| r.get::<_, String>(0))?
@@ -208,7 +208,7 @@ impl Store {
 
     /// Runs `f` on a read connection; it sees the last committed state and
     /// never waits on the writer. It runs in place, on the caller's thread:
-    /// every read is an indexed lookup or a listing bounded by its limit
+    /// for an indexed lookup or a listing bounded by its limit
     /// (well under a millisecond at 100,000 entities, `cargo bench -p
     /// shed-store`), shorter than any hand-off. Handing it to another thread
     /// (`block_in_place`, `spawn_blocking`) cost more than the read itself —
@@ -220,5 +220,25 @@ impl Store {
         f: impl FnOnce(&rusqlite::Connection) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         self.inner.engine.with_reader(f)
+    }
+
+    /// As [`Store::read`], for the few reads that can take long — file
+    /// contents (up to a deploy's bound), a check of the whole database. On
+    /// a multi-threaded runtime they run through `block_in_place`, which
+    /// first moves this worker's other tasks to another thread, so a big
+    /// file never holds up other callers; on a single-threaded runtime there
+    /// is no other thread to spare, and they run in place.
+    pub(crate) async fn read_long<T>(
+        &self,
+        f: impl FnOnce(&rusqlite::Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        use tokio::runtime::{Handle, RuntimeFlavor};
+        let multi =
+            Handle::try_current().is_ok_and(|h| h.runtime_flavor() == RuntimeFlavor::MultiThread);
+        if multi {
+            tokio::task::block_in_place(|| self.inner.engine.with_reader(f))
+        } else {
+            self.inner.engine.with_reader(f)
+        }
     }
 }

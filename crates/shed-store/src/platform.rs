@@ -433,7 +433,7 @@ impl Store {
 
     /// The files of one deploy (an [`AppRecord::deploy`]), by path.
     pub async fn deploy_files(&self, deploy: i64) -> Result<BTreeMap<String, Vec<u8>>, StoreError> {
-        self.read(|conn| deploy_files(conn, deploy)).await
+        self.read_long(|conn| deploy_files(conn, deploy)).await
     }
 
     /// Every path of one deploy, with the contents of only the paths in
@@ -454,7 +454,7 @@ impl Store {
         deploy: i64,
         path: &str,
     ) -> Result<Option<Vec<u8>>, StoreError> {
-        self.read(|conn| deploy_file(conn, deploy, path)).await
+        self.read_long(|conn| deploy_file(conn, deploy, path)).await
     }
 
     /// Records a deploy (making the app on its first): the files as rows, the
@@ -471,7 +471,7 @@ impl Store {
         space: &str,
         app: &str,
     ) -> Result<BTreeMap<String, Option<Vec<u8>>>, StoreError> {
-        self.read(|conn| drafts(conn, space, app)).await
+        self.read_long(|conn| drafts(conn, space, app)).await
     }
 
     /// Writes drafts of an app's next deploy (`None` deletes the file), all
