@@ -1,8 +1,13 @@
 //! Turns a manifest file's bytes into a JSON value, or into the sentence that
 //! says where it stops reading. `tools.yml` is the same document as
 //! `tools.json`, spelled in YAML; both come out as the same value, keys in
-//! file order.
+//! file order. A key said twice in one object is refused, not read as its
+//! last value: a command copied and not renamed would otherwise silently
+//! replace the one above it.
 
+use std::{collections::HashSet, fmt};
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 /// How a file is spelled.
@@ -16,16 +21,94 @@ pub(crate) enum Format {
 /// naming the line and column where the file stops making sense.
 pub(crate) fn parse(file: &str, bytes: &[u8], format: Format) -> Result<Value, String> {
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
-    match format {
+    let value = match format {
         Format::Json => serde_json::from_slice(bytes).map_err(|e| {
             let message = without_marks(&e.to_string());
             unreadable(file, "JSON", Some((e.line(), e.column())), &message)
-        }),
+        })?,
         Format::Yaml => serde_yaml_ng::from_slice(bytes).map_err(|e| {
             let message = without_marks(&e.to_string());
             let at = e.location().map(|l| (l.line(), l.column()));
             unreadable(file, "YAML", at, &message)
-        }),
+        })?,
+    };
+    // Both parsers keep the last of two equal keys; a second reading finds
+    // them (the file is known to parse by now).
+    let twice = match format {
+        Format::Json => OnceEach
+            .deserialize(&mut serde_json::Deserializer::from_slice(bytes))
+            .map_err(|e| (e.to_string(), Some((e.line(), e.column())))),
+        // serde_yaml_ng places such an error at the document's start, not
+        // at the key: no place is better than a wrong one.
+        Format::Yaml => OnceEach
+            .deserialize(serde_yaml_ng::Deserializer::from_slice(bytes))
+            .map_err(|e| (e.to_string(), None)),
+    };
+    match twice {
+        Ok(()) => Ok(value),
+        Err((key, Some((line, column)))) => Err(format!(
+            "{file} says {} twice in one object, the second time at line {line}, column {column} — keep one",
+            without_marks(&key)
+        )),
+        Err((key, None)) => Err(format!(
+            "{file} says {} twice in one object — keep one",
+            without_marks(&key)
+        )),
+    }
+}
+
+/// Walks a document, refusing an object that says a key twice; the error's
+/// message is the key, quoted.
+struct OnceEach;
+
+impl<'de> DeserializeSeed<'de> for OnceEach {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for OnceEach {
+    type Value = ();
+
+    fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+        formatter.write_str("any JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut seen = HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !seen.insert(key.clone()) {
+                return Err(de::Error::custom(Value::String(key)));
+            }
+            map.next_value_seed(OnceEach)?;
+        }
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(OnceEach)?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
     }
 }
 
@@ -82,6 +165,35 @@ mod tests {
         assert_eq!(
             err,
             "tools.json is not JSON at line 3, column 3: expected `,` or `}` — fix the file there"
+        );
+    }
+
+    #[test]
+    fn a_key_said_twice_is_refused_with_its_place() {
+        let tools =
+            b"{\n  \"log_run\": {\"query\": \".jog!\"},\n  \"log_run\": {\"query\": \".doc!\"}\n}";
+        assert_eq!(
+            parse("tools.json", tools, Format::Json).unwrap_err(),
+            "tools.json says \"log_run\" twice in one object, the second time at line 3, column 11 — keep one"
+        );
+        let nested = br#"{"a": [{"input": {"who": "text", "who": "number"}}]}"#;
+        let err = parse("tools.json", nested, Format::Json).unwrap_err();
+        assert!(err.starts_with("tools.json says \"who\" twice"), "{err}");
+        let keys_apart = br#"{"a": {"x": 1}, "b": {"x": 1}}"#;
+        assert!(parse("tools.json", keys_apart, Format::Json).is_ok());
+    }
+
+    #[test]
+    fn a_yaml_key_said_twice_is_refused() {
+        let err = parse(
+            "tools.yml",
+            b"log_run:\n  query: a\nlog_run:\n  query: b\n",
+            Format::Yaml,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            "tools.yml says \"log_run\" twice in one object — keep one"
         );
     }
 
