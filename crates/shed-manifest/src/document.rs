@@ -58,7 +58,8 @@ pub(crate) fn parse(file: &str, bytes: &[u8], format: Format) -> Result<Value, S
 }
 
 /// Walks a document, refusing an object that says a key twice; the error's
-/// message is the key, quoted.
+/// message is the key, quoted. It takes every value a `serde_json::Value`
+/// takes, so a document that parsed fails it only for a key said twice.
 struct OnceEach;
 
 impl<'de> DeserializeSeed<'de> for OnceEach {
@@ -98,7 +99,13 @@ impl<'de> Visitor<'de> for OnceEach {
     fn visit_i64<E>(self, _: i64) -> Result<(), E> {
         Ok(())
     }
+    fn visit_i128<E>(self, _: i128) -> Result<(), E> {
+        Ok(())
+    }
     fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u128<E>(self, _: u128) -> Result<(), E> {
         Ok(())
     }
     fn visit_f64<E>(self, _: f64) -> Result<(), E> {
@@ -109,6 +116,12 @@ impl<'de> Visitor<'de> for OnceEach {
     }
     fn visit_unit<E>(self) -> Result<(), E> {
         Ok(())
+    }
+    fn visit_none<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        self.deserialize(deserializer)
     }
 }
 
@@ -142,6 +155,39 @@ fn without_marks(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>().prop_map(Value::from),
+            any::<String>().prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 48, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                prop::collection::btree_map(any::<String>(), inner, 0..6)
+                    .prop_map(|fields| Value::Object(fields.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        /// A document with no key said twice (a JSON value cannot hold one)
+        /// is never refused for one, in either spelling.
+        #[test]
+        fn a_document_without_a_repeated_key_parses(value in json_value()) {
+            let json = value.to_string();
+            prop_assert!(parse("tools.json", json.as_bytes(), Format::Json).is_ok(), "{json}");
+            let yaml = serde_yaml_ng::to_string(&value).unwrap_or_default();
+            if let Err(e) = parse("tools.yml", yaml.as_bytes(), Format::Yaml) {
+                prop_assert!(!e.contains(" twice in one object"), "{e}\n{yaml}");
+            }
+        }
+    }
 
     #[test]
     fn json_and_yaml_read_the_same_document() {

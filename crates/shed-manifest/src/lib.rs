@@ -21,11 +21,11 @@ mod vocab;
 pub use read::{read_app, read_app_with};
 pub use types::{ArgType, ColumnType};
 
-/// The components the platform itself says, known in every app.
 /// The files whose contents [`read_app`] reads; of every other file it only
 /// asks whether the app has it (a command's `view`).
 pub const MANIFEST_FILES: &[&str] = &["vocab.json", "tools.json", "tools.yml"];
 
+/// The components the platform itself says, known in every app.
 pub const PLATFORM_COMPONENTS: &[&str] = &["doc", "comment"];
 
 /// The wire's own words in an apply bundle, beside the components. They are
