@@ -55,7 +55,7 @@ pub(crate) fn apply(
         .optional()?;
     let (app_id, version, last_num, created) = match known {
         Some((id, version, last_num)) => (id, version, last_num, false),
-        None => (schema::ensure_app(txn, app)?.0, 0, 0, true),
+        None => (schema::ensure_app(txn, app)?, 0, 0, true),
     };
     if let Some(n) = expect
         && n != version as u64

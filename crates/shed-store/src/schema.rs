@@ -269,16 +269,15 @@ pub(crate) fn check_app_name(app: &str) -> Result<(), StoreError> {
     }
 }
 
-/// The app's id, creating the app (with the platform's components) if new;
-/// and whether it was created.
-pub(crate) fn ensure_app(txn: &Transaction<'_>, app: &str) -> Result<(i64, bool), StoreError> {
+/// The app's id, creating the app (with the platform's components) if new.
+pub(crate) fn ensure_app(txn: &Transaction<'_>, app: &str) -> Result<i64, StoreError> {
     check_app_name(app)?;
     let id: Option<i64> = txn
         .prepare_cached("SELECT id FROM ec_apps WHERE name = ?1")?
         .query_row([app], |r| r.get(0))
         .optional()?;
     if let Some(id) = id {
-        return Ok((id, false));
+        return Ok(id);
     }
     txn.execute("INSERT INTO ec_apps(name) VALUES(?1)", [app])?;
     let id = txn.last_insert_rowid();
@@ -289,7 +288,7 @@ pub(crate) fn ensure_app(txn: &Transaction<'_>, app: &str) -> Result<(i64, bool)
     txn.execute_batch(&format!(
         "CREATE VIRTUAL TABLE {fts} USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 2')"
     ))?;
-    Ok((id, true))
+    Ok(id)
 }
 
 fn affinity(ty: ColumnType) -> &'static str {
@@ -455,7 +454,7 @@ pub(crate) fn declare(
 ) -> Result<(), StoreError> {
     check_app_name(app)?;
     check_vocabulary(vocab)?;
-    let (id, _) = ensure_app(txn, app)?;
+    let id = ensure_app(txn, app)?;
     let current = load(txn, app)?;
     for (name, columns) in &vocab.components {
         let Some(existing) = current.component(name) else {
