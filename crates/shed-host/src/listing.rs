@@ -15,21 +15,12 @@ impl Host {
     /// slug, or `space/app` where two spaces spell one).
     pub async fn commands(&self, caller: &Caller, app: Option<&str>) -> Result<Answer, HostError> {
         let (reach, snapshot) = self.reach_and_snapshot(caller).await?;
-        let named: Arc<LiveApp>;
-        let apps: Vec<&LiveApp> = match app {
-            Some(name) => {
-                named = reach.resolve(&snapshot, name)?;
-                vec![&named]
-            }
-            None => reach
-                .apps(&snapshot)
-                .into_iter()
-                .map(|app| &**app)
-                .collect(),
+        let apps: Vec<Arc<LiveApp>> = match app {
+            Some(name) => vec![reach.resolve(&snapshot, name)?],
+            None => reach.apps(&snapshot).into_iter().cloned().collect(),
         };
-        let with_commands: Vec<&LiveApp> = apps
+        let with_commands: Vec<&Arc<LiveApp>> = apps
             .iter()
-            .copied()
             .filter(|app| !app.manifest.commands.is_empty())
             .collect();
         let text = match (app, with_commands.is_empty()) {

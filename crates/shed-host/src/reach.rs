@@ -139,13 +139,16 @@ impl Host {
         caller: &Caller,
         name: &str,
     ) -> Result<(Arc<LiveApp>, Standing), HostError> {
-        let snapshot = self.snapshot().await?;
+        // One read for the caller's spaces and the registry, when signed in.
+        let (reach, snapshot) = match caller.person() {
+            Some(_) => {
+                let (reach, snapshot) = self.reach_and_snapshot(caller).await?;
+                (Some(reach), snapshot)
+            }
+            None => (None, self.snapshot().await?),
+        };
         match AppName::parse(name)? {
             AppName::Full { space, .. } => {
-                let reach = match caller.person() {
-                    Some(_) => Some(self.reach(caller).await?),
-                    None => None,
-                };
                 let standing = Standing {
                     signed_in: reach.is_some(),
                     role: reach.as_ref().and_then(|r| r.role(space)),
@@ -160,7 +163,7 @@ impl Host {
                 Ok((app, standing))
             }
             AppName::Slug(_) => {
-                let reach = self.reach(caller).await?;
+                let reach = reach.ok_or_else(sign_in_first)?;
                 let app = reach.resolve(&snapshot, name)?;
                 let standing = Standing {
                     signed_in: true,

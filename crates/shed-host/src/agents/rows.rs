@@ -76,11 +76,10 @@ impl Host {
         caller: &Caller,
         name: &str,
     ) -> Result<Option<CommandRow>, HostError> {
-        let reach = self.reach(caller).await?;
+        let (reach, snapshot) = self.reach_and_snapshot(caller).await?;
         let Some((app_name, command)) = split_app_command(name) else {
             return Ok(builtin(name).map(|builtin| builtin.row()));
         };
-        let snapshot = self.snapshot().await?;
         let app = reach
             .apps(&snapshot)
             .into_iter()
