@@ -131,7 +131,7 @@ async fn confirm_login(State(door): State<Arc<Door>>, Query(query): Query<LoginK
         StatusCode::OK,
         "Sign in",
         &body,
-        &door.host.space_origin("*"),
+        &format!("'self' {}", door.host.space_origin("*")),
     );
     // Not `no-referrer`: under it a browser sends `Origin: null` with the
     // form, and the post could not be told from another site's. Other

@@ -6,16 +6,12 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use shed_host::HostError;
 
-/// The policy of the platform's own pages: nothing runs, nothing loads.
-const PLATFORM_CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-
-/// The policy of a platform page with a form: as [`PLATFORM_CSP`], but its
-/// form may post to this host, and the answer may redirect through the
-/// space hosts `spaces` (`http://*.localhost:7700`) — a browser holds a
-/// form's redirects to `form-action` too.
-fn form_csp(spaces: &str) -> String {
+/// The policy of the platform's own pages: nothing runs, nothing loads, and
+/// a form may post only where `form_action` says (`'none'` on a page with
+/// no form).
+fn platform_csp(form_action: &str) -> String {
     format!(
-        "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self' {spaces}; frame-ancestors 'none'"
+        "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action {form_action}; frame-ancestors 'none'"
     )
 }
 
@@ -62,21 +58,23 @@ pub(crate) fn json_sentence(status: StatusCode, sentence: &str) -> Response {
 /// One of the platform's small pages: a title and paragraphs of HTML the
 /// caller has escaped.
 pub(crate) fn page(status: StatusCode, title: &str, body: &str) -> Response {
-    page_under(status, title, body, HeaderValue::from_static(PLATFORM_CSP))
+    form_page(status, title, body, "'none'")
 }
 
-/// A platform page holding a form that posts to this host, whose answer may
-/// redirect through the space hosts `spaces` (`http://*.localhost:7700`).
-pub(crate) fn form_page(status: StatusCode, title: &str, body: &str, spaces: &str) -> Response {
-    match HeaderValue::from_str(&form_csp(spaces)) {
-        Ok(policy) => page_under(status, title, body, policy),
-        Err(_) => page_refusal(&HostError::Internal(format!(
-            "the space hosts {spaces} do not fit in a page's policy"
-        ))),
-    }
-}
-
-fn page_under(status: StatusCode, title: &str, body: &str, policy: HeaderValue) -> Response {
+/// A platform page whose form may post to `form_action` — for the sign-in
+/// button `'self'` and the space hosts (`'self' http://*.localhost:7700`),
+/// since a browser holds a form's redirects to `form-action` too.
+pub(crate) fn form_page(
+    status: StatusCode,
+    title: &str,
+    body: &str,
+    form_action: &str,
+) -> Response {
+    let Ok(policy) = HeaderValue::from_str(&platform_csp(form_action)) else {
+        return page_refusal(&HostError::Internal(format!(
+            "the form targets {form_action} do not fit in a page's policy"
+        )));
+    };
     let html = format!(
         "<!doctype html>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>{title}</title>\n<style>body{{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#222}}\
@@ -173,7 +171,7 @@ mod tests {
             StatusCode::OK,
             "Sign in",
             "<form></form>",
-            "http://*.localhost:7700",
+            "'self' http://*.localhost:7700",
         );
         let policy = response.headers()[header::CONTENT_SECURITY_POLICY]
             .to_str()
