@@ -9,9 +9,9 @@
 //! load. The allocations a call makes are counted too: the answer is a tree of
 //! small JSON values, and making and freeing them is most of its cost.
 //!
-//! As in the `shed` binary, the runtime is multi-threaded (so the store reads
-//! on the calling thread, and its CPU time is the whole call's) and memory
-//! comes from mimalloc: the figures are the server's.
+//! As in the `shed` binary, the runtime is multi-threaded and memory comes
+//! from mimalloc: the figures are the server's. The store reads on the
+//! calling thread, so this thread's CPU time is the whole call's.
 //!
 //! Run: `cargo bench -p shed-host --bench commands`
 
@@ -107,7 +107,7 @@ fn thread_cpu_time() -> Duration {
 struct Timed {
     wall: Vec<Duration>,
     cpu: Vec<Duration>,
-    /// Allocations over all runs (by any thread: the store's blocking reads too).
+    /// Allocations over all runs, by any thread.
     allocations: u64,
 }
 

@@ -104,33 +104,13 @@ async fn a_redeploy_changes_its_own_part_at_once_and_leaves_the_rest_as_it_was()
     space(host, "club", "coach").await;
     host.add_member("club", "jeff", Role::Editor).await.unwrap();
     let notes = files(&[("vocab.json", NOTES)]);
-    deploy(
-        host,
-        &jeff,
-        "jeff/notes",
-        notes.clone(),
-        "Notes",
-        Access::Private,
-    )
-    .await;
-    deploy(
-        host,
-        &jeff,
-        "club/notes",
-        notes.clone(),
-        "Club notes",
-        Access::Private,
-    )
-    .await;
-    deploy(
-        host,
-        &jeff,
-        "jeff/jots",
-        notes.clone(),
-        "Jots",
-        Access::Private,
-    )
-    .await;
+    for (app, title) in [
+        ("jeff/notes", "Notes"),
+        ("club/notes", "Club notes"),
+        ("jeff/jots", "Jots"),
+    ] {
+        deploy(host, &jeff, app, notes.clone(), title, Access::Private).await;
+    }
 
     let part = |title: &str, space: &str, slug: &str| {
         let (app, at) = (
