@@ -5,10 +5,12 @@ lists the commands, logs a run, reads the board and the view."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import time
 from typing import Any
 
+import httpx2
 import pytest
 from mcp.shared.exceptions import MCPError
 
@@ -122,7 +124,19 @@ async def run_club_story(client: Any, shed: Shed) -> None:
 
     page = (await client.read_resource("ui://demo/runs/leaderboard.html")).contents[0]
     assert page.mime_type == "text/html;profile=mcp-app"
-    assert f'<base href="{origin}/runs/">' in page.text
+    # A private app's view loads its files through an address keyed for the
+    # member who read it, on the app's own origin (a view's frame has no cookie).
+    base = re.search(r'<base href="([^"]*)">', page.text).group(1)
+    assert re.fullmatch(re.escape(origin) + r"/_shed/view/[0-9a-f]{32}/runs/", base), base
+    def demo_get(address: str) -> httpx2.Response:
+        # demo.localhost is the loopback address, named in the Host header.
+        path = address.removeprefix(origin)
+        return httpx2.get(f"http://127.0.0.1:{shed.port}{path}", headers={"Host": f"demo.localhost:{shed.port}"})
+
+    assert demo_get(f"{origin}/runs/style.css").status_code == 401
+    style = demo_get(f"{base}style.css")
+    assert style.status_code == 200
+    assert style.text == (RUN_CLUB / "style.css").read_text()
     assert "Leaderboard" in page.text
     assert page.meta["ui"]["csp"]["baseUriDomains"] == [origin]
 

@@ -72,6 +72,40 @@ pub fn decide(
     }
 }
 
+/// Whether somebody with `role` in the app's space may deploy `space/app`
+/// asking for access `wanted`, when it has `current` (`None` for a new app).
+/// Who may read an app is its space owner's choice: an editor's deploy keeps
+/// the access the app has, and one asking for another is refused. An
+/// editor making a new app chooses its access (it holds no data yet).
+pub fn may_set_access(
+    app: &str,
+    space: &str,
+    role: Role,
+    current: Option<Access>,
+    wanted: Access,
+) -> Result<(), HostError> {
+    match current {
+        Some(current) if current != wanted && role != Role::Owner => {
+            Err(HostError::Refused(format!(
+                "only an owner of {space} changes who may read {app} (it is {}) — deploy without \
+                 an access to keep it {}, or ask an owner of {space}",
+                current.as_str(),
+                current.as_str()
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// What a caller outside a space reads when they try to deploy into it —
+/// the same whether the space exists or not, so nobody learns which do.
+pub fn not_a_space_you_edit(space: &str) -> HostError {
+    HostError::NotFound(format!(
+        "{space} is not a space you own or edit — `spaces` lists yours, an owner of a space can \
+         add you as an editor, and `shed space add {space} --owner <handle>` makes a new one"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,6 +143,27 @@ mod tests {
         assert_eq!(
             cell(Access::Private, true, None, Want::Write),
             "not-found: no app jeff/runs"
+        );
+    }
+
+    #[test]
+    fn only_an_owner_changes_an_apps_access() {
+        let set = |role, current, wanted| {
+            may_set_access("jeff/runs", "jeff", role, current, wanted).map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            set(Role::Editor, Some(Access::Private), Access::Public),
+            Err(
+                "only an owner of jeff changes who may read jeff/runs (it is private) — deploy \
+                 without an access to keep it private, or ask an owner of jeff"
+                    .to_string()
+            )
+        );
+        assert_eq!(set(Role::Editor, Some(Access::Open), Access::Open), Ok(()));
+        assert_eq!(set(Role::Editor, None, Access::Public), Ok(()));
+        assert_eq!(
+            set(Role::Owner, Some(Access::Private), Access::Open),
+            Ok(())
         );
     }
 

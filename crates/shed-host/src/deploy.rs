@@ -11,7 +11,7 @@ use serde_json::json;
 use shed_store::platform::NewDeploy;
 use shed_store::{ColumnType, Vocabulary};
 
-use crate::access::VIEWER_SENTENCE;
+use crate::access::{VIEWER_SENTENCE, may_set_access, not_a_space_you_edit};
 use crate::names::{AppName, and_list, bad_slug, check_path, is_slug};
 use crate::reach::Reach;
 use crate::{Access, Answer, Caller, Host, HostError, Person, Role};
@@ -29,6 +29,8 @@ pub(crate) struct Target {
     pub space: String,
     pub slug: String,
     pub person: Person,
+    /// The person's role in the space (an owner or an editor, for a deploy).
+    pub role: Role,
 }
 
 impl Target {
@@ -113,27 +115,13 @@ impl Host {
                 }
             }
         };
-        self.may_deploy(&reach, &space).await?;
+        let role = may_deploy(&reach, &space)?;
         Ok(Target {
             space,
             slug,
             person: reach.person,
+            role,
         })
-    }
-
-    async fn may_deploy(&self, reach: &Reach, space: &str) -> Result<(), HostError> {
-        match reach.role(space) {
-            Some(role) if role.edits() => Ok(()),
-            Some(_) => Err(HostError::Refused(VIEWER_SENTENCE.to_string())),
-            None if self.inner.store.space_exists(space).await? => {
-                Err(HostError::Refused(format!(
-                    "only the owners and editors of {space} deploy its apps — an owner of {space} can add you"
-                )))
-            }
-            None => Err(HostError::NotFound(format!(
-                "no space {space} — `shed space add {space} --owner <handle>` makes one"
-            ))),
-        }
     }
 
     async fn deploy(
@@ -150,6 +138,20 @@ impl Host {
         }
         check_files(&files)?;
         let title = title.map(|t| check_title(&t)).transpose()?;
+        if let Some(wanted) = access {
+            let current = match self
+                .inner
+                .store
+                .platform_app(&target.space, &target.slug)
+                .await?
+            {
+                Some(record) => Some(record.access.parse::<Access>().map_err(|_| {
+                    HostError::Internal(format!("{name} has an access this build does not know"))
+                })?),
+                None => None,
+            };
+            may_set_access(&name, &target.space, target.role, current, wanted)?;
+        }
         let manifest = shed_manifest::read_app(&files, &name)
             .map_err(|refusal| HostError::BadInput(refusal.0))?;
         let vocabulary = vocabulary(&manifest.vocab)?;
@@ -189,6 +191,16 @@ impl Host {
                 "commands": commands,
             }),
         })
+    }
+}
+
+/// The caller's role in `space` when they may deploy there. Somebody outside
+/// the space reads the same sentence whether it exists or not.
+fn may_deploy(reach: &Reach, space: &str) -> Result<Role, HostError> {
+    match reach.role(space) {
+        Some(role) if role.edits() => Ok(role),
+        Some(_) => Err(HostError::Refused(VIEWER_SENTENCE.to_string())),
+        None => Err(not_a_space_you_edit(space)),
     }
 }
 

@@ -180,6 +180,7 @@ impl Host {
                 space,
                 slug,
                 person: reach.person,
+                role,
             }),
             _ => Err(reach.no_app(&snapshot, &name)),
         }

@@ -26,6 +26,7 @@ pub mod sessions;
 mod signed_in;
 mod spaces;
 mod texts;
+pub mod view_keys;
 mod views;
 mod watch;
 pub mod web;

@@ -44,17 +44,17 @@ pub struct SignedIn {
     pub hops: Vec<(String, String)>,
 }
 
-fn now() -> i64 {
+pub(crate) fn now() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64)
 }
 
-fn secret() -> String {
+pub(crate) fn secret() -> String {
     format!("{:032x}", rand::random::<u128>())
 }
 
-fn hash(secret: &str) -> String {
+pub(crate) fn hash(secret: &str) -> String {
     hex::encode(Sha256::digest(secret.as_bytes()))
 }
 

@@ -1,7 +1,8 @@
 //! Views: the pages commands name, as resources at `ui://<space>/<app>/<file>`
 //! — each listed once however many commands name it — and a view's page,
-//! served with `<base href>` at the app's address. Only a page a command names
-//! is a resource; any other file of the app is the web's business.
+//! served with `<base href>` at the app's address (for a private app, a keyed
+//! address on the app's origin: `view_keys`). Only a page a command names is
+//! a resource; any other file of the app is the web's business.
 
 use crate::access::sign_in_first;
 use crate::base_href::with_base_href;
@@ -25,9 +26,9 @@ impl Host {
 
     /// A view's page by its resource URI; anything else is `no resource <uri>`.
     pub async fn read_view(&self, caller: &Caller, uri: &str) -> Result<ViewPage, HostError> {
-        if caller.person().is_none() {
+        let Some(person) = caller.person() else {
             return Err(sign_in_first());
-        }
+        };
         let no_resource =
             || HostError::NotFound(format!("no resource {}", crate::names::shown(uri)));
         let (space, rest) = uri
@@ -47,8 +48,9 @@ impl Host {
             .await?
             .ok_or_else(no_resource)?;
         let page = String::from_utf8_lossy(&bytes);
+        let address = self.view_address(person, app).await?;
         Ok(ViewPage {
-            html: with_base_href(&page, &app.address),
+            html: with_base_href(&page, &address),
             resource: self.resource(app, file),
         })
     }

@@ -6,12 +6,11 @@
 //! The rule for an app's files on the web:
 //! - its inside (`tools.json`, `tools.yml`, `vocab.json`, `worker.js` at the
 //!   app's root) is never served: it answers like a file that is not there;
-//! - an HTML page is read under the app's access, like its data: a private
-//!   app's pages need a member;
-//! - every other file (styles, scripts, images, fonts) is served to anyone.
-//!   A view is drawn off-origin with no session, and the spec promises its
-//!   `./style.css` and images load; an app's files are its code, not its
-//!   data, which stays behind the page api.
+//! - every other file — pages, styles, scripts, images, data files — is read
+//!   under the app's access, like its data: a private app's files need a
+//!   member, and somebody else reads what they would for an app nobody made.
+//!   A private app's view loads its files through a keyed address made for
+//!   the member who read it (`view_keys`).
 
 use crate::access::{Want, decide};
 use crate::names::{check_path, is_slug, shown};
@@ -66,9 +65,9 @@ impl Host {
 
     /// The file a web address names in app `slug` of `space`: `path` is what
     /// follows `/<slug>/`, percent-decoded (empty, or ending in `/`, names
-    /// the folder's `index.html`). Refuses as the access table says for a
-    /// page; answers "no file …" for the app's inside and for a path that
-    /// is not one.
+    /// the folder's `index.html`). Refuses as the access table says for
+    /// reading the app; answers "no file …" for the app's inside and for a
+    /// path that is not one.
     pub async fn web_file(
         &self,
         caller: &Caller,
@@ -86,11 +85,9 @@ impl Host {
         } else {
             path.to_string()
         };
+        decide(&app.name, &app.space, app.access, standing, Want::Read)?;
         let lower = path.to_ascii_lowercase();
         let page = lower.ends_with(".html") || lower.ends_with(".htm");
-        if page {
-            decide(&app.name, &app.space, app.access, standing, Want::Read)?;
-        }
         if check_path(&path).is_err() || INSIDE_FILES.contains(&path.as_str()) {
             return Err(no_file(&path, &app.name));
         }
@@ -203,7 +200,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_private_apps_pages_need_a_member_and_its_other_files_do_not() {
+    async fn every_file_of_a_private_app_needs_a_member() {
         let (_dir, host) = host_with(Access::Private).await;
         assert_eq!(outcome(&host, None, "").await, "sign-in");
         assert_eq!(outcome(&host, None, "index.html").await, "sign-in");
@@ -213,7 +210,17 @@ mod tests {
                 .starts_with("not-found: no app demo/runs")
         );
         assert_eq!(outcome(&host, Some("vic"), "").await, "ok index.html 20");
-        assert_eq!(outcome(&host, None, "style.css").await, "ok style.css 3");
+        assert_eq!(outcome(&host, None, "style.css").await, "sign-in");
+        assert_eq!(outcome(&host, None, "nothing.css").await, "sign-in");
+        assert!(
+            outcome(&host, Some("sam"), "style.css")
+                .await
+                .starts_with("not-found: no app demo/runs")
+        );
+        assert_eq!(
+            outcome(&host, Some("vic"), "style.css").await,
+            "ok style.css 3"
+        );
     }
 
     #[tokio::test]

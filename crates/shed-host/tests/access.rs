@@ -227,15 +227,29 @@ async fn only_owners_and_editors_deploy_and_write_files() {
             .await,
     );
     assert_eq!((kind, sentence.as_str()), ("refused", VIEWER_SENTENCE));
-    let (kind, sentence) = refusal(
-        host.deploy_folder(&c.stranger, "jeff/page", app_files(), None, None)
+    // Somebody outside jeff reads what they would for a space nobody made.
+    let mut answers = Vec::new();
+    for space in ["jeff", "nosuch"] {
+        let (kind, sentence) = refusal(
+            host.deploy_folder(
+                &c.stranger,
+                &format!("{space}/page"),
+                app_files(),
+                None,
+                None,
+            )
             .await,
-    );
+        );
+        answers.push((kind, sentence.replace(space, "<space>")));
+    }
+    assert_eq!(answers[0], answers[1]);
     assert_eq!(
-        (kind, sentence.as_str()),
+        answers[0],
         (
-            "refused",
-            "only the owners and editors of jeff deploy its apps — an owner of jeff can add you"
+            "not-found",
+            "<space> is not a space you own or edit — `spaces` lists yours, an owner of a space \
+             can add you as an editor, and `shed space add <space> --owner <handle>` makes a new one"
+                .to_string()
         )
     );
     let write = [("index.html".to_string(), Some("<p>new</p>".to_string()))]
@@ -259,4 +273,62 @@ async fn only_owners_and_editors_deploy_and_write_files() {
             .await,
     );
     assert_eq!(kind, "not-found");
+}
+
+#[tokio::test]
+async fn only_an_owner_changes_who_may_read_an_app() {
+    let w = world().await;
+    let host = &w.host;
+    let c = cast(host).await;
+    let app_files = || files(&[("index.html", "<p>hi</p>")]);
+    let (kind, sentence) = refusal(
+        host.deploy_folder(
+            &c.editor,
+            "jeff/private",
+            app_files(),
+            None,
+            Some(Access::Public),
+        )
+        .await,
+    );
+    assert_eq!(
+        (kind, sentence.as_str()),
+        (
+            "refused",
+            "only an owner of jeff changes who may read jeff/private (it is private) — deploy \
+             without an access to keep it private, or ask an owner of jeff"
+        )
+    );
+    let spaces = host.spaces(&c.owner).await.unwrap().text;
+    assert!(
+        spaces.contains("jeff/private — Notes, private, v1"),
+        "{spaces}"
+    );
+    // Asking for the access it has, or none, keeps it; an owner changes it;
+    // an editor's new app is theirs to open.
+    for access in [Some(Access::Private), None] {
+        host.deploy_folder(&c.editor, "jeff/private", app_files(), None, access)
+            .await
+            .unwrap();
+    }
+    host.deploy_folder(
+        &c.editor,
+        "jeff/fresh",
+        app_files(),
+        None,
+        Some(Access::Open),
+    )
+    .await
+    .unwrap();
+    let answer = host
+        .deploy_folder(
+            &c.owner,
+            "jeff/private",
+            app_files(),
+            None,
+            Some(Access::Public),
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer.data["access"], "public");
 }

@@ -163,11 +163,36 @@ async fn the_run_club_story() {
         .read_view(&ada, "ui://jeff/runs/leaderboard.html")
         .await
         .unwrap();
-    assert!(
-        page.html.starts_with("<!doctype html><base href=\"http://jeff.localhost:7700/runs/\">\n<meta charset=\"utf-8\" />"),
-        "{}",
-        page.html
-    );
+    // A private app's view loads its files through an address keyed for
+    // the member who read it, on the app's own origin.
+    let keyed = page
+        .html
+        .strip_prefix("<!doctype html><base href=\"http://jeff.localhost:7700/_shed/view/")
+        .and_then(|rest| rest.split_once("/runs/\">\n<meta charset=\"utf-8\" />"))
+        .map(|(key, _)| key.to_string())
+        .unwrap_or_else(|| panic!("no keyed base href: {}", page.html));
+    assert_eq!(keyed.len(), 32, "{keyed}");
+    let reader = host
+        .caller_for_view_key(&keyed, "jeff", "runs")
+        .await
+        .unwrap();
+    assert_eq!(reader.person().unwrap().handle, "ada");
+    let style = host
+        .web_file(&reader, "jeff", "runs", "style.css")
+        .await
+        .unwrap();
+    assert_eq!(style.path, "style.css");
+    for (key, slug) in [
+        (keyed.as_str(), "other"),
+        ("0123456789abcdef0123456789abcdef", "runs"),
+    ] {
+        let (kind, sentence) = refusal(host.caller_for_view_key(key, "jeff", slug).await);
+        assert_eq!(kind, "sign-in");
+        assert!(
+            sentence.starts_with("this view's address has expired"),
+            "{sentence}"
+        );
+    }
     let (kind, sentence) = refusal(host.read_view(&ada, "ui://jeff/runs/index.html").await);
     assert_eq!(
         (kind, sentence.as_str()),

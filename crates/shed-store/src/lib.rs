@@ -22,6 +22,7 @@ mod query;
 mod schema;
 mod sessions;
 mod values;
+mod view_keys;
 pub mod wire;
 
 use std::path::Path;
@@ -30,6 +31,7 @@ use std::sync::Arc;
 pub use error::StoreError;
 pub use jobs::JobRecord;
 pub use model::{Actor, Applied, ColumnType, HistoryEntry, Listing, Person, Vocabulary};
+pub use view_keys::ViewKey;
 
 use engine::Engine;
 use schema::{Schemas, WriterSchemas};

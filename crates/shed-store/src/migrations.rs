@@ -82,6 +82,8 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     crate::jobs::MIGRATION,
     // 4: the web's sign-in links, hops and sessions (src/sessions.rs).
     crate::sessions::MIGRATION,
+    // 5: the keys that let a view load its private app's files (src/view_keys.rs).
+    crate::view_keys::MIGRATION,
 ];
 
 /// Brings the database up to the last migration, all in one transaction.

@@ -6,37 +6,29 @@
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use shed_host::{Access, HostError};
+use shed_host::{Access, Caller, HostError};
 
-use crate::caller::caller;
 use crate::door::Door;
 use crate::page::Rendered;
 use crate::reply::page_refusal;
 
-/// Answers `GET /<slug>/<path>` on `space`'s host; `raw_path` is the request's
-/// path as sent, to send a folder's browser on to its trailing slash.
+/// Answers `GET /<slug>/<path>` on `space`'s host for `caller`; `raw_path`
+/// is the request's path as sent, to send a folder's browser on to its
+/// trailing slash.
 pub(crate) async fn serve(
     door: &Door,
     headers: &HeaderMap,
-    space: &str,
-    slug: &str,
+    caller: &Caller,
+    (space, slug): (&str, &str),
     path: &str,
     raw_path: &str,
 ) -> Response {
-    let caller = match caller(door, headers, Some(space)).await {
-        Ok((caller, _)) => caller,
-        Err(error) => return page_refusal(&error),
-    };
-    let file = match door.host.web_file(&caller, space, slug, path).await {
+    let file = match door.host.web_file(caller, space, slug, path).await {
         Ok(file) => file,
         Err(error) => return page_refusal(&error),
     };
     match door.rendered(&file).await {
-        Ok(rendered) => answer(
-            &rendered,
-            headers,
-            file.page && file.access == Access::Private,
-        ),
+        Ok(rendered) => answer(&rendered, headers, file.access == Access::Private),
         Err(HostError::NotFound(sentence)) => match door.host.web_is_folder(&file).await {
             Ok(true) => folder_redirect(raw_path),
             _ => page_refusal(&HostError::NotFound(sentence)),

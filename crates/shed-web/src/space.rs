@@ -1,6 +1,7 @@
 //! A space's host, `http://<space>.<public host>/`: the page script, the
 //! sign-in hop, and every app of the space at `/<app>/` — its files and its
-//! page api at `/<app>/api/`.
+//! page api at `/<app>/api/` — and, for a private app's view, its files at
+//! `/_shed/view/<key>/<app>/` (read as the person the key was made for).
 
 use std::sync::Arc;
 
@@ -9,11 +10,13 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use crate::caller::caller;
 use crate::door::Door;
 use crate::files::{self, answer};
 use crate::path::{AppPath, split_app_path};
 use crate::reply::{escape, page, page_refusal};
 use crate::{APP_JS_PATH, HOP_PATH, api, platform};
+use shed_host::view_keys::VIEW_KEY_PATH;
 
 pub(crate) fn router(door: Arc<Door>) -> Router {
     Router::new().fallback(handle).with_state(door)
@@ -33,6 +36,9 @@ async fn handle(State(door): State<Arc<Door>>, request: Request) -> Response {
     if raw_path == APP_JS_PATH && reading {
         return answer(&door.app_js, &parts.headers, false);
     }
+    if let Some(keyed) = raw_path.strip_prefix(VIEW_KEY_PATH) {
+        return view_file(&door, &parts, &space, keyed, reading).await;
+    }
     match split_app_path(raw_path) {
         AppPath::File { app, path } if path.starts_with("api/") || path == "api" => {
             let what = path.strip_prefix("api/").unwrap_or_default();
@@ -50,7 +56,19 @@ async fn handle(State(door): State<Arc<Door>>, request: Request) -> Response {
             response
         }
         AppPath::File { app, path } => {
-            files::serve(&door, &parts.headers, &space, &app, &path, raw_path).await
+            let caller = match caller(&door, &parts.headers, Some(&space)).await {
+                Ok((caller, _)) => caller,
+                Err(error) => return page_refusal(&error),
+            };
+            files::serve(
+                &door,
+                &parts.headers,
+                &caller,
+                (&space, &app),
+                &path,
+                raw_path,
+            )
+            .await
         }
         AppPath::AppWithoutSlash(_) => {
             let target = match query {
@@ -82,4 +100,44 @@ async fn handle(State(door): State<Arc<Door>>, request: Request) -> Response {
             "<p>No file of an app has this address — a path may not step out of its app.</p>",
         ),
     }
+}
+
+/// `GET /_shed/view/<key>/<app>/<path>`: a file of a private app's view, read
+/// as the person the key was made for. Files only: no page api, no writes.
+async fn view_file(
+    door: &Door,
+    parts: &axum::http::request::Parts,
+    space: &str,
+    keyed: &str,
+    reading: bool,
+) -> Response {
+    let not_here = || {
+        page(
+            StatusCode::NOT_FOUND,
+            "Not here",
+            "<p>A view's address reads the files of its app, nothing else.</p>",
+        )
+    };
+    let Some((key, rest)) = keyed.split_once('/') else {
+        return not_here();
+    };
+    let (app, path) = match split_app_path(&format!("/{rest}")) {
+        AppPath::File { app, path } if reading && !(path == "api" || path.starts_with("api/")) => {
+            (app, path)
+        }
+        _ => return not_here(),
+    };
+    let caller = match door.host.caller_for_view_key(key, space, &app).await {
+        Ok(caller) => caller,
+        Err(error) => return page_refusal(&error),
+    };
+    files::serve(
+        door,
+        &parts.headers,
+        &caller,
+        (space, &app),
+        &path,
+        parts.uri.path(),
+    )
+    .await
 }

@@ -240,27 +240,37 @@ impl Shed {
         (response.status(), response.json().await.unwrap())
     }
 
-    /// One MCP `tools/call` as `token`: (isError, structuredContent or the text).
-    async fn mcp(&self, token: &str, tool: &str, arguments: Value) -> (bool, Value) {
-        let call = json!({
-            "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": { "name": tool, "arguments": arguments, "_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {} } }
-        });
+    /// One MCP request as `token`, as a 2026-07-28 client sends it: the whole answer.
+    async fn mcp_request(&self, token: &str, method: &str, name: &str, mut params: Value) -> Value {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {} });
+        let call = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
         let response = self
             .http
             .post(format!("{}/mcp", self.url()))
             .bearer_auth(token)
             .header(header::ACCEPT, "application/json, text/event-stream")
             .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", tool)
+            .header("mcp-method", method)
+            .header("mcp-name", name)
             .json(&call)
             .send()
             .await
             .unwrap();
-        let body: Value = response.json().await.unwrap();
+        response.json().await.unwrap()
+    }
+
+    /// One MCP `tools/call` as `token`: (isError, structuredContent or the text).
+    async fn mcp(&self, token: &str, tool: &str, arguments: Value) -> (bool, Value) {
+        let body = self
+            .mcp_request(
+                token,
+                "tools/call",
+                tool,
+                json!({ "name": tool, "arguments": arguments }),
+            )
+            .await;
         let result = &body["result"];
         assert!(result.is_object(), "MCP answered {body}");
         let error = result["isError"] == json!(true);
@@ -508,11 +518,14 @@ async fn access_for_the_signed_out_a_stranger_a_viewer_and_an_editor() {
             .0,
         StatusCode::OK
     );
-    // Its other files are anyone's: a view drawn off-origin, with no cookie, loads them.
+    // Its other files too: nobody is asked to sign in, the member reads them.
     assert_eq!(
         shed.get(&shed.demo("/runs/style.css"), None).await.0,
-        StatusCode::OK
+        StatusCode::UNAUTHORIZED
     );
+    let (status, headers, _) = shed.get(&shed.demo("/runs/style.css"), Some(&vic)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(headers[header::CACHE_CONTROL], "private, no-cache");
     // Public and open apps' pages are anyone's.
     assert_eq!(shed.get(&shed.demo("/pub/"), None).await.0, StatusCode::OK);
     assert_eq!(shed.get(&shed.demo("/open/"), None).await.0, StatusCode::OK);
@@ -561,6 +574,164 @@ async fn access_for_the_signed_out_a_stranger_a_viewer_and_an_editor() {
     );
     let (status, said) = shed.apply("nope", run("Ed", 1.0), Some(&ed)).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{said}");
+}
+
+/// `GET url` with a bearer token (or nobody): the status and the body.
+async fn get_as(shed: &Shed, url: &str, token: Option<&str>) -> (StatusCode, String) {
+    let mut request = shed.http.get(url);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let response = request.send().await.unwrap();
+    (response.status(), response.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn an_outsider_cannot_tell_a_private_app_or_a_space_from_one_nobody_made() {
+    let shed = Shed::start().await;
+    let sam = shed.token("sam");
+    // Signed out, then as somebody outside demo: a private app's file reads
+    // as a file of an app nobody made, with the app's name in its place.
+    for token in [None, Some(sam.as_str())] {
+        let (status, body) = get_as(&shed, &shed.demo("/runs/x.css"), token).await;
+        let (made_up, made_up_body) = get_as(&shed, &shed.demo("/nosuch/x.css"), token).await;
+        assert_eq!(status, made_up, "{body}");
+        assert_eq!(body.replace("demo/runs", "demo/nosuch"), made_up_body);
+        assert!(status == StatusCode::UNAUTHORIZED || status == StatusCode::NOT_FOUND);
+    }
+    // Deploying or drafting into a space of somebody else's reads as a space nobody made.
+    let ed = shed.token("ed");
+    for (tool, arguments) in [
+        ("app_deploy", json!({"app": "<space>/x"})),
+        (
+            "app_files",
+            json!({"app": "<space>/x", "write": {"index.html": "<p>hi"}}),
+        ),
+    ] {
+        let mut said = Vec::new();
+        for space in ["club", "nosuch"] {
+            let arguments =
+                serde_json::from_str(&arguments.to_string().replace("<space>", space)).unwrap();
+            let (error, text) = shed.mcp(&ed, tool, arguments).await;
+            assert!(error, "{tool}: {text}");
+            said.push(text.as_str().unwrap().replace(space, "<space>"));
+        }
+        assert_eq!(said[0], said[1], "{tool}");
+        assert!(
+            said[0].starts_with("<space> is not a space you own or edit"),
+            "{}",
+            said[0]
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_private_apps_view_loads_its_files_through_a_key_of_the_member_who_read_it() {
+    let shed = Shed::start().await;
+    let vic = shed.token("vic");
+    let read = shed
+        .mcp_request(
+            &vic,
+            "resources/read",
+            "ui://demo/runs/leaderboard.html",
+            json!({ "uri": "ui://demo/runs/leaderboard.html" }),
+        )
+        .await;
+    let html = read["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let base = html
+        .split_once("<base href=\"")
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map(|(base, _)| base.to_string())
+        .unwrap();
+    let keyed = base
+        .strip_prefix(&shed.demo("/_shed/view/"))
+        .and_then(|rest| rest.strip_suffix("/runs/"))
+        .unwrap_or_else(|| panic!("not a keyed address of demo/runs: {base}"));
+    assert_eq!(keyed.len(), 32);
+    // With no cookie, as a view's frame asks: the app's files, and nothing else.
+    let (status, css) = get_as(&shed, &format!("{base}style.css"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        css,
+        std::fs::read_to_string(run_club().join("style.css")).unwrap()
+    );
+    for elsewhere in [
+        format!("{base}api/query?.jog!"),
+        shed.demo(&format!("/_shed/view/{keyed}/pub/style.css")),
+        shed.demo(&format!("/_shed/view/{keyed}/runs/vocab.json")),
+        shed.demo("/_shed/view/0123456789abcdef0123456789abcdef/runs/style.css"),
+        format!(
+            "http://club.localhost:{}/_shed/view/{keyed}/runs/style.css",
+            shed.port
+        ),
+    ] {
+        let (status, body) = get_as(&shed, &elsewhere, None).await;
+        assert!(status.is_client_error(), "{elsewhere}: {status} {body}");
+    }
+    let (status, _) = get_as(&shed, &format!("{base}style.css"), None).await;
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "a key works as often as the view loads"
+    );
+    // A public app's view keeps the app's plain address.
+    let read = shed
+        .mcp_request(
+            &vic,
+            "resources/read",
+            "ui://demo/pub/leaderboard.html",
+            json!({ "uri": "ui://demo/pub/leaderboard.html" }),
+        )
+        .await;
+    let html = read["result"]["contents"][0]["text"].as_str().unwrap();
+    assert!(
+        html.contains(&format!("<base href=\"{}\">", shed.demo("/pub/"))),
+        "{html}"
+    );
+}
+
+#[tokio::test]
+async fn only_an_owner_changes_who_may_read_an_app_from_the_cli_and_mcp() {
+    let shed = Shed::start().await;
+    let club = run_club();
+    let output = Command::new(SHED)
+        .args([
+            "deploy",
+            club.to_str().unwrap(),
+            "--to",
+            "demo/runs",
+            "--as",
+            "ed",
+            "--access",
+            "public",
+        ])
+        .arg("--data")
+        .arg(shed.data.path())
+        .env("SHED_PUBLIC_URL", shed.url())
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let said = String::from_utf8_lossy(&output.stderr);
+    let sentence = "only an owner of demo changes who may read demo/runs (it is private) — deploy \
+                    without an access to keep it private, or ask an owner of demo";
+    assert!(said.contains(sentence), "{said}");
+    let (error, text) = shed
+        .mcp(
+            &shed.token("ed"),
+            "app_deploy",
+            json!({"app": "demo/runs", "access": "open"}),
+        )
+        .await;
+    assert!(error);
+    assert_eq!(text, sentence.replace("public", "open"));
+    // Still private: nobody signed out reads it.
+    assert_eq!(
+        shed.get(&shed.demo("/runs/"), None).await.0,
+        StatusCode::UNAUTHORIZED
+    );
 }
 
 #[tokio::test]
