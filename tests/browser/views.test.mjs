@@ -61,7 +61,12 @@ test('the leaderboard view draws a real answer, loads its style, sizes itself, a
   assert.ok(listed, `resources/list does not list ${uri}`)
   const [resource] = (await mcp.readResource({ uri })).contents
   assert.equal(resource.mimeType, 'text/html;profile=mcp-app')
-  assert.equal(/<base href="([^"]*)"/.exec(resource.text)?.[1], shed.appUrl, 'the view should carry a <base href> at the app')
+  // A private app's view loads its files through an address keyed for the
+  // member who read it, on the app's own origin: the frame has no cookie.
+  const base = /<base href="([^"]*)"/.exec(resource.text)?.[1] || ''
+  const appPath = new URL(shed.appUrl).pathname
+  const keyed = new RegExp(`^${new URL(shed.appUrl).origin}/_shed/view/[0-9a-f]{32}${appPath}$`)
+  assert.match(base, keyed, 'the view should carry a <base href> keyed for its reader at the app')
 
   const answer = await command(mcp, 'leaderboard')
   const drawn = answer.structuredContent.rows.length
@@ -84,11 +89,11 @@ test('the leaderboard view draws a real answer, loads its style, sizes itself, a
   await until(`the view to draw ${drawn} rows`, async () => (await boardRows(hosted.view)).length === drawn)
   assert.ok((await boardRows(hosted.view)).some((row) => row.startsWith(`${first} — 5 miles · logged by `)))
 
-  // ./style.css came from the app's address through the <base href>, allowed by the view's CSP.
+  // ./style.css came from the app's origin through the <base href>, allowed by the view's CSP.
   assert.equal(await hosted.view.locator('#today').evaluate((b) => getComputedStyle(b).backgroundColor), ACCENT)
   assert.ok(
-    hosted.responses.some((r) => r.url === `${shed.appUrl}style.css` && r.status === 200),
-    `no 200 for ${shed.appUrl}style.css among ${JSON.stringify(hosted.responses)}`,
+    hosted.responses.some((r) => r.url === `${base}style.css` && r.status === 200),
+    `no 200 for ${base}style.css among ${JSON.stringify(hosted.responses)}`,
   )
 
   const size = await until('a size-changed with a height', async () =>
