@@ -500,3 +500,29 @@ fn a_hundred_concurrent_runs_all_answer_and_every_write_counts() {
     assert_eq!(writes, 50);
     assert_eq!(served.version(&job), before + 50);
 }
+
+#[test]
+fn an_editors_agent_cannot_change_who_may_read_an_app() {
+    let served = Served::start();
+    shed(
+        &served.data(),
+        &["member", "add", "demo", "bob", "--role", "editor"],
+    );
+    let job = served.job(&["--person", "bob"]);
+    let outcome = served.run(
+        &job,
+        "app.deploy",
+        json!({"access": "public"}),
+        &["--loom", "demo/runs"],
+    );
+    assert_eq!(outcome["code"], "refused", "{outcome}");
+    assert_eq!(
+        outcome["message"],
+        "only an owner of demo changes who may read demo/runs (it is private) — deploy without \
+         an access to keep it private, or ask an owner of demo"
+    );
+    // Without an access the deploy keeps the app private, as it was.
+    let kept = served.run(&job, "app.deploy", json!({}), &["--loom", "demo/runs"]);
+    assert_eq!(kept["code"], "ok", "{kept}");
+    assert_eq!(kept["body"]["access"], "private", "{kept}");
+}
