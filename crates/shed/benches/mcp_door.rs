@@ -17,7 +17,9 @@
 //! `cargo bench -p shed --bench mcp_door` (release build). Knobs:
 //! SHED_BENCH_SECONDS (default 5 per phase), SHED_BENCH_CLIENTS (default 4),
 //! SHED_BENCH_IN_FLIGHT (default 4: the calls each client keeps in flight in
-//! the second write phase; every other phase keeps one).
+//! the second write phase; every other phase keeps one), SHED_BENCH_BINARY
+//! (another `shed` to start instead of this build's, e.g. a release build of
+//! an earlier commit, for A/B runs back to back).
 
 use std::{
     io::{BufRead, BufReader},
@@ -55,7 +57,9 @@ fn free_port() -> u16 {
 fn start() -> Server {
     let data = tempfile::tempdir().expect("a temp dir");
     let port = free_port();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_shed"))
+    let binary =
+        std::env::var("SHED_BENCH_BINARY").unwrap_or_else(|_| env!("CARGO_BIN_EXE_shed").into());
+    let mut child = Command::new(binary)
         .args(["up", "--listen", &format!("127.0.0.1:{port}")])
         .arg("--data")
         .arg(data.path())
