@@ -32,7 +32,7 @@ use tower::ServiceExt;
 pub const REQUEST_HEAD_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The most connections served at once, whatever the file limit: more than
-/// a shed's people keep open, and a bounded amount of buffers (~4096 × 16 KiB).
+/// a shed's people keep open, and a bound on the memory their buffers hold.
 pub const MAX_CONNECTIONS: u64 = 4096;
 
 /// Open files kept for everything but connections: the listener, the
