@@ -2,6 +2,7 @@
 
 mod command_cli;
 mod example;
+mod http;
 mod job_cli;
 mod login_cli;
 mod serve;

@@ -44,14 +44,12 @@ pub async fn run_server(host: Host, data: &Path, args: &ServeArgs) -> anyhow::Re
         host.public_url(),
         shed_mcp::MCP_PATH
     );
-    axum::serve(listener, routes)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-            tracing::info!("shed is stopping");
-        })
-        .await
-        .context("the server stopped")?;
-    Ok(())
+    crate::http::serve(listener, routes, async {
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("shed is stopping");
+    })
+    .await
+    .context("the server stopped")
 }
 
 /// `shed serve`.

@@ -1,0 +1,187 @@
+//! The HTTP server under `shed serve`: hyper's HTTP/1.1 connections driving
+//! the axum router, with the limits `axum::serve` lacks — a deadline for each
+//! request head (which also closes kept-alive connections left idle), a cap
+//! on open connections below the process's limit of open files, and a pause
+//! with one log line when accepting fails instead of a line per try.
+//!
+//! At the cap the server stops accepting: new connections wait in the
+//! kernel's backlog until one closes. Each request sees its peer's address
+//! as axum's `ConnectInfo<SocketAddr>`.
+
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use axum::extract::ConnectInfo;
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tower::ServiceExt;
+
+/// The longest a connection may take to send a whole request head, timed
+/// from when it starts waiting for one — the first, or the next on a
+/// kept-alive connection, so this is also the idle keep-alive timeout. A
+/// real client sends its head in one round trip; 5 s is Apache's keep-alive.
+pub const REQUEST_HEAD_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The most connections served at once, whatever the file limit: more than
+/// a shed's people keep open, and a bound on the memory their buffers hold.
+pub const MAX_CONNECTIONS: u64 = 4096;
+
+/// Open files kept for everything but connections: the listener, the
+/// runtime, the database's writer, checkpointer and idle readers, the
+/// queue's socket and its clients, the lock file, the logs.
+pub const RESERVED_FILES: u64 = 64;
+
+/// Open files each connection may need: its socket, and a read connection's
+/// database and WAL files while its request reads.
+pub const FILES_PER_CONNECTION: u64 = 3;
+
+/// The fewest connections worth serving: below this the file limit is a
+/// mistake to correct, not a server to run.
+pub const MIN_CONNECTIONS: u64 = 16;
+
+/// The pause after accepting a connection failed (out of open files, most
+/// often): long enough not to spin, short enough to use a freed file soon.
+pub const ACCEPT_PAUSE: Duration = Duration::from_millis(250);
+
+/// Serves `routes` on `listener` until `shutdown` completes, then lets the
+/// open connections finish their requests and close.
+pub async fn serve(
+    listener: TcpListener,
+    routes: axum::Router,
+    shutdown: impl Future<Output = ()>,
+) -> anyhow::Result<()> {
+    let limit = connection_limit()?;
+    tracing::info!("shed serves at most {limit} connections at once");
+    let slots = Arc::new(Semaphore::new(usize::try_from(limit).unwrap_or(usize::MAX)));
+    let mut http = http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(REQUEST_HEAD_TIMEOUT);
+    let graceful = GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let (stream, peer, slot) = tokio::select! {
+            next = next_connection(&listener, &slots) => next?,
+            () = &mut shutdown => break,
+        };
+        let service = routes
+            .clone()
+            .map_request(move |mut request: hyper::Request<Incoming>| {
+                request.extensions_mut().insert(ConnectInfo(peer));
+                request
+            });
+        let connection = graceful
+            .watch(http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service)));
+        tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::debug!(%peer, %error, "a connection ended in an error");
+            }
+            drop(slot);
+        });
+    }
+    drop(listener);
+    graceful.shutdown().await;
+    Ok(())
+}
+
+/// How many connections to serve at once: as many as the open-file limit
+/// leaves room for, raised first as far as [`MAX_CONNECTIONS`] needs when
+/// the hard limit allows, and at most [`MAX_CONNECTIONS`].
+fn connection_limit() -> anyhow::Result<u64> {
+    let wanted = RESERVED_FILES + MAX_CONNECTIONS * FILES_PER_CONNECTION;
+    let files =
+        raise_file_limit(wanted).context("could not read this process's limit of open files")?;
+    let room = files.saturating_sub(RESERVED_FILES) / FILES_PER_CONNECTION;
+    if room < MIN_CONNECTIONS {
+        anyhow::bail!(
+            "shed may open only {files} files, too few to serve: raise the limit to at least {} (ulimit -n) and start again",
+            RESERVED_FILES + MIN_CONNECTIONS * FILES_PER_CONNECTION
+        );
+    }
+    Ok(room.min(MAX_CONNECTIONS))
+}
+
+/// Raises the soft limit of open files toward `wanted`, never past the hard
+/// limit; answers the soft limit now in force.
+fn raise_file_limit(wanted: u64) -> io::Result<u64> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes only into the rlimit it is given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let raised = wanted.min(limit.rlim_max);
+    if raised <= limit.rlim_cur {
+        return Ok(limit.rlim_cur);
+    }
+    let new = libc::rlimit {
+        rlim_cur: raised,
+        rlim_max: limit.rlim_max,
+    };
+    // SAFETY: setrlimit reads only the rlimit it is given.
+    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &new) } != 0 {
+        return Ok(limit.rlim_cur);
+    }
+    Ok(raised)
+}
+
+/// Waits for a free slot, then accepts the next connection. When accepting
+/// fails, pauses [`ACCEPT_PAUSE`] and tries again, logging once when the
+/// failures begin and once when they end.
+async fn next_connection(
+    listener: &TcpListener,
+    slots: &Arc<Semaphore>,
+) -> anyhow::Result<(TcpStream, SocketAddr, OwnedSemaphorePermit)> {
+    let slot = slots
+        .clone()
+        .acquire_owned()
+        .await
+        .context("the server's connection slots were closed")?;
+    let mut failing: Option<(Instant, u64)> = None;
+    loop {
+        match listener.accept().await {
+            Ok((stream, peer)) => {
+                if let Some((since, failures)) = failing {
+                    tracing::info!(
+                        "shed accepts connections again, after {failures} failed tries over {:.1?}",
+                        since.elapsed()
+                    );
+                }
+                return Ok((stream, peer, slot));
+            }
+            Err(error) if is_connection_error(&error) => {}
+            Err(error) => {
+                match &mut failing {
+                    Some((_, failures)) => *failures += 1,
+                    None => {
+                        tracing::error!(
+                            "shed could not accept a connection ({error}); it pauses and tries again, and says when it accepts again"
+                        );
+                        failing = Some((Instant::now(), 1));
+                    }
+                }
+                tokio::time::sleep(ACCEPT_PAUSE).await;
+            }
+        }
+    }
+}
+
+/// An error of the one connection being accepted, not of the listener.
+fn is_connection_error(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::ConnectionRefused
+            | io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::ConnectionReset
+    )
+}
