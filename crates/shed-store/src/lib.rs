@@ -18,6 +18,7 @@ mod model;
 mod names;
 mod people;
 pub mod platform;
+mod private;
 mod query;
 mod schema;
 mod sessions;
@@ -30,6 +31,7 @@ use std::sync::Arc;
 pub use error::StoreError;
 pub use jobs::JobRecord;
 pub use model::{Actor, Applied, ColumnType, HistoryEntry, Listing, Person, Vocabulary};
+pub use private::{PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE, warn_if_open};
 
 use engine::Engine;
 use schema::{Schemas, WriterSchemas};
@@ -50,7 +52,8 @@ struct Inner {
 
 impl Store {
     /// Opens the store kept in the file at `path` (e.g. `<data>/shed.db`),
-    /// creating it and applying every migration it has not had yet.
+    /// creating it (mode 0600) and applying every migration it has not had
+    /// yet; warns when its files are open to other accounts.
     pub async fn open(path: &Path) -> Result<Store, StoreError> {
         let path = path.to_path_buf();
         let engine = tokio::task::spawn_blocking(move || Engine::open(&path))
