@@ -85,6 +85,9 @@ impl Shed {
 
     async fn start() -> Shed {
         let data = tempfile::tempdir().unwrap();
+        // Private, as shed makes a data folder, so it warns of nothing.
+        let private = std::os::unix::fs::PermissionsExt::from_mode(0o700);
+        std::fs::set_permissions(data.path(), private).unwrap();
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -966,4 +969,33 @@ async fn links_inside_the_app_s_folder_are_followed_and_a_looping_one_is_refused
     let (status, _, answer) = shed.get(&shed.demo("/linked/home.html"), None).await;
     assert_eq!(status, StatusCode::OK, "v1 still answers");
     assert!(answer.ends_with("<p>linked</p>"), "{answer}");
+}
+
+#[tokio::test]
+async fn a_column_named_as_the_store_s_own_key_is_refused_at_deploy_and_nothing_changes() {
+    let shed = Shed::start().await;
+    let app = tempfile::tempdir().unwrap();
+    for file in std::fs::read_dir(run_club()).unwrap() {
+        let file = file.unwrap();
+        std::fs::copy(file.path(), app.path().join(file.file_name())).unwrap();
+    }
+    std::fs::write(
+        app.path().join("vocab.json"),
+        r#"{ "jog": { "who": "text", "miles": "number", "at": "time", "id": "text" },
+             "shoe": { "rowid": "number", "oid": "ref" } }"#,
+    )
+    .unwrap();
+    assert_eq!(
+        shed.deploy_public(app.path(), "pub"),
+        Err("vocab.json: jog.id is kept by the store on every row — name your column something else; \
+             shoe.rowid is kept by the store on every row — name your column something else; \
+             shoe.oid is kept by the store on every row — name your column something else"
+            .into())
+    );
+    // Nothing changed: the app still answers, and the next deploy is its v2.
+    let (status, found) = shed.query("pub", ".jog", None).await;
+    assert_eq!(status, StatusCode::OK, "{found}");
+    std::fs::copy(run_club().join("vocab.json"), app.path().join("vocab.json")).unwrap();
+    let deployed = shed.deploy_public(app.path(), "pub").unwrap();
+    assert!(deployed.starts_with("deployed demo/pub v2"), "{deployed}");
 }
