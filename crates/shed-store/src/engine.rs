@@ -140,8 +140,8 @@ fn open_connection(path: &Path, write: bool) -> Result<Connection, StoreError> {
 }
 
 impl Engine {
-    /// Opens (creating, mode 0600) the database at `path`, migrates it and starts the
-    /// writer and the checkpointer.
+    /// Opens (creating, mode 0600) the database at `path`, migrates it and
+    /// starts the writer and the checkpointer.
     pub(crate) fn open(path: &Path) -> Result<Engine, StoreError> {
         crate::private::make_database_file(path)?;
         let mut conn = open_connection(path, true)?;

@@ -95,7 +95,8 @@ pub enum TokenCommand {
 #[derive(Args)]
 pub struct DeployArgs {
     /// The folder to deploy. Files and folders whose name starts with a dot
-    /// are left out.
+    /// are left out. Links are followed inside the folder; a link to anything
+    /// outside it is refused (copy the file in instead).
     dir: PathBuf,
     /// The app, as <space>/<app>, e.g. jeff/runs. Made on its first deploy.
     #[arg(long, visible_alias = "app", value_name = "SPACE/APP")]
