@@ -7,7 +7,7 @@
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Write};
-use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -78,7 +78,8 @@ impl Drop for Queue {
     }
 }
 
-/// The exclusive lock on `<data>/serve.lock`, with this process's id in it.
+/// The exclusive lock on `<data>/serve.lock` (made 0600), with this
+/// process's id in it.
 fn lock(data: &Path) -> Result<File, QueueError> {
     let path = data.join(SERVE_LOCK_NAME);
     let unusable = |e: std::io::Error| {
@@ -92,6 +93,7 @@ fn lock(data: &Path) -> Result<File, QueueError> {
         .truncate(false)
         .read(true)
         .write(true)
+        .mode(0o600)
         .open(&path)
         .map_err(unusable)?;
     match file.try_lock() {

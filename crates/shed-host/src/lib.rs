@@ -31,6 +31,7 @@ mod views;
 mod watch;
 pub mod web;
 
+use std::os::unix::fs::DirBuilderExt;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
@@ -98,16 +99,26 @@ struct Inner {
 }
 
 impl Host {
-    /// Opens the host on `<data_dir>/shed.db`, creating the directory and the
-    /// database when they are not there yet.
+    /// Opens the host on `<data_dir>/shed.db`, creating the directory (mode
+    /// 0700) and the database (0600) when they are not there yet; warns when
+    /// either is open to other accounts.
     pub async fn open(config: HostConfig) -> Result<Host, HostError> {
         let url = address::PublicUrl::parse(&config.public_url)?;
-        std::fs::create_dir_all(&config.data_dir).map_err(|e| {
-            HostError::Internal(format!(
-                "could not make the data directory {}: {e}",
-                config.data_dir.display()
-            ))
-        })?;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(shed_store::PRIVATE_FOLDER_MODE)
+            .create(&config.data_dir)
+            .map_err(|e| {
+                HostError::Internal(format!(
+                    "could not make the data directory {}: {e}",
+                    config.data_dir.display()
+                ))
+            })?;
+        shed_store::warn_if_open(
+            "the data folder",
+            &config.data_dir,
+            shed_store::PRIVATE_FOLDER_MODE,
+        );
         let store = Store::open(&config.data_dir.join("shed.db")).await?;
         let opened_at_deploy = store.deploy_counter().await?;
         let (deploys, _) = tokio::sync::broadcast::channel(256);

@@ -6,7 +6,7 @@ use indexmap::IndexMap;
 use serde_json::Value;
 
 use crate::names::{NAME_RULE, is_name, shown};
-use crate::{ColumnType, STORE_COMPONENTS, Vocab, WIRE_WORDS};
+use crate::{ColumnType, STORE_COLUMNS, STORE_COMPONENTS, Vocab, WIRE_WORDS};
 
 /// What reading `vocab.json` found.
 #[derive(Debug, Default)]
@@ -100,6 +100,12 @@ fn read_columns(
             problems.push(format!(
                 "{component}: {} is not a column name — {NAME_RULE}",
                 shown(column)
+            ));
+            continue;
+        }
+        if STORE_COLUMNS.contains(&column.as_str()) {
+            problems.push(format!(
+                "{component}.{column} is kept by the store on every row — name your column something else"
             ));
             continue;
         }

@@ -296,6 +296,22 @@ fn a_component_with_a_problem_is_not_also_missing() {
 }
 
 #[test]
+fn the_store_s_own_columns_are_refused_in_one_sentence() {
+    let sentence = refused(&[(
+        "vocab.json",
+        r#"{ "jog": { "id": "text", "miles": "number", "rowid": "number" },
+             "shoe": { "oid": "ref", "miles": "numbr" } }"#,
+    )]);
+    assert_eq!(
+        sentence,
+        "vocab.json: jog.id is kept by the store on every row — name your column something else; \
+         jog.rowid is kept by the store on every row — name your column something else; \
+         shoe.oid is kept by the store on every row — name your column something else; \
+         shoe.miles is numbr — a column is text, number, bool, time, url or ref"
+    );
+}
+
+#[test]
 fn the_wire_words_are_not_components_but_work_in_a_template() {
     for word in ["entity", "edges", "tombstone", "was"] {
         let vocab = format!(r#"{{ "{word}": {{ "x": "text" }} }}"#);

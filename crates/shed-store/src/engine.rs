@@ -140,11 +140,15 @@ fn open_connection(path: &Path, write: bool) -> Result<Connection, StoreError> {
 }
 
 impl Engine {
-    /// Opens (creating) the database at `path`, migrates it and starts the
-    /// writer and the checkpointer.
+    /// Opens (creating, mode 0600) the database at `path`, migrates it and
+    /// starts the writer and the checkpointer.
     pub(crate) fn open(path: &Path) -> Result<Engine, StoreError> {
+        crate::private::make_database_file(path)?;
         let mut conn = open_connection(path, true)?;
         crate::migrations::migrate(&mut conn)?;
+        for file in crate::private::database_files(path) {
+            crate::private::warn_if_open("the database file", &file, crate::PRIVATE_FILE_MODE);
+        }
         let checkpointer = open_connection(path, true)?;
         // One pending wake-up is enough: a checkpoint copies all there is.
         let (wake, woken) = mpsc::sync_channel::<()>(1);

@@ -18,6 +18,7 @@ mod model;
 mod names;
 mod people;
 pub mod platform;
+mod private;
 mod query;
 mod schema;
 mod sessions;
@@ -31,6 +32,7 @@ use std::sync::Arc;
 pub use error::StoreError;
 pub use jobs::JobRecord;
 pub use model::{Actor, Applied, ColumnType, HistoryEntry, Listing, Person, Vocabulary};
+pub use private::{PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE, warn_if_open};
 pub use view_keys::ViewKey;
 
 use engine::Engine;
@@ -52,7 +54,8 @@ struct Inner {
 
 impl Store {
     /// Opens the store kept in the file at `path` (e.g. `<data>/shed.db`),
-    /// creating it and applying every migration it has not had yet.
+    /// creating it (mode 0600) and applying every migration it has not had
+    /// yet; warns when its files are open to other accounts.
     pub async fn open(path: &Path) -> Result<Store, StoreError> {
         let path = path.to_path_buf();
         let engine = tokio::task::spawn_blocking(move || Engine::open(&path))

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use rusqlite::{Connection, OptionalExtension, Transaction};
 
-use crate::names::{RESERVED, is_app_name, is_word};
+use crate::names::{KEY_COLUMNS, RESERVED, is_app_name, is_word};
 use crate::{ColumnType, StoreError, Vocabulary};
 
 /// The components every app knows without declaring them.
@@ -432,6 +432,11 @@ fn check_vocabulary(vocab: &Vocabulary) -> Result<(), StoreError> {
             if !is_word(column) {
                 return Err(StoreError::refused(format!(
                     "{name}.{column} is not a column name — use a-z, 0-9 and _, starting with a letter, up to 40 characters"
+                )));
+            }
+            if KEY_COLUMNS.contains(&column.as_str()) {
+                return Err(StoreError::refused(format!(
+                    "{name}.{column} is the store's own key of every row — name the column otherwise"
                 )));
             }
             if columns[..j].iter().any(|(c, _)| c == column) {

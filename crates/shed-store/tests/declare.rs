@@ -114,6 +114,12 @@ async fn declare_refuses_bad_names_with_sentences() {
             .await
             .starts_with("jog.Miles is not a column name")
     );
+    for key in ["id", "rowid", "oid"] {
+        assert_eq!(
+            err(one("jog", vec![(key.into(), ColumnType::Text)])).await,
+            format!("jog.{key} is the store's own key of every row — name the column otherwise")
+        );
+    }
     assert!(
         f.store
             .declare("Jeff", &Vocabulary::default())

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 use shed_host::{Access, Caller, Host, HostConfig, HostError, Role};
+use walkdir::WalkDir;
 
 /// The default address app addresses are printed at.
 const DEFAULT_PUBLIC_URL: &str = "http://localhost:7700";
@@ -94,7 +95,8 @@ pub enum TokenCommand {
 #[derive(Args)]
 pub struct DeployArgs {
     /// The folder to deploy. Files and folders whose name starts with a dot
-    /// are left out.
+    /// are left out. Links are followed inside the folder; a link to anything
+    /// outside it is refused (copy the file in instead).
     dir: PathBuf,
     /// The app, as <space>/<app>, e.g. jeff/runs. Made on its first deploy.
     #[arg(long, visible_alias = "app", value_name = "SPACE/APP")]
@@ -190,9 +192,12 @@ fn with_article(role: Role) -> String {
 }
 
 /// Every file under `dir` (path relative to it, `/`-separated → bytes),
-/// leaving out names that start with a dot; links are followed to files only.
+/// leaving out names that start with a dot. A link is followed, to a file or
+/// a folder, while what it points at is inside `dir`; a link out of `dir`, or
+/// to a folder it is itself in (which would go on forever), refuses the
+/// deploy with a sentence naming it, and nothing is deployed.
 fn read_folder(dir: &Path) -> Result<BTreeMap<String, Vec<u8>>, HostError> {
-    let unreadable = |path: &Path, e: std::io::Error| {
+    let unreadable = |path: &Path, e: &dyn std::fmt::Display| {
         HostError::BadInput(format!("{} cannot be read: {e}", path.display()))
     };
     if !dir.is_dir() {
@@ -201,34 +206,72 @@ fn read_folder(dir: &Path) -> Result<BTreeMap<String, Vec<u8>>, HostError> {
             dir.display()
         )));
     }
+    let root = dir.canonicalize().map_err(|e| unreadable(dir, &e))?;
+    // The name a path is deployed under, for the sentences.
+    let relative = |path: &Path| path.strip_prefix(dir).unwrap_or(path).display().to_string();
+    let link = |path: &Path| {
+        std::fs::read_link(path).map_or_else(|e| e.to_string(), |to| to.display().to_string())
+    };
     let mut files = BTreeMap::new();
-    let mut pending = vec![(dir.to_path_buf(), String::new())];
-    while let Some((folder, prefix)) = pending.pop() {
-        for entry in std::fs::read_dir(&folder).map_err(|e| unreadable(&folder, e))? {
-            let entry = entry.map_err(|e| unreadable(&folder, e))?;
-            let path = entry.path();
-            let Some(name) = entry.file_name().to_str().map(str::to_string) else {
-                return Err(HostError::BadInput(format!(
-                    "{} is not a UTF-8 file name — rename it",
-                    path.display()
-                )));
-            };
-            if name.starts_with('.') {
-                continue;
+    let walk = WalkDir::new(dir)
+        .follow_links(true)
+        .min_depth(1)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|entry| !left_out(entry.depth(), entry.path()));
+    for entry in walk {
+        let entry = match entry {
+            Ok(entry) => entry,
+            // A link followed before its dot name was seen: left out as well.
+            Err(e) if e.path().is_some_and(|path| left_out(e.depth(), path)) => continue,
+            Err(e) => {
+                let path = e.path().unwrap_or(dir);
+                return Err(match e.loop_ancestor() {
+                    Some(_) => HostError::BadInput(format!(
+                        "{} links to {}, a folder it is in, so it would go on forever — remove the link",
+                        relative(path),
+                        link(path)
+                    )),
+                    None => match e.io_error() {
+                        Some(io) => unreadable(path, io),
+                        None => unreadable(path, &e),
+                    },
+                });
             }
-            let relative = format!("{prefix}{name}");
-            let kind = entry.file_type().map_err(|e| unreadable(&path, e))?;
-            // A link is followed to a file, never to a folder (no cycles).
-            let linked_file = kind.is_symlink() && path.is_file();
-            if kind.is_dir() {
-                pending.push((path, format!("{relative}/")));
-            } else if kind.is_file() || linked_file {
-                files.insert(
-                    relative,
-                    std::fs::read(&path).map_err(|e| unreadable(&path, e))?,
-                );
+        };
+        let path = entry.path();
+        if entry.path_is_symlink() {
+            let target = path.canonicalize().map_err(|e| unreadable(path, &e))?;
+            if !target.starts_with(&root) {
+                return Err(HostError::BadInput(format!(
+                    "{} links to {}, outside the app's folder — copy the file in, or remove the link",
+                    relative(path),
+                    link(path)
+                )));
             }
         }
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let Some(name) = path.strip_prefix(dir).ok().and_then(Path::to_str) else {
+            return Err(HostError::BadInput(format!(
+                "{} is not a UTF-8 file name — rename it",
+                path.display()
+            )));
+        };
+        files.insert(
+            name.to_string(),
+            std::fs::read(path).map_err(|e| unreadable(path, &e))?,
+        );
     }
     Ok(files)
+}
+
+/// Whether a deploy leaves `path` out: a name under the folder (`depth` 1
+/// or more) that starts with a dot.
+fn left_out(depth: usize, path: &Path) -> bool {
+    depth > 0
+        && path
+            .file_name()
+            .is_some_and(|name| name.as_encoded_bytes().starts_with(b"."))
 }

@@ -9,10 +9,8 @@ use shed_host::{Host, HostConfig};
 
 use crate::ServeArgs;
 
-/// Opens the host on `data`, creating the folder when missing.
+/// Opens the host on `data`, creating the folder (mode 0700) when missing.
 pub async fn open(data: &Path, public_url: &str) -> anyhow::Result<Host> {
-    std::fs::create_dir_all(data)
-        .with_context(|| format!("could not create the data folder {}", data.display()))?;
     let host = Host::open(HostConfig {
         data_dir: data.to_path_buf(),
         public_url: public_url.to_string(),

@@ -57,12 +57,37 @@ impl Shed {
         shed_on(self.data.path(), self.port, args)
     }
 
+    /// `shed deploy <folder> --to demo/<app> --as ada --access public`: its
+    /// answer, or the sentence of its refusal.
+    fn deploy_public(&self, folder: &Path, app: &str) -> Result<String, String> {
+        let args = [
+            "deploy",
+            folder.to_str().unwrap(),
+            "--to",
+            &format!("demo/{app}"),
+            "--as",
+            "ada",
+            "--access",
+            "public",
+        ];
+        let output = shed_output(self.data.path(), self.port, &args);
+        let said = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap().trim().to_string();
+        if output.status.success() {
+            Ok(said(output.stdout))
+        } else {
+            Err(said(output.stderr))
+        }
+    }
+
     fn token(&self, handle: &str) -> String {
         self.shed(&["token", "create", handle]).trim().to_string()
     }
 
     async fn start() -> Shed {
         let data = tempfile::tempdir().unwrap();
+        // Private, as shed makes a data folder, so it warns of nothing.
+        let private = std::os::unix::fs::PermissionsExt::from_mode(0o700);
+        std::fs::set_permissions(data.path(), private).unwrap();
         let port = TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -302,14 +327,19 @@ impl Shed {
     }
 }
 
-fn shed_on(data: &Path, port: u16, args: &[&str]) -> String {
-    let output = Command::new(SHED)
+/// `shed <args>` on `data`, answered whether it succeeds or not.
+fn shed_output(data: &Path, port: u16, args: &[&str]) -> std::process::Output {
+    Command::new(SHED)
         .args(args)
         .arg("--data")
         .arg(data)
         .env("SHED_PUBLIC_URL", format!("http://localhost:{port}"))
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+fn shed_on(data: &Path, port: u16, args: &[&str]) -> String {
+    let output = shed_output(data, port, args);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "shed {args:?} failed: {stderr}");
     String::from_utf8(output.stdout).unwrap()
@@ -451,31 +481,6 @@ async fn the_inside_and_every_step_outside_the_app_are_404() {
             !answer.contains("root:") && !answer.contains("\"jog\"") && !answer.contains("<form"),
             "{path} leaked:\n{answer}"
         );
-    }
-
-    // A folder deployed with a link into the server's own files serves
-    // nothing of them: files live in the database, there is no disk to escape to.
-    let folder = tempfile::tempdir().unwrap();
-    std::fs::write(folder.path().join("index.html"), "<p>linked</p>").unwrap();
-    std::os::unix::fs::symlink("/etc", folder.path().join("etc")).unwrap();
-    shed.shed(&[
-        "deploy",
-        folder.path().to_str().unwrap(),
-        "--to",
-        "demo/linked",
-        "--as",
-        "ada",
-        "--access",
-        "public",
-    ]);
-    assert_eq!(
-        shed.get(&shed.demo("/linked/"), None).await.0,
-        StatusCode::OK
-    );
-    for path in ["/linked/etc/passwd", "/linked/etc/hostname", "/linked/etc/"] {
-        let (status, answer) = shed.raw_get(path);
-        assert_eq!(status, 404, "{path}: {answer}");
-        assert!(!answer.contains("root:"), "{path} leaked");
     }
 }
 
@@ -1053,4 +1058,115 @@ async fn a_link_signs_in_once_on_every_space_and_logout_ends_it() {
     );
     let (_, _, front) = shed.get(&format!("{}/", shed.url()), Some(platform)).await;
     assert!(front.contains("shed login"), "{front}");
+}
+
+#[tokio::test]
+async fn a_link_out_of_the_app_s_folder_is_refused_at_deploy_and_nothing_is_served() {
+    let shed = Shed::start().await;
+    let ada = shed.demo_cookie("ada").await;
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.txt");
+    std::fs::write(&secret, "the secret key").unwrap();
+    let app = outside.path().join("app");
+    std::fs::create_dir(&app).unwrap();
+    std::fs::write(app.join("index.html"), "<p>leaky</p>").unwrap();
+    let secret = secret.to_str().unwrap();
+    for (name, target) in [
+        ("leak.css", secret),
+        ("logo.png", "../secret.txt"),
+        ("etc", "/etc"),
+    ] {
+        let link = app.join(name);
+        std::os::unix::fs::symlink(target, &link).unwrap();
+        assert_eq!(
+            shed.deploy_public(&app, "leak"),
+            Err(format!(
+                "{name} links to {target}, outside the app's folder — copy the file in, or remove the link"
+            ))
+        );
+        std::fs::remove_file(&link).unwrap();
+        for path in [
+            format!("/leak/{name}"),
+            "/leak/etc/hostname".into(),
+            "/leak/".into(),
+        ] {
+            // Nothing was deployed: no app to read, signed in or out.
+            let (status, _, answer) = shed.get(&shed.demo(&path), Some(&ada)).await;
+            assert_eq!(status, StatusCode::NOT_FOUND, "{path}: {answer}");
+            let (status, _, answer) = shed.get(&shed.demo(&path), None).await;
+            assert_ne!(status, StatusCode::OK, "{path}: {answer}");
+            assert!(!answer.contains("the secret key"), "{path} leaked");
+        }
+    }
+}
+
+#[tokio::test]
+async fn links_inside_the_app_s_folder_are_followed_and_a_looping_one_is_refused() {
+    let shed = Shed::start().await;
+    let app = tempfile::tempdir().unwrap();
+    let app = app.path();
+    std::fs::write(app.join("index.html"), "<p>linked</p>").unwrap();
+    std::fs::create_dir(app.join("real")).unwrap();
+    std::fs::write(app.join("real/note.txt"), "a note").unwrap();
+    std::os::unix::fs::symlink("index.html", app.join("home.html")).unwrap();
+    std::os::unix::fs::symlink(app.join("real"), app.join("assets")).unwrap();
+    std::os::unix::fs::symlink("../real/note.txt", app.join("real/again.txt")).unwrap();
+    let deployed = shed.deploy_public(app, "linked").unwrap();
+    assert!(
+        deployed.starts_with("deployed demo/linked v1"),
+        "{deployed}"
+    );
+    let (status, _, answer) = shed.get(&shed.demo("/linked/home.html"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(answer.ends_with("<p>linked</p>"), "{answer}");
+    for (path, body) in [
+        ("/linked/real/note.txt", "a note"),
+        ("/linked/assets/note.txt", "a note"),
+        ("/linked/real/again.txt", "a note"),
+    ] {
+        let (status, _, answer) = shed.get(&shed.demo(path), None).await;
+        assert_eq!((status, answer.as_str()), (StatusCode::OK, body), "{path}");
+    }
+
+    // A link to a folder it is in would repeat that folder forever.
+    std::os::unix::fs::symlink("..", app.join("real/up")).unwrap();
+    assert_eq!(
+        shed.deploy_public(app, "linked"),
+        Err(
+            "assets/up links to .., a folder it is in, so it would go on forever — remove the link"
+                .into()
+        )
+    );
+    let (status, _, answer) = shed.get(&shed.demo("/linked/home.html"), None).await;
+    assert_eq!(status, StatusCode::OK, "v1 still answers");
+    assert!(answer.ends_with("<p>linked</p>"), "{answer}");
+}
+
+#[tokio::test]
+async fn a_column_named_as_the_store_s_own_key_is_refused_at_deploy_and_nothing_changes() {
+    let shed = Shed::start().await;
+    let app = tempfile::tempdir().unwrap();
+    for file in std::fs::read_dir(run_club()).unwrap() {
+        let file = file.unwrap();
+        std::fs::copy(file.path(), app.path().join(file.file_name())).unwrap();
+    }
+    std::fs::write(
+        app.path().join("vocab.json"),
+        r#"{ "jog": { "who": "text", "miles": "number", "at": "time", "id": "text" },
+             "shoe": { "rowid": "number", "oid": "ref" } }"#,
+    )
+    .unwrap();
+    assert_eq!(
+        shed.deploy_public(app.path(), "pub"),
+        Err("vocab.json: jog.id is kept by the store on every row — name your column something else; \
+             shoe.rowid is kept by the store on every row — name your column something else; \
+             shoe.oid is kept by the store on every row — name your column something else"
+            .into())
+    );
+    // Nothing changed: the app still answers, and the next deploy is its v2.
+    let (status, found) = shed.query("pub", ".jog", None).await;
+    assert_eq!(status, StatusCode::OK, "{found}");
+    std::fs::copy(run_club().join("vocab.json"), app.path().join("vocab.json")).unwrap();
+    let deployed = shed.deploy_public(app.path(), "pub").unwrap();
+    assert!(deployed.starts_with("deployed demo/pub v2"), "{deployed}");
 }
