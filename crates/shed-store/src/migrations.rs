@@ -82,6 +82,8 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     crate::jobs::MIGRATION,
     // 4: the web's sign-in links, hops and sessions (src/sessions.rs).
     crate::sessions::MIGRATION,
+    // 5: hops bound to the browser that pressed the sign-in button (src/sessions.rs).
+    crate::sessions::BOUND_HOPS_MIGRATION,
 ];
 
 /// Brings the database up to the last migration, all in one transaction.
