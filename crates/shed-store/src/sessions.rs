@@ -139,9 +139,13 @@ fn bind_hop(
     )? == 1)
 }
 
-/// Whether a stored hash is that of the cookie a browser sent (none never is).
-fn same(kept: &str, sent: Option<&str>) -> bool {
-    sent.is_some_and(|sent| bool::from(kept.as_bytes().ct_eq(sent.as_bytes())))
+/// Whether a kept hash is that of the cookie a browser sent (none is never
+/// anything).
+fn same(kept: Option<&str>, sent: Option<&str>) -> bool {
+    match (kept, sent) {
+        (Some(kept), Some(sent)) => bool::from(kept.as_bytes().ct_eq(sent.as_bytes())),
+        _ => false,
+    }
 }
 
 /// The platform's host confirms a bound hop when the browser that brought
@@ -165,7 +169,7 @@ fn confirm_hop(
     let Some(kept) = kept else {
         return Ok(false);
     };
-    if same(&kept, handoff) {
+    if same(Some(&kept), handoff) {
         conn.execute("UPDATE web_hops SET confirmed = 1 WHERE hash = ?1", [hash])?;
         Ok(true)
     } else {
@@ -174,8 +178,9 @@ fn confirm_hop(
     }
 }
 
-/// Uses a confirmed hop on its space's host: its person, once, while it
-/// lives, and only for the browser it was bound to.
+/// Uses a hop on its space's host: its person, once, while it lives, if it
+/// was confirmed and `browser` is the cookie's hash it was bound to; used up
+/// either way.
 fn use_hop(
     conn: &Connection,
     space: &str,
@@ -183,15 +188,17 @@ fn use_hop(
     browser: Option<&str>,
     now: i64,
 ) -> Result<Option<String>, StoreError> {
-    let taken: Option<(String, String)> = conn
+    let taken: Option<(String, Option<String>, bool)> = conn
         .query_row(
-            "DELETE FROM web_hops WHERE hash = ?1 AND space = ?2 AND confirmed = 1 \
-             AND expires_at > ?3 RETURNING person, browser",
+            "DELETE FROM web_hops WHERE hash = ?1 AND space = ?2 AND expires_at > ?3 \
+             RETURNING person, browser, confirmed",
             params![hash, space, now],
-            |r| Ok((r.get(0)?, r.get(1)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
         .optional()?;
-    Ok(taken.and_then(|(person, kept)| same(&kept, browser).then_some(person)))
+    Ok(taken.and_then(|(person, kept, confirmed)| {
+        (confirmed && same(kept.as_deref(), browser)).then_some(person)
+    }))
 }
 
 fn add_session(
@@ -322,9 +329,9 @@ impl Store {
             .await
     }
 
-    /// Uses the confirmed hop with this hash on `space`'s host: its person's
-    /// eid, once, if `browser` is the hash of the cookie it was bound to.
-    /// Used either way.
+    /// Uses the hop with this hash on `space`'s host: its person's eid,
+    /// once, if it was confirmed and `browser` is the hash of the cookie it
+    /// was bound to. Used up either way.
     pub async fn use_web_hop(
         &self,
         space: &str,
