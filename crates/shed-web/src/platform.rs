@@ -204,7 +204,7 @@ pub(crate) async fn see_hop(door: &Door, space: &str, query: Option<&str>) -> Re
     let mut chain = chain_of(query);
     let code = match first_hop(&chain, Some(space)) {
         Ok((_, code)) => code,
-        Err(refused) => return refused,
+        Err(error) => return link_refused(&error),
     };
     match door.host.see_hop(space, code).await {
         Ok(seen) => {
@@ -232,7 +232,7 @@ async fn vouch_for_hop(
     let chain = chain_of(query.as_deref());
     let (space, back) = match first_hop(&chain, None) {
         Ok(first) => first,
-        Err(refused) => return refused,
+        Err(error) => return link_refused(&error),
     };
     let handoff = cookie(&headers, door.sign_in_cookie);
     match door.host.confirm_hop(space, back, handoff).await {
@@ -253,7 +253,7 @@ pub(crate) async fn end_hop(
     let chain = chain_of(query);
     let back = match first_hop(&chain, Some(space)) {
         Ok((_, back)) => back,
-        Err(refused) => return refused,
+        Err(error) => return link_refused(&error),
     };
     let browser = cookie(headers, door.sign_in_cookie);
     match door.host.sign_in_with_hop(space, back, browser).await {
@@ -278,17 +278,17 @@ fn chain_of(query: Option<&str>) -> Vec<String> {
 
 /// The space and code of a chain's first hop — on a space's host, refused
 /// unless it is that space's.
-fn first_hop<'c>(chain: &'c [String], here: Option<&str>) -> Result<(&'c str, &'c str), Response> {
+fn first_hop<'c>(chain: &'c [String], here: Option<&str>) -> Result<(&'c str, &'c str), HostError> {
     let Some((space, code)) = chain.first().and_then(|first| first.split_once(':')) else {
-        return Err(link_refused(&HostError::SignIn(
+        return Err(HostError::SignIn(
             "this sign-in step carries no code — open your sign-in link again".to_string(),
-        )));
+        ));
     };
     match here {
-        Some(here) if here != space => Err(link_refused(&HostError::SignIn(format!(
+        Some(here) if here != space => Err(HostError::SignIn(format!(
             "this sign-in step is for {}, not {here}",
             space.chars().take(40).collect::<String>()
-        )))),
+        ))),
         _ => Ok((space, code)),
     }
 }
