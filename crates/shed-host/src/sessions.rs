@@ -1,11 +1,17 @@
 //! Signing in on the web. `shed login <handle>` makes a one-time link (ten
 //! minutes, usable once) to the platform's own host. Using it starts a
-//! session there and makes one hop per space of the person: a one-time code
-//! (two minutes) each space's host trades for a session of its own, so a
-//! browser holds a host-only cookie on every space host (a cookie set on
-//! `localhost` never reaches `demo.localhost`). Sessions last thirty days;
-//! `shed logout <handle>` ends them all. Every secret is 128 random bits,
-//! and only its sha256 is kept.
+//! session there, gives the browser a hand-off secret (its cookie on the
+//! platform's host), and makes one hop per space of the person: a one-time
+//! code (two minutes) each space's host trades for a session of its own, so
+//! a browser holds a host-only cookie on every space host (a cookie set on
+//! `localhost` never reaches `demo.localhost`). A code alone signs nobody
+//! in — whoever pressed the button knows it, and could send it to someone
+//! else as a link (login CSRF). The space's host binds it to a cookie of its
+//! own and sends the browser back to the platform's host with a fresh code;
+//! the platform's host confirms it only with the hand-off cookie the hop was
+//! made for; then the space's host signs in the browser holding its cookie.
+//! Sessions last thirty days; `shed logout <handle>` ends them all. Every
+//! secret is 128 random bits, and only its sha256 is kept.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -40,8 +46,20 @@ pub struct SignedIn {
     pub person: Person,
     /// The session's secret, the cookie's value on the platform's host.
     pub session: String,
+    /// The hand-off secret, for the platform host's sign-in cookie: the
+    /// hops confirm only in the browser that holds it.
+    pub handoff: String,
     /// (space slug, one-time code) for every space of the person.
     pub hops: Vec<(String, String)>,
+}
+
+/// A space's host has seen a hop's code: the code that takes the browser
+/// back to the platform's host, and the secret of the space host's own
+/// sign-in cookie.
+#[derive(Clone, Debug)]
+pub struct HopSeen {
+    pub back: String,
+    pub browser: String,
 }
 
 pub(crate) fn now() -> i64 {
@@ -56,6 +74,16 @@ pub(crate) fn secret() -> String {
 
 pub(crate) fn hash(secret: &str) -> String {
     hex::encode(Sha256::digest(secret.as_bytes()))
+}
+
+/// The refusal of a hop step that no longer works (or never did), on `space`.
+fn hop_spent(space: &str) -> HostError {
+    HostError::SignIn(format!(
+        "this sign-in step for {} was used already, is older than two minutes, or was \
+         started on another browser — open your sign-in link in the browser you want to \
+         sign in on and press its button; `shed login <handle>` on the server makes a new link",
+        crate::names::shown(space)
+    ))
 }
 
 fn link_spent() -> HostError {
@@ -109,43 +137,98 @@ impl Host {
         store
             .add_web_session(&eid, PLATFORM_HOST, &hash(&session), at + SESSION_SECONDS)
             .await?;
+        let handoff = secret();
         let mut hops = Vec::new();
         for membership in store.memberships(&eid).await? {
             let code = secret();
             store
-                .add_web_hop(&eid, &membership.space, &hash(&code), at + HOP_SECONDS)
+                .add_web_hop(
+                    &eid,
+                    &membership.space,
+                    &hash(&code),
+                    &hash(&handoff),
+                    at + HOP_SECONDS,
+                )
                 .await?;
             hops.push((membership.space, code));
         }
         Ok(SignedIn {
             person,
             session,
+            handoff,
             hops,
         })
     }
 
-    /// Trades a hop's code on `space`'s host for a session there: the
-    /// session's secret. A code used before, expired, or made for another
-    /// space is refused.
+    /// `space`'s host has seen a hop's code: the hop now belongs to the
+    /// browser that brought it (the secret of its cookie there) and goes on
+    /// as a fresh code, back to the platform's host. A code seen before,
+    /// expired, or made for another space is refused.
+    pub async fn see_hop(&self, space: &str, code: &str) -> Result<HopSeen, HostError> {
+        let seen = HopSeen {
+            back: secret(),
+            browser: secret(),
+        };
+        let bound = self
+            .inner
+            .store
+            .bind_web_hop(
+                space,
+                &hash(code.trim()),
+                &hash(&seen.back),
+                &hash(&seen.browser),
+                now(),
+            )
+            .await?;
+        if bound {
+            Ok(seen)
+        } else {
+            Err(hop_spent(space))
+        }
+    }
+
+    /// The platform's host vouches for a hop come back from `space`'s host
+    /// (its `back` code) when the browser sent the hand-off cookie the hop
+    /// was made for. Refused — and the hop let go — otherwise.
+    pub async fn confirm_hop(
+        &self,
+        space: &str,
+        back: &str,
+        handoff: Option<&str>,
+    ) -> Result<(), HostError> {
+        let handoff = handoff.map(|secret| hash(secret.trim()));
+        let confirmed = self
+            .inner
+            .store
+            .confirm_web_hop(space, &hash(back.trim()), handoff.as_deref(), now())
+            .await?;
+        if confirmed {
+            Ok(())
+        } else {
+            Err(hop_spent(space))
+        }
+    }
+
+    /// Trades a confirmed hop (its `back` code) on `space`'s host for a
+    /// session there, in the browser whose cookie it was bound to: the
+    /// person and the session's secret. Anything else is refused.
     pub async fn sign_in_with_hop(
         &self,
         space: &str,
-        code: &str,
+        back: &str,
+        browser: Option<&str>,
     ) -> Result<(Person, String), HostError> {
         let at = now();
         let store = &self.inner.store;
-        let spent = || {
-            HostError::SignIn(format!(
-                "this sign-in step for {} was used already or is older than two minutes — \
-                 run `shed login <handle>` on the server for a new link",
-                crate::names::shown(space)
-            ))
-        };
+        let browser = browser.map(|secret| hash(secret.trim()));
         let eid = store
-            .use_web_hop(space, &hash(code.trim()), at)
+            .use_web_hop(space, &hash(back.trim()), browser.as_deref(), at)
             .await?
-            .ok_or_else(spent)?;
-        let person = store.person_by_eid(&eid).await?.ok_or_else(spent)?;
+            .ok_or_else(|| hop_spent(space))?;
+        let person = store
+            .person_by_eid(&eid)
+            .await?
+            .ok_or_else(|| hop_spent(space))?;
         let session = secret();
         store
             .add_web_session(&eid, space, &hash(&session), at + SESSION_SECONDS)
@@ -266,7 +349,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_hop_works_once_and_only_on_its_space() {
+    async fn a_hop_signs_in_once_only_on_its_space_and_in_its_browser() {
         let (_dir, host) = host().await;
         let link = host.login_link("ada").await.unwrap();
         let signed = host.sign_in_with_link(key_of(&link)).await.unwrap();
@@ -277,13 +360,39 @@ mod tests {
             .unwrap()
             .clone();
         assert!(
-            host.sign_in_with_hop("club", &code).await.is_err(),
+            host.see_hop("club", &code).await.is_err(),
             "a hop is for its own space"
         );
-        let (person, session) = host.sign_in_with_hop(&space, &code).await.unwrap();
+        let seen = host.see_hop(&space, &code).await.unwrap();
+        assert!(
+            host.see_hop(&space, &code).await.is_err(),
+            "a code is seen once"
+        );
+        assert!(
+            host.sign_in_with_hop(&space, &seen.back, Some(&seen.browser))
+                .await
+                .is_err(),
+            "not before the platform's host vouched for it"
+        );
+
+        let signed = host
+            .sign_in_with_link(key_of(&host.login_link("ada").await.unwrap()))
+            .await
+            .unwrap();
+        let code = &signed.hops.iter().find(|(s, _)| s == "demo").unwrap().1;
+        let seen = host.see_hop(&space, code).await.unwrap();
+        host.confirm_hop(&space, &seen.back, Some(&signed.handoff))
+            .await
+            .unwrap();
+        let (person, session) = host
+            .sign_in_with_hop(&space, &seen.back, Some(&seen.browser))
+            .await
+            .unwrap();
         assert_eq!(person.handle, "ada");
         assert!(
-            host.sign_in_with_hop(&space, &code).await.is_err(),
+            host.sign_in_with_hop(&space, &seen.back, Some(&seen.browser))
+                .await
+                .is_err(),
             "a hop works once"
         );
         let caller = host
@@ -297,6 +406,28 @@ mod tests {
                 .unwrap(),
             Caller::Nobody
         ));
+
+        // Login CSRF: bob's code, brought by a browser without bob's hand-off
+        // cookie, is refused there and then, and gone.
+        let bobs = host
+            .sign_in_with_link(key_of(&host.login_link("bob").await.unwrap()))
+            .await
+            .unwrap();
+        let (bob_space, bob_code) = bobs.hops[0].clone();
+        let seen = host.see_hop(&bob_space, &bob_code).await.unwrap();
+        for handoff in [None, Some(signed.handoff.as_str())] {
+            let refused = host.confirm_hop(&bob_space, &seen.back, handoff).await;
+            assert!(
+                matches!(refused, Err(HostError::SignIn(ref s)) if s.contains("started on another browser")),
+                "{refused:?}"
+            );
+        }
+        assert!(
+            host.confirm_hop(&bob_space, &seen.back, Some(&bobs.handoff))
+                .await
+                .is_err(),
+            "let go"
+        );
     }
 
     #[tokio::test]

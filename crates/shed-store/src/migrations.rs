@@ -82,7 +82,9 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     crate::jobs::MIGRATION,
     // 4: the web's sign-in links, hops and sessions (src/sessions.rs).
     crate::sessions::MIGRATION,
-    // 5: the keys that let a view load its private app's files (src/view_keys.rs).
+    // 5: hops bound to the browser that pressed the sign-in button (src/sessions.rs).
+    crate::sessions::BOUND_HOPS_MIGRATION,
+    // 6: the keys that let a view load its private app's files (src/view_keys.rs).
     crate::view_keys::MIGRATION,
 ];
 

@@ -1,10 +1,16 @@
 //! The web's sign-in records: one-time sign-in links, the one-time hops that
 //! carry a sign-in to each space's host, and web sessions (one per host a
 //! browser signed in on: `""` for the platform's own host, else a space's
-//! slug). Only the sha256 of each secret is kept; times are Unix seconds.
+//! slug). A hop is bound to the browser that pressed the sign-in button: it
+//! keeps the hash of that browser's hand-off cookie on the platform's host,
+//! then the hash of the cookie the space's host gave the browser that
+//! brought the code, and signs in only once the platform's host has seen its
+//! hand-off cookie come back with it. Only the sha256 of each secret is kept,
+//! and a cookie's hash is compared in constant time; times are Unix seconds.
 //! Plain storage: the lifetimes and who may sign in are decided in shed-host.
 
 use rusqlite::{Connection, OptionalExtension, params};
+use subtle::ConstantTimeEq;
 
 use crate::{Store, StoreError};
 
@@ -29,6 +35,25 @@ pub(crate) const MIGRATION: &str = r#"
         expires_at INTEGER NOT NULL
     ) WITHOUT ROWID;
     CREATE INDEX web_sessions_person ON web_sessions(person);
+"#;
+
+/// Hops bound to a browser (appended after [`MIGRATION`]): `hash` is the
+/// hop's code, then the code the space's host hands back; `handoff` the hash
+/// of the platform host's hand-off cookie; `browser` the hash of the space
+/// host's own cookie, once it has seen the code; `confirmed` set once the
+/// platform's host saw its hand-off cookie with it. Hops live two minutes,
+/// so the unbound ones of an older database are let go.
+pub(crate) const BOUND_HOPS_MIGRATION: &str = r#"
+    DROP TABLE web_hops;
+    CREATE TABLE web_hops(
+        hash TEXT PRIMARY KEY,
+        person TEXT NOT NULL REFERENCES people(eid),
+        space TEXT NOT NULL,
+        handoff TEXT NOT NULL,
+        browser TEXT,
+        confirmed INTEGER NOT NULL DEFAULT 0,
+        expires_at INTEGER NOT NULL
+    ) WITHOUT ROWID;
 "#;
 
 /// Forgets every link, hop and session that has expired by `now`.
@@ -80,35 +105,100 @@ fn live_link(conn: &Connection, hash: &str, now: i64) -> Result<Option<String>, 
         .optional()?)
 }
 
-/// A one-time hop for one space's host.
+/// A one-time hop for one space's host, bound to a hand-off cookie's hash.
 fn add_hop(
     conn: &Connection,
     person: &str,
     space: &str,
     hash: &str,
+    handoff: &str,
     expires_at: i64,
 ) -> Result<(), StoreError> {
     conn.execute(
-        "INSERT INTO web_hops(hash, person, space, expires_at) VALUES(?1, ?2, ?3, ?4)",
-        params![hash, person, space, expires_at],
+        "INSERT INTO web_hops(hash, person, space, handoff, expires_at) VALUES(?1, ?2, ?3, ?4, ?5)",
+        params![hash, person, space, handoff, expires_at],
     )?;
     Ok(())
 }
 
-/// Uses a hop on the host it was made for: its person, once, while it lives.
+/// The space's host has seen a hop's code: the hop is now known by `back`
+/// and belongs to the browser whose cookie hashes to `browser`. Once, while
+/// it lives; `false` after.
+fn bind_hop(
+    conn: &Connection,
+    space: &str,
+    hash: &str,
+    back: &str,
+    browser: &str,
+    now: i64,
+) -> Result<bool, StoreError> {
+    Ok(conn.execute(
+        "UPDATE web_hops SET hash = ?3, browser = ?4 \
+         WHERE hash = ?1 AND space = ?2 AND browser IS NULL AND expires_at > ?5",
+        params![hash, space, back, browser, now],
+    )? == 1)
+}
+
+/// Whether a kept hash is that of the cookie a browser sent (none is never
+/// anything).
+fn same(kept: Option<&str>, sent: Option<&str>) -> bool {
+    match (kept, sent) {
+        (Some(kept), Some(sent)) => bool::from(kept.as_bytes().ct_eq(sent.as_bytes())),
+        _ => false,
+    }
+}
+
+/// The platform's host confirms a bound hop when the browser that brought
+/// it sent the hand-off cookie it was made for; a hop brought by another
+/// browser is let go.
+fn confirm_hop(
+    conn: &Connection,
+    space: &str,
+    hash: &str,
+    handoff: Option<&str>,
+    now: i64,
+) -> Result<bool, StoreError> {
+    let kept: Option<String> = conn
+        .query_row(
+            "SELECT handoff FROM web_hops WHERE hash = ?1 AND space = ?2 \
+             AND browser IS NOT NULL AND confirmed = 0 AND expires_at > ?3",
+            params![hash, space, now],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let Some(kept) = kept else {
+        return Ok(false);
+    };
+    if same(Some(&kept), handoff) {
+        conn.execute("UPDATE web_hops SET confirmed = 1 WHERE hash = ?1", [hash])?;
+        Ok(true)
+    } else {
+        conn.execute("DELETE FROM web_hops WHERE hash = ?1", [hash])?;
+        Ok(false)
+    }
+}
+
+/// Uses a hop on its space's host: its person, once, while it lives, if it
+/// was confirmed and `browser` is the cookie's hash it was bound to; used up
+/// either way.
 fn use_hop(
     conn: &Connection,
     space: &str,
     hash: &str,
+    browser: Option<&str>,
     now: i64,
 ) -> Result<Option<String>, StoreError> {
-    Ok(conn
+    let taken: Option<(String, Option<String>, bool)> = conn
         .query_row(
-            "DELETE FROM web_hops WHERE hash = ?1 AND space = ?2 AND expires_at > ?3 RETURNING person",
+            "DELETE FROM web_hops WHERE hash = ?1 AND space = ?2 AND expires_at > ?3 \
+             RETURNING person, browser, confirmed",
             params![hash, space, now],
-            |r| r.get(0),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
-        .optional()?)
+        .optional()?;
+    Ok(taken.and_then(|(person, kept, confirmed)| {
+        (confirmed && same(kept.as_deref(), browser)).then_some(person)
+    }))
 }
 
 fn add_session(
@@ -178,28 +268,83 @@ impl Store {
         self.read(|conn| live_link(conn, hash, now)).await
     }
 
-    /// Keeps a hop's hash: it signs the person in on `space`'s host, once.
+    /// Keeps a hop's hash: it signs the person in on `space`'s host, once,
+    /// in the browser whose hand-off cookie hashes to `handoff`.
     pub async fn add_web_hop(
         &self,
         person_eid: &str,
         space: &str,
         hash: &str,
+        handoff: &str,
         expires_at: i64,
     ) -> Result<(), StoreError> {
-        let (person, space, hash) = (person_eid.to_string(), space.to_string(), hash.to_string());
-        self.write(move |txn| add_hop(txn, &person, &space, &hash, expires_at))
+        let (person, space, hash, handoff) = (
+            person_eid.to_string(),
+            space.to_string(),
+            hash.to_string(),
+            handoff.to_string(),
+        );
+        self.write(move |txn| add_hop(txn, &person, &space, &hash, &handoff, expires_at))
             .await
     }
 
-    /// Uses the hop with this hash on `space`'s host: its person's eid, once.
+    /// `space`'s host has seen the hop with this hash: from now on it is the
+    /// hop with hash `back`, of the browser whose cookie hashes to
+    /// `browser`. `false` for a hop seen already, expired, or never made.
+    pub async fn bind_web_hop(
+        &self,
+        space: &str,
+        hash: &str,
+        back: &str,
+        browser: &str,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        let (space, hash, back, browser) = (
+            space.to_string(),
+            hash.to_string(),
+            back.to_string(),
+            browser.to_string(),
+        );
+        self.write(move |txn| bind_hop(txn, &space, &hash, &back, &browser, now))
+            .await
+    }
+
+    /// The platform's host vouches for the bound hop with this hash when the
+    /// hash of the hand-off cookie that came with it (`None`: none came) is
+    /// the one it was made for: `true`. A hop that came with another is let
+    /// go; one unbound, confirmed already, expired or never made is `false`.
+    pub async fn confirm_web_hop(
+        &self,
+        space: &str,
+        hash: &str,
+        handoff: Option<&str>,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        let (space, hash, handoff) = (
+            space.to_string(),
+            hash.to_string(),
+            handoff.map(str::to_string),
+        );
+        self.write(move |txn| confirm_hop(txn, &space, &hash, handoff.as_deref(), now))
+            .await
+    }
+
+    /// Uses the hop with this hash on `space`'s host: its person's eid,
+    /// once, if it was confirmed and `browser` is the hash of the cookie it
+    /// was bound to. Used up either way.
     pub async fn use_web_hop(
         &self,
         space: &str,
         hash: &str,
+        browser: Option<&str>,
         now: i64,
     ) -> Result<Option<String>, StoreError> {
-        let (space, hash) = (space.to_string(), hash.to_string());
-        self.write(move |txn| use_hop(txn, &space, &hash, now))
+        let (space, hash, browser) = (
+            space.to_string(),
+            hash.to_string(),
+            browser.map(str::to_string),
+        );
+        self.write(move |txn| use_hop(txn, &space, &hash, browser.as_deref(), now))
             .await
     }
 
@@ -278,16 +423,96 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_hop_works_once_on_its_own_space() {
+    async fn a_hop_works_once_on_its_own_space_in_its_own_browser() {
         let (_dir, store, ada) = store_with_ada().await;
-        store.add_web_hop(&ada, "demo", "h", 100).await.unwrap();
-        assert_eq!(
-            store.use_web_hop("club", "h", 1).await.unwrap(),
-            None,
+        store
+            .add_web_hop(&ada, "demo", "h", "hand", 100)
+            .await
+            .unwrap();
+        assert!(
+            !store.bind_web_hop("club", "h", "b", "br", 1).await.unwrap(),
             "another space"
         );
-        assert_eq!(store.use_web_hop("demo", "h", 1).await.unwrap(), Some(ada));
-        assert_eq!(store.use_web_hop("demo", "h", 2).await.unwrap(), None);
+        assert!(
+            !store
+                .confirm_web_hop("demo", "h", Some("hand"), 1)
+                .await
+                .unwrap(),
+            "not seen by its space's host yet"
+        );
+        assert!(store.bind_web_hop("demo", "h", "b", "br", 1).await.unwrap());
+        assert!(
+            !store
+                .bind_web_hop("demo", "h", "b2", "br2", 1)
+                .await
+                .unwrap(),
+            "its code is seen once"
+        );
+        assert_eq!(
+            store.use_web_hop("demo", "b", Some("br"), 2).await.unwrap(),
+            None,
+            "not confirmed: used up all the same"
+        );
+
+        store
+            .add_web_hop(&ada, "demo", "h", "hand", 100)
+            .await
+            .unwrap();
+        store.bind_web_hop("demo", "h", "b", "br", 1).await.unwrap();
+        assert!(
+            store
+                .confirm_web_hop("demo", "b", Some("hand"), 2)
+                .await
+                .unwrap()
+        );
+        assert!(
+            !store
+                .confirm_web_hop("demo", "b", Some("hand"), 2)
+                .await
+                .unwrap(),
+            "confirmed once"
+        );
+        assert_eq!(
+            store.use_web_hop("demo", "b", Some("br"), 3).await.unwrap(),
+            Some(ada.clone())
+        );
+        assert_eq!(
+            store.use_web_hop("demo", "b", Some("br"), 3).await.unwrap(),
+            None
+        );
+
+        // Another browser's hand-off cookie, or none, lets the hop go;
+        // another browser's cookie at the end uses it up.
+        for (handoff, browser) in [(Some("other"), "br"), (None, "br"), (Some("hand"), "other")] {
+            store
+                .add_web_hop(&ada, "demo", "h", "hand", 100)
+                .await
+                .unwrap();
+            store.bind_web_hop("demo", "h", "b", "br", 1).await.unwrap();
+            if store
+                .confirm_web_hop("demo", "b", handoff, 2)
+                .await
+                .unwrap()
+            {
+                assert_eq!(
+                    store
+                        .use_web_hop("demo", "b", Some(browser), 3)
+                        .await
+                        .unwrap(),
+                    None
+                );
+            }
+            assert!(
+                !store
+                    .confirm_web_hop("demo", "b", Some("hand"), 2)
+                    .await
+                    .unwrap()
+            );
+            assert_eq!(
+                store.use_web_hop("demo", "b", Some("br"), 3).await.unwrap(),
+                None
+            );
+        }
     }
 
     #[tokio::test]

@@ -1,10 +1,12 @@
 //! Who is asking: a bearer token (`Authorization: Bearer …`, as the MCP door
 //! takes it — a browser never sends one by itself), else the session cookie
 //! of the host asked, else nobody. The session cookie is host-only,
-//! `HttpOnly`, `SameSite=Lax`, and `Secure` (named `__Host-…`) over https.
+//! `HttpOnly`, `SameSite=Lax`, and `Secure` (named `__Host-…`) over https;
+//! so is the short-lived sign-in cookie that binds a sign-in's hops to the
+//! browser that pressed the button.
 
 use axum::http::{HeaderMap, HeaderValue, header};
-use shed_host::sessions::SESSION_SECONDS;
+use shed_host::sessions::{HOP_SECONDS, SESSION_SECONDS};
 use shed_host::{Caller, HostError};
 
 use crate::door::Door;
@@ -74,10 +76,19 @@ pub(crate) fn foreign_origin(headers: &HeaderMap, own: &str) -> Option<String> {
 
 /// The `Set-Cookie` that holds a session on the host answering.
 pub(crate) fn session_cookie(door: &Door, session: &str) -> Option<HeaderValue> {
+    set_cookie(door, door.cookie, session, SESSION_SECONDS)
+}
+
+/// The `Set-Cookie` of the host answering's sign-in secret (the hand-off
+/// on the platform's host, a hop's own on a space's), as long as a hop lives.
+pub(crate) fn sign_in_cookie(door: &Door, secret: &str) -> Option<HeaderValue> {
+    set_cookie(door, door.sign_in_cookie, secret, HOP_SECONDS)
+}
+
+fn set_cookie(door: &Door, name: &str, value: &str, seconds: i64) -> Option<HeaderValue> {
     let secure = if door.secure { "; Secure" } else { "" };
     HeaderValue::from_str(&format!(
-        "{}={session}; Path=/; Max-Age={SESSION_SECONDS}; HttpOnly; SameSite=Lax{secure}",
-        door.cookie
+        "{name}={value}; Path=/; Max-Age={seconds}; HttpOnly; SameSite=Lax{secure}"
     ))
     .ok()
 }

@@ -1,5 +1,5 @@
-//! The door's shared state: the host, the session cookie's name and flags
-//! (from the public URL's scheme), and the cache of files ready to serve.
+//! The door's shared state: the host, the cookies' names and flags (from the
+//! public URL's scheme), and the cache of files ready to serve.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -18,6 +18,9 @@ pub(crate) struct Door {
     pub host: Host,
     /// `__Host-shed_session` over https (host-only, Secure, Path=/), else `shed_session`.
     pub cookie: &'static str,
+    /// `__Host-shed_signin` over https, else `shed_signin`: a sign-in's
+    /// short-lived secret on each host its hops pass.
+    pub sign_in_cookie: &'static str,
     /// The public URL is https: cookies carry `Secure`.
     pub secure: bool,
     /// The page script, ready to serve.
@@ -36,6 +39,11 @@ impl Door {
                 "__Host-shed_session"
             } else {
                 "shed_session"
+            },
+            sign_in_cookie: if secure {
+                "__Host-shed_signin"
+            } else {
+                "shed_signin"
             },
             secure,
             app_js: Arc::new(Rendered::asset(

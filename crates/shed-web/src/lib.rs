@@ -40,8 +40,13 @@ pub const APP_JS_PATH: &str = "/_shed/app.js";
 /// The platform's page that says how to sign in.
 pub const SIGN_IN_PATH: &str = "/_shed/signin";
 
-/// Where a space's host trades a one-time hop for its session cookie.
+/// Where a sign-in's hop first reaches a space's host (which binds its code
+/// to the browser), and where it comes back to the platform's host to be
+/// vouched for.
 pub const HOP_PATH: &str = "/_shed/hop";
+
+/// Where a space's host trades a vouched-for hop for its session cookie.
+pub const HOP_END_PATH: &str = "/_shed/hop/end";
 
 /// The whole HTTP server: requests for `<space>.<public host>` reach the web
 /// door; every other request reaches the platform's sign-in pages, then

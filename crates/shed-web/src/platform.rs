@@ -4,33 +4,39 @@
 //! in to shed as …?" with one button, so a link preview or a scanner that
 //! fetches it spends nothing; the button posts the key from this host's own
 //! page (`Origin` checked, so another site cannot sign a browser in as
-//! someone else). The post uses the link: a session on this host, then a
-//! walk through each of the person's space hosts
-//! (`/_shed/hop?hops=<space>:<code>,…`), each trading its one-time code for a
-//! cookie of its own, ending on the front page.
+//! someone else). The post uses the link: a session on this host, a
+//! hand-off cookie here, then a walk through each of the person's space
+//! hosts, ending on the front page. The codes of the walk are known to
+//! whoever pressed the button, who could send them on as a link (login
+//! CSRF), so each space takes three steps, all plain redirects:
+//! `<space>/_shed/hop?hops=<space>:<code>,…` binds the code to a cookie of
+//! the space's host and sends the browser back here with a fresh code;
+//! `/_shed/hop` here vouches for it only with the hand-off cookie it was made
+//! for; `<space>/_shed/hop/end` signs in only the browser holding its cookie.
 
 use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::rejection::FormRejection;
-use axum::extract::{Form, Query, State};
+use axum::extract::{Form, Query, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use shed_host::HostError;
 use shed_host::sessions::LOGIN_PATH;
 
-use crate::caller::{caller, foreign_origin, session_cookie};
+use crate::caller::{caller, cookie, foreign_origin, session_cookie, sign_in_cookie};
 use crate::door::Door;
 use crate::files::answer;
 use crate::reply::{escape, form_page, page, page_refusal, sign_in_page};
-use crate::{APP_JS_PATH, HOP_PATH, SIGN_IN_PATH};
+use crate::{APP_JS_PATH, HOP_END_PATH, HOP_PATH, SIGN_IN_PATH};
 
 pub(crate) fn router(door: Arc<Door>) -> Router {
     Router::new()
         .route("/", get(front))
         .route(SIGN_IN_PATH, get(sign_in))
         .route(LOGIN_PATH, get(confirm_login).post(login))
+        .route(HOP_PATH, get(vouch_for_hop))
         .route(APP_JS_PATH, get(app_js))
         .with_state(door)
 }
@@ -182,43 +188,114 @@ async fn login(
         .iter()
         .map(|(space, code)| format!("{space}:{code}"))
         .collect();
-    let next = next_stop(&door, &chain);
-    redirect_with_session(&door, &next, &signed.session)
+    let handoff = (!chain.is_empty())
+        .then(|| sign_in_cookie(&door, &signed.handoff))
+        .flatten();
+    redirect(
+        &space_stop(&door, &chain, HOP_PATH),
+        [session_cookie(&door, &signed.session), handoff],
+    )
 }
 
 /// `/_shed/hop` on a space's host: the first hop of the chain is this
-/// space's; trade it for a session here and go on.
-pub(crate) async fn hop(door: &Door, space: &str, query: Option<&str>) -> Response {
-    let hops = query
-        .and_then(|q| q.split('&').find_map(|pair| pair.strip_prefix("hops=")))
-        .unwrap_or_default();
-    let chain: Vec<String> = hops
-        .split(',')
-        .filter(|h| !h.is_empty())
-        .map(str::to_string)
-        .collect();
-    let Some((first_space, code)) = chain.first().and_then(|first| first.split_once(':')) else {
-        return link_refused(&HostError::SignIn(
-            "this sign-in step carries no code".to_string(),
-        ));
+/// space's. Its code is bound to a cookie of this host, and the browser
+/// goes back to the platform's host with a fresh code, to be vouched for.
+pub(crate) async fn see_hop(door: &Door, space: &str, query: Option<&str>) -> Response {
+    let mut chain = chain_of(query);
+    let code = match first_hop(&chain, Some(space)) {
+        Ok((_, code)) => code,
+        Err(error) => return link_refused(&error),
     };
-    if first_space != space {
-        return link_refused(&HostError::SignIn(format!(
-            "this sign-in step is for {}, not {space}",
-            first_space.chars().take(40).collect::<String>()
-        )));
-    }
-    match door.host.sign_in_with_hop(space, code).await {
-        Ok((_, session)) => {
-            let next = next_stop(door, chain.get(1..).unwrap_or_default());
-            redirect_with_session(door, &next, &session)
+    match door.host.see_hop(space, code).await {
+        Ok(seen) => {
+            chain[0] = format!("{space}:{}", seen.back);
+            let back = format!(
+                "{}{HOP_PATH}?hops={}",
+                door.host.public_url(),
+                chain.join(",")
+            );
+            redirect(&back, [sign_in_cookie(door, &seen.browser)])
         }
         Err(error) => link_refused(&error),
     }
 }
 
-/// Where the chain goes next: the next space's hop, or the front page.
-fn next_stop(door: &Door, chain: &[String]) -> String {
+/// `/_shed/hop` on the platform's host: a hop back from its space's host is
+/// vouched for only in the browser holding the hand-off cookie it was made
+/// for — the one that pressed the button — then the browser goes on to the
+/// space host's last step.
+async fn vouch_for_hop(
+    State(door): State<Arc<Door>>,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let chain = chain_of(query.as_deref());
+    let (space, back) = match first_hop(&chain, None) {
+        Ok(first) => first,
+        Err(error) => return link_refused(&error),
+    };
+    let handoff = cookie(&headers, door.sign_in_cookie);
+    match door.host.confirm_hop(space, back, handoff).await {
+        Ok(()) => redirect(&space_stop(&door, &chain, HOP_END_PATH), []),
+        Err(error) => link_refused(&error),
+    }
+}
+
+/// `/_shed/hop/end` on a space's host: a vouched-for hop of this space,
+/// brought by the browser holding this host's cookie for it, is traded for
+/// a session here; then on to the next space, or the front page.
+pub(crate) async fn end_hop(
+    door: &Door,
+    space: &str,
+    query: Option<&str>,
+    headers: &HeaderMap,
+) -> Response {
+    let chain = chain_of(query);
+    let back = match first_hop(&chain, Some(space)) {
+        Ok((_, back)) => back,
+        Err(error) => return link_refused(&error),
+    };
+    let browser = cookie(headers, door.sign_in_cookie);
+    match door.host.sign_in_with_hop(space, back, browser).await {
+        Ok((_, session)) => {
+            let next = space_stop(door, chain.get(1..).unwrap_or_default(), HOP_PATH);
+            redirect(&next, [session_cookie(door, &session)])
+        }
+        Err(error) => link_refused(&error),
+    }
+}
+
+/// The hops of a sign-in step's query, `hops=<space>:<code>,…`.
+fn chain_of(query: Option<&str>) -> Vec<String> {
+    query
+        .and_then(|q| q.split('&').find_map(|pair| pair.strip_prefix("hops=")))
+        .unwrap_or_default()
+        .split(',')
+        .filter(|h| !h.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The space and code of a chain's first hop — on a space's host, refused
+/// unless it is that space's.
+fn first_hop<'c>(chain: &'c [String], here: Option<&str>) -> Result<(&'c str, &'c str), HostError> {
+    let Some((space, code)) = chain.first().and_then(|first| first.split_once(':')) else {
+        return Err(HostError::SignIn(
+            "this sign-in step carries no code — open your sign-in link again".to_string(),
+        ));
+    };
+    match here {
+        Some(here) if here != space => Err(HostError::SignIn(format!(
+            "this sign-in step is for {}, not {here}",
+            space.chars().take(40).collect::<String>()
+        ))),
+        _ => Ok((space, code)),
+    }
+}
+
+/// Where the chain goes next: `path` on the first space's host, or the
+/// front page when there is none.
+fn space_stop(door: &Door, chain: &[String], path: &str) -> String {
     let front = format!("{}/", door.host.public_url());
     let Some((space, _)) = chain.first().and_then(|first| first.split_once(':')) else {
         return front;
@@ -230,17 +307,18 @@ fn next_stop(door: &Door, chain: &[String]) -> String {
     if door.host.space_of_host(host).as_deref() != Some(space) {
         return front;
     }
-    format!("{origin}{HOP_PATH}?hops={}", chain.join(","))
+    format!("{origin}{path}?hops={}", chain.join(","))
 }
 
-fn redirect_with_session(door: &Door, to: &str, session: &str) -> Response {
+/// A 303 to `to` that sets `cookies`, kept from caches and referrers.
+fn redirect(to: &str, cookies: impl IntoIterator<Item = Option<HeaderValue>>) -> Response {
     let mut response = StatusCode::SEE_OTHER.into_response();
     let headers = response.headers_mut();
     if let Ok(location) = HeaderValue::from_str(to) {
         headers.insert(header::LOCATION, location);
     }
-    if let Some(cookie) = session_cookie(door, session) {
-        headers.insert(header::SET_COOKIE, cookie);
+    for cookie in cookies.into_iter().flatten() {
+        headers.append(header::SET_COOKIE, cookie);
     }
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     without_referrer(response)

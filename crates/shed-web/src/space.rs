@@ -15,7 +15,7 @@ use crate::door::Door;
 use crate::files::{self, answer};
 use crate::path::{AppPath, split_app_path};
 use crate::reply::{escape, page, page_refusal};
-use crate::{APP_JS_PATH, HOP_PATH, api, platform};
+use crate::{APP_JS_PATH, HOP_END_PATH, HOP_PATH, api, platform};
 use shed_host::view_keys::VIEW_KEY_PATH;
 
 pub(crate) fn router(door: Arc<Door>) -> Router {
@@ -30,7 +30,10 @@ async fn handle(State(door): State<Arc<Door>>, request: Request) -> Response {
     let raw_path = parts.uri.path();
     let query = parts.uri.query();
     if raw_path == HOP_PATH {
-        return platform::hop(&door, &space, query).await;
+        return platform::see_hop(&door, &space, query).await;
+    }
+    if raw_path == HOP_END_PATH {
+        return platform::end_hop(&door, &space, query, &parts.headers).await;
     }
     let reading = matches!(parts.method, Method::GET | Method::HEAD);
     if raw_path == APP_JS_PATH && reading {

@@ -166,70 +166,87 @@ impl Shed {
             .to_string()
     }
 
-    /// Presses the sign-in page's button: posts the link's key as its form
-    /// does, from the page of `origin` (`None`: a request saying no origin).
-    async fn post_link(&self, link: &str, origin: Option<&str>) -> reqwest::Response {
+    /// Presses the sign-in page's button in the browser holding `jar`:
+    /// posts the link's key as its form does, from the page of `origin`
+    /// (`None`: a request saying no origin), and keeps what it sets.
+    async fn post_link(
+        &self,
+        link: &str,
+        origin: Option<&str>,
+        jar: &mut Jar,
+    ) -> reqwest::Response {
         let key = link.split_once("?key=").unwrap().1;
+        let at = format!("{}/_shed/login", self.url());
         let mut request = self
             .http
-            .post(format!("{}/_shed/login", self.url()))
+            .post(&at)
             .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
             .body(format!("key={key}"));
         if let Some(origin) = origin {
             request = request.header(header::ORIGIN, origin);
         }
-        request.send().await.unwrap()
+        if let Some(cookies) = jar.header(&at) {
+            request = request.header(header::COOKIE, cookies);
+        }
+        let response = request.send().await.unwrap();
+        jar.keep(&at, response.headers());
+        response
     }
 
-    /// Signs `handle` in with `shed login`: opens the link, presses its
-    /// button, and follows the hops by hand: the cookie of each host, by
-    /// host name.
-    async fn sign_in(&self, handle: &str) -> Vec<(String, String)> {
-        let link = self.login_link(handle);
-        let (status, _, page) = self.get(&link, None).await;
-        assert_eq!(status, StatusCode::OK, "{page}");
-        let mut cookies = Vec::new();
-        let mut next = link.clone();
-        for hop in 0..10 {
-            let response = if hop == 0 {
-                self.post_link(&link, Some(&self.url())).await
-            } else {
-                self.http.get(&next).send().await.unwrap()
-            };
+    /// `GET url` in the browser holding `jar`, keeping what it sets.
+    async fn visit(&self, jar: &mut Jar, url: &str) -> reqwest::Response {
+        let mut request = self.http.get(url);
+        if let Some(cookies) = jar.header(url) {
+            request = request.header(header::COOKIE, cookies);
+        }
+        let response = request.send().await.unwrap();
+        jar.keep(url, response.headers());
+        response
+    }
+
+    /// Follows `response`'s 303s as the browser holding `jar` does (at most
+    /// 20): the last answer's status, address and page.
+    async fn follow(
+        &self,
+        jar: &mut Jar,
+        mut response: reqwest::Response,
+    ) -> (StatusCode, String, String) {
+        let mut at = response.url().to_string();
+        for _ in 0..20 {
             if response.status() != StatusCode::SEE_OTHER {
-                assert_eq!(response.status(), StatusCode::OK, "{next}");
-                return cookies;
+                return (response.status(), at, response.text().await.unwrap());
             }
-            let host = reqwest::Url::parse(&next)
-                .unwrap()
-                .host_str()
-                .unwrap()
-                .to_string();
-            let set = response.headers()[header::SET_COOKIE]
-                .to_str()
-                .unwrap()
-                .to_string();
-            cookies.push((host, set));
-            next = response.headers()[header::LOCATION]
-                .to_str()
-                .unwrap()
-                .to_string();
+            at = location(&response);
+            response = self.visit(jar, &at).await;
         }
         panic!("the sign-in hops did not end");
     }
 
+    /// Signs `handle` in with `shed login` in the browser holding `jar`:
+    /// opens the link, presses its button, and follows the hops, which end
+    /// on the front page.
+    async fn sign_in_to(&self, jar: &mut Jar, handle: &str) {
+        let link = self.login_link(handle);
+        let (status, _, page) = self.get(&link, None).await;
+        assert_eq!(status, StatusCode::OK, "{page}");
+        let pressed = self.post_link(&link, Some(&self.url()), jar).await;
+        let (status, at, page) = self.follow(jar, pressed).await;
+        assert_eq!(status, StatusCode::OK, "{at}: {page}");
+        assert_eq!(at, format!("{}/", self.url()), "{page}");
+    }
+
+    /// Signs `handle` in on a browser of its own: its cookies.
+    async fn sign_in(&self, handle: &str) -> Jar {
+        let mut jar = Jar::default();
+        self.sign_in_to(&mut jar, handle).await;
+        jar
+    }
+
     /// The `Cookie` header for demo's host after signing `handle` in.
     async fn demo_cookie(&self, handle: &str) -> String {
-        let cookies = self.sign_in(handle).await;
-        let set = cookies
-            .iter()
-            .find(|(host, _)| host == "demo.localhost")
-            .map(|(_, set)| set.clone());
-        set.expect("a cookie for demo.localhost")
-            .split(';')
-            .next()
-            .unwrap()
-            .to_string()
+        let jar = self.sign_in(handle).await;
+        jar.header(&self.demo("/"))
+            .expect("a cookie for demo.localhost")
     }
 
     async fn get(&self, url: &str, cookie: Option<&str>) -> (StatusCode, HeaderMap, String) {
@@ -325,6 +342,60 @@ impl Shed {
             .unwrap_or(0);
         (status, answer)
     }
+}
+
+/// A browser's cookies: every `Set-Cookie` it was given, with the host that
+/// gave it, in order (shed's cookies are host-only).
+#[derive(Default)]
+struct Jar(Vec<(String, String)>);
+
+impl Jar {
+    /// Keeps the cookies an answer from `url` sets.
+    fn keep(&mut self, url: &str, headers: &HeaderMap) {
+        let host = host_of(url);
+        for set in headers.get_all(header::SET_COOKIE) {
+            self.0
+                .push((host.clone(), set.to_str().unwrap().to_string()));
+        }
+    }
+
+    /// The `Cookie` header this browser sends to `url`: the last value of
+    /// each cookie its host set.
+    fn header(&self, url: &str) -> Option<String> {
+        let host = host_of(url);
+        let mut sent: Vec<(&str, &str)> = Vec::new();
+        for (_, set) in self.0.iter().filter(|(from, _)| *from == host) {
+            let (name, value) = set.split(';').next().unwrap().split_once('=').unwrap();
+            sent.retain(|(kept, _)| *kept != name);
+            sent.push((name, value));
+        }
+        let pairs: Vec<String> = sent.iter().map(|(n, v)| format!("{n}={v}")).collect();
+        (!pairs.is_empty()).then(|| pairs.join("; "))
+    }
+
+    /// The sessions this browser was given: (host, `Set-Cookie`), in order.
+    fn sessions(&self) -> Vec<&(String, String)> {
+        self.0
+            .iter()
+            .filter(|(_, set)| set.starts_with("shed_session="))
+            .collect()
+    }
+}
+
+fn host_of(url: &str) -> String {
+    reqwest::Url::parse(url)
+        .unwrap()
+        .host_str()
+        .unwrap()
+        .to_string()
+}
+
+/// Where a 303 sends the browser.
+fn location(response: &reqwest::Response) -> String {
+    response.headers()[header::LOCATION]
+        .to_str()
+        .unwrap()
+        .to_string()
 }
 
 /// `shed <args>` on `data`, answered whether it succeeds or not.
@@ -493,16 +564,10 @@ async fn access_for_the_signed_out_a_stranger_a_viewer_and_an_editor() {
         shed.sign_in("sam").await,
     );
     // sam belongs to club only, so has no cookie for demo; his club cookie means nothing here.
-    assert!(sam.iter().all(|(host, _)| host != "demo.localhost"));
+    assert_eq!(sam.header(&shed.demo("/")), None);
     let sam = sam
-        .iter()
-        .find(|(host, _)| host == "club.localhost")
-        .unwrap()
-        .1
-        .split(';')
-        .next()
-        .unwrap()
-        .to_string();
+        .header(&format!("http://club.localhost:{}/", shed.port))
+        .unwrap();
 
     // A private app's pages: the sign-in page for nobody, no app for a stranger, the page for a member.
     let (status, _, body) = shed.get(&shed.demo("/runs/"), None).await;
@@ -967,7 +1032,7 @@ async fn a_link_signs_in_once_on_every_space_and_logout_ends_it() {
     }
     // Another site's page, or a request that says no origin, cannot press it.
     for origin in [Some("http://evil.localhost:1"), Some("null"), None] {
-        let refused = shed.post_link(&link, origin).await;
+        let refused = shed.post_link(&link, origin, &mut Jar::default()).await;
         assert_eq!(refused.status(), StatusCode::FORBIDDEN, "{origin:?}");
         assert!(refused.headers().get(header::SET_COOKIE).is_none());
         let sentence = refused.text().await.unwrap();
@@ -976,16 +1041,19 @@ async fn a_link_signs_in_once_on_every_space_and_logout_ends_it() {
             "{sentence}"
         );
     }
-    let first = shed.post_link(&link, Some(&shed.url())).await;
+    let first = shed
+        .post_link(&link, Some(&shed.url()), &mut Jar::default())
+        .await;
     assert_eq!(first.status(), StatusCode::SEE_OTHER);
     assert_eq!(first.headers()[header::CACHE_CONTROL], "no-store");
     assert_eq!(first.headers()[header::REFERRER_POLICY], "no-referrer");
-    assert!(
-        first.headers()[header::SET_COOKIE]
-            .to_str()
-            .unwrap()
-            .starts_with("shed_session=")
-    );
+    let set: Vec<&str> = first
+        .headers()
+        .get_all(header::SET_COOKIE)
+        .iter()
+        .map(|set| set.to_str().unwrap().split_once('=').unwrap().0)
+        .collect();
+    assert_eq!(set, ["shed_session", "shed_signin"]);
     assert!(
         first.headers()[header::LOCATION]
             .to_str()
@@ -993,7 +1061,9 @@ async fn a_link_signs_in_once_on_every_space_and_logout_ends_it() {
             .starts_with(&shed.url().replace("localhost", "club.localhost")),
         "the hops start at ada's first space"
     );
-    let again = shed.post_link(&link, Some(&shed.url())).await;
+    let again = shed
+        .post_link(&link, Some(&shed.url()), &mut Jar::default())
+        .await;
     assert_eq!(again.status(), StatusCode::BAD_REQUEST, "a link works once");
     assert!(again.headers().get(header::SET_COOKIE).is_none());
     assert!(
@@ -1017,11 +1087,11 @@ async fn a_link_signs_in_once_on_every_space_and_logout_ends_it() {
     let (_, _, page) = shed.get(&shed.login_link("mal"), None).await;
     assert!(page.contains("as &lt;b&gt;Mal&lt;/b&gt; (@mal)"), "{page}");
 
-    let cookies = shed.sign_in("ada").await;
+    let jar = shed.sign_in("ada").await;
+    let cookies = jar.sessions();
     let hosts: Vec<&str> = cookies.iter().map(|(host, _)| host.as_str()).collect();
     assert_eq!(hosts, ["localhost", "club.localhost", "demo.localhost"]);
-    for (host, set) in &cookies {
-        assert!(set.starts_with("shed_session="), "{host}: {set}");
+    for (host, set) in &jar.0 {
         for attribute in ["Path=/", "HttpOnly", "SameSite=Lax", "Max-Age="] {
             assert!(set.contains(attribute), "{host}: {set} lacks {attribute}");
         }
@@ -1169,4 +1239,46 @@ async fn a_column_named_as_the_store_s_own_key_is_refused_at_deploy_and_nothing_
     std::fs::copy(run_club().join("vocab.json"), app.path().join("vocab.json")).unwrap();
     let deployed = shed.deploy_public(app.path(), "pub").unwrap();
     assert!(deployed.starts_with("deployed demo/pub v2"), "{deployed}");
+}
+
+#[tokio::test]
+async fn a_sign_in_step_sent_to_another_browser_signs_nobody_in() {
+    let shed = Shed::start().await;
+    // Ada, signed in on her browser.
+    let mut ada = shed.sign_in("ada").await;
+    // Ed presses his own link's button himself (from the right page) and
+    // sends on, as a link, an address the hops took him to: the first, or
+    // the last step's, once his browser took the first two.
+    for steps in [0, 2] {
+        let mut ed = Jar::default();
+        let pressed = shed
+            .post_link(&shed.login_link("ed"), Some(&shed.url()), &mut ed)
+            .await;
+        let mut sent = location(&pressed);
+        assert!(
+            sent.starts_with(&shed.demo("/_shed/hop?hops=demo:")),
+            "{sent}"
+        );
+        for _ in 0..steps {
+            let response = shed.visit(&mut ed, &sent).await;
+            assert_eq!(response.status(), StatusCode::SEE_OTHER, "{sent}");
+            sent = location(&response);
+        }
+        // Ada opens it: a sentence, and she is still herself on demo.
+        let opened = shed.visit(&mut ada, &sent).await;
+        let (status, at, page) = shed.follow(&mut ada, opened).await;
+        assert!(status.is_client_error(), "{status} at {at}: {page}");
+        assert!(
+            page.contains("started on another browser")
+                && page.contains("open your sign-in link in the browser you want to sign in on"),
+            "{page}"
+        );
+        let cookie = ada.header(&shed.demo("/")).unwrap();
+        let (status, wrote) = shed.apply("runs", run("Ada", 2.0), Some(&cookie)).await;
+        assert_eq!(status, StatusCode::OK, "{wrote}");
+        let (_, rows) = shed.query("runs", ".jog!&.created!", Some(&cookie)).await;
+        for row in rows["rows"].as_array().unwrap() {
+            assert_eq!(row["created"]["by"]["name"], "Ada", "{rows}");
+        }
+    }
 }
