@@ -44,7 +44,11 @@ pub async fn run_server(host: Host, data: &Path, args: &ServeArgs) -> anyhow::Re
         host.public_url(),
         shed_mcp::MCP_PATH
     );
-    axum::serve(listener, routes)
+    // The peer address is what the MCP door counts signed-out sessions by.
+    axum::serve(
+        listener,
+        routes.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;
             tracing::info!("shed is stopping");
