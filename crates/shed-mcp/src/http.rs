@@ -193,8 +193,9 @@ fn opens_a_session(body: &Bytes) -> bool {
     struct Message {
         method: Option<String>,
     }
-    serde_json::from_slice::<Message>(body)
-        .map_or(true, |message| message.method.as_deref() == Some("initialize"))
+    serde_json::from_slice::<Message>(body).map_or(true, |message| {
+        message.method.as_deref() == Some("initialize")
+    })
 }
 
 /// The session rmcp opened, from its answer's `Mcp-Session-Id`.

@@ -335,7 +335,9 @@ mod tests {
         let _held: Vec<_> = (0..MAX_SIGNED_OUT_SESSIONS)
             .map(|i| {
                 let address = Ipv6Addr::from_bits((i as u128) << 64);
-                sessions.reserve(Owner::address(Some(address.into()))).unwrap()
+                sessions
+                    .reserve(Owner::address(Some(address.into())))
+                    .unwrap()
             })
             .collect();
         assert_eq!(

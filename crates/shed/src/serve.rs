@@ -49,12 +49,12 @@ pub async fn run_server(host: Host, data: &Path, args: &ServeArgs) -> anyhow::Re
         listener,
         routes.into_make_service_with_connect_info::<std::net::SocketAddr>(),
     )
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-            tracing::info!("shed is stopping");
-        })
-        .await
-        .context("the server stopped")?;
+    .with_graceful_shutdown(async {
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("shed is stopping");
+    })
+    .await
+    .context("the server stopped")?;
     Ok(())
 }
 
