@@ -45,16 +45,14 @@ pub async fn run_server(host: Host, data: &Path, args: &ServeArgs) -> anyhow::Re
         shed_mcp::MCP_PATH
     );
     // The peer address is what the MCP door counts signed-out sessions by.
-    axum::serve(
-        listener,
-        routes.into_make_service_with_connect_info::<std::net::SocketAddr>(),
-    )
-    .with_graceful_shutdown(async {
-        let _ = tokio::signal::ctrl_c().await;
-        tracing::info!("shed is stopping");
-    })
-    .await
-    .context("the server stopped")?;
+    let routes = routes.into_make_service_with_connect_info::<std::net::SocketAddr>();
+    axum::serve(listener, routes)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+            tracing::info!("shed is stopping");
+        })
+        .await
+        .context("the server stopped")?;
     Ok(())
 }
 
