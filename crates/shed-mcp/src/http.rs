@@ -248,6 +248,21 @@ mod tests {
     }
 
     #[test]
+    fn only_an_initialize_or_an_unreadable_body_may_open_a_session() {
+        let opens = |body: &str| opens_a_session(&Bytes::from(body.to_string()));
+        assert!(opens(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#
+        ));
+        assert!(opens("not json"));
+        assert!(!opens(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}"#
+        ));
+        assert!(!opens(
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
+        ));
+    }
+
+    #[test]
     fn a_public_url_without_a_scheme_is_a_sentence() {
         let error = AllowedCallers::for_server("localhost:7700", "127.0.0.1:7700".parse().unwrap())
             .unwrap_err();
