@@ -74,7 +74,10 @@ impl Door {
     async fn caller(&self, extensions: &Extensions) -> Result<Caller, HostError> {
         match &self.identity {
             Identity::Fixed(caller) => Ok(caller.clone()),
-            Identity::Bearer => match bearer_token(extensions) {
+            Identity::Bearer => match extensions
+                .get::<http::request::Parts>()
+                .and_then(|parts| bearer_token(&parts.headers))
+            {
                 None => Ok(Caller::Nobody),
                 Some(token) => self.host.caller_for_token(&token).await,
             },
@@ -124,9 +127,8 @@ impl Door {
 
 /// The token of an `Authorization: Bearer <token>` header. Any other
 /// Authorization value is passed on whole, for the host to refuse.
-fn bearer_token(extensions: &Extensions) -> Option<String> {
-    let parts = extensions.get::<http::request::Parts>()?;
-    let value = parts.headers.get(http::header::AUTHORIZATION)?;
+pub(crate) fn bearer_token(headers: &http::HeaderMap) -> Option<String> {
+    let value = headers.get(http::header::AUTHORIZATION)?;
     let value = String::from_utf8_lossy(value.as_bytes()).trim().to_string();
     let token = match value.split_once(' ') {
         Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") => token.trim(),

@@ -1,17 +1,31 @@
 //! The Streamable HTTP door at `/mcp`: an axum router other doors' routes
 //! can be merged into, refusing with 403 a request whose `Host` or `Origin`
 //! is not the public URL's (or loopback, when serving on loopback) — a DNS
-//! rebinding page cannot reach a local shed.
+//! rebinding page cannot reach a local shed — and with 503 an `initialize`
+//! past the session caps of [`crate::sessions`]. The peer address of a
+//! signed-out `initialize` is axum's `ConnectInfo<SocketAddr>`, when the
+//! server was started with it.
 
 use std::{net::SocketAddr, sync::Arc};
 
-use axum::Router;
-use rmcp::transport::streamable_http_server::{
-    StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+use axum::{
+    Router,
+    body::{Body, Bytes},
+    extract::{ConnectInfo, Request, State},
+    response::{IntoResponse, Response},
+    routing::any,
+};
+use http::{Method, StatusCode, request::Parts};
+use rmcp::transport::{
+    common::http_header::HEADER_SESSION_ID,
+    streamable_http_server::{SessionId, StreamableHttpServerConfig, StreamableHttpService},
 };
 use shed_host::Host;
 
-use crate::door::{Door, ListedTools};
+use crate::{
+    door::{Door, ListedTools, bearer_token},
+    sessions::{Owner, Reservation, Sessions},
+};
 
 /// The path of the MCP endpoint.
 pub const MCP_PATH: &str = "/mcp";
@@ -81,13 +95,124 @@ pub fn router(host: Host, listen: SocketAddr) -> Result<Router, HttpDoorError> {
         .with_allowed_origins(allowed.origins)
         .enforce_origin_validation()
         .with_json_response(true);
+    let max_body = config.max_request_body_bytes;
     let listed = ListedTools::default();
+    let sessions = Sessions::default();
+    let door_host = host.clone();
     let service = StreamableHttpService::new(
-        move || Ok(Door::over_http(host.clone(), listed.clone())),
-        Arc::new(LocalSessionManager::default()),
+        move || Ok(Door::over_http(door_host.clone(), listed.clone())),
+        Arc::new(sessions.clone()),
         config,
     );
-    Ok(Router::new().route_service(MCP_PATH, service))
+    let door = HttpDoor {
+        host,
+        sessions,
+        service,
+        max_body,
+    };
+    Ok(Router::new()
+        .route(MCP_PATH, any(answer))
+        .with_state(Arc::new(door)))
+}
+
+/// rmcp's service, and the session ledger it shares with the door.
+struct HttpDoor {
+    host: Host,
+    sessions: Sessions,
+    service: StreamableHttpService<Door, Sessions>,
+    /// rmcp's own bound on a request body, kept when the door reads one first.
+    max_body: usize,
+}
+
+/// One request to [`MCP_PATH`]: admitted (holding a place when it opens a
+/// session), answered by rmcp, and the place bound to the session opened.
+async fn answer(State(door): State<Arc<HttpDoor>>, request: Request) -> Response {
+    let (request, reservation) = match door.admit(request).await {
+        Ok(admitted) => admitted,
+        Err(refusal) => return refusal,
+    };
+    let response = door.service.handle(request).await;
+    if let Some(reservation) = reservation
+        && let Some(id) = session_id(response.headers())
+    {
+        door.sessions.bind(reservation, id).await;
+    }
+    response.map(Body::new)
+}
+
+impl HttpDoor {
+    /// The request again, with a place taken when it may open a session (a
+    /// POST without `Mcp-Session-Id` whose body is an `initialize`, or is
+    /// not readable JSON-RPC), or the 503 saying which cap it would pass.
+    async fn admit(&self, request: Request) -> Result<(Request, Option<Reservation>), Response> {
+        if request.method() != Method::POST || request.headers().contains_key(HEADER_SESSION_ID) {
+            return Ok((request, None));
+        }
+        let (parts, body) = request.into_parts();
+        let body = axum::body::to_bytes(body, self.max_body)
+            .await
+            .map_err(|_| too_large(self.max_body))?;
+        let owner = if opens_a_session(&body) {
+            Some(self.owner(&parts).await)
+        } else {
+            None
+        };
+        let request = Request::from_parts(parts, Body::from(body));
+        let Some(owner) = owner else {
+            return Ok((request, None));
+        };
+        match self.sessions.reserve(owner) {
+            Ok(reservation) => Ok((request, Some(reservation))),
+            Err(refusal) => {
+                tracing::debug!(%refusal, "refused a new MCP session");
+                Err((StatusCode::SERVICE_UNAVAILABLE, refusal.to_string()).into_response())
+            }
+        }
+    }
+
+    /// Who opens a session: the person of the bearer token, else the peer address.
+    async fn owner(&self, parts: &Parts) -> Owner {
+        if let Some(token) = bearer_token(&parts.headers)
+            && let Ok(caller) = self.host.caller_for_token(&token).await
+            && let Some(person) = caller.person()
+        {
+            return Owner::Person(person.eid.clone());
+        }
+        let peer = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|ConnectInfo(peer)| peer.ip());
+        Owner::address(peer)
+    }
+}
+
+/// Whether a body may open a session: any but a readable JSON-RPC message
+/// whose method is not `initialize` (rmcp answers the unreadable ones).
+fn opens_a_session(body: &Bytes) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Message {
+        method: Option<String>,
+    }
+    serde_json::from_slice::<Message>(body).map_or(true, |message| {
+        message.method.as_deref() == Some("initialize")
+    })
+}
+
+/// The session rmcp opened, from its answer's `Mcp-Session-Id`.
+fn session_id(headers: &http::HeaderMap) -> Option<SessionId> {
+    let id = headers.get(HEADER_SESSION_ID)?.to_str().ok()?;
+    Some(SessionId::from(id))
+}
+
+/// The answer to a body the door could not read whole.
+fn too_large(max_body: usize) -> Response {
+    (
+        StatusCode::PAYLOAD_TOO_LARGE,
+        format!(
+            "the request body could not be read whole; the MCP door reads at most {max_body} bytes of JSON-RPC a request — send a smaller one"
+        ),
+    )
+        .into_response()
 }
 
 #[cfg(test)]
@@ -120,6 +245,21 @@ mod tests {
                 .unwrap();
         assert_eq!(allowed.hosts, ["shed.example.org"]);
         assert_eq!(allowed.origins, ["https://shed.example.org:443"]);
+    }
+
+    #[test]
+    fn only_an_initialize_or_an_unreadable_body_may_open_a_session() {
+        let opens = |body: &str| opens_a_session(&Bytes::from(body.to_string()));
+        assert!(opens(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#
+        ));
+        assert!(opens("not json"));
+        assert!(!opens(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}"#
+        ));
+        assert!(!opens(
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
+        ));
     }
 
     #[test]

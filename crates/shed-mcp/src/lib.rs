@@ -11,6 +11,7 @@ mod answers;
 mod args;
 mod door;
 mod http;
+mod sessions;
 mod stdio;
 mod tools;
 mod views;
@@ -19,6 +20,10 @@ mod watch;
 pub use args::{ArgumentError, ToolCall};
 pub use door::{Door, ListedTools};
 pub use http::{AllowedCallers, HttpDoorError, MCP_PATH, router};
+pub use sessions::{
+    IPV6_ADDRESS_BITS, MAX_SESSIONS, MAX_SESSIONS_PER_PERSON, MAX_SIGNED_OUT_SESSIONS,
+    MAX_SIGNED_OUT_SESSIONS_PER_ADDRESS, SessionRefusal, UNUSED_SESSION_TIMEOUT,
+};
 pub use stdio::{StdioDoorError, serve_stdio};
 pub use tools::{TOOL_NAMES, TOOLS_CHANGED_LINE, fingerprint, tools};
 pub use views::VIEW_MIME_TYPE;

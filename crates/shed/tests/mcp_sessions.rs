@@ -1,0 +1,377 @@
+//! The MCP door's sessions, black-box: the real `shed up` on a fresh data
+//! folder, asked over loopback HTTP as legacy clients (`initialize`, then
+//! requests with `Mcp-Session-Id`) and as 2026-07-28 clients (sessionless).
+//! A flood of signed-out `initialize`s must not grow the server's memory
+//! nor keep a signed-in caller out; past the per-address cap an `initialize`
+//! is a 503 with a sentence; a session that asks nothing is closed soon.
+
+use std::{
+    io::{BufRead, BufReader},
+    net::{TcpListener, TcpStream},
+    process::{Child, Command, Stdio},
+    sync::{
+        Arc,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use reqwest::{StatusCode, header};
+use serde_json::{Value, json};
+use shed_mcp::{MAX_SIGNED_OUT_SESSIONS_PER_ADDRESS, SessionRefusal, UNUSED_SESSION_TIMEOUT};
+
+const SHED: &str = env!("CARGO_BIN_EXE_shed");
+
+/// The protocol of sessionless (2026-07-28) requests.
+const SESSIONLESS: &str = "2026-07-28";
+
+/// The protocol a legacy client names in its `initialize`.
+const LEGACY: &str = "2025-06-18";
+
+/// The signed-out `initialize`s of the flood.
+const FLOOD: usize = 5_000;
+
+/// The flood's clients, each one keep-alive connection sending one at a time.
+const FLOOD_CLIENTS: usize = 8;
+
+/// The most the flood may take: uncapped, it took under 15 s on a loaded machine.
+const FLOOD_TIME: Duration = Duration::from_secs(180);
+
+/// How much the server's memory may grow over the flood: uncapped, 5,000
+/// sessions took ≈680 MB (≈136 KB each); the per-address cap keeps 16.
+const RSS_GROWTH_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A `shed up` serving a fresh data folder, and the token it printed.
+struct Served {
+    child: Child,
+    url: String,
+    token: String,
+    _data: tempfile::TempDir,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs `shed up` on a free loopback port and reads the token it prints.
+fn start() -> Served {
+    let data = tempfile::tempdir().unwrap();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = Command::new(SHED)
+        .args(["up", "--listen", &format!("127.0.0.1:{port}")])
+        .arg("--data")
+        .arg(data.path())
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(stdout).lines().map_while(Result::ok);
+    let token = lines
+        .find_map(|line| line.strip_prefix("Token:").map(|t| t.trim().to_string()))
+        .expect("shed up prints a token");
+    // Keep reading what it prints, so it never writes into a closed pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "shed up did not start listening");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Served {
+        child,
+        url: format!("http://127.0.0.1:{port}/mcp"),
+        token,
+        _data: data,
+    }
+}
+
+/// The server's resident memory, in bytes, from /proc.
+fn rss_bytes(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .expect("a VmRSS line");
+    let kib: u64 = line.trim().trim_end_matches("kB").trim().parse().unwrap();
+    kib * 1024
+}
+
+/// An answer: its status, its `Mcp-Session-Id`, and its body.
+struct Answer {
+    status: StatusCode,
+    session: Option<String>,
+    body: String,
+}
+
+impl Answer {
+    /// The JSON-RPC message of a JSON or SSE body.
+    fn message(&self) -> Value {
+        let json = if self.body.trim_start().starts_with('{') {
+            self.body.as_str()
+        } else {
+            self.body
+                .lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .map(str::trim)
+                .rfind(|data| data.starts_with('{'))
+                .unwrap_or_else(|| panic!("no message in {:?}", self.body))
+        };
+        serde_json::from_str(json).unwrap()
+    }
+
+    /// The result of a request that was answered (a refusal of the host's
+    /// included), not turned away.
+    fn result(&self) -> Value {
+        assert_eq!(self.status, StatusCode::OK, "{}", self.body);
+        let message = self.message();
+        assert!(message["result"].is_object(), "{message}");
+        message["result"].clone()
+    }
+
+    /// The structured answer of a `tools/call` that succeeded.
+    fn tool_answer(&self) -> Value {
+        let result = self.result();
+        assert_eq!(result["isError"], json!(false), "{result}");
+        result["structuredContent"].clone()
+    }
+}
+
+/// POSTs one JSON-RPC message to /mcp, with the bearer `token` and in `session`.
+async fn post(
+    served: &Served,
+    http: &reqwest::Client,
+    token: Option<&str>,
+    session: Option<&str>,
+    message: Value,
+) -> Answer {
+    let mut request = http
+        .post(&served.url)
+        .header(header::ACCEPT, "application/json, text/event-stream")
+        .json(&message);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    if let Some(session) = session {
+        request = request
+            .header("mcp-session-id", session)
+            .header("mcp-protocol-version", LEGACY);
+    }
+    let response = request.send().await.expect("the server answers");
+    let status = response.status();
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .map(|id| id.to_str().unwrap().to_string());
+    let body = response.text().await.unwrap();
+    Answer {
+        status,
+        session,
+        body,
+    }
+}
+
+fn initialize() -> Value {
+    json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": LEGACY, "capabilities": {},
+        "clientInfo": { "name": "mcp_sessions", "version": "0" } } })
+}
+
+fn initialized() -> Value {
+    json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })
+}
+
+fn tools_list() -> Value {
+    json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list" })
+}
+
+fn commands() -> Value {
+    json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": { "name": "commands", "arguments": {} } })
+}
+
+/// `commands` as a 2026-07-28 client asks it: no session, per-request `_meta`.
+async fn sessionless_commands(
+    served: &Served,
+    http: &reqwest::Client,
+    token: Option<&str>,
+) -> Answer {
+    let mut call = commands();
+    call["params"]["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": SESSIONLESS,
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    let mut request = http
+        .post(&served.url)
+        .header(header::ACCEPT, "application/json, text/event-stream")
+        .header("mcp-protocol-version", SESSIONLESS)
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "commands")
+        .json(&call);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let response = request.send().await.expect("the server answers");
+    Answer {
+        status: response.status(),
+        session: None,
+        body: response.text().await.unwrap(),
+    }
+}
+
+/// A legacy session of `token` (or signed out): `initialize`, then `initialized`.
+async fn open_session(served: &Served, http: &reqwest::Client, token: Option<&str>) -> String {
+    let answer = post(served, http, token, None, initialize()).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    let session = answer.session.expect("an Mcp-Session-Id");
+    let notified = post(served, http, token, Some(&session), initialized()).await;
+    assert_eq!(notified.status, StatusCode::ACCEPTED, "{}", notified.body);
+    session
+}
+
+/// The names of the commands an answer of `commands` lists.
+fn command_names(answer: &Value) -> Vec<String> {
+    answer["commands"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no commands in {answer}"))
+        .iter()
+        .map(|command| command["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_signed_out_sessions_leaves_memory_and_signed_in_calls_alone() {
+    let served = Arc::new(start());
+    let http = reqwest::Client::new();
+    // Warm up: the first calls of each kind, so the baseline holds what
+    // any served process holds.
+    let token = served.token.clone();
+    assert!(
+        !command_names(
+            &sessionless_commands(&served, &http, Some(&token))
+                .await
+                .tool_answer()
+        )
+        .is_empty()
+    );
+    let session = open_session(&served, &http, None).await;
+    post(&served, &http, None, Some(&session), tools_list()).await;
+    let before = rss_bytes(served.child.id());
+
+    let sent = Arc::new(AtomicUsize::new(0));
+    let started = Instant::now();
+    let mut clients = Vec::new();
+    for _ in 0..FLOOD_CLIENTS {
+        let (served, sent) = (served.clone(), sent.clone());
+        clients.push(tokio::spawn(async move {
+            let http = reqwest::Client::new();
+            let mut statuses = Vec::new();
+            while sent.fetch_add(1, Ordering::Relaxed) < FLOOD && started.elapsed() < FLOOD_TIME {
+                let answer = post(&served, &http, None, None, initialize()).await;
+                statuses.push(answer.status);
+            }
+            statuses
+        }));
+    }
+    let mut statuses = Vec::new();
+    for client in clients {
+        statuses.extend(client.await.unwrap());
+    }
+    assert_eq!(
+        statuses.len(),
+        FLOOD,
+        "the flood did not finish within {FLOOD_TIME:?}"
+    );
+    assert!(
+        statuses
+            .iter()
+            .all(|status| [StatusCode::OK, StatusCode::SERVICE_UNAVAILABLE].contains(status)),
+        "an initialize was answered neither 200 nor 503"
+    );
+    let after = rss_bytes(served.child.id());
+    let grown = after.saturating_sub(before);
+    assert!(
+        grown < RSS_GROWTH_BYTES,
+        "{FLOOD} signed-out initializes grew the server from {} MB to {} MB",
+        before >> 20,
+        after >> 20
+    );
+
+    // A signed-in caller still gets answers: sessionless, and in a session.
+    let names = command_names(
+        &sessionless_commands(&served, &http, Some(&token))
+            .await
+            .tool_answer(),
+    );
+    assert!(names.contains(&"log_run".to_string()), "{names:?}");
+    let session = open_session(&served, &http, Some(&token)).await;
+    let answer = post(&served, &http, Some(&token), Some(&session), commands()).await;
+    assert_eq!(command_names(&answer.tool_answer()), names);
+}
+
+#[tokio::test]
+async fn past_the_cap_a_signed_out_initialize_is_a_503_with_a_sentence() {
+    let served = start();
+    let http = reqwest::Client::new();
+    let mut sessions = Vec::new();
+    for _ in 0..MAX_SIGNED_OUT_SESSIONS_PER_ADDRESS {
+        sessions.push(open_session(&served, &http, None).await);
+    }
+    let refused = post(&served, &http, None, None, initialize()).await;
+    assert_eq!(refused.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(refused.body, SessionRefusal::AddressFull.to_string());
+    assert_eq!(
+        refused.body,
+        "your address already holds 16 MCP sessions opened signed out, the most shed keeps \
+         for one address; close one (HTTP DELETE /mcp with its Mcp-Session-Id), wait a few \
+         minutes for an idle one to end, or sign in with a token from `shed token create <handle>`"
+    );
+
+    // The sessions held still answer; a signed-in caller, and any sessionless
+    // call, are not counted against the address.
+    let answer = post(&served, &http, None, Some(&sessions[0]), commands()).await;
+    answer.result();
+    let token = served.token.clone();
+    open_session(&served, &http, Some(&token)).await;
+    sessionless_commands(&served, &http, None).await.result();
+
+    // Closing one makes room for one.
+    let closed = http
+        .delete(&served.url)
+        .header("mcp-session-id", &sessions[0])
+        .header("mcp-protocol-version", LEGACY)
+        .send()
+        .await
+        .unwrap();
+    assert!(closed.status().is_success(), "{}", closed.status());
+    open_session(&served, &http, None).await;
+    let refused = post(&served, &http, None, None, initialize()).await;
+    assert_eq!(refused.status, StatusCode::SERVICE_UNAVAILABLE);
+}
+
+#[tokio::test]
+async fn a_session_that_asks_nothing_after_initialize_is_closed() {
+    let served = start();
+    let http = reqwest::Client::new();
+    let unused = open_session(&served, &http, None).await;
+    let used = open_session(&served, &http, None).await;
+    let listed = post(&served, &http, None, Some(&used), tools_list()).await;
+    assert_eq!(listed.status, StatusCode::OK, "{}", listed.body);
+
+    tokio::time::sleep(UNUSED_SESSION_TIMEOUT + Duration::from_secs(3)).await;
+
+    let gone = post(&served, &http, None, Some(&unused), tools_list()).await;
+    assert_eq!(
+        gone.status,
+        StatusCode::NOT_FOUND,
+        "a session that asked nothing for {UNUSED_SESSION_TIMEOUT:?} still answers"
+    );
+    let answer = post(&served, &http, None, Some(&used), commands()).await;
+    answer.result();
+}
