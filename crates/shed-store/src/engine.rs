@@ -26,10 +26,13 @@
 //! [`WAL_BOUND_PAGES`] the writer checkpoints what is left itself, and the
 //! next write restarts it: the WAL stays bounded.
 //!
-//! Reads: every read has [`READ_DEADLINE`](crate::READ_DEADLINE). A progress
-//! handler, called every [`PROGRESS_STEPS`](crate::PROGRESS_STEPS) steps of
-//! SQLite's machine, stops a read past its deadline — answered with a
-//! sentence — or one whose caller is gone ([`Reader::stopper`]).
+//! Reads: every read has [`READ_DEADLINE`](crate::READ_DEADLINE), past which
+//! it is stopped and answered with a sentence. A read in place is watched by
+//! a progress handler, called every [`PROGRESS_STEPS`](crate::PROGRESS_STEPS)
+//! steps of SQLite's machine. A read run apart ([`Engine::read_apart`]) is
+//! also interrupted — SQLite then stops at its next row — by its caller's
+//! task at the deadline, or when that task is dropped (its caller is gone):
+//! a row of a scan can cost far more than a listing's every step.
 
 use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -138,20 +141,32 @@ pub(crate) struct Reader {
     watch: Arc<Watch>,
 }
 
-/// Stops a read when dropped before [`Stopper::disarm`]: its caller is gone.
-pub(crate) struct Stopper(Option<Arc<Watch>>);
+/// Interrupts a read run apart when dropped before [`Stopper::disarm`]: its
+/// caller is gone.
+struct Stopper {
+    watch: Arc<Watch>,
+    interrupt: rusqlite::InterruptHandle,
+    armed: bool,
+}
 
 impl Stopper {
+    /// Stops the read at its next row; `late` says it is for its deadline.
+    fn stop(&self, late: bool) {
+        let flag = if late { &self.watch.late } else { &self.watch.stop };
+        flag.store(true, Ordering::Relaxed);
+        self.interrupt.interrupt();
+    }
+
     /// The read answered: nothing to stop.
-    pub(crate) fn disarm(mut self) {
-        self.0 = None;
+    fn disarm(mut self) {
+        self.armed = false;
     }
 }
 
 impl Drop for Stopper {
     fn drop(&mut self) {
-        if let Some(watch) = &self.0 {
-            watch.stop.store(true, Ordering::Relaxed);
+        if self.armed {
+            self.stop(false);
         }
     }
 }
@@ -185,13 +200,8 @@ impl Reader {
         Ok(Reader { conn, watch })
     }
 
-    /// What stops this connection's read when its caller goes away.
-    pub(crate) fn stopper(&self) -> Stopper {
-        Stopper(Some(self.watch.clone()))
-    }
-
     /// Runs `f` on the connection, within [`READ_DEADLINE`].
-    pub(crate) fn run<T>(
+    fn run<T>(
         &self,
         f: impl FnOnce(&Connection) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
@@ -309,8 +319,39 @@ impl Engine {
         result
     }
 
+    /// Runs `f` on a read connection on a blocking thread, stopped at its
+    /// deadline or when this future is dropped (the connection is then
+    /// closed, never kept for another read).
+    pub(crate) async fn read_apart<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let reader = self.take_reader()?;
+        let stopper = Stopper {
+            watch: reader.watch.clone(),
+            interrupt: reader.conn.get_interrupt_handle(),
+            armed: true,
+        };
+        let mut job = tokio::task::spawn_blocking(move || {
+            let result = reader.run(f);
+            (reader, result)
+        });
+        let done = match tokio::time::timeout(READ_DEADLINE, &mut job).await {
+            Ok(done) => done,
+            Err(_) => {
+                stopper.stop(true);
+                job.await
+            }
+        };
+        let (reader, result) =
+            done.map_err(|e| StoreError::Internal(format!("a read failed: {e}")))?;
+        stopper.disarm();
+        self.give_back(reader);
+        result
+    }
+
     /// An idle read connection, or a new one.
-    pub(crate) fn take_reader(&self) -> Result<Reader, StoreError> {
+    fn take_reader(&self) -> Result<Reader, StoreError> {
         match self.readers.lock().ok().and_then(|mut r| r.pop()) {
             Some(reader) => Ok(reader),
             None => Reader::open(&self.path),
@@ -319,7 +360,7 @@ impl Engine {
 
     /// Keeps a read connection for the next read (one left inside a
     /// transaction is closed instead).
-    pub(crate) fn give_back(&self, reader: Reader) {
+    fn give_back(&self, reader: Reader) {
         if reader.conn.is_autocommit()
             && let Ok(mut idle) = self.readers.lock()
             && idle.len() < IDLE_READERS

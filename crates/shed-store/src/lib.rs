@@ -150,22 +150,15 @@ impl Store {
                 })
                 .await;
         }
-        let reader = self.inner.engine.take_reader()?;
-        let stopper = reader.stopper();
         let inner = self.inner.clone();
         let app = app.to_string();
-        let (reader, listing) = tokio::task::spawn_blocking(move || {
-            let listing = reader.run(|conn| {
+        self.inner
+            .engine
+            .read_apart(move |conn| {
                 let schema = inner.schemas.get(conn, &app)?;
                 query::run(conn, &schema, &line)
-            });
-            (reader, listing)
-        })
-        .await
-        .map_err(|e| StoreError::Internal(format!("a read failed: {e}")))?;
-        stopper.disarm();
-        self.inner.engine.give_back(reader);
-        listing
+            })
+            .await
     }
 
     /// The app data version: +1 on every committed write; 0 for an app never written.
