@@ -124,14 +124,13 @@ fn micros_now() -> u64 {
     u64::try_from(EPOCH.elapsed().as_micros()).unwrap_or(u64::MAX)
 }
 
-/// What stops the read running on a connection; its progress handler reads it.
+/// The deadline of the read running on a connection; its progress handler
+/// reads it.
 #[derive(Default)]
 struct Watch {
     /// Microseconds after [`EPOCH`] past which the read is stopped.
     deadline: AtomicU64,
-    /// Set when the read's caller is gone.
-    stop: AtomicBool,
-    /// Set by the handler when it stopped the read for its deadline.
+    /// Set when the read was stopped for its deadline.
     late: AtomicBool,
 }
 
@@ -152,8 +151,9 @@ struct Stopper {
 impl Stopper {
     /// Stops the read at its next row; `late` says it is for its deadline.
     fn stop(&self, late: bool) {
-        let flag = if late { &self.watch.late } else { &self.watch.stop };
-        flag.store(true, Ordering::Relaxed);
+        if late {
+            self.watch.late.store(true, Ordering::Relaxed);
+        }
         self.interrupt.interrupt();
     }
 
@@ -187,9 +187,6 @@ impl Reader {
         conn.progress_handler(
             PROGRESS_STEPS,
             Some(move || {
-                if seen.stop.load(Ordering::Relaxed) {
-                    return true;
-                }
                 let late = micros_now() >= seen.deadline.load(Ordering::Relaxed);
                 if late {
                     seen.late.store(true, Ordering::Relaxed);
@@ -213,9 +210,6 @@ impl Reader {
             .unwrap_or_else(|_| Err(StoreError::Internal("a read panicked".into())));
         match result {
             Err(_) if self.watch.late.load(Ordering::Relaxed) => Err(too_long()),
-            Err(_) if self.watch.stop.load(Ordering::Relaxed) => Err(StoreError::Internal(
-                "the read was stopped: its caller is gone".into(),
-            )),
             other => other,
         }
     }

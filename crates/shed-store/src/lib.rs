@@ -41,10 +41,10 @@ use schema::{Schemas, WriterSchemas};
 /// 100,000 entities), and short enough for a person to wait for the answer.
 pub const READ_DEADLINE: Duration = Duration::from_secs(2);
 
-/// Steps of SQLite's machine between two checks of a read's deadline: a
-/// 50-row listing takes a few thousand, so a check (a clock read, ~25 ns)
-/// costs it under 1%, while a scan testing costly rows is checked every
-/// few rows.
+/// Steps of SQLite's machine between two checks of an in-place read's
+/// deadline: a check is a clock read (~25 ns), a 50-row listing takes a few
+/// thousand steps, so checks cost it about 1%. (A read that tests costly
+/// rows, `~`, runs apart and is interrupted at its next row instead.)
 pub const PROGRESS_STEPS: i32 = 50;
 
 /// The store: cheap to clone, shared by every task of the process.

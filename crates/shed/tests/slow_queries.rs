@@ -132,7 +132,10 @@ impl Served {
                 .http
                 .post(self.api("apply"))
                 .bearer_auth(token)
-                .header(header::ORIGIN, format!("http://demo.localhost:{}", self.port))
+                .header(
+                    header::ORIGIN,
+                    format!("http://demo.localhost:{}", self.port),
+                )
                 .json(&bundles)
                 .send()
                 .await
