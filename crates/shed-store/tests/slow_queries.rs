@@ -68,6 +68,20 @@ async fn what_sqlite_would_refuse_is_a_sentence() {
         "a".repeat(100)
     );
     assert!(f.rows("jeff/runs", &widest).await.is_empty());
+    let longest = |clause: &str| format!("{clause}{}", "a".repeat(1000));
+    for line in [
+        longest(".jog.who="),
+        longest(".edges.follows="),
+        longest("eid="),
+        format!("q={}", "a ".repeat(500)),
+        format!(".jog!&{}", vec![longest(".edges.follows="); 31].join("&")),
+        format!(
+            ".jog!&order=.created.at&{}",
+            vec![".created.by=@nobody"; 30].join("&")
+        ),
+    ] {
+        assert!(f.rows("jeff/runs", &line).await.is_empty(), "{line}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
