@@ -25,20 +25,28 @@
 //! (that needs every page copied when a write begins), so once it reaches
 //! [`WAL_BOUND_PAGES`] the writer checkpoints what is left itself, and the
 //! next write restarts it: the WAL stays bounded.
+//!
+//! Reads: every read has [`READ_DEADLINE`](crate::READ_DEADLINE), past which
+//! it is stopped and answered with a sentence. A read in place is watched by
+//! a progress handler, called every [`PROGRESS_STEPS`](crate::PROGRESS_STEPS)
+//! steps of SQLite's machine. A read run apart ([`Engine::read_apart`]) is
+//! also interrupted — SQLite then stops at its next row — by its caller's
+//! task at the deadline, or when that task is dropped (its caller is gone):
+//! a row of a scan can cost far more than a listing's every step.
 
 use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
 use rusqlite::{
     Connection, OpenFlags, Transaction, TransactionBehavior, config::DbConfig, wal::CheckpointMode,
 };
 
-use crate::StoreError;
+use crate::{PROGRESS_STEPS, READ_DEADLINE, StoreError};
 
 /// The most writes one group commit takes.
 const MAX_GROUP: usize = 512;
@@ -106,7 +114,105 @@ where
 pub(crate) struct Engine {
     path: PathBuf,
     writer: mpsc::Sender<Job>,
-    readers: Mutex<Vec<Connection>>,
+    readers: Mutex<Vec<Reader>>,
+}
+
+/// The moment deadlines are counted from, as microseconds in an atomic.
+static EPOCH: LazyLock<Instant> = LazyLock::new(Instant::now);
+
+fn micros_now() -> u64 {
+    u64::try_from(EPOCH.elapsed().as_micros()).unwrap_or(u64::MAX)
+}
+
+/// The deadline of the read running on a connection; its progress handler
+/// reads it.
+#[derive(Default)]
+struct Watch {
+    /// Microseconds after [`EPOCH`] past which the read is stopped.
+    deadline: AtomicU64,
+    /// Set when the read was stopped for its deadline.
+    late: AtomicBool,
+}
+
+/// A read connection and what stops the read running on it.
+pub(crate) struct Reader {
+    conn: Connection,
+    watch: Arc<Watch>,
+}
+
+/// Interrupts a read run apart when dropped before [`Stopper::disarm`]: its
+/// caller is gone.
+struct Stopper {
+    watch: Arc<Watch>,
+    interrupt: rusqlite::InterruptHandle,
+    armed: bool,
+}
+
+impl Stopper {
+    /// Stops the read at its next row; `late` says it is for its deadline.
+    fn stop(&self, late: bool) {
+        if late {
+            self.watch.late.store(true, Ordering::Relaxed);
+        }
+        self.interrupt.interrupt();
+    }
+
+    /// The read answered: nothing to stop.
+    fn disarm(mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for Stopper {
+    fn drop(&mut self) {
+        if self.armed {
+            self.stop(false);
+        }
+    }
+}
+
+/// The sentence a read stopped by its deadline answers.
+fn too_long() -> StoreError {
+    StoreError::refused(format!(
+        "this query took longer than {} s and was stopped — narrow it: compare a column (= < >) rather than search with ~, or search a shorter piece of text",
+        READ_DEADLINE.as_secs()
+    ))
+}
+
+impl Reader {
+    fn open(path: &Path) -> Result<Reader, StoreError> {
+        let mut conn = open_connection(path, false)?;
+        let watch = Arc::new(Watch::default());
+        let seen = watch.clone();
+        conn.progress_handler(
+            PROGRESS_STEPS,
+            Some(move || {
+                let late = micros_now() >= seen.deadline.load(Ordering::Relaxed);
+                if late {
+                    seen.late.store(true, Ordering::Relaxed);
+                }
+                late
+            }),
+        )?;
+        Ok(Reader { conn, watch })
+    }
+
+    /// Runs `f` on the connection, within [`READ_DEADLINE`].
+    fn run<T>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let deadline = micros_now()
+            .saturating_add(u64::try_from(READ_DEADLINE.as_micros()).unwrap_or(u64::MAX));
+        self.watch.deadline.store(deadline, Ordering::Relaxed);
+        self.watch.late.store(false, Ordering::Relaxed);
+        let result = catch_unwind(AssertUnwindSafe(|| f(&self.conn)))
+            .unwrap_or_else(|_| Err(StoreError::Internal("a read panicked".into())));
+        match result {
+            Err(_) if self.watch.late.load(Ordering::Relaxed) => Err(too_long()),
+            other => other,
+        }
+    }
 }
 
 fn open_connection(path: &Path, write: bool) -> Result<Connection, StoreError> {
@@ -205,20 +311,60 @@ impl Engine {
         &self,
         f: impl FnOnce(&Connection) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        let idle = self.readers.lock().ok().and_then(|mut r| r.pop());
-        let conn = match idle {
-            Some(c) => c,
-            None => open_connection(&self.path, false)?,
+        let reader = self.take_reader()?;
+        let result = reader.run(f);
+        self.give_back(reader);
+        result
+    }
+
+    /// Runs `f` on a read connection on a blocking thread, stopped at its
+    /// deadline or when this future is dropped (the connection is then
+    /// closed, never kept for another read).
+    pub(crate) async fn read_apart<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let reader = self.take_reader()?;
+        let stopper = Stopper {
+            watch: reader.watch.clone(),
+            interrupt: reader.conn.get_interrupt_handle(),
+            armed: true,
         };
-        let result = catch_unwind(AssertUnwindSafe(|| f(&conn)))
-            .unwrap_or_else(|_| Err(StoreError::Internal("a read panicked".into())));
-        if conn.is_autocommit()
+        let mut job = tokio::task::spawn_blocking(move || {
+            let result = reader.run(f);
+            (reader, result)
+        });
+        let done = match tokio::time::timeout(READ_DEADLINE, &mut job).await {
+            Ok(done) => done,
+            Err(_) => {
+                stopper.stop(true);
+                job.await
+            }
+        };
+        let (reader, result) =
+            done.map_err(|e| StoreError::Internal(format!("a read failed: {e}")))?;
+        stopper.disarm();
+        self.give_back(reader);
+        result
+    }
+
+    /// An idle read connection, or a new one.
+    fn take_reader(&self) -> Result<Reader, StoreError> {
+        match self.readers.lock().ok().and_then(|mut r| r.pop()) {
+            Some(reader) => Ok(reader),
+            None => Reader::open(&self.path),
+        }
+    }
+
+    /// Keeps a read connection for the next read (one left inside a
+    /// transaction is closed instead).
+    fn give_back(&self, reader: Reader) {
+        if reader.conn.is_autocommit()
             && let Ok(mut idle) = self.readers.lock()
             && idle.len() < IDLE_READERS
         {
-            idle.push(conn);
+            idle.push(reader);
         }
-        result
     }
 }
 

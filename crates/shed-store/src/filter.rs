@@ -2,7 +2,9 @@
 //! percent-decoded after the split (`%XX` only; `+` is a plus). Parsing needs
 //! no catalog and is backend-free; names and values are checked against the
 //! app when the line is run. Safe on any input: a line gives clauses or a
-//! sentence.
+//! sentence. A line is bounded — in clauses, in the length of a value, and in
+//! the characters its `~` clauses search for — so what reaches the database is
+//! well inside SQLite's own limits and no single row costs long to test.
 
 use crate::StoreError;
 use crate::names::is_word;
@@ -35,6 +37,21 @@ pub enum Op {
     Le,
     /// `~`: text contains, case-insensitive.
     Contains,
+}
+
+impl Op {
+    /// The operator as a line writes it.
+    pub fn text(self) -> &'static str {
+        match self {
+            Op::Eq => "=",
+            Op::Ne => "!=",
+            Op::Gt => ">",
+            Op::Ge => ">=",
+            Op::Lt => "<",
+            Op::Le => "<=",
+            Op::Contains => "~",
+        }
+    }
 }
 
 /// The store's own stamps: `created` and `updated`.
@@ -105,8 +122,108 @@ pub enum Clause {
     After(String),
 }
 
+/// The most clauses a line holds: a line a person writes has a handful, and
+/// this keeps a query well under SQLite's 64 tables in a join and its
+/// expression depth of 1,000.
+pub const MAX_CLAUSES: usize = 32;
+
+/// The longest value of a clause, in characters (`after` excepted: a cursor
+/// carries the sort value it stops at): far longer than a name, an eid or a
+/// few search words, and far under SQLite's 50,000-byte LIKE pattern bound.
+pub const MAX_VALUE_CHARS: usize = 1_000;
+
+/// The most characters the `~` (contains) clauses of one line search for, in
+/// all: testing a row costs about these characters times the text's length
+/// (300,000 characters: ~45 ms), since SQLite cannot stop a test midway.
+pub const MAX_CONTAINS_CHARS: usize = 100;
+
 /// The forms a clause may take, for the sentence about one that can't be read.
 pub const CLAUSE_FORMS: &str = ".C! .C? .C .C.col=value (or != > >= < <= ~) .created! .created.at>=time .created.by=person (likewise updated) .edges.rel=eid .edges? q=words eid=eid-or-alias order=.C.col order=-.C.col limit=N after=cursor";
+
+impl Clause {
+    /// The value the clause compares with or searches for; `None` for a
+    /// clause without one, and for `after`, whose cursor is as long as the
+    /// sort value it carries.
+    fn value(&self) -> Option<&str> {
+        match self {
+            Clause::Compare { value, .. }
+            | Clause::StampCompare { value, .. }
+            | Clause::EdgeTo { to: value, .. }
+            | Clause::Words(value)
+            | Clause::Eid(value) => Some(value),
+            Clause::Component { .. }
+            | Clause::Stamp { .. }
+            | Clause::Edges
+            | Clause::Order { .. }
+            | Clause::Limit(_)
+            | Clause::After(_) => None,
+        }
+    }
+
+    /// The clause without its value, as a refusal names it: `.jog.who~`, `q=`.
+    fn label(&self) -> String {
+        match self {
+            Clause::Compare {
+                component,
+                column,
+                op: o,
+                ..
+            } => format!(".{component}.{column}{}", o.text()),
+            Clause::StampCompare {
+                stamp,
+                field,
+                op: o,
+                ..
+            } => {
+                let field = match field {
+                    StampField::At => "at",
+                    StampField::By => "by",
+                    StampField::Via => "via",
+                };
+                format!(".{}.{field}{}", stamp.word(), o.text())
+            }
+            Clause::EdgeTo { rel, .. } => format!(".edges.{rel}="),
+            Clause::Words(_) => "q=".into(),
+            Clause::Eid(_) => "eid=".into(),
+            _ => String::new(),
+        }
+    }
+
+    /// The text a `~` (contains) clause searches for.
+    fn contains_value(&self) -> Option<&str> {
+        match self {
+            Clause::Compare {
+                op: Op::Contains,
+                value,
+                ..
+            }
+            | Clause::StampCompare {
+                op: Op::Contains,
+                value,
+                ..
+            } => Some(value),
+            _ => None,
+        }
+    }
+}
+
+impl FilterLine {
+    /// Whether running the line may read more rows than it answers: a `~`
+    /// search, a comparison of a stamp, an order by a stamp (none of them is
+    /// served by an index). Such a line runs away from the caller's thread.
+    pub fn may_scan(&self) -> bool {
+        self.clauses.iter().any(|c| {
+            matches!(
+                c,
+                Clause::StampCompare { .. }
+                    | Clause::Order {
+                        key: OrderKey::Stamp(_),
+                        ..
+                    }
+            ) || c.contains_value().is_some()
+        })
+    }
+}
 
 fn bad_clause(raw: &str) -> StoreError {
     StoreError::refused(format!(
@@ -117,8 +234,31 @@ fn bad_clause(raw: &str) -> StoreError {
 /// Reads a filter line.
 pub fn parse(line: &str) -> Result<FilterLine, StoreError> {
     let mut clauses = Vec::new();
+    let mut contains = 0;
     for raw in line.split('&').filter(|c| !c.is_empty()) {
+        if clauses.len() == MAX_CLAUSES {
+            return Err(StoreError::refused(format!(
+                "this line has more than {MAX_CLAUSES} clauses — say what you want in at most {MAX_CLAUSES}"
+            )));
+        }
         let clause = parse_clause(raw)?;
+        if let Some(value) = clause.contains_value() {
+            contains += value.chars().count();
+            if contains > MAX_CONTAINS_CHARS {
+                return Err(StoreError::refused(format!(
+                    "the ~ (contains) clauses of this line search for {contains} characters — at most {MAX_CONTAINS_CHARS} in one line; search for a shorter piece of the text, or for its words with q="
+                )));
+            }
+        }
+        if let Some(value) = clause.value() {
+            let chars = value.chars().count();
+            if chars > MAX_VALUE_CHARS {
+                return Err(StoreError::refused(format!(
+                    "the value of {} is {chars} characters — a clause's value is at most {MAX_VALUE_CHARS}; shorten it",
+                    clause.label()
+                )));
+            }
+        }
         let once = |c: &Clause| match c {
             Clause::Order { .. } => Some("order"),
             Clause::Limit(_) => Some("limit"),
@@ -484,7 +624,90 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_line_is_bounded_in_clauses_and_values() {
+        let e = |l: &str| parse(l).unwrap_err().to_string();
+        let clauses = |n: usize| vec![".jog"; n].join("&");
+        assert_eq!(parse(&clauses(MAX_CLAUSES)).unwrap().clauses.len(), 32);
+        assert_eq!(
+            e(&clauses(MAX_CLAUSES + 1)),
+            "this line has more than 32 clauses — say what you want in at most 32"
+        );
+        assert_eq!(
+            e(&clauses(1000)),
+            "this line has more than 32 clauses — say what you want in at most 32"
+        );
+        let a = |n: usize| "a".repeat(n);
+        assert!(parse(&format!(".jog.who={}", a(MAX_VALUE_CHARS))).is_ok());
+        assert_eq!(
+            e(&format!(".jog.who={}", a(1001))),
+            "the value of .jog.who= is 1001 characters — a clause's value is at most 1000; shorten it"
+        );
+        assert_eq!(
+            e(&format!("q={}", "%C3%A9".repeat(1001))),
+            "the value of q= is 1001 characters — a clause's value is at most 1000; shorten it",
+            "characters are counted decoded"
+        );
+        assert_eq!(
+            e(&format!("eid={}", a(49_999))),
+            "the value of eid= is 49999 characters — a clause's value is at most 1000; shorten it"
+        );
+        assert_eq!(
+            e(&format!(".created.at>={}", a(1001))),
+            "the value of .created.at>= is 1001 characters — a clause's value is at most 1000; shorten it"
+        );
+        assert_eq!(
+            e(&format!(".edges.follows={}", a(1001))),
+            "the value of .edges.follows= is 1001 characters — a clause's value is at most 1000; shorten it"
+        );
+        let cursor = format!("after={}", a(5000));
+        assert!(
+            parse(&cursor).is_ok(),
+            "a cursor is as long as its sort value"
+        );
+        assert!(parse(&format!(".jog.who~{}", a(MAX_CONTAINS_CHARS))).is_ok());
+        let contains = "the ~ (contains) clauses of this line search for 101 characters — at most 100 in one line; search for a shorter piece of the text, or for its words with q=";
+        assert_eq!(e(&format!(".jog.who~{}", a(101))), contains);
+        assert_eq!(
+            e(&format!(".jog.who~{}&.created.via~{}", a(50), a(51))),
+            contains,
+            "the ~ clauses of a line count together"
+        );
+        assert_eq!(
+            e(&format!(".word.term~{}b", a(30_000))),
+            "the ~ (contains) clauses of this line search for 30001 characters — at most 100 in one line; search for a shorter piece of the text, or for its words with q="
+        );
+    }
+
+    #[test]
+    fn lines_that_may_scan() {
+        let scans = |l: &str| parse(l).unwrap().may_scan();
+        assert!(!scans(".jog!&limit=50"));
+        assert!(!scans("eid=tuesday"));
+        assert!(!scans(".jog!&.jog.who=Ada&order=-.jog.miles&q=hills"));
+        assert!(scans(".jog!&.jog.who~ad"));
+        assert!(scans(".jog!&.created.via~agent"));
+        assert!(scans(".jog!&.created.by=@ada"));
+        assert!(scans("order=.updated.at"));
+    }
+
     proptest! {
+        #[test]
+        fn bounded_lines_read_and_others_get_their_sentence(
+            values in prop::collection::vec(0usize..60, 0..40),
+        ) {
+            let line: Vec<String> = values.iter().map(|n| format!(".jog.who~{}", "x".repeat(*n))).collect();
+            let searched: usize = values.iter().take(MAX_CLAUSES).sum();
+            match parse(&line.join("&")) {
+                Ok(read) => prop_assert!(read.clauses.len() <= MAX_CLAUSES && searched <= MAX_CONTAINS_CHARS),
+                Err(StoreError::Refused(s)) => prop_assert!(
+                    (values.len() > MAX_CLAUSES && s.starts_with("this line has more than 32 clauses"))
+                        || s.starts_with("the ~ (contains) clauses of this line search for")
+                ),
+                Err(other) => prop_assert!(false, "unexpected error {other:?}"),
+            }
+        }
+
         #[test]
         fn any_line_reads_or_gets_a_sentence(line in ".{0,80}") {
             match parse(&line) {
