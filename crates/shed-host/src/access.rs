@@ -1,15 +1,28 @@
-//! The access table: who may read and who may write an app, and the sentence
-//! each refusal says. Every door's decisions come from here.
+//! The rule book: every "may they?" of the platform, in one table, and the
+//! sentence each refusal says. Nothing else in shed (no other module, no
+//! door) compares a role or an access: it asks [`may`], or reads a label
+//! [`readers_of`] and [`integrity_of`] derive from the same table.
 //!
-//! | access  | reads                | writes                         |
-//! |---------|----------------------|--------------------------------|
-//! | private | members              | owners and editors             |
-//! | public  | anyone               | owners and editors             |
-//! | open    | anyone               | anyone signed in               |
+//! | act \ standing        | signed out | outsider            | viewer | editor | owner |
+//! |-----------------------|------------|---------------------|--------|--------|-------|
+//! | read, private         | sign in    | hidden              | yes    | yes    | yes   |
+//! | read, public/open     | yes        | yes                 | yes    | yes    | yes   |
+//! | write, private        | sign in    | hidden              | viewer | yes    | yes   |
+//! | write, public         | sign in    | public, members only| viewer | yes    | yes   |
+//! | write, open           | sign in    | yes                 | yes    | yes    | yes   |
+//! | files (read `app_files`) | sign in | hidden             | yes    | yes    | yes   |
+//! | deploy / draft        | sign in    | not your space      | viewer | yes    | yes   |
+//! | change access         | sign in    | not your space      | viewer | owner  | yes   |
+//! | invite to the space   | sign in    | owner only          | owner  | owner  | yes   |
 //!
 //! A write always needs a person (it is recorded as theirs), so a signed-out
 //! caller is asked to sign in. A private app does not exist for somebody
-//! outside its space: they read "no app …", exactly as for a name nobody used.
+//! outside its space: they read "no app …", exactly as for a name nobody
+//! used; and somebody deploying into a space not theirs reads the same
+//! sentence whether it exists or not. Who may read an app is its space
+//! owner's choice: an editor's deploy keeps the app's access (asking for the
+//! one it has is no change), and an editor making a new app chooses its
+//! access, since it holds no data yet.
 
 use crate::{Access, HostError, Role};
 
@@ -26,151 +39,304 @@ pub fn sign_in_first() -> HostError {
     HostError::SignIn(format!("sign in first — {SIGN_IN_HOW}"))
 }
 
-/// Reading or writing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Want {
-    Read,
-    Write,
+/// Where the caller stands towards one space (and so its apps).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Standing {
+    /// Nobody is calling.
+    SignedOut,
+    /// A person (or their agent) who is no member of the space.
+    Outsider,
+    /// A member, with their role.
+    Member(Role),
 }
 
-/// Where the caller stands towards one app.
-#[derive(Clone, Copy, Debug)]
-pub struct Standing {
-    /// A person is calling (directly or through an agent).
-    pub signed_in: bool,
-    /// Their role in the app's space, if they are a member.
-    pub role: Option<Role>,
-}
-
-/// Decides one cell of the access table for the app `space/app`.
-pub fn decide(
-    app: &str,
-    space: &str,
-    access: Access,
-    who: Standing,
-    want: Want,
-) -> Result<(), HostError> {
-    let hidden = || HostError::NotFound(format!("no app {app}"));
-    match (access, want) {
-        (Access::Private, Want::Read) => match (who.signed_in, who.role) {
-            (_, Some(_)) => Ok(()),
-            (false, None) => Err(sign_in_first()),
-            (true, None) => Err(hidden()),
-        },
-        (Access::Public | Access::Open, Want::Read) => Ok(()),
-        (_, Want::Write) if !who.signed_in => Err(sign_in_first()),
-        (Access::Open, Want::Write) => Ok(()),
-        (Access::Private | Access::Public, Want::Write) => match who.role {
-            Some(role) if role.edits() => Ok(()),
-            Some(_) => Err(HostError::Refused(VIEWER_SENTENCE.to_string())),
-            None if access == Access::Private => Err(hidden()),
-            None => Err(HostError::Refused(format!(
-                "{app} is public: anyone reads it, and only the owners and editors of {space} \
-                 change it — an owner of {space} can add you"
-            ))),
-        },
-    }
-}
-
-/// Whether somebody with `role` in the app's space may deploy `space/app`
-/// asking for access `wanted`, when it has `current` (`None` for a new app).
-/// Who may read an app is its space owner's choice: an editor's deploy keeps
-/// the access the app has, and one asking for another is refused. An
-/// editor making a new app chooses its access (it holds no data yet).
-pub fn may_set_access(
-    app: &str,
-    space: &str,
-    role: Role,
-    current: Option<Access>,
-    wanted: Access,
-) -> Result<(), HostError> {
-    match current {
-        Some(current) if current != wanted && role != Role::Owner => {
-            Err(HostError::Refused(format!(
-                "only an owner of {space} changes who may read {app} (it is {}) — deploy without \
-                 an access to keep it {}, or ask an owner of {space}",
-                current.as_str(),
-                current.as_str()
-            )))
+impl Standing {
+    /// From whether a person calls and their role in the space, if any.
+    pub fn of(signed_in: bool, role: Option<Role>) -> Standing {
+        match (signed_in, role) {
+            (_, Some(role)) => Standing::Member(role),
+            (true, None) => Standing::Outsider,
+            (false, None) => Standing::SignedOut,
         }
-        _ => Ok(()),
     }
 }
 
-/// What a caller outside a space reads when they try to deploy into it —
-/// the same whether the space exists or not, so nobody learns which do.
-pub fn not_a_space_you_edit(space: &str) -> HostError {
-    HostError::NotFound(format!(
-        "{space} is not a space you own or edit — `spaces` lists yours, an owner of a space can \
-         add you as an editor, and `shed space add {space} --owner <handle>` makes a new one"
-    ))
+/// What a caller wants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Act {
+    /// Read an app's data, pages and files (`graph_query`, a query command,
+    /// the web).
+    Read,
+    /// Write an app's data (`graph_apply`, an apply command, the page api).
+    Write,
+    /// Read an app's own files, its inside too (`app_files`).
+    ReadFiles,
+    /// Deploy an app of the space, or draft its files.
+    Deploy,
+    /// Deploy asking for an access; `changes` when it is not the one the
+    /// app has (a new app has none to change).
+    SetAccess { changes: bool },
+    /// Make a person a member of the space.
+    Invite,
+}
+
+/// One cell of the table: allowed, or why not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Verdict {
+    Allow,
+    /// Nobody is calling and a person is needed.
+    SignIn,
+    /// The app is private and the caller is outside its space: it is not
+    /// confirmed to exist.
+    Hidden,
+    /// A viewer asked to change something.
+    Viewer,
+    /// Somebody outside the space wrote to a public app.
+    PublicMembersWrite,
+    /// Somebody outside the space deployed into it.
+    NotYourSpace,
+    /// An editor asked to change who may read an app.
+    OwnerSetsAccess,
+    /// Somebody but an owner asked to invite.
+    OwnerInvites,
+}
+
+/// The table: what `standing` may do with `act` on an app of `access`.
+/// (`access` matters only for reading and writing data.)
+pub fn verdict(access: Access, standing: Standing, act: Act) -> Verdict {
+    use Standing::{Member, Outsider, SignedOut};
+    let editor = |role: Role| matches!(role, Role::Owner | Role::Editor);
+    match (act, standing) {
+        (Act::Read, _) if access != Access::Private => Verdict::Allow,
+        (Act::Read | Act::ReadFiles, Member(_)) => Verdict::Allow,
+        (_, SignedOut) => Verdict::SignIn,
+        (Act::Read | Act::ReadFiles, Outsider) => Verdict::Hidden,
+        (Act::Write, _) if access == Access::Open => Verdict::Allow,
+        (Act::Write, Outsider) if access == Access::Private => Verdict::Hidden,
+        (Act::Write, Outsider) => Verdict::PublicMembersWrite,
+        (Act::Write | Act::Deploy, Member(role)) if editor(role) => Verdict::Allow,
+        (Act::SetAccess { changes: false }, Member(role)) if editor(role) => Verdict::Allow,
+        (Act::SetAccess { changes: true }, Member(Role::Owner)) => Verdict::Allow,
+        (Act::SetAccess { .. }, Member(Role::Editor)) => Verdict::OwnerSetsAccess,
+        (Act::Write | Act::Deploy | Act::SetAccess { .. }, Member(_)) => Verdict::Viewer,
+        (Act::Deploy | Act::SetAccess { .. }, Outsider) => Verdict::NotYourSpace,
+        (Act::Invite, Member(Role::Owner)) => Verdict::Allow,
+        (Act::Invite, _) => Verdict::OwnerInvites,
+    }
+}
+
+/// The app (or space) a decision is about, for its sentence.
+#[derive(Clone, Copy, Debug)]
+pub struct Subject<'a> {
+    /// `space/slug` (the space alone for a space act).
+    pub name: &'a str,
+    pub space: &'a str,
+    /// The app's access; `Private` for a space act or an app not made yet.
+    pub access: Access,
+}
+
+impl<'a> Subject<'a> {
+    /// A space, for a space act (deploy into it, invite to it).
+    pub fn space(space: &'a str) -> Subject<'a> {
+        Subject {
+            name: space,
+            space,
+            access: Access::Private,
+        }
+    }
+}
+
+/// The one function that answers "may they?": `Ok` or the sentence.
+pub fn may(subject: Subject<'_>, standing: Standing, act: Act) -> Result<(), HostError> {
+    let Subject {
+        name,
+        space,
+        access,
+    } = subject;
+    match verdict(access, standing, act) {
+        Verdict::Allow => Ok(()),
+        Verdict::SignIn => Err(sign_in_first()),
+        Verdict::Hidden => Err(HostError::NotFound(format!("no app {name}"))),
+        Verdict::Viewer => Err(HostError::Refused(VIEWER_SENTENCE.to_string())),
+        Verdict::PublicMembersWrite => Err(HostError::Refused(format!(
+            "{name} is public: anyone reads it, and only the owners and editors of {space} \
+             change it — an owner of {space} can add you"
+        ))),
+        Verdict::NotYourSpace => Err(HostError::NotFound(format!(
+            "{space} is not a space you own or edit — `spaces` lists yours, an owner of a space \
+             can add you as an editor, and `shed space add {space} --owner <handle>` makes a new one"
+        ))),
+        Verdict::OwnerSetsAccess => Err(HostError::Refused(format!(
+            "only an owner of {space} changes who may read {name} (it is {}) — deploy without an \
+             access to keep it {}, or ask an owner of {space}",
+            access.as_str(),
+            access.as_str()
+        ))),
+        Verdict::OwnerInvites => Err(HostError::Refused(format!(
+            "only an owner of {} invites people to it",
+            crate::names::shown(space)
+        ))),
+    }
+}
+
+/// Whether the table lets anyone, signed out too, read an app's data.
+pub fn public(access: Access) -> bool {
+    verdict(access, Standing::SignedOut, Act::Read) == Verdict::Allow
+}
+
+/// Who may read an app's data, as a label's readers: `public` when anyone
+/// may, else its space.
+pub fn readers_of(access: Access, space: &str) -> Vec<String> {
+    if public(access) {
+        vec!["public".to_string()]
+    } else {
+        vec![format!("space:{space}")]
+    }
+}
+
+/// Whether an app's data may be trusted: not when the table lets somebody
+/// outside its space write it.
+pub fn trusted(access: Access) -> bool {
+    verdict(access, Standing::Outsider, Act::Write) != Verdict::Allow
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn cell(access: Access, signed_in: bool, role: Option<Role>, want: Want) -> String {
-        match decide(
-            "jeff/runs",
-            "jeff",
-            access,
-            Standing { signed_in, role },
-            want,
-        ) {
-            Ok(()) => "ok".into(),
-            Err(HostError::SignIn(_)) => "sign-in".into(),
-            Err(HostError::NotFound(s)) => format!("not-found: {s}"),
-            Err(HostError::Refused(s)) => format!("refused: {s}"),
-            Err(other) => format!("other: {other}"),
+    const STANDINGS: [Standing; 5] = [
+        Standing::SignedOut,
+        Standing::Outsider,
+        Standing::Member(Role::Viewer),
+        Standing::Member(Role::Editor),
+        Standing::Member(Role::Owner),
+    ];
+
+    /// The whole table, a row per act and access, a column per standing
+    /// (signed out, outsider, viewer, editor, owner): what each may do.
+    const TABLE: &[(Act, Access, [&str; 5])] = {
+        use Access::{Open, Private, Public};
+        const ALL: [&str; 5] = ["ok", "ok", "ok", "ok", "ok"];
+        const MEMBERS: [&str; 5] = ["sign-in", "hidden", "ok", "ok", "ok"];
+        const EDITORS: [&str; 5] = ["sign-in", "not-your-space", "viewer", "ok", "ok"];
+        const OWNERS: [&str; 5] = [
+            "sign-in",
+            "not-your-space",
+            "viewer",
+            "owner-sets-access",
+            "ok",
+        ];
+        const INVITE: [&str; 5] = [
+            "sign-in",
+            "owner-invites",
+            "owner-invites",
+            "owner-invites",
+            "ok",
+        ];
+        &[
+            (Act::Read, Private, MEMBERS),
+            (Act::Read, Public, ALL),
+            (Act::Read, Open, ALL),
+            (
+                Act::Write,
+                Private,
+                ["sign-in", "hidden", "viewer", "ok", "ok"],
+            ),
+            (
+                Act::Write,
+                Public,
+                ["sign-in", "public-members-write", "viewer", "ok", "ok"],
+            ),
+            (Act::Write, Open, ["sign-in", "ok", "ok", "ok", "ok"]),
+            (Act::ReadFiles, Private, MEMBERS),
+            (Act::ReadFiles, Public, MEMBERS),
+            (Act::ReadFiles, Open, MEMBERS),
+            (Act::Deploy, Private, EDITORS),
+            (Act::Deploy, Public, EDITORS),
+            (Act::Deploy, Open, EDITORS),
+            (Act::SetAccess { changes: false }, Private, EDITORS),
+            (Act::SetAccess { changes: false }, Public, EDITORS),
+            (Act::SetAccess { changes: false }, Open, EDITORS),
+            (Act::SetAccess { changes: true }, Private, OWNERS),
+            (Act::SetAccess { changes: true }, Public, OWNERS),
+            (Act::SetAccess { changes: true }, Open, OWNERS),
+            (Act::Invite, Private, INVITE),
+            (Act::Invite, Public, INVITE),
+            (Act::Invite, Open, INVITE),
+        ]
+    };
+
+    /// Each verdict's kind of refusal and sentence, for jeff/runs of `access`.
+    fn said(verdict: &str, access: Access) -> Option<(&'static str, String)> {
+        let sentence = match verdict {
+            "ok" => return None,
+            "sign-in" => ("sign-in", format!("sign in first — {SIGN_IN_HOW}")),
+            "hidden" => ("not-found", "no app jeff/runs".to_string()),
+            "viewer" => ("refused", VIEWER_SENTENCE.to_string()),
+            "public-members-write" => (
+                "refused",
+                "jeff/runs is public: anyone reads it, and only the owners and editors of jeff \
+                 change it — an owner of jeff can add you"
+                    .to_string(),
+            ),
+            "not-your-space" => (
+                "not-found",
+                "jeff is not a space you own or edit — `spaces` lists yours, an owner of a space \
+                 can add you as an editor, and `shed space add jeff --owner <handle>` makes a new one"
+                    .to_string(),
+            ),
+            "owner-sets-access" => (
+                "refused",
+                format!(
+                    "only an owner of jeff changes who may read jeff/runs (it is {0}) — deploy \
+                     without an access to keep it {0}, or ask an owner of jeff",
+                    access.as_str()
+                ),
+            ),
+            "owner-invites" => ("refused", "only an owner of jeff invites people to it".to_string()),
+            other => panic!("no verdict {other}"),
+        };
+        Some(sentence)
+    }
+
+    fn kind(error: &HostError) -> &'static str {
+        match error {
+            HostError::SignIn(_) => "sign-in",
+            HostError::NotFound(_) => "not-found",
+            HostError::Refused(_) => "refused",
+            _ => "other",
         }
     }
 
     #[test]
-    fn a_viewer_writing_a_private_app_reads_the_viewer_sentence() {
-        assert_eq!(
-            cell(Access::Private, true, Some(Role::Viewer), Want::Write),
-            format!("refused: {VIEWER_SENTENCE}")
-        );
+    fn every_cell_of_the_table_with_its_sentence() {
+        let mut cells = 0;
+        for (act, access, row) in TABLE {
+            for (standing, expected) in STANDINGS.iter().zip(row) {
+                let subject = Subject {
+                    name: "jeff/runs",
+                    space: "jeff",
+                    access: *access,
+                };
+                let answer = may(subject, *standing, *act);
+                let got = answer.as_ref().err().map(|e| (kind(e), e.to_string()));
+                assert_eq!(
+                    got,
+                    said(expected, *access),
+                    "{act:?} on {access:?} as {standing:?}"
+                );
+                cells += 1;
+            }
+        }
+        // Every act the rule book knows, on every access, for every standing.
+        assert_eq!(cells, 7 * 3 * 5);
     }
 
     #[test]
-    fn a_stranger_does_not_learn_a_private_app_exists() {
-        assert_eq!(
-            cell(Access::Private, true, None, Want::Read),
-            "not-found: no app jeff/runs"
-        );
-        assert_eq!(
-            cell(Access::Private, true, None, Want::Write),
-            "not-found: no app jeff/runs"
-        );
-    }
-
-    #[test]
-    fn only_an_owner_changes_an_apps_access() {
-        let set = |role, current, wanted| {
-            may_set_access("jeff/runs", "jeff", role, current, wanted).map_err(|e| e.to_string())
-        };
-        assert_eq!(
-            set(Role::Editor, Some(Access::Private), Access::Public),
-            Err(
-                "only an owner of jeff changes who may read jeff/runs (it is private) — deploy \
-                 without an access to keep it private, or ask an owner of jeff"
-                    .to_string()
-            )
-        );
-        assert_eq!(set(Role::Editor, Some(Access::Open), Access::Open), Ok(()));
-        assert_eq!(set(Role::Editor, None, Access::Public), Ok(()));
-        assert_eq!(
-            set(Role::Owner, Some(Access::Private), Access::Open),
-            Ok(())
-        );
-    }
-
-    #[test]
-    fn nobody_may_write_an_open_app_without_signing_in() {
-        assert_eq!(cell(Access::Open, false, None, Want::Write), "sign-in");
-        assert_eq!(cell(Access::Open, false, None, Want::Read), "ok");
-        assert_eq!(cell(Access::Open, true, None, Want::Write), "ok");
+    fn the_labels_follow_the_table() {
+        assert_eq!(readers_of(Access::Private, "jeff"), ["space:jeff"]);
+        assert_eq!(readers_of(Access::Public, "jeff"), ["public"]);
+        assert_eq!(readers_of(Access::Open, "jeff"), ["public"]);
+        assert!(trusted(Access::Private) && trusted(Access::Public) && !trusted(Access::Open));
     }
 }

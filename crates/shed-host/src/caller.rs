@@ -84,11 +84,6 @@ impl Role {
             Role::Viewer => "a viewer",
         }
     }
-
-    /// Owners and editors change a space's apps; viewers only read them.
-    pub fn edits(self) -> bool {
-        matches!(self, Role::Owner | Role::Editor)
-    }
 }
 
 /// The word was not one of the roles.

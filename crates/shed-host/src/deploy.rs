@@ -11,7 +11,7 @@ use serde_json::json;
 use shed_store::platform::NewDeploy;
 use shed_store::{ColumnType, Vocabulary};
 
-use crate::access::{VIEWER_SENTENCE, may_set_access, not_a_space_you_edit};
+use crate::access::{Act, Standing, Subject, may};
 use crate::names::{AppName, and_list, bad_slug, check_path, is_slug};
 use crate::reach::Reach;
 use crate::{Access, Answer, Caller, Host, HostError, Person, Role};
@@ -115,7 +115,13 @@ impl Host {
                 }
             }
         };
-        let role = may_deploy(&reach, &space)?;
+        let role = reach.role(&space);
+        may(
+            Subject::space(&space),
+            Standing::of(true, role),
+            Act::Deploy,
+        )?;
+        let role = role.ok_or_else(|| HostError::Internal("a deployer with no role".into()))?;
         Ok(Target {
             space,
             slug,
@@ -150,7 +156,17 @@ impl Host {
                 })?),
                 None => None,
             };
-            may_set_access(&name, &target.space, target.role, current, wanted)?;
+            let subject = Subject {
+                name: &name,
+                space: &target.space,
+                access: current.unwrap_or(wanted),
+            };
+            let changes = current.is_some_and(|current| current != wanted);
+            may(
+                subject,
+                Standing::Member(target.role),
+                Act::SetAccess { changes },
+            )?;
         }
         let manifest = shed_manifest::read_app(&files, &name)
             .map_err(|refusal| HostError::BadInput(refusal.0))?;
@@ -194,27 +210,19 @@ impl Host {
     }
 }
 
-/// The caller's role in `space` when they may deploy there. Somebody outside
-/// the space reads the same sentence whether it exists or not.
-fn may_deploy(reach: &Reach, space: &str) -> Result<Role, HostError> {
-    match reach.role(space) {
-        Some(role) if role.edits() => Ok(role),
-        Some(_) => Err(HostError::Refused(VIEWER_SENTENCE.to_string())),
-        None => Err(not_a_space_you_edit(space)),
-    }
-}
-
 /// For a new app named by slug alone: the one space the caller edits.
 fn only_space_edited(reach: &Reach, slug: &str) -> Result<String, HostError> {
     let edited: Vec<&String> = reach
         .roles
         .iter()
-        .filter(|(_, role)| role.edits())
+        .filter(|(space, role)| {
+            may(Subject::space(space), Standing::Member(**role), Act::Deploy).is_ok()
+        })
         .map(|(space, _)| space)
         .collect();
     match edited.as_slice() {
         [one] => Ok((*one).clone()),
-        [] if reach.roles.values().any(|r| *r == Role::Viewer) => Err(HostError::Refused(
+        [] if !reach.roles.is_empty() => Err(HostError::Refused(
             "you can read the apps of your spaces but not deploy them — an owner can make you an editor".into(),
         )),
         [] => Err(HostError::Refused(

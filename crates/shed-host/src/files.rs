@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
+use crate::access::{Act, Standing, Subject, may};
 use crate::deploy::{Target, check_files};
 use crate::names::{AppName, check_path};
 use crate::texts::{bounded_list, count};
@@ -174,9 +175,18 @@ impl Host {
             }
         };
         let name = format!("{space}/{slug}");
-        let deployed = snapshot.app(&name).is_some();
-        match reach.role(&space) {
-            Some(role) if deployed || role.edits() => Ok(Target {
+        // An app not deployed yet has nothing to read but the drafts of
+        // those who may deploy it.
+        let act = match snapshot.app(&name) {
+            Some(_) => Act::ReadFiles,
+            None => Act::Deploy,
+        };
+        let role = reach.role(&space);
+        match (
+            may(Subject::space(&space), Standing::of(true, role), act),
+            role,
+        ) {
+            (Ok(()), Some(role)) => Ok(Target {
                 space,
                 slug,
                 person: reach.person,

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::access::{Want, decide, sign_in_first};
+use crate::access::{Act, may, sign_in_first};
 use crate::texts::{count, wrote};
 use crate::{Answer, Caller, Host, HostError};
 
@@ -16,7 +16,7 @@ impl Host {
         filter: &str,
     ) -> Result<Answer, HostError> {
         let (app, standing) = self.named_app(caller, app).await?;
-        decide(&app.name, &app.space, app.access, standing, Want::Read)?;
+        may(app.subject(), standing, Act::Read)?;
         let listing = self.inner.store.query(&app.name, filter).await?;
         let mut text = format!("{}: {}", app.name, count(listing.rows.len(), "row", "rows"));
         if let Some(next) = &listing.next {
@@ -37,7 +37,7 @@ impl Host {
         bundle: Value,
     ) -> Result<Answer, HostError> {
         let (app, standing) = self.named_app(caller, app).await?;
-        decide(&app.name, &app.space, app.access, standing, Want::Write)?;
+        may(app.subject(), standing, Act::Write)?;
         let actor = caller.actor().ok_or_else(sign_in_first)?;
         let applied = self
             .inner

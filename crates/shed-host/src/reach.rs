@@ -149,10 +149,8 @@ impl Host {
         };
         match AppName::parse(name)? {
             AppName::Full { space, .. } => {
-                let standing = Standing {
-                    signed_in: reach.is_some(),
-                    role: reach.as_ref().and_then(|r| r.role(space)),
-                };
+                let standing =
+                    Standing::of(reach.is_some(), reach.as_ref().and_then(|r| r.role(space)));
                 // Somebody outside a private app's space reads the same
                 // sentence as for a name nobody used, and nobody signed in is
                 // asked to sign in for both: neither learns the app exists.
@@ -165,10 +163,7 @@ impl Host {
             AppName::Slug(_) => {
                 let reach = reach.ok_or_else(sign_in_first)?;
                 let app = reach.resolve(&snapshot, name)?;
-                let standing = Standing {
-                    signed_in: true,
-                    role: reach.role(&app.space),
-                };
+                let standing = Standing::of(true, reach.role(&app.space));
                 Ok((app, standing))
             }
         }

@@ -41,6 +41,15 @@ pub(crate) struct LiveApp {
 }
 
 impl LiveApp {
+    /// The app as the rule book names it in a sentence.
+    pub(crate) fn subject(&self) -> crate::access::Subject<'_> {
+        crate::access::Subject {
+            name: &self.name,
+            space: &self.space,
+            access: self.access,
+        }
+    }
+
     /// `ui://jeff/runs/leaderboard.html`
     pub(crate) fn view_uri(&self, file: &str) -> String {
         format!("ui://{}/{}/{file}", self.space, self.slug)

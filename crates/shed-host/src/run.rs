@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use shed_manifest::{Command, Filled};
 
-use crate::access::{Want, decide};
+use crate::access::{Act, Standing, may};
 use crate::names::and_list;
 use crate::reach::Reach;
 use crate::registry::{LiveApp, Snapshot};
@@ -86,17 +86,15 @@ pub(crate) fn decide_and_fill(
     command: &Command,
     args: Value,
 ) -> Result<Filled, HostError> {
-    let want = if command.read_only() {
-        Want::Read
+    let act = if command.read_only() {
+        Act::Read
     } else {
-        Want::Write
+        Act::Write
     };
-    decide(
-        &app.name,
-        &app.space,
-        app.access,
-        standing(reach, app),
-        want,
+    may(
+        app.subject(),
+        Standing::of(true, reach.role(&app.space)),
+        act,
     )?;
     command
         .fill(&args)
@@ -105,13 +103,6 @@ pub(crate) fn decide_and_fill(
 
 fn internal(e: serde_json::Error) -> HostError {
     HostError::Internal(e.to_string())
-}
-
-fn standing(reach: &Reach, app: &LiveApp) -> crate::access::Standing {
-    crate::access::Standing {
-        signed_in: true,
-        role: reach.role(&app.space),
-    }
 }
 
 /// The one app in reach whose command `name` a call means, or the sentence

@@ -16,7 +16,7 @@ use shed_store::ViewKey;
 
 use crate::registry::LiveApp;
 use crate::sessions::{hash, now, secret};
-use crate::{Access, Caller, Host, HostError, Person};
+use crate::{Caller, Host, HostError, Person, access};
 
 /// Where the keyed addresses live on a space's host.
 pub const VIEW_KEY_PATH: &str = "/_shed/view/";
@@ -42,7 +42,7 @@ impl Host {
         person: &Person,
         app: &LiveApp,
     ) -> Result<String, HostError> {
-        if app.access != Access::Private {
+        if access::public(app.access) {
             return Ok(app.address.clone());
         }
         let key = secret();

@@ -12,9 +12,9 @@
 //!   A private app's view loads its files through a keyed address made for
 //!   the member who read it (`view_keys`).
 
-use crate::access::{Want, decide};
+use crate::access::{self, Act, may};
 use crate::names::{check_path, is_slug, shown};
-use crate::{Access, Caller, Host, HostError};
+use crate::{Caller, Host, HostError};
 
 /// The files of an app the web never serves (at the app's root).
 pub const INSIDE_FILES: [&str; 4] = ["tools.json", "tools.yml", "vocab.json", "worker.js"];
@@ -32,8 +32,9 @@ pub struct WebFile {
     pub address: String,
     /// An HTML page (`.html` or `.htm`).
     pub page: bool,
-    /// The app's access.
-    pub access: Access,
+    /// Only some may read it (a private app's): answered `Cache-Control:
+    /// private`, never kept by a shared cache.
+    pub private: bool,
 }
 
 /// "no file x in jeff/runs" — the same for a file that is not there, one of
@@ -85,7 +86,7 @@ impl Host {
         } else {
             path.to_string()
         };
-        decide(&app.name, &app.space, app.access, standing, Want::Read)?;
+        may(app.subject(), standing, Act::Read)?;
         let lower = path.to_ascii_lowercase();
         let page = lower.ends_with(".html") || lower.ends_with(".htm");
         if check_path(&path).is_err() || INSIDE_FILES.contains(&path.as_str()) {
@@ -96,7 +97,7 @@ impl Host {
             deploy: app.deploy,
             address: app.address.clone(),
             page,
-            access: app.access,
+            private: !access::public(app.access),
             path,
         })
     }
@@ -128,7 +129,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::{HostConfig, Role};
+    use crate::{Access, HostConfig, Role};
 
     async fn host_with(access: Access) -> (tempfile::TempDir, Host) {
         let dir = tempfile::tempdir().unwrap();

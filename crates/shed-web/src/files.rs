@@ -6,7 +6,7 @@
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use shed_host::{Access, Caller, HostError};
+use shed_host::{Caller, HostError};
 
 use crate::door::Door;
 use crate::page::Rendered;
@@ -28,7 +28,7 @@ pub(crate) async fn serve(
         Err(error) => return page_refusal(&error),
     };
     match door.rendered(&file).await {
-        Ok(rendered) => answer(&rendered, headers, file.access == Access::Private),
+        Ok(rendered) => answer(&rendered, headers, file.private),
         Err(HostError::NotFound(sentence)) => match door.host.web_is_folder(&file).await {
             Ok(true) => folder_redirect(raw_path),
             _ => page_refusal(&HostError::NotFound(sentence)),

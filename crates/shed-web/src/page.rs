@@ -174,7 +174,7 @@ mod tests {
             path: "index.html".into(),
             address: "http://demo.localhost:7700/runs/".into(),
             page: true,
-            access: shed_host::Access::Private,
+            private: true,
         };
         let rendered = render(&file, b"<!doctype html><script>alert(1)</script>".to_vec());
         assert_eq!(

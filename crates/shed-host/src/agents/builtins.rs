@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::rows::{CommandRow, Effect, into_map};
 use super::run::AgentCall;
-use crate::access::{Want, decide, sign_in_first};
+use crate::access::{Act, Standing, Subject, may, sign_in_first};
 use crate::registry::LiveApp;
 use crate::texts::{count, wrote};
 use crate::{Access, Answer, Caller, Host, HostError, Role};
@@ -439,11 +439,8 @@ impl Host {
         command: &str,
     ) -> Result<Answer, HostError> {
         let reach = self.reach(caller).await?;
-        let standing = crate::access::Standing {
-            signed_in: true,
-            role: reach.role(&app.space),
-        };
-        decide(&app.name, &app.space, app.access, standing, Want::Write)?;
+        let standing = Standing::of(true, reach.role(&app.space));
+        may(app.subject(), standing, Act::Write)?;
         let actor = caller.actor().ok_or_else(sign_in_first)?;
         let applied = self
             .inner
@@ -531,12 +528,11 @@ impl Host {
         role: Role,
     ) -> Result<Answer, HostError> {
         let reach = self.reach(caller).await?;
-        if reach.role(space) != Some(Role::Owner) {
-            return Err(HostError::Refused(format!(
-                "only an owner of {} invites people to it",
-                crate::names::shown(space)
-            )));
-        }
+        may(
+            Subject::space(space),
+            Standing::of(true, reach.role(space)),
+            Act::Invite,
+        )?;
         self.add_member(space, handle, role).await?;
         Ok(Answer {
             text: format!(

@@ -1,14 +1,15 @@
 //! The information-flow label every agent answer carries (DESIGN's
 //! "Labels"): who may read what the answer holds, and whether its content
-//! can be trusted. A private app's data is read by its space; a public or
-//! open app's by anyone; an open app's rows may be written by anyone, so they
-//! are untrusted. What only concerns the person (their apps, a refusal that
+//! can be trusted — both read off the rule book's table (`access`): a
+//! private app's data is read by its space; a public or open app's by
+//! anyone; an open app's rows may be written by anyone, so they are
+//! untrusted. What only concerns the person (their apps, a refusal that
 //! names them) is read by that person.
 
 use serde::Serialize;
 
 use crate::registry::LiveApp;
-use crate::{Access, Caller};
+use crate::{Caller, access};
 
 /// Whether an answer's content comes from those the reader trusts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -28,16 +29,15 @@ pub struct Label {
 impl Label {
     /// The label of an app's data.
     pub(crate) fn of_app(app: &LiveApp) -> Label {
-        let readers = match app.access {
-            Access::Private => vec![format!("space:{}", app.space)],
-            Access::Public | Access::Open => vec!["public".to_string()],
-        };
-        let integrity = if app.access == Access::Open {
-            Integrity::Untrusted
-        } else {
+        let integrity = if access::trusted(app.access) {
             Integrity::Trusted
+        } else {
+            Integrity::Untrusted
         };
-        Label { readers, integrity }
+        Label {
+            readers: access::readers_of(app.access, &app.space),
+            integrity,
+        }
     }
 
     /// The label of what concerns only the caller's person (`public` for a

@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::builtins::{Scope, builtin};
 use super::label::Label;
 use super::rows::split_app_command;
-use crate::access::{Want, decide};
+use crate::access::{Act, may};
 use crate::names::shown;
 use crate::registry::LiveApp;
 use crate::run::decide_and_fill;
@@ -110,7 +110,7 @@ impl Host {
         match (builtin.scope, &call.loom) {
             (Scope::Loom, Some(loom)) => {
                 let (app, standing) = self.named_app(caller, loom).await?;
-                decide(&app.name, &app.space, app.access, standing, Want::Read)?;
+                may(app.subject(), standing, Act::Read)?;
                 *acted_on = Some(app.clone());
                 self.check_expect(&app, call).await?;
                 self.run_builtin(builtin, caller, call, Some(&app)).await
