@@ -13,6 +13,7 @@ mod admin;
 pub mod agents;
 pub mod base_href;
 mod caller;
+pub mod credentials;
 mod deploy;
 mod error;
 mod files;

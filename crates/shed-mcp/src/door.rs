@@ -16,6 +16,7 @@ use rmcp::{
     },
     service::{NotificationContext, RequestContext, SubscriptionContext},
 };
+use shed_host::credentials::Credentials;
 use shed_host::{Answer, Caller, Host, HostError};
 
 use crate::{
@@ -74,12 +75,9 @@ impl Door {
     async fn caller(&self, extensions: &Extensions) -> Result<Caller, HostError> {
         match &self.identity {
             Identity::Fixed(caller) => Ok(caller.clone()),
-            Identity::Bearer => match extensions
-                .get::<http::request::Parts>()
-                .and_then(|parts| bearer_token(&parts.headers))
-            {
+            Identity::Bearer => match extensions.get::<http::request::Parts>() {
                 None => Ok(Caller::Nobody),
-                Some(token) => self.host.caller_for_token(&token).await,
+                Some(parts) => caller_of(&self.host, &parts.headers).await,
             },
         }
     }
@@ -125,16 +123,14 @@ impl Door {
     }
 }
 
-/// The token of an `Authorization: Bearer <token>` header. Any other
-/// Authorization value is passed on whole, for the host to refuse.
-pub(crate) fn bearer_token(headers: &http::HeaderMap) -> Option<String> {
-    let value = headers.get(http::header::AUTHORIZATION)?;
-    let value = String::from_utf8_lossy(value.as_bytes()).trim().to_string();
-    let token = match value.split_once(' ') {
-        Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") => token.trim(),
-        _ => value.as_str(),
-    };
-    Some(token.to_string())
+/// The caller of an HTTP request, as the host reads its credentials: the
+/// MCP door takes bearer tokens only, never a cookie (a page could make a
+/// browser send one).
+pub(crate) async fn caller_of(host: &Host, headers: &http::HeaderMap) -> Result<Caller, HostError> {
+    let (caller, _) = host
+        .caller_of(Credentials::of_headers(headers, None), None)
+        .await?;
+    Ok(caller)
 }
 
 /// Which callers have listed the current tool list, so a stale one is told

@@ -23,7 +23,7 @@ use rmcp::transport::{
 use shed_host::Host;
 
 use crate::{
-    door::{Door, ListedTools, bearer_token},
+    door::{Door, ListedTools, caller_of},
     sessions::{Owner, Reservation, Sessions},
 };
 
@@ -172,8 +172,7 @@ impl HttpDoor {
 
     /// Who opens a session: the person of the bearer token, else the peer address.
     async fn owner(&self, parts: &Parts) -> Owner {
-        if let Some(token) = bearer_token(&parts.headers)
-            && let Ok(caller) = self.host.caller_for_token(&token).await
+        if let Ok(caller) = caller_of(&self.host, &parts.headers).await
             && let Some(person) = caller.person()
         {
             return Owner::Person(person.eid.clone());

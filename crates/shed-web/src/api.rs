@@ -16,9 +16,10 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
 
-use crate::caller::{Told, caller, foreign_origin};
+use crate::caller::{caller, foreign_origin};
 use crate::door::Door;
 use crate::reply::{json, json_refusal, json_sentence};
+use shed_host::credentials::Told;
 
 /// The largest bundle a page may send.
 const MAX_BUNDLE: usize = 1024 * 1024;

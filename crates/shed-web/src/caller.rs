@@ -6,54 +6,23 @@
 //! browser that pressed the button.
 
 use axum::http::{HeaderMap, HeaderValue, header};
+pub(crate) use shed_host::credentials::cookie;
+use shed_host::credentials::{Credentials, Told};
 use shed_host::sessions::{HOP_SECONDS, SESSION_SECONDS};
 use shed_host::{Caller, HostError};
 
 use crate::door::Door;
 
-/// How the caller was told.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Told {
-    Nothing,
-    Session,
-    Bearer,
-}
-
-/// The caller of a request to `space`'s host (`None`: the platform's own).
+/// The caller of a request to `space`'s host (`None`: the platform's own),
+/// as the host reads the request's credentials (its bearer token, else this
+/// host's session cookie).
 pub(crate) async fn caller(
     door: &Door,
     headers: &HeaderMap,
     space: Option<&str>,
 ) -> Result<(Caller, Told), HostError> {
-    if let Some(token) = bearer(headers) {
-        return Ok((door.host.caller_for_token(token).await?, Told::Bearer));
-    }
-    match cookie(headers, door.cookie) {
-        Some(session) => Ok((
-            door.host.caller_for_session(space, session).await?,
-            Told::Session,
-        )),
-        None => Ok((Caller::Nobody, Told::Nothing)),
-    }
-}
-
-fn bearer(headers: &HeaderMap) -> Option<&str> {
-    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, token) = value.split_once(' ')?;
-    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
-}
-
-/// The value of the cookie `name`, from every `Cookie` header.
-pub(crate) fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(key, _)| *key == name)
-        .map(|(_, value)| value.trim_matches('"'))
-        .filter(|value| !value.is_empty())
+    let credentials = Credentials::of_headers(headers, Some(door.cookie));
+    door.host.caller_of(credentials, space).await
 }
 
 /// Where a request came from, when it is not `own` (an origin such as
@@ -98,19 +67,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_cookie_is_found_among_others() {
-        let mut headers = HeaderMap::new();
-        headers.append(
-            header::COOKIE,
-            HeaderValue::from_static("a=1; shed_session=abc ; b=2"),
-        );
-        assert_eq!(cookie(&headers, "shed_session"), Some("abc"));
-        assert_eq!(cookie(&headers, "shed"), None);
-        headers.insert(header::COOKIE, HeaderValue::from_static("shed_session="));
-        assert_eq!(cookie(&headers, "shed_session"), None);
-    }
-
-    #[test]
     fn only_the_own_origin_is_at_home() {
         let own = "http://localhost:7700";
         let mut headers = HeaderMap::new();
@@ -131,17 +87,5 @@ mod tests {
                 Some(format!("a page of {other}"))
             );
         }
-    }
-
-    #[test]
-    fn a_bearer_token_is_read_in_any_case() {
-        let mut headers = HeaderMap::new();
-        headers.insert(
-            header::AUTHORIZATION,
-            HeaderValue::from_static("bearer shed_x"),
-        );
-        assert_eq!(bearer(&headers), Some("shed_x"));
-        headers.insert(header::AUTHORIZATION, HeaderValue::from_static("Basic x"));
-        assert_eq!(bearer(&headers), None);
     }
 }
