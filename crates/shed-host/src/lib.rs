@@ -1,8 +1,10 @@
 //! shed-host: people, spaces, roles, apps, deploys and access — the one place
 //! shed decides who may do what — and the command registry and dispatch.
 //!
-//! The doors (MCP now; the web and the broker later) turn a protocol into
-//! calls on [`Host`] and hold no rules of their own. Every answer is an
+//! The doors (MCP, the web, the broker) turn a protocol into calls on
+//! [`Host`] and hold no rules of their own: who is calling is read by
+//! [`credentials`], and every "may they?" is answered by the rule book
+//! (`access`). Every answer is an
 //! [`Answer`] (the spec's text lines, and the structured data) or a
 //! [`HostError`] whose text is the sentence to show, so every door says the
 //! same words.

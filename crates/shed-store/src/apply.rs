@@ -1,6 +1,8 @@
 //! Writing an apply: the bundles the wire reader gave, checked against the
-//! app's catalog and written in the caller's savepoint, so a refusal anywhere
-//! writes nothing. Also an entity's history, which every write appends to.
+//! app's catalog and written in the writer's open transaction; a refusal
+//! anywhere rolls the whole transaction back (the engine then runs the
+//! writes kept before it again), so a refused apply writes nothing. Also an
+//! entity's history, which every write appends to.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
