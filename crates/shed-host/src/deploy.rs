@@ -8,8 +8,8 @@
 use std::collections::BTreeMap;
 
 use serde_json::json;
+use shed_store::Vocabulary;
 use shed_store::platform::NewDeploy;
-use shed_store::{ColumnType, Vocabulary};
 
 use crate::access::{Act, Standing, Subject, may};
 use crate::names::{AppName, and_list, bad_slug, check_path, is_slug};
@@ -170,7 +170,7 @@ impl Host {
         }
         let manifest = shed_manifest::read_app(&files, &name)
             .map_err(|refusal| HostError::BadInput(refusal.0))?;
-        let vocabulary = vocabulary(&manifest.vocab)?;
+        let vocabulary = vocabulary(&manifest.vocab);
         self.inner.store.declare(&name, &vocabulary).await?;
         let record = self
             .inner
@@ -272,18 +272,16 @@ fn check_title(title: &str) -> Result<String, HostError> {
     Ok(title.to_string())
 }
 
-/// The manifest's kinds as the store declares them.
-fn vocabulary(vocab: &shed_manifest::Vocab) -> Result<Vocabulary, HostError> {
-    let mut components = Vec::new();
-    for (component, columns) in &vocab.components {
-        let mut typed = Vec::new();
-        for (column, ty) in columns {
-            let ty = ColumnType::from_word(ty.as_str()).ok_or_else(|| {
-                HostError::Internal(format!("the store knows no column type {}", ty.as_str()))
-            })?;
-            typed.push((column.clone(), ty));
-        }
-        components.push((component.clone(), typed));
-    }
-    Ok(Vocabulary { components })
+/// The manifest's kinds as the store declares them (one `ColumnType`,
+/// shed-words', on both sides).
+fn vocabulary(vocab: &shed_manifest::Vocab) -> Vocabulary {
+    let components = vocab
+        .components
+        .iter()
+        .map(|(component, columns)| {
+            let typed = columns.iter().map(|(c, ty)| (c.clone(), *ty)).collect();
+            (component.clone(), typed)
+        })
+        .collect();
+    Vocabulary { components }
 }

@@ -119,7 +119,7 @@ fn argument(name: &str, ty: ArgType, required: bool) -> Argument {
 fn column_arguments(columns: &Columns) -> impl Iterator<Item = Argument> + '_ {
     columns
         .iter()
-        .map(|(column, ty)| argument(column, ty.argument_type(), false))
+        .map(|(column, ty)| argument(column, ArgType::of_column(*ty), false))
 }
 
 fn hole(name: &str) -> String {

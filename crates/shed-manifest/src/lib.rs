@@ -35,9 +35,7 @@ pub const WIRE_WORDS: &[&str] = &["entity", "edges", "tombstone", "was"];
 /// The store's own components of every entity; no app may declare one.
 pub const STORE_COMPONENTS: &[&str] = &["created", "updated"];
 
-/// The store's own columns of every component's table: its key `id`, and
-/// SQLite's names for that key (`rowid`, `oid`); no component may declare one.
-pub const STORE_COLUMNS: &[&str] = &["id", "rowid", "oid"];
+pub use shed_words::STORE_COLUMNS;
 
 /// A deploy's refusal: one sentence naming every problem the manifest has.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,57 +1,7 @@
 //! The words a manifest types things with: a component's column types and a
 //! command argument's types.
 
-/// The type of a column a component declares in `vocab.json`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ColumnType {
-    Text,
-    Number,
-    Bool,
-    Time,
-    Url,
-    Ref,
-}
-
-impl ColumnType {
-    /// Every column type, in the order a refusal lists them.
-    pub const ALL: [ColumnType; 6] = [
-        ColumnType::Text,
-        ColumnType::Number,
-        ColumnType::Bool,
-        ColumnType::Time,
-        ColumnType::Url,
-        ColumnType::Ref,
-    ];
-
-    /// The word `vocab.json` spells the type with.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            ColumnType::Text => "text",
-            ColumnType::Number => "number",
-            ColumnType::Bool => "bool",
-            ColumnType::Time => "time",
-            ColumnType::Url => "url",
-            ColumnType::Ref => "ref",
-        }
-    }
-
-    /// The type a word names, if it names one.
-    pub fn from_word(word: &str) -> Option<ColumnType> {
-        ColumnType::ALL.into_iter().find(|t| t.as_str() == word)
-    }
-
-    /// The argument type a generated command takes this column as: a `ref`
-    /// is given as the eid or alias of the entity it points at, so as text.
-    pub fn argument_type(&self) -> ArgType {
-        match self {
-            ColumnType::Text | ColumnType::Ref => ArgType::Text,
-            ColumnType::Number => ArgType::Number,
-            ColumnType::Bool => ArgType::Bool,
-            ColumnType::Time => ArgType::Time,
-            ColumnType::Url => ArgType::Url,
-        }
-    }
-}
+pub use shed_words::ColumnType;
 
 /// The type of a command's argument: the five words `input` may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,6 +14,19 @@ pub enum ArgType {
 }
 
 impl ArgType {
+    /// The argument type a generated command takes a column of type `ty`
+    /// as: a `ref` is given as the eid or alias of the entity it points at,
+    /// so as text.
+    pub fn of_column(ty: ColumnType) -> ArgType {
+        match ty {
+            ColumnType::Text | ColumnType::Ref => ArgType::Text,
+            ColumnType::Number => ArgType::Number,
+            ColumnType::Bool => ArgType::Bool,
+            ColumnType::Time => ArgType::Time,
+            ColumnType::Url => ArgType::Url,
+        }
+    }
+
     /// Every argument type, in the order a refusal lists them.
     pub const ALL: [ArgType; 5] = [
         ArgType::Text,
@@ -96,13 +59,9 @@ mod tests {
 
     #[test]
     fn words_round_trip() {
-        for t in ColumnType::ALL {
-            assert_eq!(ColumnType::from_word(t.as_str()), Some(t));
-        }
         for t in ArgType::ALL {
             assert_eq!(ArgType::from_word(t.as_str()), Some(t));
         }
-        assert_eq!(ColumnType::from_word("numbr"), None);
         assert_eq!(ArgType::from_word("ref"), None);
     }
 }

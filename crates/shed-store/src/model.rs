@@ -11,55 +11,7 @@ pub struct Vocabulary {
     pub components: Vec<(String, Vec<(String, ColumnType)>)>,
 }
 
-/// The type of a component's column.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ColumnType {
-    Text,
-    Number,
-    Bool,
-    Time,
-    Url,
-    Ref,
-}
-
-impl ColumnType {
-    /// The word a vocabulary uses for the type (`number`, `time`, …).
-    pub fn word(self) -> &'static str {
-        match self {
-            ColumnType::Text => "text",
-            ColumnType::Number => "number",
-            ColumnType::Bool => "bool",
-            ColumnType::Time => "time",
-            ColumnType::Url => "url",
-            ColumnType::Ref => "ref",
-        }
-    }
-
-    /// Reads a vocabulary word back into a type.
-    pub fn from_word(word: &str) -> Option<ColumnType> {
-        Some(match word {
-            "text" => ColumnType::Text,
-            "number" => ColumnType::Number,
-            "bool" => ColumnType::Bool,
-            "time" => ColumnType::Time,
-            "url" => ColumnType::Url,
-            "ref" => ColumnType::Ref,
-            _ => return None,
-        })
-    }
-
-    /// How a column of this type is named in the plural (`holds numbers`).
-    pub(crate) fn plural(self) -> &'static str {
-        match self {
-            ColumnType::Text => "text",
-            ColumnType::Number => "numbers",
-            ColumnType::Bool => "true/false values",
-            ColumnType::Time => "times",
-            ColumnType::Url => "urls",
-            ColumnType::Ref => "refs",
-        }
-    }
-}
+pub use shed_words::ColumnType;
 
 /// Who writes: a person (by eid), and the agent acting for them if any.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -81,10 +81,6 @@ pub(crate) const RESERVED: &[&str] = &[
     "version",
 ];
 
-/// The columns every component's table has of its own: its key `id`, and
-/// SQLite's names for that key; no declared column may take one.
-pub(crate) const KEY_COLUMNS: &[&str] = &["id", "rowid", "oid"];
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,8 +8,9 @@ use std::sync::{Arc, Mutex};
 
 use rusqlite::{Connection, OptionalExtension, Transaction};
 
-use crate::names::{KEY_COLUMNS, RESERVED, is_app_name, is_word};
+use crate::names::{RESERVED, is_app_name, is_word};
 use crate::{ColumnType, StoreError, Vocabulary};
+use shed_words::STORE_COLUMNS;
 
 /// The components every app knows without declaring them.
 pub(crate) fn platform_components() -> Vec<Component> {
@@ -362,7 +363,7 @@ fn add_column(
     )?;
     txn.execute(
         "INSERT INTO ec_columns(app, component, name, type, position) VALUES(?1, ?2, ?3, ?4, ?5)",
-        rusqlite::params![id, component, column, ty.word(), position],
+        rusqlite::params![id, component, column, ty.as_str(), position],
     )?;
     let table = AppSchema::table(id, component);
     txn.execute_batch(&format!(
@@ -391,7 +392,7 @@ fn retype_column(
     create_index(txn, id, component, column)?;
     txn.execute(
         "UPDATE ec_columns SET type = ?4 WHERE app = ?1 AND component = ?2 AND name = ?3",
-        rusqlite::params![id, component, column, ty.word()],
+        rusqlite::params![id, component, column, ty.as_str()],
     )?;
     Ok(())
 }
@@ -421,7 +422,7 @@ fn check_vocabulary(vocab: &Vocabulary) -> Result<(), StoreError> {
             let has: Vec<String> = p
                 .columns
                 .iter()
-                .map(|(c, t)| format!("{c}: {}", t.word()))
+                .map(|(c, t)| format!("{c}: {}", t.as_str()))
                 .collect();
             return Err(StoreError::refused(format!(
                 "{name} is the platform's own component ({}) — name yours otherwise",
@@ -434,7 +435,7 @@ fn check_vocabulary(vocab: &Vocabulary) -> Result<(), StoreError> {
                     "{name}.{column} is not a column name — use a-z, 0-9 and _, starting with a letter, up to 40 characters"
                 )));
             }
-            if KEY_COLUMNS.contains(&column.as_str()) {
+            if STORE_COLUMNS.contains(&column.as_str()) {
                 return Err(StoreError::refused(format!(
                     "{name}.{column} is the store's own key of every row — name the column otherwise"
                 )));

@@ -1,0 +1,73 @@
+//! shed-words: the words the manifest (what `vocab.json` may say) and the
+//! store (what a table holds) share, so neither restates the other: a
+//! column's types, and the column names a component's table keeps for
+//! itself. No dependencies, no I/O.
+
+/// The type of a column a component declares in `vocab.json`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ColumnType {
+    Text,
+    Number,
+    Bool,
+    Time,
+    Url,
+    Ref,
+}
+
+impl ColumnType {
+    /// Every column type, in the order a refusal lists them.
+    pub const ALL: [ColumnType; 6] = [
+        ColumnType::Text,
+        ColumnType::Number,
+        ColumnType::Bool,
+        ColumnType::Time,
+        ColumnType::Url,
+        ColumnType::Ref,
+    ];
+
+    /// The word `vocab.json` spells the type with (`number`, `time`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ColumnType::Text => "text",
+            ColumnType::Number => "number",
+            ColumnType::Bool => "bool",
+            ColumnType::Time => "time",
+            ColumnType::Url => "url",
+            ColumnType::Ref => "ref",
+        }
+    }
+
+    /// The type a word names, if it names one.
+    pub fn from_word(word: &str) -> Option<ColumnType> {
+        ColumnType::ALL.into_iter().find(|t| t.as_str() == word)
+    }
+
+    /// How values of this type are named in the plural (`holds numbers`).
+    pub fn plural(self) -> &'static str {
+        match self {
+            ColumnType::Text => "text",
+            ColumnType::Number => "numbers",
+            ColumnType::Bool => "true/false values",
+            ColumnType::Time => "times",
+            ColumnType::Url => "urls",
+            ColumnType::Ref => "refs",
+        }
+    }
+}
+
+/// The columns every component's table has of its own — its key `id`, and
+/// SQLite's names for that key — so no component may declare one.
+pub const STORE_COLUMNS: [&str; 3] = ["id", "rowid", "oid"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_type_reads_back_from_its_word() {
+        for t in ColumnType::ALL {
+            assert_eq!(ColumnType::from_word(t.as_str()), Some(t));
+        }
+        assert_eq!(ColumnType::from_word("numbr"), None);
+    }
+}
