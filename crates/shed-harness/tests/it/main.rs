@@ -1,0 +1,5 @@
+//! shed-harness's integration tests, one binary: a module per subject (`cargo test -p shed-harness --test it <module>::`).
+
+mod cli;
+mod common;
+mod model_and_policy;

@@ -1,0 +1,163 @@
+//! Property tests: arbitrary JSON and YAML documents as manifests, and
+//! arbitrary argument objects for a command, give a manifest, a sentence or
+//! argument errors — never a panic.
+
+use crate::common;
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+use serde_json::{Map, Value, json};
+use shed_manifest::{Filled, read_app};
+
+/// Words a manifest is made of, so arbitrary documents reach deep checks
+/// rather than stopping at the first unknown key.
+fn word() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("description".to_owned()),
+        Just("input".to_owned()),
+        Just("apply".to_owned()),
+        Just("query".to_owned()),
+        Just("view".to_owned()),
+        Just("entity".to_owned()),
+        Just("eid".to_owned()),
+        Just("jog".to_owned()),
+        Just("doc".to_owned()),
+        Just("who".to_owned()),
+        Just("text".to_owned()),
+        Just("number".to_owned()),
+        Just("time".to_owned()),
+        Just("tools".to_owned()),
+        Just("{{who}}".to_owned()),
+        Just("Run by {{who}}".to_owned()),
+        Just("board.html".to_owned()),
+        Just("Log a run for the board".to_owned()),
+        "[a-z_{}$. &%]{0,12}",
+        any::<String>(),
+    ]
+}
+
+fn json_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|n| json!(n)),
+        any::<f64>().prop_map(|n| json!(n)),
+        word().prop_map(Value::String),
+    ];
+    leaf.prop_recursive(5, 64, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::vec((word(), inner), 0..6)
+                .prop_map(|fields| Value::Object(fields.into_iter().collect::<Map<_, _>>())),
+        ]
+    })
+}
+
+fn to_yaml(value: &Value) -> String {
+    serde_yaml_ng::to_string(value).unwrap_or_default()
+}
+
+/// Every command of whatever read gets filled with `args`; none may panic.
+fn exercise(files: &BTreeMap<String, Vec<u8>>, args: &Value) {
+    match read_app(files, common::APP) {
+        Ok(manifest) => {
+            for command in &manifest.commands {
+                let _ = command.input_schema();
+                let _ = command.call_shape();
+                if let Ok(Filled::Query(line)) = command.fill(args) {
+                    assert!(!line.contains("{{"), "a hole left in {line}");
+                }
+            }
+        }
+        Err(refusal) => assert!(!refusal.0.is_empty()),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn arbitrary_json_manifests_never_panic(
+        vocab in json_value(),
+        tools in json_value(),
+        args in json_value(),
+    ) {
+        let files = common::files(&[
+            ("vocab.json", &vocab.to_string()),
+            ("tools.json", &tools.to_string()),
+            ("board.html", ""),
+        ]);
+        exercise(&files, &args);
+    }
+
+    #[test]
+    fn arbitrary_yaml_manifests_never_panic(tools in json_value(), args in json_value()) {
+        let files = common::files(&[
+            ("vocab.json", r#"{ "jog": { "who": "text", "miles": "number" } }"#),
+            ("tools.yml", &to_yaml(&tools)),
+        ]);
+        exercise(&files, &args);
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic(vocab in any::<Vec<u8>>(), tools in any::<Vec<u8>>(), yaml in any::<bool>()) {
+        let mut files = BTreeMap::new();
+        files.insert("vocab.json".to_owned(), vocab);
+        files.insert(if yaml { "tools.yml" } else { "tools.json" }.to_owned(), tools);
+        exercise(&files, &Value::Null);
+    }
+
+    #[test]
+    fn arbitrary_entries_are_read_or_refused_by_name(
+        entry in prop::collection::vec((word(), json_value()), 0..6),
+    ) {
+        let entry = Value::Object(entry.into_iter().collect());
+        let tools = json!({ "log_run": entry }).to_string();
+        let files = common::files(&[
+            ("vocab.json", r#"{ "jog": { "who": "text" } }"#),
+            ("tools.json", &tools),
+            ("board.html", ""),
+        ]);
+        match read_app(&files, common::APP) {
+            Ok(manifest) => prop_assert!(manifest.command("log_run").is_some()),
+            Err(refusal) => prop_assert!(refusal.0.starts_with("tools.json: "), "{}", refusal.0),
+        }
+    }
+
+    #[test]
+    fn arbitrary_arguments_give_a_fill_or_errors(args in json_value(), who in json_value(), miles in json_value()) {
+        let club = common::read(&[
+            ("vocab.json", r#"{ "jog": { "who": "text", "miles": "number", "at": "time" } }"#),
+            ("tools.json", r#"{ "log_run": {
+                "description": "Log a run for the club leaderboard",
+                "input": { "who": "text", "miles": "number" },
+                "apply": { "entity": { "eid": "$run" }, "doc": { "title": "Run by {{who}}" },
+                           "jog": { "who": "{{who}}", "miles": "{{miles}}" } } } }"#),
+        ]);
+        let mut with_both = args.as_object().cloned().unwrap_or_default();
+        with_both.insert("who".into(), who);
+        with_both.insert("miles".into(), miles);
+        for command in &club.commands {
+            for args in [&args, &Value::Object(with_both.clone())] {
+                match command.fill(args) {
+                    Ok(Filled::Apply(body)) => prop_assert!(!body.to_string().contains("{{")),
+                    Ok(Filled::Query(line)) => prop_assert!(!line.contains("{{")),
+                    Err(errors) => prop_assert!(!errors.0.is_empty()),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn any_text_in_a_query_hole_comes_back_unchanged(value in any::<String>()) {
+        let club = common::read(&[("vocab.json", r#"{ "jog": { "who": "text" } }"#)]);
+        let find = common::command(&club, "find_jog");
+        let line = common::query(find, json!({ "who": value }));
+        let clause = line.split('&').find_map(|c| c.strip_prefix(".jog.who="));
+        let decoded = percent_encoding::percent_decode_str(clause.unwrap_or_default())
+            .decode_utf8()
+            .map(|d| d.into_owned());
+        prop_assert_eq!(decoded.ok(), Some(value));
+    }
+}

@@ -1,0 +1,108 @@
+//! Helpers shared by the store's integration tests.
+
+use serde_json::Value;
+use shed_store::{Actor, ColumnType, Person, Store, Vocabulary};
+
+pub struct Fixture {
+    pub store: Store,
+    pub ada: Person,
+    pub _dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    pub fn as_ada(&self) -> Actor {
+        Actor {
+            person: self.ada.eid.clone(),
+            via: None,
+        }
+    }
+
+    pub async fn apply(&self, app: &str, body: Value) -> shed_store::Applied {
+        self.store
+            .apply(app, &self.as_ada(), body, None)
+            .await
+            .unwrap()
+    }
+
+    pub async fn refusal(&self, app: &str, body: Value) -> String {
+        self.store
+            .apply(app, &self.as_ada(), body, None)
+            .await
+            .unwrap_err()
+            .to_string()
+    }
+
+    pub async fn rows(&self, app: &str, line: &str) -> Vec<Value> {
+        self.store.query(app, line).await.unwrap().rows
+    }
+
+    pub async fn query_error(&self, app: &str, line: &str) -> String {
+        self.store.query(app, line).await.unwrap_err().to_string()
+    }
+}
+
+pub fn run_club() -> Vocabulary {
+    Vocabulary {
+        components: vec![
+            (
+                "jog".into(),
+                vec![
+                    ("who".into(), ColumnType::Text),
+                    ("miles".into(), ColumnType::Number),
+                    ("at".into(), ColumnType::Time),
+                ],
+            ),
+            (
+                "gear".into(),
+                vec![
+                    ("ready".into(), ColumnType::Bool),
+                    ("link".into(), ColumnType::Url),
+                    ("owner".into(), ColumnType::Ref),
+                ],
+            ),
+        ],
+    }
+}
+
+/// A fresh store with Ada and `jeff/runs` declared as the run club.
+pub async fn fixture() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("shed.db")).await.unwrap();
+    let ada = store.add_person("ada", "Ada Lovelace").await.unwrap();
+    store.declare("jeff/runs", &run_club()).await.unwrap();
+    Fixture {
+        store,
+        ada,
+        _dir: dir,
+    }
+}
+
+/// A fresh store with Ada and `jeff/runs` declaring one kind, `jog`, with
+/// these columns.
+pub async fn with_jog(columns: &[(&str, ColumnType)]) -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("shed.db")).await.unwrap();
+    let ada = store.add_person("ada", "Ada").await.unwrap();
+    let vocab = Vocabulary {
+        components: vec![(
+            "jog".into(),
+            columns
+                .iter()
+                .map(|(name, ty)| (name.to_string(), *ty))
+                .collect(),
+        )],
+    };
+    store.declare("jeff/runs", &vocab).await.unwrap();
+    Fixture {
+        store,
+        ada,
+        _dir: dir,
+    }
+}
+
+/// The eids of rows, in order.
+pub fn eids(rows: &[Value]) -> Vec<String> {
+    rows.iter()
+        .map(|r| r["entity"]["eid"].as_str().unwrap().to_string())
+        .collect()
+}

@@ -1,0 +1,189 @@
+//! A shed with the run club deployed as demo/runs, served with its broker's
+//! queue, and the `shed command` CLI run the way a harness runs it: over a
+//! cleared environment holding only the queue and the job id.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+pub const SHED: &str = env!("CARGO_BIN_EXE_shed");
+
+pub struct Served {
+    pub dir: tempfile::TempDir,
+    pub queue: PathBuf,
+    server: Child,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.server.kill();
+        let _ = self.server.wait();
+    }
+}
+
+/// `shed <args>` on the data folder, asserting it succeeds; its stdout.
+pub fn shed(data: &Path, args: &[&str]) -> String {
+    let out = Command::new(SHED)
+        .args(args)
+        .env("SHED_DATA", data)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "shed {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+impl Served {
+    /// Ada owns the space demo with the run club at demo/runs; Bob exists and
+    /// belongs nowhere. The server is up with its queue.
+    pub fn start() -> Served {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("d");
+        let run_club = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/run-club");
+        shed(&data, &["person", "add", "ada", "--name", "Ada"]);
+        shed(&data, &["person", "add", "bob", "--name", "Bob"]);
+        shed(&data, &["space", "add", "demo", "--owner", "ada"]);
+        shed(
+            &data,
+            &[
+                "deploy",
+                run_club.to_str().unwrap(),
+                "--to",
+                "demo/runs",
+                "--as",
+                "ada",
+                "--title",
+                "Run club",
+            ],
+        );
+        let queue = dir.path().join("q.sock");
+        let server = serve(&data, &queue);
+        wait_for(&queue);
+        Served { dir, queue, server }
+    }
+
+    pub fn data(&self) -> PathBuf {
+        self.dir.path().join("d")
+    }
+
+    /// `shed job create …`: the id it printed.
+    pub fn job(&self, args: &[&str]) -> String {
+        let mut all = vec!["job", "create"];
+        all.extend_from_slice(args);
+        let id = shed(&self.data(), &all);
+        let id = id.trim().to_string();
+        assert_eq!(id.len(), 32, "a job id is 128 bits in hex: {id}");
+        id
+    }
+
+    /// `shed command <args>` as the harness runs it: a cleared environment
+    /// with the queue and, when given, the job id; `stdin` as the args.
+    pub fn cli(&self, job: Option<&str>, args: &[&str], stdin: &str) -> Output {
+        cli(&self.queue, job, args, stdin)
+    }
+
+    /// `shed command run <name> --args-json - --json [extra…]`, asserting the
+    /// CLI exits 0 (the host answered); the outcome.
+    pub fn run(&self, job: &str, name: &str, args: Value, extra: &[&str]) -> Value {
+        let mut all = vec!["command", "run", name, "--args-json", "-", "--json"];
+        all.extend_from_slice(extra);
+        let out = self.cli(Some(job), &all, &args.to_string());
+        answered(&out)
+    }
+
+    /// `shed command list --json` for the job: the rows' names.
+    pub fn list(&self, job: &str) -> Vec<Value> {
+        let out = self.cli(Some(job), &["command", "list", "--json"], "");
+        let listing = answered(&out);
+        listing["commands"]
+            .as_array()
+            .unwrap_or_else(|| panic!("not a listing: {listing}"))
+            .clone()
+    }
+
+    /// The run club's data version, read through a job that may read it.
+    pub fn version(&self, job: &str) -> u64 {
+        let outcome = self.run(job, "demo/runs.leaderboard", serde_json::json!({}), &[]);
+        outcome["version"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("no version: {outcome}"))
+    }
+}
+
+pub fn serve(data: &Path, queue: &Path) -> Child {
+    Command::new(SHED)
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--queue",
+            queue.to_str().unwrap(),
+        ])
+        .env("SHED_DATA", data)
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits for the queue's socket to answer.
+pub fn wait_for(queue: &Path) {
+    let start = Instant::now();
+    while std::os::unix::net::UnixStream::connect(queue).is_err() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the queue never opened at {}",
+            queue.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+pub fn cli(queue: &Path, job: Option<&str>, args: &[&str], stdin: &str) -> Output {
+    let mut command = Command::new(SHED);
+    command
+        .args(args)
+        .env_clear()
+        .env("LOOM_PAGE_RPC_QUEUE", queue)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(job) = job {
+        command.env("LOOM_COMMAND_JOB_ID", job);
+    }
+    let mut child = command.spawn().unwrap();
+    if let Some(mut input) = child.stdin.take() {
+        let _ = input.write_all(stdin.as_bytes());
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// The CLI exited 0 with JSON: that JSON.
+pub fn answered(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "the CLI failed ({:?}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+pub fn names(rows: &[Value]) -> Vec<String> {
+    rows.iter()
+        .map(|r| r["name"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+pub fn a_run() -> Value {
+    serde_json::json!({ "who": "Ada", "miles": 5, "at": "2026-09-01" })
+}

@@ -1,0 +1,10 @@
+//! shed's integration tests, one binary: a module per subject (`cargo test -p shed --test it <module>::`).
+
+mod broker_harness;
+mod broker_protocol;
+mod broker_support;
+mod data_folder;
+mod mcp_sessions;
+mod slow_clients;
+mod slow_queries;
+mod web_door;

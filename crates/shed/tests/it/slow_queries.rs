@@ -1,0 +1,214 @@
+//! Queries that would run long, black-box: the real `shed` binary served
+//! over HTTP, one text of 300,000 characters per row written through the
+//! page api with a bearer token, then filter lines past the bounds (400 and
+//! their sentences), a pathological one within them (stopped at the read
+//! deadline with its sentence), and another person's small query answering
+//! while three pathological ones run.
+
+use crate::broker_support;
+
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use broker_support::{SHED, shed};
+use reqwest::{StatusCode, header};
+use serde_json::{Value, json};
+use shed_store::READ_DEADLINE;
+
+const TOO_LONG: &str = "this query took longer than 2 s and was stopped — narrow it: compare a column (= < >) rather than search with ~, or search a shorter piece of text";
+
+/// Rows of `jog.who` holding 300,000 `a`s each, written in applies of 3 (the page api takes 1 MiB at a time).
+const LONG_ROWS: usize = 60;
+const LONG_CHARS: usize = 300_000;
+
+/// How long past the deadline an answer may come: generous, the defect being
+/// answers that take as long as the whole scan (tens of seconds) or never come.
+const GRACE: Duration = Duration::from_secs(1);
+
+/// A served data folder: ada owns demo with the run club at demo/runs; bob
+/// views demo.
+struct Served {
+    child: Child,
+    port: u16,
+    data: tempfile::TempDir,
+    http: reqwest::Client,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Served {
+    fn start() -> Served {
+        let data = tempfile::tempdir().unwrap();
+        let on = |args: &[&str]| shed(data.path(), args);
+        on(&["person", "add", "ada", "--name", "Ada"]);
+        on(&["person", "add", "bob", "--name", "Bob"]);
+        on(&["space", "add", "demo", "--owner", "ada"]);
+        on(&["member", "add", "demo", "bob", "--role", "viewer"]);
+        let club = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/run-club");
+        on(&[
+            "deploy",
+            club.to_str().unwrap(),
+            "--to",
+            "demo/runs",
+            "--as",
+            "ada",
+        ]);
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new(SHED)
+            .args([
+                "serve",
+                "--listen",
+                &format!("127.0.0.1:{port}"),
+                "--public-url",
+                &format!("http://localhost:{port}"),
+            ])
+            .env("SHED_DATA", data.path())
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "shed serve did not start listening"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let at = SocketAddr::from(([127, 0, 0, 1], port));
+        let http = reqwest::Client::builder()
+            .resolve("demo.localhost", at)
+            .build()
+            .unwrap();
+        Served {
+            child,
+            port,
+            data,
+            http,
+        }
+    }
+
+    fn token(&self, handle: &str) -> String {
+        shed(self.data.path(), &["token", "create", handle])
+            .trim()
+            .to_string()
+    }
+
+    fn api(&self, what: &str) -> String {
+        format!("http://demo.localhost:{}/runs/api/{what}", self.port)
+    }
+
+    /// `./api/query?<line>` as `token`: the status and the JSON.
+    async fn query(&self, token: &str, line: &str) -> (StatusCode, Value) {
+        let response = self
+            .http
+            .get(format!("{}?{line}", self.api("query")))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap();
+        (response.status(), response.json().await.unwrap())
+    }
+
+    /// Writes [`LONG_ROWS`] runs whose `who` is [`LONG_CHARS`] `a`s.
+    async fn write_long_texts(&self, token: &str) {
+        let who = "a".repeat(LONG_CHARS);
+        for _ in 0..LONG_ROWS / 3 {
+            let bundles: Vec<Value> = (0..3)
+                .map(|i| json!({ "entity": { "eid": format!("$r{i}") }, "jog": { "who": who, "miles": 1 } }))
+                .collect();
+            let response = self
+                .http
+                .post(self.api("apply"))
+                .bearer_auth(token)
+                .header(
+                    header::ORIGIN,
+                    format!("http://demo.localhost:{}", self.port),
+                )
+                .json(&bundles)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status(), StatusCode::OK);
+        }
+    }
+}
+
+/// `~` a hundred characters each row almost holds: a row costs 100 × 300,000
+/// character tests, and none matches.
+fn pathological() -> String {
+    format!(".jog.who~{}b", "a".repeat(99))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn slow_queries_are_refused_or_stopped_and_others_are_answered() {
+    let served = Served::start();
+    let ada = served.token("ada");
+    let bob = served.token("bob");
+    served.write_long_texts(&ada).await;
+
+    // (a) Past the bounds: 400 and the sentence, before the database is asked.
+    let (status, body) = served
+        .query(&ada, &format!(".jog.who~{}b", "a".repeat(30_000)))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        body["error"],
+        "the ~ (contains) clauses of this line search for 30001 characters — at most 100 in one line; search for a shorter piece of the text, or for its words with q="
+    );
+    let (status, body) = served
+        .query(&ada, &vec![".jog.miles>1"; 1000].join("&"))
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        body["error"],
+        "this line has more than 32 clauses — say what you want in at most 32"
+    );
+
+    // (b) Within the bounds, stopped at the deadline with its sentence.
+    let started = Instant::now();
+    let (status, body) = served.query(&ada, &pathological()).await;
+    let took = started.elapsed();
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert_eq!(body["error"], TOO_LONG);
+    assert!(
+        took < READ_DEADLINE + GRACE,
+        "answered after {took:?}, deadline {READ_DEADLINE:?}"
+    );
+
+    // (c) Three at once hold up no one else: bob's small query answers.
+    let line = pathological();
+    let small = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let started = Instant::now();
+        let answer = served.query(&bob, ".jog!&limit=5").await;
+        (answer, started.elapsed())
+    };
+    let (one, two, three, ((status, body), took)) = tokio::join!(
+        served.query(&ada, &line),
+        served.query(&ada, &line),
+        served.query(&ada, &line),
+        small
+    );
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["rows"].as_array().map(Vec::len), Some(5));
+    assert!(
+        took < READ_DEADLINE + GRACE,
+        "bob's small query took {took:?} beside three slow ones"
+    );
+    for (status, body) in [one, two, three] {
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+        assert_eq!(body["error"], TOO_LONG);
+    }
+}
