@@ -9,7 +9,7 @@
 //! [`HostError`] whose text is the sentence to show, so every door says the
 //! same words.
 
-mod access;
+pub mod access;
 mod address;
 mod admin;
 pub mod agents;

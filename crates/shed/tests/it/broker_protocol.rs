@@ -526,3 +526,78 @@ fn an_editors_agent_cannot_change_who_may_read_an_app() {
     assert_eq!(kept["code"], "ok", "{kept}");
     assert_eq!(kept["body"]["access"], "private", "{kept}");
 }
+
+/// The rule book's matrix through `shed command run`: every app access ×
+/// every standing a job can have (a job always acts for a person, so never
+/// signed out) × read (`graph.query`) and write (`graph.apply`); each outcome
+/// is the rule book's verdict for the cell (`shed_host::access::may`), its
+/// sentence word for word, coded as the broker codes a host refusal.
+#[test]
+fn the_access_matrix_through_shed_command_run() {
+    use shed_host::access::{Act, Standing, Subject, may};
+    use shed_host::{Access, HostError, Role};
+
+    let served = Served::start();
+    let data = served.data();
+    let run_club = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/run-club");
+    for (handle, role) in [("vic", "viewer"), ("ed", "editor")] {
+        shed(&data, &["person", "add", handle]);
+        shed(&data, &["member", "add", "demo", handle, "--role", role]);
+    }
+    shed(&data, &["person", "add", "sam"]);
+    for (app, access) in [("demo/pub", "public"), ("demo/open", "open")] {
+        let folder = run_club.to_str().unwrap();
+        shed(
+            &data,
+            &[
+                "deploy", folder, "--to", app, "--as", "ada", "--access", access,
+            ],
+        );
+    }
+    let standings = [
+        ("sam", Standing::Outsider),
+        ("vic", Standing::Member(Role::Viewer)),
+        ("ed", Standing::Member(Role::Editor)),
+        ("ada", Standing::Member(Role::Owner)),
+    ];
+    let apps = [
+        ("demo/runs", Access::Private),
+        ("demo/pub", Access::Public),
+        ("demo/open", Access::Open),
+    ];
+    let mut cells = 0;
+    for (handle, standing) in standings {
+        let job = served.job(&["--person", handle]);
+        for (app, access) in apps {
+            for act in [Act::Read, Act::Write] {
+                let (name, args) = match act {
+                    Act::Read => ("graph.query", json!({"filter": ".jog!"})),
+                    _ => (
+                        "graph.apply",
+                        json!({"bundle": {"entity": {"eid": "$r"}, "jog": a_run()}}),
+                    ),
+                };
+                let outcome = served.run(&job, name, args, &["--loom", app]);
+                let subject = Subject {
+                    name: app,
+                    space: "demo",
+                    access,
+                };
+                let cell = format!("{name} on {app} as {handle}");
+                match may(subject, standing, act) {
+                    Ok(()) => assert_eq!(outcome["code"], "ok", "{cell}: {outcome}"),
+                    Err(error) => {
+                        let code = match error {
+                            HostError::NotFound(_) => "not-found",
+                            _ => "refused",
+                        };
+                        assert_eq!(outcome["code"], code, "{cell}: {outcome}");
+                        assert_eq!(outcome["message"], error.to_string(), "{cell}");
+                    }
+                }
+                cells += 1;
+            }
+        }
+    }
+    assert_eq!(cells, 4 * 3 * 2);
+}

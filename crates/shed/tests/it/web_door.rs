@@ -283,15 +283,27 @@ impl Shed {
     }
 
     /// One MCP request as `token`, as a 2026-07-28 client sends it: the whole answer.
-    async fn mcp_request(&self, token: &str, method: &str, name: &str, mut params: Value) -> Value {
+    async fn mcp_request(&self, token: &str, method: &str, name: &str, params: Value) -> Value {
+        self.mcp_request_as(Some(token), method, name, params).await
+    }
+
+    /// One MCP request as `token`, or signed out.
+    async fn mcp_request_as(
+        &self,
+        token: Option<&str>,
+        method: &str,
+        name: &str,
+        mut params: Value,
+    ) -> Value {
         params["_meta"] = json!({
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {} });
         let call = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
-        let response = self
-            .http
-            .post(format!("{}/mcp", self.url()))
-            .bearer_auth(token)
+        let mut request = self.http.post(format!("{}/mcp", self.url()));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        let response = request
             .header(header::ACCEPT, "application/json, text/event-stream")
             .header("mcp-protocol-version", "2026-07-28")
             .header("mcp-method", method)
@@ -305,8 +317,13 @@ impl Shed {
 
     /// One MCP `tools/call` as `token`: (isError, structuredContent or the text).
     async fn mcp(&self, token: &str, tool: &str, arguments: Value) -> (bool, Value) {
+        self.mcp_as(Some(token), tool, arguments).await
+    }
+
+    /// One MCP `tools/call` as `token`, or signed out.
+    async fn mcp_as(&self, token: Option<&str>, tool: &str, arguments: Value) -> (bool, Value) {
         let body = self
-            .mcp_request(
+            .mcp_request_as(
                 token,
                 "tools/call",
                 tool,
@@ -1279,6 +1296,145 @@ async fn a_sign_in_step_sent_to_another_browser_signs_nobody_in() {
         let (_, rows) = shed.query("runs", ".jog!&.created!", Some(&cookie)).await;
         for row in rows["rows"].as_array().unwrap() {
             assert_eq!(row["created"]["by"]["name"], "Ada", "{rows}");
+        }
+    }
+}
+
+/// The rule book's matrix, black-box: every app access × every standing
+/// (signed out, sam outside demo, vic viewer, ed editor, ada owner) × read
+/// and write, asked through a door; each answer must be the rule book's
+/// verdict for that cell, word for word (`shed_host::access::may`, whose own
+/// table test pins the verdicts and sentences).
+mod matrix {
+    use shed_host::access::{Act, Standing, Subject, may};
+    use shed_host::{Access, HostError, Role};
+
+    pub const STANDINGS: [(Option<&str>, Standing); 5] = [
+        (None, Standing::SignedOut),
+        (Some("sam"), Standing::Outsider),
+        (Some("vic"), Standing::Member(Role::Viewer)),
+        (Some("ed"), Standing::Member(Role::Editor)),
+        (Some("ada"), Standing::Member(Role::Owner)),
+    ];
+    pub const APPS: [(&str, Access); 3] = [
+        ("runs", Access::Private),
+        ("pub", Access::Public),
+        ("open", Access::Open),
+    ];
+    pub const ACTS: [Act; 2] = [Act::Read, Act::Write];
+
+    /// The rule book's answer for one cell: `None` to go ahead, else the
+    /// refusal's kind (`sign-in`, `not-found`, `refused`) and sentence.
+    pub fn verdict(
+        app: &str,
+        access: Access,
+        standing: Standing,
+        act: Act,
+    ) -> Option<(&'static str, String)> {
+        let name = format!("demo/{app}");
+        let subject = Subject {
+            name: &name,
+            space: "demo",
+            access,
+        };
+        may(subject, standing, act).err().map(|error| {
+            let kind = match error {
+                HostError::SignIn(_) => "sign-in",
+                HostError::NotFound(_) => "not-found",
+                HostError::Refused(_) => "refused",
+                _ => "other",
+            };
+            (kind, error.to_string())
+        })
+    }
+}
+
+#[tokio::test]
+async fn the_access_matrix_through_the_mcp_door() {
+    let shed = Shed::start().await;
+    let mut tokens = std::collections::HashMap::new();
+    for (handle, _) in matrix::STANDINGS {
+        if let Some(handle) = handle {
+            tokens.insert(handle, shed.token(handle));
+        }
+    }
+    let mut cells = 0;
+    for (app, access) in matrix::APPS {
+        for (handle, standing) in matrix::STANDINGS {
+            let token = handle.map(|h| tokens[h].as_str());
+            for act in matrix::ACTS {
+                let (tool, arguments) = match act {
+                    shed_host::access::Act::Read => (
+                        "graph_query",
+                        json!({"app": format!("demo/{app}"), "filter": ".jog!"}),
+                    ),
+                    _ => (
+                        "graph_apply",
+                        json!({"app": format!("demo/{app}"), "bundle": run("M", 1.0)}),
+                    ),
+                };
+                let (error, said) = shed.mcp_as(token, tool, arguments).await;
+                let expected = matrix::verdict(app, access, standing, act);
+                let cell = format!("{tool} on demo/{app} as {handle:?}");
+                match expected {
+                    None => assert!(!error, "{cell}: {said}"),
+                    Some((_, sentence)) => {
+                        assert!(error, "{cell} went ahead: {said}");
+                        assert_eq!(said, sentence, "{cell}");
+                    }
+                }
+                cells += 1;
+            }
+        }
+    }
+    assert_eq!(cells, 3 * 5 * 2);
+}
+
+#[tokio::test]
+async fn the_access_matrix_through_the_page_api() {
+    let shed = Shed::start().await;
+    let mut tokens = std::collections::HashMap::new();
+    for (handle, _) in matrix::STANDINGS {
+        if let Some(handle) = handle {
+            tokens.insert(handle, shed.token(handle));
+        }
+    }
+    for (app, access) in matrix::APPS {
+        for (handle, standing) in matrix::STANDINGS {
+            for act in matrix::ACTS {
+                let request = match act {
+                    shed_host::access::Act::Read => {
+                        shed.http.get(shed.demo(&format!("/{app}/api/query?.jog!")))
+                    }
+                    _ => shed
+                        .http
+                        .post(shed.demo(&format!("/{app}/api/apply")))
+                        .json(&run("W", 1.0)),
+                };
+                let request = match handle {
+                    Some(handle) => request.bearer_auth(&tokens[handle]),
+                    None => request,
+                };
+                let response = request.send().await.unwrap();
+                let status = response.status();
+                let body: Value = response.json().await.unwrap();
+                let cell = format!("{act:?} on demo/{app} as {handle:?}");
+                match matrix::verdict(app, access, standing, act) {
+                    None => assert_eq!(status, StatusCode::OK, "{cell}: {body}"),
+                    Some((kind, sentence)) => {
+                        let wanted = match kind {
+                            "sign-in" => StatusCode::UNAUTHORIZED,
+                            "not-found" => StatusCode::NOT_FOUND,
+                            _ => StatusCode::FORBIDDEN,
+                        };
+                        assert_eq!(
+                            (status, &body["error"]),
+                            (wanted, &json!(sentence)),
+                            "{cell}"
+                        );
+                    }
+                }
+            }
         }
     }
 }
