@@ -2,11 +2,10 @@
 //! the files it writes there 0600; a folder or database file already there
 //! that other accounts may open gets a warning naming the `chmod`.
 
-use std::net::{TcpListener, TcpStream};
+use crate::listening::{free_port, wait_until_listening};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 const SHED: &str = env!("CARGO_BIN_EXE_shed");
 
@@ -44,11 +43,7 @@ fn shed_stderr(data: &Path, args: &[&str]) -> String {
 fn shed_up_makes_a_new_data_folder_and_its_files_private() {
     let parent = tempfile::tempdir().unwrap();
     let data = parent.path().join("data");
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let _up = Up(Command::new(SHED)
         .args(["up", "--listen", &format!("127.0.0.1:{port}")])
         .arg("--data")
@@ -58,11 +53,7 @@ fn shed_up_makes_a_new_data_folder_and_its_files_private() {
         .spawn()
         .unwrap());
     // It listens once the example is deployed and the queue is open.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "shed up did not start listening");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_until_listening(port);
     assert_eq!(mode(&data), "700", "the data folder");
     for file in [
         "shed.db",

@@ -4,6 +4,7 @@ mod broker_harness;
 mod broker_protocol;
 mod broker_support;
 mod data_folder;
+mod listening;
 mod mcp_sessions;
 mod slow_clients;
 mod slow_queries;

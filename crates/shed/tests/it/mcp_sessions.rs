@@ -5,9 +5,9 @@
 //! nor keep a signed-in caller out; past the per-address cap an `initialize`
 //! is a 503 with a sentence; a session that asks nothing is closed soon.
 
+use crate::listening::{free_port, wait_until_listening};
 use std::{
     io::{BufRead, BufReader},
-    net::{TcpListener, TcpStream},
     process::{Child, Command, Stdio},
     sync::{
         Arc,
@@ -59,11 +59,7 @@ impl Drop for Served {
 /// Runs `shed up` on a free loopback port and reads the token it prints.
 fn start() -> Served {
     let data = tempfile::tempdir().unwrap();
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let mut child = Command::new(SHED)
         .args(["up", "--listen", &format!("127.0.0.1:{port}")])
         .arg("--data")
@@ -79,11 +75,7 @@ fn start() -> Served {
         .expect("shed up prints a token");
     // Keep reading what it prints, so it never writes into a closed pipe.
     std::thread::spawn(move || lines.for_each(drop));
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "shed up did not start listening");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_until_listening(port);
     Served {
         child,
         url: format!("http://127.0.0.1:{port}/mcp"),

@@ -3,8 +3,9 @@
 //! still answer a whole request, and must close the half-sent and the idle
 //! kept-alive connections by itself. Loopback only; every wait is bounded.
 
+use crate::listening::{free_port, wait_until_listening};
 use std::io::{ErrorKind, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -42,11 +43,7 @@ impl Shed {
     /// Starts `shed up` allowed at most [`FILE_LIMIT`] open files.
     fn start() -> Shed {
         let data = tempfile::tempdir().unwrap();
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = free_port();
         let mut command = Command::new(SHED);
         command
             .args([
@@ -76,11 +73,7 @@ impl Shed {
             });
         }
         let child = command.spawn().unwrap();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "shed up did not start listening");
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        wait_until_listening(port);
         Shed {
             child,
             port,

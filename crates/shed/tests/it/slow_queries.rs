@@ -7,7 +7,8 @@
 
 use crate::broker_support;
 
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use crate::listening::{free_port, wait_until_listening};
+use std::net::SocketAddr;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -60,11 +61,7 @@ impl Served {
             "--as",
             "ada",
         ]);
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = free_port();
         let child = Command::new(SHED)
             .args([
                 "serve",
@@ -78,14 +75,7 @@ impl Served {
             .stdout(Stdio::null())
             .spawn()
             .unwrap();
-        let started = Instant::now();
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                started.elapsed() < Duration::from_secs(30),
-                "shed serve did not start listening"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        wait_until_listening(port);
         let at = SocketAddr::from(([127, 0, 0, 1], port));
         let http = reqwest::Client::builder()
             .resolve("demo.localhost", at)

@@ -5,11 +5,11 @@
 //! Traversal attempts go over a raw socket, since an HTTP client would
 //! tidy `..` away before sending.
 
+use crate::listening::{free_port, wait_until_listening};
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 use reqwest::StatusCode;
 use reqwest::header::{self, HeaderMap};
@@ -88,11 +88,7 @@ impl Shed {
         // Private, as shed makes a data folder, so it warns of nothing.
         let private = std::os::unix::fs::PermissionsExt::from_mode(0o700);
         std::fs::set_permissions(data.path(), private).unwrap();
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = free_port();
         let on = |args: &[&str]| shed_on(data.path(), port, args);
         for (handle, name) in [("ada", "Ada"), ("ed", "Ed"), ("vic", "Vic"), ("sam", "Sam")] {
             on(&["person", "add", handle, "--name", name]);
@@ -134,14 +130,7 @@ impl Shed {
             .stdout(Stdio::null())
             .spawn()
             .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "shed serve did not start listening"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        wait_until_listening(port);
         let at = SocketAddr::from(([127, 0, 0, 1], port));
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
