@@ -12,12 +12,13 @@
 //! - The information-flow [`Label`] of every answer.
 
 mod builtins;
+mod command;
 mod jobs;
 mod label;
 mod rows;
 mod run;
 
+pub use command::{AgentCall, CommandRow, Effect, Origin};
 pub use jobs::{Job, JobState, now_millis};
 pub use label::{Integrity, Label};
-pub use rows::{CommandRow, Effect};
-pub use run::{AgentAnswer, AgentCall, Origin};
+pub use run::AgentAnswer;

@@ -5,51 +5,14 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
-
-use super::builtins::{Scope, builtin};
+use super::builtins::Builtin;
+use super::command::{AgentCall, Scope, split_app_command};
 use super::label::Label;
-use super::rows::split_app_command;
 use crate::access::{Act, may};
 use crate::names::shown;
 use crate::registry::LiveApp;
 use crate::run::decide_and_fill;
 use crate::{Answer, Caller, Host, HostError};
-
-/// Where a call comes from, as the command layer sees it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Origin {
-    /// A session's agent; every call the broker stamps.
-    Session,
-    /// A piece's verb, called through the piece (a page) that holds it.
-    Pattern,
-}
-
-impl Origin {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Origin::Session => "session",
-            Origin::Pattern => "pattern",
-        }
-    }
-}
-
-/// One call to run.
-#[derive(Clone, Debug)]
-pub struct AgentCall {
-    /// `demo/runs.log_run` or a built-in's name.
-    pub name: String,
-    /// The command's arguments, an object.
-    pub args: Value,
-    /// The app a built-in of scope loom acts on (`--loom`); for an app
-    /// command, when given, it must name the command's own app.
-    pub loom: Option<String>,
-    /// Refuse unless the app's data version is this (`--expect`).
-    pub expect: Option<u64>,
-    pub origin: Origin,
-    /// The commands the person consented to for this call (a row's `grant`).
-    pub consented: Vec<String>,
-}
 
 /// What a call came to.
 #[derive(Debug)]
@@ -101,25 +64,25 @@ impl Host {
                 .run_app_command(caller, call, app_name, command, acted_on)
                 .await;
         }
-        let Some(builtin) = builtin(&call.name) else {
+        let Some(builtin) = Builtin::named(&call.name) else {
             return Err(HostError::NotFound(format!(
                 "no command {} — `shed command list --json` lists the commands this job may run",
                 shown(&call.name)
             )));
         };
-        match (builtin.scope, &call.loom) {
+        match (builtin.scope(), &call.loom) {
             (Scope::Loom, Some(loom)) => {
                 let (app, standing) = self.named_app(caller, loom).await?;
                 may(app.subject(), standing, Act::Read)?;
                 *acted_on = Some(app.clone());
                 self.check_expect(&app, call).await?;
-                self.run_builtin(builtin, caller, call, Some(&app)).await
+                builtin.run(self, caller, call, Some(&app)).await
             }
             (Scope::Global, _) if call.expect.is_some() => Err(HostError::BadInput(format!(
                 "{} acts on no app, so there is no version to expect — leave --expect out",
-                builtin.name
+                builtin.name()
             ))),
-            _ => self.run_builtin(builtin, caller, call, None).await,
+            _ => builtin.run(self, caller, call, None).await,
         }
     }
 

@@ -1,0 +1,59 @@
+//! `space.invite`: an owner of a space makes a person a member of it, with a
+//! role (run by a person, not by an agent acting for them).
+
+use serde_json::json;
+
+use super::body::{BuiltinCommand, Invocation};
+use super::row::{BuiltinRow, Declarations};
+use crate::access::{Act, Standing, Subject, may};
+use crate::agents::command::{Effect, Scope};
+use crate::{Answer, HostError, Role};
+
+pub(super) struct SpaceInvite;
+
+impl BuiltinCommand for SpaceInvite {
+    const ROW: BuiltinRow = BuiltinRow {
+        name: "space.invite",
+        title: "Invite a person into a space",
+        description: "Makes a person a member of a space you own, with a role.",
+        effect: Effect::Write,
+        scope: Scope::Global,
+        input: || {
+            json!({ "type": "object", "properties": {
+                "space": { "type": "string" },
+                "handle": { "type": "string" },
+                "role": { "enum": ["owner", "editor", "viewer"] } },
+                "required": ["space", "handle", "role"] })
+        },
+        outputs: || json!({ "space": {}, "handle": {}, "role": {} }),
+        declarations: Declarations {
+            actors: Some(&["person"]),
+            ..Declarations::NONE
+        },
+    };
+
+    async fn run(invocation: &Invocation<'_>) -> Result<Answer, HostError> {
+        let role = invocation
+            .args
+            .required_text("role")?
+            .parse::<Role>()
+            .map_err(|e| HostError::BadInput(e.to_string()))?;
+        let space = invocation.args.required_text("space")?;
+        let handle = invocation.args.required_text("handle")?;
+        let host = invocation.host;
+        let reach = host.reach(invocation.caller).await?;
+        may(
+            Subject::space(&space),
+            Standing::of(true, reach.role(&space)),
+            Act::Invite,
+        )?;
+        host.add_member(&space, &handle, role).await?;
+        Ok(Answer {
+            text: format!(
+                "space.invite: {handle} is now {} of {space}",
+                role.with_article()
+            ),
+            data: json!({ "space": space, "handle": handle, "role": role.as_str() }),
+        })
+    }
+}
