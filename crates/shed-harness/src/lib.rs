@@ -8,7 +8,8 @@
 //! [`schema`] and [`listing`] make `list_commands`; [`calls`] and
 //! [`outcome`] make `run_command`; [`labels`] and [`journal`] measure
 //! answers; [`policy`] judges tool calls; [`harness`] ties a run together;
-//! [`cli`], [`model`] and [`mcp`] are the three ways to drive it.
+//! [`cli`], [`model`] and [`mcp`] are the three ways to drive it, and
+//! [`transcript`] writes a run's record.
 
 pub mod calls;
 pub mod catalog;
@@ -26,6 +27,7 @@ pub mod policy;
 pub mod schema;
 pub mod signature;
 pub mod tools;
+pub mod transcript;
 
 #[cfg(test)]
 mod proptests;
