@@ -14,6 +14,7 @@ use crate::labels::Ceiling;
 use crate::model::{ModelSettings, run_task};
 use crate::policy::{Mode, PolicyTrace, TaskSlot};
 use crate::tools::{ALL_TOOLS, ToolName};
+use crate::transcript;
 
 const AFTER_HELP: &str = "\
 Without a host configuration (--loom-commands-config or CF_HARNESS_LOOM_COMMANDS_CONFIG)
@@ -249,12 +250,12 @@ async fn execute(cli: Cli, deps: RunCliDependencies) -> i32 {
             return 2;
         }
     };
-    let transcript = cli.common.transcript.clone();
+    let transcript_path = cli.common.transcript.clone();
     match cli.command {
-        Command::Tool(args) => tool(settings, args, transcript.as_deref()).await,
+        Command::Tool(args) => tool(settings, args, transcript_path.as_deref()).await,
         Command::Mcp => {
             let harness = Arc::new(Harness::new(settings));
-            match crate::mcp::serve(harness, transcript).await {
+            match crate::mcp::serve(harness, transcript_path).await {
                 Ok(()) => 0,
                 Err(e) => {
                     eprintln!("error: {e}");
@@ -262,11 +263,11 @@ async fn execute(cli: Cli, deps: RunCliDependencies) -> i32 {
                 }
             }
         }
-        Command::Run(args) => run(settings, args, transcript.as_deref()).await,
+        Command::Run(args) => run(settings, args, transcript_path.as_deref()).await,
     }
 }
 
-async fn tool(settings: RunSettings, args: ToolArgs, transcript: Option<&Path>) -> i32 {
+async fn tool(settings: RunSettings, args: ToolArgs, transcript_path: Option<&Path>) -> i32 {
     let checked = (|| {
         let tool = ToolName::parse(&args.name)
             .ok_or_else(|| ArgumentError::UnknownTool(args.name.clone()))?;
@@ -297,10 +298,13 @@ async fn tool(settings: RunSettings, args: ToolArgs, transcript: Option<&Path>) 
         "{}",
         serde_json::to_string_pretty(&result).unwrap_or_default()
     );
-    write_transcript(transcript, json!({ "journal": harness.journal_json() }))
+    transcript::write(
+        transcript_path,
+        json!({ "journal": harness.journal_json() }),
+    )
 }
 
-async fn run(settings: RunSettings, args: RunArgs, transcript: Option<&Path>) -> i32 {
+async fn run(settings: RunSettings, args: RunArgs, transcript_path: Option<&Path>) -> i32 {
     let slot = settings.task_slot;
     let harness = Harness::new(settings);
     let model = ModelSettings {
@@ -326,21 +330,6 @@ async fn run(settings: RunSettings, args: RunArgs, transcript: Option<&Path>) ->
         "messages": messages,
         "journal": harness.journal_json(),
     });
-    let written = write_transcript(transcript, record);
+    let written = transcript::write(transcript_path, record);
     if code == 0 { written } else { code }
-}
-
-/// Writes the run's record; 1 when it could not be written.
-pub fn write_transcript(path: Option<&Path>, record: Value) -> i32 {
-    let Some(path) = path else {
-        return 0;
-    };
-    let text = serde_json::to_string_pretty(&record).unwrap_or_default();
-    match std::fs::write(path, text) {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("error: cannot write the transcript {}: {e}", path.display());
-            1
-        }
-    }
 }

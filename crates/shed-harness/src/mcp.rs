@@ -12,8 +12,8 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 
-use crate::cli::write_transcript;
 use crate::harness::{CancelFlag, Harness};
+use crate::transcript;
 
 /// The MCP face of one run.
 pub struct McpServer {
@@ -91,7 +91,7 @@ impl ServerHandler for McpServer {
             .call_cancellable(&request.name, input, &cancel)
             .await;
         watcher.abort();
-        write_transcript(
+        transcript::write(
             self.transcript.as_deref(),
             json!({ "journal": self.harness.journal_json() }),
         );

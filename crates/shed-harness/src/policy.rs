@@ -1,6 +1,6 @@
-//! Policy: which tool calls a run may make, judged by the tool's effect class,
-//! the run's mode and the slot its task is bound in, and the JSONL trace every
-//! decision is written to.
+//! Policy: which tool calls a run may make, judged by the tool's effect class
+//! (from [`crate::tools`]), the run's mode and the slot its task is bound in,
+//! and the JSONL trace every decision is written to.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use serde_json::json;
 
-use crate::tools::ToolName;
+use crate::tools::{EffectClass, ToolName};
 
 /// The run's policy mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -53,22 +53,6 @@ impl TaskSlot {
             TaskSlot::Context => "context",
             TaskSlot::Quoted => "quoted",
             TaskSlot::Absent => "absent",
-        }
-    }
-}
-
-/// A tool's effect class.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EffectClass {
-    Read,
-    Write,
-}
-
-impl EffectClass {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EffectClass::Read => "read",
-            EffectClass::Write => "write",
         }
     }
 }

@@ -1,9 +1,24 @@
-//! The three command tools: their names, effect classes, and the
-//! descriptions and input schemas a model or MCP client is shown.
+//! The three command tools: their names, their effect classes (what the
+//! policy judges a call by), and the descriptions and input schemas a model or
+//! MCP client is shown.
 
 use serde_json::{Value, json};
 
-use crate::policy::EffectClass;
+/// A tool's effect class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EffectClass {
+    Read,
+    Write,
+}
+
+impl EffectClass {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EffectClass::Read => "read",
+            EffectClass::Write => "write",
+        }
+    }
+}
 
 /// One of the harness's tools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
