@@ -6,6 +6,7 @@ mod broker_support;
 mod data_folder;
 mod listening;
 mod mcp_sessions;
+mod module_graph;
 mod slow_clients;
 mod slow_queries;
 mod web_door;
