@@ -5,10 +5,8 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use shed_host::agents::{Job, now_millis};
+use shed_host::agents::{Job, JobScope, now_millis};
 use shed_host::{Host, HostError};
-
-use crate::scope::Scope;
 
 /// A job's life when `--ttl` is not given.
 pub const DEFAULT_TTL: &str = "24h";
@@ -78,7 +76,7 @@ pub async fn create(
     } else {
         allow
     };
-    Scope::new(&allow, &read_only).map_err(|e| JobError::BadInput(e.0))?;
+    JobScope::new(&allow, &read_only).map_err(|e| JobError::BadInput(e.0))?;
     Ok(host.create_job(person, allow, read_only, Some(ttl)).await?)
 }
 

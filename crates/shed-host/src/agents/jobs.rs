@@ -9,7 +9,7 @@ use shed_store::JobRecord;
 use crate::names::shown;
 use crate::{Caller, Host, HostError, Person};
 
-/// An agent's run for a person, with the scope the broker holds it to.
+/// An agent's run for a person, with the scope it is held to.
 #[derive(Clone, Debug)]
 pub struct Job {
     /// 32 lowercase hex digits.
@@ -82,7 +82,8 @@ fn no_job(id: &str) -> HostError {
 
 impl Host {
     /// Makes a job for the person `handle`, scoped by the globs (checked by
-    /// the broker before it calls this), ending after `ttl` when one is given.
+    /// [`JobScope::new`](super::JobScope::new) before this is called), ending
+    /// after `ttl` when one is given.
     pub async fn create_job(
         &self,
         handle: &str,
