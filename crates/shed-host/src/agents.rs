@@ -1,9 +1,9 @@
 //! Agents: what the host offers a person's agent through the host-command
 //! protocol (the broker of `shed-broker` is its door).
 //!
-//! - [`Job`]s: an agent's run for a person, with the globs of its
-//!   [`JobScope`]; the agent acts as [`Caller::Agent`](crate::Caller),
-//!   `agent:<job>`.
+//! - [`Job`]s: an agent's run for a person, with the globs of its scope
+//!   (`scope`, checked when the job is made); the agent acts as
+//!   [`Caller::Agent`](crate::Caller), `agent:<job>`.
 //! - A job's two calls, which the broker serves: its listing
 //!   ([`Host::job_commands`]) and one run ([`Host::job_run`], a typed
 //!   [`JobOutcome`]). Every job decision is made there: the job runs, its
