@@ -6,6 +6,8 @@
 //! with the sentences that refuse. The answer is typed; the broker turns it
 //! into the wire's JSON and its `code` words.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value};
 
 use super::builtins::Builtin;
@@ -181,10 +183,7 @@ impl Host {
 
     /// The job a request names, running, with its scope; else the sentence
     /// refusing it.
-    async fn running_job(
-        &self,
-        id: Option<&str>,
-    ) -> Result<(Job, std::sync::Arc<JobScope>), JobRefusal> {
+    async fn running_job(&self, id: Option<&str>) -> Result<(Job, Arc<JobScope>), JobRefusal> {
         let Some(id) = id.filter(|id| !id.is_empty()) else {
             return Err(JobRefusal::Forbidden(
                 "no job — the request carries no LOOM_COMMAND_JOB_ID; the broker runs commands only for a job \
