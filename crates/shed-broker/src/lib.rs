@@ -4,12 +4,11 @@
 //! - [`Queue`]: the broker's Unix socket (mode 0600), one JSON request and one
 //!   JSON answer per connection, held by `shed serve` under an exclusive lock
 //!   on the data directory.
-//! - [`Broker`]: answers a request for a job. It checks the job (there is one,
-//!   it is not ended or expired), narrows the person's commands to the job's
-//!   [`Scope`], stamps `readOnlyGranted`, refuses a `--read-only` run the
-//!   grant does not cover, fills `x-source` inputs from the job, and runs the
-//!   command as the job's agent through shed-host — the door adds no rule of
-//!   access but the job's scope.
+//! - [`Broker`]: answers a request for a job by one call to shed-host
+//!   (`Host::job_commands`, `Host::job_run`), which decides everything — the
+//!   job, its scope and read-only grant, the inputs filled from the job, and
+//!   the person's access — and turns the typed answer into the wire's JSON
+//!   and its [`Code`] words ([`Outcome`]). The door adds no rule of its own.
 //! - [`client`]: the CLI's side (`shed command list|run`): std only, no
 //!   runtime, so a process starts, asks and exits fast.
 //! - [`jobs`]: what `shed job create|end|list` needs beside the host.
@@ -20,12 +19,10 @@ pub mod jobs;
 mod outcome;
 pub mod protocol;
 mod queue;
-mod scope;
 
 pub use broker::Broker;
 pub use outcome::{Code, Outcome};
 pub use queue::{Queue, QueueError};
-pub use scope::{BadGlob, Scope};
 
 /// The variable naming the broker's queue (a Unix socket path).
 pub const QUEUE_ENV_VAR: &str = "LOOM_PAGE_RPC_QUEUE";

@@ -1,18 +1,11 @@
 //! An outcome: the one answer of `shed command run`, `{ ok, id, code,
-//! mayHaveLanded, completed, body, ifc, version, message }`.
+//! mayHaveLanded, completed, body, ifc, version, message }` — the host's
+//! typed [`JobOutcome`] in the wire's words.
 
 use serde::Serialize;
 use serde_json::Value;
 use shed_host::HostError;
-use shed_host::agents::Label;
-
-/// The label of the broker's own sentences: they hold nobody's data.
-pub(crate) fn public() -> Label {
-    Label {
-        readers: vec!["public".to_string()],
-        integrity: shed_host::agents::Integrity::Trusted,
-    }
-}
+use shed_host::agents::{JobOutcome, JobRefusal, Label};
 
 /// What became of a call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -20,7 +13,7 @@ pub(crate) fn public() -> Label {
 pub enum Code {
     /// The command ran.
     Ok,
-    /// The broker refused it: no job, an ended or expired one, or a command
+    /// The job refused it: no job, an ended or expired one, or a command
     /// outside the job's scope or read-only grant.
     Forbidden,
     /// The command layer refused it: the person's access, or a declaration.
@@ -44,6 +37,15 @@ impl Code {
             HostError::NotFound(_) => Code::NotFound,
             HostError::Conflict(_) => Code::Conflict,
             HostError::Internal(_) => Code::Error,
+        }
+    }
+
+    /// The code a job's refusal is.
+    pub fn of_refusal(refusal: &JobRefusal) -> Code {
+        match refusal {
+            JobRefusal::Forbidden(_) => Code::Forbidden,
+            JobRefusal::Failed(_) => Code::Error,
+            JobRefusal::Host(error) => Code::of(error),
         }
     }
 }
@@ -76,9 +78,38 @@ impl Outcome {
         format!("{:032x}", rand::random::<u128>())
     }
 
-    /// The broker's own refusal, which nothing ran behind.
-    pub fn forbidden(message: String, ifc: Label) -> Outcome {
-        Outcome::refusal(Code::Forbidden, message, ifc)
+    /// What a job's run came to.
+    pub fn of_job(outcome: JobOutcome) -> Outcome {
+        let (ok, code, body, message) = match outcome.answer {
+            Ok(answer) => (true, Code::Ok, answer.data, answer.text),
+            Err(refusal) => (
+                false,
+                Code::of_refusal(&refusal),
+                Value::Null,
+                refusal.to_string(),
+            ),
+        };
+        Outcome {
+            ok,
+            id: Outcome::new_id(),
+            code,
+            may_have_landed: outcome.may_have_landed,
+            completed: outcome.completed,
+            body,
+            ifc: outcome.label,
+            version: outcome.version,
+            message,
+        }
+    }
+
+    /// A job's listing refused: nothing ran, and its sentence holds nobody's
+    /// data.
+    pub fn of_refusal(refusal: &JobRefusal) -> Outcome {
+        Outcome::refusal(
+            Code::of_refusal(refusal),
+            refusal.to_string(),
+            Label::public(),
+        )
     }
 
     /// An answer with nothing run behind it.

@@ -15,7 +15,9 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{UnixListener, UnixStream};
 
-use crate::outcome::{Code, Outcome, public};
+use shed_host::agents::Label;
+
+use crate::outcome::{Code, Outcome};
 use crate::protocol::{MAX_REQUEST_BYTES, read_request};
 use crate::{Broker, SERVE_LOCK_NAME};
 
@@ -193,7 +195,7 @@ async fn serve_one(broker: Arc<Broker>, mut stream: UnixStream) {
     let answer = match read {
         Ok(Ok(_)) => match read_request(&request) {
             Ok(request) => broker.answer(request).await,
-            Err(why) => Outcome::refusal(Code::BadArgs, why, public()).to_json(),
+            Err(why) => Outcome::refusal(Code::BadArgs, why, Label::public()).to_json(),
         },
         Ok(Err(error)) => {
             tracing::debug!(%error, "a connection to the queue failed before its request was whole");
@@ -202,7 +204,7 @@ async fn serve_one(broker: Arc<Broker>, mut stream: UnixStream) {
         Err(_) => Outcome::refusal(
             Code::BadArgs,
             format!("the request took longer than {}s to arrive — send it whole, then close the sending side", REQUEST_TIMEOUT.as_secs()),
-            public(),
+            Label::public(),
         )
         .to_json(),
     };

@@ -1,8 +1,14 @@
 //! Agents: what the host offers a person's agent through the host-command
 //! protocol (the broker of `shed-broker` is its door).
 //!
-//! - [`Job`]s: an agent's run for a person, with the globs the broker scopes
-//!   it by; the agent acts as [`Caller::Agent`](crate::Caller), `agent:<job>`.
+//! - [`Job`]s: an agent's run for a person, with the globs of its scope
+//!   (`scope`, checked when the job is made); the agent acts as
+//!   [`Caller::Agent`](crate::Caller), `agent:<job>`.
+//! - A job's two calls, which the broker serves: its listing
+//!   ([`Host::job_commands`]) and one run ([`Host::job_run`], a typed
+//!   [`JobOutcome`]). Every job decision is made there: the job runs, its
+//!   scope admits the command, its read-only grant covers the run, and the
+//!   inputs filled from the job.
 //! - The protocol's command rows ([`CommandRow`]): every app command the
 //!   person reaches, named `<space>/<app>.<command>`, and the platform's
 //!   built-in commands with their declarations.
@@ -13,12 +19,17 @@
 
 mod builtins;
 mod command;
+mod job_calls;
 mod jobs;
 mod label;
 mod rows;
 mod run;
+mod scope;
 
 pub use command::{AgentCall, CommandRow, Effect, Origin};
+pub use job_calls::{JobOutcome, JobRefusal, RunCall};
 pub use jobs::{Job, JobState, now_millis};
 pub use label::{Integrity, Label};
 pub use run::AgentAnswer;
+pub(crate) use scope::JobScopes;
+pub use scope::{BadGlob, JobScope};

@@ -99,6 +99,8 @@ struct Inner {
     /// The deploy counter when the host opened: the watcher reports what follows.
     opened_at_deploy: i64,
     watcher: OnceLock<()>,
+    /// Each job's compiled scope.
+    job_scopes: agents::JobScopes,
 }
 
 impl Host {
@@ -134,6 +136,7 @@ impl Host {
                 deploys,
                 opened_at_deploy,
                 watcher: OnceLock::new(),
+                job_scopes: agents::JobScopes::default(),
             }),
         })
     }

@@ -50,8 +50,8 @@ pub struct CommandRow {
     pub name: String,
     pub effect: Effect,
     /// The row as listed (name, title, description, inputSchema, outputs,
-    /// effect, scope, and a built-in's declarations), without the broker's
-    /// `readOnlyGranted` stamp.
+    /// effect, scope, and a built-in's declarations); a job's listing adds
+    /// its `readOnlyGranted` stamp.
     pub row: Map<String, Value>,
 }
 

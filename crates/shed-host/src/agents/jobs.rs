@@ -6,10 +6,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use shed_store::JobRecord;
 
+use super::scope::JobScope;
 use crate::names::shown;
 use crate::{Caller, Host, HostError, Person};
 
-/// An agent's run for a person, with the scope the broker holds it to.
+/// An agent's run for a person, with the scope it is held to.
 #[derive(Clone, Debug)]
 pub struct Job {
     /// 32 lowercase hex digits.
@@ -81,8 +82,9 @@ fn no_job(id: &str) -> HostError {
 }
 
 impl Host {
-    /// Makes a job for the person `handle`, scoped by the globs (checked by
-    /// the broker before it calls this), ending after `ttl` when one is given.
+    /// Makes a job for the person `handle`, scoped by the globs (a glob that
+    /// is not one is refused before anything else), ending after `ttl` when
+    /// one is given.
     pub async fn create_job(
         &self,
         handle: &str,
@@ -90,6 +92,7 @@ impl Host {
         read_only: Vec<String>,
         ttl: Option<Duration>,
     ) -> Result<Job, HostError> {
+        JobScope::new(&allow, &read_only).map_err(|e| HostError::BadInput(e.0))?;
         let caller = self.caller_for_handle(handle).await?;
         let person = caller
             .person()

@@ -27,6 +27,15 @@ pub struct Label {
 }
 
 impl Label {
+    /// The label of what holds nobody's data: a job's own refusals, a
+    /// request the broker could not read.
+    pub fn public() -> Label {
+        Label {
+            readers: vec!["public".to_string()],
+            integrity: Integrity::Trusted,
+        }
+    }
+
     /// The label of an app's data.
     pub(crate) fn of_app(app: &LiveApp) -> Label {
         let integrity = if access::trusted(app.access) {

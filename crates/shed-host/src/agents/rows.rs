@@ -1,21 +1,25 @@
 //! The protocol's command rows (`shed command list --json`): every command of
 //! every app in the person's reach, named `<space>/<app>.<command>` with
-//! scope `app`, and the built-in commands beside them. The broker narrows
-//! them to a job's scope and stamps `readOnlyGranted`; the rest is here.
+//! scope `app`, and the built-in commands beside them. A job's listing
+//! (`job_calls`) narrows them to its scope and stamps `readOnlyGranted`.
 
 use serde_json::json;
 use shed_manifest::Command;
 
 use super::builtins::Builtin;
-use super::command::{CommandRow, Effect, into_map, split_app_command};
+use super::command::{CommandRow, Effect, into_map};
 use crate::address::without_scheme;
-use crate::registry::LiveApp;
+use crate::reach::Reach;
+use crate::registry::{LiveApp, Snapshot};
 use crate::{Caller, Host, HostError};
 
 impl Host {
     /// Every command the caller's person reaches: the apps' commands, in the
     /// `commands` listing's order, then the built-ins.
-    pub async fn agent_commands(&self, caller: &Caller) -> Result<Vec<CommandRow>, HostError> {
+    pub(super) async fn agent_commands(
+        &self,
+        caller: &Caller,
+    ) -> Result<Vec<CommandRow>, HostError> {
         let (reach, snapshot) = self.reach_and_snapshot(caller).await?;
         let mut rows: Vec<CommandRow> = reach
             .apps(&snapshot)
@@ -30,28 +34,22 @@ impl Host {
         rows.extend(Builtin::ALL.map(Builtin::row));
         Ok(rows)
     }
+}
 
-    /// The row of one command the caller's person reaches, if there is one.
-    pub async fn agent_command(
-        &self,
-        caller: &Caller,
-        name: &str,
-    ) -> Result<Option<CommandRow>, HostError> {
-        let (reach, snapshot) = self.reach_and_snapshot(caller).await?;
-        let Some((app_name, command)) = split_app_command(name) else {
-            return Ok(Builtin::named(name).map(Builtin::row));
-        };
-        let app = reach
-            .apps(&snapshot)
-            .into_iter()
-            .find(|app| app.name == app_name)
-            .cloned();
-        Ok(app.and_then(|app| {
-            app.manifest
-                .command(command)
-                .map(|command| app_row(&app, command))
-        }))
-    }
+/// The row of `app_name`'s command `command` (`demo/runs`, `log_run`), if
+/// the app is in reach and has one.
+pub(super) fn app_command_row(
+    reach: &Reach,
+    snapshot: &Snapshot,
+    (app_name, command): (&str, &str),
+) -> Option<CommandRow> {
+    let app = reach
+        .apps(snapshot)
+        .into_iter()
+        .find(|app| app.name == app_name)?;
+    app.manifest
+        .command(command)
+        .map(|command| app_row(app, command))
 }
 
 /// An app command's row.

@@ -10,7 +10,8 @@ use super::command::{AgentCall, Scope, split_app_command};
 use super::label::Label;
 use crate::access::{Act, may};
 use crate::names::shown;
-use crate::registry::LiveApp;
+use crate::reach::Reach;
+use crate::registry::{LiveApp, Snapshot};
 use crate::run::decide_and_fill;
 use crate::{Answer, Caller, Host, HostError};
 
@@ -30,8 +31,19 @@ impl Host {
     /// Runs one call as `caller` (the broker's agent, usually). Never fails
     /// as a whole: a refusal is an answer too, with its label and version.
     pub async fn agent_run(&self, caller: &Caller, call: &AgentCall) -> AgentAnswer {
+        self.agent_run_within(caller, call, None).await
+    }
+
+    /// [`Host::agent_run`], in the caller's reach when it is read already
+    /// (a job's run reads it once, to find the command's row).
+    pub(super) async fn agent_run_within(
+        &self,
+        caller: &Caller,
+        call: &AgentCall,
+        reach: Option<(Reach, Arc<Snapshot>)>,
+    ) -> AgentAnswer {
         let mut app: Option<Arc<LiveApp>> = None;
-        let answer = self.agent_dispatch(caller, call, &mut app).await;
+        let answer = self.agent_dispatch(caller, call, reach, &mut app).await;
         let (label, version, name) = match &app {
             Some(app) => {
                 let version = match self.inner.store.data_version(&app.name).await {
@@ -57,11 +69,12 @@ impl Host {
         &self,
         caller: &Caller,
         call: &AgentCall,
+        reach: Option<(Reach, Arc<Snapshot>)>,
         acted_on: &mut Option<Arc<LiveApp>>,
     ) -> Result<Answer, HostError> {
         if let Some((app_name, command)) = split_app_command(&call.name) {
             return self
-                .run_app_command(caller, call, app_name, command, acted_on)
+                .run_app_command(caller, call, (app_name, command), reach, acted_on)
                 .await;
         }
         let Some(builtin) = Builtin::named(&call.name) else {
@@ -90,8 +103,8 @@ impl Host {
         &self,
         caller: &Caller,
         call: &AgentCall,
-        app_name: &str,
-        command_name: &str,
+        (app_name, command_name): (&str, &str),
+        reach: Option<(Reach, Arc<Snapshot>)>,
         acted_on: &mut Option<Arc<LiveApp>>,
     ) -> Result<Answer, HostError> {
         if let Some(loom) = &call.loom
@@ -103,7 +116,10 @@ impl Host {
                 shown(loom)
             )));
         }
-        let (reach, snapshot) = self.reach_and_snapshot(caller).await?;
+        let (reach, snapshot) = match reach {
+            Some(read) => read,
+            None => self.reach_and_snapshot(caller).await?,
+        };
         let app = reach.resolve(&snapshot, app_name)?;
         *acted_on = Some(app.clone());
         let Some(command) = app.manifest.command(command_name) else {

@@ -1,5 +1,5 @@
 //! `apps.list`: the apps of the caller's spaces, for the person the job acts
-//! for only (its `person` input is filled by the broker from the job, and
+//! for only (its `person` input is filled by the host from the job, and
 //! checked here).
 
 use serde_json::{Value, json};

@@ -4,8 +4,13 @@
 //! crosses `/` and `.`, so `demo/runs.*` is every command of demo/runs and
 //! `graph.*` every graph built-in.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
-use shed_host::agents::Effect;
+
+use super::command::Effect;
+use super::jobs::Job;
 
 /// A glob that is not one, as the sentence that says so.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -14,7 +19,7 @@ pub struct BadGlob(pub String);
 
 /// The compiled globs of one job.
 #[derive(Clone, Debug)]
-pub struct Scope {
+pub struct JobScope {
     allow: GlobSet,
     read_only: GlobSet,
 }
@@ -41,10 +46,10 @@ fn compile(flag: &str, globs: &[String]) -> Result<GlobSet, BadGlob> {
     set.build().map_err(|e| BadGlob(format!("{flag}: {e}")))
 }
 
-impl Scope {
+impl JobScope {
     /// Compiles a job's globs.
-    pub fn new(allow: &[String], read_only: &[String]) -> Result<Scope, BadGlob> {
-        Ok(Scope {
+    pub fn new(allow: &[String], read_only: &[String]) -> Result<JobScope, BadGlob> {
+        Ok(JobScope {
             allow: compile("--allow", allow)?,
             read_only: compile("--read-only", read_only)?,
         })
@@ -66,13 +71,31 @@ impl Scope {
     }
 }
 
+/// Each job's compiled scope, kept once compiled: a job's globs never change.
+#[derive(Default)]
+pub(crate) struct JobScopes(Mutex<HashMap<String, Arc<JobScope>>>);
+
+impl JobScopes {
+    /// The job's compiled scope.
+    pub(crate) fn of(&self, job: &Job) -> Result<Arc<JobScope>, BadGlob> {
+        if let Some(scope) = self.0.lock().ok().and_then(|s| s.get(&job.id).cloned()) {
+            return Ok(scope);
+        }
+        let scope = Arc::new(JobScope::new(&job.allow, &job.read_only)?);
+        if let Ok(mut scopes) = self.0.lock() {
+            scopes.insert(job.id.clone(), scope.clone());
+        }
+        Ok(scope)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn scope(allow: &[&str], read_only: &[&str]) -> Scope {
+    fn scope(allow: &[&str], read_only: &[&str]) -> JobScope {
         let owned = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        Scope::new(&owned(allow), &owned(read_only)).unwrap()
+        JobScope::new(&owned(allow), &owned(read_only)).unwrap()
     }
 
     #[test]
@@ -95,18 +118,18 @@ mod tests {
 
     #[test]
     fn a_bad_glob_is_a_sentence() {
-        let error = Scope::new(&["demo/[runs".to_string()], &[]).unwrap_err();
+        let error = JobScope::new(&["demo/[runs".to_string()], &[]).unwrap_err();
         assert!(
             error.0.starts_with("--allow demo/[runs is not a glob"),
             "{error}"
         );
-        assert!(Scope::new(&[], &[" ".to_string()]).is_err());
+        assert!(JobScope::new(&[], &[" ".to_string()]).is_err());
     }
 
     proptest::proptest! {
         #[test]
         fn any_glob_compiles_or_is_refused_without_panic(glob in ".{0,30}", name in ".{0,30}") {
-            if let Ok(s) = Scope::new(std::slice::from_ref(&glob), &[]) {
+            if let Ok(s) = JobScope::new(std::slice::from_ref(&glob), &[]) {
                 let _ = s.admits(&name, Effect::Read);
             }
         }

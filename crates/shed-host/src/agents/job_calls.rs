@@ -1,0 +1,314 @@
+//! A job's two calls, which the broker serves: its listing
+//! ([`Host::job_commands`]) and one run ([`Host::job_run`]). Everything the
+//! job decides is here — there is a job, it is not ended or expired, its
+//! scope admits the command, its read-only grant covers a `--read-only` run,
+//! and an input the row marks `x-source: "job.person"` is the job's person —
+//! with the sentences that refuse. The answer is typed; the broker turns it
+//! into the wire's JSON and its `code` words.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::builtins::Builtin;
+use super::command::{AgentCall, CommandRow, Effect, Origin, split_app_command};
+use super::jobs::{Job, JobState, now_millis};
+use super::label::Label;
+use super::rows::app_command_row;
+use super::run::AgentAnswer;
+use super::scope::JobScope;
+use crate::{Answer, Host, HostError};
+
+/// Why a job's call ran nothing, or what the command layer answered instead.
+#[derive(Debug, thiserror::Error)]
+pub enum JobRefusal {
+    /// The job's own refusal: no job, one ended or expired, a command outside
+    /// its scope or its read-only grant.
+    #[error("{0}")]
+    Forbidden(String),
+    /// The host failed before the command could run.
+    #[error("{0}")]
+    Failed(String),
+    /// The command layer's refusal or failure.
+    #[error(transparent)]
+    Host(HostError),
+}
+
+/// One run a job's agent asks for (`shed command run`).
+#[derive(Clone, Debug)]
+pub struct RunCall {
+    /// `demo/runs.log_run` or a built-in's name.
+    pub name: String,
+    /// The command's arguments, an object.
+    pub args: Value,
+    /// `--loom`: the app a built-in of scope loom acts on.
+    pub loom: Option<String>,
+    /// `--expect`: refuse unless the app's data version is this.
+    pub expect: Option<u64>,
+    /// `--read-only`: run only if the job's read-only grant covers it.
+    pub read_only: bool,
+}
+
+/// What a job's run came to.
+#[derive(Debug)]
+pub struct JobOutcome {
+    /// The command's answer, or why there is none.
+    pub answer: Result<Answer, JobRefusal>,
+    /// The label of what the answer holds.
+    pub label: Label,
+    /// The app's data version after the call, where it named an app.
+    pub version: Option<u64>,
+    /// The entities a write wrote, by eid.
+    pub completed: Vec<String>,
+    /// True only when a write was committed, or may have been.
+    pub may_have_landed: bool,
+}
+
+impl JobOutcome {
+    /// An outcome nothing ran behind.
+    fn refused(refusal: JobRefusal, label: Label) -> JobOutcome {
+        JobOutcome {
+            answer: Err(refusal),
+            label,
+            version: None,
+            completed: Vec::new(),
+            may_have_landed: false,
+        }
+    }
+
+    /// The outcome of a command that ran, of this effect.
+    fn ran(effect: Effect, answered: AgentAnswer) -> JobOutcome {
+        let write = effect == Effect::Write;
+        let (answer, completed, may_have_landed) = match answered.answer {
+            Ok(answer) => {
+                let completed = if write {
+                    written(&answer.data)
+                } else {
+                    Vec::new()
+                };
+                (Ok(answer), completed, write)
+            }
+            Err(error) => {
+                let failed = matches!(error, HostError::Internal(_));
+                (Err(JobRefusal::Host(error)), Vec::new(), write && failed)
+            }
+        };
+        JobOutcome {
+            answer,
+            label: answered.label,
+            version: answered.version,
+            completed,
+            may_have_landed,
+        }
+    }
+}
+
+impl Host {
+    /// `command list`: the rows the job's scope admits among those its person
+    /// reaches, each stamped `readOnlyGranted`.
+    pub async fn job_commands(&self, job_id: Option<&str>) -> Result<Vec<CommandRow>, JobRefusal> {
+        let (job, scope) = self.running_job(job_id).await?;
+        let rows = self
+            .agent_commands(&job.caller())
+            .await
+            .map_err(|e| JobRefusal::Failed(e.to_string()))?;
+        Ok(rows
+            .into_iter()
+            .filter(|row| scope.admits(&row.name, row.effect))
+            .map(|row| stamped(row, &scope))
+            .collect())
+    }
+
+    /// `command run`: one call, as the job's agent, reading the person's
+    /// reach once.
+    pub async fn job_run(&self, job_id: Option<&str>, run: RunCall) -> JobOutcome {
+        let (job, scope) = match self.running_job(job_id).await {
+            Ok(found) => found,
+            Err(refusal) => return JobOutcome::refused(refusal, Label::public()),
+        };
+        let caller = job.caller();
+        let (row, reach) = match split_app_command(&run.name) {
+            Some(app_command) => match self.reach_and_snapshot(&caller).await {
+                Ok((reach, snapshot)) => (
+                    app_command_row(&reach, &snapshot, app_command),
+                    Some((reach, snapshot)),
+                ),
+                Err(error) => {
+                    return JobOutcome::refused(
+                        JobRefusal::Failed(error.to_string()),
+                        Label::public(),
+                    );
+                }
+            },
+            None => (Builtin::named(&run.name).map(Builtin::row), None),
+        };
+        let Some(row) = row else {
+            if scope.names(&run.name) {
+                let missing = HostError::NotFound(format!(
+                    "no command {} that {} reaches — `shed command list --json` lists what this job may run",
+                    run.name, job.person.handle
+                ));
+                return JobOutcome::refused(JobRefusal::Host(missing), Label::of_caller(&caller));
+            }
+            return JobOutcome::refused(outside(&run.name, &job), Label::public());
+        };
+        if !scope.admits(&row.name, row.effect) {
+            return JobOutcome::refused(outside(&row.name, &job), Label::public());
+        }
+        if run.read_only && !scope.grants_read_only(&row.name, row.effect) {
+            let why = match row.effect {
+                Effect::Write => format!(
+                    "{} changes data, and a read-only run runs only reads — run it without --read-only if the job allows it",
+                    row.name
+                ),
+                Effect::Read => format!(
+                    "job {} grants no read-only run of {} — its --read-only globs do not name it",
+                    shown_job(&job.id),
+                    row.name
+                ),
+            };
+            return JobOutcome::refused(JobRefusal::Forbidden(why), Label::public());
+        }
+        let call = AgentCall {
+            args: filled_from_job(&row, run.args, &job),
+            name: row.name,
+            loom: run.loom,
+            expect: run.expect,
+            origin: Origin::Session,
+            consented: Vec::new(),
+        };
+        let answered = self.agent_run_within(&caller, &call, reach).await;
+        JobOutcome::ran(row.effect, answered)
+    }
+
+    /// The job a request names, running, with its scope; else the sentence
+    /// refusing it.
+    async fn running_job(&self, id: Option<&str>) -> Result<(Job, Arc<JobScope>), JobRefusal> {
+        let Some(id) = id.filter(|id| !id.is_empty()) else {
+            return Err(JobRefusal::Forbidden(
+                "no job — the request carries no LOOM_COMMAND_JOB_ID; the broker runs commands only for a job \
+                 (`shed job create --person <handle>` makes one, and the harness passes its id)"
+                    .to_string(),
+            ));
+        };
+        let job = match self.job(id).await {
+            Ok(Some(job)) => job,
+            Ok(None) => {
+                return Err(JobRefusal::Forbidden(format!(
+                    "no job {} — that id is not a job this host made; `shed job create --person <handle>` makes one",
+                    shown_job(id)
+                )));
+            }
+            Err(error) => return Err(JobRefusal::Failed(error.to_string())),
+        };
+        match job.state(now_millis()) {
+            JobState::Running => {}
+            JobState::Ended => {
+                return Err(JobRefusal::Forbidden(format!(
+                    "job {} was ended at {} — its agent runs nothing more; `shed job create` makes a new job",
+                    shown_job(id),
+                    job.ended_at.map_or_else(String::new, when)
+                )));
+            }
+            JobState::Expired => {
+                return Err(JobRefusal::Forbidden(format!(
+                    "job {} expired at {} — `shed job create --ttl <duration>` makes a new job that runs longer",
+                    shown_job(id),
+                    job.expires_at.map_or_else(String::new, when)
+                )));
+            }
+        }
+        let scope = self
+            .inner
+            .job_scopes
+            .of(&job)
+            .map_err(|e| JobRefusal::Failed(e.0))?;
+        Ok((job, scope))
+    }
+}
+
+/// How a job id is shown in a sentence: enough to tell jobs apart.
+fn shown_job(id: &str) -> String {
+    let cut: String = id
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(8)
+        .collect();
+    if cut.is_empty() {
+        "\"\"".to_string()
+    } else {
+        format!("{cut}…")
+    }
+}
+
+/// A moment in a sentence (Unix milliseconds, as an RFC 3339 time).
+fn when(millis: i64) -> String {
+    jiff::Timestamp::from_millisecond(millis).map_or_else(|_| millis.to_string(), |t| t.to_string())
+}
+
+/// The refusal of a command outside the job's scope.
+fn outside(name: &str, job: &Job) -> JobRefusal {
+    JobRefusal::Forbidden(format!(
+        "{name} is outside job {}'s scope ({}) — this job runs only what `shed command list --json` shows",
+        shown_job(&job.id),
+        job.allow
+            .iter()
+            .chain(&job.read_only)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
+/// The row as a job lists it, with its read-only stamp.
+fn stamped(mut row: CommandRow, scope: &JobScope) -> CommandRow {
+    let granted = scope.grants_read_only(&row.name, row.effect);
+    row.row
+        .insert("readOnlyGranted".into(), Value::Bool(granted));
+    row
+}
+
+/// The args with every input the row marks `x-source: "job.person"` set to
+/// the job's person, whatever the request said.
+fn filled_from_job(row: &CommandRow, args: Value, job: &Job) -> Value {
+    let sourced: Vec<&String> = row
+        .row
+        .get("inputSchema")
+        .and_then(|schema| schema.get("properties"))
+        .and_then(Value::as_object)
+        .map(|properties| {
+            properties
+                .iter()
+                .filter(|(_, schema)| {
+                    schema.get("x-source").and_then(Value::as_str) == Some("job.person")
+                })
+                .map(|(name, _)| name)
+                .collect()
+        })
+        .unwrap_or_default();
+    if sourced.is_empty() {
+        return args;
+    }
+    let mut fields = match args {
+        Value::Object(fields) => fields,
+        Value::Null => Map::new(),
+        other => return other, // the command says what is wrong with it
+    };
+    for name in sourced {
+        fields.insert(name.clone(), Value::String(job.person.handle.clone()));
+    }
+    Value::Object(fields)
+}
+
+/// The eids a write's answer names as written (its `entities`).
+fn written(data: &Value) -> Vec<String> {
+    data.get("entities")
+        .and_then(Value::as_array)
+        .map(|eids| {
+            eids.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
