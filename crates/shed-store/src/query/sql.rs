@@ -93,18 +93,19 @@ pub(super) fn write(plan: &Plan<'_>) -> Statement {
         select.join(", ")
     );
     let mut params = vec![Sql::Integer(plan.app_id)];
-    let mut and = |condition: &str, values: &mut Vec<Sql>| {
+    let after = plan
+        .after
+        .as_ref()
+        .map(|(value, id)| after_sql(plan, &order_expr, &id_expr, value, *id));
+    let conditions = plan
+        .filters
+        .iter()
+        .map(|filter| filter_sql(filter, &id_expr, plan.app_id))
+        .chain(after);
+    for (condition, values) in conditions {
         sql.push_str(" AND ");
-        sql.push_str(condition);
-        params.append(values);
-    };
-    for filter in &plan.filters {
-        let (condition, mut values) = filter_sql(filter, &id_expr, plan.app_id);
-        and(&condition, &mut values);
-    }
-    if let Some((value, id)) = &plan.after {
-        let (condition, mut values) = after_sql(plan, &order_expr, &id_expr, value, *id);
-        and(&condition, &mut values);
+        sql.push_str(&condition);
+        params.extend(values);
     }
     let dir = if plan.order.descending { "DESC" } else { "ASC" };
     let order_by = match plan.order.key {
