@@ -1,0 +1,212 @@
+//! The second stage of a query: a [`Plan`] written as one SELECT and its
+//! bound parameters. Identifiers in it are only checked names (the plan's
+//! components and columns) and integer ids; every value is a parameter. The
+//! FROM drives from the first required component's table — its rowid is the
+//! entity id, so newest first is a backward scan of it — else from the
+//! entities; a CROSS JOIN keeps SQLite from driving from the entities table.
+//! Every statement is filtered on the app and leaves tombstones out.
+
+use rusqlite::types::Value as Sql;
+
+use super::plan::{Field, Filter, Plan};
+use crate::filter::{Op, Stamp, StampField};
+use crate::schema::AppSchema;
+
+/// The column of a row's id.
+pub(super) const ID: usize = 0;
+/// The column of its entity's eid; `num`, `version` and `alias` follow.
+pub(super) const EID: usize = 1;
+pub(super) const NUM: usize = 2;
+pub(super) const VERSION: usize = 3;
+pub(super) const ALIAS: usize = 4;
+/// The column of its sort value, which a cursor holds.
+pub(super) const ORDER_VALUE: usize = 5;
+
+/// A plan as SQL, and where its rows hold what the plan carries.
+pub(super) struct Statement {
+    pub sql: String,
+    pub params: Vec<Sql>,
+    /// Each stamp carried and its first column: its `at`, then `by`, `via`.
+    pub stamps: Vec<(Stamp, usize)>,
+    /// The first column of the carried components: for each, in the plan's
+    /// order, its table's id (null where not worn), then its columns.
+    pub first_carried: usize,
+}
+
+/// Writes a plan as one statement. It asks for one row past the plan's
+/// limit, so a reader knows whether there is a next page.
+pub(super) fn write(plan: &Plan<'_>) -> Statement {
+    let driver = plan.joins.iter().position(|j| j.required);
+    let id_expr = match driver {
+        Some(i) => format!("{}.id", alias(i)),
+        None => "e.id".to_string(),
+    };
+    let mut from = match driver {
+        Some(i) => format!(
+            "{} {a} CROSS JOIN ec_entities e ON e.id = {a}.id",
+            AppSchema::table(plan.app_id, &plan.joins[i].component.name),
+            a = alias(i)
+        ),
+        None => "ec_entities e".to_string(),
+    };
+    for (i, j) in plan.joins.iter().enumerate() {
+        if Some(i) == driver {
+            continue;
+        }
+        from.push_str(&format!(
+            " {} {} {a} ON {a}.id = {id_expr}",
+            if j.required { "JOIN" } else { "LEFT JOIN" },
+            AppSchema::table(plan.app_id, &j.component.name),
+            a = alias(i)
+        ));
+    }
+    let order_expr = match &plan.order.key {
+        Some(key) => expr(key),
+        None => id_expr.clone(),
+    };
+
+    let mut select = vec![
+        id_expr.clone(),
+        "e.eid".into(),
+        "e.num".into(),
+        "e.version".into(),
+        "e.alias".into(),
+        order_expr.clone(),
+    ];
+    let mut stamps = Vec::with_capacity(plan.stamps.len());
+    for &stamp in &plan.stamps {
+        stamps.push((stamp, select.len()));
+        for field in ["at", "by", "via"] {
+            select.push(format!("e.{}_{field}", stamp.word()));
+        }
+    }
+    let first_carried = select.len();
+    for (i, j) in plan.joins.iter().enumerate().filter(|(_, j)| j.carried) {
+        select.push(format!("{}.id", alias(i)));
+        for (column, _) in &j.component.columns {
+            select.push(format!("{}.\"{column}\"", alias(i)));
+        }
+    }
+
+    let mut sql = format!(
+        "SELECT {} FROM {from} WHERE e.app = ? AND e.tombstoned = 0",
+        select.join(", ")
+    );
+    let mut params = vec![Sql::Integer(plan.app_id)];
+    let after = plan
+        .after
+        .as_ref()
+        .map(|(value, id)| after_sql(plan, &order_expr, &id_expr, value, *id));
+    let conditions = plan
+        .filters
+        .iter()
+        .map(|filter| filter_sql(filter, &id_expr, plan.app_id))
+        .chain(after);
+    for (condition, values) in conditions {
+        sql.push_str(" AND ");
+        sql.push_str(&condition);
+        params.extend(values);
+    }
+    let dir = if plan.order.descending { "DESC" } else { "ASC" };
+    let order_by = match plan.order.key {
+        Some(_) => format!("{order_expr} {dir}, {id_expr} {dir}"),
+        None => format!("{id_expr} {dir}"),
+    };
+    sql.push_str(&format!(" ORDER BY {order_by} LIMIT ?"));
+    params.push(Sql::Integer(i64::from(plan.limit) + 1));
+    Statement {
+        sql,
+        params,
+        stamps,
+        first_carried,
+    }
+}
+
+/// The alias of the table joined at this index of the plan's joins.
+fn alias(join: usize) -> String {
+    format!("t{join}")
+}
+
+/// A field as an expression over the joined tables.
+fn expr(field: &Field) -> String {
+    match field {
+        Field::Column { join, column } => format!("{}.\"{column}\"", alias(*join)),
+        Field::Stamp { stamp, field } => {
+            let name = match field {
+                StampField::At => "at",
+                StampField::By => "by",
+                StampField::Via => "via",
+            };
+            format!("e.{}_{name}", stamp.word())
+        }
+    }
+}
+
+fn sql_op(op: Op) -> &'static str {
+    match op {
+        Op::Eq => "=",
+        Op::Ne => "IS NOT",
+        Op::Gt => ">",
+        Op::Ge => ">=",
+        Op::Lt => "<",
+        Op::Le => "<=",
+        Op::Contains => "LIKE",
+    }
+}
+
+/// A filter as a condition and its parameters; `id_expr` is the row's id.
+fn filter_sql(filter: &Filter, id_expr: &str, app_id: i64) -> (String, Vec<Sql>) {
+    match filter {
+        Filter::Compare { field, op, value } => {
+            let condition = match op {
+                Op::Contains => format!("{} LIKE ? ESCAPE '\\'", expr(field)),
+                _ => format!("{} {} ?", expr(field), sql_op(*op)),
+            };
+            (condition, vec![value.clone()])
+        }
+        Filter::EdgeTo { rel, to } => (
+            "EXISTS(SELECT 1 FROM ec_edges g WHERE g.src = e.id AND g.rel = ? AND g.dst = ?)"
+                .into(),
+            vec![Sql::Text(rel.clone()), Sql::Text(to.clone())],
+        ),
+        Filter::Eid(eid) => ("e.eid = ?".into(), vec![Sql::Text(eid.clone())]),
+        Filter::Alias(alias) => ("e.alias = ?".into(), vec![Sql::Text(alias.clone())]),
+        Filter::Words(expression) => (
+            format!(
+                "{id_expr} IN (SELECT rowid FROM {fts} WHERE {fts} MATCH ?)",
+                fts = AppSchema::fts(app_id)
+            ),
+            vec![Sql::Text(expression.clone())],
+        ),
+        Filter::Nothing => ("0".into(), Vec::new()),
+    }
+}
+
+/// The keyset condition of a page after the row (`value`, `id`): past it in
+/// the plan's order, nulls sorting first.
+fn after_sql(
+    plan: &Plan<'_>,
+    order_expr: &str,
+    id_expr: &str,
+    value: &Sql,
+    id: i64,
+) -> (String, Vec<Sql>) {
+    if plan.order.key.is_none() {
+        return (format!("{id_expr} < ?"), vec![Sql::Integer(id)]);
+    }
+    let (x, k) = (order_expr, id_expr);
+    let null = *value == Sql::Null;
+    let condition = match (plan.order.descending, null) {
+        (false, true) => format!("(({x} IS NULL AND {k} > ?) OR {x} IS NOT NULL)"),
+        (false, false) => format!("({x} > ? OR ({x} = ? AND {k} > ?))"),
+        (true, false) => format!("({x} < ? OR ({x} = ? AND {k} < ?) OR {x} IS NULL)"),
+        (true, true) => format!("({x} IS NULL AND {k} < ?)"),
+    };
+    let mut values = Vec::with_capacity(3);
+    if !null {
+        values.push(value.clone());
+        values.push(value.clone());
+    }
+    values.push(Sql::Integer(id));
+    (condition, values)
+}
