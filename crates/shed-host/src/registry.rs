@@ -69,7 +69,7 @@ impl LiveApp {
         let address = url.app_address(&record.space, &record.slug);
         let access = record.access.parse().unwrap_or_else(|_| {
             tracing::warn!(app = %name, access = %record.access, "unknown access word; treating the app as private");
-            Access::Private
+            Default::default()
         });
         let mut app = LiveApp {
             name,

@@ -24,6 +24,39 @@ fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
     }
 }
 
+/// The lines of `file` that name an access value or a role variant, up to
+/// its test module (`#[cfg(test)]`, last in a file by this crate's habit).
+fn rule_lines(file: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(file).unwrap();
+    text.lines()
+        .enumerate()
+        .take_while(|(_, line)| !line.contains("#[cfg(test)]"))
+        .filter(|(_, line)| RULE_WORDS.iter().any(|word| line.contains(word)))
+        .map(|(number, line)| format!("{}:{}: {}", file.display(), number + 1, line.trim()))
+        .collect()
+}
+
+/// **Invariant:** inside shed-host too, only the rule book (`access.rs`)
+/// and the types' own definitions (`caller.rs`) name an access value or a
+/// role variant; everything else asks `access::may`.
+#[test]
+fn only_the_rule_book_decides_inside_shed_host() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    assert!(files.len() > 20, "shed-host's sources were not found");
+    let named: Vec<String> = files
+        .iter()
+        .filter(|file| !file.ends_with("access.rs") && !file.ends_with("caller.rs"))
+        .flat_map(|file| rule_lines(file))
+        .collect();
+    assert!(
+        named.is_empty(),
+        "shed-host decides outside its rule book — ask access::may instead:\n{}",
+        named.join("\n")
+    );
+}
+
 #[test]
 fn no_door_names_an_access_or_a_role() {
     let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
