@@ -27,9 +27,9 @@ mod run;
 mod scope;
 
 pub use command::{AgentCall, CommandRow, Effect, Origin};
+pub(crate) use job_calls::JobScopes;
 pub use job_calls::{JobOutcome, JobRefusal, RunCall};
 pub use jobs::{Job, JobState, now_millis};
 pub use label::{Integrity, Label};
 pub use run::AgentAnswer;
-pub(crate) use scope::JobScopes;
 pub use scope::{BadGlob, JobScope};

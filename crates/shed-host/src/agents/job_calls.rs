@@ -6,7 +6,8 @@
 //! with the sentences that refuse. The answer is typed; the broker turns it
 //! into the wire's JSON and its `code` words.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
 
@@ -16,7 +17,7 @@ use super::jobs::{Job, JobState, now_millis};
 use super::label::Label;
 use super::rows::app_command_row;
 use super::run::AgentAnswer;
-use super::scope::JobScope;
+use super::scope::{BadGlob, JobScope};
 use crate::{Answer, Host, HostError};
 
 /// Why a job's call ran nothing, or what the command layer answered instead.
@@ -311,4 +312,22 @@ fn written(data: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// Each job's compiled scope, kept once compiled: a job's globs never change.
+#[derive(Default)]
+pub(crate) struct JobScopes(Mutex<HashMap<String, Arc<JobScope>>>);
+
+impl JobScopes {
+    /// The job's compiled scope.
+    pub(crate) fn of(&self, job: &Job) -> Result<Arc<JobScope>, BadGlob> {
+        if let Some(scope) = self.0.lock().ok().and_then(|s| s.get(&job.id).cloned()) {
+            return Ok(scope);
+        }
+        let scope = Arc::new(JobScope::new(&job.allow, &job.read_only)?);
+        if let Ok(mut scopes) = self.0.lock() {
+            scopes.insert(job.id.clone(), scope.clone());
+        }
+        Ok(scope)
+    }
 }

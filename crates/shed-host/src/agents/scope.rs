@@ -4,13 +4,9 @@
 //! crosses `/` and `.`, so `demo/runs.*` is every command of demo/runs and
 //! `graph.*` every graph built-in.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
 use super::command::Effect;
-use super::jobs::Job;
 
 /// A glob that is not one, as the sentence that says so.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -68,24 +64,6 @@ impl JobScope {
     /// Whether any glob could admit a command of this name.
     pub fn names(&self, name: &str) -> bool {
         self.allow.is_match(name) || self.read_only.is_match(name)
-    }
-}
-
-/// Each job's compiled scope, kept once compiled: a job's globs never change.
-#[derive(Default)]
-pub(crate) struct JobScopes(Mutex<HashMap<String, Arc<JobScope>>>);
-
-impl JobScopes {
-    /// The job's compiled scope.
-    pub(crate) fn of(&self, job: &Job) -> Result<Arc<JobScope>, BadGlob> {
-        if let Some(scope) = self.0.lock().ok().and_then(|s| s.get(&job.id).cloned()) {
-            return Ok(scope);
-        }
-        let scope = Arc::new(JobScope::new(&job.allow, &job.read_only)?);
-        if let Ok(mut scopes) = self.0.lock() {
-            scopes.insert(job.id.clone(), scope.clone());
-        }
-        Ok(scope)
     }
 }
 

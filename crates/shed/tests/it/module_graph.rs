@@ -1,69 +1,97 @@
 //! **Invariant:** no two modules of one crate import each other, directly
-//! or round a longer loop. This reads every crate's `src/` and follows each
-//! `crate::` reference (in `use` lines, paths in code and comments alike; a
-//! file under `src/x/` belongs to module `x`; `lib.rs` and `main.rs`, the
-//! roots, are not modules of the graph).
+//! or round a longer loop — at any depth: `agents::builtins` and
+//! `agents::rows` are sibling modules as much as `access` and `deploy` are.
+//! This reads every crate's `src/` and follows each `crate::…` and
+//! `super::…` path (in `use` lines, paths in code and comments alike). A
+//! reference from module `a::b::x` to `a::c::y` is an edge between the
+//! siblings where the two paths part, `a::b → a::c`; a module naming its
+//! own parent or children is no edge (that is how modules are built).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Each module (a top-level `src/x.rs`, or every file under `src/x/`) and
-/// the other modules its source names through `crate::`. The crate roots
-/// `lib.rs` and `main.rs` are not modules of the graph.
-fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    let mut pending = vec![src.to_path_buf()];
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).expect("src/ is readable") {
-            let path = entry.expect("src/ is readable").path();
-            if path.is_dir() {
-                pending.push(path);
-                continue;
-            }
-            if path.extension().is_none_or(|ext| ext != "rs") {
-                continue;
-            }
-            let relative = path.strip_prefix(src).expect("under src/");
-            let first = relative.components().next().expect("a file name");
-            let first = first.as_os_str().to_string_lossy();
-            let module = first.trim_end_matches(".rs").to_string();
-            if module == "lib" || module == "main" {
-                continue;
-            }
-            let source = std::fs::read_to_string(&path).expect("a source file is UTF-8");
-            let references = graph.entry(module.clone()).or_default();
-            references.extend(
-                referenced_modules(&source)
-                    .into_iter()
-                    .filter(|m| *m != module),
-            );
-        }
+/// A module's path inside its crate: `["agents", "builtins"]`.
+type ModulePath = Vec<String>;
+
+/// The module a source file is: `src/agents/run.rs` → `agents::run`,
+/// `src/x/mod.rs` → `x`, `src/lib.rs` → the root.
+fn module_of(src: &Path, file: &Path) -> ModulePath {
+    let relative = file.strip_prefix(src).expect("under src/");
+    let mut path: ModulePath = relative
+        .iter()
+        .map(|part| part.to_string_lossy().trim_end_matches(".rs").to_string())
+        .collect();
+    if matches!(
+        path.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
+        path.pop();
     }
-    graph
+    path
 }
 
-/// The first segment after every `crate::` in `source` — in `use` lines,
-/// in paths inside code, in comments alike — and each first segment of a
-/// `crate::{a::X, b}` group.
-fn referenced_modules(source: &str) -> BTreeSet<String> {
-    const PREFIX: &str = "crate::";
+fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("src/ is readable") {
+        let path = entry.expect("src/ is readable").path();
+        if path.is_dir() {
+            rust_files(&path, found);
+        } else if path.extension().is_some_and(|ext| ext == "rs") {
+            found.push(path);
+        }
+    }
+}
+
+/// The module paths `source` (of module `here`) names: every `crate::a::b`
+/// and `super::a` path, each item of a `…::{a::X, b}` group.
+fn referenced_paths(here: &[String], source: &str) -> Vec<ModulePath> {
     let is_ident = |c: char| c.is_alphanumeric() || c == '_';
-    let leading_ident = |s: &str| -> String {
-        s.trim_start()
-            .chars()
-            .take_while(|c| is_ident(*c))
-            .collect()
-    };
-    let mut modules = BTreeSet::new();
-    for (at, _) in source.match_indices(PREFIX) {
-        if source[..at].chars().next_back().is_some_and(is_ident) {
+    let mut found = Vec::new();
+    for prefix in ["crate::", "super::"] {
+        for (at, _) in source.match_indices(prefix) {
+            if source[..at].chars().next_back().is_some_and(is_ident) {
+                continue;
+            }
+            let mut base: ModulePath = if prefix == "crate::" {
+                Vec::new()
+            } else {
+                here[..here.len().saturating_sub(1)].to_vec()
+            };
+            let mut rest = &source[at + prefix.len()..];
+            while let Some(more) = rest.strip_prefix("super::") {
+                base.pop();
+                rest = more;
+            }
+            for item in path_items(rest) {
+                let mut path = base.clone();
+                path.extend(item);
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+/// The identifier chains at the start of `rest`: `a::b::X` → one chain
+/// `[a, b, X]`; `a::{b::X, c}` → `[a, b, X]` and `[a, c]`.
+fn path_items(rest: &str) -> Vec<Vec<String>> {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    let mut chain = Vec::new();
+    let mut rest = rest;
+    loop {
+        let ident: String = rest.chars().take_while(|c| is_ident(*c)).collect();
+        if !ident.is_empty() {
+            rest = &rest[ident.len()..];
+            chain.push(ident);
+            match rest.strip_prefix("::") {
+                Some(more) => rest = more,
+                None => return vec![chain],
+            }
             continue;
         }
-        let rest = &source[at + PREFIX.len()..];
         let Some(group) = rest.strip_prefix('{') else {
-            modules.insert(leading_ident(rest));
-            continue;
+            return vec![chain];
         };
+        let mut items = Vec::new();
         let mut depth = 0usize;
         let mut item_start = true;
         for (i, c) in group.char_indices() {
@@ -73,29 +101,57 @@ fn referenced_modules(source: &str) -> BTreeSet<String> {
                 '}' => depth -= 1,
                 ',' if depth == 0 => item_start = true,
                 _ if item_start && !c.is_whitespace() => {
-                    modules.insert(leading_ident(&group[i..]));
+                    let mut item = chain.clone();
+                    if let Some(first) = path_items(&group[i..]).into_iter().next() {
+                        item.extend(first);
+                    }
+                    items.push(item);
                     item_start = false;
                 }
                 _ => {}
             }
         }
+        return items;
     }
-    modules.remove("");
-    modules
 }
 
-/// One cycle of `graph`, as the modules round it (the first repeated at
-/// the end), or `None` when it has none.
-fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+/// The sibling edges of a crate: for each parent module, which of its
+/// children name which others.
+fn module_graph(src: &Path) -> BTreeMap<ModulePath, BTreeSet<ModulePath>> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let modules: BTreeSet<ModulePath> = files.iter().map(|f| module_of(src, f)).collect();
+    let mut graph: BTreeMap<ModulePath, BTreeSet<ModulePath>> = BTreeMap::new();
+    for file in &files {
+        let here = module_of(src, file);
+        let source = std::fs::read_to_string(file).expect("a source file is UTF-8");
+        for path in referenced_paths(&here, &source) {
+            let parted = here.iter().zip(&path).take_while(|(a, b)| a == b).count();
+            if parted >= here.len() || parted >= path.len() {
+                continue; // a parent, a child or itself
+            }
+            let from = here[..=parted].to_vec();
+            let to = path[..=parted].to_vec();
+            if modules.contains(&to) {
+                graph.entry(from).or_default().insert(to);
+            }
+        }
+    }
+    graph
+}
+
+/// One cycle of `graph`, as the modules round it (the first repeated at the
+/// end), or `None` when it has none.
+fn find_cycle(graph: &BTreeMap<ModulePath, BTreeSet<ModulePath>>) -> Option<Vec<String>> {
     fn visit<'a>(
-        module: &'a str,
-        graph: &'a BTreeMap<String, BTreeSet<String>>,
-        path: &mut Vec<&'a str>,
-        finished: &mut BTreeSet<&'a str>,
+        module: &'a ModulePath,
+        graph: &'a BTreeMap<ModulePath, BTreeSet<ModulePath>>,
+        path: &mut Vec<&'a ModulePath>,
+        finished: &mut BTreeSet<&'a ModulePath>,
     ) -> Option<Vec<String>> {
         if let Some(start) = path.iter().position(|m| *m == module) {
-            let mut cycle: Vec<String> = path[start..].iter().map(|m| m.to_string()).collect();
-            cycle.push(module.to_string());
+            let mut cycle: Vec<String> = path[start..].iter().map(|m| m.join("::")).collect();
+            cycle.push(module.join("::"));
             return Some(cycle);
         }
         if !finished.insert(module) {
@@ -116,8 +172,8 @@ fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>>
         .find_map(|module| visit(module, graph, &mut Vec::new(), &mut finished))
 }
 
-/// The crates whose modules are checked: every crate of the workspace.
-fn crates() -> Vec<std::path::PathBuf> {
+/// Every crate of the workspace.
+fn crates() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut crates: Vec<_> = std::fs::read_dir(&root)
         .expect("crates/ is readable")
@@ -128,22 +184,25 @@ fn crates() -> Vec<std::path::PathBuf> {
     crates
 }
 
+fn path(words: &[&str]) -> ModulePath {
+    words.iter().map(|w| w.to_string()).collect()
+}
+
 #[test]
 fn no_two_modules_of_a_crate_import_each_other() {
     let crates = crates();
     assert!(crates.len() >= 9, "the workspace's crates were not found");
-    let harness = module_graph(
+    let host = module_graph(
         &crates
             .iter()
-            .find(|c| c.ends_with("shed-harness"))
+            .find(|c| c.ends_with("shed-host"))
             .unwrap()
             .join("src"),
     );
     assert!(
-        harness
-            .get("cli")
-            .is_some_and(|uses| uses.contains("harness")),
-        "the graph misses shed-harness's cli's use of harness"
+        host.get(&path(&["agents", "run"]))
+            .is_some_and(|uses| uses.contains(&path(&["agents", "builtins"]))),
+        "the graph misses shed-host's agents::run's use of agents::builtins"
     );
     let cycles: Vec<String> = crates
         .iter()
@@ -161,31 +220,42 @@ fn no_two_modules_of_a_crate_import_each_other() {
 }
 
 #[test]
-fn a_cycle_through_a_grouped_use_and_a_path_in_code_is_found() {
-    let sources = [
-        (
-            "a",
-            "use crate::{b::{X, Y}, c};\nfn f() { shed_crate::d::g(); }",
-        ),
-        ("b", "fn g() -> X { crate::a::h() }"),
-        ("c", "use crate::c::Z;"),
-    ];
-    let graph: BTreeMap<String, BTreeSet<String>> = sources
-        .iter()
-        .map(|(module, source)| {
-            let mut references = referenced_modules(source);
-            references.remove(*module);
-            (module.to_string(), references)
-        })
-        .collect();
-    assert_eq!(
-        graph["a"],
-        BTreeSet::from(["b".to_string(), "c".to_string()])
+fn paths_are_read_through_groups_and_super() {
+    let here = path(&["agents", "run"]);
+    let found = referenced_paths(
+        &here,
+        "use super::{rows::Row, label};\nuse crate::access::{self, may};\nfn f() { crate::texts::count(); }",
     );
+    for expected in [
+        path(&["agents", "rows", "Row"]),
+        path(&["agents", "label"]),
+        path(&["access", "self"]),
+        path(&["access", "may"]),
+        path(&["texts", "count"]),
+    ] {
+        assert!(found.contains(&expected), "{expected:?} not in {found:?}");
+    }
+}
+
+#[test]
+fn a_cycle_between_nested_siblings_is_found() {
+    let graph: BTreeMap<ModulePath, BTreeSet<ModulePath>> = [
+        (path(&["agents", "rows"]), [path(&["agents", "run"])].into()),
+        (path(&["agents", "run"]), [path(&["agents", "rows"])].into()),
+        (path(&["access"]), BTreeSet::new()),
+    ]
+    .into();
     assert_eq!(
         find_cycle(&graph),
-        Some(vec!["a".into(), "b".into(), "a".into()])
+        Some(vec![
+            "agents::rows".to_string(),
+            "agents::run".to_string(),
+            "agents::rows".to_string()
+        ])
     );
-    let acyclic: BTreeMap<_, _> = graph.into_iter().filter(|(m, _)| m != "b").collect();
+    let acyclic: BTreeMap<_, _> = graph
+        .into_iter()
+        .filter(|(m, _)| *m != path(&["agents", "run"]))
+        .collect();
     assert_eq!(find_cycle(&acyclic), None);
 }
