@@ -5,8 +5,11 @@
 //! token or, signed out (or with a token the host does not know), to the
 //! address it came from; past a cap an `initialize` is refused with a
 //! [`SessionRefusal`]. A session that asks nothing after its `initialize`
-//! is closed after [`UNUSED_SESSION_TIMEOUT`]; any other after rmcp's idle
-//! keep-alive (five minutes).
+//! is closed after [`UNUSED_SESSION_TIMEOUT`]; any other once it has asked
+//! nothing for [`IDLE_SESSION_TIMEOUT`]. Both are closed here, through the
+//! ledger, so their places come back: rmcp's own keep-alive stops a
+//! session's worker without telling its session manager, which would leave
+//! the place taken for good.
 //!
 //! [`Sessions`] is rmcp's in-memory session manager with a ledger beside
 //! it: the HTTP door reserves a place before the `initialize` reaches rmcp
@@ -14,13 +17,14 @@
 //! gives the place back.
 
 use std::{
-    collections::{HashMap, HashSet},
+    collections::HashMap,
     net::{IpAddr, Ipv6Addr},
     sync::{Arc, Mutex, MutexGuard, PoisonError},
     time::Duration,
 };
 
 use futures::Stream;
+use tokio::time::Instant;
 use rmcp::{
     model::{ClientJsonRpcMessage, ServerJsonRpcMessage},
     transport::streamable_http_server::{
@@ -50,6 +54,10 @@ pub const MAX_SIGNED_OUT_SESSIONS_PER_ADDRESS: usize = 16;
 /// How long a session may ask nothing after its `initialize`: a client asks
 /// its first request (`tools/list`) right after the handshake.
 pub const UNUSED_SESSION_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a session may ask nothing before it is closed: rmcp's own
+/// keep-alive, five minutes — a client quiet that long has gone.
+pub const IDLE_SESSION_TIMEOUT: Duration = Duration::from_secs(5 * 60);
 
 /// The leading bits that make one IPv6 address: a host is handed a whole /64.
 pub const IPV6_ADDRESS_BITS: u32 = 64;
@@ -118,8 +126,8 @@ struct Ledger {
     signed_out: usize,
     /// The owner of each live session.
     owners: HashMap<SessionId, Owner>,
-    /// Sessions that have asked nothing since their `initialize`.
-    unused: HashSet<SessionId>,
+    /// When each live session is closed unless it asks something first.
+    deadlines: HashMap<SessionId, Instant>,
 }
 
 impl Ledger {
@@ -163,10 +171,19 @@ impl Ledger {
 }
 
 /// rmcp's local session manager, counted. Cheap to clone.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub(crate) struct Sessions {
     local: Arc<LocalSessionManager>,
     ledger: Arc<Mutex<Ledger>>,
+    /// [`UNUSED_SESSION_TIMEOUT`] and [`IDLE_SESSION_TIMEOUT`] (shorter in tests).
+    unused_for: Duration,
+    idle_for: Duration,
+}
+
+impl Default for Sessions {
+    fn default() -> Sessions {
+        Sessions::closing_after(UNUSED_SESSION_TIMEOUT, IDLE_SESSION_TIMEOUT)
+    }
 }
 
 /// A place taken for a session about to open; given back when dropped
@@ -185,6 +202,17 @@ impl Drop for Reservation {
 }
 
 impl Sessions {
+    /// Sessions closed after `unused_for` when they ask nothing after their
+    /// `initialize`, and after `idle_for` without a request otherwise.
+    fn closing_after(unused_for: Duration, idle_for: Duration) -> Sessions {
+        Sessions {
+            local: Arc::default(),
+            ledger: Arc::default(),
+            unused_for,
+            idle_for,
+        }
+    }
+
     fn ledger(&self) -> MutexGuard<'_, Ledger> {
         self.ledger.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -215,29 +243,41 @@ impl Sessions {
     /// Gives back the place of session `id`, if it held one.
     fn forget(&self, id: &SessionId) {
         let mut ledger = self.ledger();
-        ledger.unused.remove(id);
+        ledger.deadlines.remove(id);
         if let Some(owner) = ledger.owners.remove(id) {
             ledger.give_back(&owner);
         }
     }
 
-    /// Notes that session `id` asked something.
+    /// Notes that session `id` asked something: it lives `idle_for` more.
     fn used(&self, id: &SessionId) {
-        self.ledger().unused.remove(id);
+        let deadline = Instant::now() + self.idle_for;
+        if let Some(at) = self.ledger().deadlines.get_mut(id) {
+            *at = deadline;
+        }
     }
 
-    /// Closes session `id` after [`UNUSED_SESSION_TIMEOUT`] unless it asked
-    /// something by then.
-    fn close_if_unused(&self, id: SessionId) {
-        self.ledger().unused.insert(id.clone());
+    /// Closes the new session `id` once it passes its deadline: `unused_for`
+    /// from now, pushed on by every request ([`Sessions::used`]).
+    fn close_when_idle(&self, id: SessionId) {
+        let first = Instant::now() + self.unused_for;
+        self.ledger().deadlines.insert(id.clone(), first);
         let sessions = self.clone();
         tokio::spawn(async move {
-            tokio::time::sleep(UNUSED_SESSION_TIMEOUT).await;
-            if sessions.ledger().unused.remove(&id) {
-                tracing::debug!(session = %id, "closing a session that asked nothing");
-                if let Err(error) = sessions.close_session(&id).await {
-                    tracing::warn!(%error, "could not close an unused session");
+            loop {
+                // Gone from the ledger: closed already.
+                let Some(deadline) = sessions.ledger().deadlines.get(&id).copied() else {
+                    return;
+                };
+                if Instant::now() < deadline {
+                    tokio::time::sleep_until(deadline).await;
+                    continue;
                 }
+                tracing::debug!(session = %id, "closing a session that asked nothing lately");
+                if let Err(error) = sessions.close_session(&id).await {
+                    tracing::warn!(%error, "could not close an idle session");
+                }
+                return;
             }
         });
     }
@@ -249,7 +289,7 @@ impl SessionManager for Sessions {
 
     async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
         let (id, transport) = self.local.create_session().await?;
-        self.close_if_unused(id.clone());
+        self.close_when_idle(id.clone());
         Ok((id, transport))
     }
 
@@ -285,6 +325,8 @@ impl SessionManager for Sessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<(), Self::Error> {
+        // A notification or a reply is no request: `initialized` alone
+        // leaves a session unused.
         self.local.accept_message(id, message).await
     }
 
@@ -369,5 +411,24 @@ mod tests {
         assert_ne!(Owner::address(Some(one)), Owner::address(Some(elsewhere)));
         let mapped: IpAddr = "::ffff:192.0.2.1".parse().unwrap();
         assert_eq!(Owner::address(Some(mapped)), signed_out(1));
+    }
+
+    #[tokio::test]
+    async fn a_session_idle_past_its_time_is_closed_and_its_place_given_back() {
+        let sessions =
+            Sessions::closing_after(Duration::from_millis(100), Duration::from_millis(300));
+        let ada = || Owner::Person("ada".into());
+        let held = sessions.reserve(ada()).unwrap();
+        let (id, _transport) = sessions.create_session().await.unwrap();
+        sessions.bind(held, id.clone()).await;
+        // Used in time, it outlives the unused timeout…
+        sessions.used(&id);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(sessions.has_session(&id).await.unwrap());
+        // …and is closed once idle, its place given back.
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        assert!(!sessions.has_session(&id).await.unwrap());
+        assert_eq!(sessions.ledger().total, 0);
+        assert!(sessions.ledger().held.is_empty());
     }
 }
