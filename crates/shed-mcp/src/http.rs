@@ -16,8 +16,9 @@ use axum::{
     routing::any,
 };
 use http::{Method, StatusCode, request::Parts};
+use rmcp::model::ProtocolVersion;
 use rmcp::transport::{
-    common::http_header::HEADER_SESSION_ID,
+    common::http_header::{HEADER_MCP_METHOD, HEADER_MCP_PROTOCOL_VERSION, HEADER_SESSION_ID},
     streamable_http_server::{SessionId, StreamableHttpServerConfig, StreamableHttpService},
 };
 use shed_host::Host;
@@ -145,7 +146,10 @@ impl HttpDoor {
     /// POST without `Mcp-Session-Id` whose body is an `initialize`, or is
     /// not readable JSON-RPC), or the 503 saying which cap it would pass.
     async fn admit(&self, request: Request) -> Result<(Request, Option<Reservation>), Response> {
-        if request.method() != Method::POST || request.headers().contains_key(HEADER_SESSION_ID) {
+        if request.method() != Method::POST
+            || request.headers().contains_key(HEADER_SESSION_ID)
+            || says_it_is_no_initialize(request.headers())
+        {
             return Ok((request, None));
         }
         let (parts, body) = request.into_parts();
@@ -182,6 +186,23 @@ impl HttpDoor {
             .get::<ConnectInfo<SocketAddr>>()
             .map(|ConnectInfo(peer)| peer.ip());
         Owner::address(peer)
+    }
+}
+
+/// Whether the headers alone say the request is no `initialize`: a
+/// 2026-07-28 client names its method in one `Mcp-Method` header, and rmcp
+/// refuses an `initialize` whose `Mcp-Method` says otherwise once the
+/// `Mcp-Protocol-Version` is 2026-07-28 or later — so such a request opens
+/// no session, and its body need not be read here (the MCP door's hot path).
+fn says_it_is_no_initialize(headers: &http::HeaderMap) -> bool {
+    let standard_headers = headers
+        .get(HEADER_MCP_PROTOCOL_VERSION)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|version| version >= ProtocolVersion::STANDARD_HEADERS.as_str());
+    let mut methods = headers.get_all(HEADER_MCP_METHOD).iter();
+    match (methods.next(), methods.next()) {
+        (Some(method), None) => standard_headers && method != "initialize",
+        _ => false,
     }
 }
 
@@ -244,6 +265,41 @@ mod tests {
                 .unwrap();
         assert_eq!(allowed.hosts, ["shed.example.org"]);
         assert_eq!(allowed.origins, ["https://shed.example.org:443"]);
+    }
+
+    #[test]
+    fn only_a_single_standard_mcp_method_header_spares_the_body() {
+        let headers = |pairs: &[(&str, &str)]| {
+            let mut map = http::HeaderMap::new();
+            for (name, value) in pairs {
+                map.append(
+                    http::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                    value.parse().unwrap(),
+                );
+            }
+            map
+        };
+        let current = ("mcp-protocol-version", "2026-07-28");
+        assert!(says_it_is_no_initialize(&headers(&[
+            current,
+            ("mcp-method", "tools/call")
+        ])));
+        for unsure in [
+            headers(&[current, ("mcp-method", "initialize")]),
+            headers(&[current]),
+            headers(&[("mcp-method", "tools/call")]),
+            headers(&[
+                ("mcp-protocol-version", "2025-06-18"),
+                ("mcp-method", "tools/call"),
+            ]),
+            headers(&[
+                current,
+                ("mcp-method", "tools/call"),
+                ("mcp-method", "tools/list"),
+            ]),
+        ] {
+            assert!(!says_it_is_no_initialize(&unsure), "{unsure:?}");
+        }
     }
 
     #[test]

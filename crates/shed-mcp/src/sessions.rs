@@ -24,7 +24,6 @@ use std::{
 };
 
 use futures::Stream;
-use tokio::time::Instant;
 use rmcp::{
     model::{ClientJsonRpcMessage, ServerJsonRpcMessage},
     transport::streamable_http_server::{
@@ -35,6 +34,7 @@ use rmcp::{
         },
     },
 };
+use tokio::time::Instant;
 
 /// The most sessions held at once: at ≈136 KB a session, ≈140 MB at most.
 pub const MAX_SESSIONS: usize = 1024;

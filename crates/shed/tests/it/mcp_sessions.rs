@@ -324,6 +324,25 @@ async fn past_the_cap_a_signed_out_initialize_is_a_503_with_a_sentence() {
          for one address; close one (HTTP DELETE /mcp with its Mcp-Session-Id), wait a few \
          minutes for an idle one to end, or sign in with a token from `shed token create <handle>`"
     );
+    // An initialize whose headers name another method skips the door's read
+    // of its body, so it must open no session either: rmcp refuses it.
+    let disguised = http
+        .post(&served.url)
+        .header(header::ACCEPT, "application/json, text/event-stream")
+        .header("mcp-protocol-version", SESSIONLESS)
+        .header("mcp-method", "tools/list")
+        .json(&json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": SESSIONLESS, "capabilities": {},
+            "clientInfo": { "name": "mcp_sessions", "version": "0" } } }))
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        disguised.status().is_client_error() && !disguised.headers().contains_key("mcp-session-id"),
+        "a disguised initialize was answered {} {:?}",
+        disguised.status(),
+        disguised.headers()
+    );
 
     // The sessions held still answer; a signed-in caller, and any sessionless
     // call, are not counted against the address.
