@@ -2,7 +2,7 @@
 //! token or a handle into the [`Caller`] a door acts for. A token is shown
 //! once; only its sha256 is kept.
 
-use sha2::{Digest, Sha256};
+use crate::secrets::{hash, secret};
 
 use crate::access::SIGN_IN_HOW;
 use crate::names::{bad_slug, is_slug, shown};
@@ -14,10 +14,6 @@ fn no_person(handle: &str) -> HostError {
         shown(handle),
         shown(handle)
     ))
-}
-
-fn hash(token: &str) -> String {
-    hex::encode(Sha256::digest(token.as_bytes()))
 }
 
 impl Host {
@@ -68,7 +64,7 @@ impl Host {
     /// random bits), shown once; only its sha256 is kept.
     pub async fn create_token(&self, handle: &str) -> Result<String, HostError> {
         let person = self.person(handle).await?;
-        let token = format!("shed_{:032x}", rand::random::<u128>());
+        let token = format!("shed_{}", secret());
         self.inner
             .store
             .add_token(&person.eid, &hash(&token))

@@ -14,7 +14,7 @@ use shed_store::platform::NewDeploy;
 use crate::access::{Act, Standing, Subject, may};
 use crate::names::{AppName, and_list, bad_slug, check_path, is_slug};
 use crate::reach::Reach;
-use crate::{Access, Answer, Caller, Host, HostError, Person, Role};
+use crate::{Access, Answer, Caller, Host, HostError, Person};
 
 /// The most files one app may hold.
 pub(crate) const MAX_FILES: usize = 2000;
@@ -29,8 +29,8 @@ pub(crate) struct Target {
     pub space: String,
     pub slug: String,
     pub person: Person,
-    /// The person's role in the space (an owner or an editor, for a deploy).
-    pub role: Role,
+    /// Where the person stands in the space (an owner or an editor, for a deploy).
+    pub standing: Standing,
 }
 
 impl Target {
@@ -115,18 +115,13 @@ impl Host {
                 }
             }
         };
-        let role = reach.role(&space);
-        may(
-            Subject::space(&space),
-            Standing::of(true, role),
-            Act::Deploy,
-        )?;
-        let role = role.ok_or_else(|| HostError::Internal("a deployer with no role".into()))?;
+        let standing = Standing::of(true, reach.role(&space));
+        may(Subject::space(&space), standing, Act::Deploy)?;
         Ok(Target {
             space,
             slug,
             person: reach.person,
-            role,
+            standing,
         })
     }
 
@@ -162,11 +157,7 @@ impl Host {
                 access: current.unwrap_or(wanted),
             };
             let changes = current.is_some_and(|current| current != wanted);
-            may(
-                subject,
-                Standing::Member(target.role),
-                Act::SetAccess { changes },
-            )?;
+            may(subject, target.standing, Act::SetAccess { changes })?;
         }
         let manifest = shed_manifest::read_app(&files, &name)
             .map_err(|refusal| HostError::BadInput(refusal.0))?;

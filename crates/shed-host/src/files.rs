@@ -181,18 +181,15 @@ impl Host {
             Some(_) => Act::ReadFiles,
             None => Act::Deploy,
         };
-        let role = reach.role(&space);
-        match (
-            may(Subject::space(&space), Standing::of(true, role), act),
-            role,
-        ) {
-            (Ok(()), Some(role)) => Ok(Target {
+        let standing = Standing::of(true, reach.role(&space));
+        match may(Subject::space(&space), standing, act) {
+            Ok(()) => Ok(Target {
                 space,
                 slug,
                 person: reach.person,
-                role,
+                standing,
             }),
-            _ => Err(reach.no_app(&snapshot, &name)),
+            Err(_) => Err(reach.no_app(&snapshot, &name)),
         }
     }
 }

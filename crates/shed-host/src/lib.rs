@@ -25,6 +25,7 @@ mod names;
 mod reach;
 mod registry;
 mod run;
+mod secrets;
 pub mod sessions;
 mod signed_in;
 mod spaces;

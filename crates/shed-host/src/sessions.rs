@@ -13,9 +13,7 @@
 //! Sessions last thirty days; `shed logout <handle>` ends them all. Every
 //! secret is 128 random bits, and only its sha256 is kept.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
-use sha2::{Digest, Sha256};
+use crate::secrets::{hash, now, secret};
 
 use crate::{Caller, Host, HostError, Person};
 
@@ -60,20 +58,6 @@ pub struct SignedIn {
 pub struct HopSeen {
     pub back: String,
     pub browser: String,
-}
-
-pub(crate) fn now() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64)
-}
-
-pub(crate) fn secret() -> String {
-    format!("{:032x}", rand::random::<u128>())
-}
-
-pub(crate) fn hash(secret: &str) -> String {
-    hex::encode(Sha256::digest(secret.as_bytes()))
 }
 
 /// The refusal of a hop step that no longer works (or never did), on `space`.

@@ -15,7 +15,7 @@
 use shed_store::ViewKey;
 
 use crate::registry::LiveApp;
-use crate::sessions::{hash, now, secret};
+use crate::secrets::{hash, now, secret};
 use crate::{Caller, Host, HostError, Person, access};
 
 /// Where the keyed addresses live on a space's host.

@@ -148,23 +148,18 @@ impl Store {
     /// caller goes away (this future dropped). Any other line runs in place.
     pub async fn query(&self, app: &str, filter: &str) -> Result<Listing, StoreError> {
         let line = filter::parse(filter)?;
-        if !line.may_scan() {
-            return self
-                .read(|conn| {
-                    let schema = self.inner.schemas.get(conn, app)?;
-                    query::run(conn, &schema, &line)
-                })
-                .await;
-        }
+        let may_scan = line.may_scan();
         let inner = self.inner.clone();
         let app = app.to_string();
-        self.inner
-            .engine
-            .read_apart(move |conn| {
-                let schema = inner.schemas.get(conn, &app)?;
-                query::run(conn, &schema, &line)
-            })
-            .await
+        let run = move |conn: &rusqlite::Connection| {
+            let schema = inner.schemas.get(conn, &app)?;
+            query::run(conn, &schema, &line)
+        };
+        if may_scan {
+            self.inner.engine.read_apart(run).await
+        } else {
+            self.read(run).await
+        }
     }
 
     /// The app data version: +1 on every committed write; 0 for an app never written.

@@ -331,9 +331,11 @@ async fn past_the_cap_a_signed_out_initialize_is_a_503_with_a_sentence() {
         .header(header::ACCEPT, "application/json, text/event-stream")
         .header("mcp-protocol-version", SESSIONLESS)
         .header("mcp-method", "tools/list")
-        .json(&json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        .json(
+            &json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": SESSIONLESS, "capabilities": {},
-            "clientInfo": { "name": "mcp_sessions", "version": "0" } } }))
+            "clientInfo": { "name": "mcp_sessions", "version": "0" } } }),
+        )
         .send()
         .await
         .unwrap();
