@@ -2,6 +2,7 @@
 //! queue, jobs made with `shed job`, and `shed command list|run` run over a
 //! cleared environment, as a harness runs them.
 
+use crate::access_matrix;
 use crate::broker_support;
 
 use std::io::{Read, Write};
@@ -534,8 +535,7 @@ fn an_editors_agent_cannot_change_who_may_read_an_app() {
 /// sentence word for word, coded as the broker codes a host refusal.
 #[test]
 fn the_access_matrix_through_shed_command_run() {
-    use shed_host::access::{Act, Standing, Subject, may};
-    use shed_host::{Access, HostError, Role};
+    use shed_host::access::Act;
 
     let served = Served::start();
     let data = served.data();
@@ -554,22 +554,13 @@ fn the_access_matrix_through_shed_command_run() {
             ],
         );
     }
-    let standings = [
-        ("sam", Standing::Outsider),
-        ("vic", Standing::Member(Role::Viewer)),
-        ("ed", Standing::Member(Role::Editor)),
-        ("ada", Standing::Member(Role::Owner)),
-    ];
-    let apps = [
-        ("demo/runs", Access::Private),
-        ("demo/pub", Access::Public),
-        ("demo/open", Access::Open),
-    ];
     let mut cells = 0;
-    for (handle, standing) in standings {
+    // A job always acts for a person: every standing but signed out.
+    for (handle, standing) in access_matrix::STANDINGS {
+        let Some(handle) = handle else { continue };
         let job = served.job(&["--person", handle]);
-        for (app, access) in apps {
-            for act in [Act::Read, Act::Write] {
+        for (app, access) in access_matrix::APPS {
+            for act in access_matrix::ACTS {
                 let (name, args) = match act {
                     Act::Read => ("graph.query", json!({"filter": ".jog!"})),
                     _ => (
@@ -577,22 +568,19 @@ fn the_access_matrix_through_shed_command_run() {
                         json!({"bundle": {"entity": {"eid": "$r"}, "jog": a_run()}}),
                     ),
                 };
-                let outcome = served.run(&job, name, args, &["--loom", app]);
-                let subject = Subject {
-                    name: app,
-                    space: "demo",
-                    access,
-                };
-                let cell = format!("{name} on {app} as {handle}");
-                match may(subject, standing, act) {
-                    Ok(()) => assert_eq!(outcome["code"], "ok", "{cell}: {outcome}"),
-                    Err(error) => {
-                        let code = match error {
-                            HostError::NotFound(_) => "not-found",
-                            _ => "refused",
+                let loom = format!("demo/{app}");
+                let outcome = served.run(&job, name, args, &["--loom", &loom]);
+                let cell = format!("{name} on {loom} as {handle}");
+                match access_matrix::verdict(app, access, standing, act) {
+                    None => assert_eq!(outcome["code"], "ok", "{cell}: {outcome}"),
+                    Some((kind, sentence)) => {
+                        let code = if kind == "not-found" {
+                            "not-found"
+                        } else {
+                            "refused"
                         };
                         assert_eq!(outcome["code"], code, "{cell}: {outcome}");
-                        assert_eq!(outcome["message"], error.to_string(), "{cell}");
+                        assert_eq!(outcome["message"], sentence, "{cell}");
                     }
                 }
                 cells += 1;

@@ -1,5 +1,6 @@
 //! shed's integration tests, one binary: a module per subject (`cargo test -p shed --test it <module>::`).
 
+mod access_matrix;
 mod broker_harness;
 mod broker_protocol;
 mod broker_support;

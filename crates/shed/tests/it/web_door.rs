@@ -5,6 +5,7 @@
 //! Traversal attempts go over a raw socket, since an HTTP client would
 //! tidy `..` away before sending.
 
+use crate::access_matrix;
 use crate::listening::{free_port, wait_until_listening};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -1289,69 +1290,24 @@ async fn a_sign_in_step_sent_to_another_browser_signs_nobody_in() {
     }
 }
 
-/// The rule book's matrix, black-box: every app access × every standing
-/// (signed out, sam outside demo, vic viewer, ed editor, ada owner) × read
-/// and write, asked through a door; each answer must be the rule book's
-/// verdict for that cell, word for word (`shed_host::access::may`, whose own
-/// table test pins the verdicts and sentences).
-mod matrix {
-    use shed_host::access::{Act, Standing, Subject, may};
-    use shed_host::{Access, HostError, Role};
-
-    pub const STANDINGS: [(Option<&str>, Standing); 5] = [
-        (None, Standing::SignedOut),
-        (Some("sam"), Standing::Outsider),
-        (Some("vic"), Standing::Member(Role::Viewer)),
-        (Some("ed"), Standing::Member(Role::Editor)),
-        (Some("ada"), Standing::Member(Role::Owner)),
-    ];
-    pub const APPS: [(&str, Access); 3] = [
-        ("runs", Access::Private),
-        ("pub", Access::Public),
-        ("open", Access::Open),
-    ];
-    pub const ACTS: [Act; 2] = [Act::Read, Act::Write];
-
-    /// The rule book's answer for one cell: `None` to go ahead, else the
-    /// refusal's kind (`sign-in`, `not-found`, `refused`) and sentence.
-    pub fn verdict(
-        app: &str,
-        access: Access,
-        standing: Standing,
-        act: Act,
-    ) -> Option<(&'static str, String)> {
-        let name = format!("demo/{app}");
-        let subject = Subject {
-            name: &name,
-            space: "demo",
-            access,
-        };
-        may(subject, standing, act).err().map(|error| {
-            let kind = match error {
-                HostError::SignIn(_) => "sign-in",
-                HostError::NotFound(_) => "not-found",
-                HostError::Refused(_) => "refused",
-                _ => "other",
-            };
-            (kind, error.to_string())
-        })
-    }
+/// A bearer token for each person of the access matrix.
+fn matrix_tokens(shed: &Shed) -> std::collections::HashMap<&'static str, String> {
+    access_matrix::STANDINGS
+        .iter()
+        .filter_map(|(handle, _)| *handle)
+        .map(|handle| (handle, shed.token(handle)))
+        .collect()
 }
 
 #[tokio::test]
 async fn the_access_matrix_through_the_mcp_door() {
     let shed = Shed::start().await;
-    let mut tokens = std::collections::HashMap::new();
-    for (handle, _) in matrix::STANDINGS {
-        if let Some(handle) = handle {
-            tokens.insert(handle, shed.token(handle));
-        }
-    }
+    let tokens = matrix_tokens(&shed);
     let mut cells = 0;
-    for (app, access) in matrix::APPS {
-        for (handle, standing) in matrix::STANDINGS {
+    for (app, access) in access_matrix::APPS {
+        for (handle, standing) in access_matrix::STANDINGS {
             let token = handle.map(|h| tokens[h].as_str());
-            for act in matrix::ACTS {
+            for act in access_matrix::ACTS {
                 let (tool, arguments) = match act {
                     shed_host::access::Act::Read => (
                         "graph_query",
@@ -1363,7 +1319,7 @@ async fn the_access_matrix_through_the_mcp_door() {
                     ),
                 };
                 let (error, said) = shed.mcp_as(token, tool, arguments).await;
-                let expected = matrix::verdict(app, access, standing, act);
+                let expected = access_matrix::verdict(app, access, standing, act);
                 let cell = format!("{tool} on demo/{app} as {handle:?}");
                 match expected {
                     None => assert!(!error, "{cell}: {said}"),
@@ -1382,15 +1338,10 @@ async fn the_access_matrix_through_the_mcp_door() {
 #[tokio::test]
 async fn the_access_matrix_through_the_page_api() {
     let shed = Shed::start().await;
-    let mut tokens = std::collections::HashMap::new();
-    for (handle, _) in matrix::STANDINGS {
-        if let Some(handle) = handle {
-            tokens.insert(handle, shed.token(handle));
-        }
-    }
-    for (app, access) in matrix::APPS {
-        for (handle, standing) in matrix::STANDINGS {
-            for act in matrix::ACTS {
+    let tokens = matrix_tokens(&shed);
+    for (app, access) in access_matrix::APPS {
+        for (handle, standing) in access_matrix::STANDINGS {
+            for act in access_matrix::ACTS {
                 let request = match act {
                     shed_host::access::Act::Read => {
                         shed.http.get(shed.demo(&format!("/{app}/api/query?.jog!")))
@@ -1408,7 +1359,7 @@ async fn the_access_matrix_through_the_page_api() {
                 let status = response.status();
                 let body: Value = response.json().await.unwrap();
                 let cell = format!("{act:?} on demo/{app} as {handle:?}");
-                match matrix::verdict(app, access, standing, act) {
+                match access_matrix::verdict(app, access, standing, act) {
                     None => assert_eq!(status, StatusCode::OK, "{cell}: {body}"),
                     Some((kind, sentence)) => {
                         let wanted = match kind {
