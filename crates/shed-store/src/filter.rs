@@ -78,6 +78,17 @@ pub enum StampField {
     Via,
 }
 
+impl StampField {
+    /// The word a line names the field with (`at`, `by`, `via`).
+    pub fn word(self) -> &'static str {
+        match self {
+            StampField::At => "at",
+            StampField::By => "by",
+            StampField::Via => "via",
+        }
+    }
+}
+
 /// What a line sorts by.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum OrderKey {
@@ -174,14 +185,7 @@ impl Clause {
                 field,
                 op: o,
                 ..
-            } => {
-                let field = match field {
-                    StampField::At => "at",
-                    StampField::By => "by",
-                    StampField::Via => "via",
-                };
-                format!(".{}.{field}{}", stamp.word(), o.text())
-            }
+            } => format!(".{}.{}{}", stamp.word(), field.word(), o.text()),
             Clause::EdgeTo { rel, .. } => format!(".edges.{rel}="),
             Clause::Words(_) => "q=".into(),
             Clause::Eid(_) => "eid=".into(),

@@ -9,7 +9,7 @@
 use rusqlite::types::Value as Sql;
 
 use super::plan::{Field, Filter, Plan};
-use crate::filter::{Op, Stamp, StampField};
+use crate::filter::{Op, Stamp};
 use crate::schema::AppSchema;
 
 /// The column of a row's id.
@@ -131,14 +131,7 @@ fn alias(join: usize) -> String {
 fn expr(field: &Field) -> String {
     match field {
         Field::Column { join, column } => format!("{}.\"{column}\"", alias(*join)),
-        Field::Stamp { stamp, field } => {
-            let name = match field {
-                StampField::At => "at",
-                StampField::By => "by",
-                StampField::Via => "via",
-            };
-            format!("e.{}_{name}", stamp.word())
-        }
+        Field::Stamp { stamp, field } => format!("e.{}_{}", stamp.word(), field.word()),
     }
 }
 
