@@ -1,6 +1,7 @@
 //! An outcome: the one answer of `shed command run`, `{ ok, id, code,
-//! mayHaveLanded, completed, body, ifc, version, message }` — the host's
-//! typed [`JobOutcome`] in the wire's words.
+//! mayHaveLanded, completed, body, ifc, version, message, actor? }` — the
+//! host's typed [`JobOutcome`] in the wire's words. `actor` (`agent:job-3`,
+//! the job's public name) is there when the command ran.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -70,6 +71,9 @@ pub struct Outcome {
     pub version: Option<u64>,
     /// The answer's text, or the sentence of a refusal.
     pub message: String,
+    /// Who the command ran as, `agent:<job name>`, when it ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actor: Option<String>,
 }
 
 impl Outcome {
@@ -99,6 +103,7 @@ impl Outcome {
             ifc: outcome.label,
             version: outcome.version,
             message,
+            actor: outcome.actor,
         }
     }
 
@@ -124,6 +129,7 @@ impl Outcome {
             ifc,
             version: None,
             message,
+            actor: None,
         }
     }
 

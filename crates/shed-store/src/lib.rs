@@ -22,6 +22,7 @@ pub mod platform;
 mod private;
 mod query;
 mod schema;
+mod secret;
 mod sessions;
 mod values;
 mod view_keys;
@@ -32,9 +33,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use error::StoreError;
-pub use jobs::JobRecord;
+pub use jobs::{JobRecord, NewJob};
 pub use model::{Actor, Applied, ColumnType, HistoryEntry, Listing, Person, Vocabulary};
 pub use private::{PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE, warn_if_open};
+pub use secret::secret_hash;
 pub use view_keys::ViewKey;
 
 use engine::Engine;

@@ -1,18 +1,27 @@
 //! The versioned schema of the store's database, applied in order at open
 //! inside one transaction and recorded in `schema_migrations`. Entries are
 //! only ever appended: the platform's own tables (spaces, members, apps,
-//! deploys, tokens, jobs) come after the store's.
+//! deploys, tokens, jobs) come after the store's. Most are SQL; one that
+//! must compute what SQL cannot (a secret's hash) is a Rust step.
 
-use rusqlite::Connection;
+use rusqlite::{Connection, Transaction};
 
 use crate::StoreError;
 
+/// One migration: SQL, or a step over the migration's transaction.
+pub(crate) enum Migration {
+    Sql(&'static str),
+    Step(fn(&Transaction<'_>) -> Result<(), StoreError>),
+}
+
+use Migration::{Sql, Step};
+
 /// Every migration, in order; entry `i` is schema version `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[
+pub(crate) const MIGRATIONS: &[Migration] = &[
     // 1: people, and the entity–component catalog shared by every app.
     // Each app's component tables (`ec_<app id>_<component>`) and its doc
     // full-text table are created at declare or first use, not here.
-    r#"
+    Sql(r#"
     CREATE TABLE people(
         eid TEXT PRIMARY KEY,
         handle TEXT UNIQUE NOT NULL,
@@ -74,22 +83,40 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         change TEXT NOT NULL,
         PRIMARY KEY(entity, app_version, step)
     ) WITHOUT ROWID;
-    "#,
+    "#),
     // 2: the platform's own tables: spaces, members, apps, deploys and their
     // files, drafts, tokens, listed tool fingerprints (src/platform.rs).
-    crate::platform::MIGRATION,
+    Sql(crate::platform::MIGRATION),
     // 3: jobs, the agents' runs the broker holds (src/jobs.rs).
-    crate::jobs::MIGRATION,
+    Sql(crate::jobs::MIGRATION),
     // 4: the web's sign-in links, hops and sessions (src/sessions.rs).
-    crate::sessions::MIGRATION,
+    Sql(crate::sessions::MIGRATION),
     // 5: hops bound to the browser that pressed the sign-in button (src/sessions.rs).
-    crate::sessions::BOUND_HOPS_MIGRATION,
+    Sql(crate::sessions::BOUND_HOPS_MIGRATION),
     // 6: the keys that let a view load its private app's files (src/view_keys.rs).
-    crate::view_keys::MIGRATION,
+    Sql(crate::view_keys::MIGRATION),
+    // 7: a job's public name, and only its secret's hash kept; rows that
+    // named an agent by the secret name it by the name (src/jobs.rs).
+    Step(crate::jobs::name_jobs),
 ];
 
 /// Brings the database up to the last migration, all in one transaction.
+/// While it runs, `secure_delete` is on, so what a migration deletes or
+/// overwrites (a job's secret, say) is zeroed rather than left in free
+/// space; once it has applied any, the WAL is checkpointed into the
+/// database and emptied, so the old pages are gone from both files.
 pub(crate) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    conn.execute_batch("PRAGMA secure_delete = ON;")?;
+    let applied = apply_pending(conn);
+    conn.execute_batch("PRAGMA secure_delete = OFF;")?;
+    if applied? > 0 {
+        conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
+    }
+    Ok(())
+}
+
+/// Applies every migration not yet applied; answers how many it applied.
+fn apply_pending(conn: &mut Connection) -> Result<usize, StoreError> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     tx.execute_batch(
         "CREATE TABLE IF NOT EXISTS schema_migrations(
@@ -108,8 +135,11 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
             MIGRATIONS.len()
         )));
     }
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(done as usize) {
-        tx.execute_batch(sql)?;
+    for (i, migration) in MIGRATIONS.iter().enumerate().skip(done as usize) {
+        match migration {
+            Sql(sql) => tx.execute_batch(sql)?,
+            Step(step) => step(&tx)?,
+        }
         tx.execute(
             "INSERT INTO schema_migrations(version, applied_at) VALUES(?1, ?2)",
             rusqlite::params![i as i64 + 1, jiff::Timestamp::now().to_string()],
@@ -117,5 +147,5 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
         tracing::info!(version = i + 1, "applied store migration");
     }
     tx.commit()?;
-    Ok(())
+    Ok(MIGRATIONS.len() - done as usize)
 }

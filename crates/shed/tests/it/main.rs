@@ -5,6 +5,7 @@ mod broker_harness;
 mod broker_protocol;
 mod broker_support;
 mod data_folder;
+mod job_secret;
 mod listening;
 mod mcp_sessions;
 mod module_graph;
