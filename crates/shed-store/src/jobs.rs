@@ -57,48 +57,21 @@ const NAMED_JOBS: &str = r#"
 /// are zeroed, not left in free pages.
 pub(crate) fn name_jobs(tx: &Transaction<'_>) -> Result<(), StoreError> {
     tx.execute_batch(NAMED_JOBS)?;
-    let old: Vec<(
-        String,
-        String,
-        String,
-        String,
-        i64,
-        Option<i64>,
-        Option<i64>,
-    )> = {
-        let mut stmt = tx.prepare(
-            "SELECT id, person, allow, read_only, created_at, expires_at, ended_at
-             FROM jobs_keyed_by_secret ORDER BY created_at, id",
-        )?;
-        let rows = stmt.query_map([], |r| {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
-                r.get(4)?,
-                r.get(5)?,
-                r.get(6)?,
-            ))
-        })?;
+    // The secrets, oldest job first: each job's number is its place.
+    let secrets: Vec<String> = {
+        let mut stmt = tx.prepare("SELECT id FROM jobs_keyed_by_secret ORDER BY created_at, id")?;
+        let rows = stmt.query_map([], |r| r.get(0))?;
         rows.collect::<Result<_, _>>()?
     };
     // Old names to new, in memory only (the connection keeps temporary
     // tables in memory), so no secret is written anywhere on the way.
     tx.execute_batch("CREATE TEMP TABLE renamed_agents(old TEXT PRIMARY KEY, new TEXT NOT NULL);")?;
-    for (secret, person, allow, read_only, created_at, expires_at, ended_at) in old {
+    for secret in secrets {
         tx.execute(
             "INSERT INTO jobs(secret_hash, person, allow, read_only, created_at, expires_at, ended_at)
-             VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            params![
-                crate::secret_hash(&secret),
-                person,
-                allow,
-                read_only,
-                created_at,
-                expires_at,
-                ended_at
-            ],
+             SELECT ?1, person, allow, read_only, created_at, expires_at, ended_at
+             FROM jobs_keyed_by_secret WHERE id = ?2",
+            params![crate::secret_hash(&secret), secret],
         )?;
         tx.execute(
             "INSERT INTO renamed_agents(old, new) VALUES(?1, ?2)",
