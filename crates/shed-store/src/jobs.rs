@@ -98,11 +98,9 @@ pub(crate) fn name_jobs(tx: &Transaction<'_>) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// A job as the store keeps it.
+/// What a job is made with: whom its agent acts for, its scope, its time.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct JobRecord {
-    /// The job's public name, `job-<n>`: what rows, answers and logs call it.
-    pub name: String,
+pub struct JobTerms {
     /// The person the agent acts for (eid).
     pub person: String,
     /// Globs of the command names the job may list and run.
@@ -113,21 +111,16 @@ pub struct JobRecord {
     pub created_at: i64,
     /// Unix milliseconds; `None` never expires.
     pub expires_at: Option<i64>,
-    /// Unix milliseconds; `None` while the job runs.
-    pub ended_at: Option<i64>,
 }
 
-/// A job to keep: everything but its name, which the store gives it, and
-/// its secret's hash in place of the secret.
+/// A job as the store keeps it (its secret's hash is never read back).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NewJob {
-    /// The secret's hash ([`crate::secret_hash`]); the secret is never kept.
-    pub secret_hash: String,
-    pub person: String,
-    pub allow: Vec<String>,
-    pub read_only: Vec<String>,
-    pub created_at: i64,
-    pub expires_at: Option<i64>,
+pub struct JobRecord {
+    /// The job's public name, `job-<n>`: what rows, answers and logs call it.
+    pub name: String,
+    pub terms: JobTerms,
+    /// Unix milliseconds; `None` while the job runs.
+    pub ended_at: Option<i64>,
 }
 
 /// The public name of job number `num`.
@@ -151,16 +144,18 @@ fn globs(text: String) -> rusqlite::Result<Vec<String>> {
 fn record(r: &rusqlite::Row<'_>) -> rusqlite::Result<JobRecord> {
     Ok(JobRecord {
         name: name_of(r.get(0)?),
-        person: r.get(1)?,
-        allow: globs(r.get(2)?)?,
-        read_only: globs(r.get(3)?)?,
-        created_at: r.get(4)?,
-        expires_at: r.get(5)?,
+        terms: JobTerms {
+            person: r.get(1)?,
+            allow: globs(r.get(2)?)?,
+            read_only: globs(r.get(3)?)?,
+            created_at: r.get(4)?,
+            expires_at: r.get(5)?,
+        },
         ended_at: r.get(6)?,
     })
 }
 
-fn add(conn: &Connection, job: &NewJob) -> Result<JobRecord, StoreError> {
+fn add(conn: &Connection, secret_hash: &str, job: &JobTerms) -> Result<JobRecord, StoreError> {
     let allow =
         serde_json::to_string(&job.allow).map_err(|e| StoreError::Internal(e.to_string()))?;
     let read_only =
@@ -169,7 +164,7 @@ fn add(conn: &Connection, job: &NewJob) -> Result<JobRecord, StoreError> {
         "INSERT INTO jobs(secret_hash, person, allow, read_only, created_at, expires_at, ended_at)
          VALUES(?1, ?2, ?3, ?4, ?5, ?6, NULL)",
         params![
-            job.secret_hash,
+            secret_hash,
             job.person,
             allow,
             read_only,
@@ -179,11 +174,7 @@ fn add(conn: &Connection, job: &NewJob) -> Result<JobRecord, StoreError> {
     )?;
     Ok(JobRecord {
         name: name_of(conn.last_insert_rowid()),
-        person: job.person.clone(),
-        allow: job.allow.clone(),
-        read_only: job.read_only.clone(),
-        created_at: job.created_at,
-        expires_at: job.expires_at,
+        terms: job.clone(),
         ended_at: None,
     })
 }
@@ -213,9 +204,15 @@ fn all(conn: &Connection) -> Result<Vec<JobRecord>, StoreError> {
 }
 
 impl Store {
-    /// Keeps a new job (its person must exist) and answers it with its name.
-    pub async fn add_job(&self, job: NewJob) -> Result<JobRecord, StoreError> {
-        self.write(move |txn| add(txn, &job)).await
+    /// Keeps a new job (its person must exist) with its secret's hash
+    /// ([`crate::secret_hash`]; the secret itself is never kept), and
+    /// answers it with its name.
+    pub async fn add_job(
+        &self,
+        secret_hash: String,
+        job: JobTerms,
+    ) -> Result<JobRecord, StoreError> {
+        self.write(move |txn| add(txn, &secret_hash, &job)).await
     }
 
     /// The job whose secret has this hash, if there is one.
@@ -258,9 +255,8 @@ mod tests {
         (dir, store, ada.eid)
     }
 
-    fn new_job(secret: &str, person: &str) -> NewJob {
-        NewJob {
-            secret_hash: crate::secret_hash(secret),
+    fn terms(person: &str) -> JobTerms {
+        JobTerms {
             person: person.to_string(),
             allow: vec!["demo/runs.*".into()],
             read_only: vec!["demo/runs.leaderboard".into()],
@@ -269,12 +265,18 @@ mod tests {
         }
     }
 
+    async fn add(store: &Store, secret: &str, person: &str) -> Result<JobRecord, StoreError> {
+        store
+            .add_job(crate::secret_hash(secret), terms(person))
+            .await
+    }
+
     #[tokio::test]
     async fn a_job_is_named_found_by_its_secret_s_hash_ended_once_and_listed() {
         let (_dir, store, ada) = store().await;
-        let job = store.add_job(new_job("s1", &ada)).await.unwrap();
+        let job = add(&store, "s1", &ada).await.unwrap();
         assert_eq!(job.name, "job-1");
-        let second = store.add_job(new_job("s2", &ada)).await.unwrap();
+        let second = add(&store, "s2", &ada).await.unwrap();
         assert_eq!(second.name, "job-2");
         let hash = crate::secret_hash("s1");
         assert_eq!(
@@ -309,141 +311,10 @@ mod tests {
         assert_eq!(names, ["job-1", "job-2"]);
     }
 
-    /// A database as shed left it before jobs had names (schema version 6):
-    /// two jobs keyed by their secrets, an entity and its history written by
-    /// one agent and updated by the other, and a listed-tools key.
-    fn a_database_of_version_6(path: &std::path::Path, older: &str, newer: &str) {
-        use crate::migrations::{MIGRATIONS, Migration};
-        let conn = Connection::open(path).unwrap();
-        conn.execute_batch(
-            "PRAGMA journal_mode=WAL;
-             CREATE TABLE schema_migrations(version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL);",
-        )
-        .unwrap();
-        for (i, migration) in MIGRATIONS[..6].iter().enumerate() {
-            let Migration::Sql(sql) = migration else {
-                panic!("migrations 1 to 6 are SQL");
-            };
-            conn.execute_batch(sql).unwrap();
-            conn.execute(
-                "INSERT INTO schema_migrations(version, applied_at) VALUES(?1, 'then')",
-                [i as i64 + 1],
-            )
-            .unwrap();
-        }
-        conn.execute_batch(&format!(
-            "INSERT INTO people(eid, handle, name, created_at) VALUES('p1', 'ada', 'Ada', 'then');
-             INSERT INTO jobs(id, person, allow, read_only, created_at, expires_at, ended_at)
-                 VALUES('{newer}', 'p1', '[\"*\"]', '[]', 20, NULL, 25),
-                       ('{older}', 'p1', '[\"demo/*\"]', '[\"demo/runs.board\"]', 10, 99, NULL);
-             INSERT INTO ec_apps(id, name) VALUES(1, 'demo/runs');
-             INSERT INTO ec_entities(id, app, eid, num, version, created_at, created_by, created_via,
-                                     updated_at, updated_by, updated_via)
-                 VALUES(1, 1, 'e1', 1, 2, 0, 'p1', 'agent:{newer}', 1, 'p1', 'agent:{older}'),
-                       (2, 1, 'e2', 2, 1, 0, 'p1', NULL, 0, 'p1', NULL);
-             INSERT INTO ec_history(entity, app_version, step, version, at, by, via, change)
-                 VALUES(1, 1, 0, 1, 0, 'p1', 'agent:{newer}', '{{}}'),
-                       (1, 2, 0, 2, 1, 'p1', 'agent:{older}', '{{}}'),
-                       (2, 3, 0, 1, 2, 'p1', NULL, '{{}}');
-             INSERT INTO listed_tools(caller, fingerprint) VALUES('agent:{older}', 'f'), ('token:1', 'g');"
-        ))
-        .unwrap();
-    }
-
-    // Migration 7: jobs kept before are named in the order they were made,
-    // their secrets keep working (their hash is kept), and no byte of either
-    // secret is left in the database's files.
-    #[tokio::test]
-    async fn jobs_kept_before_get_names_and_the_files_forget_their_secrets() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("shed.db");
-        let older = "0a1b2c3d4e5f60718293a4b5c6d7e8f9";
-        let newer = "f9e8d7c6b5a4938271605f4e3d2c1b0a";
-        a_database_of_version_6(&path, older, newer);
-
-        let store = Store::open(&path).await.unwrap();
-        let jobs = store.jobs().await.unwrap();
-        assert_eq!(
-            jobs,
-            [
-                JobRecord {
-                    name: "job-1".into(),
-                    person: "p1".into(),
-                    allow: vec!["demo/*".into()],
-                    read_only: vec!["demo/runs.board".into()],
-                    created_at: 10,
-                    expires_at: Some(99),
-                    ended_at: None,
-                },
-                JobRecord {
-                    name: "job-2".into(),
-                    person: "p1".into(),
-                    allow: vec!["*".into()],
-                    read_only: vec![],
-                    created_at: 20,
-                    expires_at: None,
-                    ended_at: Some(25),
-                },
-            ]
-        );
-        let found = |secret: &str| {
-            let store = store.clone();
-            let hash = crate::secret_hash(secret);
-            async move {
-                store
-                    .job_by_secret_hash(&hash)
-                    .await
-                    .unwrap()
-                    .map(|j| j.name)
-            }
-        };
-        assert_eq!(found(older).await.as_deref(), Some("job-1"));
-        assert_eq!(found(newer).await.as_deref(), Some("job-2"));
-        // A new job counts on from the old ones.
-        let next = store.add_job(new_job("s3", "p1")).await.unwrap();
-        assert_eq!(next.name, "job-3");
-        store
-            .read(|conn| {
-                let stamps: (String, String) = conn.query_row(
-                    "SELECT created_via, updated_via FROM ec_entities WHERE eid = 'e1'",
-                    [],
-                    |r| Ok((r.get(0)?, r.get(1)?)),
-                )?;
-                assert_eq!(stamps, ("agent:job-2".into(), "agent:job-1".into()));
-                let vias: Vec<Option<String>> = conn
-                    .prepare("SELECT via FROM ec_history ORDER BY app_version")?
-                    .query_map([], |r| r.get(0))?
-                    .collect::<Result<_, _>>()?;
-                assert_eq!(
-                    vias,
-                    [Some("agent:job-2".into()), Some("agent:job-1".into()), None]
-                );
-                let callers: Vec<String> = conn
-                    .prepare("SELECT caller FROM listed_tools ORDER BY caller")?
-                    .query_map([], |r| r.get(0))?
-                    .collect::<Result<_, _>>()?;
-                assert_eq!(callers, ["agent:job-1", "token:1"]);
-                Ok(())
-            })
-            .await
-            .unwrap();
-
-        for file in crate::private::database_files(&path) {
-            let bytes = std::fs::read(&file).unwrap_or_default();
-            for secret in [older, newer] {
-                assert!(
-                    !bytes.windows(secret.len()).any(|w| w == secret.as_bytes()),
-                    "{} still holds the secret {secret}",
-                    file.display()
-                );
-            }
-        }
-    }
-
     #[tokio::test]
     async fn a_secret_is_kept_once() {
         let (_dir, store, ada) = store().await;
-        store.add_job(new_job("s1", &ada)).await.unwrap();
-        assert!(store.add_job(new_job("s1", &ada)).await.is_err());
+        add(&store, "s1", &ada).await.unwrap();
+        assert!(add(&store, "s1", &ada).await.is_err());
     }
 }

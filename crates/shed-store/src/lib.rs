@@ -33,7 +33,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use error::StoreError;
-pub use jobs::{JobRecord, NewJob};
+pub use jobs::{JobRecord, JobTerms};
 pub use model::{Actor, Applied, ColumnType, HistoryEntry, Listing, Person, Vocabulary};
 pub use private::{PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE, warn_if_open};
 pub use secret::secret_hash;

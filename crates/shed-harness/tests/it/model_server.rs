@@ -223,19 +223,16 @@ fn max_turns_ends_a_run_that_goes_nowhere_with_a_sentence_and_exit_1() {
         tool_calls(&[("list_commands", json!({}))]),
     ]);
     let transcript = host.path("t.json");
-    let out = host.harness(&[
-        "--transcript",
-        transcript.to_str().unwrap(),
-        "run",
-        "--task",
-        "t",
-        "--model",
-        "m",
-        "--base-url",
-        &model.url,
-        "--max-turns",
-        "2",
-    ]);
+    let out = run(
+        &host,
+        &model,
+        &[
+            "--max-turns",
+            "2",
+            "--transcript",
+            transcript.to_str().unwrap(),
+        ],
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
     assert_eq!(
@@ -247,17 +244,7 @@ fn max_turns_ends_a_run_that_goes_nowhere_with_a_sentence_and_exit_1() {
     let record = common::read_json(&transcript);
     assert_eq!(record["messages"].as_array().unwrap().len(), 6);
 
-    let out = host.harness(&[
-        "run",
-        "--task",
-        "t",
-        "--model",
-        "m",
-        "--base-url",
-        &model.url,
-        "--max-turns",
-        "0",
-    ]);
+    let out = run(&host, &model, &["--max-turns", "0"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
 }
 

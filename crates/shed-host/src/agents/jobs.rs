@@ -6,7 +6,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use shed_store::{JobRecord, NewJob};
+use shed_store::{JobRecord, JobTerms};
 
 use super::scope::JobScope;
 use crate::names::shown;
@@ -122,14 +122,16 @@ impl Host {
         let record = self
             .inner
             .store
-            .add_job(NewJob {
-                secret_hash: hash(&secret),
-                person: person.eid.clone(),
-                allow,
-                read_only,
-                created_at,
-                expires_at,
-            })
+            .add_job(
+                hash(&secret),
+                JobTerms {
+                    person: person.eid.clone(),
+                    allow,
+                    read_only,
+                    created_at,
+                    expires_at,
+                },
+            )
             .await?;
         tracing::info!(job = %record.name, person = %person.handle, "job created");
         Ok(MadeJob {
@@ -196,7 +198,7 @@ impl Host {
         let person = self
             .inner
             .store
-            .person_by_eid(&record.person)
+            .person_by_eid(&record.terms.person)
             .await?
             .ok_or_else(|| {
                 HostError::Internal(format!(
@@ -212,10 +214,10 @@ fn job(record: JobRecord, person: Person) -> Job {
     Job {
         name: record.name,
         person,
-        allow: record.allow,
-        read_only: record.read_only,
-        created_at: record.created_at,
-        expires_at: record.expires_at,
+        allow: record.terms.allow,
+        read_only: record.terms.read_only,
+        created_at: record.terms.created_at,
+        expires_at: record.terms.expires_at,
         ended_at: record.ended_at,
     }
 }

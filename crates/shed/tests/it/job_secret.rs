@@ -5,26 +5,14 @@
 use crate::broker_support;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-use broker_support::{SHED, Served, a_run, answered};
-use serde_json::Value;
+use broker_support::{Served, a_run, answered, shed_with};
+use serde_json::{Value, json};
 
 /// `shed <args>` on the data folder, logging at debug level; its output.
 fn shed_logged(data: &Path, args: &[&str]) -> Output {
-    let out = Command::new(SHED)
-        .args(args)
-        .env("SHED_DATA", data)
-        .env("RUST_LOG", "debug")
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "shed {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+    shed_with(data, args, &[("RUST_LOG", "debug"), ("NO_COLOR", "1")])
 }
 
 /// Everything a process said, stdout then stderr.
@@ -102,71 +90,31 @@ fn a_jobs_secret_is_kept_only_as_its_hash_and_its_name_is_said_everywhere() {
     answers.push(said(&shed_logged(&data, &["job", "list"])));
 
     // A write through `shed command run`, read back.
-    let write = served.cli(
-        Some(&secret),
-        &[
-            "command",
-            "run",
-            "demo/runs.log_run",
-            "--args-json",
-            "-",
-            "--json",
-        ],
-        &a_run().to_string(),
-    );
+    let write = served.run_output(&secret, "demo/runs.log_run", a_run(), &[]);
     answers.push(said(&write));
     let outcome = answered(&write);
     assert_eq!(outcome["code"], "ok", "{outcome}");
     assert_eq!(outcome["actor"], format!("agent:{name}"));
     let eid = outcome["completed"][0].as_str().unwrap().to_string();
-    let board = served.cli(
-        Some(&secret),
-        &[
-            "command",
-            "run",
-            "demo/runs.leaderboard",
-            "--args-json",
-            "-",
-            "--json",
-        ],
-        "{}",
-    );
+    let board = served.run_output(&secret, "demo/runs.leaderboard", json!({}), &[]);
     answers.push(said(&board));
     let row = &answered(&board)["body"]["rows"][0];
     assert_eq!(row["entity"]["eid"], eid.as_str());
     assert_eq!(row["created"]["via"], format!("agent:{name}"));
     // The listing, a command outside the scope and a refused read-only run.
-    for (args, stdin) in [
-        (vec!["command", "list", "--json"], ""),
-        (
-            vec![
-                "command",
-                "run",
-                "graph.query",
-                "--args-json",
-                "-",
-                "--json",
-            ],
-            r#"{"filter": ".jog!"}"#,
-        ),
-        (
-            vec![
-                "command",
-                "run",
-                "demo/runs.log_run",
-                "--args-json",
-                "-",
-                "--json",
-                "--read-only",
-            ],
-            "{}",
-        ),
+    let listing = served.cli(Some(&secret), &["command", "list", "--json"], "");
+    assert_eq!(
+        answered(&listing)["commands"][0]["name"],
+        "demo/runs.log_run"
+    );
+    answers.push(said(&listing));
+    for (command, args, extra) in [
+        ("graph.query", json!({"filter": ".jog!"}), &[][..]),
+        ("demo/runs.log_run", a_run(), &["--read-only"][..]),
     ] {
-        let out = served.cli(Some(&secret), &args, stdin);
+        let out = served.run_output(&secret, command, args, extra);
         let answer = answered(&out);
-        if args[1] == "run" {
-            assert_eq!(answer["code"], "forbidden", "{answer}");
-        }
+        assert_eq!(answer["code"], "forbidden", "{answer}");
         answers.push(said(&out));
     }
     let refused = answers.last().unwrap();
@@ -201,18 +149,7 @@ fn a_jobs_secret_is_kept_only_as_its_hash_and_its_name_is_said_everywhere() {
         said(&ended)
     );
     answers.push(said(&ended));
-    let after = served.cli(
-        Some(&secret),
-        &[
-            "command",
-            "run",
-            "demo/runs.leaderboard",
-            "--args-json",
-            "-",
-            "--json",
-        ],
-        "{}",
-    );
+    let after = served.run_output(&secret, "demo/runs.leaderboard", json!({}), &[]);
     let after_outcome = answered(&after);
     assert!(
         after_outcome["message"]

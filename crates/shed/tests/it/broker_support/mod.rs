@@ -26,9 +26,16 @@ impl Drop for Served {
 
 /// `shed <args>` on the data folder, asserting it succeeds; its stdout.
 pub fn shed(data: &Path, args: &[&str]) -> String {
+    String::from_utf8(shed_with(data, args, &[]).stdout).unwrap()
+}
+
+/// `shed <args>` on the data folder with these variables set, asserting it
+/// succeeds; all it said.
+pub fn shed_with(data: &Path, args: &[&str], vars: &[(&str, &str)]) -> Output {
     let out = Command::new(SHED)
         .args(args)
         .env("SHED_DATA", data)
+        .envs(vars.iter().copied())
         .output()
         .unwrap();
     assert!(
@@ -36,7 +43,7 @@ pub fn shed(data: &Path, args: &[&str]) -> String {
         "shed {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8(out.stdout).unwrap()
+    out
 }
 
 impl Served {
@@ -122,10 +129,14 @@ impl Served {
     /// `shed command run <name> --args-json - --json [extra…]`, asserting the
     /// CLI exits 0 (the host answered); the outcome.
     pub fn run(&self, job: &str, name: &str, args: Value, extra: &[&str]) -> Value {
+        answered(&self.run_output(job, name, args, extra))
+    }
+
+    /// `shed command run <name> --args-json - --json [extra…]`: all it said.
+    pub fn run_output(&self, job: &str, name: &str, args: Value, extra: &[&str]) -> Output {
         let mut all = vec!["command", "run", name, "--args-json", "-", "--json"];
         all.extend_from_slice(extra);
-        let out = self.cli(Some(job), &all, &args.to_string());
-        answered(&out)
+        self.cli(Some(job), &all, &args.to_string())
     }
 
     /// `shed command list --json` for the job: the rows' names.
