@@ -18,7 +18,8 @@ use super::label::Label;
 use super::rows::app_command_row;
 use super::run::AgentAnswer;
 use super::scope::{BadGlob, JobScope};
-use crate::{Answer, Host, HostError};
+use crate::answer::{Answer, Data};
+use crate::{Host, HostError};
 
 /// Why a job's call ran nothing, or what the command layer answered instead.
 #[derive(Debug, thiserror::Error)]
@@ -82,10 +83,9 @@ impl JobOutcome {
         let write = effect == Effect::Write;
         let (answer, completed, may_have_landed) = match answered.answer {
             Ok(answer) => {
-                let completed = if write {
-                    written(&answer.data)
-                } else {
-                    Vec::new()
+                let completed = match &answer.data {
+                    Data::Wrote(applied) if write => applied.entities.clone(),
+                    _ => Vec::new(),
                 };
                 (Ok(answer), completed, write)
             }
@@ -269,25 +269,11 @@ fn stamped(mut row: CommandRow, scope: &JobScope) -> CommandRow {
     row
 }
 
-/// The args with every input the row marks `x-source: "job.person"` set to
-/// the job's person, whatever the request said.
+/// The args with every input the row fills from the job (listed as
+/// `x-source: "job.person"`) set to the job's person, whatever the request
+/// said.
 fn filled_from_job(row: &CommandRow, args: Value, job: &Job) -> Value {
-    let sourced: Vec<&String> = row
-        .row
-        .get("inputSchema")
-        .and_then(|schema| schema.get("properties"))
-        .and_then(Value::as_object)
-        .map(|properties| {
-            properties
-                .iter()
-                .filter(|(_, schema)| {
-                    schema.get("x-source").and_then(Value::as_str) == Some("job.person")
-                })
-                .map(|(name, _)| name)
-                .collect()
-        })
-        .unwrap_or_default();
-    if sourced.is_empty() {
+    if row.job_person.is_empty() {
         return args;
     }
     let mut fields = match args {
@@ -295,23 +281,13 @@ fn filled_from_job(row: &CommandRow, args: Value, job: &Job) -> Value {
         Value::Null => Map::new(),
         other => return other, // the command says what is wrong with it
     };
-    for name in sourced {
-        fields.insert(name.clone(), Value::String(job.person.handle.clone()));
+    for name in row.job_person {
+        fields.insert(
+            (*name).to_string(),
+            Value::String(job.person.handle.clone()),
+        );
     }
     Value::Object(fields)
-}
-
-/// The eids a write's answer names as written (its `entities`).
-fn written(data: &Value) -> Vec<String> {
-    data.get("entities")
-        .and_then(Value::as_array)
-        .map(|eids| {
-            eids.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// Each job's compiled scope, kept once compiled: a job's globs never change.
