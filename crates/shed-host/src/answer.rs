@@ -51,29 +51,6 @@ pub enum Acted {
     Wrote(Applied),
 }
 
-/// The data of any answer.
-#[derive(Debug, Clone)]
-pub enum Data {
-    /// `{rows, next?}`: rows a filter line matched.
-    Rows(Listing),
-    /// `{entities, aliases, version}`: what a write wrote.
-    Wrote(Applied),
-    /// `{commands: [row, …]}`: the commands of the apps in reach.
-    Commands(CommandList),
-    /// `{spaces: [{space, role, apps}, …]}`.
-    Spaces(SpaceList),
-    /// `{apps: [{at, slug, title, access, address, version, role}, …]}`.
-    Apps(AppList),
-    /// The files of an app's next deploy.
-    Files(Files),
-    /// A deploy: the app, its version, address and commands.
-    Deployed(Deployed),
-    /// `{space, handle, role}`: a member added.
-    Invited(Invited),
-    /// `{token}`: a bearer token, shown once.
-    Token(NewToken),
-}
-
 /// The apps in the caller's spaces, each with their role in its space.
 #[derive(Debug, Clone, Serialize)]
 pub struct AppList {
@@ -242,27 +219,43 @@ impl From<Acted> for Data {
     }
 }
 
-macro_rules! data_of {
-    ($($variant:ident($kind:ty)),* $(,)?) => {$(
-        impl From<$kind> for Data {
+/// `Data` and a `From` of each kind of data into it.
+macro_rules! data {
+    ($($(#[$doc:meta])* $variant:ident($kind:ty),)*) => {
+        /// The data of any answer.
+        #[derive(Debug, Clone)]
+        pub enum Data {
+            $($(#[$doc])* $variant($kind),)*
+        }
+
+        $(impl From<$kind> for Data {
             fn from(data: $kind) -> Data {
                 Data::$variant(data)
             }
-        }
-    )*};
+        })*
+    };
 }
 
-data_of!(
+data! {
+    /// `{rows, next?}`: rows a filter line matched.
     Rows(Listing),
+    /// `{entities, aliases, version}`: what a write wrote.
     Wrote(Applied),
+    /// `{commands: [row, …]}`: the commands of the apps in reach.
     Commands(CommandList),
+    /// `{spaces: [{space, role, apps}, …]}`.
     Spaces(SpaceList),
+    /// `{apps: [{at, slug, title, access, address, version, role}, …]}`.
     Apps(AppList),
+    /// The files of an app's next deploy.
     Files(Files),
+    /// A deploy: the app, its version, address and commands.
     Deployed(Deployed),
+    /// `{space, handle, role}`: a member added.
     Invited(Invited),
+    /// `{token}`: a bearer token, shown once.
     Token(NewToken),
-);
+}
 
 #[cfg(test)]
 mod tests {
