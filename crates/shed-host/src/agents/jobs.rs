@@ -9,6 +9,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use shed_store::{JobRecord, JobTerms};
 
 use super::scope::JobScope;
+use crate::access::JobState;
 use crate::names::shown;
 use crate::secrets::{hash, secret};
 use crate::{Caller, Host, HostError, Person};
@@ -37,25 +38,6 @@ pub struct MadeJob {
     pub job: Job,
     /// 32 lowercase hex digits; only its sha256 is kept.
     pub secret: String,
-}
-
-/// Where a job stands at a moment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum JobState {
-    Running,
-    Ended,
-    Expired,
-}
-
-impl JobState {
-    /// `running`, `ended`, `expired`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            JobState::Running => "running",
-            JobState::Ended => "ended",
-            JobState::Expired => "expired",
-        }
-    }
 }
 
 impl Job {
