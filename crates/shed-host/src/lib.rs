@@ -22,6 +22,7 @@ mod files;
 mod graph;
 mod listing;
 mod names;
+pub mod prompts;
 mod reach;
 mod registry;
 mod run;

@@ -1,10 +1,15 @@
 //! Watches the deploys of every process on the data dir and tells one live
 //! session `notifications/resources/list_changed` when a deploy changed the
-//! views that session's caller reaches.
+//! views that session's caller reaches, and `notifications/prompts/list_changed`
+//! when it changed their prompts (an app came into reach, or was retitled).
 
 use std::time::Duration;
 
-use rmcp::{Peer, RoleServer, service::SubscriptionSink};
+use rmcp::{
+    Peer, RoleServer,
+    service::{SubscriptionSendError, SubscriptionSink},
+};
+use shed_host::prompts::PromptEntry;
 use shed_host::{Caller, Host, ViewResource};
 use tokio::sync::broadcast::error::RecvError;
 
@@ -32,9 +37,26 @@ impl Notifier {
     async fn resources_changed(&self) -> bool {
         match self {
             Notifier::Session(peer) => peer.notify_resource_list_changed().await.is_ok(),
-            Notifier::Subscription(sink) => sink.notify_resource_list_changed().await.is_ok(),
+            Notifier::Subscription(sink) => still_listening(sink.notify_resource_list_changed().await),
         }
     }
+
+    /// Sends `notifications/prompts/list_changed`; false once the session is gone.
+    async fn prompts_changed(&self) -> bool {
+        match self {
+            Notifier::Session(peer) => peer.notify_prompt_list_changed().await.is_ok(),
+            Notifier::Subscription(sink) => still_listening(sink.notify_prompt_list_changed().await),
+        }
+    }
+}
+
+/// Whether a listening stream is still there after a send: one that did not
+/// ask for this kind of change is not told, and listens on.
+fn still_listening(sent: Result<(), SubscriptionSendError>) -> bool {
+    matches!(
+        sent,
+        Ok(()) | Err(SubscriptionSendError::NotificationNotAccepted(_))
+    )
 }
 
 /// What of a caller's views a client sees in `resources/list`.
@@ -55,11 +77,20 @@ async fn views_of(host: &Host, caller: &Caller) -> Vec<(String, String, String)>
     }
 }
 
-/// Runs until the session closes: after every deploy, compares the views
-/// the caller reaches with those it reached before, and notifies on a change.
-pub async fn watch_views(host: Host, caller: Caller, notifier: Notifier) {
+async fn prompts_of(host: &Host, caller: &Caller) -> Vec<PromptEntry> {
+    host.prompts(caller).await.unwrap_or_else(|error| {
+        tracing::debug!(%error, "no prompts for a watched session");
+        Vec::new()
+    })
+}
+
+/// Runs until the session closes: after every deploy, compares the views and
+/// the prompts the caller reaches with those it reached before, and notifies
+/// on each change.
+pub async fn watch_reach(host: Host, caller: Caller, notifier: Notifier) {
     let mut deploys = host.deploys();
     let mut seen = views_of(&host, &caller).await;
+    let mut prompts = prompts_of(&host, &caller).await;
     let mut closed_check = tokio::time::interval(CLOSED_CHECK);
     loop {
         tokio::select! {
@@ -69,6 +100,13 @@ pub async fn watch_views(host: Host, caller: Caller, notifier: Notifier) {
                     if now != seen {
                         seen = now;
                         if !notifier.resources_changed().await {
+                            return;
+                        }
+                    }
+                    let now = prompts_of(&host, &caller).await;
+                    if now != prompts {
+                        prompts = now;
+                        if !notifier.prompts_changed().await {
                             return;
                         }
                     }
