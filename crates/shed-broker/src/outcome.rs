@@ -40,6 +40,38 @@ impl Code {
         }
     }
 
+    /// The word of the code, as the wire spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::Ok => "ok",
+            Code::Forbidden => "forbidden",
+            Code::Refused => "refused",
+            Code::BadArgs => "bad-args",
+            Code::NotFound => "not-found",
+            Code::Conflict => "conflict",
+            Code::Error => "error",
+        }
+    }
+
+    /// An answer's code as a metric's label: the code it carries, else
+    /// `listed` (a `command list` answered with its rows).
+    pub fn label_of(answer: &Value) -> &'static str {
+        let said = answer.get("code").and_then(Value::as_str);
+        [
+            Code::Ok,
+            Code::Forbidden,
+            Code::Refused,
+            Code::BadArgs,
+            Code::NotFound,
+            Code::Conflict,
+            Code::Error,
+        ]
+        .into_iter()
+        .map(Code::as_str)
+        .find(|word| Some(*word) == said)
+        .unwrap_or("listed")
+    }
+
     /// The code a job's refusal is.
     pub fn of_refusal(refusal: &JobRefusal) -> Code {
         match refusal {

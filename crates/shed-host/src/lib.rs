@@ -21,6 +21,7 @@ mod error;
 mod files;
 mod graph;
 mod listing;
+mod measure;
 mod names;
 pub mod prompts;
 mod reach;

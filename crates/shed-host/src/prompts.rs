@@ -307,7 +307,10 @@ fn app_prompt(app: &LiveApp, focus: Option<&str>) -> Result<PromptText, HostErro
                     app.name
                 ));
             }
-            lines.push("Help me with this app: ask what I want to do, then do it with these commands.".to_string());
+            lines.push(
+                "Help me with this app: ask what I want to do, then do it with these commands."
+                    .to_string(),
+            );
         }
     }
     Ok(PromptText {
@@ -321,7 +324,10 @@ fn tour(reach: &Reach, snapshot: &Snapshot, focus: Option<&str>) -> Result<Promp
         Some(space) => vec![reach.roles.get_key_value(space).ok_or_else(|| {
             let yours: Vec<String> = reach.roles.keys().cloned().collect();
             HostError::NotFound(if yours.is_empty() {
-                format!("no space {} of yours — you belong to no space yet", shown(space))
+                format!(
+                    "no space {} of yours — you belong to no space yet",
+                    shown(space)
+                )
             } else {
                 format!(
                     "no space {} of yours — your spaces are {}",
@@ -377,4 +383,3 @@ fn tour(reach: &Reach, snapshot: &Snapshot, focus: Option<&str>) -> Result<Promp
         text: lines.join("\n\n"),
     })
 }
-

@@ -27,14 +27,17 @@ impl Host {
     ) -> Result<Answer, HostError> {
         let (reach, snapshot) = self.reach_and_snapshot(caller).await?;
         let app = find(&reach, &snapshot, name, app)?;
-        let Some(command) = app.manifest.command(name) else {
-            return Err(HostError::Internal(format!(
-                "{} lost its command {name}",
-                app.name
-            )));
-        };
-        let filled = decide_and_fill(&reach, &app, command, args)?;
-        self.run_filled(caller, &app, command, filled, None).await
+        crate::measure::command_run(&app.name, name, async {
+            let Some(command) = app.manifest.command(name) else {
+                return Err(HostError::Internal(format!(
+                    "{} lost its command {name}",
+                    app.name
+                )));
+            };
+            let filled = decide_and_fill(&reach, &app, command, args)?;
+            self.run_filled(caller, &app, command, filled, None).await
+        })
+        .await
     }
 
     /// Runs a filled template on `app` as the caller; `expect: Some(n)`

@@ -11,11 +11,10 @@ use std::{
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
-        Extensions, GetPromptRequestParams, GetPromptResponse, Implementation,
-        ListPromptsResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-        ReadResourceRequestParams, ReadResourceResponse, Reference, ServerCapabilities,
-        ServerConfig, SubscriptionFilter,
+        CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, Extensions,
+        GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+        ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+        ReadResourceResponse, Reference, ServerCapabilities, ServerConfig, SubscriptionFilter,
     },
     service::{NotificationContext, RequestContext, SubscriptionContext},
 };
@@ -25,6 +24,7 @@ use shed_host::{Answer, Caller, Host, HostError};
 use crate::{
     answers::{answered, refused, unreadable, with_line},
     args::{ArgumentError, ToolCall},
+    measured::{Timed, tool_label},
     prompts,
     tools::{TOOLS_CHANGED_LINE, fingerprint, tools},
     views,
@@ -211,11 +211,13 @@ impl ServerHandler for Door {
         .with_instructions(INSTRUCTIONS)
     }
 
+    #[tracing::instrument(name = "mcp call", skip_all, fields(method = "tools/list"))]
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        let _timed = Timed::method("tools/list");
         if let Ok(caller) = self.caller(&context.extensions).await
             && let Some(key) = ListedTools::key(&caller)
         {
@@ -227,11 +229,13 @@ impl ServerHandler for Door {
         Ok(ListToolsResult::with_all_items(tools()))
     }
 
+    #[tracing::instrument(name = "mcp call", skip_all, fields(method = "tools/call", tool = tool_label(&request.name)))]
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let _timed = Timed::tool(&request.name);
         let caller = match self.caller(&context.extensions).await {
             Ok(caller) => caller,
             Err(error) => return Ok(refused(&error).into()),
@@ -256,11 +260,13 @@ impl ServerHandler for Door {
         Ok(result.into())
     }
 
+    #[tracing::instrument(name = "mcp call", skip_all, fields(method = "resources/list"))]
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        let _timed = Timed::method("resources/list");
         let caller = self
             .caller(&context.extensions)
             .await
@@ -271,11 +277,13 @@ impl ServerHandler for Door {
         ))
     }
 
+    #[tracing::instrument(name = "mcp call", skip_all, fields(method = "resources/read"))]
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        let _timed = Timed::method("resources/read");
         let caller = self
             .caller(&context.extensions)
             .await
@@ -288,11 +296,13 @@ impl ServerHandler for Door {
         Ok(views::read(page).into())
     }
 
+    #[tracing::instrument(name = "mcp call", skip_all, fields(method = "prompts/list"))]
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
+        let _timed = Timed::method("prompts/list");
         let caller = self
             .caller(&context.extensions)
             .await
@@ -303,11 +313,13 @@ impl ServerHandler for Door {
         ))
     }
 
+    #[tracing::instrument(name = "mcp call", skip_all, fields(method = "prompts/get"))]
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        let _timed = Timed::method("prompts/get");
         let caller = self
             .caller(&context.extensions)
             .await
@@ -321,11 +333,13 @@ impl ServerHandler for Door {
         Ok(prompts::filled(prompt).into())
     }
 
+    #[tracing::instrument(name = "mcp call", skip_all, fields(method = "completion/complete"))]
     async fn complete(
         &self,
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
+        let _timed = Timed::method("completion/complete");
         let Reference::Prompt(prompt) = &request.r#ref else {
             return Err(ErrorData::invalid_params(
                 "shed completes the arguments of prompts only — it has no resource templates",

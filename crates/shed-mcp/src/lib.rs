@@ -13,6 +13,7 @@ mod answers;
 mod args;
 mod door;
 mod http;
+mod measured;
 mod prompts;
 mod sessions;
 mod stdio;

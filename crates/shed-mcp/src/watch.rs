@@ -37,7 +37,9 @@ impl Notifier {
     async fn resources_changed(&self) -> bool {
         match self {
             Notifier::Session(peer) => peer.notify_resource_list_changed().await.is_ok(),
-            Notifier::Subscription(sink) => still_listening(sink.notify_resource_list_changed().await),
+            Notifier::Subscription(sink) => {
+                still_listening(sink.notify_resource_list_changed().await)
+            }
         }
     }
 
@@ -45,7 +47,9 @@ impl Notifier {
     async fn prompts_changed(&self) -> bool {
         match self {
             Notifier::Session(peer) => peer.notify_prompt_list_changed().await.is_ok(),
-            Notifier::Subscription(sink) => still_listening(sink.notify_prompt_list_changed().await),
+            Notifier::Subscription(sink) => {
+                still_listening(sink.notify_prompt_list_changed().await)
+            }
         }
     }
 }

@@ -129,11 +129,14 @@ impl Host {
                 app.name
             )));
         };
-        let filled = decide_and_fill(&reach, &app, command, call.args.clone())?;
-        // A write checks the version again in its own transaction.
-        self.check_expect(&app, call).await?;
-        self.run_filled(caller, &app, command, filled, call.expect)
-            .await
+        crate::measure::command_run(&app.name, command_name, async {
+            let filled = decide_and_fill(&reach, &app, command, call.args.clone())?;
+            // A write checks the version again in its own transaction.
+            self.check_expect(&app, call).await?;
+            self.run_filled(caller, &app, command, filled, call.expect)
+                .await
+        })
+        .await
     }
 
     /// `--expect n`, checked before the call runs (a write to the store
