@@ -17,17 +17,6 @@ from conftest import RUN_CLUB, Shed
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def two(shed: Shed) -> Shed:
-    shed.person("ada", "Ada")
-    shed.person("bo", "Bo")
-    shed.space("ada", "ada")
-    shed.space("bo", "bo")
-    shed.deploy(RUN_CLUB, "ada/runs", "ada", "--title", "Run club")
-    shed.serve()
-    return shed
-
-
 def message_text(prompt: Any) -> str:
     [message] = prompt.messages
     assert message.role == "user"

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -18,7 +18,7 @@ use reqwest::header;
 use serde_json::{Value, json};
 
 use crate::broker_support::{answered, cli, shed};
-use crate::listening::{free_port, wait_until_listening};
+use crate::listening::{free_port, shed_up, wait_until_listening};
 
 const SHED: &str = env!("CARGO_BIN_EXE_shed");
 
@@ -48,24 +48,11 @@ impl Served {
     /// `shed up` on a free port with `extra` flags.
     fn start(extra: &[&str]) -> Served {
         let data = tempfile::tempdir().unwrap();
-        let port = free_port();
-        let mut child = Command::new(SHED)
-            .args(["up", "--listen", &format!("127.0.0.1:{port}")])
-            .args(extra)
-            .arg("--data")
-            .arg(data.path().join("d"))
-            .env("RUST_LOG", "warn")
-            .env("OTEL_BSP_SCHEDULE_DELAY", "200")
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let mut lines = BufReader::new(stdout).lines().map_while(Result::ok);
-        let token = lines
-            .find_map(|line| line.strip_prefix("Token:").map(|t| t.trim().to_string()))
-            .expect("shed up prints a token");
-        std::thread::spawn(move || lines.for_each(drop));
-        wait_until_listening(port);
+        let (child, port, token) = shed_up(
+            &data.path().join("d"),
+            extra,
+            &[("OTEL_BSP_SCHEDULE_DELAY", "200")],
+        );
         Served {
             child,
             port,
