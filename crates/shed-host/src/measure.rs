@@ -31,7 +31,7 @@ pub(crate) async fn command_run<T>(
     command: &str,
     run: impl Future<Output = Result<T, HostError>>,
 ) -> Result<T, HostError> {
-    let span = tracing::info_span!("command run", app, command);
+    let span = tracing::debug_span!("command run", app, command);
     let answered = run.instrument(span).await;
     metrics::counter!(COMMAND_CALLS, "app" => app.to_string(), "outcome" => outcome(&answered))
         .increment(1);

@@ -211,7 +211,12 @@ impl ServerHandler for Door {
         .with_instructions(INSTRUCTIONS)
     }
 
-    #[tracing::instrument(name = "mcp call", skip_all, fields(method = "tools/list"))]
+    #[tracing::instrument(
+        level = "debug",
+        name = "mcp call",
+        skip_all,
+        fields(method = "tools/list")
+    )]
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -229,7 +234,7 @@ impl ServerHandler for Door {
         Ok(ListToolsResult::with_all_items(tools()))
     }
 
-    #[tracing::instrument(name = "mcp call", skip_all, fields(method = "tools/call", tool = tool_label(&request.name)))]
+    #[tracing::instrument(level = "debug", name = "mcp call", skip_all, fields(method = "tools/call", tool = tool_label(&request.name)))]
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -260,7 +265,12 @@ impl ServerHandler for Door {
         Ok(result.into())
     }
 
-    #[tracing::instrument(name = "mcp call", skip_all, fields(method = "resources/list"))]
+    #[tracing::instrument(
+        level = "debug",
+        name = "mcp call",
+        skip_all,
+        fields(method = "resources/list")
+    )]
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -277,7 +287,12 @@ impl ServerHandler for Door {
         ))
     }
 
-    #[tracing::instrument(name = "mcp call", skip_all, fields(method = "resources/read"))]
+    #[tracing::instrument(
+        level = "debug",
+        name = "mcp call",
+        skip_all,
+        fields(method = "resources/read")
+    )]
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
@@ -296,7 +311,12 @@ impl ServerHandler for Door {
         Ok(views::read(page).into())
     }
 
-    #[tracing::instrument(name = "mcp call", skip_all, fields(method = "prompts/list"))]
+    #[tracing::instrument(
+        level = "debug",
+        name = "mcp call",
+        skip_all,
+        fields(method = "prompts/list")
+    )]
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -313,7 +333,12 @@ impl ServerHandler for Door {
         ))
     }
 
-    #[tracing::instrument(name = "mcp call", skip_all, fields(method = "prompts/get"))]
+    #[tracing::instrument(
+        level = "debug",
+        name = "mcp call",
+        skip_all,
+        fields(method = "prompts/get")
+    )]
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
@@ -333,7 +358,12 @@ impl ServerHandler for Door {
         Ok(prompts::filled(prompt).into())
     }
 
-    #[tracing::instrument(name = "mcp call", skip_all, fields(method = "completion/complete"))]
+    #[tracing::instrument(
+        level = "debug",
+        name = "mcp call",
+        skip_all,
+        fields(method = "completion/complete")
+    )]
     async fn complete(
         &self,
         request: CompleteRequestParams,

@@ -166,8 +166,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
 
 /// Logs go to stderr (stdout is the MCP stream of `shed mcp`), filtered by
 /// RUST_LOG, else at `default` level. With an OTLP endpoint, shed's own
-/// spans at info and above are exported too, whatever RUST_LOG says: the
-/// trace provider is returned, to be shut down at exit.
+/// spans (debug level, so they cost nothing without it) are exported too,
+/// whatever RUST_LOG says; the trace provider is returned, to be shut down
+/// at exit.
 fn logs(
     default: &str,
     otlp: Option<&str>,
@@ -181,8 +182,10 @@ fn logs(
     let (provider, traces) = match otlp {
         Some(endpoint) => {
             let (provider, tracer) = telemetry::otlp(endpoint)?;
-            let ours = tracing_subscriber::filter::Targets::new()
-                .with_target("shed", tracing::Level::INFO);
+            // shed's spans only: a log line stays on stderr.
+            let ours = tracing_subscriber::filter::filter_fn(|meta| {
+                meta.is_span() && meta.target().starts_with("shed")
+            });
             let layer = tracing_opentelemetry::layer()
                 .with_tracer(tracer)
                 .with_filter(ours);

@@ -138,7 +138,7 @@ pub async fn measure_request(request: Request, next: Next) -> Response {
     } else {
         "web"
     };
-    let span = tracing::info_span!(
+    let span = tracing::debug_span!(
         "request",
         door,
         method = %request.method(),
