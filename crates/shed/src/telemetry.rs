@@ -30,6 +30,11 @@ use tracing::Instrument;
 /// customary port, on loopback.
 pub const DEFAULT_METRICS_LISTEN: &str = "127.0.0.1:9464";
 
+/// The most scrapes served at once: a scraper or two, and someone's curl.
+/// Taken from the files `shed::http` keeps in reserve, not from the public
+/// server's connections.
+const METRICS_CONNECTIONS: u64 = 4;
+
 /// The path the metrics listener answers at (and the public one does not).
 pub const METRICS_PATH: &str = "/metrics";
 
@@ -108,7 +113,13 @@ pub async fn serve_metrics(
         axum::routing::get(move || std::future::ready(handle.render())),
     );
     let task = tokio::spawn(async move {
-        if let Err(error) = crate::http::serve(listener, routes, std::future::pending()).await {
+        let served = crate::http::serve_at_most(
+            listener,
+            routes,
+            METRICS_CONNECTIONS,
+            std::future::pending(),
+        );
+        if let Err(error) = served.await {
             tracing::error!(error = %format!("{error:#}"), "the metrics listener stopped");
         }
     });
