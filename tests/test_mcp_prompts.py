@@ -1,7 +1,8 @@
 """MCP prompts through the official SDK client: a prompt per app in reach
 (`<space>/<app>`) and a `tour` of the caller's spaces, their texts, the
 completion of their arguments, and `notifications/prompts/list_changed` when a
-deploy moves a session's prompts — while the tool list never moves."""
+deploy or a new membership moves a session's prompts — while the tool list
+never moves."""
 
 from __future__ import annotations
 
@@ -120,6 +121,29 @@ async def test_a_deploy_into_reach_tells_a_session_its_prompts_changed_and_the_t
         assert [p.name for p in prompts] == ["bo/runs", "tour"]
         assert (await client.list_tools(cache_mode="bypass")).model_dump_json() == tools_before
         assert "notifications/tools/list_changed" not in heard
+
+
+async def test_joining_a_space_tells_a_session_its_prompts_and_views_changed(two: Shed) -> None:
+    heard: list[str] = []
+    both = anyio.Event()
+
+    async def handler(message: Any) -> None:
+        method = getattr(getattr(message, "root", message), "method", None)
+        if isinstance(method, str):
+            heard.append(method)
+            if {"notifications/prompts/list_changed", "notifications/resources/list_changed"} <= set(heard):
+                both.set()
+
+    async with two.http("bo", mode="legacy", message_handler=handler) as client:
+        assert [p.name for p in (await client.list_prompts()).prompts] == ["tour"]
+        await anyio.sleep(0.3)
+        two.member("ada", "bo", "viewer")  # by another process, as an owner would
+        with anyio.fail_after(10):
+            await both.wait()
+        prompts = (await client.list_prompts(cache_mode="bypass")).prompts
+        assert [p.name for p in prompts] == ["ada/runs", "tour"]
+        tour = (await client.get_prompt("tour")).messages[0].content.text
+        assert "## ada — I am a viewer here" in tour
 
 
 async def test_a_listening_client_hears_its_prompts_changed(two: Shed) -> None:

@@ -99,6 +99,8 @@ struct Inner {
     registry: registry::Registry,
     signed_in: signed_in::SignedIn,
     deploys: tokio::sync::broadcast::Sender<String>,
+    /// A tick when somebody joined a space (see `watch`).
+    memberships: tokio::sync::broadcast::Sender<()>,
     /// The deploy counter when the host opened: the watcher reports what follows.
     opened_at_deploy: i64,
     watcher: OnceLock<()>,
@@ -130,6 +132,7 @@ impl Host {
         let store = Store::open(&config.data_dir.join("shed.db")).await?;
         let opened_at_deploy = store.deploy_counter().await?;
         let (deploys, _) = tokio::sync::broadcast::channel(256);
+        let (memberships, _) = tokio::sync::broadcast::channel(16);
         Ok(Host {
             inner: Arc::new(Inner {
                 store,
@@ -137,6 +140,7 @@ impl Host {
                 registry: registry::Registry::default(),
                 signed_in: signed_in::SignedIn::default(),
                 deploys,
+                memberships,
                 opened_at_deploy,
                 watcher: OnceLock::new(),
                 job_scopes: agents::JobScopes::default(),

@@ -1,7 +1,8 @@
-//! Watches the deploys of every process on the data dir and tells one live
-//! session `notifications/resources/list_changed` when a deploy changed the
-//! views that session's caller reaches, and `notifications/prompts/list_changed`
-//! when it changed their prompts (an app came into reach, or was retitled).
+//! Watches the deploys and memberships of every process on the data dir and
+//! tells one live session `notifications/resources/list_changed` when one
+//! changed the views that session's caller reaches, and
+//! `notifications/prompts/list_changed` when it changed their prompts (an
+//! app came into reach, or was retitled).
 
 use std::time::Duration;
 
@@ -88,39 +89,42 @@ async fn prompts_of(host: &Host, caller: &Caller) -> Vec<PromptEntry> {
     })
 }
 
-/// Runs until the session closes: after every deploy, compares the views and
-/// the prompts the caller reaches with those it reached before, and notifies
-/// on each change.
+/// Runs until the session closes: after every deploy and every new
+/// membership, compares the views and the prompts the caller reaches with
+/// those it reached before, and notifies on each change.
 pub async fn watch_reach(host: Host, caller: Caller, notifier: Notifier) {
     let mut deploys = host.deploys();
+    let mut memberships = host.memberships();
     let mut seen = views_of(&host, &caller).await;
     let mut prompts = prompts_of(&host, &caller).await;
     let mut closed_check = tokio::time::interval(CLOSED_CHECK);
     loop {
-        tokio::select! {
-            deployed = deploys.recv() => match deployed {
-                Ok(_) | Err(RecvError::Lagged(_)) => {
-                    let now = views_of(&host, &caller).await;
-                    if now != seen {
-                        seen = now;
-                        if !notifier.resources_changed().await {
-                            return;
-                        }
-                    }
-                    let now = prompts_of(&host, &caller).await;
-                    if now != prompts {
-                        prompts = now;
-                        if !notifier.prompts_changed().await {
-                            return;
-                        }
-                    }
-                }
-                Err(RecvError::Closed) => return,
-            },
+        let moved = tokio::select! {
+            deployed = deploys.recv() => deployed.map(drop),
+            joined = memberships.recv() => joined,
             _ = closed_check.tick() => {
                 if notifier.is_closed() {
                     return;
                 }
+                continue;
+            }
+        };
+        match moved {
+            Ok(()) | Err(RecvError::Lagged(_)) => {}
+            Err(RecvError::Closed) => return,
+        }
+        let now = views_of(&host, &caller).await;
+        if now != seen {
+            seen = now;
+            if !notifier.resources_changed().await {
+                return;
+            }
+        }
+        let now = prompts_of(&host, &caller).await;
+        if now != prompts {
+            prompts = now;
+            if !notifier.prompts_changed().await {
+                return;
             }
         }
     }
