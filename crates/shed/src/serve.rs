@@ -25,7 +25,7 @@ pub async fn open(data: &Path, public_url: &str) -> anyhow::Result<Host> {
 pub fn routes(host: &Host, args: &ServeArgs) -> anyhow::Result<axum::Router> {
     let mcp = shed_mcp::router(host.clone(), args.listen)?;
     Ok(shed_web::router(host.clone(), mcp)
-        .layer(axum::middleware::from_fn(crate::telemetry::measure_request)))
+        .layer(tower::layer::layer_fn(crate::telemetry::Measured)))
 }
 
 /// Serves `host` over HTTP until Ctrl-C.
