@@ -116,7 +116,7 @@ impl Outcome {
     /// What a job's run came to.
     pub fn of_job(outcome: JobOutcome) -> Outcome {
         let (ok, code, body, message) = match outcome.answer {
-            Ok(answer) => (true, Code::Ok, answer.data, answer.text),
+            Ok(answer) => (true, Code::Ok, answer.data.into_json(), answer.text),
             Err(refusal) => (
                 false,
                 Code::of_refusal(&refusal),

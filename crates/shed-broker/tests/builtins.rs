@@ -68,7 +68,10 @@ async fn a_person_invites_where_their_agent_may_not() {
         by_agent.answer
     );
     let bob = host.caller_for_handle("bob").await.unwrap();
-    assert_eq!(host.spaces(&bob).await.unwrap().data["spaces"], json!([]));
+    assert_eq!(
+        host.spaces(&bob).await.unwrap().data_json()["spaces"],
+        json!([])
+    );
 
     let ada = host.caller_for_handle("ada").await.unwrap();
     let by_person = host.agent_run(&ada, &invite).await;
@@ -77,7 +80,7 @@ async fn a_person_invites_where_their_agent_may_not() {
         "space.invite: bob is now an editor of demo"
     );
     assert_eq!(
-        host.spaces(&bob).await.unwrap().data["spaces"][0]["role"],
+        host.spaces(&bob).await.unwrap().data_json()["spaces"][0]["role"],
         "editor"
     );
     // Bob, now an editor but not an owner, may not invite.
@@ -100,7 +103,7 @@ async fn a_pattern_comments_and_a_consent_makes_a_token() {
             ),
         )
         .await;
-    let target = written.answer.unwrap().data["aliases"]["$t"]
+    let target = written.answer.unwrap().data_json()["aliases"]["$t"]
         .as_str()
         .unwrap()
         .to_string();
@@ -125,7 +128,7 @@ async fn a_pattern_comments_and_a_consent_makes_a_token() {
         )
         .await;
     assert_eq!(
-        from_pattern.answer.unwrap().data["entities"]
+        from_pattern.answer.unwrap().data_json()["entities"]
             .as_array()
             .unwrap()
             .len(),
@@ -143,7 +146,7 @@ async fn a_pattern_comments_and_a_consent_makes_a_token() {
     };
     let made = host.agent_run(&ada, &consented).await.answer.unwrap();
     let signed_in = host
-        .caller_for_token(made.data["token"].as_str().unwrap())
+        .caller_for_token(made.data_json()["token"].as_str().unwrap())
         .await
         .unwrap();
     assert!(matches!(signed_in, Caller::Person { ref person, .. } if person.handle == "ada"));

@@ -23,6 +23,16 @@
 //! owner's choice: an editor's deploy keeps the app's access (asking for the
 //! one it has is no change), and an editor making a new app chooses its
 //! access, since it holds no data yet.
+//!
+//! An agent's job adds a second table, [`job_verdict`]: what the job lets
+//! its agent run, whatever the person's standing (which the first table
+//! then decides as for the person).
+//!
+//! | job \ run  | outside its scope | in scope | `--read-only`, a read its grant names | `--read-only`, a read it does not | `--read-only`, a write |
+//! |------------|-------------------|----------|---------------------------------------|-----------------------------------|------------------------|
+//! | running    | outside           | yes      | yes                                   | no grant                          | reads only             |
+//! | ended      | ended             | ended    | ended                                 | ended                             | ended                  |
+//! | expired    | expired           | expired  | expired                               | expired                           | expired                |
 
 use crate::{Access, HostError, Role};
 
@@ -176,6 +186,72 @@ pub fn may(subject: Subject<'_>, standing: Standing, act: Act) -> Result<(), Hos
             "only an owner of {} invites people to it",
             crate::names::shown(space)
         ))),
+    }
+}
+
+/// Where an agent's job stands at a moment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum JobState {
+    Running,
+    Ended,
+    Expired,
+}
+
+impl JobState {
+    /// `running`, `ended`, `expired`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobState::Running => "running",
+            JobState::Ended => "ended",
+            JobState::Expired => "expired",
+        }
+    }
+}
+
+/// What a job's agent asks to run, as the job table reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct JobRun {
+    /// The job's scope admits the command (its globs name it, for its effect).
+    pub in_scope: bool,
+    /// The command changes data.
+    pub writes: bool,
+    /// The run asks for `--read-only`.
+    pub read_only: bool,
+    /// The job's read-only grant names the command.
+    pub granted_read_only: bool,
+}
+
+/// One cell of the job table: allowed, or why not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum JobVerdict {
+    Allow,
+    /// The job was ended: its agent runs nothing more.
+    Ended,
+    /// The job's time ran out.
+    Expired,
+    /// The job's scope does not admit the command.
+    OutsideScope,
+    /// A `--read-only` run of a command that changes data.
+    ReadOnlyRunsReads,
+    /// A `--read-only` run of a read the grant does not name.
+    NoReadOnlyGrant,
+}
+
+/// The job table: whether a job in `state` lets its agent run `run` (`None`:
+/// whether it lets its agent do anything, as its listing asks).
+pub fn job_verdict(state: JobState, run: Option<JobRun>) -> JobVerdict {
+    match (state, run) {
+        (JobState::Ended, _) => JobVerdict::Ended,
+        (JobState::Expired, _) => JobVerdict::Expired,
+        (JobState::Running, None) => JobVerdict::Allow,
+        (JobState::Running, Some(run)) if !run.in_scope => JobVerdict::OutsideScope,
+        (JobState::Running, Some(run)) if run.read_only && run.writes => {
+            JobVerdict::ReadOnlyRunsReads
+        }
+        (JobState::Running, Some(run)) if run.read_only && !run.granted_read_only => {
+            JobVerdict::NoReadOnlyGrant
+        }
+        (JobState::Running, Some(_)) => JobVerdict::Allow,
     }
 }
 
@@ -338,5 +414,47 @@ mod tests {
         assert_eq!(readers_of(Access::Public, "jeff"), ["public"]);
         assert_eq!(readers_of(Access::Open, "jeff"), ["public"]);
         assert!(trusted(Access::Private) && trusted(Access::Public) && !trusted(Access::Open));
+    }
+
+    #[test]
+    fn every_cell_of_the_job_table() {
+        use JobVerdict::*;
+        let run = |in_scope, writes, read_only, granted_read_only| JobRun {
+            in_scope,
+            writes,
+            read_only,
+            granted_read_only,
+        };
+        // (in scope, writes, --read-only, granted) → the running job's verdict.
+        let running = [
+            (run(false, false, false, false), OutsideScope),
+            (run(false, true, true, true), OutsideScope),
+            (run(true, false, false, false), Allow),
+            (run(true, true, false, false), Allow),
+            (run(true, false, true, true), Allow),
+            (run(true, false, true, false), NoReadOnlyGrant),
+            (run(true, true, true, false), ReadOnlyRunsReads),
+            (run(true, true, true, true), ReadOnlyRunsReads),
+        ];
+        assert_eq!(job_verdict(JobState::Running, None), Allow);
+        for (asked, wanted) in running {
+            assert_eq!(
+                job_verdict(JobState::Running, Some(asked)),
+                wanted,
+                "{asked:?}"
+            );
+            assert_eq!(
+                job_verdict(JobState::Ended, Some(asked)),
+                Ended,
+                "{asked:?}"
+            );
+            assert_eq!(
+                job_verdict(JobState::Expired, Some(asked)),
+                Expired,
+                "{asked:?}"
+            );
+        }
+        assert_eq!(job_verdict(JobState::Ended, None), Ended);
+        assert_eq!(job_verdict(JobState::Expired, None), Expired);
     }
 }

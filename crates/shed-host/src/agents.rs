@@ -26,10 +26,11 @@ mod rows;
 mod run;
 mod scope;
 
+pub use crate::access::JobState;
 pub use command::{AgentCall, CommandRow, Effect, Origin};
 pub(crate) use job_calls::JobScopes;
 pub use job_calls::{JobOutcome, JobRefusal, RunCall};
-pub use jobs::{Job, JobState, now_millis};
+pub use jobs::{Job, now_millis};
 pub use label::{Integrity, Label};
 pub use run::AgentAnswer;
 pub use scope::{BadGlob, JobScope};

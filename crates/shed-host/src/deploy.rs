@@ -7,14 +7,14 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::json;
 use shed_store::Vocabulary;
 use shed_store::platform::NewDeploy;
 
 use crate::access::{Act, Standing, Subject, may};
+use crate::answer::{Answer, Deployed};
 use crate::names::{AppName, and_list, bad_slug, check_path, is_slug};
 use crate::reach::Reach;
-use crate::{Access, Answer, Caller, Host, HostError, Person};
+use crate::{Access, Caller, Host, HostError, Person};
 
 /// The most files one app may hold.
 pub(crate) const MAX_FILES: usize = 2000;
@@ -48,7 +48,7 @@ impl Host {
         files: BTreeMap<String, Vec<u8>>,
         title: Option<String>,
         access: Option<Access>,
-    ) -> Result<Answer, HostError> {
+    ) -> Result<Answer<Deployed>, HostError> {
         let target = self.deploy_target(caller, app).await?;
         self.deploy(&target, files, title, access, false).await
     }
@@ -61,7 +61,7 @@ impl Host {
         app: &str,
         title: Option<String>,
         access: Option<Access>,
-    ) -> Result<Answer, HostError> {
+    ) -> Result<Answer<Deployed>, HostError> {
         let target = self.deploy_target(caller, app).await?;
         let files = self.next_files(&target.space, &target.slug).await?;
         if files.is_empty() {
@@ -115,7 +115,7 @@ impl Host {
                 }
             }
         };
-        let standing = Standing::of(true, reach.role(&space));
+        let standing = reach.standing(&space);
         may(Subject::space(&space), standing, Act::Deploy)?;
         Ok(Target {
             space,
@@ -132,7 +132,7 @@ impl Host {
         title: Option<String>,
         access: Option<Access>,
         clear_drafts: bool,
-    ) -> Result<Answer, HostError> {
+    ) -> Result<Answer<Deployed>, HostError> {
         let name = target.name();
         if !is_slug(&target.slug) {
             return Err(bad_slug("app", &target.slug));
@@ -189,14 +189,14 @@ impl Host {
                 "deployed {name} v{}: {address}\ncommands: {listed}",
                 record.version
             ),
-            data: json!({
-                "app": name,
-                "version": record.version,
-                "address": address,
-                "title": record.title,
-                "access": record.access,
-                "commands": commands,
-            }),
+            data: Deployed {
+                app: name,
+                version: record.version,
+                address,
+                title: record.title,
+                access: record.access,
+                commands,
+            },
         })
     }
 }

@@ -7,13 +7,12 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Value, json};
-
-use crate::access::{Act, Standing, Subject, may};
+use crate::access::{Act, Subject, may};
+use crate::answer::{Answer, FileEntry, FileRead, Files};
 use crate::deploy::{Target, check_files};
 use crate::names::{AppName, check_path};
 use crate::texts::{bounded_list, count};
-use crate::{Answer, Caller, Host, HostError};
+use crate::{Caller, Host, HostError};
 
 impl Host {
     /// Writes (`Some(text)`) or deletes (`None`) files of the app's next
@@ -24,7 +23,7 @@ impl Host {
         app: &str,
         write: BTreeMap<String, Option<String>>,
         read: Vec<String>,
-    ) -> Result<Answer, HostError> {
+    ) -> Result<Answer<Files>, HostError> {
         let target = self.files_target(caller, app, !write.is_empty()).await?;
         let name = target.name();
         let bad: Vec<String> = write
@@ -103,18 +102,24 @@ impl Host {
                 Some(text) => format!("--- {path} ---\n{text}"),
                 None => format!("--- {path} ---\n(binary, {} bytes)", bytes.len()),
             });
-            read_back.push(json!({ "path": path, "bytes": bytes.len(), "text": text }));
+            read_back.push(FileRead {
+                path: path.clone(),
+                bytes: bytes.len(),
+                text: text.map(str::to_string),
+            });
         }
-        let files: Vec<Value> = next
+        let files: Vec<FileEntry> = next
             .iter()
-            .map(|(path, bytes)| {
-                let draft = current.get(path) != Some(bytes);
-                json!({ "path": path, "bytes": bytes.len(), "draft": draft })
+            .map(|(path, bytes)| FileEntry {
+                path: path.clone(),
+                bytes: bytes.len(),
+                draft: current.get(path) != Some(bytes),
             })
             .collect();
-        let removed: Vec<&String> = current
+        let removed: Vec<String> = current
             .keys()
             .filter(|path| !next.contains_key(*path))
+            .cloned()
             .collect();
         if parts.is_empty() {
             let mut lines = vec![format!(
@@ -144,14 +149,14 @@ impl Host {
         }
         Ok(Answer {
             text: parts.join("\n\n"),
-            data: json!({
-                "app": name,
-                "next_version": next_version,
-                "files": files,
-                "deleted": removed,
-                "wrote": wrote,
-                "read": read_back,
-            }),
+            data: Files {
+                app: name,
+                next_version,
+                files,
+                deleted: removed,
+                wrote,
+                read: read_back,
+            },
         })
     }
 
@@ -181,7 +186,7 @@ impl Host {
             Some(_) => Act::ReadFiles,
             None => Act::Deploy,
         };
-        let standing = Standing::of(true, reach.role(&space));
+        let standing = reach.standing(&space);
         match may(Subject::space(&space), standing, act) {
             Ok(()) => Ok(Target {
                 space,

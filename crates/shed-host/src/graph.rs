@@ -3,9 +3,9 @@
 
 use serde_json::Value;
 
-use crate::access::{Act, may, sign_in_first};
-use crate::texts::{count, wrote};
-use crate::{Answer, Caller, Host, HostError};
+use crate::act::AppAct;
+use crate::answer::{Acted, Answer};
+use crate::{Caller, Host, HostError};
 
 impl Host {
     /// Reads an app's rows with a filter line: `jeff/runs: 12 rows`.
@@ -14,18 +14,8 @@ impl Host {
         caller: &Caller,
         app: &str,
         filter: &str,
-    ) -> Result<Answer, HostError> {
-        let (app, standing) = self.named_app(caller, app).await?;
-        may(app.subject(), standing, Act::Read)?;
-        let listing = self.inner.store.query(&app.name, filter).await?;
-        let mut text = format!("{}: {}", app.name, count(listing.rows.len(), "row", "rows"));
-        if let Some(next) = &listing.next {
-            text.push_str(&format!(" — more with after={next}"));
-        }
-        Ok(Answer {
-            text,
-            data: listing.into(),
-        })
+    ) -> Result<Answer<Acted>, HostError> {
+        self.graph_act(caller, app, AppAct::Read { filter }).await
     }
 
     /// Writes a bundle (or a list of them) to an app, as the caller:
@@ -35,19 +25,21 @@ impl Host {
         caller: &Caller,
         app: &str,
         bundle: Value,
-    ) -> Result<Answer, HostError> {
+    ) -> Result<Answer<Acted>, HostError> {
+        self.graph_act(caller, app, AppAct::Write { bundle }).await
+    }
+
+    async fn graph_act(
+        &self,
+        caller: &Caller,
+        app: &str,
+        act: AppAct<'_>,
+    ) -> Result<Answer<Acted>, HostError> {
         let (app, standing) = self.named_app(caller, app).await?;
-        may(app.subject(), standing, Act::Write)?;
-        let actor = caller.actor().ok_or_else(sign_in_first)?;
-        let applied = self
-            .inner
-            .store
-            .apply(&app.name, &actor, bundle, None)
-            .await?;
-        let (how_many, ids) = wrote(&applied);
-        let text = format!("{}: wrote {how_many}{ids}", app.name);
-        let data =
-            serde_json::to_value(&applied).map_err(|e| HostError::Internal(e.to_string()))?;
-        Ok(Answer { text, data })
+        let acted = self.act_on_app(caller, &app, standing, act, None).await?;
+        Ok(Answer {
+            text: acted.sentence(&app.name, None),
+            data: acted,
+        })
     }
 }

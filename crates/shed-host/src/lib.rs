@@ -4,15 +4,17 @@
 //! The doors (MCP, the web, the broker) turn a protocol into calls on
 //! [`Host`] and hold no rules of their own: who is calling is read by
 //! [`credentials`], and every "may they?" is answered by the rule book
-//! (`access`). Every answer is an
-//! [`Answer`] (the spec's text lines, and the structured data) or a
-//! [`HostError`] whose text is the sentence to show, so every door says the
-//! same words.
+//! (`access`). Every app's data is read and written through one function
+//! (`act`). Every answer is an [`Answer`] (the spec's text lines, and typed
+//! data the door turns into its wire's JSON) or a [`HostError`] whose text
+//! is the sentence to show, so every door says the same words.
 
 pub mod access;
+mod act;
 mod address;
 mod admin;
 pub mod agents;
+pub mod answer;
 pub mod base_href;
 mod caller;
 pub mod credentials;
@@ -44,6 +46,7 @@ use std::sync::{Arc, OnceLock};
 use shed_store::Store;
 
 pub use access::{SIGN_IN_HOW, VIEWER_SENTENCE};
+pub use answer::{Answer, Data};
 pub use caller::{Access, Caller, NotARole, NotAnAccess, Person, Role};
 pub use error::HostError;
 
@@ -54,14 +57,6 @@ pub struct HostConfig {
     pub data_dir: PathBuf,
     /// The address the platform answers at, e.g. `http://localhost:7700`.
     pub public_url: String,
-}
-
-/// A tool's answer: the text a person reads (the spec's lines) and the
-/// structured data a program reads (MCP's `structuredContent`).
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Answer {
-    pub text: String,
-    pub data: serde_json::Value,
 }
 
 /// A page a command names, as a resource a door lists.

@@ -5,15 +5,18 @@
 
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
-
+use crate::answer::{Answer, CommandList};
 use crate::registry::LiveApp;
-use crate::{Answer, Caller, Host, HostError};
+use crate::{Caller, Host, HostError};
 
 impl Host {
     /// The commands of every app in reach, or of the one app `app` names (a
     /// slug, or `space/app` where two spaces spell one).
-    pub async fn commands(&self, caller: &Caller, app: Option<&str>) -> Result<Answer, HostError> {
+    pub async fn commands(
+        &self,
+        caller: &Caller,
+        app: Option<&str>,
+    ) -> Result<Answer<CommandList>, HostError> {
         let (reach, snapshot) = self.reach_and_snapshot(caller).await?;
         let apps: Vec<Arc<LiveApp>> = match app {
             Some(name) => vec![reach.resolve(&snapshot, name)?],
@@ -38,20 +41,10 @@ impl Host {
                 parts.join("\n\n")
             }
         };
-        // Each app's rows were built at its deploy; a call copies them into
-        // one array sized at once. The copy is the answer's whole cost: the
-        // door hands MCP an owned JSON value.
-        let mut rows = Vec::with_capacity(with_commands.iter().map(|app| app.rows.len()).sum());
-        for app in &with_commands {
-            rows.extend(app.rows.iter().cloned());
-        }
-        // Moved in, not through `json!`, which would serialize the rows into
-        // a second copy.
-        let mut data = Map::with_capacity(1);
-        data.insert("commands".into(), Value::Array(rows));
+        let apps = with_commands.into_iter().cloned().collect();
         Ok(Answer {
             text,
-            data: Value::Object(data),
+            data: CommandList { apps },
         })
     }
 }

@@ -101,6 +101,12 @@ impl Reach {
     pub(crate) fn role(&self, space: &str) -> Option<Role> {
         self.roles.get(space).copied()
     }
+
+    /// Where the (signed-in) caller stands in a space, as the rule book
+    /// asks it.
+    pub(crate) fn standing(&self, space: &str) -> Standing {
+        Standing::of(true, self.role(space))
+    }
 }
 
 impl Host {
@@ -163,7 +169,7 @@ impl Host {
             AppName::Slug(_) => {
                 let reach = reach.ok_or_else(sign_in_first)?;
                 let app = reach.resolve(&snapshot, name)?;
-                let standing = Standing::of(true, reach.role(&app.space));
+                let standing = reach.standing(&app.space);
                 Ok((app, standing))
             }
         }

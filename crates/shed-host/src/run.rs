@@ -6,14 +6,14 @@
 use std::sync::Arc;
 
 use serde_json::Value;
-use shed_manifest::{Command, Filled};
 
-use crate::access::{Act, Standing, may};
+use crate::act::AppAct;
+use crate::answer::{Acted, Answer};
 use crate::names::and_list;
 use crate::reach::Reach;
 use crate::registry::{LiveApp, Snapshot};
-use crate::texts::{bounded_list, count, wrote};
-use crate::{Answer, Caller, Host, HostError};
+use crate::texts::bounded_list;
+use crate::{Caller, Host, HostError};
 
 impl Host {
     /// Runs the command `name` with `args` (an object of its arguments), in the
@@ -24,7 +24,7 @@ impl Host {
         name: &str,
         args: Value,
         app: Option<&str>,
-    ) -> Result<Answer, HostError> {
+    ) -> Result<Answer<Acted>, HostError> {
         let (reach, snapshot) = self.reach_and_snapshot(caller).await?;
         let app = find(&reach, &snapshot, name, app)?;
         crate::measure::command_run(&app.name, name, async {
@@ -34,78 +34,23 @@ impl Host {
                     app.name
                 )));
             };
-            let filled = decide_and_fill(&reach, &app, command, args)?;
-            self.run_filled(caller, &app, command, filled, None).await
+            let standing = reach.standing(&app.space);
+            let acted = self
+                .act_on_app(
+                    caller,
+                    &app,
+                    standing,
+                    AppAct::Command { command, args },
+                    None,
+                )
+                .await?;
+            Ok(Answer {
+                text: acted.sentence(&app.name, Some(&command.name)),
+                data: acted,
+            })
         })
         .await
     }
-
-    /// Runs a filled template on `app` as the caller; `expect: Some(n)`
-    /// refuses a write unless the app's data version is `n` (the broker's
-    /// `--expect`).
-    pub(crate) async fn run_filled(
-        &self,
-        caller: &Caller,
-        app: &LiveApp,
-        command: &Command,
-        filled: Filled,
-        expect: Option<u64>,
-    ) -> Result<Answer, HostError> {
-        let store = &self.inner.store;
-        match filled {
-            Filled::Apply(body) => {
-                let actor = caller.actor().ok_or_else(crate::access::sign_in_first)?;
-                let applied = store.apply(&app.name, &actor, body, expect).await?;
-                let (how_many, ids) = wrote(&applied);
-                let text = format!("{}: wrote {how_many} in {}{ids}", command.name, app.name);
-                Ok(Answer {
-                    text,
-                    data: serde_json::to_value(&applied).map_err(internal)?,
-                })
-            }
-            Filled::Query(line) => {
-                let listing = store.query(&app.name, &line).await?;
-                let text = format!(
-                    "{}: {} in {}",
-                    command.name,
-                    count(listing.rows.len(), "row", "rows"),
-                    app.name
-                );
-                Ok(Answer {
-                    text,
-                    data: listing.into(),
-                })
-            }
-        }
-    }
-}
-
-/// The app's access decides for the caller's standing (a read for a query
-/// act, a write for an apply act); then `args` fills its template (the
-/// manifest reads them, and refuses anything but an object or nothing).
-pub(crate) fn decide_and_fill(
-    reach: &Reach,
-    app: &LiveApp,
-    command: &Command,
-    args: Value,
-) -> Result<Filled, HostError> {
-    let act = if command.read_only() {
-        Act::Read
-    } else {
-        Act::Write
-    };
-    may(
-        app.subject(),
-        Standing::of(true, reach.role(&app.space)),
-        act,
-    )?;
-    command
-        .fill(&args)
-        .map_err(|errors| HostError::BadInput(errors.to_string()))
-}
-
-fn internal(e: serde_json::Error) -> HostError {
-    HostError::Internal(e.to_string())
 }
 
 /// The one app in reach whose command `name` a call means, or the sentence

@@ -1,13 +1,12 @@
 //! `spaces`: the caller's spaces, their role in each, and each space's apps
 //! (title, access, address, version).
 
-use serde_json::json;
-
-use crate::{Answer, Caller, Host, HostError};
+use crate::answer::{Answer, SpaceApp, SpaceEntry, SpaceList};
+use crate::{Caller, Host, HostError};
 
 impl Host {
     /// The caller's spaces with their role and apps.
-    pub async fn spaces(&self, caller: &Caller) -> Result<Answer, HostError> {
+    pub async fn spaces(&self, caller: &Caller) -> Result<Answer<SpaceList>, HostError> {
         let (reach, snapshot) = self.reach_and_snapshot(caller).await?;
         if reach.roles.is_empty() {
             return Ok(Answer {
@@ -15,7 +14,7 @@ impl Host {
                     "you belong to no space yet — an owner of a space can add you (shed member add <space> {} --role editor)",
                     reach.person.handle
                 ),
-                data: json!({ "spaces": [] }),
+                data: SpaceList { spaces: Vec::new() },
             });
         }
         let mut parts = Vec::new();
@@ -37,22 +36,25 @@ impl Host {
                 ));
             }
             parts.push(lines.join("\n"));
-            spaces.push(json!({
-                "space": space,
-                "role": role.as_str(),
-                "apps": apps.iter().map(|app| json!({
-                    "at": app.name,
-                    "slug": app.slug,
-                    "title": app.title,
-                    "access": app.access.as_str(),
-                    "address": app.address,
-                    "version": app.version,
-                })).collect::<Vec<_>>(),
-            }));
+            spaces.push(SpaceEntry {
+                space: space.clone(),
+                role: role.as_str(),
+                apps: apps
+                    .iter()
+                    .map(|app| SpaceApp {
+                        at: app.name.clone(),
+                        slug: app.slug.clone(),
+                        title: app.title.clone(),
+                        access: app.access.as_str(),
+                        address: app.address.clone(),
+                        version: app.version,
+                    })
+                    .collect(),
+            });
         }
         Ok(Answer {
             text: parts.join("\n\n"),
-            data: json!({ "spaces": spaces }),
+            data: SpaceList { spaces },
         })
     }
 }

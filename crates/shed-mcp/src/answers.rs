@@ -10,7 +10,7 @@ use crate::args::ArgumentError;
 /// The tool result of an answer.
 pub fn answered(answer: Answer) -> CallToolResult {
     let mut result = CallToolResult::success(vec![ContentBlock::text(answer.text)]);
-    result.structured_content = Some(answer.data);
+    result.structured_content = Some(answer.data.into_json());
     result
 }
 
@@ -37,12 +37,16 @@ pub fn with_line(mut result: CallToolResult, line: &str) -> CallToolResult {
 mod tests {
     use super::*;
     use serde_json::json;
+    use shed_host::answer::{Data, Listing};
 
     #[test]
     fn an_answer_is_text_and_structured_content() {
         let result = answered(Answer {
             text: "leaderboard: 1 rows in demo/runs".into(),
-            data: json!({"rows": []}),
+            data: Data::Rows(Listing {
+                rows: Vec::new(),
+                next: None,
+            }),
         });
         let wire = serde_json::to_value(&result).unwrap();
         assert_eq!(

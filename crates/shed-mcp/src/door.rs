@@ -90,19 +90,31 @@ impl Door {
     async fn dispatch(&self, caller: &Caller, call: ToolCall) -> Result<Answer, HostError> {
         let host = &self.host;
         match call {
-            ToolCall::Commands { app } => host.commands(caller, app.as_deref()).await,
-            ToolCall::Command { name, args, app } => {
-                host.command(caller, &name, args, app.as_deref()).await
-            }
-            ToolCall::GraphQuery { app, filter } => host.graph_query(caller, &app, &filter).await,
-            ToolCall::GraphApply { app, bundle } => host.graph_apply(caller, &app, bundle).await,
-            ToolCall::AppFiles { app, write, read } => {
-                host.app_files(caller, &app, write, read).await
-            }
-            ToolCall::AppDeploy { app, title, access } => {
-                host.app_deploy(caller, &app, title, access).await
-            }
-            ToolCall::Spaces => host.spaces(caller).await,
+            ToolCall::Commands { app } => host
+                .commands(caller, app.as_deref())
+                .await
+                .map(Answer::widen),
+            ToolCall::Command { name, args, app } => host
+                .command(caller, &name, args, app.as_deref())
+                .await
+                .map(Answer::widen),
+            ToolCall::GraphQuery { app, filter } => host
+                .graph_query(caller, &app, &filter)
+                .await
+                .map(Answer::widen),
+            ToolCall::GraphApply { app, bundle } => host
+                .graph_apply(caller, &app, bundle)
+                .await
+                .map(Answer::widen),
+            ToolCall::AppFiles { app, write, read } => host
+                .app_files(caller, &app, write, read)
+                .await
+                .map(Answer::widen),
+            ToolCall::AppDeploy { app, title, access } => host
+                .app_deploy(caller, &app, title, access)
+                .await
+                .map(Answer::widen),
+            ToolCall::Spaces => host.spaces(caller).await.map(Answer::widen),
         }
     }
 

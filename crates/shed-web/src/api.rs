@@ -11,46 +11,48 @@
 //! (`Origin`) and be JSON, so a page elsewhere — a cross-site form above all
 //! — cannot write as the person.
 
+use std::sync::Arc;
+
 use axum::body::Body;
+use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
+use shed_host::Data;
 
-use crate::caller::{caller, foreign_origin};
+use crate::caller::WebCaller;
 use crate::door::Door;
-use crate::reply::{json, json_refusal, json_sentence};
-use shed_host::credentials::Told;
+use crate::reply::{Refusal, json, json_sentence};
 
 /// The largest bundle a page may send.
 const MAX_BUNDLE: usize = 1024 * 1024;
 
 /// Answers `<method> /<slug>/api/<what>?<query>` on `space`'s host.
 pub(crate) async fn answer(
-    door: &Door,
-    request: &Parts,
+    door: &Arc<Door>,
+    request: &mut Parts,
     body: Body,
     space: &str,
     slug: &str,
     what: &str,
 ) -> Response {
-    let (method, headers, query) = (&request.method, &request.headers, request.uri.query());
     let app = format!("{space}/{slug}");
-    match (what, method) {
+    match (what, &request.method) {
         ("query", &Method::GET | &Method::HEAD) => {
-            let (caller, _) = match caller(door, headers, Some(space)).await {
-                Ok(found) => found,
-                Err(error) => return json_refusal(&error),
+            let asking = match WebCaller::from_request_parts(request, door).await {
+                Ok(asking) => asking,
+                Err(refusal) => return refusal.into_json().into_response(),
             };
-            match door
-                .host
-                .graph_query(&caller, &app, query.unwrap_or_default())
-                .await
-            {
-                Ok(answer) => json(StatusCode::OK, answer.data),
-                Err(error) => json_refusal(&error),
-            }
+            let filter = request.uri.query().unwrap_or_default();
+            answered(door.host.graph_query(&asking.caller, &app, filter).await)
         }
-        ("apply", &Method::POST) => apply(door, headers, body, space, &app).await,
+        ("apply", &Method::POST) => {
+            let asking = match WebCaller::from_request_parts(request, door).await {
+                Ok(asking) => asking,
+                Err(refusal) => return refusal.into_json().into_response(),
+            };
+            apply(door, &asking, &request.headers, body, space, &app).await
+        }
         ("query", _) => wrong_method(
             "./api/query",
             "GET",
@@ -67,22 +69,31 @@ pub(crate) async fn answer(
     }
 }
 
-async fn apply(door: &Door, headers: &HeaderMap, body: Body, space: &str, app: &str) -> Response {
-    let (caller, told) = match caller(door, headers, Some(space)).await {
-        Ok(found) => found,
-        Err(error) => return json_refusal(&error),
-    };
-    if told == Told::Session {
-        let own = door.host.space_origin(space);
-        if let Some(from) = foreign_origin(headers, &own) {
-            return json_sentence(
-                StatusCode::FORBIDDEN,
-                &format!(
-                    "{app} takes writes from its own pages at {own}, and this one came from {from} — \
-                     write from the app's page, or send a bearer token"
-                ),
-            );
-        }
+/// The host's answer as the page api's JSON: the data, or the refusal.
+fn answered<T: Into<Data>>(answer: Result<shed_host::Answer<T>, shed_host::HostError>) -> Response {
+    match answer {
+        Ok(answer) => json(StatusCode::OK, answer.data.into().into_json()),
+        Err(error) => Refusal::json(error).into_response(),
+    }
+}
+
+async fn apply(
+    door: &Door,
+    asking: &WebCaller,
+    headers: &HeaderMap,
+    body: Body,
+    space: &str,
+    app: &str,
+) -> Response {
+    let own = door.host.space_origin(space);
+    if let Some(from) = asking.writes_from_elsewhere(headers, &own) {
+        return json_sentence(
+            StatusCode::FORBIDDEN,
+            &format!(
+                "{app} takes writes from its own pages at {own}, and this one came from {from} — \
+                 write from the app's page, or send a bearer token"
+            ),
+        );
     }
     let is_json = headers
         .get(header::CONTENT_TYPE)
@@ -116,10 +127,7 @@ async fn apply(door: &Door, headers: &HeaderMap, body: Body, space: &str, app: &
             );
         }
     };
-    match door.host.graph_apply(&caller, app, bundle).await {
-        Ok(answer) => json(StatusCode::OK, answer.data),
-        Err(error) => json_refusal(&error),
-    }
+    answered(door.host.graph_apply(&asking.caller, app, bundle).await)
 }
 
 fn wrong_method(api: &str, method: &'static str, takes: &str) -> Response {

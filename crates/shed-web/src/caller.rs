@@ -1,34 +1,64 @@
-//! Who is asking: a bearer token (`Authorization: Bearer …`, as the MCP door
-//! takes it — a browser never sends one by itself), else the session cookie
-//! of the host asked, else nobody. The session cookie is host-only,
-//! `HttpOnly`, `SameSite=Lax`, and `Secure` (named `__Host-…`) over https;
-//! so is the short-lived sign-in cookie that binds a sign-in's hops to the
-//! browser that pressed the button.
+//! Who is asking, as an axum extractor ([`WebCaller`]): the host reads the
+//! request's credentials — a bearer token (`Authorization: Bearer …`, as
+//! the MCP door takes it; a browser never sends one by itself), else the
+//! session cookie of the host asked, else nobody — with the same function
+//! the MCP door calls. The session cookie is host-only, `HttpOnly`,
+//! `SameSite=Lax`, and `Secure` (named `__Host-…`) over https; so is the
+//! short-lived sign-in cookie that binds a sign-in's hops to the browser
+//! that pressed the button.
+//!
+//! The transport's one rule lives here too: a write a browser sends on its
+//! cookie must come from a page of the host's own origin
+//! ([`foreign_origin`], [`WebCaller::writes_from_elsewhere`]), or any site
+//! could make the browser send it.
 
+use std::sync::Arc;
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, header};
+use shed_host::Caller;
 pub(crate) use shed_host::credentials::cookie;
 use shed_host::credentials::{Credentials, Told};
 use shed_host::sessions::{HOP_SECONDS, SESSION_SECONDS};
-use shed_host::{Caller, HostError};
 
 use crate::door::Door;
+use crate::reply::Refusal;
 
-/// The caller of a request to `space`'s host (`None`: the platform's own),
-/// as the host reads the request's credentials (its bearer token, else this
-/// host's session cookie).
-pub(crate) async fn caller(
-    door: &Door,
-    headers: &HeaderMap,
-    space: Option<&str>,
-) -> Result<(Caller, Told), HostError> {
-    let credentials = Credentials::of_headers(headers, Some(door.cookie));
-    door.host.caller_of(credentials, space).await
+/// The caller of a request, on the host it asked (a space's, or the
+/// platform's own), and what told the host who they are.
+#[derive(Debug)]
+pub(crate) struct WebCaller {
+    pub caller: Caller,
+    pub told: Told,
+}
+
+impl FromRequestParts<Arc<Door>> for WebCaller {
+    type Rejection = Refusal;
+
+    async fn from_request_parts(parts: &mut Parts, door: &Arc<Door>) -> Result<Self, Refusal> {
+        let space = door.space_of(&parts.headers, &parts.uri);
+        let credentials = Credentials::of_headers(&parts.headers, Some(door.cookie));
+        let (caller, told) = door.host.caller_of(credentials, space.as_deref()).await?;
+        Ok(WebCaller { caller, told })
+    }
+}
+
+impl WebCaller {
+    /// Where a write came from, when the browser sent it on its cookie from
+    /// a page not of `own`: the words for its `Origin`. `None` for a write
+    /// on a bearer token (a browser never sends one by itself) or from home.
+    pub(crate) fn writes_from_elsewhere(&self, headers: &HeaderMap, own: &str) -> Option<String> {
+        match self.told {
+            Told::Session => foreign_origin(headers, own),
+            _ => None,
+        }
+    }
 }
 
 /// Where a request came from, when it is not `own` (an origin such as
 /// `http://demo.localhost:7700`): the words for its `Origin`, or for its
-/// having none. `None` when it came from `own`. A write on a cookie must
-/// come from its own origin, or any site could make the browser send it.
+/// having none. `None` when it came from `own`.
 pub(crate) fn foreign_origin(headers: &HeaderMap, own: &str) -> Option<String> {
     let origin = headers
         .get(header::ORIGIN)
@@ -65,6 +95,32 @@ fn set_cookie(door: &Door, name: &str, value: &str, seconds: i64) -> Option<Head
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_write_on_a_cookie_must_come_from_home() {
+        let own = "http://demo.localhost:7700";
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::ORIGIN,
+            HeaderValue::from_static("http://evil.localhost:7700"),
+        );
+        let asking = |told| WebCaller {
+            caller: Caller::Nobody,
+            told,
+        };
+        assert_eq!(
+            asking(Told::Session).writes_from_elsewhere(&headers, own),
+            Some("a page of http://evil.localhost:7700".to_string())
+        );
+        assert_eq!(
+            asking(Told::Bearer).writes_from_elsewhere(&headers, own),
+            None
+        );
+        assert_eq!(
+            asking(Told::Nothing).writes_from_elsewhere(&headers, own),
+            None
+        );
+    }
 
     #[test]
     fn only_the_own_origin_is_at_home() {

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use axum::extract::Request;
+use axum::http::{HeaderMap, Uri};
 use shed_host::Host;
 use shed_host::web::WebFile;
 
@@ -56,8 +56,8 @@ impl Door {
     }
 
     /// The space a request's host name is, if it is one.
-    pub(crate) fn space_of(&self, request: &Request) -> Option<String> {
-        self.host.space_of_host(host_name(request)?)
+    pub(crate) fn space_of(&self, headers: &HeaderMap, uri: &Uri) -> Option<String> {
+        self.host.space_of_host(host_name(headers, uri)?)
     }
 
     /// A file of a deploy, ready to serve: from the cache, or read and rendered.
@@ -88,15 +88,9 @@ impl Door {
 
 /// The host a request was sent to: the `Host` header (HTTP/1.1), else the
 /// URI's authority (HTTP/2).
-pub(crate) fn host_name(request: &Request) -> Option<&str> {
-    request
-        .headers()
+fn host_name<'r>(headers: &'r HeaderMap, uri: &'r Uri) -> Option<&'r str> {
+    headers
         .get(http::header::HOST)
         .and_then(|value| value.to_str().ok())
-        .or_else(|| {
-            request
-                .uri()
-                .authority()
-                .map(|authority| authority.as_str())
-        })
+        .or_else(|| uri.authority().map(|authority| authority.as_str()))
 }

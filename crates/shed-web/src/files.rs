@@ -10,7 +10,7 @@ use shed_host::{Caller, HostError};
 
 use crate::door::Door;
 use crate::page::Rendered;
-use crate::reply::page_refusal;
+use crate::reply::Refusal;
 
 /// Answers `GET /<slug>/<path>` on `space`'s host for `caller`; `raw_path`
 /// is the request's path as sent, to send a folder's browser on to its
@@ -25,15 +25,15 @@ pub(crate) async fn serve(
 ) -> Response {
     let file = match door.host.web_file(caller, space, slug, path).await {
         Ok(file) => file,
-        Err(error) => return page_refusal(&error),
+        Err(error) => return Refusal::page(error).into_response(),
     };
     match door.rendered(&file).await {
         Ok(rendered) => answer(&rendered, headers, file.private),
         Err(HostError::NotFound(sentence)) => match door.host.web_is_folder(&file).await {
             Ok(true) => folder_redirect(raw_path),
-            _ => page_refusal(&HostError::NotFound(sentence)),
+            _ => Refusal::page(HostError::NotFound(sentence)).into_response(),
         },
-        Err(error) => page_refusal(&error),
+        Err(error) => Refusal::page(error).into_response(),
     }
 }
 

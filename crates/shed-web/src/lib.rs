@@ -56,7 +56,7 @@ pub fn router(host: Host, platform: Router) -> Router {
     let spaces = space::router(door.clone());
     let platform = platform::router(door.clone()).merge(platform);
     Router::new().fallback(move |request: Request| {
-        let to = match door.space_of(&request) {
+        let to = match door.space_of(request.headers(), request.uri()) {
             Some(_) => spaces.clone(),
             None => platform.clone(),
         };

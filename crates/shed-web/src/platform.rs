@@ -25,10 +25,10 @@ use axum::routing::get;
 use shed_host::HostError;
 use shed_host::sessions::LOGIN_PATH;
 
-use crate::caller::{caller, cookie, foreign_origin, session_cookie, sign_in_cookie};
+use crate::caller::{WebCaller, cookie, foreign_origin, session_cookie, sign_in_cookie};
 use crate::door::Door;
 use crate::files::answer;
-use crate::reply::{escape, form_page, page, page_refusal, sign_in_page};
+use crate::reply::{Refusal, escape, form_page, page, sign_in_page};
 use crate::{APP_JS_PATH, HOP_END_PATH, HOP_PATH, SIGN_IN_PATH};
 
 pub(crate) fn router(door: Arc<Door>) -> Router {
@@ -50,11 +50,8 @@ async fn sign_in() -> Response {
 }
 
 /// Who you are and the apps of your spaces; or how to sign in.
-async fn front(State(door): State<Arc<Door>>, headers: HeaderMap) -> Response {
-    let caller = match caller(&door, &headers, None).await {
-        Ok((caller, _)) => caller,
-        Err(error) => return page_refusal(&error),
-    };
+async fn front(State(door): State<Arc<Door>>, asking: WebCaller) -> Response {
+    let caller = asking.caller;
     let Some(person) = caller.person().cloned() else {
         return sign_in_page(
             StatusCode::OK,
@@ -63,45 +60,28 @@ async fn front(State(door): State<Arc<Door>>, headers: HeaderMap) -> Response {
     };
     let spaces = match door.host.spaces(&caller).await {
         Ok(answer) => answer.data,
-        Err(error) => return page_refusal(&error),
+        Err(error) => return Refusal::page(error).into_response(),
     };
     let mut body = format!(
         "<p>You are signed in as {} (@{}).</p>",
         escape(&person.name),
         escape(&person.handle)
     );
-    let listed = spaces
-        .get("spaces")
-        .and_then(|s| s.as_array())
-        .cloned()
-        .unwrap_or_default();
-    if listed.is_empty() {
+    if spaces.spaces.is_empty() {
         body.push_str("<p>You belong to no space yet — an owner of a space can add you.</p>");
     }
-    for space in listed {
-        let text = |value: &serde_json::Value, key: &str| {
-            value
-                .get(key)
-                .and_then(|v| v.as_str())
-                .unwrap_or_default()
-                .to_string()
-        };
+    for space in spaces.spaces {
         body.push_str(&format!(
             "<h2>{} <small>({})</small></h2>\n<ul>",
-            escape(&text(&space, "space")),
-            escape(&text(&space, "role"))
+            escape(&space.space),
+            escape(space.role)
         ));
-        for app in space
-            .get("apps")
-            .and_then(|a| a.as_array())
-            .cloned()
-            .unwrap_or_default()
-        {
+        for app in space.apps {
             body.push_str(&format!(
                 "<li><a href=\"{}\">{}</a> — {}</li>",
-                escape(&text(&app, "address")),
-                escape(&text(&app, "title")),
-                escape(&text(&app, "access"))
+                escape(&app.address),
+                escape(&app.title),
+                escape(app.access)
             ));
         }
         body.push_str("</ul>\n");
@@ -121,7 +101,7 @@ async fn confirm_login(State(door): State<Arc<Door>>, Query(query): Query<LoginK
     let key = query.key.unwrap_or_default();
     let person = match door.host.login_link_person(&key).await {
         Ok(person) => person,
-        Err(error) => return link_refused(&error),
+        Err(error) => return link_refused(error),
     };
     let body = format!(
         "<p>Sign in to shed as {} (@{}) on this browser?</p>\n\
@@ -173,14 +153,14 @@ async fn login(
     let key = match form {
         Ok(Form(form)) => form.key.unwrap_or_default(),
         Err(rejection) => {
-            return link_refused(&HostError::SignIn(format!(
+            return link_refused(HostError::SignIn(format!(
                 "the sign-in form did not arrive as a form ({rejection}) — open the link again and press its button"
             )));
         }
     };
     let signed = match door.host.sign_in_with_link(&key).await {
         Ok(signed) => signed,
-        Err(error) => return link_refused(&error),
+        Err(error) => return link_refused(error),
     };
     tracing::info!(person = %signed.person.handle, spaces = signed.hops.len(), "signed in with a link");
     let chain: Vec<String> = signed
@@ -204,7 +184,7 @@ pub(crate) async fn see_hop(door: &Door, space: &str, query: Option<&str>) -> Re
     let mut chain = chain_of(query);
     let code = match first_hop(&chain, Some(space)) {
         Ok((_, code)) => code,
-        Err(error) => return link_refused(&error),
+        Err(error) => return link_refused(error),
     };
     match door.host.see_hop(space, code).await {
         Ok(seen) => {
@@ -216,7 +196,7 @@ pub(crate) async fn see_hop(door: &Door, space: &str, query: Option<&str>) -> Re
             );
             redirect(&back, [sign_in_cookie(door, &seen.browser)])
         }
-        Err(error) => link_refused(&error),
+        Err(error) => link_refused(error),
     }
 }
 
@@ -232,12 +212,12 @@ async fn vouch_for_hop(
     let chain = chain_of(query.as_deref());
     let (space, back) = match first_hop(&chain, None) {
         Ok(first) => first,
-        Err(error) => return link_refused(&error),
+        Err(error) => return link_refused(error),
     };
     let handoff = cookie(&headers, door.sign_in_cookie);
     match door.host.confirm_hop(space, back, handoff).await {
         Ok(()) => redirect(&space_stop(&door, &chain, HOP_END_PATH), []),
-        Err(error) => link_refused(&error),
+        Err(error) => link_refused(error),
     }
 }
 
@@ -253,7 +233,7 @@ pub(crate) async fn end_hop(
     let chain = chain_of(query);
     let back = match first_hop(&chain, Some(space)) {
         Ok((_, back)) => back,
-        Err(error) => return link_refused(&error),
+        Err(error) => return link_refused(error),
     };
     let browser = cookie(headers, door.sign_in_cookie);
     match door.host.sign_in_with_hop(space, back, browser).await {
@@ -261,7 +241,7 @@ pub(crate) async fn end_hop(
             let next = space_stop(door, chain.get(1..).unwrap_or_default(), HOP_PATH);
             redirect(&next, [session_cookie(door, &session)])
         }
-        Err(error) => link_refused(&error),
+        Err(error) => link_refused(error),
     }
 }
 
@@ -324,14 +304,14 @@ fn redirect(to: &str, cookies: impl IntoIterator<Item = Option<HeaderValue>>) ->
     without_referrer(response)
 }
 
-fn link_refused(error: &HostError) -> Response {
+fn link_refused(error: HostError) -> Response {
     without_referrer(match error {
         HostError::SignIn(sentence) => page(
             StatusCode::BAD_REQUEST,
             "Sign in",
-            &format!("<p>{}</p>", escape(sentence)),
+            &format!("<p>{}</p>", escape(&sentence)),
         ),
-        other => page_refusal(other),
+        other => Refusal::page(other).into_response(),
     })
 }
 

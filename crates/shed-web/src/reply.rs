@@ -1,5 +1,6 @@
-//! The door's answers: a host refusal as HTTP (its sentence as JSON for the
-//! page api, on a small page for a browser), and the platform's own pages.
+//! The door's answers: a host refusal as HTTP — [`Refusal`], the one
+//! `IntoResponse` of the host's error, its sentence as JSON for the page api
+//! or on a small page for a browser — and the platform's own pages.
 
 use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
@@ -16,7 +17,7 @@ fn platform_csp(form_action: &str) -> String {
 }
 
 /// The status a refusal is answered with.
-pub(crate) fn status_of(error: &HostError) -> StatusCode {
+fn status_of(error: &HostError) -> StatusCode {
     match error {
         HostError::SignIn(_) => StatusCode::UNAUTHORIZED,
         HostError::Refused(_) => StatusCode::FORBIDDEN,
@@ -37,17 +38,6 @@ pub(crate) fn json(status: StatusCode, body: serde_json::Value) -> Response {
         HeaderValue::from_static("nosniff"),
     );
     response
-}
-
-/// `{"error": "<sentence>"}` with the status the refusal calls for.
-pub(crate) fn json_refusal(error: &HostError) -> Response {
-    if let HostError::Internal(why) = error {
-        tracing::error!(%why, "the host failed answering the page api");
-    }
-    json(
-        status_of(error),
-        serde_json::json!({ "error": error.to_string() }),
-    )
 }
 
 /// A sentence of the door's own, as the page api answers it.
@@ -71,9 +61,10 @@ pub(crate) fn form_page(
     form_action: &str,
 ) -> Response {
     let Ok(policy) = HeaderValue::from_str(&platform_csp(form_action)) else {
-        return page_refusal(&HostError::Internal(format!(
+        return Refusal::page(HostError::Internal(format!(
             "the form targets {form_action} do not fit in a page's policy"
-        )));
+        )))
+        .into_response();
     };
     let html = format!(
         "<!doctype html>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
@@ -96,27 +87,77 @@ pub(crate) fn form_page(
     response
 }
 
-/// A refusal on a page, for a browser: the sign-in page for "sign in first",
-/// else the sentence.
-pub(crate) fn page_refusal(error: &HostError) -> Response {
-    match error {
-        HostError::SignIn(_) => sign_in_page(
-            StatusCode::UNAUTHORIZED,
-            "This page is for the members of its space.",
-        ),
-        HostError::Internal(why) => {
-            tracing::error!(%why, "the host failed answering a page");
-            page(
+/// The host's refusal as HTTP: its status, and its sentence where the
+/// asker reads it — on a page for a browser (the sign-in page for "sign in
+/// first"), as `{"error": "<sentence>"}` for the page api.
+#[derive(Debug)]
+pub(crate) struct Refusal {
+    error: HostError,
+    shape: Shape,
+}
+
+/// Where a refusal is read.
+#[derive(Debug, Clone, Copy)]
+enum Shape {
+    Page,
+    Json,
+}
+
+impl Refusal {
+    /// The refusal on a page, for a browser.
+    pub(crate) fn page(error: HostError) -> Refusal {
+        Refusal {
+            error,
+            shape: Shape::Page,
+        }
+    }
+
+    /// The refusal as JSON, for the page api.
+    pub(crate) fn json(error: HostError) -> Refusal {
+        Refusal {
+            error,
+            shape: Shape::Json,
+        }
+    }
+
+    /// The same refusal, as JSON.
+    pub(crate) fn into_json(self) -> Refusal {
+        Refusal::json(self.error)
+    }
+}
+
+impl From<HostError> for Refusal {
+    fn from(error: HostError) -> Refusal {
+        Refusal::page(error)
+    }
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        let error = self.error;
+        if let HostError::Internal(why) = &error {
+            tracing::error!(%why, "the host failed answering a request");
+        }
+        match (self.shape, &error) {
+            (Shape::Json, _) => json(
+                status_of(&error),
+                serde_json::json!({ "error": error.to_string() }),
+            ),
+            (Shape::Page, HostError::SignIn(_)) => sign_in_page(
+                StatusCode::UNAUTHORIZED,
+                "This page is for the members of its space.",
+            ),
+            (Shape::Page, HostError::Internal(_)) => page(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 "Something broke",
                 &format!("<p>{}</p>", escape(&error.to_string())),
-            )
+            ),
+            (Shape::Page, other) => page(
+                status_of(other),
+                "Not here",
+                &format!("<p>{}</p>", escape(&other.to_string())),
+            ),
         }
-        other => page(
-            status_of(other),
-            "Not here",
-            &format!("<p>{}</p>", escape(&other.to_string())),
-        ),
     }
 }
 
@@ -163,6 +204,29 @@ mod tests {
         assert_eq!(s(HostError::NotFound("x".into())), 404);
         assert_eq!(s(HostError::Conflict("x".into())), 409);
         assert_eq!(s(HostError::Internal("x".into())), 500);
+    }
+
+    #[test]
+    fn a_refusal_is_json_for_the_api_and_a_page_for_a_browser() {
+        let refused = || HostError::Refused("you can read this app but not change it".into());
+        let json = Refusal::json(refused()).into_response();
+        assert_eq!(json.status(), StatusCode::FORBIDDEN);
+        assert!(
+            json.headers()[header::CONTENT_TYPE]
+                .to_str()
+                .unwrap()
+                .starts_with("application/json")
+        );
+        let page = Refusal::page(refused()).into_response();
+        assert_eq!(page.status(), StatusCode::FORBIDDEN);
+        assert!(
+            page.headers()[header::CONTENT_TYPE]
+                .to_str()
+                .unwrap()
+                .starts_with("text/html")
+        );
+        let sign_in = Refusal::page(HostError::SignIn("sign in first".into())).into_response();
+        assert_eq!(sign_in.status(), StatusCode::UNAUTHORIZED);
     }
 
     #[test]

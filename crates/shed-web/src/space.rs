@@ -6,15 +6,15 @@
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{Request, State};
+use axum::extract::{FromRequestParts, Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use crate::caller::caller;
+use crate::caller::WebCaller;
 use crate::door::Door;
 use crate::files::{self, answer};
 use crate::path::{AppPath, split_app_path};
-use crate::reply::{escape, page, page_refusal};
+use crate::reply::{Refusal, escape, page};
 use crate::{APP_JS_PATH, HOP_END_PATH, HOP_PATH, api, platform};
 use shed_host::view_keys::VIEW_KEY_PATH;
 
@@ -23,12 +23,12 @@ pub(crate) fn router(door: Arc<Door>) -> Router {
 }
 
 async fn handle(State(door): State<Arc<Door>>, request: Request) -> Response {
-    let Some(space) = door.space_of(&request) else {
+    let Some(space) = door.space_of(request.headers(), request.uri()) else {
         return StatusCode::MISDIRECTED_REQUEST.into_response();
     };
-    let (parts, body) = request.into_parts();
-    let raw_path = parts.uri.path();
-    let query = parts.uri.query();
+    let (mut parts, body) = request.into_parts();
+    let uri = parts.uri.clone();
+    let (raw_path, query) = (uri.path(), uri.query());
     if raw_path == HOP_PATH {
         return platform::see_hop(&door, &space, query).await;
     }
@@ -45,7 +45,7 @@ async fn handle(State(door): State<Arc<Door>>, request: Request) -> Response {
     match split_app_path(raw_path) {
         AppPath::File { app, path } if path.starts_with("api/") || path == "api" => {
             let what = path.strip_prefix("api/").unwrap_or_default();
-            api::answer(&door, &parts, body, &space, &app, what).await
+            api::answer(&door, &mut parts, body, &space, &app, what).await
         }
         _ if !reading => {
             let mut response = page(
@@ -59,9 +59,9 @@ async fn handle(State(door): State<Arc<Door>>, request: Request) -> Response {
             response
         }
         AppPath::File { app, path } => {
-            let caller = match caller(&door, &parts.headers, Some(&space)).await {
-                Ok((caller, _)) => caller,
-                Err(error) => return page_refusal(&error),
+            let caller = match WebCaller::from_request_parts(&mut parts, &door).await {
+                Ok(asking) => asking.caller,
+                Err(refusal) => return refusal.into_response(),
             };
             files::serve(
                 &door,
@@ -84,7 +84,8 @@ async fn handle(State(door): State<Arc<Door>>, request: Request) -> Response {
                     [(header::LOCATION, location)],
                 )
                     .into_response(),
-                Err(_) => page_refusal(&shed_host::HostError::NotFound("no such page".into())),
+                Err(_) => Refusal::page(shed_host::HostError::NotFound("no such page".into()))
+                    .into_response(),
             }
         }
         AppPath::Space => page(
@@ -132,7 +133,7 @@ async fn view_file(
     };
     let caller = match door.host.caller_for_view_key(key, space, &app).await {
         Ok(caller) => caller,
-        Err(error) => return page_refusal(&error),
+        Err(error) => return Refusal::page(error).into_response(),
     };
     files::serve(
         door,

@@ -49,6 +49,10 @@ pub struct CommandRow {
     /// `demo/runs.log_run`, `graph.query`.
     pub name: String,
     pub effect: Effect,
+    /// The inputs the host fills with a job's person, whatever the call
+    /// says: a built-in's own (`apps.list`'s `person`); an app's command
+    /// has none.
+    pub job_person: &'static [&'static str],
     /// The row as listed (name, title, description, inputSchema, outputs,
     /// effect, scope, and a built-in's declarations); a job's listing adds
     /// its `readOnlyGranted` stamp.

@@ -13,12 +13,14 @@ use serde_json::{Map, Value};
 
 use super::builtins::Builtin;
 use super::command::{AgentCall, CommandRow, Effect, Origin, split_app_command};
-use super::jobs::{Job, JobState, now_millis};
+use super::jobs::{Job, now_millis};
 use super::label::Label;
 use super::rows::app_command_row;
 use super::run::AgentAnswer;
 use super::scope::{BadGlob, JobScope};
-use crate::{Answer, Host, HostError};
+use crate::access::{JobRun, JobVerdict, job_verdict};
+use crate::answer::{Answer, Data};
+use crate::{Host, HostError};
 
 /// Why a job's call ran nothing, or what the command layer answered instead.
 #[derive(Debug, thiserror::Error)]
@@ -82,10 +84,9 @@ impl JobOutcome {
         let write = effect == Effect::Write;
         let (answer, completed, may_have_landed) = match answered.answer {
             Ok(answer) => {
-                let completed = if write {
-                    written(&answer.data)
-                } else {
-                    Vec::new()
+                let completed = match &answer.data {
+                    Data::Wrote(applied) if write => applied.entities.clone(),
+                    _ => Vec::new(),
                 };
                 (Ok(answer), completed, write)
             }
@@ -153,22 +154,14 @@ impl Host {
             }
             return JobOutcome::refused(outside(&run.name, &job), Label::public());
         };
-        if !scope.admits(&row.name, row.effect) {
-            return JobOutcome::refused(outside(&row.name, &job), Label::public());
-        }
-        if run.read_only && !scope.grants_read_only(&row.name, row.effect) {
-            let why = match row.effect {
-                Effect::Write => format!(
-                    "{} changes data, and a read-only run runs only reads — run it without --read-only if the job allows it",
-                    row.name
-                ),
-                Effect::Read => format!(
-                    "job {} grants no read-only run of {} — its --read-only globs do not name it",
-                    shown_job(&job.id),
-                    row.name
-                ),
-            };
-            return JobOutcome::refused(JobRefusal::Forbidden(why), Label::public());
+        let run_asked = JobRun {
+            in_scope: scope.admits(&row.name, row.effect),
+            writes: row.effect == Effect::Write,
+            read_only: run.read_only,
+            granted_read_only: scope.grants_read_only(&row.name, row.effect),
+        };
+        if let Err(refusal) = job_allows(&job, Some(run_asked), &row.name) {
+            return JobOutcome::refused(refusal, Label::public());
         }
         let call = AgentCall {
             args: filled_from_job(&row, run.args, &job),
@@ -202,23 +195,7 @@ impl Host {
             }
             Err(error) => return Err(JobRefusal::Failed(error.to_string())),
         };
-        match job.state(now_millis()) {
-            JobState::Running => {}
-            JobState::Ended => {
-                return Err(JobRefusal::Forbidden(format!(
-                    "job {} was ended at {} — its agent runs nothing more; `shed job create` makes a new job",
-                    shown_job(id),
-                    job.ended_at.map_or_else(String::new, when)
-                )));
-            }
-            JobState::Expired => {
-                return Err(JobRefusal::Forbidden(format!(
-                    "job {} expired at {} — `shed job create --ttl <duration>` makes a new job that runs longer",
-                    shown_job(id),
-                    job.expires_at.map_or_else(String::new, when)
-                )));
-            }
-        }
+        job_allows(&job, None, "")?;
         let scope = self
             .inner
             .job_scopes
@@ -226,6 +203,33 @@ impl Host {
             .map_err(|e| JobRefusal::Failed(e.0))?;
         Ok((job, scope))
     }
+}
+
+/// The job table's verdict on `run` of the command `name` (`None`: on the
+/// job doing anything), as the job's refusal with its sentence.
+fn job_allows(job: &Job, run: Option<JobRun>, name: &str) -> Result<(), JobRefusal> {
+    let why = match job_verdict(job.state(now_millis()), run) {
+        JobVerdict::Allow => return Ok(()),
+        JobVerdict::OutsideScope => return Err(outside(name, job)),
+        JobVerdict::Ended => format!(
+            "job {} was ended at {} — its agent runs nothing more; `shed job create` makes a new job",
+            shown_job(&job.id),
+            job.ended_at.map_or_else(String::new, when)
+        ),
+        JobVerdict::Expired => format!(
+            "job {} expired at {} — `shed job create --ttl <duration>` makes a new job that runs longer",
+            shown_job(&job.id),
+            job.expires_at.map_or_else(String::new, when)
+        ),
+        JobVerdict::ReadOnlyRunsReads => format!(
+            "{name} changes data, and a read-only run runs only reads — run it without --read-only if the job allows it"
+        ),
+        JobVerdict::NoReadOnlyGrant => format!(
+            "job {} grants no read-only run of {name} — its --read-only globs do not name it",
+            shown_job(&job.id)
+        ),
+    };
+    Err(JobRefusal::Forbidden(why))
 }
 
 /// How a job id is shown in a sentence: enough to tell jobs apart.
@@ -269,25 +273,11 @@ fn stamped(mut row: CommandRow, scope: &JobScope) -> CommandRow {
     row
 }
 
-/// The args with every input the row marks `x-source: "job.person"` set to
-/// the job's person, whatever the request said.
+/// The args with every input the row fills from the job (listed as
+/// `x-source: "job.person"`) set to the job's person, whatever the request
+/// said.
 fn filled_from_job(row: &CommandRow, args: Value, job: &Job) -> Value {
-    let sourced: Vec<&String> = row
-        .row
-        .get("inputSchema")
-        .and_then(|schema| schema.get("properties"))
-        .and_then(Value::as_object)
-        .map(|properties| {
-            properties
-                .iter()
-                .filter(|(_, schema)| {
-                    schema.get("x-source").and_then(Value::as_str) == Some("job.person")
-                })
-                .map(|(name, _)| name)
-                .collect()
-        })
-        .unwrap_or_default();
-    if sourced.is_empty() {
+    if row.job_person.is_empty() {
         return args;
     }
     let mut fields = match args {
@@ -295,23 +285,13 @@ fn filled_from_job(row: &CommandRow, args: Value, job: &Job) -> Value {
         Value::Null => Map::new(),
         other => return other, // the command says what is wrong with it
     };
-    for name in sourced {
-        fields.insert(name.clone(), Value::String(job.person.handle.clone()));
+    for name in row.job_person {
+        fields.insert(
+            (*name).to_string(),
+            Value::String(job.person.handle.clone()),
+        );
     }
     Value::Object(fields)
-}
-
-/// The eids a write's answer names as written (its `entities`).
-fn written(data: &Value) -> Vec<String> {
-    data.get("entities")
-        .and_then(Value::as_array)
-        .map(|eids| {
-            eids.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// Each job's compiled scope, kept once compiled: a job's globs never change.

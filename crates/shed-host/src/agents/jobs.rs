@@ -7,6 +7,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use shed_store::JobRecord;
 
 use super::scope::JobScope;
+use crate::access::JobState;
 use crate::names::shown;
 use crate::{Caller, Host, HostError, Person};
 
@@ -26,25 +27,6 @@ pub struct Job {
     pub expires_at: Option<i64>,
     /// Unix milliseconds; `None` while it runs.
     pub ended_at: Option<i64>,
-}
-
-/// Where a job stands at a moment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum JobState {
-    Running,
-    Ended,
-    Expired,
-}
-
-impl JobState {
-    /// `running`, `ended`, `expired`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            JobState::Running => "running",
-            JobState::Ended => "ended",
-            JobState::Expired => "expired",
-        }
-    }
 }
 
 impl Job {

@@ -88,6 +88,7 @@ fn app_row(app: &LiveApp, command: &Command) -> CommandRow {
     CommandRow {
         name,
         effect,
+        job_person: &[],
         row: into_map(row),
     }
 }

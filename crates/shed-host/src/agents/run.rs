@@ -9,11 +9,12 @@ use super::builtins::Builtin;
 use super::command::{AgentCall, Scope, split_app_command};
 use super::label::Label;
 use crate::access::{Act, may};
+use crate::act::AppAct;
+use crate::answer::Answer;
 use crate::names::shown;
 use crate::reach::Reach;
 use crate::registry::{LiveApp, Snapshot};
-use crate::run::decide_and_fill;
-use crate::{Answer, Caller, Host, HostError};
+use crate::{Caller, Host, HostError};
 
 /// What a call came to.
 #[derive(Debug)]
@@ -88,7 +89,7 @@ impl Host {
                 let (app, standing) = self.named_app(caller, loom).await?;
                 may(app.subject(), standing, Act::Read)?;
                 *acted_on = Some(app.clone());
-                self.check_expect(&app, call).await?;
+                self.check_expect(&app, call.expect).await?;
                 builtin.run(self, caller, call, Some(&app)).await
             }
             (Scope::Global, _) if call.expect.is_some() => Err(HostError::BadInput(format!(
@@ -130,29 +131,19 @@ impl Host {
             )));
         };
         crate::measure::command_run(&app.name, command_name, async {
-            let filled = decide_and_fill(&reach, &app, command, call.args.clone())?;
-            // A write checks the version again in its own transaction.
-            self.check_expect(&app, call).await?;
-            self.run_filled(caller, &app, command, filled, call.expect)
-                .await
+            let standing = reach.standing(&app.space);
+            let act = AppAct::Command {
+                command,
+                args: call.args.clone(),
+            };
+            let acted = self
+                .act_on_app(caller, &app, standing, act, call.expect)
+                .await?;
+            Ok(Answer {
+                text: acted.sentence(&app.name, Some(&command.name)),
+                data: acted.into(),
+            })
         })
         .await
-    }
-
-    /// `--expect n`, checked before the call runs (a write to the store
-    /// checks it again, atomically, in its own transaction).
-    async fn check_expect(&self, app: &LiveApp, call: &AgentCall) -> Result<(), HostError> {
-        let Some(expected) = call.expect else {
-            return Ok(());
-        };
-        let version = self.inner.store.data_version(&app.name).await?;
-        if version == expected {
-            Ok(())
-        } else {
-            Err(HostError::Conflict(format!(
-                "{} is at version {version}, you expected {expected}",
-                app.name
-            )))
-        }
     }
 }

@@ -48,7 +48,7 @@ async fn cast(host: &Host) -> Cast {
 }
 
 /// "ok", or the kind of refusal and its sentence.
-fn outcome(result: Result<shed_host::Answer, HostError>) -> String {
+fn outcome<T>(result: Result<shed_host::Answer<T>, HostError>) -> String {
     match result {
         Ok(_) => "ok".into(),
         Err(e) => {
@@ -110,7 +110,8 @@ async fn every_cell_of_the_access_table_through_the_graph_tools_exactly() {
         .graph_query(&c.owner, "jeff/open", ".note!&.created!")
         .await
         .unwrap();
-    let writers: Vec<&str> = rows.data["rows"]
+    let rows_json = rows.data_json();
+    let writers: Vec<&str> = rows_json["rows"]
         .as_array()
         .unwrap()
         .iter()
@@ -186,7 +187,7 @@ async fn a_public_app_in_another_space_is_not_among_a_strangers_commands() {
     let host = &w.host;
     let c = cast(host).await;
     let listed = host.commands(&c.stranger, None).await.unwrap();
-    assert_eq!(listed.data["commands"], json!([]));
+    assert_eq!(listed.data_json()["commands"], json!([]));
     let (kind, sentence) = refusal(
         host.command(&c.stranger, "jot", json!({ "text": "hi" }), None)
             .await,
@@ -330,5 +331,5 @@ async fn only_an_owner_changes_who_may_read_an_app() {
         )
         .await
         .unwrap();
-    assert_eq!(answer.data["access"], "public");
+    assert_eq!(answer.data_json()["access"], "public");
 }

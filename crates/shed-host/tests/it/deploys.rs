@@ -129,7 +129,7 @@ async fn a_column_added_to_a_kind_is_an_argument_of_its_two_commands() {
         ]
     );
     assert_eq!(
-        listed.data["commands"][0]["input"]["properties"]["cuisine"]["type"],
+        listed.data_json()["commands"][0]["input"]["properties"]["cuisine"]["type"],
         "string"
     );
     host.command(
@@ -145,7 +145,7 @@ async fn a_column_added_to_a_kind_is_an_argument_of_its_two_commands() {
         .await
         .unwrap();
     assert_eq!(found.text, "find_recipe: 1 row in jeff/recipes");
-    assert_eq!(found.data["rows"][0]["doc"]["title"], "Ramen");
+    assert_eq!(found.data_json()["rows"][0]["doc"]["title"], "Ramen");
     let every = host
         .command(&jeff, "find_recipe", json!({}), None)
         .await
@@ -222,7 +222,7 @@ async fn drafts_become_the_next_deploy() {
         "{}",
         deployed.text
     );
-    assert_eq!(deployed.data["access"], "public");
+    assert_eq!(deployed.data_json()["access"], "public");
 
     // Drafts are writes over the deployed files: delete one, change one.
     let index = "<!doctype html><p>v2</p>";
@@ -239,7 +239,7 @@ async fn drafts_become_the_next_deploy() {
         .await
         .unwrap();
     assert_eq!(listed.text, format!("--- index.html ---\n{index}"));
-    assert_eq!(listed.data["deleted"], json!(["style.css"]));
+    assert_eq!(listed.data_json()["deleted"], json!(["style.css"]));
     let (kind, sentence) = refusal(
         host.app_files(&jeff, "runs", BTreeMap::new(), vec!["style.css".into()])
             .await,
@@ -300,7 +300,7 @@ async fn a_deploy_by_another_process_is_seen_by_the_next_call_and_announced() {
     let ada = member(server, "jeff", "ada", Role::Editor).await;
     let mut announced = server.deploys();
     assert_eq!(
-        server.commands(&ada, None).await.unwrap().data["commands"],
+        server.commands(&ada, None).await.unwrap().data_json()["commands"],
         json!([])
     );
 
@@ -310,7 +310,7 @@ async fn a_deploy_by_another_process_is_seen_by_the_next_call_and_announced() {
     deploy_run_club(&cli, &cli_jeff, "jeff/runs").await;
 
     let listed = server.commands(&ada, None).await.unwrap();
-    assert_eq!(listed.data["commands"].as_array().unwrap().len(), 5);
+    assert_eq!(listed.data_json()["commands"].as_array().unwrap().len(), 5);
     let app = tokio::time::timeout(Duration::from_secs(5), announced.recv())
         .await
         .unwrap()

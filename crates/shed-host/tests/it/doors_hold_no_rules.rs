@@ -3,7 +3,9 @@
 //! hold no rule of their own; every "may they?" is the rule book's
 //! (`shed-host/src/access.rs`). This reads the doors' code (`src/`; their
 //! benches and tests may set up apps of each access) and fails on any line
-//! that names an `Access::` value or a `Role` variant.
+//! that names an `Access::` value or a `Role` variant. Beside it, the
+//! invariants of the doors' answers (typed, never read back as JSON) and of
+//! acting on an app's data (one function).
 
 use std::path::{Path, PathBuf};
 
@@ -24,32 +26,18 @@ fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
     }
 }
 
-/// The lines of `file` that name an access value or a role variant, up to
-/// its test module (`#[cfg(test)]`, last in a file by this crate's habit).
-fn rule_lines(file: &Path) -> Vec<String> {
-    let text = std::fs::read_to_string(file).unwrap();
-    text.lines()
-        .enumerate()
-        .take_while(|(_, line)| !line.contains("#[cfg(test)]"))
-        .filter(|(_, line)| RULE_WORDS.iter().any(|word| line.contains(word)))
-        .map(|(number, line)| format!("{}:{}: {}", file.display(), number + 1, line.trim()))
-        .collect()
-}
-
 /// **Invariant:** inside shed-host too, only the rule book (`access.rs`)
 /// and the types' own definitions (`caller.rs`) name an access value or a
 /// role variant; everything else asks `access::may`.
 #[test]
 fn only_the_rule_book_decides_inside_shed_host() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    assert!(files.len() > 20, "shed-host's sources were not found");
-    let named: Vec<String> = files
-        .iter()
-        .filter(|file| !file.ends_with("access.rs") && !file.ends_with("caller.rs"))
-        .flat_map(|file| rule_lines(file))
-        .collect();
+    let named: Vec<String> = lines_under(&src, |line| {
+        RULE_WORDS.iter().any(|word| line.contains(word))
+    })
+    .into_iter()
+    .filter(|line| !line.contains("src/access.rs:") && !line.contains("src/caller.rs:"))
+    .collect();
     assert!(
         named.is_empty(),
         "shed-host decides outside its rule book — ask access::may instead:\n{}",
@@ -82,6 +70,71 @@ fn no_door_names_an_access_or_a_role() {
     assert!(
         named.is_empty(),
         "a door decides what the rule book should — ask shed-host instead:\n{}",
+        named.join("\n")
+    );
+}
+
+/// The lines of the files under `src` (up to each file's test module) that
+/// match `wanted`.
+fn lines_under(src: &Path, wanted: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    assert!(!files.is_empty(), "no sources under {}", src.display());
+    files
+        .iter()
+        .flat_map(|file| {
+            let text = std::fs::read_to_string(file).unwrap();
+            text.lines()
+                .enumerate()
+                .take_while(|(_, line)| !line.contains("#[cfg(test)]"))
+                .filter(|(_, line)| wanted(line))
+                .map(|(number, line)| format!("{}:{}: {}", file.display(), number + 1, line.trim()))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// **Invariant:** a door receives typed answers and turns their data into
+/// its wire's JSON itself (`Data::into_json`), passing the JSON on whole;
+/// no door reads a field back out of it. (`Data` has no fields to index,
+/// so the only way in is the JSON this looks for.)
+#[test]
+fn no_door_reads_the_hosts_json() {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let read_back = [
+        "into_json()[",
+        "into_json().get",
+        "into_json().as_",
+        "into_json().pointer",
+    ];
+    let mut named = Vec::new();
+    for door in DOORS {
+        named.extend(lines_under(&crates.join(door).join("src"), |line| {
+            read_back.iter().any(|word| line.contains(word))
+        }));
+    }
+    assert!(
+        named.is_empty(),
+        "a door reads a field out of the host's JSON — take it from the typed answer:\n{}",
+        named.join("\n")
+    );
+}
+
+/// **Invariant:** an app's data is read and written in one place,
+/// `Host::act_on_app` (`act.rs`), where the rule book decides first; no
+/// other module of shed-host calls the store's `query` or `apply`.
+#[test]
+fn only_the_act_reads_and_writes_app_data() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let named: Vec<String> = lines_under(&src, |line| {
+        line.contains(".query(") || line.contains(".apply(")
+    })
+    .into_iter()
+    .filter(|line| !line.contains("src/act.rs:"))
+    .collect();
+    assert!(
+        named.is_empty(),
+        "shed-host reads or writes an app's data outside act.rs — call Host::act_on_app:\n{}",
         named.join("\n")
     );
 }

@@ -49,7 +49,7 @@ async fn a_generated_command_names_its_app_then_the_title_and_address() {
         listed.text
     );
     assert_eq!(
-        listed.data["commands"][0]["description"],
+        listed.data_json()["commands"][0]["description"],
         "Add a recipe to jeff/recipes"
     );
 }
@@ -62,7 +62,7 @@ async fn a_membership_made_by_another_process_shows_at_once() {
     deploy_run_club(server, &coach, "club/runs").await;
     let ada = person(server, "ada", "Ada").await;
     let before = server.commands(&ada, None).await.unwrap();
-    assert_eq!(before.data["commands"], json!([]));
+    assert_eq!(before.data_json()["commands"], json!([]));
     assert!(
         before
             .text
@@ -79,7 +79,8 @@ async fn a_membership_made_by_another_process_shows_at_once() {
         "{}",
         after.text
     );
-    let names: Vec<&str> = after.data["commands"]
+    let after_json = after.data_json();
+    let names: Vec<&str> = after_json["commands"]
         .as_array()
         .unwrap()
         .iter()
@@ -91,8 +92,8 @@ async fn a_membership_made_by_another_process_shows_at_once() {
     );
     // The same answer as the owner's: one listing, whoever reads it.
     assert_eq!(
-        after.data,
-        server.commands(&coach, None).await.unwrap().data
+        after.data_json(),
+        server.commands(&coach, None).await.unwrap().data_json()
     );
 }
 
@@ -146,9 +147,10 @@ async fn a_redeploy_changes_its_own_part_at_once_and_leaves_the_rest_as_it_was()
     .await;
     let again = host.commands(&jeff, None).await.unwrap();
     assert_eq!(again.text, listing("Notebook"));
+    let (again_json, listed_json) = (again.data_json(), listed.data_json());
     let (rows, before) = (
-        again.data["commands"].as_array().unwrap(),
-        listed.data["commands"].as_array().unwrap(),
+        again_json["commands"].as_array().unwrap(),
+        listed_json["commands"].as_array().unwrap(),
     );
     assert_eq!(rows.len(), 6);
     assert_eq!(rows[2]["title"], "Notebook");

@@ -161,7 +161,7 @@ async fn commands_narrows_to_one_app() {
         headings,
         ["## club/runs", "## jeff/runs", "## jeff/recipes"]
     );
-    assert_eq!(all.data["commands"].as_array().unwrap().len(), 12);
+    assert_eq!(all.data_json()["commands"].as_array().unwrap().len(), 12);
     assert!(
         all.text.contains(
             "\n\n## jeff/recipes\nadd_recipe(title, body?, alias?, serves?, cuisine?) — "
@@ -177,7 +177,8 @@ async fn commands_narrows_to_one_app() {
     let one = host.commands(&jeff, Some("recipes")).await.unwrap();
     assert!(one.text.starts_with("## jeff/recipes\n"), "{}", one.text);
     assert_eq!(one.text.lines().count(), 3);
-    let names: Vec<&str> = one.data["commands"]
+    let one_json = one.data_json();
+    let names: Vec<&str> = one_json["commands"]
         .as_array()
         .unwrap()
         .iter()
@@ -185,7 +186,7 @@ async fn commands_narrows_to_one_app() {
         .collect();
     assert_eq!(names, ["add_recipe", "find_recipe"]);
     assert!(
-        one.data["commands"]
+        one.data_json()["commands"]
             .as_array()
             .unwrap()
             .iter()

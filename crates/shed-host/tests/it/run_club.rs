@@ -5,7 +5,7 @@ use crate::common;
 
 use common::*;
 use serde_json::json;
-use shed_host::{Caller, Role};
+use shed_host::{Answer, Caller, Role};
 
 #[tokio::test]
 async fn the_run_club_story() {
@@ -46,7 +46,8 @@ async fn the_run_club_story() {
         "{}",
         listed.text
     );
-    let rows = listed.data["commands"].as_array().unwrap();
+    let listed_json = listed.data_json();
+    let rows = listed_json["commands"].as_array().unwrap();
     assert_eq!(rows.len(), 5);
     assert_eq!(rows[0]["at"], "jeff/runs");
     assert_eq!(rows[0]["name"], "log_run");
@@ -68,13 +69,16 @@ async fn the_run_club_story() {
         )
         .await
         .unwrap();
-    let eid = logged.data["aliases"]["$run"].as_str().unwrap().to_string();
+    let eid = logged.data_json()["aliases"]["$run"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(is_eid(&eid));
     assert_eq!(
         logged.text,
         format!("log_run: wrote 1 entity in jeff/runs: $run={eid}")
     );
-    assert_eq!(logged.data["entities"], json!([eid]));
+    assert_eq!(logged.data_json()["entities"], json!([eid]));
 
     // The board says who logged it: created.by names the caller.
     let board = host
@@ -82,7 +86,7 @@ async fn the_run_club_story() {
         .await
         .unwrap();
     assert_eq!(board.text, "leaderboard: 1 row in jeff/runs");
-    let row = &board.data["rows"][0];
+    let row = &board.data_json()["rows"][0];
     assert_eq!(row["entity"]["eid"], eid.as_str());
     assert_eq!(row["jog"]["miles"], json!(5));
     assert_eq!(row["jog"]["who"], "Ada");
@@ -142,7 +146,10 @@ async fn the_run_club_story() {
         )
         .await
         .unwrap();
-    let jeffs = wrote.data["aliases"]["$run"].as_str().unwrap().to_string();
+    let jeffs = wrote.data_json()["aliases"]["$run"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert_eq!(
         wrote.text,
         format!("jeff/runs: wrote 1 entity: $run={jeffs}")
@@ -151,7 +158,7 @@ async fn the_run_club_story() {
         .graph_query(&jeff, "runs", ".jog!&.created!&order=.jog.miles")
         .await
         .unwrap();
-    assert_eq!(mine.data["rows"][0]["created"]["by"]["name"], "jeff");
+    assert_eq!(mine.data_json()["rows"][0]["created"]["by"]["name"], "jeff");
 
     // The view: listed once though two commands name it, served with its base.
     let views = host.views(&ada).await.unwrap();
@@ -207,7 +214,7 @@ async fn the_run_club_story() {
         spaces.text,
         "## jeff — you are an editor\njeff/runs — Run club, private, v2 — http://jeff.localhost:7700/runs/"
     );
-    assert_eq!(spaces.data["spaces"][0]["apps"][0]["version"], 2);
+    assert_eq!(spaces.data_json()["spaces"][0]["apps"][0]["version"], 2);
 
     // The app's inside reads back with app_files.
     let tools = host
@@ -220,7 +227,7 @@ async fn the_run_club_story() {
         .await
         .unwrap();
     let expected = String::from_utf8(run_club()["tools.json"].clone()).unwrap();
-    assert_eq!(tools.data["read"][0]["text"], expected.as_str());
+    assert_eq!(tools.data_json()["read"][0]["text"], expected.as_str());
     assert_eq!(tools.text, format!("--- tools.json ---\n{expected}"));
 }
 
@@ -249,7 +256,7 @@ async fn an_agents_write_names_the_person_and_the_agent() {
         .graph_query(&agent, "jeff/runs", ".jog!&.created!")
         .await
         .unwrap();
-    let created = &board.data["rows"][0]["created"];
+    let created = &board.data_json()["rows"][0]["created"];
     assert_eq!(created["by"]["name"], "jeff");
     assert_eq!(created["via"], "agent:job7");
 }
@@ -293,12 +300,17 @@ async fn signed_out_callers_are_asked_to_sign_in() {
     let host = &w.host;
     let nobody = Caller::Nobody;
     for result in [
-        host.commands(&nobody, None).await,
-        host.command(&nobody, "log_run", json!({}), None).await,
-        host.spaces(&nobody).await,
-        host.app_deploy(&nobody, "jeff/runs", None, None).await,
+        host.commands(&nobody, None).await.map(Answer::widen),
+        host.command(&nobody, "log_run", json!({}), None)
+            .await
+            .map(Answer::widen),
+        host.spaces(&nobody).await.map(Answer::widen),
+        host.app_deploy(&nobody, "jeff/runs", None, None)
+            .await
+            .map(Answer::widen),
         host.app_files(&nobody, "jeff/runs", Default::default(), vec![])
-            .await,
+            .await
+            .map(Answer::widen),
     ] {
         let (kind, sentence) = refusal(result);
         assert_eq!(kind, "sign-in");

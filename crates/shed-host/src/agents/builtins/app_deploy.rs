@@ -27,6 +27,7 @@ impl BuiltinCommand for AppDeploy {
             developer: true,
             ..Declarations::NONE
         },
+        job_person: &[],
     };
 
     async fn run(invocation: &Invocation<'_>) -> Result<Answer, HostError> {
@@ -44,5 +45,6 @@ impl BuiltinCommand for AppDeploy {
             .host
             .app_deploy(invocation.caller, &app.name, title, access)
             .await
+            .map(Answer::widen)
     }
 }

@@ -28,6 +28,7 @@ impl BuiltinCommand for AppFiles {
             origins_refused: &["session"],
             ..Declarations::NONE
         },
+        job_person: &[],
     };
 
     async fn run(invocation: &Invocation<'_>) -> Result<Answer, HostError> {
@@ -37,5 +38,6 @@ impl BuiltinCommand for AppFiles {
             .host
             .app_files(invocation.caller, &app.name, BTreeMap::new(), paths)
             .await
+            .map(Answer::widen)
     }
 }

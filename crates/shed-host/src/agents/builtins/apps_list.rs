@@ -2,15 +2,16 @@
 //! for only (its `person` input is filled by the host from the job, and
 //! checked here).
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::body::{BuiltinCommand, Invocation};
 use super::row::{BuiltinRow, Declarations};
+use crate::HostError;
 use crate::access::sign_in_first;
 use crate::agents::command::{Effect, Scope};
+use crate::answer::{Answer, AppList, AppOfMine};
 use crate::names::shown;
 use crate::texts::count;
-use crate::{Answer, HostError};
 
 pub(super) struct AppsList;
 
@@ -23,12 +24,13 @@ impl BuiltinCommand for AppsList {
         scope: Scope::Global,
         input: || {
             json!({ "type": "object", "properties": {
-                "person": { "type": "string", "x-source": "job.person",
+                "person": { "type": "string",
                             "description": "whose apps: filled by the host from the job" } },
                 "required": ["person"] })
         },
         outputs: || json!({ "apps": { "type": "array", "description": "at, title, access, address, role, version" } }),
         declarations: Declarations::NONE,
+        job_person: &["person"],
     };
 
     async fn run(invocation: &Invocation<'_>) -> Result<Answer, HostError> {
@@ -42,42 +44,24 @@ impl BuiltinCommand for AppsList {
             )));
         }
         let spaces = invocation.host.spaces(invocation.caller).await?;
-        let mut apps = Vec::new();
-        for space in spaces
+        let apps: Vec<AppOfMine> = spaces
             .data
-            .get("spaces")
-            .and_then(Value::as_array)
+            .spaces
             .into_iter()
-            .flatten()
-        {
-            for app in space
-                .get("apps")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let mut app = app.clone();
-                if let (Some(fields), Some(role)) = (app.as_object_mut(), space.get("role")) {
-                    fields.insert("role".into(), role.clone());
-                }
-                apps.push(app);
-            }
-        }
+            .flat_map(|space| {
+                let role = space.role;
+                space
+                    .apps
+                    .into_iter()
+                    .map(move |app| AppOfMine { app, role })
+            })
+            .collect();
         let lines: Vec<String> = apps
             .iter()
-            .map(|app| {
-                let field = |key: &str| {
-                    app.get(key)
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string()
-                };
+            .map(|mine| {
                 format!(
                     "{} — {}, {}, you are {}",
-                    field("at"),
-                    field("title"),
-                    field("access"),
-                    field("role")
+                    mine.app.at, mine.app.title, mine.app.access, mine.role
                 )
             })
             .collect();
@@ -91,7 +75,7 @@ impl BuiltinCommand for AppsList {
         }
         Ok(Answer {
             text,
-            data: json!({ "apps": apps }),
+            data: AppList { apps }.into(),
         })
     }
 }

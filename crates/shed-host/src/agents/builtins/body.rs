@@ -5,10 +5,10 @@
 use serde_json::{Map, Value};
 
 use super::row::BuiltinRow;
-use crate::access::{Act, Standing, may, sign_in_first};
+use crate::act::AppAct;
+use crate::answer::Answer;
 use crate::registry::LiveApp;
-use crate::texts::wrote;
-use crate::{Answer, Caller, Host, HostError};
+use crate::{Caller, Host, HostError};
 
 /// One built-in command: its row and its body.
 pub(super) trait BuiltinCommand {
@@ -45,19 +45,20 @@ impl<'a> Invocation<'a> {
     /// Writes a bundle to an app as the caller, under the app's access.
     pub(super) async fn write(&self, app: &LiveApp, bundle: Value) -> Result<Answer, HostError> {
         let reach = self.host.reach(self.caller).await?;
-        let standing = Standing::of(true, reach.role(&app.space));
-        may(app.subject(), standing, Act::Write)?;
-        let actor = self.caller.actor().ok_or_else(sign_in_first)?;
-        let applied = self
+        let standing = reach.standing(&app.space);
+        let acted = self
             .host
-            .inner
-            .store
-            .apply(&app.name, &actor, bundle, self.expect)
+            .act_on_app(
+                self.caller,
+                app,
+                standing,
+                AppAct::Write { bundle },
+                self.expect,
+            )
             .await?;
-        let (how_many, ids) = wrote(&applied);
         Ok(Answer {
-            text: format!("{}: wrote {how_many} in {}{ids}", self.name, app.name),
-            data: serde_json::to_value(&applied).map_err(|e| HostError::Internal(e.to_string()))?,
+            text: acted.sentence(&app.name, Some(self.name)),
+            data: acted.into(),
         })
     }
 }

@@ -28,6 +28,7 @@ impl BuiltinCommand for DocComment {
             origin: Some("pattern"),
             ..Declarations::NONE
         },
+        job_person: &[],
     };
 
     async fn run(invocation: &Invocation<'_>) -> Result<Answer, HostError> {

@@ -24,6 +24,7 @@ impl BuiltinCommand for GraphApply {
         },
         outputs: applied_outputs,
         declarations: Declarations::NONE,
+        job_person: &[],
     };
 
     async fn run(invocation: &Invocation<'_>) -> Result<Answer, HostError> {

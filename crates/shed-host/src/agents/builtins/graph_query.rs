@@ -24,6 +24,7 @@ impl BuiltinCommand for GraphQuery {
         },
         outputs: || json!({ "rows": { "type": "array" }, "next": { "type": "string" } }),
         declarations: Declarations::NONE,
+        job_person: &[],
     };
 
     async fn run(invocation: &Invocation<'_>) -> Result<Answer, HostError> {
@@ -33,5 +34,6 @@ impl BuiltinCommand for GraphQuery {
             .host
             .graph_query(invocation.caller, &app.name, &filter)
             .await
+            .map(Answer::widen)
     }
 }

@@ -18,16 +18,29 @@ pub(super) struct BuiltinRow {
     pub(super) input: fn() -> Value,
     pub(super) outputs: fn() -> Value,
     pub(super) declarations: Declarations,
+    /// The inputs the host fills with the job's person, whatever a call
+    /// says (listed as `x-source: "job.person"`).
+    pub(super) job_person: &'static [&'static str],
 }
 
 impl BuiltinRow {
     /// The row as the protocol lists it.
     pub(super) fn command_row(&self) -> CommandRow {
+        let mut input = (self.input)();
+        for name in self.job_person {
+            if let Some(schema) = input
+                .get_mut("properties")
+                .and_then(|properties| properties.get_mut(*name))
+                .and_then(Value::as_object_mut)
+            {
+                schema.insert("x-source".into(), json!("job.person"));
+            }
+        }
         let mut row = into_map(json!({
             "name": self.name,
             "title": self.title,
             "description": self.description,
-            "inputSchema": (self.input)(),
+            "inputSchema": input,
             "outputs": (self.outputs)(),
             "effect": self.effect.as_str(),
             "scope": self.scope.as_str(),
@@ -36,6 +49,7 @@ impl BuiltinRow {
         CommandRow {
             name: self.name.to_string(),
             effect: self.effect,
+            job_person: self.job_person,
             row,
         }
     }

@@ -5,8 +5,9 @@ use serde_json::json;
 
 use super::body::{BuiltinCommand, Invocation};
 use super::row::{BuiltinRow, Declarations};
-use crate::access::{Act, Standing, Subject, may};
+use crate::access::{Act, Subject, may};
 use crate::agents::command::{Effect, Scope};
+use crate::answer::Invited;
 use crate::{Answer, HostError, Role};
 
 pub(super) struct SpaceInvite;
@@ -30,6 +31,7 @@ impl BuiltinCommand for SpaceInvite {
             actors: Some(&["person"]),
             ..Declarations::NONE
         },
+        job_person: &[],
     };
 
     async fn run(invocation: &Invocation<'_>) -> Result<Answer, HostError> {
@@ -42,18 +44,19 @@ impl BuiltinCommand for SpaceInvite {
         let handle = invocation.args.required_text("handle")?;
         let host = invocation.host;
         let reach = host.reach(invocation.caller).await?;
-        may(
-            Subject::space(&space),
-            Standing::of(true, reach.role(&space)),
-            Act::Invite,
-        )?;
+        may(Subject::space(&space), reach.standing(&space), Act::Invite)?;
         host.add_member(&space, &handle, role).await?;
         Ok(Answer {
             text: format!(
                 "space.invite: {handle} is now {} of {space}",
                 role.with_article()
             ),
-            data: json!({ "space": space, "handle": handle, "role": role.as_str() }),
+            data: Invited {
+                space,
+                handle,
+                role: role.as_str(),
+            }
+            .into(),
         })
     }
 }

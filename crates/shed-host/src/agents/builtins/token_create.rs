@@ -7,6 +7,7 @@ use super::body::{BuiltinCommand, Invocation};
 use super::row::{BuiltinRow, Declarations};
 use crate::access::sign_in_first;
 use crate::agents::command::{Effect, Scope};
+use crate::answer::NewToken;
 use crate::{Answer, HostError};
 
 pub(super) struct TokenCreate;
@@ -24,6 +25,7 @@ impl BuiltinCommand for TokenCreate {
             grant: Some("a token that signs in as you"),
             ..Declarations::NONE
         },
+        job_person: &[],
     };
 
     async fn run(invocation: &Invocation<'_>) -> Result<Answer, HostError> {
@@ -34,7 +36,7 @@ impl BuiltinCommand for TokenCreate {
                 "token.create: a new token for {} (shown once)",
                 person.handle
             ),
-            data: json!({ "token": token }),
+            data: NewToken { token }.into(),
         })
     }
 }

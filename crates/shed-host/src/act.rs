@@ -1,0 +1,166 @@
+//! The one way to act on an app's data: [`Host::act_on_app`] takes the
+//! caller, their standing, the app and the act — a filter line to read, a
+//! bundle to write, or a command with its arguments — and the rule book
+//! decides, the command's template is filled, and the store reads or writes
+//! as the caller. The graph tools, the apps' commands, the built-ins and the
+//! agent path all come here; [`Acted::sentence`] words what it came to.
+//!
+//! **Invariant:** nothing else in shed-host calls `Store::query` or
+//! `Store::apply` on an app's data (the test
+//! `doors_hold_no_rules::only_the_act_reads_and_writes_app_data`).
+
+use serde_json::Value;
+use shed_manifest::{Command, Filled};
+
+use crate::access::{Act, Standing, may, sign_in_first};
+use crate::answer::Acted;
+use crate::registry::LiveApp;
+use crate::texts::{count, wrote};
+use crate::{Caller, Host, HostError};
+
+/// What a caller does to an app's data.
+#[derive(Debug)]
+pub(crate) enum AppAct<'a> {
+    /// Read the rows a filter line matches.
+    Read { filter: &'a str },
+    /// Write a bundle, or a list of them.
+    Write { bundle: Value },
+    /// Run one of the app's commands with its arguments.
+    Command { command: &'a Command, args: Value },
+}
+
+impl AppAct<'_> {
+    /// What the rule book is asked: may the caller read, or write?
+    fn asks(&self) -> Act {
+        let reads = match self {
+            AppAct::Read { .. } => true,
+            AppAct::Write { .. } => false,
+            AppAct::Command { command, .. } => command.read_only(),
+        };
+        if reads { Act::Read } else { Act::Write }
+    }
+}
+
+impl Host {
+    /// Acts on `app` as `caller`, whose standing in its space is
+    /// `standing`: the rule book decides first, then a command's arguments
+    /// fill its template, then the store reads or writes — a write recorded
+    /// as the caller's. `expect: Some(n)` refuses unless the app's data
+    /// version is `n`: checked in a write's own transaction, and before a
+    /// read.
+    pub(crate) async fn act_on_app(
+        &self,
+        caller: &Caller,
+        app: &LiveApp,
+        standing: Standing,
+        act: AppAct<'_>,
+        expect: Option<u64>,
+    ) -> Result<Acted, HostError> {
+        may(app.subject(), standing, act.asks())?;
+        let filled = match act {
+            AppAct::Read { filter } => Filled::Query(filter.to_string()),
+            AppAct::Write { bundle } => Filled::Apply(bundle),
+            AppAct::Command { command, args } => command
+                .fill(&args)
+                .map_err(|errors| HostError::BadInput(errors.to_string()))?,
+        };
+        let store = &self.inner.store;
+        match filled {
+            Filled::Query(line) => {
+                self.check_expect(app, expect).await?;
+                Ok(Acted::Read(store.query(&app.name, &line).await?))
+            }
+            Filled::Apply(bundle) => {
+                let actor = caller.actor().ok_or_else(sign_in_first)?;
+                Ok(Acted::Wrote(
+                    store.apply(&app.name, &actor, bundle, expect).await?,
+                ))
+            }
+        }
+    }
+
+    /// `expect: Some(n)`, checked before a call runs (a write to the store
+    /// checks it again, atomically, in its own transaction).
+    pub(crate) async fn check_expect(
+        &self,
+        app: &LiveApp,
+        expect: Option<u64>,
+    ) -> Result<(), HostError> {
+        let Some(expected) = expect else {
+            return Ok(());
+        };
+        let version = self.inner.store.data_version(&app.name).await?;
+        if version == expected {
+            Ok(())
+        } else {
+            Err(HostError::Conflict(format!(
+                "{} is at version {version}, you expected {expected}",
+                app.name
+            )))
+        }
+    }
+}
+
+impl Acted {
+    /// What it came to, in words: `jeff/runs: 12 rows — more with
+    /// after=<cursor>` and `jeff/runs: wrote 1 entity: $run=<eid>` for the
+    /// graph tools; `leaderboard: 12 rows in jeff/runs` and `log_run: wrote
+    /// 1 entity in jeff/runs: $run=<eid>` for a command (`by`), whose
+    /// caller pages by the command's own arguments.
+    pub(crate) fn sentence(&self, app: &str, by: Option<&str>) -> String {
+        let (what, after) = match self {
+            Acted::Read(listing) => {
+                let rows = count(listing.rows.len(), "row", "rows");
+                let more = match (&listing.next, by) {
+                    (Some(next), None) => format!(" — more with after={next}"),
+                    _ => String::new(),
+                };
+                (rows, more)
+            }
+            Acted::Wrote(applied) => {
+                let (how_many, ids) = wrote(applied);
+                (format!("wrote {how_many}"), ids)
+            }
+        };
+        match by {
+            Some(command) => format!("{command}: {what} in {app}{after}"),
+            None => format!("{app}: {what}{after}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::answer::{Applied, Listing};
+    use serde_json::json;
+
+    #[test]
+    fn the_sentences_are_the_specs() {
+        let applied = Acted::Wrote(Applied {
+            entities: vec!["e1".into()],
+            aliases: [("$run".to_string(), "e1".to_string())].into(),
+            version: 2,
+        });
+        assert_eq!(
+            applied.sentence("jeff/runs", Some("log_run")),
+            "log_run: wrote 1 entity in jeff/runs: $run=e1"
+        );
+        assert_eq!(
+            applied.sentence("jeff/runs", None),
+            "jeff/runs: wrote 1 entity: $run=e1"
+        );
+        let read = Acted::Read(Listing {
+            rows: vec![json!({}); 12],
+            next: Some("c".into()),
+        });
+        assert_eq!(
+            read.sentence("jeff/runs", Some("leaderboard")),
+            "leaderboard: 12 rows in jeff/runs"
+        );
+        assert_eq!(
+            read.sentence("jeff/runs", None),
+            "jeff/runs: 12 rows — more with after=c"
+        );
+    }
+}
