@@ -96,17 +96,26 @@ async def test_a_prompt_s_arguments_complete(two: Shed) -> None:
         assert str(refused.value).startswith("no prompt bo/runs — your prompts are ")
 
 
-async def test_a_deploy_into_reach_tells_a_session_its_prompts_changed_and_the_tools_stay(two: Shed) -> None:
-    heard: list[str] = []
-    changed = anyio.Event()
+class Heard:
+    """The notifications a session heard, as a client's message handler, and
+    an event set once every one of `awaited` was heard."""
 
-    async def handler(message: Any) -> None:
+    def __init__(self, *awaited: str) -> None:
+        self.methods: list[str] = []
+        self.awaited = set(awaited)
+        self.all_heard = anyio.Event()
+
+    async def __call__(self, message: Any) -> None:
         method = getattr(getattr(message, "root", message), "method", None)
         if isinstance(method, str):
-            heard.append(method)
-            if method == "notifications/prompts/list_changed":
-                changed.set()
+            self.methods.append(method)
+            if self.awaited <= set(self.methods):
+                self.all_heard.set()
 
+
+async def test_a_deploy_into_reach_tells_a_session_its_prompts_changed_and_the_tools_stay(two: Shed) -> None:
+    handler = Heard("notifications/prompts/list_changed")
+    heard, changed = handler.methods, handler.all_heard
     async with two.http("bo", mode="legacy", message_handler=handler) as client:
         tools_before = (await client.list_tools()).model_dump_json()
         assert [p.name for p in (await client.list_prompts()).prompts] == ["tour"]
@@ -124,16 +133,8 @@ async def test_a_deploy_into_reach_tells_a_session_its_prompts_changed_and_the_t
 
 
 async def test_joining_a_space_tells_a_session_its_prompts_and_views_changed(two: Shed) -> None:
-    heard: list[str] = []
-    both = anyio.Event()
-
-    async def handler(message: Any) -> None:
-        method = getattr(getattr(message, "root", message), "method", None)
-        if isinstance(method, str):
-            heard.append(method)
-            if {"notifications/prompts/list_changed", "notifications/resources/list_changed"} <= set(heard):
-                both.set()
-
+    handler = Heard("notifications/prompts/list_changed", "notifications/resources/list_changed")
+    both = handler.all_heard
     async with two.http("bo", mode="legacy", message_handler=handler) as client:
         assert [p.name for p in (await client.list_prompts()).prompts] == ["tour"]
         await anyio.sleep(0.3)

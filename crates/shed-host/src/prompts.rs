@@ -13,7 +13,7 @@ use serde_json::json;
 use crate::names::shown;
 use crate::reach::Reach;
 use crate::registry::{LiveApp, Snapshot};
-use crate::texts::{bounded_list, count};
+use crate::texts::{NO_APPS_YET, bounded_list, count};
 use crate::{Caller, Host, HostError};
 
 /// The name of the prompt that tours the caller's spaces. No app prompt can
@@ -351,14 +351,10 @@ fn tour(reach: &Reach, snapshot: &Snapshot, focus: Option<&str>) -> Result<Promp
         ));
     }
     for (space, role) in spaces {
-        let apps: Vec<&Arc<LiveApp>> = snapshot
-            .apps
-            .iter()
-            .filter(|app| &app.space == space)
-            .collect();
+        let apps = snapshot.apps_in(space);
         let mut part = vec![format!("## {space} — I am {} here", role.with_article())];
         if apps.is_empty() {
-            part.push("no apps yet — app_deploy makes one".to_string());
+            part.push(NO_APPS_YET.to_string());
         }
         for app in apps {
             let commands = app.command_names();
