@@ -30,6 +30,17 @@ pub enum Code {
 }
 
 impl Code {
+    /// Every code, in the order declared.
+    pub const ALL: [Code; 7] = [
+        Code::Ok,
+        Code::Forbidden,
+        Code::Refused,
+        Code::BadArgs,
+        Code::NotFound,
+        Code::Conflict,
+        Code::Error,
+    ];
+
     /// The code a host error is.
     pub fn of(error: &HostError) -> Code {
         match error {
@@ -39,6 +50,30 @@ impl Code {
             HostError::Conflict(_) => Code::Conflict,
             HostError::Internal(_) => Code::Error,
         }
+    }
+
+    /// The word of the code, as the wire spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::Ok => "ok",
+            Code::Forbidden => "forbidden",
+            Code::Refused => "refused",
+            Code::BadArgs => "bad-args",
+            Code::NotFound => "not-found",
+            Code::Conflict => "conflict",
+            Code::Error => "error",
+        }
+    }
+
+    /// An answer's code as a metric's label: the code it carries, else
+    /// `listed` (a `command list` answered with its rows).
+    pub fn label_of(answer: &Value) -> &'static str {
+        let said = answer.get("code").and_then(Value::as_str);
+        Code::ALL
+            .into_iter()
+            .map(Code::as_str)
+            .find(|word| Some(*word) == said)
+            .unwrap_or("listed")
     }
 
     /// The code a job's refusal is.
@@ -136,5 +171,30 @@ impl Outcome {
     /// The JSON of it.
     pub fn to_json(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_code_s_word_is_the_wire_s_and_its_label_is_that_word() {
+        for code in Code::ALL {
+            let wire = serde_json::to_value(code).unwrap();
+            assert_eq!(wire.as_str(), Some(code.as_str()));
+            assert_eq!(
+                Code::label_of(&serde_json::json!({ "code": wire })),
+                code.as_str()
+            );
+        }
+        assert_eq!(
+            Code::label_of(&serde_json::json!({ "commands": [] })),
+            "listed"
+        );
+        assert_eq!(
+            Code::label_of(&serde_json::json!({ "code": "made-up" })),
+            "listed"
+        );
     }
 }

@@ -23,7 +23,9 @@ mod error;
 mod files;
 mod graph;
 mod listing;
+mod measure;
 mod names;
+pub mod prompts;
 mod reach;
 mod registry;
 mod run;
@@ -92,6 +94,8 @@ struct Inner {
     registry: registry::Registry,
     signed_in: signed_in::SignedIn,
     deploys: tokio::sync::broadcast::Sender<String>,
+    /// A tick when somebody joined a space (see `watch`).
+    memberships: tokio::sync::broadcast::Sender<()>,
     /// The deploy counter when the host opened: the watcher reports what follows.
     opened_at_deploy: i64,
     watcher: OnceLock<()>,
@@ -123,6 +127,7 @@ impl Host {
         let store = Store::open(&config.data_dir.join("shed.db")).await?;
         let opened_at_deploy = store.deploy_counter().await?;
         let (deploys, _) = tokio::sync::broadcast::channel(256);
+        let (memberships, _) = tokio::sync::broadcast::channel(16);
         Ok(Host {
             inner: Arc::new(Inner {
                 store,
@@ -130,6 +135,7 @@ impl Host {
                 registry: registry::Registry::default(),
                 signed_in: signed_in::SignedIn::default(),
                 deploys,
+                memberships,
                 opened_at_deploy,
                 watcher: OnceLock::new(),
                 job_scopes: agents::JobScopes::default(),

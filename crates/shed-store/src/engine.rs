@@ -59,6 +59,13 @@ const CHECKPOINT_PAGES: i32 = 1000;
 /// WAL pages at which the writer checkpoints itself.
 const WAL_BOUND_PAGES: i32 = 8 * CHECKPOINT_PAGES;
 
+/// The writer's metrics (no-ops unless `shed serve --metrics-listen`
+/// installed a recorder): writes per committed group, the commit's time,
+/// and the WAL's pages after each commit.
+const WRITE_GROUP_SIZE: &str = "shed_store_write_group_size";
+const COMMIT_SECONDS: &str = "shed_store_commit_seconds";
+const WAL_PAGES: &str = "shed_store_wal_pages";
+
 /// A write queued for the writer.
 pub(crate) trait Write: Send {
     /// Runs the write in the group's transaction (again, when the group was
@@ -262,6 +269,7 @@ impl Engine {
         let copied = Arc::new(AtomicI32::new(0));
         let seen = copied.clone();
         conn.wal_hook(Some(move |wal: &mut rusqlite::hooks::Wal, pages: i32| {
+            metrics::gauge!(WAL_PAGES).set(pages);
             let mut done = seen.load(Ordering::Relaxed);
             if pages < done {
                 // The WAL was restarted from its beginning.
@@ -488,7 +496,11 @@ fn run_group(conn: &Connection, group: &mut Group<'_>) {
                 "a write failed inside the database and its group was rolled back".into(),
             ))
         } else {
-            txn.commit().map_err(StoreError::from)
+            let started = Instant::now();
+            let committed = txn.commit().map_err(StoreError::from);
+            metrics::histogram!(COMMIT_SECONDS).record(started.elapsed());
+            metrics::histogram!(WRITE_GROUP_SIZE).record(kept.len() as f64);
+            committed
         };
         if let Err(e) = &outcome {
             tracing::error!(error = %e, "a group commit failed");

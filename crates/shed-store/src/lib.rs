@@ -104,6 +104,7 @@ impl Store {
     /// Applies one bundle or a list of them, all or nothing (DESIGN's "Apply
     /// (the wire)"). `expect: Some(n)` refuses with [`StoreError::Conflict`]
     /// unless the app data version is `n` before the write.
+    #[tracing::instrument(level = "debug", name = "store apply", skip_all, fields(app = app))]
     pub async fn apply(
         &self,
         app: &str,
@@ -222,6 +223,7 @@ impl Store {
 
     /// As [`Store::write`], running `after` on the answer once the group is
     /// committed or rolled back, before the caller is answered.
+    #[tracing::instrument(level = "debug", name = "store write", skip_all)]
     async fn write_then<T: Send + 'static>(
         &self,
         f: impl Fn(&rusqlite::Transaction<'_>) -> Result<T, StoreError> + Send + 'static,

@@ -336,6 +336,11 @@ fn deploys_since(conn: &Connection, after: i64) -> Result<Vec<(i64, String)>, St
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+fn member_count(conn: &Connection) -> Result<i64, StoreError> {
+    let mut stmt = conn.prepare_cached("SELECT COUNT(*) FROM members")?;
+    Ok(stmt.query_row([], |r| r.get(0))?)
+}
+
 fn add_token(conn: &Connection, person: &str, hash: &str) -> Result<i64, StoreError> {
     conn.execute(
         "INSERT INTO tokens(person, hash, created_at) VALUES(?1, ?2, ?3)",
@@ -496,6 +501,16 @@ impl Store {
     /// The deploys after the one with id `after`: (id, `space/slug`), in order.
     pub async fn deploys_since(&self, after: i64) -> Result<Vec<(i64, String)>, StoreError> {
         self.read(|conn| deploys_since(conn, after)).await
+    }
+
+    /// [`Store::deploys_since`], and how many memberships there are — which
+    /// only grows, as no membership is ever removed — in one read.
+    pub async fn deploys_since_and_member_count(
+        &self,
+        after: i64,
+    ) -> Result<(Vec<(i64, String)>, i64), StoreError> {
+        self.read(|conn| Ok((deploys_since(conn, after)?, member_count(conn)?)))
+            .await
     }
 
     /// Keeps a bearer token's hash for a person; answers the token's id.

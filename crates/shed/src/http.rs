@@ -37,7 +37,8 @@ pub const MAX_CONNECTIONS: u64 = 4096;
 
 /// Open files kept for everything but connections: the listener, the
 /// runtime, the database's writer, checkpointer and idle readers, the
-/// queue's socket and its clients, the lock file, the logs.
+/// queue's socket and its clients, the lock file, the logs, the metrics
+/// listener and its few scrapes.
 pub const RESERVED_FILES: u64 = 64;
 
 /// Open files each connection may need: its socket, and a read connection's
@@ -61,6 +62,17 @@ pub async fn serve(
 ) -> anyhow::Result<()> {
     let limit = connection_limit()?;
     tracing::info!("shed serves at most {limit} connections at once");
+    serve_at_most(listener, routes, limit, shutdown).await
+}
+
+/// As [`serve`], with at most `limit` connections at once (a listener
+/// beside the public one takes a few of the files left in reserve).
+pub async fn serve_at_most(
+    listener: TcpListener,
+    routes: axum::Router,
+    limit: u64,
+    shutdown: impl Future<Output = ()>,
+) -> anyhow::Result<()> {
     let slots = Arc::new(Semaphore::new(usize::try_from(limit).unwrap_or(usize::MAX)));
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())

@@ -6,6 +6,7 @@ mod http;
 mod job_cli;
 mod login_cli;
 mod serve;
+mod telemetry;
 mod up;
 // Written by the host crate's owner: `person add`, `space add`, `member add`,
 // `token create`, `deploy`.
@@ -78,6 +79,8 @@ pub struct ServeArgs {
     /// 0600. Default: <data>/command-queue.sock.
     #[arg(long, value_name = "PATH")]
     queue: Option<PathBuf>,
+    #[command(flatten)]
+    telemetry: telemetry::TelemetryArgs,
 }
 
 impl ServeArgs {
@@ -105,8 +108,21 @@ fn main() -> ExitCode {
     if let Command::Protocol(command) = &cli.command {
         return command_cli::run(command); // no runtime, no logs: it starts fast
     }
-    let serving = matches!(cli.command, Command::Up(_) | Command::Serve(_));
-    logs(if serving { "info" } else { "warn" });
+    let serving = match &cli.command {
+        Command::Up(args) | Command::Serve(args) => Some(args),
+        _ => None,
+    };
+    let otlp = serving.and_then(|args| args.telemetry.otlp_endpoint.clone());
+    let traces = match logs(
+        if serving.is_some() { "info" } else { "warn" },
+        otlp.as_deref(),
+    ) {
+        Ok(traces) => traces,
+        Err(error) => {
+            eprintln!("shed: {error:#}");
+            return ExitCode::FAILURE;
+        }
+    };
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(error) => {
@@ -114,7 +130,16 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(cli)) {
+    let ran = runtime.block_on(run(cli));
+    drop(runtime);
+    // Sends the spans not yet exported, outside the runtime (the exporter's
+    // client blocks).
+    if let Some(traces) = traces
+        && let Err(error) = traces.shutdown()
+    {
+        eprintln!("shed: the last traces could not be sent: {error}");
+    }
+    match ran {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("shed: {error:#}");
@@ -140,12 +165,37 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
 }
 
 /// Logs go to stderr (stdout is the MCP stream of `shed mcp`), filtered by
-/// RUST_LOG, else at `default` level.
-fn logs(default: &str) {
+/// RUST_LOG, else at `default` level. With an OTLP endpoint, shed's own
+/// spans (debug level, so they cost nothing without it) are exported too,
+/// whatever RUST_LOG says; the trace provider is returned, to be shut down
+/// at exit.
+fn logs(
+    default: &str,
+    otlp: Option<&str>,
+) -> anyhow::Result<Option<opentelemetry_sdk::trace::SdkTracerProvider>> {
+    use tracing_subscriber::{Layer, layer::SubscriberExt, util::SubscriberInitExt};
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let stderr = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
+        .with_filter(filter);
+    let (provider, traces) = match otlp {
+        Some(endpoint) => {
+            let (provider, tracer) = telemetry::otlp(endpoint)?;
+            // shed's spans only: a log line stays on stderr.
+            let ours = tracing_subscriber::filter::filter_fn(|meta| {
+                meta.is_span() && meta.target().starts_with("shed")
+            });
+            let layer = tracing_opentelemetry::layer()
+                .with_tracer(tracer)
+                .with_filter(ours);
+            (Some(provider), Some(layer))
+        }
+        None => (None, None),
+    };
+    tracing_subscriber::registry()
+        .with(stderr)
+        .with(traces)
         .init();
+    Ok(provider)
 }

@@ -20,15 +20,21 @@ pub async fn open(data: &Path, public_url: &str) -> anyhow::Result<Host> {
     Ok(host)
 }
 
-/// The whole HTTP server's routes. Other doors merge theirs here.
+/// The whole HTTP server's routes, each request measured. Other doors merge
+/// theirs here.
 pub fn routes(host: &Host, args: &ServeArgs) -> anyhow::Result<axum::Router> {
     let mcp = shed_mcp::router(host.clone(), args.listen)?;
-    Ok(shed_web::router(host.clone(), mcp))
+    Ok(shed_web::router(host.clone(), mcp)
+        .layer(tower::layer::layer_fn(crate::telemetry::Measured)))
 }
 
 /// Serves `host` over HTTP until Ctrl-C.
 pub async fn run_server(host: Host, data: &Path, args: &ServeArgs) -> anyhow::Result<()> {
     let _queue = crate::command_cli::start_queue(&host, data, args.queue.as_deref())?;
+    let _metrics = match args.telemetry.metrics_listen {
+        Some(listen) => Some(crate::telemetry::serve_metrics(listen, args.listen).await?),
+        None => None,
+    };
     let routes = routes(&host, args)?;
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await

@@ -11,4 +11,5 @@ mod mcp_sessions;
 mod module_graph;
 mod slow_clients;
 mod slow_queries;
+mod telemetry;
 mod web_door;
