@@ -5,7 +5,7 @@
 
 use rusqlite::Connection;
 
-use crate::StoreError;
+use crate::{NotReady, StoreError};
 
 /// Every migration, in order; entry `i` is schema version `i + 1`.
 pub(crate) const MIGRATIONS: &[&str] = &[
@@ -87,6 +87,22 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     // 6: the keys that let a view load its private app's files (src/view_keys.rs).
     crate::view_keys::MIGRATION,
 ];
+
+/// Whether every migration this program knows is applied to the database
+/// `conn` is open on: a sentence saying how far it is when not.
+pub(crate) fn applied(conn: &Connection) -> Result<(), NotReady> {
+    let done: i64 = conn
+        .prepare_cached("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
+        .and_then(|mut stmt| stmt.query_row([], |r| r.get(0)))
+        .map_err(|e| NotReady(format!("the database does not answer: {e}")))?;
+    if done as usize == MIGRATIONS.len() {
+        return Ok(());
+    }
+    Err(NotReady(format!(
+        "the database is at schema version {done}, and this shed needs {} — restart shed to apply its migrations",
+        MIGRATIONS.len()
+    )))
+}
 
 /// Brings the database up to the last migration, all in one transaction.
 pub(crate) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {

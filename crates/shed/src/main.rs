@@ -1,7 +1,9 @@
 //! The `shed` binary: runs the host (`up`, `serve`, `mcp`) and administers it.
 
+mod backup_cli;
 mod command_cli;
 mod example;
+mod health;
 mod http;
 mod job_cli;
 mod login_cli;
@@ -11,9 +13,11 @@ mod up;
 // `token create`, `deploy`.
 mod admin;
 
+use std::io::IsTerminal;
+use std::time::Duration;
 use std::{net::SocketAddr, path::PathBuf, process::ExitCode};
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// A server answer is built of many small strings and JSON values, made and
 /// freed per call on several threads; mimalloc does that faster than the
@@ -33,8 +37,27 @@ struct Cli {
     #[arg(long, global = true, env = "SHED_DATA", default_value = "shed-data")]
     data: PathBuf,
 
+    /// How log lines are written to stderr: `text` (coloured only when
+    /// stderr is a terminal and NO_COLOR is unset) or `json` (one object a
+    /// line). RUST_LOG picks what is logged.
+    #[arg(
+        long,
+        global = true,
+        env = "SHED_LOG_FORMAT",
+        value_enum,
+        default_value_t = LogFormat::Text
+    )]
+    log_format: LogFormat,
+
     #[command(subcommand)]
     command: Command,
+}
+
+/// The two ways log lines are written.
+#[derive(Clone, Copy, ValueEnum)]
+enum LogFormat {
+    Text,
+    Json,
 }
 
 #[derive(Subcommand)]
@@ -47,6 +70,13 @@ enum Command {
     Up(ServeArgs),
     /// Serve the MCP door (Streamable HTTP at /mcp) for the data folder.
     Serve(ServeArgs),
+    /// Copy the database to a new FILE while shed serves: a consistent copy
+    /// as of the moment it starts, holding everything shed serves (people,
+    /// spaces, apps and their files, data, tokens, jobs).
+    Backup(backup_cli::BackupArgs),
+    /// Make a new data folder (--data, new or empty) from a FILE `shed
+    /// backup` made; a folder holding anything is refused.
+    Restore(backup_cli::RestoreArgs),
     /// Speak MCP on stdin/stdout as one person — for an MCP client that
     /// starts its servers as commands.
     Mcp(McpArgs),
@@ -78,6 +108,10 @@ pub struct ServeArgs {
     /// 0600. Default: <data>/command-queue.sock.
     #[arg(long, value_name = "PATH")]
     queue: Option<PathBuf>,
+    /// On SIGTERM or SIGINT, how long calls in flight may take to finish
+    /// before their connections are closed, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    drain_seconds: u64,
 }
 
 impl ServeArgs {
@@ -87,6 +121,11 @@ impl ServeArgs {
             Some(url) => url.trim_end_matches('/').to_string(),
             None => format!("http://localhost:{}", self.listen.port()),
         }
+    }
+
+    /// The longest a stop waits for calls in flight.
+    pub fn drain(&self) -> Duration {
+        Duration::from_secs(self.drain_seconds)
     }
 }
 
@@ -106,7 +145,7 @@ fn main() -> ExitCode {
         return command_cli::run(command); // no runtime, no logs: it starts fast
     }
     let serving = matches!(cli.command, Command::Up(_) | Command::Serve(_));
-    logs(if serving { "info" } else { "warn" });
+    logs(if serving { "info" } else { "warn" }, cli.log_format);
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(error) => {
@@ -133,6 +172,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve(args) => serve::serve(&cli.data, &args).await,
         Command::Protocol(_) => Ok(()), // answered before the runtime started
         Command::Job(command) => job_cli::run(command, &cli.data).await,
+        Command::Backup(args) => backup_cli::backup(&cli.data, &args).await,
+        Command::Restore(args) => backup_cli::restore(&cli.data, &args).await,
         Command::Mcp(args) => serve::stdio(&cli.data, &args.handle, &args.public_url).await,
         Command::Admin(command) => admin::run(command, &cli.data).await,
         Command::Web(command) => login_cli::run(command, &cli.data).await,
@@ -140,12 +181,22 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
 }
 
 /// Logs go to stderr (stdout is the MCP stream of `shed mcp`), filtered by
-/// RUST_LOG, else at `default` level.
-fn logs(default: &str) {
+/// RUST_LOG, else at `default` level, as `format` says. Text carries
+/// colours only when stderr is a terminal and NO_COLOR is unset, so a log
+/// written to a file or a pipe holds no escape codes.
+fn logs(default: &str, format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    tracing_subscriber::fmt()
+    let lines = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .init();
+        .with_writer(std::io::stderr);
+    match format {
+        LogFormat::Text => {
+            let no_colour = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+            lines
+                .with_ansi(std::io::stderr().is_terminal() && !no_colour)
+                .init();
+        }
+        LogFormat::Json => lines.json().init(),
+    }
 }
