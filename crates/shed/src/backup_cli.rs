@@ -154,7 +154,7 @@ fn make_empty_folder(data: &Path) -> anyhow::Result<bool> {
             "could not read {} ({e}) — restore into a new or empty folder (pass --data with one)",
             data.display()
         ),
-    }
+    };
     std::fs::set_permissions(data, std::fs::Permissions::from_mode(PRIVATE_FOLDER_MODE))
         .with_context(|| format!("could not make {} private", data.display()))?;
     Ok(made)
