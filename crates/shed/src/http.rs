@@ -98,7 +98,14 @@ pub async fn serve(
         let service = tower::service_fn(move |mut request: hyper::Request<Incoming>| {
             request.extensions_mut().insert(ConnectInfo(peer));
             let span = request_span(&request);
-            routes.clone().oneshot(request).instrument(span)
+            let started = Instant::now();
+            let answer = routes.clone().oneshot(request);
+            async move {
+                let Ok(response) = answer.await;
+                tracing::debug!(status = response.status().as_u16(), took = ?started.elapsed(), "answered");
+                Ok::<_, std::convert::Infallible>(response)
+            }
+            .instrument(span)
         });
         let connection = graceful
             .watch(http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service)));
