@@ -141,7 +141,7 @@ fn request_span(request: &hyper::Request<Incoming>) -> tracing::Span {
         Some(_) => shed_host::view_keys::VIEW_KEY_PATH,
         None => path,
     };
-    tracing::info_span!("request", id, method = %request.method(), path)
+    tracing::info_span!("request", id, method = %request.method(), path = %path)
 }
 
 /// How many connections to serve at once: as many as the open-file limit

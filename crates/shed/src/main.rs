@@ -180,23 +180,33 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
+/// Crates whose lines are capped at a level whatever RUST_LOG asks: rmcp's
+/// debug and trace lines hold whole MCP messages — a command's answer, a
+/// private view's page with the view key in its address — and a log must
+/// never hold a secret.
+const CAPPED: &[(&str, tracing::Level)] = &[("rmcp", tracing::Level::INFO)];
+
 /// Logs go to stderr (stdout is the MCP stream of `shed mcp`), filtered by
-/// RUST_LOG, else at `default` level, as `format` says. Text carries
-/// colours only when stderr is a terminal and NO_COLOR is unset, so a log
-/// written to a file or a pipe holds no escape codes.
+/// RUST_LOG, else at `default` level, and never past [`CAPPED`], as
+/// `format` says. Text carries colours only when stderr is a terminal and
+/// NO_COLOR is unset, so a log written to a file or a pipe holds no escape
+/// codes.
 fn logs(default: &str, format: LogFormat) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    let asked = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let lines = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
-    match format {
+    let capped = tracing_subscriber::filter::Targets::new()
+        .with_default(tracing::Level::TRACE)
+        .with_targets(CAPPED.iter().copied());
+    let lines = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
+    let logs = tracing_subscriber::registry().with(asked).with(capped);
+    let _ = match format {
         LogFormat::Text => {
             let no_colour = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-            lines
-                .with_ansi(std::io::stderr().is_terminal() && !no_colour)
-                .init();
+            logs.with(lines.with_ansi(std::io::stderr().is_terminal() && !no_colour))
+                .try_init()
         }
-        LogFormat::Json => lines.json().init(),
-    }
+        LogFormat::Json => logs.with(lines.json()).try_init(),
+    };
 }

@@ -180,7 +180,7 @@ async fn a_full_run_at_trace_level_logs_no_secret_and_no_escape_code() {
     let (status, _) = served.stop(libc::SIGTERM);
     assert_eq!(status.code(), Some(0));
     let log = std::fs::read_to_string(&logs).unwrap();
-    assert!(log.lines().count() > 100, "trace level logs a lot: {log}");
+    assert!(log.contains(" DEBUG "), "logged past info: {log}");
     for secret in &secrets {
         assert!(secret.len() >= 16, "a secret, not a word: {secret}");
         assert!(!log.contains(secret.as_str()), "the log holds the secret {secret}");
