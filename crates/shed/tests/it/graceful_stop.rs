@@ -3,8 +3,9 @@
 //! answered with its write, or fails as a connection error a client may
 //! retry (refused, or closed before any answer) — never a half answer or a
 //! refusal of the host's; shed exits 0 and prints the drain time; and after
-//! a restart every acknowledged write is there. SIGINT stops an idle shed
-//! the same way.
+//! a restart every acknowledged write is there, and no write whose call was
+//! cut is (so retrying it writes it once). SIGINT stops an idle shed the
+//! same way.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -20,12 +21,13 @@ const WRITES_BEFORE_THE_SIGNAL: usize = 200;
 /// The most the test's writers run, whatever happens.
 const WRITING_BOUND: Duration = Duration::from_secs(120);
 
-/// What one writer saw: the writes acknowledged (eid → who), the
-/// connection errors, and every other answer (none is expected).
+/// What one writer saw: the writes acknowledged (eid → who), the calls cut
+/// by a connection error (who, the error), and every other answer (none is
+/// expected).
 #[derive(Default)]
 struct Seen {
     acknowledged: HashMap<String, String>,
-    connection_errors: Vec<String>,
+    connection_errors: Vec<(String, String)>,
     unexpected: Vec<String>,
 }
 
@@ -52,7 +54,7 @@ async fn writer(writer: usize, url: String, token: String, count: std::sync::Arc
             Ok((status, message)) => seen.unexpected.push(format!("{status}: {message}")),
             Err(error) if error.is_connect() => break,
             Err(error) if error.status().is_none() && (error.is_request() || error.is_body()) => {
-                seen.connection_errors.push(format!("{error:?}"));
+                seen.connection_errors.push((who, format!("{error:?}")));
             }
             Err(error) => seen.unexpected.push(format!("{error:?}")),
         }
@@ -105,6 +107,12 @@ async fn sigterm_under_four_writers_answers_every_call_or_closes_it_and_loses_no
     let runs = every_run(&reqwest::Client::new(), &shed.url("/mcp"), &token).await;
     for (eid, who) in &acknowledged {
         assert_eq!(runs.get(eid), Some(who), "the acknowledged write {who} ({eid})");
+    }
+    for (who, error) in &connection_errors {
+        assert!(
+            !runs.values().any(|written| written == who),
+            "the call writing {who} was cut ({error}), yet its write landed: a retry would write it twice"
+        );
     }
 }
 
