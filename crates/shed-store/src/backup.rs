@@ -123,9 +123,7 @@ pub fn restore(from: &Path, database: &Path) -> Result<Copied, StoreError> {
         .create_new(true)
         .mode(PRIVATE_FILE_MODE)
         .open(database)
-        .map_err(|e| {
-            StoreError::Internal(format!("could not make {}: {e}", database.display()))
-        })?;
+        .map_err(|e| StoreError::Internal(format!("could not make {}: {e}", database.display())))?;
     let bytes = std::io::copy(&mut source, &mut target)
         .and_then(|bytes| target.sync_all().map(|()| bytes))
         .map_err(|e| {

@@ -311,7 +311,10 @@ impl Engine {
             .spawn(move || checkpointer_loop(checkpointer, woken, &checkpointed))
             .map_err(|e| StoreError::Internal(format!("could not start the checkpointer: {e}")))?;
         let file = file_identity(path).map_err(|e| {
-            StoreError::Internal(format!("could not read the database {}: {e}", path.display()))
+            StoreError::Internal(format!(
+                "could not read the database {}: {e}",
+                path.display()
+            ))
         })?;
         let writer_thread = std::thread::Builder::new()
             .name("shed-store-writer".into())
@@ -362,11 +365,7 @@ impl Engine {
         if let Ok(mut idle) = self.readers.lock() {
             idle.clear();
         }
-        let thread = self
-            .writer_thread
-            .lock()
-            .map_err(|_| closed())?
-            .take();
+        let thread = self.writer_thread.lock().map_err(|_| closed())?.take();
         match thread.map(JoinHandle::join) {
             None => Ok(()),
             Some(Ok(stopped)) => stopped,

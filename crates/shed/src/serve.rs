@@ -37,8 +37,7 @@ pub fn routes(host: &Host, args: &ServeArgs) -> anyhow::Result<axum::Router> {
 /// Serves `host` over HTTP until SIGTERM or SIGINT, then stops as the
 /// module says.
 pub async fn run_server(host: Host, data: &Path, args: &ServeArgs) -> anyhow::Result<()> {
-    let mut terminate =
-        signal(SignalKind::terminate()).context("could not listen for SIGTERM")?;
+    let mut terminate = signal(SignalKind::terminate()).context("could not listen for SIGTERM")?;
     let mut interrupt = signal(SignalKind::interrupt()).context("could not listen for SIGINT")?;
     let queue = crate::command_cli::start_queue(&host, data, args.queue.as_deref())?;
     let routes = routes(&host, args)?;
@@ -56,15 +55,15 @@ pub async fn run_server(host: Host, data: &Path, args: &ServeArgs) -> anyhow::Re
     );
     let stopping = async move {
         let name = first_signal(&mut terminate, &mut interrupt).await;
-        tracing::info!("shed is stopping ({name}): it accepts nothing new and answers the calls in flight");
+        tracing::info!(
+            "shed is stopping ({name}): it accepts nothing new and answers the calls in flight"
+        );
         drop(queue);
     };
     let drained = crate::http::serve(listener, routes, stopping, args.drain())
         .await
         .context("the server stopped")?;
-    host.close()
-        .await
-        .context("could not close the database")?;
+    host.close().await.context("could not close the database")?;
     let cut = if drained.whole {
         String::new()
     } else {

@@ -87,8 +87,14 @@ async fn a_backup_under_writes_restores_every_write_acknowledged_before_it() {
     let (ok, printed, said) = backed_up;
     assert!(ok, "{said}");
     assert!(printed.starts_with("backed up "), "{printed}");
-    assert!(!said.contains('\u{1b}'), "piped, the backup draws no bar: {said:?}");
-    assert!(!before.is_empty() && after > 0, "writes before and after the backup");
+    assert!(
+        !said.contains('\u{1b}'),
+        "piped, the backup draws no bar: {said:?}"
+    );
+    assert!(
+        !before.is_empty() && after > 0,
+        "writes before and after the backup"
+    );
     assert_eq!(mode(&file), 0o600, "the backup holds secrets");
 
     // The same file again is refused, and so is restoring over a data folder.
@@ -110,10 +116,16 @@ async fn a_backup_under_writes_restores_every_write_acknowledged_before_it() {
         )),
         "{said}"
     );
-    let (ok, _, said) = shed(&dir.path().join("other"), &["restore", logs.to_str().unwrap()]);
+    let (ok, _, said) = shed(
+        &dir.path().join("other"),
+        &["restore", logs.to_str().unwrap()],
+    );
     assert!(!ok);
     assert!(said.contains("is not a shed backup"), "{said}");
-    assert!(!dir.path().join("other").exists(), "a refused restore leaves nothing behind");
+    assert!(
+        !dir.path().join("other").exists(),
+        "a refused restore leaves nothing behind"
+    );
     drop(serving);
 
     let restored = dir.path().join("restored");
@@ -133,7 +145,11 @@ async fn a_backup_under_writes_restores_every_write_acknowledged_before_it() {
     let http = reqwest::Client::new();
     let runs = every_run(&http, &shed.url("/mcp"), &token).await;
     for (eid, who) in &before {
-        assert_eq!(runs.get(eid), Some(who), "the write {who} ({eid}) acknowledged before the backup");
+        assert_eq!(
+            runs.get(eid),
+            Some(who),
+            "the write {who} ({eid}) acknowledged before the backup"
+        );
     }
     // The app's files came along: its deploy is in the database.
     let files = succeeded(

@@ -32,7 +32,12 @@ struct Seen {
 }
 
 /// Writes `w<writer>-<i>` runs until the server refuses connections.
-async fn writer(writer: usize, url: String, token: String, count: std::sync::Arc<std::sync::atomic::AtomicUsize>) -> Seen {
+async fn writer(
+    writer: usize,
+    url: String,
+    token: String,
+    count: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) -> Seen {
     let http = reqwest::Client::new();
     let mut seen = Seen::default();
     let started = Instant::now();
@@ -96,7 +101,10 @@ async fn sigterm_under_four_writers_answers_every_call_or_closes_it_and_loses_no
         .find(|line| line.starts_with("shed stopped: "))
         .unwrap_or_else(|| panic!("no drain time printed: {printed:?}"));
     assert!(stopped.contains(" drained in "), "{stopped}");
-    assert!(stopped.ends_with("; every write is committed and the database closed"), "{stopped}");
+    assert!(
+        stopped.ends_with("; every write is committed and the database closed"),
+        "{stopped}"
+    );
     eprintln!(
         "{stopped} ({} writes acknowledged, {} calls cut as connection errors: {connection_errors:?})",
         acknowledged.len(),
@@ -106,7 +114,11 @@ async fn sigterm_under_four_writers_answers_every_call_or_closes_it_and_loses_no
     let shed = Shed::up(&data, &logs, &[]);
     let runs = every_run(&reqwest::Client::new(), &shed.url("/mcp"), &token).await;
     for (eid, who) in &acknowledged {
-        assert_eq!(runs.get(eid), Some(who), "the acknowledged write {who} ({eid})");
+        assert_eq!(
+            runs.get(eid),
+            Some(who),
+            "the acknowledged write {who} ({eid})"
+        );
     }
     for (who, error) in &connection_errors {
         assert!(

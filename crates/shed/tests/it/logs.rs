@@ -62,7 +62,12 @@ fn query_values(url: &reqwest::Url) -> Vec<String> {
 
 /// Opens the sign-in `link`, presses its button and follows the hops to
 /// the front page: every secret the browser was handed on the way.
-async fn sign_in(http: &reqwest::Client, shed: &Shed, link: &str, browser: &mut Browser) -> Vec<String> {
+async fn sign_in(
+    http: &reqwest::Client,
+    shed: &Shed,
+    link: &str,
+    browser: &mut Browser,
+) -> Vec<String> {
     let opened = http.get(link).send().await.unwrap();
     assert_eq!(opened.status(), StatusCode::OK);
     let key = link.split_once("?key=").unwrap().1.to_string();
@@ -116,10 +121,7 @@ async fn a_full_run_at_trace_level_logs_no_secret_and_no_escape_code() {
     let mut secrets = vec![token.clone()];
 
     // The web: a sign-in link, its button, the hops, a signed-in page.
-    let (ok, link, said) = shed(
-        &data,
-        &["login", "you", "--public-url", &served.url("")],
-    );
+    let (ok, link, said) = shed(&data, &["login", "you", "--public-url", &served.url("")]);
     assert!(ok, "{said}");
     let mut browser = Browser::default();
     secrets.extend(sign_in(&http, &served, link.trim(), &mut browser).await);
@@ -141,12 +143,20 @@ async fn a_full_run_at_trace_level_logs_no_secret_and_no_escape_code() {
     let mcp = served.url("/mcp");
     succeeded(log_run(&http, &mcp, &second, "Ada").await.unwrap());
     succeeded(
-        call(&http, &mcp, &second, "graph_query", json!({ "app": "demo/runs", "filter": ".jog!" }))
-            .await
-            .unwrap(),
+        call(
+            &http,
+            &mcp,
+            &second,
+            "graph_query",
+            json!({ "app": "demo/runs", "filter": ".jog!" }),
+        )
+        .await
+        .unwrap(),
     );
     let view = read_view(&http, &mcp, &second).await;
-    let key_at = view.find("/_shed/view/").expect("a private view's key in its base href");
+    let key_at = view
+        .find("/_shed/view/")
+        .expect("a private view's key in its base href");
     let key = view[key_at + "/_shed/view/".len()..]
         .split('/')
         .next()
@@ -154,19 +164,31 @@ async fn a_full_run_at_trace_level_logs_no_secret_and_no_escape_code() {
         .to_string();
     secrets.push(key.clone());
     let keyed = http
-        .get(format!("http://demo.localhost:{}/_shed/view/{key}/runs/style.css", served.port))
+        .get(format!(
+            "http://demo.localhost:{}/_shed/view/{key}/runs/style.css",
+            served.port
+        ))
         .send()
         .await
         .unwrap();
     assert_eq!(keyed.status(), StatusCode::OK);
 
     // The broker: a job runs a command.
-    let (ok, job, said) = shed(&data, &["job", "create", "--person", "you", "--allow", "demo/runs.*"]);
+    let (ok, job, said) = shed(
+        &data,
+        &["job", "create", "--person", "you", "--allow", "demo/runs.*"],
+    );
     assert!(ok, "{said}");
     let job = job.trim().to_string();
     secrets.push(job.clone());
     let ran = Command::new(SHED)
-        .args(["command", "run", "demo/runs.log_run", "--json", "--args-json"])
+        .args([
+            "command",
+            "run",
+            "demo/runs.log_run",
+            "--json",
+            "--args-json",
+        ])
         .arg(json!({ "who": "Bo", "miles": 3, "at": "2026-09-02" }).to_string())
         .env_clear()
         .env("LOOM_PAGE_RPC_QUEUE", data.join("command-queue.sock"))
@@ -183,16 +205,25 @@ async fn a_full_run_at_trace_level_logs_no_secret_and_no_escape_code() {
     assert!(log.contains(" DEBUG "), "logged past info: {log}");
     for secret in &secrets {
         assert!(secret.len() >= 16, "a secret, not a word: {secret}");
-        assert!(!log.contains(secret.as_str()), "the log holds the secret {secret}");
+        assert!(
+            !log.contains(secret.as_str()),
+            "the log holds the secret {secret}"
+        );
     }
-    assert!(!log.contains('\u{1b}'), "a log written to a file holds an escape code");
+    assert!(
+        !log.contains('\u{1b}'),
+        "a log written to a file holds an escape code"
+    );
     let signed_in = log
         .lines()
         .find(|line| line.contains("signed in with a link"))
         .expect("the sign-in is logged");
     assert!(signed_in.contains("request{id="), "{signed_in}");
     assert!(signed_in.contains("path=/_shed/login"), "{signed_in}");
-    assert!(log.contains("path=/_shed/view/}"), "a view key's path is cut at the key");
+    assert!(
+        log.contains("path=/_shed/view/}"),
+        "a view key's path is cut at the key"
+    );
 }
 
 /// `resources/read` of demo/runs' leaderboard view: its page.

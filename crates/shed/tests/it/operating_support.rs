@@ -180,9 +180,8 @@ pub async fn call(
         .await?;
     let status = response.status();
     let body = response.bytes().await?;
-    let message = serde_json::from_slice(&body).unwrap_or_else(|_| {
-        Value::String(String::from_utf8_lossy(&body).into_owned())
-    });
+    let message = serde_json::from_slice(&body)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into_owned()));
     Ok((status, message))
 }
 
