@@ -6,12 +6,14 @@
 //! integrity check over the copy first). Prints the figures.
 //! Run: `cargo bench -p shed-store --bench backup`.
 
+mod support;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use shed_store::{Actor, ColumnType, Store, Vocabulary};
+use shed_store::Store;
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -39,24 +41,7 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let database = dir.path().join("shed.db");
     let store = runtime.block_on(Store::open(&database)).unwrap();
-    let actor = runtime.block_on(async {
-        let ada = store.add_person("ada", "Ada").await.unwrap();
-        let vocab = Vocabulary {
-            components: vec![(
-                "jog".into(),
-                vec![
-                    ("who".into(), ColumnType::Text),
-                    ("miles".into(), ColumnType::Number),
-                    ("at".into(), ColumnType::Time),
-                ],
-            )],
-        };
-        store.declare("bench/runs", &vocab).await.unwrap();
-        Actor {
-            person: ada.eid,
-            via: None,
-        }
-    });
+    let actor = runtime.block_on(support::ada_writing(&store, &["bench/runs"]));
     let filled = Instant::now();
     runtime.block_on(async {
         for start in (0..ENTITIES).step_by(BATCH) {

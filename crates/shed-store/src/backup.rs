@@ -79,6 +79,9 @@ pub fn backup(
     let partial = Partial::create(into)?;
     let mut copy = Connection::open(&partial.path)?;
     copy_pages(&source, &mut copy, &mut progress)?;
+    // The pages say WAL, as the database's do: a file on its own is better
+    // read in rollback mode, which makes no `-wal` and `-shm` beside it.
+    copy.query_row("PRAGMA journal_mode=DELETE", [], |_| Ok(()))?;
     copy.close().map_err(|(_, e)| StoreError::from(e))?;
     source.execute_batch("COMMIT")?;
     let bytes = partial.finish(into)?;

@@ -132,6 +132,11 @@ async fn a_backup_under_writes_restores_every_write_acknowledged_before_it() {
     let (ok, printed, said) = shed(&restored, &["restore", file.to_str().unwrap()]);
     assert!(ok, "{said}");
     assert!(printed.starts_with("restored "), "{printed}");
+    for beside in ["-wal", "-shm", "-journal", ".partial"] {
+        let mut name = file.clone().into_os_string();
+        name.push(beside);
+        assert!(!Path::new(&name).exists(), "{beside} beside the backup");
+    }
     assert_eq!(mode(&restored), 0o700);
     assert_eq!(mode(&restored.join("shed.db")), 0o600);
     let database = rusqlite::Connection::open(restored.join("shed.db")).unwrap();
