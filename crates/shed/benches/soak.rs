@@ -236,7 +236,7 @@ async fn client(
                 .await;
             }
             _ => {
-                let signed_in = (i / 10) % 2 == 0;
+                let signed_in = (i / 10).is_multiple_of(2);
                 open_and_drop_a_session(&http, url, signed_in.then_some(token), &tally).await;
             }
         }
@@ -338,6 +338,13 @@ fn main() {
         tally.sessions.load(Ordering::Relaxed),
         tally.refused_sessions.load(Ordering::Relaxed),
         tally.deploys.load(Ordering::Relaxed),
+    );
+    let database = std::fs::metadata(server.data.path().join("shed.db"))
+        .map(|meta| meta.len())
+        .unwrap_or(0);
+    println!(
+        "the database is {:.1} MiB at the end",
+        database as f64 / (1024.0 * 1024.0)
     );
     println!(
         "answers neither a success nor an expected refusal: {}",
