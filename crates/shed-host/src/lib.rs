@@ -50,10 +50,15 @@ pub use answer::{Answer, Data};
 pub use caller::{Access, Caller, NotARole, NotAnAccess, Person, Role};
 pub use error::HostError;
 
+/// The database's file in a data folder: everything shed serves — people,
+/// spaces, apps with every file of their deploys, their data, tokens, jobs —
+/// is in it.
+pub const DATABASE_FILE: &str = "shed.db";
+
 /// Where the host keeps its data and where it is seen on the web.
 #[derive(Clone, Debug)]
 pub struct HostConfig {
-    /// The data directory; the database is `<data_dir>/shed.db`.
+    /// The data directory; the database is `<data_dir>/shed.db` ([`DATABASE_FILE`]).
     pub data_dir: PathBuf,
     /// The address the platform answers at, e.g. `http://localhost:7700`.
     pub public_url: String,
@@ -124,7 +129,7 @@ impl Host {
             &config.data_dir,
             shed_store::PRIVATE_FOLDER_MODE,
         );
-        let store = Store::open(&config.data_dir.join("shed.db")).await?;
+        let store = Store::open(&config.data_dir.join(DATABASE_FILE)).await?;
         let opened_at_deploy = store.deploy_counter().await?;
         let (deploys, _) = tokio::sync::broadcast::channel(256);
         let (memberships, _) = tokio::sync::broadcast::channel(16);
@@ -141,6 +146,18 @@ impl Host {
                 job_scopes: agents::JobScopes::default(),
             }),
         })
+    }
+
+    /// Whether the host can serve: its database is in place, answers, and
+    /// has every migration applied; else the sentence saying what is wrong.
+    pub async fn ready(&self) -> Result<(), shed_store::NotReady> {
+        self.inner.store.ready().await
+    }
+
+    /// Commits every write already made and closes the database for writes
+    /// (see [`Store::close`]); for a server that is stopping.
+    pub async fn close(&self) -> Result<(), HostError> {
+        Ok(self.inner.store.close().await?)
     }
 
     /// The address the platform answers at, e.g. `http://localhost:7700`.

@@ -1,5 +1,6 @@
-//! The one error type of the store: a refusal sentence, a missing thing, a
-//! conflict, or a failure of the store itself.
+//! The error type of the store's calls — a refusal sentence, a missing
+//! thing, a conflict, or a failure of the store itself — and the answer of
+//! its readiness check.
 
 /// What went wrong, as a sentence a person can act on.
 #[derive(thiserror::Error, Debug, Clone, PartialEq, Eq)]
@@ -29,3 +30,8 @@ impl From<rusqlite::Error> for StoreError {
         StoreError::Internal(e.to_string())
     }
 }
+
+/// Why the store cannot serve now (`Store::ready`): the sentence to show.
+#[derive(thiserror::Error, Debug, Clone, PartialEq, Eq)]
+#[error("{0}")]
+pub struct NotReady(pub String);

@@ -10,6 +10,7 @@
 //! [`READ_DEADLINE`].
 
 mod apply;
+mod backup;
 mod engine;
 mod error;
 pub mod filter;
@@ -32,7 +33,8 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use error::StoreError;
+pub use backup::{BackupProgress, Copied, backup, restore};
+pub use error::{NotReady, StoreError};
 pub use jobs::{JobRecord, JobTerms};
 pub use model::{Actor, Applied, ColumnType, HistoryEntry, Listing, Person, Vocabulary};
 pub use private::{PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE, warn_if_open};
@@ -208,6 +210,27 @@ impl Store {
             Ok(lines.join("\n"))
         })
         .await
+    }
+
+    /// Whether the store can serve: the database file in its place is the
+    /// one open, a read answers, and every migration is applied; else the
+    /// sentence saying what is wrong.
+    pub async fn ready(&self) -> Result<(), NotReady> {
+        self.inner.engine.file_is_in_place()?;
+        self.inner
+            .engine
+            .with_reader(|conn| Ok(migrations::applied(conn)))
+            .map_err(|e| NotReady(format!("the database does not answer: {e}")))?
+    }
+
+    /// Takes no more writes, commits every write already queued, copies the
+    /// WAL into the database file and closes the writer's connection; a
+    /// write after this is refused with a sentence. Reads go on answering.
+    pub async fn close(&self) -> Result<(), StoreError> {
+        let inner = self.inner.clone();
+        tokio::task::spawn_blocking(move || inner.engine.close())
+            .await
+            .map_err(|e| StoreError::Internal(format!("closing the store failed: {e}")))?
     }
 
     /// Runs `f` in the writer's transaction and answers once the group it was

@@ -6,7 +6,7 @@
 
 use rusqlite::{Connection, Transaction};
 
-use crate::StoreError;
+use crate::{NotReady, StoreError};
 
 /// One migration: SQL, or a step over the migration's transaction.
 pub(crate) enum Migration {
@@ -99,6 +99,22 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
     // named an agent by the secret name it by the name (src/jobs.rs).
     Step(crate::jobs::name_jobs),
 ];
+
+/// Whether every migration this program knows is applied to the database
+/// `conn` is open on: a sentence saying how far it is when not.
+pub(crate) fn applied(conn: &Connection) -> Result<(), NotReady> {
+    let done: i64 = conn
+        .prepare_cached("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
+        .and_then(|mut stmt| stmt.query_row([], |r| r.get(0)))
+        .map_err(|e| NotReady(format!("the database does not answer: {e}")))?;
+    if done as usize == MIGRATIONS.len() {
+        return Ok(());
+    }
+    Err(NotReady(format!(
+        "the database is at schema version {done}, and this shed needs {} — restart shed to apply its migrations",
+        MIGRATIONS.len()
+    )))
+}
 
 /// Brings the database up to the last migration, all in one transaction.
 /// While it runs, `secure_delete` is on, so what a migration deletes or

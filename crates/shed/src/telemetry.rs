@@ -119,6 +119,7 @@ pub async fn serve_metrics(
             routes,
             METRICS_CONNECTIONS,
             std::future::pending(),
+            std::time::Duration::ZERO,
         );
         if let Err(error) = served.await {
             tracing::error!(error = %format!("{error:#}"), "the metrics listener stopped");

@@ -10,12 +10,10 @@ use shed_host::Host;
 
 use crate::{ServeArgs, example, serve};
 
-/// The database file whose presence says a data folder is not new.
-const DATABASE: &str = "shed.db";
-
 /// `shed up`.
 pub async fn up(data: &Path, args: &ServeArgs) -> anyhow::Result<()> {
-    let fresh = !data.join(DATABASE).exists();
+    // The database's presence says a data folder is not new.
+    let fresh = !data.join(shed_host::DATABASE_FILE).exists();
     let host = serve::open(data, &args.public_url()).await?;
     if fresh {
         let welcome = set_up(&host, data).await?;
