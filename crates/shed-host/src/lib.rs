@@ -29,8 +29,8 @@ mod registry;
 mod run;
 mod secrets;
 pub mod sessions;
-mod signed_in;
 mod spaces;
+pub mod take_back;
 mod texts;
 pub mod view_keys;
 mod views;
@@ -90,7 +90,6 @@ struct Inner {
     store: Store,
     url: address::PublicUrl,
     registry: registry::Registry,
-    signed_in: signed_in::SignedIn,
     deploys: tokio::sync::broadcast::Sender<String>,
     /// The deploy counter when the host opened: the watcher reports what follows.
     opened_at_deploy: i64,
@@ -128,7 +127,6 @@ impl Host {
                 store,
                 url,
                 registry: registry::Registry::default(),
-                signed_in: signed_in::SignedIn::default(),
                 deploys,
                 opened_at_deploy,
                 watcher: OnceLock::new(),

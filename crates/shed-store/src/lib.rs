@@ -21,6 +21,7 @@ mod people;
 pub mod platform;
 mod private;
 mod query;
+pub mod revocable;
 mod schema;
 mod sessions;
 mod values;

@@ -86,6 +86,8 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     crate::sessions::BOUND_HOPS_MIGRATION,
     // 6: the keys that let a view load its private app's files (src/view_keys.rs).
     crate::view_keys::MIGRATION,
+    // 7: tokens named, expiring and revoked; removed people (src/revocable.rs).
+    crate::revocable::MIGRATION,
 ];
 
 /// Brings the database up to the last migration, all in one transaction.

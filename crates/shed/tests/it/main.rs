@@ -10,4 +10,5 @@ mod mcp_sessions;
 mod module_graph;
 mod slow_clients;
 mod slow_queries;
+mod take_back;
 mod web_door;
