@@ -77,9 +77,10 @@ impl Host {
             .store
             .live_token(&hash(token.trim()), at)
             .await?
+            .filter(|live| live.resource.as_ref().is_none_or(|r| *r == self.mcp_resource()))
             .ok_or_else(|| {
                 HostError::SignIn(format!(
-                    "sign in first — that token is not one this host knows, or it was revoked or has expired; {SIGN_IN_HOW}"
+                    "sign in first — that token is not one this host knows, or it was revoked, has expired or is for another resource; {SIGN_IN_HOW}"
                 ))
             })?;
         if live

@@ -24,6 +24,7 @@ mod files;
 mod graph;
 mod listing;
 mod names;
+pub mod oauth;
 mod reach;
 mod registry;
 mod run;

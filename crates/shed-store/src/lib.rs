@@ -17,6 +17,7 @@ mod jobs;
 mod migrations;
 mod model;
 mod names;
+pub mod oauth;
 mod people;
 pub mod platform;
 mod private;

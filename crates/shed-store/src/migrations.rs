@@ -88,6 +88,8 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     crate::view_keys::MIGRATION,
     // 7: tokens named, expiring and revoked; removed people (src/revocable.rs).
     crate::revocable::MIGRATION,
+    // 8: OAuth clients, codes and grants; a token's grant and resource (src/oauth.rs).
+    crate::oauth::MIGRATION,
 ];
 
 /// Brings the database up to the last migration, all in one transaction.

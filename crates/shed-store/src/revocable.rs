@@ -1,5 +1,5 @@
 //! What can be taken back: bearer tokens (named, expiring, revoked, with when
-//! each was last used), a person's place in a space, and a person's place on
+//! each was last used; an OAuth grant's access tokens among them), a person's place in a space, and a person's place on
 //! the platform. Plain storage, as the host asks: who may take what back is
 //! decided in shed-host.
 //!
@@ -45,6 +45,9 @@ pub struct LiveToken {
     pub person: Person,
     /// Unix seconds, `None` before its first use.
     pub last_used_at: Option<i64>,
+    /// The resource an OAuth grant's token was issued for; `None` for a
+    /// pasted token, which every resource of the host takes.
+    pub resource: Option<String>,
 }
 
 /// A token as `shed token list` shows it: never its secret.
@@ -101,7 +104,7 @@ fn add_token(conn: &Connection, token: &NewToken) -> Result<i64, StoreError> {
 
 fn live_token(conn: &Connection, hash: &str, now: i64) -> Result<Option<LiveToken>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT t.id, t.last_used_at, p.eid, p.handle, p.name
+        "SELECT t.id, t.last_used_at, p.eid, p.handle, p.name, t.resource
          FROM tokens t JOIN people p ON p.eid = t.person
          WHERE t.hash = ?1 AND t.revoked_at IS NULL
            AND (t.expires_at IS NULL OR t.expires_at > ?2)",
@@ -116,6 +119,7 @@ fn live_token(conn: &Connection, hash: &str, now: i64) -> Result<Option<LiveToke
                     handle: r.get(3)?,
                     name: r.get(4)?,
                 },
+                resource: r.get(5)?,
             })
         })
         .optional()?)
@@ -231,6 +235,11 @@ fn remove_person(conn: &Connection, person: &str, now: i64) -> Result<Removed, S
     )?;
     let tokens = conn.execute(
         "UPDATE tokens SET revoked_at = ?2 WHERE person = ?1 AND revoked_at IS NULL",
+        params![person, now],
+    )?;
+    conn.execute(
+        "UPDATE oauth_grants SET revoked_at = ?2, refresh_hash = NULL
+         WHERE person = ?1 AND revoked_at IS NULL",
         params![person, now],
     )?;
     let memberships = conn.execute("DELETE FROM members WHERE person = ?1", [person])?;

@@ -122,7 +122,9 @@ async fn a_revoked_token_is_refused_at_its_next_request() {
     let (error, said) = shed.mcp(token, "command", log_run("Ed")).await;
     assert!(error, "MCP answered a revoked token: {said}");
     assert!(
-        said.as_str().unwrap().contains("revoked or has expired"),
+        said.as_str()
+            .unwrap()
+            .contains("it was revoked, has expired"),
         "{said}"
     );
     assert_eq!(shed.apply_with_token(token).await, StatusCode::UNAUTHORIZED);
