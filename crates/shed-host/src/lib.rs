@@ -25,14 +25,15 @@ mod graph;
 mod listing;
 mod measure;
 mod names;
+pub mod oauth;
 pub mod prompts;
 mod reach;
 mod registry;
 mod run;
 mod secrets;
 pub mod sessions;
-mod signed_in;
 mod spaces;
+pub mod take_back;
 mod texts;
 pub mod view_keys;
 mod views;
@@ -97,7 +98,6 @@ struct Inner {
     store: Store,
     url: address::PublicUrl,
     registry: registry::Registry,
-    signed_in: signed_in::SignedIn,
     deploys: tokio::sync::broadcast::Sender<String>,
     /// A tick when somebody joined a space (see `watch`).
     memberships: tokio::sync::broadcast::Sender<()>,
@@ -138,7 +138,6 @@ impl Host {
                 store,
                 url,
                 registry: registry::Registry::default(),
-                signed_in: signed_in::SignedIn::default(),
                 deploys,
                 memberships,
                 opened_at_deploy,

@@ -98,6 +98,10 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
     // 7: a job's public name, and only its secret's hash kept; rows that
     // named an agent by the secret name it by the name (src/jobs.rs).
     Step(crate::jobs::name_jobs),
+    // 8: tokens named, expiring and revoked; removed people (src/revocable.rs).
+    Sql(crate::revocable::MIGRATION),
+    // 9: OAuth clients, codes and grants; a token's grant and resource (src/oauth.rs).
+    Sql(crate::oauth::MIGRATION),
 ];
 
 /// Whether every migration this program knows is applied to the database

@@ -341,21 +341,6 @@ fn member_count(conn: &Connection) -> Result<i64, StoreError> {
     Ok(stmt.query_row([], |r| r.get(0))?)
 }
 
-fn add_token(conn: &Connection, person: &str, hash: &str) -> Result<i64, StoreError> {
-    conn.execute(
-        "INSERT INTO tokens(person, hash, created_at) VALUES(?1, ?2, ?3)",
-        params![person, hash, now()],
-    )?;
-    Ok(conn.last_insert_rowid())
-}
-
-fn token(conn: &Connection, hash: &str) -> Result<Option<(i64, String)>, StoreError> {
-    let mut stmt = conn.prepare_cached("SELECT id, person FROM tokens WHERE hash = ?1")?;
-    Ok(stmt
-        .query_row([hash], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?)
-}
-
 fn listed_tools(conn: &Connection, caller: &str) -> Result<Option<String>, StoreError> {
     let mut stmt = conn.prepare_cached("SELECT fingerprint FROM listed_tools WHERE caller = ?1")?;
     Ok(stmt.query_row([caller], |r| r.get(0)).optional()?)
@@ -503,25 +488,14 @@ impl Store {
         self.read(|conn| deploys_since(conn, after)).await
     }
 
-    /// [`Store::deploys_since`], and how many memberships there are — which
-    /// only grows, as no membership is ever removed — in one read.
+    /// [`Store::deploys_since`], and how many memberships there are, in
+    /// one read: a change of the count is a change of somebody's reach.
     pub async fn deploys_since_and_member_count(
         &self,
         after: i64,
     ) -> Result<(Vec<(i64, String)>, i64), StoreError> {
         self.read(|conn| Ok((deploys_since(conn, after)?, member_count(conn)?)))
             .await
-    }
-
-    /// Keeps a bearer token's hash for a person; answers the token's id.
-    pub async fn add_token(&self, person_eid: &str, hash: &str) -> Result<i64, StoreError> {
-        let (person, hash) = (person_eid.to_string(), hash.to_string());
-        self.write(move |txn| add_token(txn, &person, &hash)).await
-    }
-
-    /// The token with this hash: (its id, its person's eid).
-    pub async fn token(&self, hash: &str) -> Result<Option<(i64, String)>, StoreError> {
-        self.read(|conn| token(conn, hash)).await
     }
 
     /// The tool-list fingerprint a caller (a key the host chooses) last listed under.

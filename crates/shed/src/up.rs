@@ -44,7 +44,7 @@ async fn set_up(host: &Host, data: &Path) -> anyhow::Result<String> {
         )
         .await
         .context("could not deploy the run club example")?;
-    let token = host.create_token("you").await?;
+    let token = host.create_token("you", Default::default()).await?;
     Ok(welcome(host, data, &deployed.text, &token))
 }
 

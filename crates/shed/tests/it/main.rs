@@ -16,5 +16,6 @@ mod module_graph;
 mod operating_support;
 mod slow_clients;
 mod slow_queries;
+mod take_back;
 mod telemetry;
 mod web_door;
