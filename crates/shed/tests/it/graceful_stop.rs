@@ -137,7 +137,12 @@ fn sigint_stops_an_idle_shed_with_exit_0_and_the_drain_time() {
     assert!(
         printed
             .iter()
-            .any(|line| line.starts_with("shed stopped: 0 connections drained in ")),
+            // The readiness probe's own connection may not have closed on the
+            // server's side yet: one connection, or none, is idle here.
+            .any(
+                |line| line.starts_with("shed stopped: 0 connections drained in ")
+                    || line.starts_with("shed stopped: 1 connections drained in ")
+            ),
         "{printed:?}"
     );
     // Closed: the WAL was copied into the database and removed with its index.
