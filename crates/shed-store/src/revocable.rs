@@ -11,6 +11,7 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use crate::people::person_at;
 use crate::{Person, Store, StoreError};
 
 /// The columns and table, appended to the store's migrations.
@@ -114,11 +115,7 @@ fn live_token(conn: &Connection, hash: &str, now: i64) -> Result<Option<LiveToke
             Ok(LiveToken {
                 id: r.get(0)?,
                 last_used_at: r.get(1)?,
-                person: Person {
-                    eid: r.get(2)?,
-                    handle: r.get(3)?,
-                    name: r.get(4)?,
-                },
+                person: person_at(r, 2)?,
                 resource: r.get(5)?,
             })
         })
@@ -141,11 +138,7 @@ fn tokens(
         Ok(TokenRecord {
             id: r.get(0)?,
             name: r.get(1)?,
-            person: Person {
-                eid: r.get(2)?,
-                handle: r.get(3)?,
-                name: r.get(4)?,
-            },
+            person: person_at(r, 2)?,
             created_at: r.get(5)?,
             last_used_at: r.get(6)?,
             expires_at: r.get(7)?,
@@ -160,15 +153,7 @@ fn present_person(conn: &Connection, handle: &str) -> Result<Option<Person>, Sto
         "SELECT eid, handle, name FROM people
          WHERE handle = ?1 AND eid NOT IN (SELECT eid FROM removed_people)",
     )?;
-    Ok(stmt.query_row([handle], person_row).optional()?)
-}
-
-fn person_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Person> {
-    Ok(Person {
-        eid: r.get(0)?,
-        handle: r.get(1)?,
-        name: r.get(2)?,
-    })
+    Ok(stmt.query_row([handle], |r| person_at(r, 0)).optional()?)
 }
 
 fn people(conn: &Connection) -> Result<Vec<Person>, StoreError> {
@@ -176,7 +161,7 @@ fn people(conn: &Connection) -> Result<Vec<Person>, StoreError> {
         "SELECT eid, handle, name FROM people
          WHERE eid NOT IN (SELECT eid FROM removed_people) ORDER BY handle",
     )?;
-    let rows = stmt.query_map([], person_row)?;
+    let rows = stmt.query_map([], |r| person_at(r, 0))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
@@ -213,7 +198,7 @@ fn members(conn: &Connection, space: &str) -> Result<Option<Vec<MemberRecord>>, 
     )?;
     let rows = stmt.query_map([space], |r| {
         Ok(MemberRecord {
-            person: person_row(r)?,
+            person: person_at(r, 0)?,
             role: r.get(3)?,
         })
     })?;
