@@ -76,16 +76,16 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ) WITHOUT ROWID;
     "#,
     // 2: the platform's own tables: spaces, members, apps, deploys and their
-    // files, drafts, tokens, listed tool fingerprints (src/platform.rs).
-    crate::platform::MIGRATION,
-    // 3: jobs, the agents' runs the broker holds (src/jobs.rs).
-    crate::jobs::MIGRATION,
-    // 4: the web's sign-in links, hops and sessions (src/sessions.rs).
-    crate::sessions::MIGRATION,
-    // 5: hops bound to the browser that pressed the sign-in button (src/sessions.rs).
-    crate::sessions::BOUND_HOPS_MIGRATION,
-    // 6: the keys that let a view load its private app's files (src/view_keys.rs).
-    crate::view_keys::MIGRATION,
+    // files, drafts, tokens, listed tool fingerprints (sqlite/platform.rs).
+    super::platform::MIGRATION,
+    // 3: jobs, the agents' runs the broker holds (sqlite/jobs.rs).
+    super::jobs::MIGRATION,
+    // 4: the web's sign-in links, hops and sessions (sqlite/sessions.rs).
+    super::sessions::MIGRATION,
+    // 5: hops bound to the browser that pressed the sign-in button (sqlite/sessions.rs).
+    super::sessions::BOUND_HOPS_MIGRATION,
+    // 6: the keys that let a view load its private app's files (sqlite/view_keys.rs).
+    super::view_keys::MIGRATION,
 ];
 
 /// Brings the database up to the last migration, all in one transaction.

@@ -379,7 +379,7 @@ fn person_eid(conn: &Connection, value: &str) -> Result<String, StoreError> {
     if is_eid(value) {
         return Ok(value.to_string());
     }
-    Ok(crate::people::by_handle(conn, value)?
+    Ok(crate::sqlite::people::by_handle(conn, value)?
         .map(|p| p.eid)
         .unwrap_or_else(|| value.to_string()))
 }

@@ -28,7 +28,7 @@
 //!
 //! Reads: every read has [`READ_DEADLINE`](crate::READ_DEADLINE), past which
 //! it is stopped and answered with a sentence. A read in place is watched by
-//! a progress handler, called every [`PROGRESS_STEPS`](crate::PROGRESS_STEPS)
+//! a progress handler, called every [`PROGRESS_STEPS`](super::PROGRESS_STEPS)
 //! steps of SQLite's machine. A read run apart ([`Engine::read_apart`]) is
 //! also interrupted — SQLite then stops at its next row — by its caller's
 //! task at the deadline, or when that task is dropped (its caller is gone):
@@ -46,7 +46,8 @@ use rusqlite::{
     Connection, OpenFlags, Transaction, TransactionBehavior, config::DbConfig, wal::CheckpointMode,
 };
 
-use crate::{PROGRESS_STEPS, READ_DEADLINE, StoreError};
+use super::PROGRESS_STEPS;
+use crate::{READ_DEADLINE, StoreError};
 
 /// The most writes one group commit takes.
 const MAX_GROUP: usize = 512;
@@ -251,7 +252,7 @@ impl Engine {
     pub(crate) fn open(path: &Path) -> Result<Engine, StoreError> {
         crate::private::make_database_file(path)?;
         let mut conn = open_connection(path, true)?;
-        crate::migrations::migrate(&mut conn)?;
+        super::migrations::migrate(&mut conn)?;
         for file in crate::private::database_files(path) {
             crate::private::warn_if_open("the database file", &file, crate::PRIVATE_FILE_MODE);
         }
