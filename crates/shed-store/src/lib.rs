@@ -51,6 +51,7 @@ mod model;
 mod names;
 pub mod platform;
 mod private;
+mod query;
 mod records;
 mod schema;
 mod sqlite;

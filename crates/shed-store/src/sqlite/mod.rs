@@ -230,3 +230,28 @@ impl People for Sqlite {
         self.read(|conn| people::by_eid(conn, eid)).await
     }
 }
+
+impl rusqlite::types::ToSql for crate::values::Sql {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        use rusqlite::types::{ToSqlOutput, ValueRef};
+        Ok(ToSqlOutput::Borrowed(match self {
+            Self::Null => ValueRef::Null,
+            Self::Integer(i) => ValueRef::Integer(*i),
+            Self::Real(f) => ValueRef::Real(*f),
+            Self::Text(s) => ValueRef::Text(s.as_bytes()),
+        }))
+    }
+}
+
+impl rusqlite::types::FromSql for crate::values::Sql {
+    /// A blob (which no column of the store holds) reads as null.
+    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+        use rusqlite::types::ValueRef;
+        Ok(match value {
+            ValueRef::Null | ValueRef::Blob(_) => Self::Null,
+            ValueRef::Integer(i) => Self::Integer(i),
+            ValueRef::Real(f) => Self::Real(f),
+            ValueRef::Text(t) => Self::Text(String::from_utf8_lossy(t).into_owned()),
+        })
+    }
+}

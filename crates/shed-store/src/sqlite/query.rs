@@ -1,19 +1,38 @@
-//! Running a filter line on SQLite, in three stages: [`plan`] checks the
-//! line against the app's schema and types every value (every refusal is
-//! raised there), [`sql`] writes the plan as one SELECT with every value a
-//! bound parameter, and [`rows`] runs it and shapes the rows as DESIGN says.
-//! Every statement is filtered on the app.
+//! A filter line run on SQLite: the shared plan and SQL
+//! ([`crate::query`]), its names looked up on the read connection, and the
+//! rows read and shaped here ([`rows`]).
 
-mod cursor;
-mod plan;
 mod rows;
-mod sql;
 
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 
 use crate::filter::FilterLine;
+use crate::query::at_once;
+use crate::query::plan::{self, Lookup};
+use crate::query::sql::{self, Dialect};
 use crate::schema::AppSchema;
 use crate::{Listing, StoreError};
+
+/// A read connection answers a plan's lookups in place.
+struct Names<'c>(&'c Connection);
+
+impl Lookup for Names<'_> {
+    async fn person_by_handle(&self, handle: &str) -> Result<Option<String>, StoreError> {
+        Ok(super::people::by_handle(self.0, handle)?.map(|p| p.eid))
+    }
+
+    async fn entity_by_alias(
+        &self,
+        app_id: i64,
+        alias: &str,
+    ) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .0
+            .prepare_cached("SELECT eid FROM ec_entities WHERE app = ?1 AND alias = ?2")?
+            .query_row(rusqlite::params![app_id, alias], |r| r.get(0))
+            .optional()?)
+    }
+}
 
 /// Runs a parsed line over one app's rows.
 pub(crate) fn run(
@@ -21,12 +40,12 @@ pub(crate) fn run(
     schema: &AppSchema,
     line: &FilterLine,
 ) -> Result<Listing, StoreError> {
-    let Some(plan) = plan::plan(conn, schema, line)? else {
+    let Some(plan) = at_once(plan::plan(&Names(conn), schema, line))? else {
         return Ok(Listing {
             rows: Vec::new(),
             next: None,
         });
     };
-    let statement = sql::write(&plan);
+    let statement = sql::write(&plan, Dialect::Sqlite);
     rows::read(conn, &plan, &statement)
 }

@@ -6,13 +6,13 @@
 
 use std::collections::HashMap;
 
-use rusqlite::types::Value as Sql;
+use crate::values::Sql;
 use rusqlite::{Connection, OptionalExtension, Row};
 use serde_json::{Map, Value, json};
 
-use super::cursor;
-use super::plan::Plan;
-use super::sql::{ALIAS, EID, ID, NUM, ORDER_VALUE, Statement, VERSION};
+use crate::query::cursor;
+use crate::query::plan::Plan;
+use crate::query::sql::{ALIAS, EID, ID, NUM, ORDER_VALUE, Statement, VERSION};
 use crate::schema::AppSchema;
 use crate::values::{render_time, to_json};
 use crate::{ColumnType, Listing, StoreError};
