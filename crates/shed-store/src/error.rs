@@ -29,3 +29,19 @@ impl From<rusqlite::Error> for StoreError {
         StoreError::Internal(e.to_string())
     }
 }
+
+impl From<tokio_postgres::Error> for StoreError {
+    /// The server's own message where it sent one (`db error` says nothing).
+    fn from(e: tokio_postgres::Error) -> StoreError {
+        match e.as_db_error() {
+            Some(db) => StoreError::Internal(db.message().to_string()),
+            None => StoreError::Internal(e.to_string()),
+        }
+    }
+}
+
+impl From<deadpool_postgres::PoolError> for StoreError {
+    fn from(e: deadpool_postgres::PoolError) -> StoreError {
+        StoreError::Internal(format!("no connection to the database: {e}"))
+    }
+}

@@ -9,7 +9,8 @@
 //! and hands each call to it, so nothing above this crate names a backend.
 //! A backend is an enum variant rather than a `dyn` object: the interfaces'
 //! `async fn`s then need no boxing (no `async_trait`), and a call costs one
-//! `match`. SQLite (`sqlite/`) is the embedded backend.
+//! `match`. SQLite (`sqlite/`) is the embedded backend, the default;
+//! PostgreSQL (`postgres/`) keeps the store on a database server.
 
 /// Declares an interface: the trait each backend implements, and the
 /// [`Store`] method of the same name and doc that hands the call to the
@@ -36,6 +37,7 @@ macro_rules! interface {
                 pub async fn $name(&self $(, $arg: $ty)*) -> $ret {
                     match &*self.backend {
                         $crate::Backend::Sqlite(db) => $trait::$name(db $(, $arg)*).await,
+                        $crate::Backend::Postgres(db) => $trait::$name(db $(, $arg)*).await,
                     }
                 }
             )*
@@ -50,6 +52,7 @@ mod jobs;
 mod model;
 mod names;
 pub mod platform;
+mod postgres;
 mod private;
 mod query;
 mod records;
@@ -84,6 +87,8 @@ pub struct Store {
 enum Backend {
     /// One SQLite file on this machine.
     Sqlite(sqlite::Sqlite),
+    /// A database on a PostgreSQL server, which several shed servers may share.
+    Postgres(postgres::Postgres),
 }
 
 impl Store {
@@ -97,6 +102,24 @@ impl Store {
         })
     }
 
+    /// Opens the store in the database a URL names
+    /// (`postgres://user[:password]@host[:port]/database`), applying every
+    /// migration it has not had yet. Refuses, with a sentence and nothing
+    /// written, a URL that does not parse, a server that cannot be reached,
+    /// a refused user or password, and a database holding another
+    /// program's tables.
+    pub async fn connect(url: &str) -> Result<Store, StoreError> {
+        if !postgres::is_postgres_url(url) {
+            return Err(StoreError::refused(format!(
+                "{url} is not a database URL shed knows — give postgres://user[:password]@host[:port]/database"
+            )));
+        }
+        let backend = Backend::Postgres(postgres::Postgres::open(url).await?);
+        Ok(Store {
+            backend: Arc::new(backend),
+        })
+    }
+
     /// Forgets what this process remembers of an app's components, so its
     /// next read loads them again: another process on the same database
     /// (the CLI deploying while a server runs) may have declared new ones.
@@ -104,6 +127,7 @@ impl Store {
     pub fn forget_schema(&self, app: &str) {
         match &*self.backend {
             Backend::Sqlite(db) => db.forget_schema(app),
+            Backend::Postgres(db) => db.forget_schema(app),
         }
     }
 
@@ -111,6 +135,7 @@ impl Store {
     pub async fn integrity_check(&self) -> Result<String, StoreError> {
         match &*self.backend {
             Backend::Sqlite(db) => db.integrity_check().await,
+            Backend::Postgres(db) => db.integrity_check().await,
         }
     }
 }

@@ -123,8 +123,14 @@ pub(crate) fn write(plan: &Plan<'_>, dialect: Dialect) -> Statement {
         params.extend(values);
     }
     let dir = if plan.order.descending { "DESC" } else { "ASC" };
+    // Nulls sort first, as SQLite sorts them and the cursor's keyset reads them.
+    let nulls = match (dialect, plan.order.descending) {
+        (Dialect::Sqlite, _) => "",
+        (Dialect::Postgres, false) => " NULLS FIRST",
+        (Dialect::Postgres, true) => " NULLS LAST",
+    };
     let order_by = match plan.order.key {
-        Some(_) => format!("{order_expr} {dir}, {id_expr} {dir}"),
+        Some(_) => format!("{order_expr} {dir}{nulls}, {id_expr} {dir}"),
         None => format!("{id_expr} {dir}"),
     };
     sql.push_str(&format!(" ORDER BY {order_by} LIMIT ?"));

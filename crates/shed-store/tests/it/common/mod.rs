@@ -1,4 +1,7 @@
-//! Helpers shared by the store's integration tests.
+//! Helpers shared by the store's integration tests. The store under test is
+//! SQLite in a temporary folder, or — when `SHED_TEST_DATABASE` holds the
+//! URL of a PostgreSQL server (`postgres://user:password@host:port/db`) —
+//! a fresh database made on that server for each store.
 
 use serde_json::Value;
 use shed_store::{Actor, ColumnType, Person, Store, Vocabulary};
@@ -64,10 +67,50 @@ pub fn run_club() -> Vocabulary {
     }
 }
 
+/// The PostgreSQL server the tests run on, if they run on one.
+pub fn test_database() -> Option<String> {
+    std::env::var("SHED_TEST_DATABASE")
+        .ok()
+        .filter(|url| !url.is_empty())
+}
+
+/// A URL of a new, empty database on the test server (`None` on SQLite).
+pub async fn fresh_database() -> Option<String> {
+    let server = test_database()?;
+    let (client, connection) = tokio_postgres::connect(&server, tokio_postgres::NoTls)
+        .await
+        .expect("the test database server answers");
+    tokio::spawn(connection);
+    let name = format!("shed_test_{:016x}", rand::random::<u64>());
+    client
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .await
+        .unwrap();
+    let (base, _) = server.rsplit_once('/').expect("the URL names a database");
+    Some(format!("{base}/{name}"))
+}
+
+/// A fresh, empty store: in `dir` on SQLite, or a new database on the test server.
+pub async fn open_store(dir: &std::path::Path) -> Store {
+    match fresh_database().await {
+        Some(url) => Store::connect(&url).await.unwrap(),
+        None => Store::open(&dir.join("shed.db")).await.unwrap(),
+    }
+}
+
+/// Whether a test of SQLite's own files runs: not when the tests run on PostgreSQL.
+pub fn on_sqlite(test: &str) -> bool {
+    let sqlite = test_database().is_none();
+    if !sqlite {
+        eprintln!("{test}: a test of SQLite's files, skipped on PostgreSQL");
+    }
+    sqlite
+}
+
 /// A fresh store with Ada and `jeff/runs` declared as the run club.
 pub async fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("shed.db")).await.unwrap();
+    let store = open_store(dir.path()).await;
     let ada = store.add_person("ada", "Ada Lovelace").await.unwrap();
     store.declare("jeff/runs", &run_club()).await.unwrap();
     Fixture {
@@ -81,7 +124,7 @@ pub async fn fixture() -> Fixture {
 /// these columns.
 pub async fn with_jog(columns: &[(&str, ColumnType)]) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("shed.db")).await.unwrap();
+    let store = open_store(dir.path()).await;
     let ada = store.add_person("ada", "Ada").await.unwrap();
     let vocab = Vocabulary {
         components: vec![(

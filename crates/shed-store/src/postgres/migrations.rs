@@ -1,0 +1,250 @@
+//! The versioned schema of a PostgreSQL database of shed's, applied in order
+//! at start inside one transaction under an advisory lock (two servers
+//! starting together do not both migrate), and recorded in
+//! `schema_migrations`. Entries are only ever appended. The tables are
+//! SQLite's (`sqlite/migrations.rs`) in PostgreSQL's types; each app's
+//! component tables are created at declare or first use.
+//!
+//! A database holding tables shed did not make is refused, and nothing is
+//! written to it.
+
+use deadpool_postgres::GenericClient;
+
+use super::connect::{Target, failure};
+use crate::StoreError;
+
+/// The key of the advisory lock migrations are applied under ("shed").
+const MIGRATION_LOCK: i64 = 0x7368_6564;
+
+/// Every migration, in order; entry `i` is schema version `i + 1`.
+const MIGRATIONS: &[&str] = &[
+    // 1: people, the entity–component catalog, and the platform's own
+    // tables (spaces, members, apps, deploys and their files, drafts,
+    // tokens, listed tools, jobs, sign-ins, view keys).
+    r#"
+    CREATE TABLE people(
+        eid TEXT PRIMARY KEY,
+        handle TEXT UNIQUE NOT NULL,
+        name TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE ec_apps(
+        id BIGSERIAL PRIMARY KEY,
+        name TEXT UNIQUE NOT NULL,
+        version BIGINT NOT NULL DEFAULT 0,
+        last_num BIGINT NOT NULL DEFAULT 0
+    );
+    CREATE TABLE ec_columns(
+        app BIGINT NOT NULL REFERENCES ec_apps(id),
+        component TEXT NOT NULL,
+        name TEXT NOT NULL,
+        type TEXT NOT NULL,
+        position BIGINT NOT NULL,
+        PRIMARY KEY(app, component, name)
+    );
+    CREATE TABLE ec_components(
+        app BIGINT NOT NULL REFERENCES ec_apps(id),
+        name TEXT NOT NULL,
+        position BIGINT NOT NULL,
+        PRIMARY KEY(app, name)
+    );
+    CREATE TABLE ec_entities(
+        id BIGSERIAL PRIMARY KEY,
+        app BIGINT NOT NULL REFERENCES ec_apps(id),
+        eid TEXT NOT NULL,
+        num BIGINT NOT NULL,
+        version BIGINT NOT NULL,
+        alias TEXT,
+        created_at BIGINT NOT NULL,
+        created_by TEXT NOT NULL,
+        created_via TEXT,
+        updated_at BIGINT NOT NULL,
+        updated_by TEXT NOT NULL,
+        updated_via TEXT,
+        tombstoned INTEGER NOT NULL DEFAULT 0,
+        UNIQUE(app, eid)
+    );
+    CREATE UNIQUE INDEX ec_entities_alias ON ec_entities(app, alias) WHERE alias IS NOT NULL;
+    CREATE INDEX ec_entities_app ON ec_entities(app, id);
+    CREATE TABLE ec_edges(
+        src BIGINT NOT NULL REFERENCES ec_entities(id),
+        rel TEXT NOT NULL,
+        dst TEXT NOT NULL,
+        PRIMARY KEY(src, rel, dst)
+    );
+    CREATE INDEX ec_edges_to ON ec_edges(rel, dst);
+    CREATE TABLE ec_history(
+        entity BIGINT NOT NULL REFERENCES ec_entities(id),
+        app_version BIGINT NOT NULL,
+        step BIGINT NOT NULL,
+        version BIGINT NOT NULL,
+        at BIGINT NOT NULL,
+        by TEXT NOT NULL,
+        via TEXT,
+        change TEXT NOT NULL,
+        PRIMARY KEY(entity, app_version, step)
+    );
+    CREATE TABLE spaces(
+        id BIGSERIAL PRIMARY KEY,
+        slug TEXT UNIQUE NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE members(
+        space BIGINT NOT NULL REFERENCES spaces(id),
+        person TEXT NOT NULL REFERENCES people(eid),
+        role TEXT NOT NULL CHECK(role IN ('owner', 'editor', 'viewer')),
+        PRIMARY KEY(space, person)
+    );
+    CREATE INDEX members_person ON members(person);
+    CREATE TABLE apps(
+        id BIGSERIAL PRIMARY KEY,
+        space BIGINT NOT NULL REFERENCES spaces(id),
+        slug TEXT NOT NULL,
+        title TEXT NOT NULL,
+        access TEXT NOT NULL CHECK(access IN ('private', 'public', 'open')),
+        version BIGINT NOT NULL,
+        deploy BIGINT NOT NULL,
+        created_at TEXT NOT NULL,
+        UNIQUE(space, slug)
+    );
+    CREATE TABLE deploys(
+        id BIGSERIAL PRIMARY KEY,
+        app BIGINT NOT NULL REFERENCES apps(id),
+        version BIGINT NOT NULL,
+        at TEXT NOT NULL,
+        by TEXT NOT NULL,
+        UNIQUE(app, version)
+    );
+    CREATE TABLE deploy_files(
+        deploy BIGINT NOT NULL REFERENCES deploys(id),
+        path TEXT NOT NULL,
+        content BYTEA NOT NULL,
+        PRIMARY KEY(deploy, path)
+    );
+    CREATE TABLE drafts(
+        space BIGINT NOT NULL REFERENCES spaces(id),
+        app TEXT NOT NULL,
+        path TEXT NOT NULL,
+        content BYTEA,
+        PRIMARY KEY(space, app, path)
+    );
+    CREATE TABLE tokens(
+        id BIGSERIAL PRIMARY KEY,
+        person TEXT NOT NULL REFERENCES people(eid),
+        hash TEXT UNIQUE NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE listed_tools(
+        caller TEXT PRIMARY KEY,
+        fingerprint TEXT NOT NULL
+    );
+    CREATE TABLE jobs(
+        id TEXT PRIMARY KEY,
+        person TEXT NOT NULL REFERENCES people(eid),
+        allow TEXT NOT NULL,
+        read_only TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        expires_at BIGINT,
+        ended_at BIGINT
+    );
+    CREATE INDEX jobs_created ON jobs(created_at);
+    CREATE TABLE web_links(
+        hash TEXT PRIMARY KEY,
+        person TEXT NOT NULL REFERENCES people(eid),
+        expires_at BIGINT NOT NULL,
+        used INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE web_hops(
+        hash TEXT PRIMARY KEY,
+        person TEXT NOT NULL REFERENCES people(eid),
+        space TEXT NOT NULL,
+        handoff TEXT NOT NULL,
+        browser TEXT,
+        confirmed INTEGER NOT NULL DEFAULT 0,
+        expires_at BIGINT NOT NULL
+    );
+    CREATE TABLE web_sessions(
+        hash TEXT PRIMARY KEY,
+        person TEXT NOT NULL REFERENCES people(eid),
+        space TEXT NOT NULL,
+        expires_at BIGINT NOT NULL
+    );
+    CREATE INDEX web_sessions_person ON web_sessions(person);
+    CREATE TABLE view_keys(
+        hash TEXT PRIMARY KEY,
+        person TEXT NOT NULL REFERENCES people(eid),
+        space TEXT NOT NULL,
+        slug TEXT NOT NULL,
+        expires_at BIGINT NOT NULL
+    );
+    CREATE INDEX view_keys_expiry ON view_keys(expires_at);
+    "#,
+];
+
+/// Brings the database up to the last migration, all in one transaction
+/// under the migration lock; refuses a database holding another program's
+/// tables.
+pub(crate) async fn migrate(
+    client: &mut deadpool_postgres::Client,
+    target: &Target,
+) -> Result<(), StoreError> {
+    let failed = |e: tokio_postgres::Error| failure(target, &e);
+    let txn = client.transaction().await.map_err(failed)?;
+    txn.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        .await
+        .map_err(failed)?;
+    let tables: Vec<String> = txn
+        .query(
+            "SELECT tablename::text FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename",
+            &[],
+        )
+        .await
+        .map_err(failed)?
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    if !tables.is_empty() && !tables.iter().any(|t| t == "schema_migrations") {
+        let shown: Vec<&str> = tables.iter().take(3).map(String::as_str).collect();
+        return Err(StoreError::refused(format!(
+            "the database {} at {} holds tables shed did not make ({}) — give shed an empty database of its own",
+            target.database,
+            target.address,
+            shown.join(", ")
+        )));
+    }
+    txn.batch_execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations(
+            version BIGINT PRIMARY KEY,
+            applied_at TEXT NOT NULL
+        )",
+    )
+    .await
+    .map_err(failed)?;
+    let done: i64 = txn
+        .query_one(
+            "SELECT COALESCE(MAX(version), 0)::BIGINT FROM schema_migrations",
+            &[],
+        )
+        .await
+        .map_err(failed)?
+        .get(0);
+    if done as usize > MIGRATIONS.len() {
+        return Err(StoreError::refused(format!(
+            "the database {} is at schema version {done}, newer than this program knows ({}) — run a newer shed",
+            target.database,
+            MIGRATIONS.len()
+        )));
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(done as usize) {
+        txn.batch_execute(sql).await.map_err(failed)?;
+        txn.execute(
+            "INSERT INTO schema_migrations(version, applied_at) VALUES($1, $2)",
+            &[&(i as i64 + 1), &jiff::Timestamp::now().to_string()],
+        )
+        .await
+        .map_err(failed)?;
+        tracing::info!(version = i + 1, "applied store migration");
+    }
+    txn.commit().await.map_err(failed)?;
+    Ok(())
+}

@@ -1,0 +1,196 @@
+//! The PostgreSQL backend: the store on a database server, shared by as many
+//! shed servers as point at it. `tokio-postgres` speaks the protocol
+//! (binary values, statements prepared once per connection and cached) and
+//! `deadpool-postgres` keeps the pool of connections; every write is one
+//! transaction, committed with `synchronous_commit` on. Writers of one app
+//! queue on the app's row (`SELECT … FOR UPDATE`), so the `was` checks and
+//! versions hold across servers. It implements every interface of
+//! `entities.rs` and `records.rs`.
+
+mod apply;
+mod connect;
+mod migrations;
+mod query;
+mod records;
+mod schema;
+mod values;
+
+use std::sync::Arc;
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use tokio_postgres::NoTls;
+
+use crate::entities::Entities;
+use crate::schema::{Schemas, check_app_name};
+use crate::{
+    Actor, Applied, HistoryEntry, Listing, READ_DEADLINE, StoreError, Vocabulary, filter, wire,
+};
+
+pub(crate) use connect::is_postgres_url;
+
+/// Connections a process keeps to the server at most.
+const POOL_SIZE: usize = 16;
+
+/// The database on a server, and the catalogs this process has read of it.
+pub(crate) struct Postgres {
+    pool: Pool,
+    /// The catalogs readers use.
+    schemas: Arc<Schemas>,
+}
+
+impl Postgres {
+    /// Connects to the database `url` names, refuses one holding another
+    /// program's tables, and applies every migration it has not had yet.
+    pub(crate) async fn open(url: &str) -> Result<Postgres, StoreError> {
+        let target = connect::parse(url)?;
+        let manager = Manager::from_config(
+            target.config.clone(),
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(POOL_SIZE)
+            .build()
+            .map_err(|e| StoreError::Internal(e.to_string()))?;
+        let mut client = pool.get().await.map_err(|e| match e {
+            deadpool_postgres::PoolError::Backend(e) => connect::failure(&target, &e),
+            other => StoreError::Internal(other.to_string()),
+        })?;
+        migrations::migrate(&mut client, &target).await?;
+        drop(client);
+        Ok(Postgres {
+            pool,
+            schemas: Arc::default(),
+        })
+    }
+
+    /// A connection of the pool.
+    pub(crate) async fn client(&self) -> Result<deadpool_postgres::Client, StoreError> {
+        Ok(self.pool.get().await?)
+    }
+
+    /// Forgets the readers' catalog of an app.
+    pub(crate) fn forget_schema(&self, app: &str) {
+        self.schemas.forget(app);
+    }
+
+    /// PostgreSQL keeps its own pages whole (WAL, checksums where enabled):
+    /// the check is that the server answers and shed's tables are there.
+    pub(crate) async fn integrity_check(&self) -> Result<String, StoreError> {
+        self.client()
+            .await?
+            .query_one("SELECT COUNT(*) FROM schema_migrations", &[])
+            .await?;
+        Ok("ok".into())
+    }
+}
+
+impl Entities for Postgres {
+    async fn declare(&self, app: &str, vocab: &Vocabulary) -> Result<(), StoreError> {
+        let mut c = self.client().await?;
+        let txn = c.transaction().await?;
+        let declared = schema::declare(&txn, app, vocab).await;
+        let answer = match declared {
+            Ok(()) => txn.commit().await.map_err(StoreError::from),
+            Err(e) => Err(e),
+        };
+        self.schemas.forget(app);
+        answer
+    }
+
+    async fn apply(
+        &self,
+        app: &str,
+        actor: &Actor,
+        body: serde_json::Value,
+        expect: Option<u64>,
+    ) -> Result<Applied, StoreError> {
+        check_app_name(app)?;
+        let bundles = wire::read(&body)?;
+        drop(body);
+        let mut c = self.client().await?;
+        let txn = c.transaction().await?;
+        let (applied, created) = apply::apply(&txn, app, actor, &bundles, expect).await?;
+        txn.commit().await?;
+        if created {
+            self.schemas.forget(app);
+        }
+        Ok(applied)
+    }
+
+    /// Runs in a read-only transaction, stopped by the server at
+    /// [`READ_DEADLINE`] (`statement_timeout`).
+    async fn query(&self, app: &str, filter: &str) -> Result<Listing, StoreError> {
+        let line = filter::parse(filter)?;
+        let mut c = self.client().await?;
+        let txn = c.build_transaction().read_only(true).start().await?;
+        txn.batch_execute(&format!(
+            "SET LOCAL statement_timeout = {}",
+            READ_DEADLINE.as_millis()
+        ))
+        .await?;
+        // A caller gone before the answer cancels the statement on the
+        // server, which would otherwise run on to its deadline on this connection.
+        let canceller = Canceller {
+            token: Some(txn.cancel_token()),
+        };
+        let schema = schema::cached(&self.schemas, &txn, app).await?;
+        let listing = query::run(&txn, &schema, &line).await.map_err(too_long)?;
+        txn.commit().await?;
+        canceller.disarm();
+        Ok(listing)
+    }
+
+    async fn data_version(&self, app: &str) -> Result<u64, StoreError> {
+        let c = self.client().await?;
+        let stmt = c
+            .prepare_cached("SELECT version FROM ec_apps WHERE name = $1")
+            .await?;
+        let v: Option<i64> = c.query_opt(&stmt, &[&app]).await?.map(|r| r.get(0));
+        Ok(v.unwrap_or(0) as u64)
+    }
+
+    async fn history(
+        &self,
+        app: &str,
+        eid_or_alias: &str,
+    ) -> Result<Vec<HistoryEntry>, StoreError> {
+        apply::history(&self.client().await?, app, eid_or_alias).await
+    }
+}
+
+/// Cancels the statement of a read when dropped before [`Canceller::disarm`].
+struct Canceller {
+    token: Option<tokio_postgres::CancelToken>,
+}
+
+impl Canceller {
+    fn disarm(mut self) {
+        self.token = None;
+    }
+}
+
+impl Drop for Canceller {
+    fn drop(&mut self) {
+        if let Some(token) = self.token.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(async move { token.cancel_query(NoTls).await });
+        }
+    }
+}
+
+/// A read the server stopped at its deadline, as SQLite's is answered.
+fn too_long(e: StoreError) -> StoreError {
+    match &e {
+        StoreError::Internal(said) if said.contains("statement timeout") => {
+            StoreError::refused(format!(
+                "this query took longer than {} s and was stopped — narrow it: compare a column (= < >) rather than search with ~, or search a shorter piece of text",
+                READ_DEADLINE.as_secs()
+            ))
+        }
+        _ => e,
+    }
+}
