@@ -33,6 +33,12 @@ struct Cli {
     #[arg(long, global = true, env = "SHED_DATA", default_value = "shed-data")]
     data: PathBuf,
 
+    /// Keep the data in a PostgreSQL database instead of the data folder's
+    /// SQLite file: postgres://user[:password]@host[:port]/database. Several
+    /// shed servers may share one.
+    #[arg(long, global = true, env = "SHED_DATABASE_URL", value_name = "URL")]
+    database: Option<String>,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -124,18 +130,22 @@ fn main() -> ExitCode {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
+    let place = serve::Place {
+        data: cli.data,
+        database: cli.database,
+    };
     match cli.command {
         Command::Version => {
             println!("shed {}", env!("CARGO_PKG_VERSION"));
             Ok(())
         }
-        Command::Up(args) => up::up(&cli.data, &args).await,
-        Command::Serve(args) => serve::serve(&cli.data, &args).await,
+        Command::Up(args) => up::up(&place, &args).await,
+        Command::Serve(args) => serve::serve(&place, &args).await,
         Command::Protocol(_) => Ok(()), // answered before the runtime started
-        Command::Job(command) => job_cli::run(command, &cli.data).await,
-        Command::Mcp(args) => serve::stdio(&cli.data, &args.handle, &args.public_url).await,
-        Command::Admin(command) => admin::run(command, &cli.data).await,
-        Command::Web(command) => login_cli::run(command, &cli.data).await,
+        Command::Job(command) => job_cli::run(command, &place).await,
+        Command::Mcp(args) => serve::stdio(&place, &args.handle, &args.public_url).await,
+        Command::Admin(command) => admin::run(command, &place).await,
+        Command::Web(command) => login_cli::run(command, &place).await,
     }
 }
 

@@ -25,6 +25,7 @@ pub async fn open(dir: &Path) -> Host {
     Host::open(HostConfig {
         data_dir: dir.to_path_buf(),
         public_url: URL.into(),
+        database: None,
     })
     .await
     .expect("the host opens")
