@@ -1,6 +1,7 @@
 //! shed-store's integration tests, one binary: a module per subject (`cargo test -p shed-store --test it <module>::`).
 
 mod apply;
+mod bad_database;
 mod common;
 mod concurrency;
 mod crash;
