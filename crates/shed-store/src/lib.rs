@@ -77,6 +77,14 @@ pub use view_keys::ViewKey;
 /// 100,000 entities), and short enough for a person to wait for the answer.
 pub const READ_DEADLINE: Duration = Duration::from_secs(2);
 
+/// The sentence a read stopped at [`READ_DEADLINE`] answers, on every backend.
+pub(crate) fn too_long() -> StoreError {
+    StoreError::refused(format!(
+        "this query took longer than {} s and was stopped — narrow it: compare a column (= < >) rather than search with ~, or search a shorter piece of text",
+        READ_DEADLINE.as_secs()
+    ))
+}
+
 /// The store: cheap to clone, shared by every task of the process.
 #[derive(Clone)]
 pub struct Store {

@@ -185,12 +185,7 @@ impl Drop for Canceller {
 /// A read the server stopped at its deadline, as SQLite's is answered.
 fn too_long(e: StoreError) -> StoreError {
     match &e {
-        StoreError::Internal(said) if said.contains("statement timeout") => {
-            StoreError::refused(format!(
-                "this query took longer than {} s and was stopped — narrow it: compare a column (= < >) rather than search with ~, or search a shorter piece of text",
-                READ_DEADLINE.as_secs()
-            ))
-        }
+        StoreError::Internal(said) if said.contains("statement timeout") => crate::too_long(),
         _ => e,
     }
 }

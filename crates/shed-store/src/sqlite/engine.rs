@@ -172,14 +172,6 @@ impl Drop for Stopper {
     }
 }
 
-/// The sentence a read stopped by its deadline answers.
-fn too_long() -> StoreError {
-    StoreError::refused(format!(
-        "this query took longer than {} s and was stopped — narrow it: compare a column (= < >) rather than search with ~, or search a shorter piece of text",
-        READ_DEADLINE.as_secs()
-    ))
-}
-
 impl Reader {
     fn open(path: &Path) -> Result<Reader, StoreError> {
         let mut conn = open_connection(path, false)?;
@@ -210,7 +202,7 @@ impl Reader {
         let result = catch_unwind(AssertUnwindSafe(|| f(&self.conn)))
             .unwrap_or_else(|_| Err(StoreError::Internal("a read panicked".into())));
         match result {
-            Err(_) if self.watch.late.load(Ordering::Relaxed) => Err(too_long()),
+            Err(_) if self.watch.late.load(Ordering::Relaxed) => Err(crate::too_long()),
             other => other,
         }
     }
