@@ -165,6 +165,19 @@ def shed(shed_bin: Path, tmp_path: Path) -> Any:
     instance.stop()
 
 
+@pytest.fixture
+def two(shed: Shed) -> Shed:
+    """Ada and Bo, each owning a space of their name; the run club deployed as
+    ada/runs; served."""
+    shed.person("ada", "Ada")
+    shed.person("bo", "Bo")
+    shed.space("ada", "ada")
+    shed.space("bo", "bo")
+    shed.deploy(RUN_CLUB, "ada/runs", "ada", "--title", "Run club")
+    shed.serve()
+    return shed
+
+
 # -- reading answers ----------------------------------------------------------
 def text(result: Any) -> str:
     """The text of a tool result, its lines joined."""

@@ -42,17 +42,6 @@ def post(shed: Shed, body: dict[str, Any], **headers: str) -> httpx2.Response:
     )
 
 
-@pytest.fixture
-def two(shed: Shed) -> Shed:
-    shed.person("ada", "Ada")
-    shed.person("bo", "Bo")
-    shed.space("ada", "ada")
-    shed.space("bo", "bo")
-    shed.deploy(RUN_CLUB, "ada/runs", "ada", "--title", "Run club")
-    shed.serve()
-    return shed
-
-
 def test_the_tool_list_is_the_same_bytes_signed_out_and_for_two_people(two: Shed) -> None:
     signed_out = post(two, rpc("tools/list"))
     ada = post(two, rpc("tools/list"), Authorization=f"Bearer {two.token('ada')}")

@@ -97,10 +97,10 @@ fn main() {
             .await
             .expect("deploy");
         let ttl = Duration::from_secs(3600);
-        let job = jobs::create(&host, "ada", vec!["demo/runs.*".into()], vec![], ttl)
+        let made = jobs::create(&host, "ada", vec!["demo/runs.*".into()], vec![], ttl)
             .await
             .expect("job");
-        (Arc::new(Broker::new(host)), job.id)
+        (Arc::new(Broker::new(host)), made.secret)
     });
 
     for (what, command, args) in [

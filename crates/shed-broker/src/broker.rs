@@ -42,12 +42,20 @@ impl Broker {
             tracing::debug!("the request named an actor; it runs as the job's agent");
         }
         let run = RunCall {
-            name: request.command,
+            name: request.command.clone(),
             args: request.args,
             loom: request.loom,
             expect: request.expect,
             read_only: request.read_only,
         };
-        Outcome::of_job(self.host.job_run(request.job.as_deref(), run).await)
+        let outcome = Outcome::of_job(self.host.job_run(request.job.as_deref(), run).await);
+        // The agent by its job's public name; the job's secret is never logged.
+        tracing::debug!(
+            actor = %outcome.actor.as_deref().unwrap_or("-"),
+            command = %request.command,
+            code = ?outcome.code,
+            "ran a job's command"
+        );
+        outcome
     }
 }

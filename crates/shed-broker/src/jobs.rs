@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use shed_host::agents::{Job, now_millis};
+use shed_host::agents::{Job, MadeJob, now_millis};
 use shed_host::{Host, HostError};
 
 /// A job's life when `--ttl` is not given.
@@ -61,16 +61,16 @@ pub fn parse_ttl(text: &str) -> Result<Duration, JobError> {
     Ok(Duration::from_secs(total))
 }
 
-/// Makes a job for `person`. A job given no globs at all admits every
-/// command the person reaches (kept as the glob `*`); one given only
-/// `--read-only` globs is a reader of those.
+/// Makes a job for `person`, with its secret. A job given no globs at all
+/// admits every command the person reaches (kept as the glob `*`); one
+/// given only `--read-only` globs is a reader of those.
 pub async fn create(
     host: &Host,
     person: &str,
     allow: Vec<String>,
     read_only: Vec<String>,
     ttl: Duration,
-) -> Result<Job, JobError> {
+) -> Result<MadeJob, JobError> {
     let allow = if allow.is_empty() && read_only.is_empty() {
         vec!["*".to_string()]
     } else {
@@ -85,7 +85,7 @@ fn when(millis: i64) -> String {
         .unwrap_or_else(|_| millis.to_string())
 }
 
-/// One line of `shed job list`.
+/// One line of `shed job list`: the job's name, never its secret.
 pub fn line(job: &Job) -> String {
     let state = job.state(now_millis());
     let until = match (job.ended_at, job.expires_at) {
@@ -99,7 +99,7 @@ pub fn line(job: &Job) -> String {
     }
     format!(
         "{}  {}  {}  {}  {}",
-        job.id,
+        job.name,
         job.person.handle,
         state.as_str(),
         until,
@@ -110,7 +110,7 @@ pub fn line(job: &Job) -> String {
 /// A job as `shed job list --json` shows it.
 pub fn to_json(job: &Job) -> Value {
     json!({
-        "id": job.id,
+        "name": job.name,
         "person": job.person.handle,
         "state": job.state(now_millis()).as_str(),
         "allow": job.allow,

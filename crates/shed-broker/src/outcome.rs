@@ -1,6 +1,7 @@
 //! An outcome: the one answer of `shed command run`, `{ ok, id, code,
-//! mayHaveLanded, completed, body, ifc, version, message }` — the host's
-//! typed [`JobOutcome`] in the wire's words.
+//! mayHaveLanded, completed, body, ifc, version, message, actor? }` — the
+//! host's typed [`JobOutcome`] in the wire's words. `actor` (`agent:job-3`,
+//! the job's public name) is there when the command ran.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -29,6 +30,17 @@ pub enum Code {
 }
 
 impl Code {
+    /// Every code, in the order declared.
+    pub const ALL: [Code; 7] = [
+        Code::Ok,
+        Code::Forbidden,
+        Code::Refused,
+        Code::BadArgs,
+        Code::NotFound,
+        Code::Conflict,
+        Code::Error,
+    ];
+
     /// The code a host error is.
     pub fn of(error: &HostError) -> Code {
         match error {
@@ -38,6 +50,30 @@ impl Code {
             HostError::Conflict(_) => Code::Conflict,
             HostError::Internal(_) => Code::Error,
         }
+    }
+
+    /// The word of the code, as the wire spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::Ok => "ok",
+            Code::Forbidden => "forbidden",
+            Code::Refused => "refused",
+            Code::BadArgs => "bad-args",
+            Code::NotFound => "not-found",
+            Code::Conflict => "conflict",
+            Code::Error => "error",
+        }
+    }
+
+    /// An answer's code as a metric's label: the code it carries, else
+    /// `listed` (a `command list` answered with its rows).
+    pub fn label_of(answer: &Value) -> &'static str {
+        let said = answer.get("code").and_then(Value::as_str);
+        Code::ALL
+            .into_iter()
+            .map(Code::as_str)
+            .find(|word| Some(*word) == said)
+            .unwrap_or("listed")
     }
 
     /// The code a job's refusal is.
@@ -70,6 +106,9 @@ pub struct Outcome {
     pub version: Option<u64>,
     /// The answer's text, or the sentence of a refusal.
     pub message: String,
+    /// Who the command ran as, `agent:<job name>`, when it ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actor: Option<String>,
 }
 
 impl Outcome {
@@ -99,6 +138,7 @@ impl Outcome {
             ifc: outcome.label,
             version: outcome.version,
             message,
+            actor: outcome.actor,
         }
     }
 
@@ -124,11 +164,37 @@ impl Outcome {
             ifc,
             version: None,
             message,
+            actor: None,
         }
     }
 
     /// The JSON of it.
     pub fn to_json(&self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_code_s_word_is_the_wire_s_and_its_label_is_that_word() {
+        for code in Code::ALL {
+            let wire = serde_json::to_value(code).unwrap();
+            assert_eq!(wire.as_str(), Some(code.as_str()));
+            assert_eq!(
+                Code::label_of(&serde_json::json!({ "code": wire })),
+                code.as_str()
+            );
+        }
+        assert_eq!(
+            Code::label_of(&serde_json::json!({ "commands": [] })),
+            "listed"
+        );
+        assert_eq!(
+            Code::label_of(&serde_json::json!({ "code": "made-up" })),
+            "listed"
+        );
     }
 }

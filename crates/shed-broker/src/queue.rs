@@ -26,6 +26,15 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// The longest socket path the system takes (sockaddr_un's 108, less the NUL).
 const MAX_SOCKET_PATH: usize = 107;
 
+/// Requests being read or answered now.
+const QUEUE_DEPTH: &str = "shed_broker_queue_depth";
+/// Answers sent, by their outcome `code` (`ok`, `forbidden`, `refused`, …;
+/// `listed` for a `command list` answered with its rows).
+const JOB_OUTCOMES: &str = "shed_broker_jobs_total";
+/// Requests and their time, as for every door (`door="broker"`).
+const REQUESTS: &str = "shed_requests_total";
+const REQUEST_SECONDS: &str = "shed_request_duration_seconds";
+
 /// Why the queue could not start; each is the sentence to show.
 #[derive(Debug, thiserror::Error)]
 pub enum QueueError {
@@ -181,8 +190,23 @@ async fn accept(listener: UnixListener, broker: Arc<Broker>) {
     }
 }
 
-/// Reads one request, answers it, closes.
-async fn serve_one(broker: Arc<Broker>, mut stream: UnixStream) {
+/// Reads one request, answers it, closes; counted while it runs.
+async fn serve_one(broker: Arc<Broker>, stream: UnixStream) {
+    let depth = metrics::gauge!(QUEUE_DEPTH);
+    depth.increment(1.0);
+    let started = std::time::Instant::now();
+    let code = answer_one(broker, stream).await;
+    depth.decrement(1.0);
+    if let Some(code) = code {
+        metrics::counter!(JOB_OUTCOMES, "code" => code).increment(1);
+        metrics::counter!(REQUESTS, "door" => "broker").increment(1);
+        metrics::histogram!(REQUEST_SECONDS, "door" => "broker").record(started.elapsed());
+    }
+}
+
+/// Reads one request and answers it: the answer's code, or None when the
+/// connection failed before its request was whole.
+async fn answer_one(broker: Arc<Broker>, mut stream: UnixStream) -> Option<&'static str> {
     let mut request = Vec::new();
     let limit = u64::try_from(MAX_REQUEST_BYTES)
         .unwrap_or(u64::MAX)
@@ -199,7 +223,7 @@ async fn serve_one(broker: Arc<Broker>, mut stream: UnixStream) {
         },
         Ok(Err(error)) => {
             tracing::debug!(%error, "a connection to the queue failed before its request was whole");
-            return;
+            return None;
         }
         Err(_) => Outcome::refusal(
             Code::BadArgs,
@@ -214,4 +238,5 @@ async fn serve_one(broker: Arc<Broker>, mut stream: UnixStream) {
         tracing::warn!(%error, "an answer could not be sent back: its client went away");
     }
     let _ = stream.shutdown().await;
+    Some(Code::label_of(&answer))
 }

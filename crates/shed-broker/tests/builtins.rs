@@ -55,7 +55,8 @@ async fn a_person_invites_where_their_agent_may_not() {
     let job = host
         .create_job("ada", vec!["*".into()], vec![], None)
         .await
-        .unwrap();
+        .unwrap()
+        .job;
     let invite = call(
         "space.invite",
         json!({"space": "demo", "handle": "bob", "role": "editor"}),

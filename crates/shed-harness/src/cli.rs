@@ -4,6 +4,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
@@ -11,8 +12,9 @@ use serde_json::{Value, json};
 use crate::config;
 use crate::harness::{DEFAULT_OUTPUT_BOUND, Harness, RunSettings};
 use crate::labels::Ceiling;
-use crate::model::{ModelSettings, run_task};
+use crate::model::{ModelSettings, ToolChoice, run_task};
 use crate::policy::{Mode, PolicyTrace, TaskSlot};
+use crate::progress::Progress;
 use crate::tools::{ALL_TOOLS, ToolName};
 use crate::transcript;
 
@@ -121,9 +123,18 @@ pub struct RunArgs {
     /// The environment variable holding the endpoint's API key, if it needs one.
     #[arg(long, default_value = "OPENAI_API_KEY", value_name = "VAR")]
     pub api_key_env: String,
-    /// The most model turns before the run gives up.
-    #[arg(long, default_value_t = 32)]
-    pub max_turns: usize,
+    /// The most model turns before the run gives up with a sentence and exit
+    /// code 1.
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub max_turns: u32,
+    /// What the first turn asks of the model: auto (it chooses), required
+    /// (some tool), none (no tool), or a tool's name (that tool). Later turns
+    /// ask auto, so a forced first turn can still end in an answer.
+    #[arg(long, default_value = "auto", value_name = "auto|required|none|TOOL")]
+    pub tool_choice: String,
+    /// The most seconds one request to the model server may take.
+    #[arg(long, default_value_t = 120, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub request_timeout: u64,
 }
 
 #[derive(Debug, Args)]
@@ -196,6 +207,8 @@ pub enum ArgumentError {
     Bound(usize),
     #[error("--input is not JSON ({0}) — pass the tool's input as a JSON object")]
     Input(String),
+    #[error(transparent)]
+    ToolChoice(#[from] crate::model::ToolChoiceError),
     #[error(transparent)]
     Trace(#[from] crate::policy::TraceError),
 }
@@ -305,15 +318,25 @@ async fn tool(settings: RunSettings, args: ToolArgs, transcript_path: Option<&Pa
 }
 
 async fn run(settings: RunSettings, args: RunArgs, transcript_path: Option<&Path>) -> i32 {
+    let tool_choice = match ToolChoice::parse(&args.tool_choice, &settings.allowed) {
+        Ok(choice) => choice,
+        Err(e) => {
+            eprintln!("error: {}", ArgumentError::from(e));
+            return 2;
+        }
+    };
     let slot = settings.task_slot;
     let harness = Harness::new(settings);
     let model = ModelSettings {
         base_url: args.base_url,
         model: args.model,
         api_key: std::env::var(&args.api_key_env).ok(),
-        max_turns: args.max_turns,
+        max_turns: args.max_turns as usize,
+        tool_choice,
+        request_timeout: Duration::from_secs(args.request_timeout),
     };
-    let outcome = run_task(&harness, &model, &args.task, slot).await;
+    let progress = Progress::on_terminal();
+    let outcome = run_task(&harness, &model, &args.task, slot, &progress).await;
     let (code, messages) = match outcome {
         Ok(done) => {
             println!("{}", done.answer);

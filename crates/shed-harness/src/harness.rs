@@ -215,7 +215,7 @@ impl Harness {
                 let id = self.mint();
                 let result = calls::perform(&ctx, Ok(spec)).await;
                 let (value, shown) = render_alone(&result, &id, self.settings.output_bound);
-                self.record(tool, std::slice::from_ref(&(id, result)), &[shown], host);
+                self.record(tool, std::slice::from_ref(&(id, result)), &[shown]);
                 value
             }
             Input::Batch(specs) => {
@@ -228,7 +228,7 @@ impl Harness {
                     .await;
                 let results: Vec<(String, CallResult)> = ids.into_iter().zip(results).collect();
                 let (value, shown) = render_batch(&results, &batch_id, self.settings.output_bound);
-                self.record(tool, &results, &shown, host);
+                self.record(tool, &results, &shown);
                 value
             }
         }
@@ -236,20 +236,10 @@ impl Harness {
 
     /// Holds every admitted answer as a referent and records one observation
     /// — the join of the admitted labels the model was shown.
-    fn record(
-        &self,
-        tool: ToolName,
-        results: &[(String, CallResult)],
-        shown: &[bool],
-        host: &HostCli,
-    ) {
+    fn record(&self, tool: ToolName, results: &[(String, CallResult)], shown: &[bool]) {
         let Ok(mut journal) = self.journal.lock() else {
             return;
         };
-        let actor = host
-            .job_id()
-            .map(|job| format!("agent:{job}"))
-            .unwrap_or_else(|| "agent".to_string());
         let mut observed: Option<Label> = None;
         for ((id, result), &was_shown) in results.iter().zip(shown) {
             let CallResult::Executed {
@@ -261,9 +251,11 @@ impl Harness {
             else {
                 continue;
             };
+            // The agent as the host names it: the job's public name. The
+            // job id this run carries is a secret and is never written.
             let provenance = Provenance {
                 command: spec.command.clone(),
-                actor: actor.clone(),
+                actor: outcome.actor.clone().unwrap_or_else(|| "agent".into()),
                 loom: spec.loom_id.clone(),
                 version: outcome.version.clone(),
             };

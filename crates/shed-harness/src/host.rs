@@ -77,10 +77,6 @@ impl HostCli {
         }
     }
 
-    pub fn job_id(&self) -> Option<&str> {
-        self.job_id.as_deref()
-    }
-
     fn command(&self, args: &[String]) -> Command {
         let mut cmd = Command::new(&self.config.cli_path);
         cmd.args(args)

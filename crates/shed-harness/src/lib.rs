@@ -8,13 +8,15 @@
 //! [`schema`] and [`listing`] make `list_commands`; [`calls`] and
 //! [`outcome`] make `run_command`; [`labels`] and [`journal`] measure
 //! answers; [`policy`] judges tool calls; [`harness`] ties a run together;
-//! [`cli`], [`model`] and [`mcp`] are the three ways to drive it, and
-//! [`transcript`] writes a run's record.
+//! [`cli`], [`model`] and [`mcp`] are the three ways to drive it
+//! ([`model`] asks a model server through [`endpoint`] and shows its
+//! [`progress`] on a terminal), and [`transcript`] writes a run's record.
 
 pub mod calls;
 pub mod catalog;
 pub mod cli;
 pub mod config;
+pub mod endpoint;
 pub mod harness;
 pub mod host;
 pub mod journal;
@@ -24,6 +26,7 @@ pub mod mcp;
 pub mod model;
 pub mod outcome;
 pub mod policy;
+pub mod progress;
 pub mod schema;
 pub mod signature;
 pub mod tools;

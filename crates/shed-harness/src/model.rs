@@ -1,10 +1,21 @@
 //! The model loop: an OpenAI-compatible chat-completions client with tool
-//! calling that drives a run until the model answers.
+//! calling that drives a run until the model answers, or the turns run out.
+//!
+//! Every tool call the model makes is answered to it, whatever it sent: a
+//! call whose arguments are not JSON, that names a tool the run does not
+//! offer, or whose input does not fit the tool's schema gets a sentence
+//! saying so, and nothing reaches the host. The request itself goes through
+//! [`crate::endpoint`].
 
-use serde_json::{Value, json};
+use std::time::Duration;
 
+use serde_json::{Map, Value, json};
+
+use crate::endpoint::{Endpoint, EndpointError, RETRIES};
 use crate::harness::Harness;
 use crate::policy::TaskSlot;
+use crate::progress::Progress;
+use crate::tools::ToolName;
 
 /// Where the model is and how long the loop may go.
 #[derive(Clone, Debug)]
@@ -13,6 +24,79 @@ pub struct ModelSettings {
     pub model: String,
     pub api_key: Option<String>,
     pub max_turns: usize,
+    /// What the first turn asks of the model's tool use; later turns ask
+    /// `auto`, so a run whose first turn is forced can still end in an answer.
+    pub tool_choice: ToolChoice,
+    /// How long one request may take.
+    pub request_timeout: Duration,
+}
+
+/// OpenAI's `tool_choice`: whether and which tool the model must call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToolChoice {
+    /// The model chooses.
+    Auto,
+    /// The model must call some tool.
+    Required,
+    /// The model may call none.
+    None,
+    /// The model must call this tool.
+    Tool(ToolName),
+}
+
+/// Why a `--tool-choice` was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolChoiceError {
+    #[error(
+        "--tool-choice {0} is neither auto, required, none nor a tool — the tools are list_commands, run_command and run_read_command"
+    )]
+    Unknown(String),
+    #[error(
+        "--tool-choice {0} names a tool this run does not offer ({1}) — offer it with --allow-tool, or choose another"
+    )]
+    NotOffered(String, String),
+}
+
+impl ToolChoice {
+    /// Reads `auto`, `required`, `none` or a tool's name; a tool (or
+    /// `required`) must be among `offered`.
+    pub fn parse(text: &str, offered: &[ToolName]) -> Result<ToolChoice, ToolChoiceError> {
+        let choice = match text {
+            "auto" => ToolChoice::Auto,
+            "required" => ToolChoice::Required,
+            "none" => ToolChoice::None,
+            name => ToolChoice::Tool(
+                ToolName::parse(name).ok_or_else(|| ToolChoiceError::Unknown(name.to_string()))?,
+            ),
+        };
+        let missing = match choice {
+            ToolChoice::Tool(tool) => !offered.contains(&tool),
+            ToolChoice::Required => offered.is_empty(),
+            ToolChoice::Auto | ToolChoice::None => false,
+        };
+        if missing {
+            let offered: Vec<&str> = offered.iter().map(|t| t.as_str()).collect();
+            let offered = if offered.is_empty() {
+                "none: it has no host configuration".to_string()
+            } else {
+                offered.join(", ")
+            };
+            return Err(ToolChoiceError::NotOffered(text.to_string(), offered));
+        }
+        Ok(choice)
+    }
+
+    /// The request's `tool_choice`.
+    pub fn to_json(self) -> Value {
+        match self {
+            ToolChoice::Auto => json!("auto"),
+            ToolChoice::Required => json!("required"),
+            ToolChoice::None => json!("none"),
+            ToolChoice::Tool(tool) => {
+                json!({"type": "function", "function": {"name": tool.as_str()}})
+            }
+        }
+    }
 }
 
 /// A finished run.
@@ -32,14 +116,8 @@ pub struct Failed {
 /// Why the model loop stopped without an answer.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
-    #[error(
-        "cannot reach the model at {url}: {detail} — check --base-url and that the endpoint is up"
-    )]
-    Unreachable { url: String, detail: String },
-    #[error("the model endpoint answered HTTP {status}: {body}")]
-    Status { status: u16, body: String },
-    #[error("the model endpoint answered something that is not a chat completion: {0}")]
-    Malformed(String),
+    #[error(transparent)]
+    Endpoint(#[from] EndpointError),
     #[error(
         "the model made tool calls for {0} turns without answering — raise --max-turns or simplify the task"
     )]
@@ -54,6 +132,7 @@ pub async fn run_task(
     settings: &ModelSettings,
     task: &str,
     slot: TaskSlot,
+    progress: &Progress,
 ) -> Result<Finished, Failed> {
     let mut messages = vec![
         json!({"role": "system", "content": format!("{SYSTEM_PROMPT} The task below is bound as {}.", slot.as_str())}),
@@ -70,61 +149,70 @@ pub async fn run_task(
             }})
         })
         .collect();
-    let client = reqwest::Client::new();
-    let url = format!(
-        "{}/chat/completions",
-        settings.base_url.trim_end_matches('/')
+    let endpoint = Endpoint::new(
+        &settings.base_url,
+        settings.api_key.clone(),
+        settings.request_timeout,
+        RETRIES,
     );
-    for _ in 0..settings.max_turns {
+    for turn in 0..settings.max_turns {
+        progress.turn(turn + 1, settings.max_turns);
         let mut body = json!({"model": settings.model, "messages": messages});
         if !tools.is_empty() {
             body["tools"] = json!(tools);
+            let choice = if turn == 0 {
+                settings.tool_choice
+            } else {
+                ToolChoice::Auto
+            };
+            body["tool_choice"] = choice.to_json();
         }
-        let message = match complete(&client, &url, settings, &body).await {
+        let message = match endpoint.complete(&body, progress).await {
             Ok(message) => message,
-            Err(error) => return Err(Failed { error, messages }),
+            Err(error) => {
+                return Err(Failed {
+                    error: error.into(),
+                    messages,
+                });
+            }
         };
         let calls = message
             .get("tool_calls")
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
-        messages.push(message.clone());
+        let content = message
+            .get("content")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        messages.push(sent_back(&content, &calls));
         if calls.is_empty() {
-            let answer = message
-                .get("content")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
-            return Ok(Finished { answer, messages });
+            progress.answered();
+            return Ok(Finished {
+                answer: content,
+                messages,
+            });
         }
         for call in calls {
-            let id = call
-                .get("id")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
+            let id = call.get("id").and_then(Value::as_str).unwrap_or("");
             let name = call
                 .pointer("/function/name")
                 .and_then(Value::as_str)
                 .unwrap_or("");
-            let arguments = call
-                .pointer("/function/arguments")
-                .and_then(Value::as_str)
-                .unwrap_or("{}");
-            let result = match serde_json::from_str::<Value>(if arguments.trim().is_empty() {
-                "{}"
-            } else {
-                arguments
-            }) {
+            let result = match arguments_of(&call) {
                 Ok(input) => harness.call(name, input).await,
-                Err(e) => json!({
+                Err(message) => json!({
                     "status": "failed_to_deliver",
                     "landed": "no",
                     "reason": "invalid_input",
-                    "message": format!("the tool call's arguments are not JSON ({e}) — send a JSON object"),
+                    "message": message,
                 }),
             };
+            progress.tool(
+                name,
+                result.get("status").and_then(Value::as_str).unwrap_or("?"),
+            );
             messages.push(json!({
                 "role": "tool",
                 "tool_call_id": id,
@@ -138,36 +226,133 @@ pub async fn run_task(
     })
 }
 
-async fn complete(
-    client: &reqwest::Client,
-    url: &str,
-    settings: &ModelSettings,
-    body: &Value,
-) -> Result<Value, ModelError> {
-    let mut request = client.post(url).json(body);
-    if let Some(key) = &settings.api_key {
-        request = request.bearer_auth(key);
+/// The assistant's turn as it is sent back: its role, its text, and its
+/// tool calls where it made any. The text is a string even where the server
+/// sent `null` beside tool calls — llama-cpp-python's server refuses a
+/// `null` it sent itself (HTTP 500) — and whatever else the server added
+/// (`function_call`, `logprobs`) is left out.
+fn sent_back(content: &str, calls: &[Value]) -> Value {
+    let mut message = Map::new();
+    message.insert("role".into(), json!("assistant"));
+    message.insert("content".into(), json!(content));
+    if !calls.is_empty() {
+        message.insert("tool_calls".into(), json!(calls));
     }
-    let response = request.send().await.map_err(|e| ModelError::Unreachable {
-        url: url.to_string(),
-        detail: e.to_string(),
-    })?;
-    let status = response.status();
-    let text = response
-        .text()
-        .await
-        .map_err(|e| ModelError::Malformed(e.to_string()))?;
-    if !status.is_success() {
-        return Err(ModelError::Status {
-            status: status.as_u16(),
-            body: text.chars().take(300).collect(),
-        });
+    Value::Object(message)
+}
+
+/// A tool call's input: its `arguments` — a string of JSON, as OpenAI sends
+/// them, or an object, as some servers do; none or an empty string is `{}`.
+/// Else the sentence the model reads.
+fn arguments_of(call: &Value) -> Result<Value, String> {
+    match call.pointer("/function/arguments") {
+        None | Some(Value::Null) => Ok(json!({})),
+        Some(Value::String(text)) if text.trim().is_empty() => Ok(json!({})),
+        Some(Value::String(text)) => serde_json::from_str(text).map_err(|e| {
+            format!("the tool call's arguments are not JSON ({e}) — send the arguments as one JSON object")
+        }),
+        Some(object @ Value::Object(_)) => Ok(object.clone()),
+        Some(other) => Err(format!(
+            "the tool call's arguments are {other}, not a JSON object — send the arguments as one JSON object"
+        )),
     }
-    let value: Value =
-        serde_json::from_str(&text).map_err(|e| ModelError::Malformed(e.to_string()))?;
-    value
-        .pointer("/choices/0/message")
-        .filter(|m| m.is_object())
-        .cloned()
-        .ok_or_else(|| ModelError::Malformed("no choices[0].message".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::endpoint::message_of;
+    use crate::tools::ALL_TOOLS;
+
+    fn recorded(name: &str) -> Value {
+        let path = format!(
+            "{}/tests/recorded/llama-cpp-python/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        message_of(&text).unwrap()
+    }
+
+    // llama-cpp-python sends `content: null` beside its tool calls, and the
+    // legacy `function_call` (here named ""), and refuses that `null` when it
+    // comes back: the harness sends back "" and only the tool calls.
+    #[test]
+    fn a_recorded_tool_call_turn_is_sent_back_as_the_server_accepts_it() {
+        let message = recorded("malformed-arguments.json");
+        assert!(message["content"].is_null());
+        assert_eq!(message["function_call"]["name"], "");
+        let calls = message["tool_calls"].as_array().unwrap();
+        let back = sent_back("", calls);
+        assert_eq!(
+            back,
+            json!({"role": "assistant", "content": "", "tool_calls": message["tool_calls"]})
+        );
+    }
+
+    // The recorded call's arguments hold raw newlines inside a string: not
+    // JSON. The model reads why, and nothing is run.
+    #[test]
+    fn recorded_arguments_that_are_not_json_get_a_sentence() {
+        let message = recorded("malformed-arguments.json");
+        let error = arguments_of(&message["tool_calls"][0]).unwrap_err();
+        assert!(
+            error.starts_with("the tool call's arguments are not JSON (control character"),
+            "{error}"
+        );
+        assert!(error.ends_with("send the arguments as one JSON object"));
+        let forced = recorded("forced-tool-call.json");
+        assert_eq!(
+            arguments_of(&forced["tool_calls"][0]).unwrap(),
+            json!({"command": "log_runner_5"})
+        );
+    }
+
+    #[test]
+    fn arguments_given_as_an_object_or_left_out_are_read() {
+        let call = |arguments: Value| json!({"function": {"name": "x", "arguments": arguments}});
+        assert_eq!(
+            arguments_of(&call(json!({"command": "a"}))).unwrap(),
+            json!({"command": "a"})
+        );
+        assert_eq!(arguments_of(&call(json!(""))).unwrap(), json!({}));
+        assert_eq!(arguments_of(&json!({"function": {}})).unwrap(), json!({}));
+        assert!(
+            arguments_of(&call(json!([1])))
+                .unwrap_err()
+                .contains("[1], not a JSON object")
+        );
+    }
+
+    #[test]
+    fn a_tool_choice_is_read_and_checked_against_the_tools_offered() {
+        let all = ALL_TOOLS.to_vec();
+        assert_eq!(ToolChoice::parse("auto", &[]).unwrap(), ToolChoice::Auto);
+        assert_eq!(ToolChoice::parse("none", &[]).unwrap(), ToolChoice::None);
+        assert_eq!(
+            ToolChoice::parse("required", &all).unwrap().to_json(),
+            json!("required")
+        );
+        assert_eq!(
+            ToolChoice::parse("list_commands", &all).unwrap().to_json(),
+            json!({"type": "function", "function": {"name": "list_commands"}})
+        );
+        assert_eq!(
+            ToolChoice::parse("run_command", &[ToolName::ListCommands])
+                .unwrap_err()
+                .to_string(),
+            "--tool-choice run_command names a tool this run does not offer (list_commands) — offer it with --allow-tool, or choose another"
+        );
+        assert!(
+            ToolChoice::parse("required", &[])
+                .unwrap_err()
+                .to_string()
+                .contains("does not offer (none: it has no host configuration)")
+        );
+        assert!(
+            ToolChoice::parse("anything", &all)
+                .unwrap_err()
+                .to_string()
+                .starts_with("--tool-choice anything is neither auto, required, none nor a tool")
+        );
+    }
 }

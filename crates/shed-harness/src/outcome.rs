@@ -1,5 +1,5 @@
 //! A host outcome (`{ ok, id, code, mayHaveLanded, completed, body, ifc,
-//! version, message }`) and the small summary the model reads of it.
+//! version, message, actor? }`) and the small summary the model reads of it.
 
 use serde_json::{Map, Value, json};
 
@@ -22,6 +22,8 @@ pub struct HostOutcome {
     pub ifc: Option<Value>,
     pub version: Value,
     pub message: String,
+    /// Who the host ran the command as (`agent:job-3`), where it says.
+    pub actor: Option<String>,
 }
 
 /// How much of a summary a result keeps.
@@ -66,6 +68,10 @@ impl HostOutcome {
             ifc: value.get("ifc").filter(|v| !v.is_null()).cloned(),
             version: value.get("version").cloned().unwrap_or(Value::Null),
             message: text("message"),
+            actor: value
+                .get("actor")
+                .and_then(Value::as_str)
+                .map(str::to_string),
         }
     }
 

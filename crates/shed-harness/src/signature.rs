@@ -142,18 +142,19 @@ fn parameters(schema: &Value) -> Option<Vec<String>> {
         let ty = type_of(sub, 0);
         let mut param = String::with_capacity(name.len() + ty.len() + 3);
         param.push_str(name);
-        if required.contains(&name.as_str()) && !filled_by_host {
-            param.push_str(": ");
-            param.push_str(&ty);
-            first.push(param);
-        } else {
-            param.push_str("?: ");
-            param.push_str(&ty);
-            if let Some(default) = default {
-                // Writing to a String cannot fail.
-                let _ = write!(param, " = {default}");
-            }
+        let optional = !required.contains(&name.as_str()) || filled_by_host;
+        param.push_str(if optional { "?: " } else { ": " });
+        param.push_str(&ty);
+        // "a default follows `=`": for every parameter that has one,
+        // required ones included.
+        if let Some(default) = default {
+            // Writing to a String cannot fail.
+            let _ = write!(param, " = {default}");
+        }
+        if optional {
             rest.push(param);
+        } else {
+            first.push(param);
         }
     }
     first.extend(rest);
@@ -344,6 +345,32 @@ mod tests {
         assert_eq!(
             line,
             "people-discovery.dossier(entity_id: string, limit?: integer = 50) -> {messages, records}  [read, global]"
+        );
+    }
+
+    // "each group in the schema's order; a default follows `=`" — for a
+    // required parameter as for an optional one.
+    #[test]
+    fn a_default_follows_the_equals_sign_for_required_parameters_too() {
+        let line = render(&SignatureSource {
+            name: "x.source",
+            input_schema: &json!({
+                "type": "object",
+                "properties": {
+                    "limit": {"type": "integer", "default": 50},
+                    "kind": {"type": "string", "default": "run"},
+                    "q": {"type": "string"},
+                    "after": {"type": "string", "default": null}
+                },
+                "required": ["limit", "q"]
+            }),
+            outputs: None,
+            effect: Some("read"),
+            scope: Some("app"),
+        });
+        assert_eq!(
+            line,
+            r#"x.source(limit: integer = 50, q: string, kind?: string = "run", after?: string = null)  [read, app]"#
         );
     }
 

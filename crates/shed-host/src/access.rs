@@ -14,6 +14,7 @@
 //! | deploy / draft        | sign in    | not your space      | viewer | yes    | yes   |
 //! | change access         | sign in    | not your space      | viewer | owner  | yes   |
 //! | invite to the space   | sign in    | owner only          | owner  | owner  | yes   |
+//! | remove a member       | sign in    | owner only          | owner  | owner  | yes   |
 //!
 //! A write always needs a person (it is recorded as theirs), so a signed-out
 //! caller is asked to sign in. A private app does not exist for somebody
@@ -22,7 +23,10 @@
 //! sentence whether it exists or not. Who may read an app is its space
 //! owner's choice: an editor's deploy keeps the app's access (asking for the
 //! one it has is no change), and an editor making a new app chooses its
-//! access, since it holds no data yet.
+//! access, since it holds no data yet. Only an owner takes a member out of a
+//! space (themselves too), and a space never loses its last owner, whoever
+//! asks ([`may_remove_member`]); whoever runs `shed` on the data folder
+//! stands as an owner of every space.
 //!
 //! An agent's job adds a second table, [`job_verdict`]: what the job lets
 //! its agent run, whatever the person's standing (which the first table
@@ -88,6 +92,8 @@ pub enum Act {
     SetAccess { changes: bool },
     /// Make a person a member of the space.
     Invite,
+    /// Take a member out of the space.
+    RemoveMember,
 }
 
 /// One cell of the table: allowed, or why not.
@@ -109,6 +115,8 @@ pub enum Verdict {
     OwnerSetsAccess,
     /// Somebody but an owner asked to invite.
     OwnerInvites,
+    /// Somebody but an owner asked to take a member out.
+    OwnerRemoves,
 }
 
 /// The table: what `standing` may do with `act` on an app of `access`.
@@ -132,6 +140,8 @@ pub fn verdict(access: Access, standing: Standing, act: Act) -> Verdict {
         (Act::Deploy | Act::SetAccess { .. }, Outsider) => Verdict::NotYourSpace,
         (Act::Invite, Member(Role::Owner)) => Verdict::Allow,
         (Act::Invite, _) => Verdict::OwnerInvites,
+        (Act::RemoveMember, Member(Role::Owner)) => Verdict::Allow,
+        (Act::RemoveMember, _) => Verdict::OwnerRemoves,
     }
 }
 
@@ -186,7 +196,47 @@ pub fn may(subject: Subject<'_>, standing: Standing, act: Act) -> Result<(), Hos
             "only an owner of {} invites people to it",
             crate::names::shown(space)
         ))),
+        Verdict::OwnerRemoves => Err(HostError::Refused(format!(
+            "only an owner of {} takes people out of it",
+            crate::names::shown(space)
+        ))),
     }
+}
+
+/// Where whoever runs `shed` on the data folder stands: an owner of every space.
+pub const OPERATOR: Standing = Standing::Member(Role::Owner);
+
+/// Whether a member of `role` is the last owner of a space whose members
+/// have `roles` (theirs among them).
+pub fn last_owner(role: Role, roles: &[Role]) -> bool {
+    role == Role::Owner && roles.iter().filter(|r| **r == Role::Owner).count() <= 1
+}
+
+/// The sentence refusing to take `handle` out of the spaces they are the
+/// last owner of.
+pub fn last_owner_stays(handle: &str, spaces: &str, example_space: &str) -> HostError {
+    HostError::Refused(format!(
+        "{handle} is the last owner of {spaces}, and a space keeps at least one — make another \
+         owner first (`shed member add {example_space} <handle> --role owner`)"
+    ))
+}
+
+/// Whether `standing` may take `handle`, who is `role` of `space`, out of
+/// it, when its members have `roles`: the table's [`Act::RemoveMember`],
+/// and never the last owner.
+pub fn may_remove_member(
+    space: &str,
+    standing: Standing,
+    handle: &str,
+    role: Role,
+    roles: &[Role],
+) -> Result<(), HostError> {
+    may(Subject::space(space), standing, Act::RemoveMember)?;
+    if last_owner(role, roles) {
+        let space = crate::names::shown(space);
+        return Err(last_owner_stays(handle, &space, &space));
+    }
+    Ok(())
 }
 
 /// Where an agent's job stands at a moment.
@@ -309,6 +359,13 @@ mod tests {
             "owner-invites",
             "ok",
         ];
+        const REMOVE: [&str; 5] = [
+            "sign-in",
+            "owner-removes",
+            "owner-removes",
+            "owner-removes",
+            "ok",
+        ];
         &[
             (Act::Read, Private, MEMBERS),
             (Act::Read, Public, ALL),
@@ -339,6 +396,9 @@ mod tests {
             (Act::Invite, Private, INVITE),
             (Act::Invite, Public, INVITE),
             (Act::Invite, Open, INVITE),
+            (Act::RemoveMember, Private, REMOVE),
+            (Act::RemoveMember, Public, REMOVE),
+            (Act::RemoveMember, Open, REMOVE),
         ]
     };
 
@@ -370,6 +430,10 @@ mod tests {
                 ),
             ),
             "owner-invites" => ("refused", "only an owner of jeff invites people to it".to_string()),
+            "owner-removes" => (
+                "refused",
+                "only an owner of jeff takes people out of it".to_string(),
+            ),
             other => panic!("no verdict {other}"),
         };
         Some(sentence)
@@ -405,7 +469,23 @@ mod tests {
             }
         }
         // Every act the rule book knows, on every access, for every standing.
-        assert_eq!(cells, 7 * 3 * 5);
+        assert_eq!(cells, 8 * 3 * 5);
+    }
+
+    #[test]
+    fn the_last_owner_stays_whoever_asks() {
+        use Role::{Editor, Owner, Viewer};
+        let last =
+            may_remove_member("jeff", OPERATOR, "jeff", Owner, &[Owner, Viewer]).unwrap_err();
+        assert_eq!(
+            last.to_string(),
+            "jeff is the last owner of jeff, and a space keeps at least one — make another \
+             owner first (`shed member add jeff <handle> --role owner`)"
+        );
+        assert!(may_remove_member("jeff", OPERATOR, "ada", Owner, &[Owner, Owner]).is_ok());
+        assert!(may_remove_member("jeff", OPERATOR, "ada", Viewer, &[Owner, Viewer]).is_ok());
+        let editor = Standing::Member(Editor);
+        assert!(may_remove_member("jeff", editor, "ada", Viewer, &[Owner, Viewer]).is_err());
     }
 
     #[test]

@@ -1,8 +1,11 @@
-//! Administration: people, spaces, members and bearer tokens — and turning a
+//! Administration: people, spaces and members — and turning a
 //! token or a handle into the [`Caller`] a door acts for. A token is shown
 //! once; only its sha256 is kept.
 
-use crate::secrets::{hash, secret};
+use crate::secrets::{hash, now};
+
+/// How often, at most, a token's "last used" is written, in seconds.
+const LAST_USED_EVERY: i64 = 60;
 
 use crate::access::SIGN_IN_HOW;
 use crate::names::{bad_slug, is_slug, shown};
@@ -26,10 +29,11 @@ impl Host {
         Ok(self.inner.store.add_person(handle, name).await?)
     }
 
-    async fn person(&self, handle: &str) -> Result<Person, HostError> {
+    /// The person with this handle, unless they were removed.
+    pub(crate) async fn person(&self, handle: &str) -> Result<Person, HostError> {
         self.inner
             .store
-            .person(handle)
+            .present_person(handle)
             .await?
             .ok_or_else(|| no_person(handle))
     }
@@ -60,43 +64,39 @@ impl Host {
             .await?)
     }
 
-    /// A new bearer token for the person: `shed_` and 32 hex digits (128
-    /// random bits), shown once; only its sha256 is kept.
-    pub async fn create_token(&self, handle: &str) -> Result<String, HostError> {
-        let person = self.person(handle).await?;
-        let token = format!("shed_{}", secret());
-        self.inner
-            .store
-            .add_token(&person.eid, &hash(&token))
-            .await?;
-        Ok(token)
-    }
-
-    /// The person a bearer token stands for.
+    /// The person a bearer token stands for: one indexed read of its hash
+    /// per call (the sha256 of a 128-bit secret is the key, so finding it
+    /// tells a guesser nothing a constant-time compare would hide), so a
+    /// revoked or expired token is refused at its very next request. When it
+    /// was last used is written at most once a [`LAST_USED_EVERY`], after
+    /// the answer, off the call's path.
     pub async fn caller_for_token(&self, token: &str) -> Result<Caller, HostError> {
-        let unknown = || {
-            HostError::SignIn(format!(
-                "sign in first — that token is not one this host knows; {SIGN_IN_HOW}"
-            ))
-        };
-        let hash = hash(token.trim());
-        if let Some((id, person)) = self.inner.signed_in.recall(&hash) {
-            return Ok(Caller::Person {
-                person,
-                token: Some(id),
-            });
-        }
-        let (id, eid) = self.inner.store.token(&hash).await?.ok_or_else(unknown)?;
-        let person = self
+        let at = now();
+        let live = self
             .inner
             .store
-            .person_by_eid(&eid)
+            .live_token(&hash(token.trim()), at)
             .await?
-            .ok_or_else(unknown)?;
-        self.inner.signed_in.remember(hash, id, person.clone());
+            .filter(|live| live.resource.as_ref().is_none_or(|r| *r == self.mcp_resource()))
+            .ok_or_else(|| {
+                HostError::SignIn(format!(
+                    "sign in first — that token is not one this host knows, or it was revoked, has expired or is for another resource; {SIGN_IN_HOW}"
+                ))
+            })?;
+        if live
+            .last_used_at
+            .is_none_or(|used| at - used >= LAST_USED_EVERY)
+        {
+            let store = self.inner.store.clone();
+            tokio::spawn(async move {
+                if let Err(error) = store.token_used(live.id, at).await {
+                    tracing::warn!(%error, "could not record when a token was used");
+                }
+            });
+        }
         Ok(Caller::Person {
-            person,
-            token: Some(id),
+            person: live.person,
+            token: Some(live.id),
         })
     }
 

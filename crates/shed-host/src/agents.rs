@@ -3,7 +3,8 @@
 //!
 //! - [`Job`]s: an agent's run for a person, with the globs of its scope
 //!   (`scope`, checked when the job is made); the agent acts as
-//!   [`Caller::Agent`](crate::Caller), `agent:<job>`.
+//!   [`Caller::Agent`](crate::Caller), `agent:<job name>`; the job's secret
+//!   is kept only as a hash.
 //! - A job's two calls, which the broker serves: its listing
 //!   ([`Host::job_commands`]) and one run ([`Host::job_run`], a typed
 //!   [`JobOutcome`]). Every job decision is made there: the job runs, its
@@ -30,7 +31,7 @@ pub use crate::access::JobState;
 pub use command::{AgentCall, CommandRow, Effect, Origin};
 pub(crate) use job_calls::JobScopes;
 pub use job_calls::{JobOutcome, JobRefusal, RunCall};
-pub use jobs::{Job, now_millis};
+pub use jobs::{Job, MadeJob, now_millis};
 pub use label::{Integrity, Label};
 pub use run::AgentAnswer;
 pub use scope::{BadGlob, JobScope};

@@ -164,21 +164,11 @@ pub struct CommandList {
 }
 
 impl CommandList {
-    /// How many commands it lists.
-    pub fn len(&self) -> usize {
-        self.apps.iter().map(|app| app.rows.len()).sum()
-    }
-
-    /// Whether it lists none.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// `{"commands": [row, …]}`: the rows copied once into one array sized
     /// at once — the answer's whole cost, since a door hands its wire an
     /// owned JSON value.
     pub(crate) fn into_json(self) -> Value {
-        let mut rows = Vec::with_capacity(self.len());
+        let mut rows = Vec::with_capacity(self.apps.iter().map(|app| app.rows.len()).sum());
         for app in &self.apps {
             rows.extend(app.rows.iter().cloned());
         }

@@ -13,7 +13,8 @@ pub enum Caller {
     Nobody,
     /// A person, with the id of the bearer token used (None for `shed mcp --as`).
     Person { person: Person, token: Option<i64> },
-    /// An agent acting for the person, as `agent:<job>`.
+    /// An agent acting for the person, as `agent:<job>`: the job's public
+    /// name (`job-3`), never its secret.
     Agent { person: Person, job: String },
 }
 

@@ -23,14 +23,17 @@ mod error;
 mod files;
 mod graph;
 mod listing;
+mod measure;
 mod names;
+pub mod oauth;
+pub mod prompts;
 mod reach;
 mod registry;
 mod run;
 mod secrets;
 pub mod sessions;
-mod signed_in;
 mod spaces;
+pub mod take_back;
 mod texts;
 pub mod view_keys;
 mod views;
@@ -48,10 +51,15 @@ pub use answer::{Answer, Data};
 pub use caller::{Access, Caller, NotARole, NotAnAccess, Person, Role};
 pub use error::HostError;
 
+/// The database's file in a data folder: everything shed serves — people,
+/// spaces, apps with every file of their deploys, their data, tokens, jobs —
+/// is in it.
+pub const DATABASE_FILE: &str = "shed.db";
+
 /// Where the host keeps its data and where it is seen on the web.
 #[derive(Clone, Debug)]
 pub struct HostConfig {
-    /// The data directory; the database is `<data_dir>/shed.db`.
+    /// The data directory; the database is `<data_dir>/shed.db` ([`DATABASE_FILE`]).
     pub data_dir: PathBuf,
     /// The address the platform answers at, e.g. `http://localhost:7700`.
     pub public_url: String,
@@ -94,8 +102,9 @@ struct Inner {
     store: Store,
     url: address::PublicUrl,
     registry: registry::Registry,
-    signed_in: signed_in::SignedIn,
     deploys: tokio::sync::broadcast::Sender<String>,
+    /// A tick when somebody joined a space (see `watch`).
+    memberships: tokio::sync::broadcast::Sender<()>,
     /// The deploy counter when the host opened: the watcher reports what follows.
     opened_at_deploy: i64,
     watcher: OnceLock<()>,
@@ -127,22 +136,35 @@ impl Host {
         );
         let store = match &config.database {
             Some(url) => Store::connect(url).await?,
-            None => Store::open(&config.data_dir.join("shed.db")).await?,
+            None => Store::open(&config.data_dir.join(DATABASE_FILE)).await?,
         };
         let opened_at_deploy = store.deploy_counter().await?;
         let (deploys, _) = tokio::sync::broadcast::channel(256);
+        let (memberships, _) = tokio::sync::broadcast::channel(16);
         Ok(Host {
             inner: Arc::new(Inner {
                 store,
                 url,
                 registry: registry::Registry::default(),
-                signed_in: signed_in::SignedIn::default(),
                 deploys,
+                memberships,
                 opened_at_deploy,
                 watcher: OnceLock::new(),
                 job_scopes: agents::JobScopes::default(),
             }),
         })
+    }
+
+    /// Whether the host can serve: its database is in place, answers, and
+    /// has every migration applied; else the sentence saying what is wrong.
+    pub async fn ready(&self) -> Result<(), shed_store::NotReady> {
+        self.inner.store.ready().await
+    }
+
+    /// Commits every write already made and closes the database for writes
+    /// (see [`Store::close`]); for a server that is stopping.
+    pub async fn close(&self) -> Result<(), HostError> {
+        Ok(self.inner.store.close().await?)
     }
 
     /// The address the platform answers at, e.g. `http://localhost:7700`.

@@ -136,6 +136,11 @@ impl Snapshot {
     pub(crate) fn app(&self, name: &str) -> Option<&Arc<LiveApp>> {
         self.by_name.get(name).and_then(|&i| self.apps.get(i))
     }
+
+    /// The apps of one space, in the order they were made.
+    pub(crate) fn apps_in(&self, space: &str) -> Vec<&Arc<LiveApp>> {
+        self.apps.iter().filter(|app| app.space == space).collect()
+    }
 }
 
 /// The cache and the lock that keeps two callers from rebuilding it at once.

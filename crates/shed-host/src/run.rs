@@ -27,26 +27,29 @@ impl Host {
     ) -> Result<Answer<Acted>, HostError> {
         let (reach, snapshot) = self.reach_and_snapshot(caller).await?;
         let app = find(&reach, &snapshot, name, app)?;
-        let Some(command) = app.manifest.command(name) else {
-            return Err(HostError::Internal(format!(
-                "{} lost its command {name}",
-                app.name
-            )));
-        };
-        let standing = reach.standing(&app.space);
-        let acted = self
-            .act_on_app(
-                caller,
-                &app,
-                standing,
-                AppAct::Command { command, args },
-                None,
-            )
-            .await?;
-        Ok(Answer {
-            text: acted.sentence(&app.name, Some(&command.name)),
-            data: acted,
+        crate::measure::command_run(&app.name, name, async {
+            let Some(command) = app.manifest.command(name) else {
+                return Err(HostError::Internal(format!(
+                    "{} lost its command {name}",
+                    app.name
+                )));
+            };
+            let standing = reach.standing(&app.space);
+            let acted = self
+                .act_on_app(
+                    caller,
+                    &app,
+                    standing,
+                    AppAct::Command { command, args },
+                    None,
+                )
+                .await?;
+            Ok(Answer {
+                text: acted.sentence(&app.name, Some(&command.name)),
+                data: acted,
+            })
         })
+        .await
     }
 }
 

@@ -1,19 +1,18 @@
 //! The platform's secrets — tokens, sign-in links, hops, sessions, view
-//! keys — are 128 random bits from the thread's CSPRNG, shown once; only
+//! keys, jobs — are 128 random bits from the thread's CSPRNG, shown once; only
 //! their sha256 is kept, so the database never holds one a reader could use.
 
 use std::time::{SystemTime, UNIX_EPOCH};
-
-use sha2::{Digest, Sha256};
 
 /// A fresh secret: 32 hex digits.
 pub(crate) fn secret() -> String {
     format!("{:032x}", rand::random::<u128>())
 }
 
-/// What is kept of a secret: its sha256, in hex.
+/// What is kept of a secret: its sha256, in hex (the store's
+/// [`shed_store::secret_hash`], which its migrations use too).
 pub(crate) fn hash(secret: &str) -> String {
-    hex::encode(Sha256::digest(secret.as_bytes()))
+    shed_store::secret_hash(secret)
 }
 
 /// Now, in Unix seconds: the clock secrets expire by.

@@ -2,6 +2,7 @@
 //! (title, access, address, version).
 
 use crate::answer::{Answer, SpaceApp, SpaceEntry, SpaceList};
+use crate::texts::NO_APPS_YET;
 use crate::{Caller, Host, HostError};
 
 impl Host {
@@ -20,14 +21,10 @@ impl Host {
         let mut parts = Vec::new();
         let mut spaces = Vec::new();
         for (space, role) in &reach.roles {
-            let apps: Vec<_> = snapshot
-                .apps
-                .iter()
-                .filter(|app| &app.space == space)
-                .collect();
+            let apps = snapshot.apps_in(space);
             let mut lines = vec![format!("## {space} — you are {}", role.with_article())];
             if apps.is_empty() {
-                lines.push("no apps yet — app_deploy makes one".to_string());
+                lines.push(NO_APPS_YET.to_string());
             }
             for app in &apps {
                 lines.push(format!(

@@ -3,6 +3,9 @@
 
 use shed_store::Applied;
 
+/// What a space with no app says, in `spaces` and the tour.
+pub(crate) const NO_APPS_YET: &str = "no apps yet — app_deploy makes one";
+
 /// How many names a sentence lists before it says "and N more".
 const LISTED: usize = 12;
 

@@ -1,7 +1,9 @@
 //! Deploys made by any process on this data directory, as a stream of app
-//! names: a task polls the deploy counter every half second (one indexed row)
-//! and sends `space/slug` for each deploy it finds. It starts with the first
-//! subscriber and stops when the host is dropped.
+//! names, and new memberships, as a stream of ticks: a task polls the deploy
+//! counter and the count of memberships every half second (one read) and
+//! sends `space/slug` for each deploy it finds, and a tick when a person
+//! joined a space. It starts with the first subscriber and stops when the
+//! host is dropped.
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -18,6 +20,20 @@ impl Host {
     /// process or any other on the same data directory.
     pub fn deploys(&self) -> broadcast::Receiver<String> {
         let receiver = self.inner.deploys.subscribe();
+        self.watch();
+        receiver
+    }
+
+    /// A receiver of a tick each time somebody joined a space, by this
+    /// process or any other: a caller's reach may have grown.
+    pub fn memberships(&self) -> broadcast::Receiver<()> {
+        let receiver = self.inner.memberships.subscribe();
+        self.watch();
+        receiver
+    }
+
+    /// Starts the watching task once.
+    fn watch(&self) {
         self.inner.watcher.get_or_init(|| {
             let weak = Arc::downgrade(&self.inner);
             let after = self.inner.opened_at_deploy;
@@ -28,23 +44,28 @@ impl Host {
                 Err(_) => tracing::warn!("no async runtime: deploys will not be watched"),
             }
         });
-        receiver
     }
 }
 
 async fn watch(host: Weak<Inner>, mut after: i64) {
     let mut tick = tokio::time::interval(POLL);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // The memberships counted at the first poll are the ones before watching.
+    let mut members = None;
     loop {
         tick.tick().await;
         let Some(inner) = host.upgrade() else { return };
-        match inner.store.deploys_since(after).await {
-            Ok(deploys) => {
+        match inner.store.deploys_since_and_member_count(after).await {
+            Ok((deploys, count)) => {
                 for (id, app) in deploys {
                     after = id;
                     // No receiver is fine: nobody is listening right now.
                     let _ = inner.deploys.send(app);
                 }
+                if members.is_some_and(|before| before != count) {
+                    let _ = inner.memberships.send(());
+                }
+                members = Some(count);
             }
             Err(e) => tracing::warn!(error = %e, "could not read the deploy counter"),
         }

@@ -1,6 +1,7 @@
 //! The MCP server handler: who is calling, one host method per tool call,
-//! the views as resources, and the two list-changed notifications. It holds
-//! no access rule — every answer and refusal is the host's.
+//! the views as resources, the prompts and their completions, and the
+//! list-changed notifications. It holds no access rule — every answer and
+//! refusal is the host's.
 
 use std::{
     collections::HashMap,
@@ -10,9 +11,10 @@ use std::{
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, Extensions, Implementation, ListResourcesResult,
-        ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-        ServerCapabilities, ServerConfig, SubscriptionFilter,
+        CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, Extensions,
+        GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+        ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+        ReadResourceResponse, Reference, ServerCapabilities, ServerConfig, SubscriptionFilter,
     },
     service::{NotificationContext, RequestContext, SubscriptionContext},
 };
@@ -22,9 +24,11 @@ use shed_host::{Answer, Caller, Host, HostError};
 use crate::{
     answers::{answered, refused, unreadable, with_line},
     args::{ArgumentError, ToolCall},
+    measured::{Timed, tool_label},
+    prompts,
     tools::{TOOLS_CHANGED_LINE, fingerprint, tools},
     views,
-    watch::{Notifier, watch_views},
+    watch::{Notifier, watch_reach},
 };
 
 /// What the server tells a client about itself on connecting.
@@ -191,6 +195,17 @@ fn protocol_error(error: HostError) -> ErrorData {
     }
 }
 
+/// A host refusal of a prompt: an unknown prompt or argument is the
+/// caller's mistake (invalid params, as MCP asks), the rest as elsewhere.
+fn prompt_error(error: HostError) -> ErrorData {
+    match error {
+        HostError::NotFound(sentence) | HostError::BadInput(sentence) => {
+            ErrorData::invalid_params(sentence, None)
+        }
+        other => protocol_error(other),
+    }
+}
+
 impl ServerHandler for Door {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
@@ -199,17 +214,27 @@ impl ServerHandler for Door {
                 .enable_tool_list_changed()
                 .enable_resources()
                 .enable_resources_list_changed()
+                .enable_prompts()
+                .enable_prompts_list_changed()
+                .enable_completions()
                 .build(),
         )
         .with_server_info(Implementation::new("shed", env!("CARGO_PKG_VERSION")))
         .with_instructions(INSTRUCTIONS)
     }
 
+    #[tracing::instrument(
+        level = "debug",
+        name = "mcp call",
+        skip_all,
+        fields(method = "tools/list")
+    )]
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        let _timed = Timed::method("tools/list");
         if let Ok(caller) = self.caller(&context.extensions).await
             && let Some(key) = ListedTools::key(&caller)
         {
@@ -221,11 +246,13 @@ impl ServerHandler for Door {
         Ok(ListToolsResult::with_all_items(tools()))
     }
 
+    #[tracing::instrument(level = "debug", name = "mcp call", skip_all, fields(method = "tools/call", tool = tool_label(&request.name)))]
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let _timed = Timed::tool(&request.name);
         let caller = match self.caller(&context.extensions).await {
             Ok(caller) => caller,
             Err(error) => return Ok(refused(&error).into()),
@@ -250,11 +277,18 @@ impl ServerHandler for Door {
         Ok(result.into())
     }
 
+    #[tracing::instrument(
+        level = "debug",
+        name = "mcp call",
+        skip_all,
+        fields(method = "resources/list")
+    )]
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        let _timed = Timed::method("resources/list");
         let caller = self
             .caller(&context.extensions)
             .await
@@ -265,11 +299,18 @@ impl ServerHandler for Door {
         ))
     }
 
+    #[tracing::instrument(
+        level = "debug",
+        name = "mcp call",
+        skip_all,
+        fields(method = "resources/read")
+    )]
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        let _timed = Timed::method("resources/read");
         let caller = self
             .caller(&context.extensions)
             .await
@@ -282,13 +323,91 @@ impl ServerHandler for Door {
         Ok(views::read(page).into())
     }
 
+    #[tracing::instrument(
+        level = "debug",
+        name = "mcp call",
+        skip_all,
+        fields(method = "prompts/list")
+    )]
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let _timed = Timed::method("prompts/list");
+        let caller = self
+            .caller(&context.extensions)
+            .await
+            .map_err(protocol_error)?;
+        let entries = self.host.prompts(&caller).await.map_err(protocol_error)?;
+        Ok(ListPromptsResult::with_all_items(
+            entries.into_iter().map(prompts::listed).collect(),
+        ))
+    }
+
+    #[tracing::instrument(
+        level = "debug",
+        name = "mcp call",
+        skip_all,
+        fields(method = "prompts/get")
+    )]
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let _timed = Timed::method("prompts/get");
+        let caller = self
+            .caller(&context.extensions)
+            .await
+            .map_err(protocol_error)?;
+        let arguments = prompts::arguments(request.arguments);
+        let prompt = self
+            .host
+            .prompt(&caller, &request.name, &arguments)
+            .await
+            .map_err(prompt_error)?;
+        Ok(prompts::filled(prompt).into())
+    }
+
+    #[tracing::instrument(
+        level = "debug",
+        name = "mcp call",
+        skip_all,
+        fields(method = "completion/complete")
+    )]
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let _timed = Timed::method("completion/complete");
+        let Reference::Prompt(prompt) = &request.r#ref else {
+            return Err(ErrorData::invalid_params(
+                "shed completes the arguments of prompts only — it has no resource templates",
+                None,
+            ));
+        };
+        let caller = self
+            .caller(&context.extensions)
+            .await
+            .map_err(protocol_error)?;
+        let argument = &request.argument;
+        let completions = self
+            .host
+            .complete_prompt_argument(&caller, &prompt.name, &argument.name, &argument.value)
+            .await
+            .map_err(prompt_error)?;
+        Ok(prompts::completed(completions))
+    }
+
     /// A session that began with `initialize` is watched for deploys that
-    /// change the views it reaches, for as long as it lives.
+    /// change the views and prompts it reaches, for as long as it lives.
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         let Ok(caller) = self.caller(&context.extensions).await else {
             return;
         };
-        tokio::spawn(watch_views(
+        tokio::spawn(watch_reach(
             self.host.clone(),
             caller,
             Notifier::Session(context.peer),
@@ -296,7 +415,7 @@ impl ServerHandler for Door {
     }
 
     /// The sessionless protocol asks for change notifications with
-    /// `subscriptions/listen`: resources and tools.
+    /// `subscriptions/listen`: resources, prompts and tools.
     fn accepted_subscription_filter(
         &self,
         requested: &SubscriptionFilter,
@@ -316,7 +435,7 @@ impl ServerHandler for Door {
         }
         let sink = context.sink().clone();
         tokio::select! {
-            () = watch_views(self.host.clone(), caller, Notifier::Subscription(sink)) => {}
+            () = watch_reach(self.host.clone(), caller, Notifier::Subscription(sink)) => {}
             () = context.cancelled() => {}
         }
         Ok(())

@@ -1,7 +1,9 @@
 //! shed's MCP door, through the official rmcp SDK: the fixed tool list
 //! (`commands`, `command`, `graph_query`, `graph_apply`, `app_files`,
-//! `app_deploy`, `spaces`), the apps' views as `ui://` resources, and the
-//! `tools/list_changed` and `resources/list_changed` notifications — over
+//! `app_deploy`, `spaces`), the apps' views as `ui://` resources, a prompt
+//! per app in reach and a tour of the caller's spaces (with completions of
+//! their arguments), and the `tools/list_changed`, `resources/list_changed`
+//! and `prompts/list_changed` notifications — over
 //! Streamable HTTP at `/mcp` (bearer token) and over stdio (one person).
 //!
 //! Every tool call is one call of a [`shed_host::Host`] method; the door
@@ -11,6 +13,8 @@ mod answers;
 mod args;
 mod door;
 mod http;
+mod measured;
+mod prompts;
 mod sessions;
 mod stdio;
 mod tools;

@@ -130,6 +130,9 @@ struct Ledger {
     deadlines: HashMap<SessionId, Instant>,
 }
 
+/// The gauge of sessions open (and places reserved for sessions opening).
+const OPEN_SESSIONS: &str = "shed_mcp_sessions_open";
+
 impl Ledger {
     /// Takes a place for `owner`, or says which cap it would pass.
     fn take(&mut self, owner: &Owner) -> Result<(), SessionRefusal> {
@@ -152,6 +155,7 @@ impl Ledger {
         if signed_out {
             self.signed_out += 1;
         }
+        metrics::gauge!(OPEN_SESSIONS).set(self.total as f64);
         Ok(())
     }
 
@@ -166,6 +170,7 @@ impl Ledger {
             if matches!(owner, Owner::Address(_)) {
                 self.signed_out -= 1;
             }
+            metrics::gauge!(OPEN_SESSIONS).set(self.total as f64);
         }
     }
 }

@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, params};
 use serde_json::{Value, json};
-use shed_store::{Actor, ColumnType, Store, Vocabulary};
+mod support;
+
+use shed_store::Store;
 
 /// The allocator the `shed` binary runs the store with; the baseline, in the
 /// same process, allocates with it too.
@@ -173,28 +175,10 @@ fn main() {
     let store = runtime
         .block_on(Store::open(&dir.path().join("shed.db")))
         .unwrap();
-    let (actor, store) = runtime.block_on(async {
-        let ada = store.add_person("ada", "Ada").await.unwrap();
-        let vocab = Vocabulary {
-            components: vec![(
-                "jog".into(),
-                vec![
-                    ("who".into(), ColumnType::Text),
-                    ("miles".into(), ColumnType::Number),
-                    ("at".into(), ColumnType::Time),
-                ],
-            )],
-        };
-        store.declare("bench/runs", &vocab).await.unwrap();
-        store.declare("bench/single", &vocab).await.unwrap();
-        (
-            Actor {
-                person: ada.eid,
-                via: None,
-            },
-            store,
-        )
-    });
+    let actor = runtime.block_on(support::ada_writing(
+        &store,
+        &["bench/runs", "bench/single"],
+    ));
     let bodies: Vec<Value> = data
         .chunks(BATCH)
         .map(|chunk| {

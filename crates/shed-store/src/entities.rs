@@ -15,6 +15,7 @@ interface! {
         /// Applies one bundle or a list of them, all or nothing (DESIGN's "Apply
         /// (the wire)"). `expect: Some(n)` refuses with [`StoreError::Conflict`]
         /// unless the app data version is `n` before the write.
+        #[tracing::instrument(level = "debug", name = "store apply", skip_all, fields(app = app))]
         async fn apply(
             &self,
             app: &str,

@@ -1,5 +1,6 @@
-//! The one error type of the store: a refusal sentence, a missing thing, a
-//! conflict, or a failure of the store itself.
+//! The error type of the store's calls — a refusal sentence, a missing
+//! thing, a conflict, or a failure of the store itself — and the answer of
+//! its readiness check.
 
 /// What went wrong, as a sentence a person can act on.
 #[derive(thiserror::Error, Debug, Clone, PartialEq, Eq)]
@@ -41,7 +42,26 @@ impl From<tokio_postgres::Error> for StoreError {
 }
 
 impl From<deadpool_postgres::PoolError> for StoreError {
+    /// A closed pool is a store that was closed ([`crate::Store::close`]).
     fn from(e: deadpool_postgres::PoolError) -> StoreError {
-        StoreError::Internal(format!("no connection to the database: {e}"))
+        match e {
+            deadpool_postgres::PoolError::Closed => crate::closed(),
+            e => StoreError::Internal(format!("no connection to the database: {e}")),
+        }
+    }
+}
+
+/// Why the store cannot serve now (`Store::ready`): the sentence to show.
+#[derive(thiserror::Error, Debug, Clone, PartialEq, Eq)]
+#[error("{0}")]
+pub struct NotReady(pub String);
+
+impl NotReady {
+    /// A database not yet at the schema version this program needs, on
+    /// every backend.
+    pub(crate) fn behind(done: i64, needed: usize) -> NotReady {
+        NotReady(format!(
+            "the database is at schema version {done}, and this shed needs {needed} — restart shed to apply its migrations"
+        ))
     }
 }

@@ -2,7 +2,7 @@
 //! interfaces a backend implements: the entity–component engine
 //! (`entities.rs`: entities, components, the filter line, apply, query,
 //! history, edges) and the platform's own records (`records.rs`: people,
-//! spaces, apps, deploys, tokens, sign-ins, jobs, view keys).
+//! spaces, apps, deploys, tokens, sign-ins, jobs, OAuth, view keys).
 //!
 //! The public API speaks only JSON and this crate's own types — never a
 //! database type — and [`Store`] is the one door: it holds a [`Backend`]
@@ -51,12 +51,15 @@ pub mod filter;
 mod jobs;
 mod model;
 mod names;
+pub mod oauth;
 pub mod platform;
 mod postgres;
 mod private;
 mod query;
 mod records;
+pub mod revocable;
 mod schema;
+mod secret;
 mod sqlite;
 mod values;
 mod view_keys;
@@ -66,10 +69,13 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use error::StoreError;
-pub use jobs::JobRecord;
+pub use error::{NotReady, StoreError};
+pub use jobs::{JobRecord, JobTerms};
 pub use model::{Actor, Applied, ColumnType, HistoryEntry, Listing, Person, Vocabulary};
+pub use postgres::backup_on_server;
 pub use private::{PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE, warn_if_open};
+pub use secret::secret_hash;
+pub use sqlite::backup::{BackupProgress, Copied, backup, restore};
 pub use view_keys::ViewKey;
 
 /// The longest a read runs before it is stopped and answered with a
@@ -83,6 +89,14 @@ pub(crate) fn too_long() -> StoreError {
         "this query took longer than {} s and was stopped — narrow it: compare a column (= < >) rather than search with ~, or search a shorter piece of text",
         READ_DEADLINE.as_secs()
     ))
+}
+
+/// The sentence of a write made after the store was closed, on every backend.
+pub(crate) fn closed() -> StoreError {
+    StoreError::Internal(
+        "shed is stopping and takes no more writes — nothing was written; try again once it is back"
+            .into(),
+    )
 }
 
 /// The store: cheap to clone, shared by every task of the process.
@@ -136,6 +150,30 @@ impl Store {
         match &*self.backend {
             Backend::Sqlite(db) => db.forget_schema(app),
             Backend::Postgres(db) => db.forget_schema(app),
+        }
+    }
+
+    /// Whether the store can serve: the database answers, every migration
+    /// is applied, and (on SQLite) the file in its place is the one open;
+    /// else the sentence saying what is wrong.
+    pub async fn ready(&self) -> Result<(), NotReady> {
+        match &*self.backend {
+            Backend::Sqlite(db) => db.ready(),
+            Backend::Postgres(db) => db.ready().await,
+        }
+    }
+
+    /// Takes no more writes, commits every write already queued and lets go
+    /// of the database (SQLite: copies the WAL into the file and closes the
+    /// writer's connection; PostgreSQL: closes the pool); a write after
+    /// this is refused with a sentence.
+    pub async fn close(&self) -> Result<(), StoreError> {
+        match &*self.backend {
+            Backend::Sqlite(db) => db.close().await,
+            Backend::Postgres(db) => {
+                db.close();
+                Ok(())
+            }
         }
     }
 

@@ -1,13 +1,17 @@
 //! The platform's own records, behind interfaces each backend implements:
 //! people ([`People`]); spaces, members, apps, deploys and their files,
-//! drafts, tokens and listed tools ([`Platform`]); sign-ins ([`SignIns`]);
-//! jobs ([`Jobs`]); view keys ([`ViewKeys`]). Each declaration makes the trait a backend
-//! implements and the [`Store`](crate::Store) method that calls it.
+//! drafts and listed tools ([`Platform`]); sign-ins ([`SignIns`]); jobs
+//! ([`Jobs`]); tokens, and taking access back ([`Revocable`]); OAuth
+//! clients, codes and grants ([`OAuth`]); view keys ([`ViewKeys`]). Each
+//! declaration makes the trait a backend implements and the
+//! [`Store`](crate::Store) method that calls it.
 
 use std::collections::BTreeMap;
 
+use crate::oauth::{ClientRecord, CodeRecord, NewCode, Redeemed, Refreshed};
 use crate::platform::{AppRecord, Membership, NewDeploy};
-use crate::{JobRecord, Person, StoreError, ViewKey};
+use crate::revocable::{LiveToken, MemberRecord, NewToken, Removed, SpaceRecord, TokenRecord};
+use crate::{JobRecord, JobTerms, Person, StoreError, ViewKey};
 
 interface! {
     /// The platform's persons, by handle and by eid.
@@ -23,8 +27,8 @@ interface! {
 
 interface! {
     /// Spaces and their members, apps and their deploys (a deploy's files
-    /// kept in the database), drafts, bearer tokens (their sha256 only) and
-    /// the tool-list fingerprint a caller last listed under.
+    /// kept in the database), drafts, and the tool-list fingerprint a
+    /// caller last listed under.
     trait Platform {
         /// Makes a space with its owner; refuses a slug that is taken.
         async fn add_space(&self, slug: &str, owner_eid: &str) -> Result<(), StoreError>;
@@ -94,10 +98,13 @@ interface! {
         async fn deploy_counter(&self) -> Result<i64, StoreError>;
         /// The deploys after the one with id `after`: (id, `space/slug`), in order.
         async fn deploys_since(&self, after: i64) -> Result<Vec<(i64, String)>, StoreError>;
-        /// Keeps a bearer token's hash for a person; answers the token's id.
-        async fn add_token(&self, person_eid: &str, hash: &str) -> Result<i64, StoreError>;
-        /// The token with this hash: (its id, its person's eid).
-        async fn token(&self, hash: &str) -> Result<Option<(i64, String)>, StoreError>;
+        /// [`Store::deploys_since`](crate::Store::deploys_since), and how
+        /// many memberships there are, in one read: a change of the count is
+        /// a change of somebody's reach.
+        async fn deploys_since_and_member_count(
+            &self,
+            after: i64,
+        ) -> Result<(Vec<(i64, String)>, i64), StoreError>;
         /// The tool-list fingerprint a caller (a key the host chooses) last listed under.
         async fn listed_tools(&self, caller: &str) -> Result<Option<String>, StoreError>;
         /// Remembers the tool-list fingerprint a caller listed under.
@@ -196,17 +203,104 @@ interface! {
 }
 
 interface! {
-    /// The agents' runs the broker holds.
+    /// The agents' runs the broker holds, each kept with its secret's hash
+    /// and answered with its public name (`src/jobs.rs`).
     trait Jobs {
-        /// Keeps a new job; its person must exist.
-        async fn add_job(&self, job: JobRecord) -> Result<(), StoreError>;
-        /// The job with this id, if there is one.
-        async fn job(&self, id: &str) -> Result<Option<JobRecord>, StoreError>;
-        /// Ends the job at `at` (Unix milliseconds) unless it has ended already;
-        /// answers the job as it now stands, or `None` when there is no such job.
-        async fn end_job(&self, id: &str, at: i64) -> Result<Option<JobRecord>, StoreError>;
+        /// Keeps a new job (its person must exist) with its secret's hash
+        /// ([`crate::secret_hash`]; the secret itself is never kept), and
+        /// answers it with its name.
+        async fn add_job(&self, secret_hash: String, job: JobTerms) -> Result<JobRecord, StoreError>;
+        /// The job whose secret has this hash, if there is one.
+        async fn job_by_secret_hash(&self, hash: &str) -> Result<Option<JobRecord>, StoreError>;
+        /// The job with this public name, if there is one.
+        async fn job_named(&self, name: &str) -> Result<Option<JobRecord>, StoreError>;
+        /// Ends the job named `name` at `at` (Unix milliseconds) unless it has
+        /// ended already; answers the job as it now stands, or `None` when there
+        /// is no such job.
+        async fn end_job(&self, name: &str, at: i64) -> Result<Option<JobRecord>, StoreError>;
         /// Every job, oldest first.
         async fn jobs(&self) -> Result<Vec<JobRecord>, StoreError>;
+    }
+}
+
+interface! {
+    /// What can be taken back (`src/revocable.rs`): bearer tokens (named,
+    /// expiring, revoked), a person's place in a space, a person's place
+    /// on the platform; and the lists an administrator reads them from.
+    trait Revocable {
+        /// Keeps a bearer token's hash; answers the token's id.
+        async fn add_token(&self, token: NewToken) -> Result<i64, StoreError>;
+        /// The token with this hash, if it is neither revoked nor expired at
+        /// `now` (Unix seconds), with its person: one indexed read.
+        async fn live_token(&self, hash: &str, now: i64) -> Result<Option<LiveToken>, StoreError>;
+        /// Records that the token was used at `now` (Unix seconds).
+        async fn token_used(&self, id: i64, now: i64) -> Result<(), StoreError>;
+        /// The live tokens, of one person (eid) or of everyone, oldest first.
+        async fn tokens(
+            &self,
+            person: Option<&str>,
+            now: i64,
+        ) -> Result<Vec<TokenRecord>, StoreError>;
+        /// Revokes the token `id` at `now`: whether it was live.
+        async fn revoke_token(&self, id: i64, now: i64) -> Result<bool, StoreError>;
+        /// The person with this handle, unless they were removed.
+        async fn present_person(&self, handle: &str) -> Result<Option<Person>, StoreError>;
+        /// Everyone not removed, by handle.
+        async fn people(&self) -> Result<Vec<Person>, StoreError>;
+        /// Every space, by slug, with how many members and apps it has.
+        async fn spaces(&self) -> Result<Vec<SpaceRecord>, StoreError>;
+        /// The members of a space, owners first (`None`: no such space).
+        async fn members(&self, space: &str) -> Result<Option<Vec<MemberRecord>>, StoreError>;
+        /// Takes the person (eid) out of the space: whether they were in it.
+        async fn remove_member(&self, space: &str, person: &str) -> Result<bool, StoreError>;
+        /// Removes the person (eid) at `now` (Unix seconds): their tokens are
+        /// revoked, their OAuth grants ended, their memberships, sessions and
+        /// sign-in links gone, their jobs ended; their row stays, for what
+        /// they wrote.
+        async fn remove_person(&self, person: &str, now: i64) -> Result<Removed, StoreError>;
+    }
+}
+
+interface! {
+    /// The platform's OAuth 2.1 authorization server's records
+    /// (`src/oauth.rs`): clients, codes, grants and their refresh tokens.
+    trait OAuth {
+        /// Registers (or, for a metadata document read again, updates) a client.
+        async fn register_client(&self, client: ClientRecord, now: i64) -> Result<(), StoreError>;
+        /// The client with this `client_id`, if registered.
+        async fn oauth_client(&self, id: &str) -> Result<Option<ClientRecord>, StoreError>;
+        /// Keeps a code until it is redeemed or expires.
+        async fn add_code(&self, code: NewCode) -> Result<(), StoreError>;
+        /// Spends the code with this hash at `now`: a code answers once; a code
+        /// presented again revokes the grant it opened and its tokens.
+        async fn redeem_code(&self, hash: &str, now: i64) -> Result<Redeemed, StoreError>;
+        /// Opens the grant a redeemed code stands for, with its first access
+        /// token and the hash of its first refresh token: the grant's id.
+        async fn open_grant(
+            &self,
+            code_hash: &str,
+            code: CodeRecord,
+            access: NewToken,
+            refresh_hash: &str,
+            now: i64,
+        ) -> Result<i64, StoreError>;
+        /// Rotates the refresh token with this hash, presented by `client`, for
+        /// `access.person`: the old one is spent, `new_refresh` replaces it and
+        /// `access` is kept; a spent one presented again revokes the whole grant.
+        async fn refresh_grant(
+            &self,
+            hash: &str,
+            client: &str,
+            access: NewToken,
+            new_refresh: &str,
+            now: i64,
+        ) -> Result<Refreshed, StoreError>;
+        /// The person (eid) of the live grant whose refresh token has this
+        /// hash — or of the grant a spent one belonged to.
+        async fn refresh_person(&self, hash: &str) -> Result<Option<String>, StoreError>;
+        /// Revokes the grant an access or refresh token with this hash belongs
+        /// to (RFC 7009): whether there was one.
+        async fn revoke_grant_of(&self, hash: &str, now: i64) -> Result<bool, StoreError>;
     }
 }
 

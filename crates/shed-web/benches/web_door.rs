@@ -60,7 +60,10 @@ async fn setup(data: &Path, port: u16) -> (Host, String) {
             .await
             .expect("a run");
     }
-    let token = host.create_token("ada").await.expect("a token");
+    let token = host
+        .create_token("ada", Default::default())
+        .await
+        .expect("a token");
     (host, token)
 }
 

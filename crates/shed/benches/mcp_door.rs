@@ -21,72 +21,12 @@
 //! (another `shed` to start instead of this build's, e.g. a release build of
 //! an earlier commit, for A/B runs back to back).
 
-use std::{
-    io::{BufRead, BufReader},
-    net::TcpListener,
-    process::{Child, Command, Stdio},
-    time::{Duration, Instant},
-};
+mod support;
+
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-
-const PROTOCOL: &str = "2026-07-28";
-
-struct Server {
-    child: Child,
-    url: String,
-    token: String,
-    _data: tempfile::TempDir,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .map(|address| address.port())
-        .expect("a free port")
-}
-
-/// Runs `shed up` and reads the token it prints.
-fn start() -> Server {
-    let data = tempfile::tempdir().expect("a temp dir");
-    let port = free_port();
-    let binary =
-        std::env::var("SHED_BENCH_BINARY").unwrap_or_else(|_| env!("CARGO_BIN_EXE_shed").into());
-    let mut child = Command::new(binary)
-        .args(["up", "--listen", &format!("127.0.0.1:{port}")])
-        .arg("--data")
-        .arg(data.path())
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("shed up starts");
-    let stdout = child.stdout.take().expect("shed up's stdout");
-    let mut lines = BufReader::new(stdout).lines().map_while(Result::ok);
-    let token = lines
-        .find_map(|line| line.strip_prefix("Token:").map(|t| t.trim().to_string()))
-        .expect("shed up prints a token");
-    // Keep reading what it prints, so it never writes into a closed pipe.
-    std::thread::spawn(move || lines.for_each(drop));
-    let url = format!("http://localhost:{port}/mcp");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "shed up did not start listening");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Server {
-        child,
-        url,
-        token,
-        _data: data,
-    }
-}
+use support::{PROTOCOL, Server, call, start};
 
 /// What the clients read of an answer: whether it is a result and not an
 /// error. The whole body is still parsed (serde checks every byte of it), but
@@ -101,23 +41,6 @@ struct Reply {
 struct ReplyResult {
     #[serde(rename = "isError", default)]
     is_error: bool,
-}
-
-/// One `tools/call` of `command`, as a JSON-RPC request.
-fn call(id: u64, name: &str, args: Value) -> Value {
-    json!({
-        "jsonrpc": "2.0",
-        "id": id,
-        "method": "tools/call",
-        "params": {
-            "name": "command",
-            "arguments": { "name": name, "args": args },
-            "_meta": {
-                "io.modelcontextprotocol/protocolVersion": PROTOCOL,
-                "io.modelcontextprotocol/clientCapabilities": {}
-            }
-        }
-    })
 }
 
 /// How a phase loads the server: this many clients (each its own HTTP
@@ -296,7 +219,7 @@ fn main() {
     println!(
         "MCP door, {clients} concurrent clients over Streamable HTTP, {seconds}s per phase; \
          an fsync in the data folder takes {:.2} ms (median)",
-        fsync_median(server._data.path()).as_secs_f64() * 1e3
+        fsync_median(server.data.path()).as_secs_f64() * 1e3
     );
     runtime.block_on(async {
         measured(

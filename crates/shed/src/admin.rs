@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
+use shed_host::take_back::TokenSpec;
 use shed_host::{Access, Caller, Host, HostConfig, HostError, Role};
 use walkdir::WalkDir;
 
@@ -15,16 +16,16 @@ const DEFAULT_PUBLIC_URL: &str = "http://localhost:7700";
 
 #[derive(Subcommand)]
 pub enum AdminCommand {
-    /// Add people who can sign in and belong to spaces.
+    /// Add, list and remove people who can sign in and belong to spaces.
     #[command(subcommand)]
     Person(PersonCommand),
-    /// Make spaces: a space holds apps and has members.
+    /// Make and list spaces: a space holds apps and has members.
     #[command(subcommand)]
     Space(SpaceCommand),
-    /// Give people a role in a space.
+    /// Give people a role in a space, list them, take them out.
     #[command(subcommand)]
     Member(MemberCommand),
-    /// Make bearer tokens that sign a person in over MCP.
+    /// Make, list and revoke bearer tokens that sign a person in over MCP.
     #[command(subcommand)]
     Token(TokenCommand),
     /// Deploy a folder (index.html, vocab.json, tools.json, …) as an app of a
@@ -48,6 +49,16 @@ pub enum PersonCommand {
         #[arg(long)]
         name: Option<String>,
     },
+    /// List everyone who may sign in.
+    List,
+    /// Remove a person: their tokens, OAuth grants, sessions, sign-in links,
+    /// jobs and memberships end at once; what they wrote stays, attributed
+    /// to them, and their handle is not given out again. Refused while they
+    /// are the last owner of a space.
+    Remove {
+        /// Their handle.
+        handle: String,
+    },
 }
 
 #[derive(Subcommand)]
@@ -61,6 +72,8 @@ pub enum SpaceCommand {
         #[arg(long, value_name = "HANDLE")]
         owner: String,
     },
+    /// List every space, with how many members and apps it has.
+    List,
 }
 
 #[derive(Subcommand)]
@@ -80,6 +93,20 @@ pub enum MemberCommand {
         #[arg(long, value_parser = parse_role)]
         role: Role,
     },
+    /// List a space's members and their roles, owners first.
+    List {
+        /// The space's slug.
+        space: String,
+    },
+    /// Take a person out of a space, from their very next request on. A
+    /// space keeps at least one owner: make another owner before removing
+    /// the last.
+    Remove {
+        /// The space's slug.
+        space: String,
+        /// The person's handle.
+        handle: String,
+    },
 }
 
 #[derive(Subcommand)]
@@ -89,6 +116,24 @@ pub enum TokenCommand {
     Create {
         /// The person's handle.
         handle: String,
+        /// What the token is for, shown by `shed token list`, e.g. "laptop".
+        #[arg(long)]
+        name: Option<String>,
+        /// How long it lasts: 90s, 30m, 2h, 30d, … Default: until revoked.
+        #[arg(long)]
+        ttl: Option<String>,
+    },
+    /// List the live tokens (id, name, person, created, last used, expires),
+    /// of one person or of everyone — never a secret.
+    List {
+        /// Only this person's.
+        handle: Option<String>,
+    },
+    /// Revoke a token by the id `shed token list` shows: refused from its
+    /// very next request on, in every process.
+    Revoke {
+        /// The token's id.
+        id: i64,
     },
 }
 
@@ -172,7 +217,81 @@ async fn administer(host: &Host, command: AdminCommand) -> Result<String, HostEr
             host.add_member(&space, &handle, role).await?;
             Ok(format!("{handle} is now {} of {space}", with_article(role)))
         }
-        AdminCommand::Token(TokenCommand::Create { handle }) => host.create_token(&handle).await,
+        AdminCommand::Person(PersonCommand::List) => Ok(lines(
+            host.people()
+                .await?
+                .into_iter()
+                .map(|person| format!("{}  {}", person.handle, person.name)),
+            "no people yet — `shed person add <handle>` adds one",
+        )),
+        AdminCommand::Person(PersonCommand::Remove { handle }) => {
+            let removed = host.remove_person(&handle).await?;
+            Ok(format!(
+                "removed {handle}: {} tokens revoked, {} sessions and {} jobs ended, out of {} spaces; what they wrote stays theirs",
+                removed.tokens, removed.sessions, removed.jobs, removed.memberships
+            ))
+        }
+        AdminCommand::Space(SpaceCommand::List) => Ok(lines(
+            host.all_spaces().await?.into_iter().map(|space| {
+                format!(
+                    "{}  {} members, {} apps",
+                    space.slug, space.members, space.apps
+                )
+            }),
+            "no spaces yet — `shed space add <slug> --owner <handle>` makes one",
+        )),
+        AdminCommand::Member(MemberCommand::List { space }) => Ok(lines(
+            host.members(&space)
+                .await?
+                .into_iter()
+                .map(|(person, role)| format!("{}  {role}  {}", person.handle, person.name)),
+            "no members",
+        )),
+        AdminCommand::Member(MemberCommand::Remove { space, handle }) => {
+            let role = host.remove_member(None, &space, &handle).await?;
+            Ok(format!(
+                "{handle} ({}) is no longer a member of {space}",
+                role.as_str()
+            ))
+        }
+        AdminCommand::Token(TokenCommand::Create { handle, name, ttl }) => {
+            let ttl = match ttl {
+                Some(ttl) => Some(
+                    shed_broker::jobs::parse_ttl(&ttl)
+                        .map_err(|e| HostError::BadInput(e.to_string()))?,
+                ),
+                None => None,
+            };
+            host.create_token(
+                &handle,
+                TokenSpec {
+                    name: name.as_deref(),
+                    ttl,
+                },
+            )
+            .await
+        }
+        AdminCommand::Token(TokenCommand::List { handle }) => Ok(lines(
+            host.tokens(handle.as_deref())
+                .await?
+                .into_iter()
+                .map(|token| {
+                    format!(
+                        "{}  {}  {}  created {}  last used {}  expires {}",
+                        token.id,
+                        token.name.as_deref().unwrap_or("-"),
+                        token.person.handle,
+                        token.created_at,
+                        when(token.last_used_at, "never"),
+                        when(token.expires_at, "never"),
+                    )
+                }),
+            "no live tokens",
+        )),
+        AdminCommand::Token(TokenCommand::Revoke { id }) => {
+            host.revoke_token(id).await?;
+            Ok(format!("revoked token {id}"))
+        }
         AdminCommand::Deploy(args) => {
             let caller: Caller = host.caller_for_handle(&args.handle).await?;
             let files = read_folder(&args.dir)?;
@@ -182,6 +301,22 @@ async fn administer(host: &Host, command: AdminCommand) -> Result<String, HostEr
             Ok(answer.text)
         }
     }
+}
+
+/// The lines, or `none` when there are none.
+fn lines(lines: impl Iterator<Item = String>, none: &str) -> String {
+    let lines: Vec<String> = lines.collect();
+    if lines.is_empty() {
+        none.to_string()
+    } else {
+        lines.join("\n")
+    }
+}
+
+/// Unix seconds as RFC 3339, or `never`.
+fn when(at: Option<i64>, never: &str) -> String {
+    at.and_then(|at| jiff::Timestamp::from_second(at).ok())
+        .map_or_else(|| never.to_string(), |at| at.to_string())
 }
 
 fn with_article(role: Role) -> String {

@@ -6,12 +6,22 @@
 //!
 //! At the cap the server stops accepting: new connections wait in the
 //! kernel's backlog until one closes. Each request sees its peer's address
-//! as axum's `ConnectInfo<SocketAddr>`.
+//! as axum's `ConnectInfo<SocketAddr>`, and runs in a `request` span
+//! carrying a request id, its method and its path, so every line logged
+//! while it is answered names it. The span never holds the query string
+//! (a sign-in link's key, a hop's code) nor a view key's path segment.
+//!
+//! Stopping: once `shutdown` completes the listener is closed (a new
+//! connection is refused, which a client may retry), idle kept-alive
+//! connections are closed, and requests in flight are answered, each on a
+//! connection then closed — for at most the drain bound, after which the
+//! connections still open are left to be dropped.
 
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -24,6 +34,7 @@ use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tower::ServiceExt;
+use tracing::Instrument;
 
 /// The longest a connection may take to send a whole request head, timed
 /// from when it starts waiting for one — the first, or the next on a
@@ -37,7 +48,8 @@ pub const MAX_CONNECTIONS: u64 = 4096;
 
 /// Open files kept for everything but connections: the listener, the
 /// runtime, the database's writer, checkpointer and idle readers, the
-/// queue's socket and its clients, the lock file, the logs.
+/// queue's socket and its clients, the lock file, the logs, the metrics
+/// listener and its few scrapes.
 pub const RESERVED_FILES: u64 = 64;
 
 /// Open files each connection may need: its socket, and a read connection's
@@ -52,15 +64,38 @@ pub const MIN_CONNECTIONS: u64 = 16;
 /// often): long enough not to spin, short enough to use a freed file soon.
 pub const ACCEPT_PAUSE: Duration = Duration::from_millis(250);
 
+/// How a stop went: how long the requests in flight took to be answered.
+pub struct Drained {
+    /// From the listener's close to the last connection's.
+    pub took: Duration,
+    /// Connections open when the stop began.
+    pub open: usize,
+    /// Whether every one closed within the bound.
+    pub whole: bool,
+}
+
 /// Serves `routes` on `listener` until `shutdown` completes, then lets the
-/// open connections finish their requests and close.
+/// open connections finish their requests and close, for at most `drain`.
 pub async fn serve(
     listener: TcpListener,
     routes: axum::Router,
     shutdown: impl Future<Output = ()>,
-) -> anyhow::Result<()> {
+    drain: Duration,
+) -> anyhow::Result<Drained> {
     let limit = connection_limit()?;
     tracing::info!("shed serves at most {limit} connections at once");
+    serve_at_most(listener, routes, limit, shutdown, drain).await
+}
+
+/// As [`serve`], with at most `limit` connections at once (a listener
+/// beside the public one takes a few of the files left in reserve).
+pub async fn serve_at_most(
+    listener: TcpListener,
+    routes: axum::Router,
+    limit: u64,
+    shutdown: impl Future<Output = ()>,
+    drain: Duration,
+) -> anyhow::Result<Drained> {
     let slots = Arc::new(Semaphore::new(usize::try_from(limit).unwrap_or(usize::MAX)));
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())
@@ -72,12 +107,19 @@ pub async fn serve(
             next = next_connection(&listener, &slots) => next?,
             () = &mut shutdown => break,
         };
-        let service = routes
-            .clone()
-            .map_request(move |mut request: hyper::Request<Incoming>| {
-                request.extensions_mut().insert(ConnectInfo(peer));
-                request
-            });
+        let routes = routes.clone();
+        let service = tower::service_fn(move |mut request: hyper::Request<Incoming>| {
+            request.extensions_mut().insert(ConnectInfo(peer));
+            let span = request_span(&request);
+            let started = Instant::now();
+            let answer = routes.clone().oneshot(request);
+            async move {
+                let Ok(response) = answer.await;
+                tracing::debug!(status = response.status().as_u16(), took = ?started.elapsed(), "answered");
+                Ok::<_, std::convert::Infallible>(response)
+            }
+            .instrument(span)
+        });
         let connection = graceful
             .watch(http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service)));
         tokio::spawn(async move {
@@ -88,8 +130,31 @@ pub async fn serve(
         });
     }
     drop(listener);
-    graceful.shutdown().await;
-    Ok(())
+    let open = graceful.count();
+    let started = Instant::now();
+    let whole = tokio::time::timeout(drain, graceful.shutdown())
+        .await
+        .is_ok();
+    Ok(Drained {
+        took: started.elapsed(),
+        open,
+        whole,
+    })
+}
+
+/// Request ids, counted from 1 in each process.
+static REQUESTS: AtomicU64 = AtomicU64::new(0);
+
+/// The span a request is answered in: its id, method and path — the path
+/// of a view key's address cut at the key.
+fn request_span(request: &hyper::Request<Incoming>) -> tracing::Span {
+    let id = REQUESTS.fetch_add(1, Ordering::Relaxed) + 1;
+    let path = request.uri().path();
+    let path = match path.strip_prefix(shed_host::view_keys::VIEW_KEY_PATH) {
+        Some(_) => shed_host::view_keys::VIEW_KEY_PATH,
+        None => path,
+    };
+    tracing::info_span!("request", id, method = %request.method(), path = %path)
 }
 
 /// How many connections to serve at once: as many as the open-file limit

@@ -1,7 +1,9 @@
 //! `shed job create|end|list`: the jobs an agent runs under. A job is for
 //! one person, scoped by globs over command names, and ends when ended or
-//! when its time is up. Its id (printed alone by `create`) is what a harness
-//! passes as `LOOM_COMMAND_JOB_ID`.
+//! when its time is up. Its secret (printed alone on stdout by `create`) is
+//! what a harness passes as `LOOM_COMMAND_JOB_ID`; its public name
+//! (`job-3`, which `create` says on stderr) is what `list`, rows, answers
+//! and logs show.
 
 use clap::{Args, Subcommand};
 use shed_broker::jobs::{self, DEFAULT_TTL};
@@ -9,12 +11,12 @@ use shed_broker::jobs::{self, DEFAULT_TTL};
 /// Jobs: what an agent may run, for whom, and until when.
 #[derive(Subcommand)]
 pub enum JobCommand {
-    /// Make a job for a person and print its id alone (keep it: it is the
-    /// job's secret).
+    /// Make a job for a person and print its secret alone (keep it: only
+    /// its hash is stored; the job's public name is said on stderr).
     Create(CreateArgs),
     /// End a job now: its agent runs nothing more.
     End(EndArgs),
-    /// List the jobs: id, person, state, until when, scope.
+    /// List the jobs: name, person, state, until when, scope.
     List(ListArgs),
 }
 
@@ -39,8 +41,9 @@ pub struct CreateArgs {
 
 #[derive(Args)]
 pub struct EndArgs {
-    /// The job's id, as `shed job create` printed it.
-    id: String,
+    /// The job's name, as `shed job list` shows it (job-3), or its secret,
+    /// as `shed job create` printed it.
+    job: String,
 }
 
 #[derive(Args)]
@@ -58,11 +61,15 @@ pub async fn run(command: JobCommand, place: &crate::serve::Place) -> anyhow::Re
         JobCommand::Create(args) => {
             let ttl = jobs::parse_ttl(&args.ttl)?;
             let host = open().await?;
-            let job = jobs::create(&host, &args.person, args.allow, args.read_only, ttl).await?;
-            println!("{}", job.id);
+            let made = jobs::create(&host, &args.person, args.allow, args.read_only, ttl).await?;
+            println!("{}", made.secret);
+            eprintln!(
+                "made {} for {} — the line above is its secret, shown this once (only its hash is kept); rows and `shed job list` name the job {}",
+                made.job.name, made.job.person.handle, made.job.name
+            );
         }
         JobCommand::End(args) => {
-            let job = open().await?.end_job(args.id.trim()).await?;
+            let job = open().await?.end_job(args.job.trim()).await?;
             println!("{}", jobs::line(&job));
         }
         JobCommand::List(args) => {

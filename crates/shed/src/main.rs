@@ -1,19 +1,24 @@
 //! The `shed` binary: runs the host (`up`, `serve`, `mcp`) and administers it.
 
+mod backup_cli;
 mod command_cli;
 mod example;
+mod health;
 mod http;
 mod job_cli;
 mod login_cli;
 mod serve;
+mod telemetry;
 mod up;
 // Written by the host crate's owner: `person add`, `space add`, `member add`,
 // `token create`, `deploy`.
 mod admin;
 
+use std::io::IsTerminal;
+use std::time::Duration;
 use std::{net::SocketAddr, path::PathBuf, process::ExitCode};
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// A server answer is built of many small strings and JSON values, made and
 /// freed per call on several threads; mimalloc does that faster than the
@@ -39,8 +44,27 @@ struct Cli {
     #[arg(long, global = true, env = "SHED_DATABASE_URL", value_name = "URL")]
     database: Option<String>,
 
+    /// How log lines are written to stderr: `text` (coloured only when
+    /// stderr is a terminal and NO_COLOR is unset) or `json` (one object a
+    /// line). RUST_LOG picks what is logged.
+    #[arg(
+        long,
+        global = true,
+        env = "SHED_LOG_FORMAT",
+        value_enum,
+        default_value_t = LogFormat::Text
+    )]
+    log_format: LogFormat,
+
     #[command(subcommand)]
     command: Command,
+}
+
+/// The two ways log lines are written.
+#[derive(Clone, Copy, ValueEnum)]
+enum LogFormat {
+    Text,
+    Json,
 }
 
 #[derive(Subcommand)]
@@ -53,6 +77,13 @@ enum Command {
     Up(ServeArgs),
     /// Serve the MCP door (Streamable HTTP at /mcp) for the data folder.
     Serve(ServeArgs),
+    /// Copy the database to a new FILE while shed serves: a consistent copy
+    /// as of the moment it starts, holding everything shed serves (people,
+    /// spaces, apps and their files, data, tokens, jobs).
+    Backup(backup_cli::BackupArgs),
+    /// Make a new data folder (--data, new or empty) from a FILE `shed
+    /// backup` made; a folder holding anything is refused.
+    Restore(backup_cli::RestoreArgs),
     /// Speak MCP on stdin/stdout as one person — for an MCP client that
     /// starts its servers as commands.
     Mcp(McpArgs),
@@ -84,6 +115,12 @@ pub struct ServeArgs {
     /// 0600. Default: <data>/command-queue.sock.
     #[arg(long, value_name = "PATH")]
     queue: Option<PathBuf>,
+    #[command(flatten)]
+    telemetry: telemetry::TelemetryArgs,
+    /// On SIGTERM or SIGINT, how long calls in flight may take to finish
+    /// before their connections are closed, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    drain_seconds: u64,
 }
 
 impl ServeArgs {
@@ -93,6 +130,11 @@ impl ServeArgs {
             Some(url) => url.trim_end_matches('/').to_string(),
             None => format!("http://localhost:{}", self.listen.port()),
         }
+    }
+
+    /// The longest a stop waits for calls in flight.
+    pub fn drain(&self) -> Duration {
+        Duration::from_secs(self.drain_seconds)
     }
 }
 
@@ -111,8 +153,22 @@ fn main() -> ExitCode {
     if let Command::Protocol(command) = &cli.command {
         return command_cli::run(command); // no runtime, no logs: it starts fast
     }
-    let serving = matches!(cli.command, Command::Up(_) | Command::Serve(_));
-    logs(if serving { "info" } else { "warn" });
+    let serving = match &cli.command {
+        Command::Up(args) | Command::Serve(args) => Some(args),
+        _ => None,
+    };
+    let otlp = serving.and_then(|args| args.telemetry.otlp_endpoint.clone());
+    let traces = match logs(
+        if serving.is_some() { "info" } else { "warn" },
+        cli.log_format,
+        otlp.as_deref(),
+    ) {
+        Ok(traces) => traces,
+        Err(error) => {
+            eprintln!("shed: {error:#}");
+            return ExitCode::FAILURE;
+        }
+    };
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(error) => {
@@ -120,7 +176,16 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(cli)) {
+    let ran = runtime.block_on(run(cli));
+    drop(runtime);
+    // Sends the spans not yet exported, outside the runtime (the exporter's
+    // client blocks).
+    if let Some(traces) = traces
+        && let Err(error) = traces.shutdown()
+    {
+        eprintln!("shed: the last traces could not be sent: {error}");
+    }
+    match ran {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("shed: {error:#}");
@@ -143,19 +208,65 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve(args) => serve::serve(&place, &args).await,
         Command::Protocol(_) => Ok(()), // answered before the runtime started
         Command::Job(command) => job_cli::run(command, &place).await,
+        Command::Backup(args) => backup_cli::backup(&place, &args).await,
+        Command::Restore(args) => backup_cli::restore(&place, &args).await,
         Command::Mcp(args) => serve::stdio(&place, &args.handle, &args.public_url).await,
         Command::Admin(command) => admin::run(command, &place).await,
         Command::Web(command) => login_cli::run(command, &place).await,
     }
 }
 
+/// Crates whose lines are capped at a level whatever RUST_LOG asks: rmcp's
+/// debug and trace lines hold whole MCP messages — a command's answer, a
+/// private view's page with the view key in its address — and a log must
+/// never hold a secret.
+const CAPPED: &[(&str, tracing::Level)] = &[("rmcp", tracing::Level::INFO)];
+
 /// Logs go to stderr (stdout is the MCP stream of `shed mcp`), filtered by
-/// RUST_LOG, else at `default` level.
-fn logs(default: &str) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+/// RUST_LOG, else at `default` level, and never past [`CAPPED`], as
+/// `format` says. Text carries colours only when stderr is a terminal and
+/// NO_COLOR is unset, so a log written to a file or a pipe holds no escape
+/// codes. With an OTLP endpoint, shed's own spans (debug level, so they
+/// cost nothing without it) are exported too, whatever RUST_LOG says; the
+/// trace provider is returned, to be shut down at exit.
+fn logs(
+    default: &str,
+    format: LogFormat,
+    otlp: Option<&str>,
+) -> anyhow::Result<Option<opentelemetry_sdk::trace::SdkTracerProvider>> {
+    use tracing_subscriber::{Layer, layer::SubscriberExt, util::SubscriberInitExt};
+    let asked = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let capped = tracing_subscriber::filter::Targets::new()
+        .with_default(tracing::Level::TRACE)
+        .with_targets(CAPPED.iter().copied());
+    let no_colour = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let lines = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
-        .init();
+        .with_ansi(std::io::stderr().is_terminal() && !no_colour);
+    let lines = match format {
+        LogFormat::Text => lines.boxed(),
+        LogFormat::Json => lines.json().boxed(),
+    }
+    .with_filter(asked)
+    .with_filter(capped);
+    let (provider, traces) = match otlp {
+        Some(endpoint) => {
+            let (provider, tracer) = telemetry::otlp(endpoint)?;
+            // shed's spans only: a log line stays on stderr.
+            let ours = tracing_subscriber::filter::filter_fn(|meta| {
+                meta.is_span() && meta.target().starts_with("shed")
+            });
+            let layer = tracing_opentelemetry::layer()
+                .with_tracer(tracer)
+                .with_filter(ours);
+            (Some(provider), Some(layer))
+        }
+        None => (None, None),
+    };
+    let _ = tracing_subscriber::registry()
+        .with(lines)
+        .with(traces)
+        .try_init();
+    Ok(provider)
 }

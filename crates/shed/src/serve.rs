@@ -1,11 +1,17 @@
 //! `shed serve` and `shed mcp`: open the host on a data folder and run its
-//! doors — the HTTP server (the MCP door at /mcp, with room for more routes)
-//! or MCP on stdio as one person.
+//! doors — the HTTP server (the MCP door at /mcp, the web door, the health
+//! routes) or MCP on stdio as one person.
+//!
+//! A server stops on SIGTERM or SIGINT: it stops accepting (HTTP and the
+//! broker's queue), lets the calls in flight finish for at most
+//! `--drain-seconds`, commits every write made and closes the database,
+//! prints how long the drain took, and exits 0.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use shed_host::{Host, HostConfig};
+use tokio::signal::unix::{Signal, SignalKind, signal};
 
 use crate::ServeArgs;
 
@@ -33,15 +39,26 @@ pub async fn open(place: &Place, public_url: &str) -> anyhow::Result<Host> {
     }
 }
 
-/// The whole HTTP server's routes. Other doors merge theirs here.
+/// The whole HTTP server's routes, each request measured. Other doors merge
+/// theirs here; the platform's host answers the MCP door and the health
+/// routes.
 pub fn routes(host: &Host, args: &ServeArgs) -> anyhow::Result<axum::Router> {
-    let mcp = shed_mcp::router(host.clone(), args.listen)?;
-    Ok(shed_web::router(host.clone(), mcp))
+    let platform =
+        shed_mcp::router(host.clone(), args.listen)?.merge(crate::health::routes(host.clone()));
+    Ok(shed_web::router(host.clone(), platform)
+        .layer(tower::layer::layer_fn(crate::telemetry::Measured)))
 }
 
-/// Serves `host` over HTTP until Ctrl-C.
+/// Serves `host` over HTTP until SIGTERM or SIGINT, then stops as the
+/// module says.
 pub async fn run_server(host: Host, data: &Path, args: &ServeArgs) -> anyhow::Result<()> {
-    let _queue = crate::command_cli::start_queue(&host, data, args.queue.as_deref())?;
+    let mut terminate = signal(SignalKind::terminate()).context("could not listen for SIGTERM")?;
+    let mut interrupt = signal(SignalKind::interrupt()).context("could not listen for SIGINT")?;
+    let queue = crate::command_cli::start_queue(&host, data, args.queue.as_deref())?;
+    let _metrics = match args.telemetry.metrics_listen {
+        Some(listen) => Some(crate::telemetry::serve_metrics(listen, args.listen).await?),
+        None => None,
+    };
     let routes = routes(&host, args)?;
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
@@ -55,12 +72,39 @@ pub async fn run_server(host: Host, data: &Path, args: &ServeArgs) -> anyhow::Re
         host.public_url(),
         shed_mcp::MCP_PATH
     );
-    crate::http::serve(listener, routes, async {
-        let _ = tokio::signal::ctrl_c().await;
-        tracing::info!("shed is stopping");
-    })
-    .await
-    .context("the server stopped")
+    let stopping = async move {
+        let name = first_signal(&mut terminate, &mut interrupt).await;
+        tracing::info!(
+            "shed is stopping ({name}): it accepts nothing new and answers the calls in flight"
+        );
+        drop(queue);
+    };
+    let drained = crate::http::serve(listener, routes, stopping, args.drain())
+        .await
+        .context("the server stopped")?;
+    host.close().await.context("could not close the database")?;
+    let cut = if drained.whole {
+        String::new()
+    } else {
+        format!(
+            " (the connections still open after {} s were closed)",
+            args.drain_seconds
+        )
+    };
+    println!(
+        "shed stopped: {} connections drained in {:.3} s{cut}; every write is committed and the database closed",
+        drained.open,
+        drained.took.as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Waits for SIGTERM or SIGINT; the name of the one that came.
+async fn first_signal(terminate: &mut Signal, interrupt: &mut Signal) -> &'static str {
+    tokio::select! {
+        _ = terminate.recv() => "SIGTERM",
+        _ = interrupt.recv() => "SIGINT",
+    }
 }
 
 /// `shed serve`.

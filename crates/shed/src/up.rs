@@ -10,13 +10,10 @@ use shed_host::Host;
 
 use crate::{ServeArgs, example, serve};
 
-/// The database file whose presence says a data folder is not new.
-const DATABASE: &str = "shed.db";
-
 /// `shed up`.
 pub async fn up(place: &serve::Place, args: &ServeArgs) -> anyhow::Result<()> {
     let data = place.data.as_path();
-    let file_was_there = data.join(DATABASE).exists();
+    let file_was_there = data.join(shed_host::DATABASE_FILE).exists();
     let host = serve::open(place, &args.public_url()).await?;
     // On a database server, fresh is a database where `you` is not made yet.
     let fresh = match place.database {
@@ -52,7 +49,7 @@ async fn set_up(host: &Host, data: &Path) -> anyhow::Result<String> {
         )
         .await
         .context("could not deploy the run club example")?;
-    let token = host.create_token("you").await?;
+    let token = host.create_token("you", Default::default()).await?;
     Ok(welcome(host, data, &deployed.text, &token))
 }
 

@@ -699,7 +699,8 @@ fn answers_above_the_ceiling_are_withheld_and_admitted_ones_held() {
     host.set_outcome(
         "a/b.mine",
         json!({"ok": true, "code": "ok", "body": {"secret": "s".repeat(5000)}, "version": 9,
-               "ifc": {"readers": ["space:jeff", "space:ann"], "integrity": "trusted"}}),
+               "ifc": {"readers": ["space:jeff", "space:ann"], "integrity": "trusted"},
+               "actor": "agent:job-7"}),
     );
     host.set_outcome(
         "a/b.theirs",
@@ -712,7 +713,7 @@ fn answers_above_the_ceiling_are_withheld_and_admitted_ones_held() {
         "--observation-ceiling",
         "space:jeff",
         "--command-job-id",
-        "j-7",
+        "secret-j-7",
         "--transcript",
         t,
     ];
@@ -736,7 +737,15 @@ fn answers_above_the_ceiling_are_withheld_and_admitted_ones_held() {
     assert_eq!(referent["labelSource"], "command");
     assert_eq!(
         referent["provenance"],
-        json!({"command": "a/b.mine", "actor": "agent:j-7", "loom": "jeff/runs", "version": 9})
+        json!({"command": "a/b.mine", "actor": "agent:job-7", "loom": "jeff/runs", "version": 9})
+    );
+    // The provenance names the agent as the host does; the job id the run
+    // carries is its secret and is written nowhere.
+    assert!(
+        !std::fs::read_to_string(&transcript)
+            .unwrap()
+            .contains("secret-j-7"),
+        "the job id leaked into the transcript"
     );
     assert_eq!(record["journal"]["observations"][0]["channel"], "output");
     let theirs = host.tool("run_command", json!({"command": "a/b.theirs"}), &common);

@@ -1,13 +1,11 @@
 //! Black-box tests of policy (every mode × task slot × tool, with its trace
 //! line) and of `shed-harness run` driven by a scripted OpenAI-compatible
-//! model server.
+//! model server (`common::model_server`); how a run meets a real server's
+//! answers is `model_server`'s.
 
 use crate::common;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
-use std::sync::{Arc, Mutex};
-
+use common::model_server::{ScriptedModel, tool_calls, tool_messages};
 use common::{Host, row, stderr};
 use serde_json::{Value, json};
 
@@ -123,78 +121,6 @@ fn a_batch_of_reads_through_run_command_is_one_write() {
     let lines = std::fs::read_to_string(&trace).unwrap();
     assert_eq!(lines.lines().count(), 1, "one decision for the whole batch");
     assert!(host.invocations().is_empty());
-}
-
-/// An OpenAI-compatible chat-completions endpoint that answers each request
-/// with the next message of its script and keeps every request body.
-struct ScriptedModel {
-    url: String,
-    requests: Arc<Mutex<Vec<Value>>>,
-}
-
-impl ScriptedModel {
-    fn start(script: Vec<Value>) -> ScriptedModel {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let url = format!("http://{}/v1", listener.local_addr().unwrap());
-        let requests = Arc::new(Mutex::new(Vec::new()));
-        let seen = requests.clone();
-        std::thread::spawn(move || {
-            for message in script {
-                let Ok((stream, _)) = listener.accept() else {
-                    return;
-                };
-                let mut reader = BufReader::new(stream);
-                let mut length = 0;
-                let mut request_line = String::new();
-                let _ = reader.read_line(&mut request_line);
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                        break;
-                    }
-                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                        length = v.trim().parse().unwrap_or(0);
-                    }
-                }
-                let mut body = vec![0; length];
-                let _ = reader.read_exact(&mut body);
-                let mut request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-                request["path"] = json!(request_line.split_whitespace().nth(1).unwrap_or(""));
-                seen.lock().unwrap().push(request);
-                let answer = json!({"id": "c", "object": "chat.completion", "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}).to_string();
-                let mut stream = reader.into_inner();
-                let _ = write!(
-                    stream,
-                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{answer}",
-                    answer.len()
-                );
-            }
-        });
-        ScriptedModel { url, requests }
-    }
-
-    fn requests(&self) -> Vec<Value> {
-        self.requests.lock().unwrap().clone()
-    }
-}
-
-fn tool_calls(calls: &[(&str, Value)]) -> Value {
-    let calls: Vec<Value> = calls
-        .iter()
-        .enumerate()
-        .map(|(i, (name, args))| json!({"id": format!("call-{i}"), "type": "function", "function": {"name": name, "arguments": args.to_string()}}))
-        .collect();
-    json!({"role": "assistant", "content": null, "tool_calls": calls})
-}
-
-fn tool_messages(request: &Value) -> Vec<Value> {
-    request["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| serde_json::from_str(m["content"].as_str().unwrap()).unwrap())
-        .collect()
 }
 
 // The batch CLI: list → run → answer.

@@ -65,6 +65,8 @@ pub struct JobOutcome {
     pub completed: Vec<String>,
     /// True only when a write was committed, or may have been.
     pub may_have_landed: bool,
+    /// Who the command ran as, `agent:<job name>`; `None` when it did not run.
+    pub actor: Option<String>,
 }
 
 impl JobOutcome {
@@ -76,6 +78,7 @@ impl JobOutcome {
             version: None,
             completed: Vec::new(),
             may_have_landed: false,
+            actor: None,
         }
     }
 
@@ -101,6 +104,7 @@ impl JobOutcome {
             version: answered.version,
             completed,
             may_have_landed,
+            actor: None,
         }
     }
 }
@@ -172,7 +176,10 @@ impl Host {
             consented: Vec::new(),
         };
         let answered = self.agent_run_within(&caller, &call, reach).await;
-        JobOutcome::ran(row.effect, answered)
+        JobOutcome {
+            actor: Some(format!("agent:{}", job.name)),
+            ..JobOutcome::ran(row.effect, answered)
+        }
     }
 
     /// The job a request names, running, with its scope; else the sentence
@@ -185,13 +192,14 @@ impl Host {
                     .to_string(),
             ));
         };
-        let job = match self.job(id).await {
+        let job = match self.job_by_secret(id).await {
             Ok(Some(job)) => job,
             Ok(None) => {
-                return Err(JobRefusal::Forbidden(format!(
-                    "no job {} — that id is not a job this host made; `shed job create --person <handle>` makes one",
-                    shown_job(id)
-                )));
+                return Err(JobRefusal::Forbidden(
+                    "no job — the request's LOOM_COMMAND_JOB_ID is not the secret of a job this host made \
+                     (a job's name is not its secret); `shed job create --person <handle>` makes one and prints its secret"
+                        .to_string(),
+                ));
             }
             Err(error) => return Err(JobRefusal::Failed(error.to_string())),
         };
@@ -213,12 +221,12 @@ fn job_allows(job: &Job, run: Option<JobRun>, name: &str) -> Result<(), JobRefus
         JobVerdict::OutsideScope => return Err(outside(name, job)),
         JobVerdict::Ended => format!(
             "job {} was ended at {} — its agent runs nothing more; `shed job create` makes a new job",
-            shown_job(&job.id),
+            job.name,
             job.ended_at.map_or_else(String::new, when)
         ),
         JobVerdict::Expired => format!(
             "job {} expired at {} — `shed job create --ttl <duration>` makes a new job that runs longer",
-            shown_job(&job.id),
+            job.name,
             job.expires_at.map_or_else(String::new, when)
         ),
         JobVerdict::ReadOnlyRunsReads => format!(
@@ -226,24 +234,10 @@ fn job_allows(job: &Job, run: Option<JobRun>, name: &str) -> Result<(), JobRefus
         ),
         JobVerdict::NoReadOnlyGrant => format!(
             "job {} grants no read-only run of {name} — its --read-only globs do not name it",
-            shown_job(&job.id)
+            job.name
         ),
     };
     Err(JobRefusal::Forbidden(why))
-}
-
-/// How a job id is shown in a sentence: enough to tell jobs apart.
-fn shown_job(id: &str) -> String {
-    let cut: String = id
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .take(8)
-        .collect();
-    if cut.is_empty() {
-        "\"\"".to_string()
-    } else {
-        format!("{cut}…")
-    }
 }
 
 /// A moment in a sentence (Unix milliseconds, as an RFC 3339 time).
@@ -255,7 +249,7 @@ fn when(millis: i64) -> String {
 fn outside(name: &str, job: &Job) -> JobRefusal {
     JobRefusal::Forbidden(format!(
         "{name} is outside job {}'s scope ({}) — this job runs only what `shed command list --json` shows",
-        shown_job(&job.id),
+        job.name,
         job.allow
             .iter()
             .chain(&job.read_only)
@@ -301,12 +295,12 @@ pub(crate) struct JobScopes(Mutex<HashMap<String, Arc<JobScope>>>);
 impl JobScopes {
     /// The job's compiled scope.
     pub(crate) fn of(&self, job: &Job) -> Result<Arc<JobScope>, BadGlob> {
-        if let Some(scope) = self.0.lock().ok().and_then(|s| s.get(&job.id).cloned()) {
+        if let Some(scope) = self.0.lock().ok().and_then(|s| s.get(&job.name).cloned()) {
             return Ok(scope);
         }
         let scope = Arc::new(JobScope::new(&job.allow, &job.read_only)?);
         if let Ok(mut scopes) = self.0.lock() {
-            scopes.insert(job.id.clone(), scope.clone());
+            scopes.insert(job.name.clone(), scope.clone());
         }
         Ok(scope)
     }

@@ -1,21 +1,24 @@
 //! Jobs: made by the operator (`shed job create`), ended by them or by time.
-//! A job's id is its secret — 128 random bits — and names the agent in every
-//! write it makes (`agent:<job>`).
+//! A job has a secret — 128 random bits, shown once when it is made, kept
+//! only as its sha256 — which an agent's requests carry, and a public name,
+//! `job-<n>`, which names the agent in every write it makes
+//! (`agent:job-3`), every answer and every log line.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use shed_store::JobRecord;
+use shed_store::{JobRecord, JobTerms};
 
 use super::scope::JobScope;
 use crate::access::JobState;
 use crate::names::shown;
+use crate::secrets::{hash, secret};
 use crate::{Caller, Host, HostError, Person};
 
 /// An agent's run for a person, with the scope it is held to.
 #[derive(Clone, Debug)]
 pub struct Job {
-    /// 32 lowercase hex digits.
-    pub id: String,
+    /// The public name, `job-<n>`: never the secret.
+    pub name: String,
     pub person: Person,
     /// Globs of the command names the job may list and run.
     pub allow: Vec<String>,
@@ -29,6 +32,14 @@ pub struct Job {
     pub ended_at: Option<i64>,
 }
 
+/// A job just made, with its secret: the one time the secret is seen.
+#[derive(Clone, Debug)]
+pub struct MadeJob {
+    pub job: Job,
+    /// 32 lowercase hex digits; only its sha256 is kept.
+    pub secret: String,
+}
+
 impl Job {
     /// Where the job stands at `now` (Unix milliseconds).
     pub fn state(&self, now: i64) -> JobState {
@@ -39,11 +50,12 @@ impl Job {
         }
     }
 
-    /// The caller its requests act as: the agent, for its person.
+    /// The caller its requests act as: the agent, by the job's name, for its
+    /// person.
     pub fn caller(&self) -> Caller {
         Caller::Agent {
             person: self.person.clone(),
-            job: self.id.clone(),
+            job: self.name.clone(),
         }
     }
 }
@@ -56,11 +68,15 @@ pub fn now_millis() -> i64 {
         .unwrap_or(0)
 }
 
-fn no_job(id: &str) -> HostError {
-    HostError::NotFound(format!(
-        "no job {} — `shed job list` shows the jobs",
-        shown(id)
-    ))
+/// The refusal for a job that is not there. What was given is repeated only
+/// when it reads as a name: a mistyped secret is not echoed.
+fn no_job(given: &str) -> HostError {
+    HostError::NotFound(if given.starts_with("job-") {
+        format!("no job {} — `shed job list` shows the jobs", shown(given))
+    } else {
+        "no job has that name or secret — `shed job list` shows the jobs by name (job-1, job-2, …)"
+            .to_string()
+    })
 }
 
 impl Host {
@@ -73,7 +89,7 @@ impl Host {
         allow: Vec<String>,
         read_only: Vec<String>,
         ttl: Option<Duration>,
-    ) -> Result<Job, HostError> {
+    ) -> Result<MadeJob, HostError> {
         JobScope::new(&allow, &read_only).map_err(|e| HostError::BadInput(e.0))?;
         let caller = self.caller_for_handle(handle).await?;
         let person = caller
@@ -84,36 +100,60 @@ impl Host {
         let expires_at = ttl.map(|ttl| {
             created_at.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX))
         });
-        let record = JobRecord {
-            id: format!("{:032x}", rand::random::<u128>()),
-            person: person.eid.clone(),
-            allow,
-            read_only,
-            created_at,
-            expires_at,
-            ended_at: None,
-        };
-        self.inner.store.add_job(record.clone()).await?;
-        tracing::info!(person = %person.handle, "job created");
-        Ok(job(record, person))
-    }
-
-    /// The job with this id, whatever its state.
-    pub async fn job(&self, id: &str) -> Result<Option<Job>, HostError> {
-        match self.inner.store.job(id).await? {
-            Some(record) => Ok(Some(self.with_person(record).await?)),
-            None => Ok(None),
-        }
-    }
-
-    /// Ends the job now (a job already ended keeps the time it ended).
-    pub async fn end_job(&self, id: &str) -> Result<Job, HostError> {
+        let secret = secret();
         let record = self
             .inner
             .store
-            .end_job(id, now_millis())
+            .add_job(
+                hash(&secret),
+                JobTerms {
+                    person: person.eid.clone(),
+                    allow,
+                    read_only,
+                    created_at,
+                    expires_at,
+                },
+            )
+            .await?;
+        tracing::info!(job = %record.name, person = %person.handle, "job created");
+        Ok(MadeJob {
+            job: job(record, person),
+            secret,
+        })
+    }
+
+    /// The job whose secret this is, whatever its state.
+    pub async fn job_by_secret(&self, secret: &str) -> Result<Option<Job>, HostError> {
+        let record = self.inner.store.job_by_secret_hash(&hash(secret)).await?;
+        self.with_person_if_any(record).await
+    }
+
+    /// The job with this public name (`job-3`), whatever its state.
+    pub async fn job_named(&self, name: &str) -> Result<Option<Job>, HostError> {
+        let record = self.inner.store.job_named(name).await?;
+        self.with_person_if_any(record).await
+    }
+
+    /// Ends the job now (a job already ended keeps the time it ended). It is
+    /// named by its public name, as `shed job list` shows it, or by its
+    /// secret, as `shed job create` printed it.
+    pub async fn end_job(&self, name_or_secret: &str) -> Result<Job, HostError> {
+        let name = match self.job_named(name_or_secret).await? {
+            Some(job) => job.name,
+            None => {
+                self.job_by_secret(name_or_secret)
+                    .await?
+                    .ok_or_else(|| no_job(name_or_secret))?
+                    .name
+            }
+        };
+        let record = self
+            .inner
+            .store
+            .end_job(&name, now_millis())
             .await?
-            .ok_or_else(|| no_job(id))?;
+            .ok_or_else(|| no_job(&name))?;
+        tracing::info!(job = %record.name, "job ended");
         self.with_person(record).await
     }
 
@@ -126,16 +166,26 @@ impl Host {
         Ok(jobs)
     }
 
+    async fn with_person_if_any(
+        &self,
+        record: Option<JobRecord>,
+    ) -> Result<Option<Job>, HostError> {
+        match record {
+            Some(record) => Ok(Some(self.with_person(record).await?)),
+            None => Ok(None),
+        }
+    }
+
     async fn with_person(&self, record: JobRecord) -> Result<Job, HostError> {
         let person = self
             .inner
             .store
-            .person_by_eid(&record.person)
+            .person_by_eid(&record.terms.person)
             .await?
             .ok_or_else(|| {
                 HostError::Internal(format!(
                     "job {} names a person this host no longer has",
-                    record.id
+                    record.name
                 ))
             })?;
         Ok(job(record, person))
@@ -144,12 +194,12 @@ impl Host {
 
 fn job(record: JobRecord, person: Person) -> Job {
     Job {
-        id: record.id,
+        name: record.name,
         person,
-        allow: record.allow,
-        read_only: record.read_only,
-        created_at: record.created_at,
-        expires_at: record.expires_at,
+        allow: record.terms.allow,
+        read_only: record.terms.read_only,
+        created_at: record.terms.created_at,
+        expires_at: record.terms.expires_at,
         ended_at: record.ended_at,
     }
 }
@@ -160,7 +210,7 @@ mod tests {
 
     fn job_at(ended: Option<i64>, expires: Option<i64>) -> Job {
         Job {
-            id: "j".into(),
+            name: "job-1".into(),
             person: Person {
                 eid: "e".into(),
                 handle: "ada".into(),

@@ -130,17 +130,20 @@ impl Host {
                 app.name
             )));
         };
-        let standing = reach.standing(&app.space);
-        let act = AppAct::Command {
-            command,
-            args: call.args.clone(),
-        };
-        let acted = self
-            .act_on_app(caller, &app, standing, act, call.expect)
-            .await?;
-        Ok(Answer {
-            text: acted.sentence(&app.name, Some(&command.name)),
-            data: acted.into(),
+        crate::measure::command_run(&app.name, command_name, async {
+            let standing = reach.standing(&app.space);
+            let act = AppAct::Command {
+                command,
+                args: call.args.clone(),
+            };
+            let acted = self
+                .act_on_app(caller, &app, standing, act, call.expect)
+                .await?;
+            Ok(Answer {
+                text: acted.sentence(&app.name, Some(&command.name)),
+                data: acted.into(),
+            })
         })
+        .await
     }
 }

@@ -266,7 +266,7 @@ async fn a_token_signs_in_and_a_wrong_one_is_told_how() {
     let w = world().await;
     let host = &w.host;
     person(host, "ada", "Ada").await;
-    let token = host.create_token("ada").await.unwrap();
+    let token = host.create_token("ada", Default::default()).await.unwrap();
     assert!(token.starts_with("shed_") && token.len() == 37, "{token}");
     let Caller::Person {
         person,
@@ -276,7 +276,10 @@ async fn a_token_signs_in_and_a_wrong_one_is_told_how() {
         panic!("a token signs a person in");
     };
     assert_eq!(person.handle, "ada");
-    assert_ne!(host.create_token("ada").await.unwrap(), token);
+    assert_ne!(
+        host.create_token("ada", Default::default()).await.unwrap(),
+        token
+    );
     let (kind, sentence) = refusal(host.caller_for_token("shed_0000").await);
     assert_eq!(kind, "sign-in");
     assert!(sentence.starts_with("sign in first — "), "{sentence}");
@@ -284,7 +287,7 @@ async fn a_token_signs_in_and_a_wrong_one_is_told_how() {
         sentence.contains("shed token create <handle>")
             && sentence.contains("shed mcp --as <handle>")
     );
-    let (kind, sentence) = refusal(host.create_token("nobody").await);
+    let (kind, sentence) = refusal(host.create_token("nobody", Default::default()).await);
     assert_eq!(
         (kind, sentence.as_str()),
         (

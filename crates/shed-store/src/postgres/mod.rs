@@ -10,8 +10,10 @@
 mod apply;
 mod connect;
 mod migrations;
+mod oauth;
 mod query;
 mod records;
+mod revocable;
 mod schema;
 mod values;
 
@@ -23,10 +25,22 @@ use tokio_postgres::NoTls;
 use crate::entities::Entities;
 use crate::schema::{Schemas, check_app_name};
 use crate::{
-    Actor, Applied, HistoryEntry, Listing, READ_DEADLINE, StoreError, Vocabulary, filter, wire,
+    Actor, Applied, HistoryEntry, Listing, NotReady, READ_DEADLINE, StoreError, Vocabulary, filter,
+    wire,
 };
 
 pub(crate) use connect::is_postgres_url;
+
+/// What `shed backup` and `shed restore` answer for data kept on a
+/// database server: they copy a data folder's database file, and the
+/// server's own tools back up and restore its databases. The sentence
+/// names the database by its URL with the password hidden.
+pub fn backup_on_server(url: &str) -> StoreError {
+    let shown = connect::redacted(url);
+    StoreError::refused(format!(
+        "the data is kept in the PostgreSQL database {shown}, not in a file of the data folder — back it up with `pg_dump --format=custom --file=FILE {shown}` and restore it into an empty database with `pg_restore --dbname=URL FILE`"
+    ))
+}
 
 /// Connections a process keeps to the server at most.
 const POOL_SIZE: usize = 16;
@@ -74,6 +88,22 @@ impl Postgres {
     /// Forgets the readers' catalog of an app.
     pub(crate) fn forget_schema(&self, app: &str) {
         self.schemas.forget(app);
+    }
+
+    /// Whether the server answers and every migration is applied.
+    pub(crate) async fn ready(&self) -> Result<(), NotReady> {
+        let c = self
+            .client()
+            .await
+            .map_err(|e| NotReady(format!("the database does not answer: {e}")))?;
+        migrations::applied(&c).await
+    }
+
+    /// Takes no more connections from the pool and closes the idle ones:
+    /// a write already running finishes on its own connection, and a
+    /// write after this is refused with a sentence.
+    pub(crate) fn close(&self) {
+        self.pool.close();
     }
 
     /// PostgreSQL keeps its own pages whole (WAL, checksums where enabled):

@@ -1,6 +1,6 @@
 //! The platform's own records on PostgreSQL: people, spaces and members,
-//! apps and their deploys (files as `bytea` rows), drafts, tokens, listed
-//! tools, sign-ins, jobs and view keys — the statements of SQLite's
+//! apps and their deploys (files as `bytea` rows), drafts, listed tools,
+//! sign-ins, jobs and view keys — the statements of SQLite's
 //! (`sqlite/platform.rs`, `sessions.rs`, `jobs.rs`, `view_keys.rs`,
 //! `people.rs`) in PostgreSQL's words, each write one transaction. A
 //! deploy notifies the `shed_deploys` channel when it commits.
@@ -12,10 +12,11 @@ use subtle::ConstantTimeEq;
 use tokio_postgres::Row;
 
 use super::Postgres;
+use crate::jobs::{globs_text, name_of, num_of};
 use crate::names::{is_handle, new_eid};
 use crate::platform::{AppRecord, Membership, NewDeploy};
 use crate::records::{Jobs, People, Platform, SignIns, ViewKeys};
-use crate::{JobRecord, Person, StoreError, ViewKey};
+use crate::{JobRecord, JobTerms, Person, StoreError, ViewKey};
 
 /// The channel a committed deploy is announced on, its id the payload.
 const DEPLOYS_CHANNEL: &str = "shed_deploys";
@@ -28,7 +29,10 @@ fn no_space(slug: &str) -> StoreError {
     StoreError::NotFound(format!("no space {slug}"))
 }
 
-async fn space_id(c: &impl GenericClient, slug: &str) -> Result<Option<i64>, StoreError> {
+pub(super) async fn space_id(
+    c: &impl GenericClient,
+    slug: &str,
+) -> Result<Option<i64>, StoreError> {
     let stmt = c
         .prepare_cached("SELECT id FROM spaces WHERE slug = $1")
         .await?;
@@ -88,11 +92,31 @@ async fn deploy_counter(c: &impl GenericClient) -> Result<i64, StoreError> {
     Ok(c.query_one(&stmt, &[]).await?.get(0))
 }
 
-fn person(r: &Row) -> Person {
+async fn deploys_since(
+    c: &impl GenericClient,
+    after: i64,
+) -> Result<Vec<(i64, String)>, StoreError> {
+    let stmt = c
+        .prepare_cached(
+            "SELECT d.id, s.slug || '/' || a.slug FROM deploys d
+             JOIN apps a ON a.id = d.app JOIN spaces s ON s.id = a.space
+             WHERE d.id > $1 ORDER BY d.id",
+        )
+        .await?;
+    Ok(c.query(&stmt, &[&after])
+        .await?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect())
+}
+
+/// The person whose eid, handle and name are a row's columns `first`,
+/// `first + 1` and `first + 2`.
+pub(super) fn person_at(r: &Row, first: usize) -> Person {
     Person {
-        eid: r.get(0),
-        handle: r.get(1),
-        name: r.get(2),
+        eid: r.get(first),
+        handle: r.get(first + 1),
+        name: r.get(first + 2),
     }
 }
 
@@ -137,7 +161,10 @@ impl People for Postgres {
         let stmt = c
             .prepare_cached("SELECT eid, handle, name FROM people WHERE handle = $1")
             .await?;
-        Ok(c.query_opt(&stmt, &[&handle]).await?.as_ref().map(person))
+        Ok(c.query_opt(&stmt, &[&handle])
+            .await?
+            .as_ref()
+            .map(|r| person_at(r, 0)))
     }
 
     async fn person_by_eid(&self, eid: &str) -> Result<Option<Person>, StoreError> {
@@ -145,7 +172,10 @@ impl People for Postgres {
         let stmt = c
             .prepare_cached("SELECT eid, handle, name FROM people WHERE eid = $1")
             .await?;
-        Ok(c.query_opt(&stmt, &[&eid]).await?.as_ref().map(person))
+        Ok(c.query_opt(&stmt, &[&eid])
+            .await?
+            .as_ref()
+            .map(|r| person_at(r, 0)))
     }
 }
 
@@ -380,41 +410,23 @@ impl Platform for Postgres {
     }
 
     async fn deploys_since(&self, after: i64) -> Result<Vec<(i64, String)>, StoreError> {
-        let c = self.client().await?;
-        let stmt = c
-            .prepare_cached(
-                "SELECT d.id, s.slug || '/' || a.slug FROM deploys d
-                 JOIN apps a ON a.id = d.app JOIN spaces s ON s.id = a.space
-                 WHERE d.id > $1 ORDER BY d.id",
-            )
-            .await?;
-        Ok(c.query(&stmt, &[&after])
-            .await?
-            .iter()
-            .map(|r| (r.get(0), r.get(1)))
-            .collect())
+        deploys_since(&self.client().await?, after).await
     }
 
-    async fn add_token(&self, person_eid: &str, hash: &str) -> Result<i64, StoreError> {
-        Ok(self
-            .client()
-            .await?
-            .query_one(
-                "INSERT INTO tokens(person, hash, created_at) VALUES($1, $2, $3) RETURNING id",
-                &[&person_eid, &hash, &now()],
-            )
-            .await?
-            .get(0))
-    }
-
-    async fn token(&self, hash: &str) -> Result<Option<(i64, String)>, StoreError> {
-        let c = self.client().await?;
-        let stmt = c
-            .prepare_cached("SELECT id, person FROM tokens WHERE hash = $1")
-            .await?;
-        Ok(c.query_opt(&stmt, &[&hash])
-            .await?
-            .map(|r| (r.get(0), r.get(1))))
+    async fn deploys_since_and_member_count(
+        &self,
+        after: i64,
+    ) -> Result<(Vec<(i64, String)>, i64), StoreError> {
+        let mut c = self.client().await?;
+        let txn = c.build_transaction().read_only(true).start().await?;
+        let answer = (
+            deploys_since(&txn, after).await?,
+            txn.query_one("SELECT COUNT(*) FROM members", &[])
+                .await?
+                .get(0),
+        );
+        txn.commit().await?;
+        Ok(answer)
     }
 
     async fn listed_tools(&self, caller: &str) -> Result<Option<String>, StoreError> {
@@ -639,80 +651,94 @@ impl SignIns for Postgres {
 }
 
 const JOB_COLUMNS: &str =
-    "id, person, allow, read_only, created_at, expires_at, ended_at FROM jobs";
+    "num, person, allow, read_only, created_at, expires_at, ended_at FROM jobs";
 
 fn job(r: &Row) -> Result<JobRecord, StoreError> {
     let globs = |i: usize| -> Result<Vec<String>, StoreError> {
         serde_json::from_str(r.get(i)).map_err(|e| StoreError::Internal(e.to_string()))
     };
     Ok(JobRecord {
-        id: r.get(0),
-        person: r.get(1),
-        allow: globs(2)?,
-        read_only: globs(3)?,
-        created_at: r.get(4),
-        expires_at: r.get(5),
+        name: name_of(r.get(0)),
+        terms: JobTerms {
+            person: r.get(1),
+            allow: globs(2)?,
+            read_only: globs(3)?,
+            created_at: r.get(4),
+            expires_at: r.get(5),
+        },
         ended_at: r.get(6),
     })
 }
 
+async fn job_where(
+    c: &impl GenericClient,
+    condition: &str,
+    value: &(dyn tokio_postgres::types::ToSql + Sync),
+) -> Result<Option<JobRecord>, StoreError> {
+    let stmt = c
+        .prepare_cached(&format!("SELECT {JOB_COLUMNS} WHERE {condition}"))
+        .await?;
+    c.query_opt(&stmt, &[value])
+        .await?
+        .as_ref()
+        .map(job)
+        .transpose()
+}
+
 impl Jobs for Postgres {
-    async fn add_job(&self, job: JobRecord) -> Result<(), StoreError> {
-        let text = |globs: &[String]| {
-            serde_json::to_string(globs).map_err(|e| StoreError::Internal(e.to_string()))
-        };
-        self.client()
+    async fn add_job(&self, secret_hash: String, job: JobTerms) -> Result<JobRecord, StoreError> {
+        let num: i64 = self
+            .client()
             .await?
-            .execute(
-                "INSERT INTO jobs(id, person, allow, read_only, created_at, expires_at, ended_at)
-                 VALUES($1, $2, $3, $4, $5, $6, $7)",
+            .query_one(
+                "INSERT INTO jobs(secret_hash, person, allow, read_only, created_at, expires_at, ended_at)
+                 VALUES($1, $2, $3, $4, $5, $6, NULL) RETURNING num",
                 &[
-                    &job.id,
+                    &secret_hash,
                     &job.person,
-                    &text(&job.allow)?,
-                    &text(&job.read_only)?,
+                    &globs_text(&job.allow)?,
+                    &globs_text(&job.read_only)?,
                     &job.created_at,
                     &job.expires_at,
-                    &job.ended_at,
                 ],
             )
-            .await?;
-        Ok(())
-    }
-
-    async fn job(&self, id: &str) -> Result<Option<JobRecord>, StoreError> {
-        let c = self.client().await?;
-        let stmt = c
-            .prepare_cached(&format!("SELECT {JOB_COLUMNS} WHERE id = $1"))
-            .await?;
-        c.query_opt(&stmt, &[&id])
             .await?
-            .as_ref()
-            .map(job)
-            .transpose()
+            .get(0);
+        Ok(JobRecord {
+            name: name_of(num),
+            terms: job,
+            ended_at: None,
+        })
     }
 
-    async fn end_job(&self, id: &str, at: i64) -> Result<Option<JobRecord>, StoreError> {
+    async fn job_by_secret_hash(&self, hash: &str) -> Result<Option<JobRecord>, StoreError> {
+        job_where(&self.client().await?, "secret_hash = $1", &hash).await
+    }
+
+    async fn job_named(&self, name: &str) -> Result<Option<JobRecord>, StoreError> {
+        let Some(num) = num_of(name) else {
+            return Ok(None);
+        };
+        job_where(&self.client().await?, "num = $1", &num).await
+    }
+
+    async fn end_job(&self, name: &str, at: i64) -> Result<Option<JobRecord>, StoreError> {
+        let Some(num) = num_of(name) else {
+            return Ok(None);
+        };
         let c = self.client().await?;
         c.execute(
-            "UPDATE jobs SET ended_at = $2 WHERE id = $1 AND ended_at IS NULL",
-            &[&id, &at],
+            "UPDATE jobs SET ended_at = $2 WHERE num = $1 AND ended_at IS NULL",
+            &[&num, &at],
         )
         .await?;
-        c.query_opt(&format!("SELECT {JOB_COLUMNS} WHERE id = $1"), &[&id])
-            .await?
-            .as_ref()
-            .map(job)
-            .transpose()
+        job_where(&c, "num = $1", &num).await
     }
 
     async fn jobs(&self) -> Result<Vec<JobRecord>, StoreError> {
         self.client()
             .await?
-            .query(
-                &format!("SELECT {JOB_COLUMNS} ORDER BY created_at, id"),
-                &[],
-            )
+            .query(&format!("SELECT {JOB_COLUMNS} ORDER BY num"), &[])
             .await?
             .iter()
             .map(job)

@@ -35,11 +35,13 @@
 //! a row of a scan can cost far more than a listing's every step.
 
 use std::collections::VecDeque;
+use std::os::unix::fs::MetadataExt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::{Arc, LazyLock, Mutex, RwLock};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use rusqlite::{
@@ -47,7 +49,7 @@ use rusqlite::{
 };
 
 use super::PROGRESS_STEPS;
-use crate::{READ_DEADLINE, StoreError};
+use crate::{NotReady, READ_DEADLINE, StoreError, closed};
 
 /// The most writes one group commit takes.
 const MAX_GROUP: usize = 512;
@@ -59,6 +61,13 @@ const IDLE_READERS: usize = 8;
 const CHECKPOINT_PAGES: i32 = 1000;
 /// WAL pages at which the writer checkpoints itself.
 const WAL_BOUND_PAGES: i32 = 8 * CHECKPOINT_PAGES;
+
+/// The writer's metrics (no-ops unless `shed serve --metrics-listen`
+/// installed a recorder): writes per committed group, the commit's time,
+/// and the WAL's pages after each commit.
+const WRITE_GROUP_SIZE: &str = "shed_store_write_group_size";
+const COMMIT_SECONDS: &str = "shed_store_commit_seconds";
+const WAL_PAGES: &str = "shed_store_wal_pages";
 
 /// A write queued for the writer.
 pub(crate) trait Write: Send {
@@ -114,8 +123,20 @@ where
 /// The open database: the writer's queue and the idle read connections.
 pub(crate) struct Engine {
     path: PathBuf,
-    writer: mpsc::Sender<Job>,
+    /// (device, inode) of the database file opened: the file at `path` is
+    /// still the one written while they match.
+    file: (u64, u64),
+    /// The writer's queue; `None` once the store is closed.
+    writer: RwLock<Option<mpsc::Sender<Job>>>,
+    /// The writer's thread, joined when the store is closed.
+    writer_thread: Mutex<Option<JoinHandle<Result<(), StoreError>>>>,
     readers: Mutex<Vec<Reader>>,
+}
+
+/// (device, inode) of the file at `path`.
+fn file_identity(path: &Path) -> std::io::Result<(u64, u64)> {
+    let meta = std::fs::metadata(path)?;
+    Ok((meta.dev(), meta.ino()))
 }
 
 /// The moment deadlines are counted from, as microseconds in an atomic.
@@ -255,6 +276,7 @@ impl Engine {
         let copied = Arc::new(AtomicI32::new(0));
         let seen = copied.clone();
         conn.wal_hook(Some(move |wal: &mut rusqlite::hooks::Wal, pages: i32| {
+            metrics::gauge!(WAL_PAGES).set(pages);
             let mut done = seen.load(Ordering::Relaxed);
             if pages < done {
                 // The WAL was restarted from its beginning.
@@ -281,22 +303,67 @@ impl Engine {
             .name("shed-store-checkpointer".into())
             .spawn(move || checkpointer_loop(checkpointer, woken, &checkpointed))
             .map_err(|e| StoreError::Internal(format!("could not start the checkpointer: {e}")))?;
-        std::thread::Builder::new()
+        let file = file_identity(path).map_err(|e| {
+            StoreError::Internal(format!(
+                "could not read the database {}: {e}",
+                path.display()
+            ))
+        })?;
+        let writer_thread = std::thread::Builder::new()
             .name("shed-store-writer".into())
             .spawn(move || writer_loop(conn, rx))
             .map_err(|e| StoreError::Internal(format!("could not start the writer: {e}")))?;
         Ok(Engine {
             path: path.to_path_buf(),
-            writer: tx,
+            file,
+            writer: RwLock::new(Some(tx)),
+            writer_thread: Mutex::new(Some(writer_thread)),
             readers: Mutex::new(Vec::new()),
         })
     }
 
     /// Queues a write; the caller waits on its own acknowledgement.
     pub(crate) fn submit(&self, job: Job) -> Result<(), StoreError> {
-        self.writer
+        let writer = self.writer.read().map_err(|_| closed())?;
+        writer
+            .as_ref()
+            .ok_or_else(closed)?
             .send(job)
             .map_err(|_| StoreError::Internal("the writer has stopped".into()))
+    }
+
+    /// Whether the database file at the store's path is still the one the
+    /// writer has open (not moved, removed or replaced).
+    pub(crate) fn file_is_in_place(&self) -> Result<(), NotReady> {
+        let moved = || {
+            NotReady(format!(
+                "the database {} was moved, removed or replaced while shed was running — put it back; until then writes go to a file that is no longer in the data folder",
+                self.path.display()
+            ))
+        };
+        match file_identity(&self.path) {
+            Ok(file) if file == self.file => Ok(()),
+            _ => Err(moved()),
+        }
+    }
+
+    /// Takes no more writes, lets the writer commit every write queued
+    /// before, copies the WAL into the database file and closes the write
+    /// connection. A write submitted after is answered [`closed`]. Blocks
+    /// until the writer has stopped; a second call finds nothing to do.
+    pub(crate) fn close(&self) -> Result<(), StoreError> {
+        // Dropping the queue's only sender ends the writer's loop once it
+        // has taken every write already queued.
+        drop(self.writer.write().map_err(|_| closed())?.take());
+        if let Ok(mut idle) = self.readers.lock() {
+            idle.clear();
+        }
+        let thread = self.writer_thread.lock().map_err(|_| closed())?.take();
+        match thread.map(JoinHandle::join) {
+            None => Ok(()),
+            Some(Ok(stopped)) => stopped,
+            Some(Err(_)) => Err(StoreError::Internal("the writer panicked".into())),
+        }
     }
 
     /// Runs `f` on a read connection, on the calling thread.
@@ -384,7 +451,9 @@ fn begin(conn: &Connection) -> Result<Transaction<'_>, StoreError> {
     )?)
 }
 
-fn writer_loop(conn: Connection, rx: mpsc::Receiver<Job>) {
+/// Runs the writes queued until the queue is closed, then copies the WAL
+/// into the database file and closes the connection.
+fn writer_loop(conn: Connection, rx: mpsc::Receiver<Job>) -> Result<(), StoreError> {
     // How many writes the last group took: writers answered together come
     // back together, so the next group waits a moment for as many.
     let mut gathered = 1;
@@ -399,6 +468,8 @@ fn writer_loop(conn: Connection, rx: mpsc::Receiver<Job>) {
         run_group(&conn, &mut group);
         gathered = group.taken;
     }
+    conn.wal_checkpoint_v2(None::<&str>, CheckpointMode::TRUNCATE)?;
+    conn.close().map_err(|(_, e)| StoreError::from(e))
 }
 
 /// The writes of one group as the writer takes them: first those taken but
@@ -481,7 +552,11 @@ fn run_group(conn: &Connection, group: &mut Group<'_>) {
                 "a write failed inside the database and its group was rolled back".into(),
             ))
         } else {
-            txn.commit().map_err(StoreError::from)
+            let started = Instant::now();
+            let committed = txn.commit().map_err(StoreError::from);
+            metrics::histogram!(COMMIT_SECONDS).record(started.elapsed());
+            metrics::histogram!(WRITE_GROUP_SIZE).record(kept.len() as f64);
+            committed
         };
         if let Err(e) = &outcome {
             tracing::error!(error = %e, "a group commit failed");

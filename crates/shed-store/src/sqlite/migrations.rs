@@ -1,18 +1,27 @@
 //! The versioned schema of the store's database, applied in order at open
 //! inside one transaction and recorded in `schema_migrations`. Entries are
 //! only ever appended: the platform's own tables (spaces, members, apps,
-//! deploys, tokens, jobs) come after the store's.
+//! deploys, tokens, jobs) come after the store's. Most are SQL; one that
+//! must compute what SQL cannot (a secret's hash) is a Rust step.
 
-use rusqlite::Connection;
+use rusqlite::{Connection, Transaction};
 
-use crate::StoreError;
+use crate::{NotReady, StoreError};
+
+/// One migration: SQL, or a step over the migration's transaction.
+pub(crate) enum Migration {
+    Sql(&'static str),
+    Step(fn(&Transaction<'_>) -> Result<(), StoreError>),
+}
+
+use Migration::{Sql, Step};
 
 /// Every migration, in order; entry `i` is schema version `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[
+pub(crate) const MIGRATIONS: &[Migration] = &[
     // 1: people, and the entity–component catalog shared by every app.
     // Each app's component tables (`ec_<app id>_<component>`) and its doc
     // full-text table are created at declare or first use, not here.
-    r#"
+    Sql(r#"
     CREATE TABLE people(
         eid TEXT PRIMARY KEY,
         handle TEXT UNIQUE NOT NULL,
@@ -74,22 +83,57 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         change TEXT NOT NULL,
         PRIMARY KEY(entity, app_version, step)
     ) WITHOUT ROWID;
-    "#,
+    "#),
     // 2: the platform's own tables: spaces, members, apps, deploys and their
     // files, drafts, tokens, listed tool fingerprints (sqlite/platform.rs).
-    super::platform::MIGRATION,
+    Sql(super::platform::MIGRATION),
     // 3: jobs, the agents' runs the broker holds (sqlite/jobs.rs).
-    super::jobs::MIGRATION,
+    Sql(super::jobs::MIGRATION),
     // 4: the web's sign-in links, hops and sessions (sqlite/sessions.rs).
-    super::sessions::MIGRATION,
+    Sql(super::sessions::MIGRATION),
     // 5: hops bound to the browser that pressed the sign-in button (sqlite/sessions.rs).
-    super::sessions::BOUND_HOPS_MIGRATION,
+    Sql(super::sessions::BOUND_HOPS_MIGRATION),
     // 6: the keys that let a view load its private app's files (sqlite/view_keys.rs).
-    super::view_keys::MIGRATION,
+    Sql(super::view_keys::MIGRATION),
+    // 7: a job's public name, and only its secret's hash kept; rows that
+    // named an agent by the secret name it by the name (sqlite/jobs.rs).
+    Step(super::jobs::name_jobs),
+    // 8: tokens named, expiring and revoked; removed people (sqlite/revocable.rs).
+    Sql(super::revocable::MIGRATION),
+    // 9: OAuth clients, codes and grants; a token's grant and resource (sqlite/oauth.rs).
+    Sql(super::oauth::MIGRATION),
 ];
 
+/// Whether every migration this program knows is applied to the database
+/// `conn` is open on: a sentence saying how far it is when not.
+pub(crate) fn applied(conn: &Connection) -> Result<(), NotReady> {
+    let done: i64 = conn
+        .prepare_cached("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
+        .and_then(|mut stmt| stmt.query_row([], |r| r.get(0)))
+        .map_err(|e| NotReady(format!("the database does not answer: {e}")))?;
+    if done as usize == MIGRATIONS.len() {
+        return Ok(());
+    }
+    Err(NotReady::behind(done, MIGRATIONS.len()))
+}
+
 /// Brings the database up to the last migration, all in one transaction.
+/// While it runs, `secure_delete` is on, so what a migration deletes or
+/// overwrites (a job's secret, say) is zeroed rather than left in free
+/// space; once it has applied any, the WAL is checkpointed into the
+/// database and emptied, so the old pages are gone from both files.
 pub(crate) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    conn.execute_batch("PRAGMA secure_delete = ON;")?;
+    let applied = apply_pending(conn);
+    conn.execute_batch("PRAGMA secure_delete = OFF;")?;
+    if applied? > 0 {
+        conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
+    }
+    Ok(())
+}
+
+/// Applies every migration not yet applied; answers how many it applied.
+fn apply_pending(conn: &mut Connection) -> Result<usize, StoreError> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     tx.execute_batch(
         "CREATE TABLE IF NOT EXISTS schema_migrations(
@@ -108,8 +152,11 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
             MIGRATIONS.len()
         )));
     }
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(done as usize) {
-        tx.execute_batch(sql)?;
+    for (i, migration) in MIGRATIONS.iter().enumerate().skip(done as usize) {
+        match migration {
+            Sql(sql) => tx.execute_batch(sql)?,
+            Step(step) => step(&tx)?,
+        }
         tx.execute(
             "INSERT INTO schema_migrations(version, applied_at) VALUES(?1, ?2)",
             rusqlite::params![i as i64 + 1, jiff::Timestamp::now().to_string()],
@@ -117,5 +164,154 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
         tracing::info!(version = i + 1, "applied store migration");
     }
     tx.commit()?;
-    Ok(())
+    Ok(MIGRATIONS.len() - done as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::Connection;
+
+    use std::sync::Arc;
+
+    use super::super::Sqlite;
+    use super::{MIGRATIONS, Migration};
+    use crate::records::Jobs;
+    use crate::{JobRecord, JobTerms};
+
+    /// A database as shed left it before jobs had names (schema version 6):
+    /// two jobs keyed by their secrets, an entity and its history written by
+    /// one agent and updated by the other, and a listed-tools key.
+    fn a_database_of_version_6(path: &std::path::Path, older: &str, newer: &str) {
+        let conn = Connection::open(path).unwrap();
+        conn.execute_batch(
+            "PRAGMA journal_mode=WAL;
+             CREATE TABLE schema_migrations(version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL);",
+        )
+        .unwrap();
+        for (i, migration) in MIGRATIONS[..6].iter().enumerate() {
+            let Migration::Sql(sql) = migration else {
+                panic!("migrations 1 to 6 are SQL");
+            };
+            conn.execute_batch(sql).unwrap();
+            conn.execute(
+                "INSERT INTO schema_migrations(version, applied_at) VALUES(?1, 'then')",
+                [i as i64 + 1],
+            )
+            .unwrap();
+        }
+        conn.execute_batch(&format!(
+            "INSERT INTO people(eid, handle, name, created_at) VALUES('p1', 'ada', 'Ada', 'then');
+             INSERT INTO jobs(id, person, allow, read_only, created_at, expires_at, ended_at)
+                 VALUES('{newer}', 'p1', '[\"*\"]', '[]', 20, NULL, 25),
+                       ('{older}', 'p1', '[\"demo/*\"]', '[\"demo/runs.board\"]', 10, 99, NULL);
+             INSERT INTO ec_apps(id, name) VALUES(1, 'demo/runs');
+             INSERT INTO ec_entities(id, app, eid, num, version, created_at, created_by, created_via,
+                                     updated_at, updated_by, updated_via)
+                 VALUES(1, 1, 'e1', 1, 2, 0, 'p1', 'agent:{newer}', 1, 'p1', 'agent:{older}'),
+                       (2, 1, 'e2', 2, 1, 0, 'p1', NULL, 0, 'p1', NULL);
+             INSERT INTO ec_history(entity, app_version, step, version, at, by, via, change)
+                 VALUES(1, 1, 0, 1, 0, 'p1', 'agent:{newer}', '{{}}'),
+                       (1, 2, 0, 2, 1, 'p1', 'agent:{older}', '{{}}'),
+                       (2, 3, 0, 1, 2, 'p1', NULL, '{{}}');
+             INSERT INTO listed_tools(caller, fingerprint) VALUES('agent:{older}', 'f'), ('token:1', 'g');"
+        ))
+        .unwrap();
+    }
+
+    // Migration 7: jobs kept before are named in the order they were made,
+    // their secrets keep working (their hash is kept), and no byte of either
+    // secret is left in the database's files.
+    #[tokio::test]
+    async fn jobs_kept_before_get_names_and_the_files_forget_their_secrets() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("shed.db");
+        let older = "0a1b2c3d4e5f60718293a4b5c6d7e8f9";
+        let newer = "f9e8d7c6b5a4938271605f4e3d2c1b0a";
+        a_database_of_version_6(&path, older, newer);
+
+        let store = Arc::new(Sqlite::open(&path).await.unwrap());
+        let jobs = store.jobs().await.unwrap();
+        assert_eq!(
+            jobs,
+            [
+                JobRecord {
+                    name: "job-1".into(),
+                    terms: JobTerms {
+                        person: "p1".into(),
+                        allow: vec!["demo/*".into()],
+                        read_only: vec!["demo/runs.board".into()],
+                        created_at: 10,
+                        expires_at: Some(99),
+                    },
+                    ended_at: None,
+                },
+                JobRecord {
+                    name: "job-2".into(),
+                    terms: JobTerms {
+                        person: "p1".into(),
+                        allow: vec!["*".into()],
+                        read_only: vec![],
+                        created_at: 20,
+                        expires_at: None,
+                    },
+                    ended_at: Some(25),
+                },
+            ]
+        );
+        let found = |secret: &str| {
+            let store = store.clone();
+            let hash = crate::secret_hash(secret);
+            async move {
+                store
+                    .job_by_secret_hash(&hash)
+                    .await
+                    .unwrap()
+                    .map(|j| j.name)
+            }
+        };
+        assert_eq!(found(older).await.as_deref(), Some("job-1"));
+        assert_eq!(found(newer).await.as_deref(), Some("job-2"));
+        // A new job counts on from the old ones.
+        let next = store
+            .add_job(crate::secret_hash("s3"), jobs[0].terms.clone())
+            .await
+            .unwrap();
+        assert_eq!(next.name, "job-3");
+        store
+            .read(|conn| {
+                let stamps: (String, String) = conn.query_row(
+                    "SELECT created_via, updated_via FROM ec_entities WHERE eid = 'e1'",
+                    [],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )?;
+                assert_eq!(stamps, ("agent:job-2".into(), "agent:job-1".into()));
+                let vias: Vec<Option<String>> = conn
+                    .prepare("SELECT via FROM ec_history ORDER BY app_version")?
+                    .query_map([], |r| r.get(0))?
+                    .collect::<Result<_, _>>()?;
+                assert_eq!(
+                    vias,
+                    [Some("agent:job-2".into()), Some("agent:job-1".into()), None]
+                );
+                let callers: Vec<String> = conn
+                    .prepare("SELECT caller FROM listed_tools ORDER BY caller")?
+                    .query_map([], |r| r.get(0))?
+                    .collect::<Result<_, _>>()?;
+                assert_eq!(callers, ["agent:job-1", "token:1"]);
+                Ok(())
+            })
+            .await
+            .unwrap();
+
+        for file in crate::private::database_files(&path) {
+            let bytes = std::fs::read(&file).unwrap_or_default();
+            for secret in [older, newer] {
+                assert!(
+                    !bytes.windows(secret.len()).any(|w| w == secret.as_bytes()),
+                    "{} still holds the secret {secret}",
+                    file.display()
+                );
+            }
+        }
+    }
 }

@@ -5,12 +5,15 @@
 //! implements every interface of `entities.rs` and `records.rs`.
 
 mod apply;
+pub(crate) mod backup;
 mod engine;
 mod jobs;
 pub(crate) mod migrations;
+mod oauth;
 pub(crate) mod people;
 mod platform;
 mod query;
+mod revocable;
 mod schema;
 mod sessions;
 mod view_keys;
@@ -21,7 +24,9 @@ use std::sync::Arc;
 use crate::entities::Entities;
 use crate::records::People;
 use crate::schema::{Schemas, check_app_name};
-use crate::{Actor, Applied, HistoryEntry, Listing, Person, StoreError, Vocabulary, filter, wire};
+use crate::{
+    Actor, Applied, HistoryEntry, Listing, NotReady, Person, StoreError, Vocabulary, filter, wire,
+};
 use engine::Engine;
 use schema::WriterSchemas;
 
@@ -34,7 +39,8 @@ pub(crate) const PROGRESS_STEPS: i32 = 50;
 
 /// The open SQLite database and the catalogs this process has read of it.
 pub(crate) struct Sqlite {
-    engine: Engine,
+    /// Shared with the blocking task that closes it.
+    engine: Arc<Engine>,
     /// The catalogs readers use.
     schemas: Arc<Schemas>,
     /// The catalogs the writer uses.
@@ -50,7 +56,7 @@ impl Sqlite {
             .await
             .map_err(|e| StoreError::Internal(e.to_string()))??;
         Ok(Sqlite {
-            engine,
+            engine: Arc::new(engine),
             schemas: Arc::default(),
             writer_schemas: Arc::default(),
         })
@@ -59,6 +65,25 @@ impl Sqlite {
     /// Forgets the readers' catalog of an app.
     pub(crate) fn forget_schema(&self, app: &str) {
         self.schemas.forget(app);
+    }
+
+    /// Whether the file in its place is the one open, a read answers, and
+    /// every migration is applied.
+    pub(crate) fn ready(&self) -> Result<(), NotReady> {
+        self.engine.file_is_in_place()?;
+        self.engine
+            .with_reader(|conn| Ok(migrations::applied(conn)))
+            .map_err(|e| NotReady(format!("the database does not answer: {e}")))?
+    }
+
+    /// Takes no more writes, commits every write already queued, copies the
+    /// WAL into the database file and closes the writer's connection.
+    /// Reads go on answering.
+    pub(crate) async fn close(&self) -> Result<(), StoreError> {
+        let engine = self.engine.clone();
+        tokio::task::spawn_blocking(move || engine.close())
+            .await
+            .map_err(|e| StoreError::Internal(format!("closing the store failed: {e}")))?
     }
 
     /// SQLite's own check of the database file: `ok` when it is sound.
@@ -85,6 +110,7 @@ impl Sqlite {
 
     /// As [`Sqlite::write`], running `after` on the answer once the group is
     /// committed or rolled back, before the caller is answered.
+    #[tracing::instrument(level = "debug", name = "store write", skip_all)]
     async fn write_then<T: Send + 'static>(
         &self,
         f: impl Fn(&rusqlite::Transaction<'_>) -> Result<T, StoreError> + Send + 'static,

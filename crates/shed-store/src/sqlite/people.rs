@@ -44,19 +44,21 @@ pub(crate) fn add(txn: &Transaction<'_>, handle: &str, name: &str) -> Result<Per
 pub(crate) fn by_handle(conn: &Connection, handle: &str) -> Result<Option<Person>, StoreError> {
     let handle = handle.strip_prefix('@').unwrap_or(handle);
     let mut stmt = conn.prepare_cached("SELECT eid, handle, name FROM people WHERE handle = ?1")?;
-    Ok(stmt.query_row([handle], row_person).optional()?)
+    Ok(stmt.query_row([handle], |r| person_at(r, 0)).optional()?)
 }
 
 /// The person with this eid.
 pub(crate) fn by_eid(conn: &Connection, eid: &str) -> Result<Option<Person>, StoreError> {
     let mut stmt = conn.prepare_cached("SELECT eid, handle, name FROM people WHERE eid = ?1")?;
-    Ok(stmt.query_row([eid], row_person).optional()?)
+    Ok(stmt.query_row([eid], |r| person_at(r, 0)).optional()?)
 }
 
-fn row_person(r: &rusqlite::Row<'_>) -> rusqlite::Result<Person> {
+/// The person whose eid, handle and name are a row's columns `first`,
+/// `first + 1` and `first + 2`.
+pub(crate) fn person_at(r: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Person> {
     Ok(Person {
-        eid: r.get(0)?,
-        handle: r.get(1)?,
-        name: r.get(2)?,
+        eid: r.get(first)?,
+        handle: r.get(first + 1)?,
+        name: r.get(first + 2)?,
     })
 }

@@ -293,19 +293,9 @@ fn deploys_since(conn: &Connection, after: i64) -> Result<Vec<(i64, String)>, St
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-fn add_token(conn: &Connection, person: &str, hash: &str) -> Result<i64, StoreError> {
-    conn.execute(
-        "INSERT INTO tokens(person, hash, created_at) VALUES(?1, ?2, ?3)",
-        params![person, hash, now()],
-    )?;
-    Ok(conn.last_insert_rowid())
-}
-
-fn token(conn: &Connection, hash: &str) -> Result<Option<(i64, String)>, StoreError> {
-    let mut stmt = conn.prepare_cached("SELECT id, person FROM tokens WHERE hash = ?1")?;
-    Ok(stmt
-        .query_row([hash], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?)
+fn member_count(conn: &Connection) -> Result<i64, StoreError> {
+    let mut stmt = conn.prepare_cached("SELECT COUNT(*) FROM members")?;
+    Ok(stmt.query_row([], |r| r.get(0))?)
 }
 
 fn listed_tools(conn: &Connection, caller: &str) -> Result<Option<String>, StoreError> {
@@ -415,13 +405,12 @@ impl crate::records::Platform for Sqlite {
         self.read(|conn| deploys_since(conn, after)).await
     }
 
-    async fn add_token(&self, person_eid: &str, hash: &str) -> Result<i64, StoreError> {
-        let (person, hash) = (person_eid.to_string(), hash.to_string());
-        self.write(move |txn| add_token(txn, &person, &hash)).await
-    }
-
-    async fn token(&self, hash: &str) -> Result<Option<(i64, String)>, StoreError> {
-        self.read(|conn| token(conn, hash)).await
+    async fn deploys_since_and_member_count(
+        &self,
+        after: i64,
+    ) -> Result<(Vec<(i64, String)>, i64), StoreError> {
+        self.read(|conn| Ok((deploys_since(conn, after)?, member_count(conn)?)))
+            .await
     }
 
     async fn listed_tools(&self, caller: &str) -> Result<Option<String>, StoreError> {

@@ -7,6 +7,8 @@ mod concurrency;
 mod crash;
 mod declare;
 mod deploys;
+mod jobs;
 mod query;
 mod slow_queries;
+mod taking_back;
 mod wal;

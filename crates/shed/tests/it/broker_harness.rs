@@ -75,7 +75,7 @@ impl Harness {
 #[test]
 fn the_harness_lists_runs_and_reads_through_the_broker() {
     let served = Served::start();
-    let job = served.job(&[
+    let (job, name) = served.named_job(&[
         "--person",
         "ada",
         "--allow",
@@ -155,7 +155,8 @@ fn the_harness_lists_runs_and_reads_through_the_broker() {
     assert_eq!(rows.len(), 2);
     assert!(
         rows.iter()
-            .all(|r| r["created"]["via"] == format!("agent:{}", harness.job))
+            .all(|r| r["created"]["via"] == format!("agent:{name}")),
+        "{read}"
     );
 
     let ungranted = harness.tool(
@@ -187,7 +188,8 @@ fn the_harness_lists_runs_and_reads_through_the_broker() {
 #[test]
 fn an_ended_jobs_listing_reports_the_brokers_sentence() {
     let served = Served::start();
-    let job = served.job(&["--person", "ada", "--allow", "demo/runs.*"]);
+    let (job, name) = served.named_job(&["--person", "ada", "--allow", "demo/runs.*"]);
+    // Ended by its secret, as `shed job create` printed it.
     shed(&served.data(), &["job", "end", &job]);
     let harness = Harness::for_job(&served, job.clone());
     let listed = harness.tool("list_commands", json!({}), None);
@@ -195,7 +197,7 @@ fn an_ended_jobs_listing_reports_the_brokers_sentence() {
     assert_eq!(listed["reason"], "command_failed", "{listed}");
     let message = listed["message"].as_str().unwrap_or_default();
     assert!(
-        message.contains(&format!("forbidden: job {}… was ended at", &job[..8]))
+        message.contains(&format!("forbidden: job {name} was ended at"))
             && message.ends_with("its agent runs nothing more; `shed job create` makes a new job"),
         "{listed}"
     );

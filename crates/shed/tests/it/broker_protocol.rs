@@ -78,7 +78,7 @@ fn a_job_lists_and_runs_only_what_its_globs_admit() {
 #[test]
 fn a_write_is_the_jobs_agent_for_its_person_whatever_the_request_names() {
     let served = Served::start();
-    let job = served.job(&["--person", "ada", "--allow", "demo/runs.*"]);
+    let (job, name) = served.named_job(&["--person", "ada", "--allow", "demo/runs.*"]);
     // A raw request naming another actor, in the request and in the args.
     let mut stream = UnixStream::connect(&served.queue).unwrap();
     let request = json!({
@@ -102,7 +102,7 @@ fn a_write_is_the_jobs_agent_for_its_person_whatever_the_request_names() {
     let row = &board["body"]["rows"][0];
     assert_eq!(row["entity"]["eid"], eid.as_str());
     assert_eq!(row["created"]["by"]["name"], "Ada");
-    assert_eq!(row["created"]["via"], format!("agent:{job}"));
+    assert_eq!(row["created"]["via"], format!("agent:{name}"));
 
     // The entity's history names the agent too.
     let runtime = tokio::runtime::Runtime::new().unwrap();
@@ -115,7 +115,7 @@ fn a_write_is_the_jobs_agent_for_its_person_whatever_the_request_names() {
     assert_eq!(history.len(), 1);
     assert_eq!(
         history[0].via.as_deref(),
-        Some(format!("agent:{job}").as_str())
+        Some(format!("agent:{name}").as_str())
     );
 }
 
@@ -217,10 +217,15 @@ fn expect_refuses_a_stale_version_and_writes_at_the_current_one() {
 #[test]
 fn no_job_an_unknown_an_ended_and_an_expired_job_are_each_refused_in_their_own_words() {
     let served = Served::start();
-    let ended = served.job(&["--person", "ada", "--allow", "demo/runs.*"]);
-    let ended_line = shed(&served.data(), &["job", "end", &ended]);
-    assert!(ended_line.contains("ended"), "{ended_line}");
-    let expired = served.job(&["--person", "ada", "--allow", "demo/runs.*", "--ttl", "1s"]);
+    let (ended, ended_name) = served.named_job(&["--person", "ada", "--allow", "demo/runs.*"]);
+    // Ended by the name `shed job list` shows.
+    let ended_line = shed(&served.data(), &["job", "end", &ended_name]);
+    assert!(
+        ended_line.starts_with(&format!("{ended_name}  ada  ended ")),
+        "{ended_line}"
+    );
+    let (expired, expired_name) =
+        served.named_job(&["--person", "ada", "--allow", "demo/runs.*", "--ttl", "1s"]);
     std::thread::sleep(std::time::Duration::from_millis(1100));
 
     let unknown = "0123456789abcdef0123456789abcdef";
@@ -230,6 +235,8 @@ fn no_job_an_unknown_an_ended_and_an_expired_job_are_each_refused_in_their_own_w
         Some(unknown),
         Some(ended.as_str()),
         Some(expired.as_str()),
+        // A job's name is not its secret.
+        Some(ended_name.as_str()),
     ] {
         let out = served.cli(
             job,
@@ -257,23 +264,49 @@ fn no_job_an_unknown_an_ended_and_an_expired_job_are_each_refused_in_their_own_w
         sentences[0]
     );
     assert!(
-        sentences[1].starts_with("no job 01234567… — that id is not a job this host made"),
+        sentences[1].starts_with(
+            "no job — the request's LOOM_COMMAND_JOB_ID is not the secret of a job this host made"
+        ),
         "{}",
         sentences[1]
     );
-    assert!(sentences[2].contains("was ended at"), "{}", sentences[2]);
-    assert!(sentences[3].contains("expired at"), "{}", sentences[3]);
+    assert!(
+        sentences[2].starts_with(&format!("job {ended_name} was ended at")),
+        "{}",
+        sentences[2]
+    );
+    assert!(
+        sentences[3].starts_with(&format!("job {expired_name} expired at")),
+        "{}",
+        sentences[3]
+    );
+    assert_eq!(
+        sentences[4], sentences[1],
+        "a name is refused as any unknown secret"
+    );
+    for sentence in &sentences {
+        for secret in [&ended, &expired, &unknown.to_string()] {
+            assert!(
+                !sentence.contains(&secret[..8]),
+                "{sentence} repeats a secret"
+            );
+        }
+    }
 
     let list = shed(&served.data(), &["job", "list"]);
     assert!(
         list.lines()
-            .any(|l| l.starts_with(&ended) && l.contains(" ended ")),
+            .any(|l| l.starts_with(&format!("{ended_name}  ")) && l.contains(" ended ")),
         "{list}"
     );
     assert!(
         list.lines()
-            .any(|l| l.starts_with(&expired) && l.contains(" expired ")),
+            .any(|l| l.starts_with(&format!("{expired_name}  ")) && l.contains(" expired ")),
         "{list}"
+    );
+    assert!(
+        !list.contains(&ended) && !list.contains(&expired),
+        "the list shows names, never secrets: {list}"
     );
     let alive = served.job(&["--person", "ada", "--allow", "demo/runs.*"]);
     assert_eq!(

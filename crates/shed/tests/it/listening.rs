@@ -1,7 +1,11 @@
-//! Starting a `shed` server under test: a free loopback port to give it, and
-//! a bounded wait until it listens there.
+//! Starting a `shed` server under test: a free loopback port to give it, a
+//! bounded wait until it listens there, and `shed up` started that way with
+//! the token it prints.
 
+use std::io::{BufRead, BufReader};
 use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// How long a server may take to start listening (it deploys the example
@@ -27,4 +31,30 @@ pub fn wait_until_listening(port: u16) {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// Runs `shed up` on `data` at a free loopback port with `extra` flags and
+/// `envs`, waits until it listens, and reads the token it prints: the
+/// child, its port and the token.
+pub fn shed_up(data: &Path, extra: &[&str], envs: &[(&str, &str)]) -> (Child, u16, String) {
+    let port = free_port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shed"))
+        .args(["up", "--listen", &format!("127.0.0.1:{port}")])
+        .args(extra)
+        .arg("--data")
+        .arg(data)
+        .env("RUST_LOG", "warn")
+        .envs(envs.iter().copied())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(stdout).lines().map_while(Result::ok);
+    let token = lines
+        .find_map(|line| line.strip_prefix("Token:").map(|t| t.trim().to_string()))
+        .expect("shed up prints a token");
+    // Keep reading what it prints, so it never writes into a closed pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+    wait_until_listening(port);
+    (child, port, token)
 }

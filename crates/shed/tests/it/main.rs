@@ -1,13 +1,21 @@
 //! shed's integration tests, one binary: a module per subject (`cargo test -p shed --test it <module>::`).
 
 mod access_matrix;
+mod backup_restore;
 mod broker_harness;
 mod broker_protocol;
 mod broker_support;
 mod data_folder;
+mod graceful_stop;
+mod health;
+mod job_secret;
 mod listening;
+mod logs;
 mod mcp_sessions;
 mod module_graph;
+mod operating_support;
 mod slow_clients;
 mod slow_queries;
+mod take_back;
+mod telemetry;
 mod web_door;

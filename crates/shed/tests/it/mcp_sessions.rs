@@ -5,10 +5,9 @@
 //! nor keep a signed-in caller out; past the per-address cap an `initialize`
 //! is a 503 with a sentence; a session that asks nothing is closed soon.
 
-use crate::listening::{free_port, wait_until_listening};
+use crate::listening::shed_up;
 use std::{
-    io::{BufRead, BufReader},
-    process::{Child, Command, Stdio},
+    process::Child,
     sync::{
         Arc,
         atomic::{AtomicUsize, Ordering},
@@ -19,8 +18,6 @@ use std::{
 use reqwest::{StatusCode, header};
 use serde_json::{Value, json};
 use shed_mcp::{MAX_SIGNED_OUT_SESSIONS_PER_ADDRESS, SessionRefusal, UNUSED_SESSION_TIMEOUT};
-
-const SHED: &str = env!("CARGO_BIN_EXE_shed");
 
 /// The protocol of sessionless (2026-07-28) requests.
 const SESSIONLESS: &str = "2026-07-28";
@@ -59,23 +56,7 @@ impl Drop for Served {
 /// Runs `shed up` on a free loopback port and reads the token it prints.
 fn start() -> Served {
     let data = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let mut child = Command::new(SHED)
-        .args(["up", "--listen", &format!("127.0.0.1:{port}")])
-        .arg("--data")
-        .arg(data.path())
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let mut lines = BufReader::new(stdout).lines().map_while(Result::ok);
-    let token = lines
-        .find_map(|line| line.strip_prefix("Token:").map(|t| t.trim().to_string()))
-        .expect("shed up prints a token");
-    // Keep reading what it prints, so it never writes into a closed pipe.
-    std::thread::spawn(move || lines.for_each(drop));
-    wait_until_listening(port);
+    let (child, port, token) = shed_up(data.path(), &[], &[]);
     Served {
         child,
         url: format!("http://127.0.0.1:{port}/mcp"),

@@ -21,11 +21,11 @@ const VIEWER: &str = "you can read this app but not change it — its owner can 
 
 /// A served data folder: ada owns demo (apps runs private, pub public, open
 /// open); ed edits demo, vic views it, sam belongs to no space of theirs.
-struct Shed {
+pub(crate) struct Shed {
     child: Child,
-    port: u16,
-    data: tempfile::TempDir,
-    http: reqwest::Client,
+    pub(crate) port: u16,
+    pub(crate) data: tempfile::TempDir,
+    pub(crate) http: reqwest::Client,
 }
 
 impl Drop for Shed {
@@ -40,21 +40,21 @@ fn run_club() -> PathBuf {
 }
 
 impl Shed {
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://localhost:{}", self.port)
     }
 
     /// `http://demo.localhost:<port>` + `path`
-    fn demo(&self, path: &str) -> String {
+    pub(crate) fn demo(&self, path: &str) -> String {
         format!("http://demo.localhost:{}{path}", self.port)
     }
 
-    fn origin(&self) -> String {
+    pub(crate) fn origin(&self) -> String {
         self.demo("")
     }
 
     /// Runs `shed <args>` on the data folder; its stdout, or a panic with its stderr.
-    fn shed(&self, args: &[&str]) -> String {
+    pub(crate) fn shed(&self, args: &[&str]) -> String {
         shed_on(self.data.path(), self.port, args)
     }
 
@@ -80,11 +80,11 @@ impl Shed {
         }
     }
 
-    fn token(&self, handle: &str) -> String {
+    pub(crate) fn token(&self, handle: &str) -> String {
         self.shed(&["token", "create", handle]).trim().to_string()
     }
 
-    async fn start() -> Shed {
+    pub(crate) async fn start() -> Shed {
         let data = tempfile::tempdir().unwrap();
         // Private, as shed makes a data folder, so it warns of nothing.
         let private = std::os::unix::fs::PermissionsExt::from_mode(0o700);
@@ -233,7 +233,7 @@ impl Shed {
     }
 
     /// The `Cookie` header for demo's host after signing `handle` in.
-    async fn demo_cookie(&self, handle: &str) -> String {
+    pub(crate) async fn demo_cookie(&self, handle: &str) -> String {
         let jar = self.sign_in(handle).await;
         jar.header(&self.demo("/"))
             .expect("a cookie for demo.localhost")
@@ -250,7 +250,12 @@ impl Shed {
     }
 
     /// `./api/query` of `app` in demo: the status and the JSON.
-    async fn query(&self, app: &str, line: &str, cookie: Option<&str>) -> (StatusCode, Value) {
+    pub(crate) async fn query(
+        &self,
+        app: &str,
+        line: &str,
+        cookie: Option<&str>,
+    ) -> (StatusCode, Value) {
         let (status, headers, body) = self
             .get(&self.demo(&format!("/{app}/api/query?{line}")), cookie)
             .await;
@@ -259,7 +264,12 @@ impl Shed {
     }
 
     /// `./api/apply` of `app` in demo from the app's own page, with `cookie`.
-    async fn apply(&self, app: &str, bundle: Value, cookie: Option<&str>) -> (StatusCode, Value) {
+    pub(crate) async fn apply(
+        &self,
+        app: &str,
+        bundle: Value,
+        cookie: Option<&str>,
+    ) -> (StatusCode, Value) {
         let mut request = self
             .http
             .post(self.demo(&format!("/{app}/api/apply")))
@@ -306,7 +316,7 @@ impl Shed {
     }
 
     /// One MCP `tools/call` as `token`: (isError, structuredContent or the text).
-    async fn mcp(&self, token: &str, tool: &str, arguments: Value) -> (bool, Value) {
+    pub(crate) async fn mcp(&self, token: &str, tool: &str, arguments: Value) -> (bool, Value) {
         self.mcp_as(Some(token), tool, arguments).await
     }
 
@@ -406,7 +416,7 @@ fn location(response: &reqwest::Response) -> String {
 }
 
 /// `shed <args>` on `data`, answered whether it succeeds or not.
-fn shed_output(data: &Path, port: u16, args: &[&str]) -> std::process::Output {
+pub(crate) fn shed_output(data: &Path, port: u16, args: &[&str]) -> std::process::Output {
     Command::new(SHED)
         .args(args)
         .arg("--data")
@@ -423,7 +433,7 @@ fn shed_on(data: &Path, port: u16, args: &[&str]) -> String {
     String::from_utf8(output.stdout).unwrap()
 }
 
-fn run(who: &str, miles: f64) -> Value {
+pub(crate) fn run(who: &str, miles: f64) -> Value {
     json!({ "entity": { "eid": "$run" }, "doc": { "title": format!("Run by {who}") },
             "jog": { "who": who, "miles": miles, "at": "2026-09-01T07:00:00Z" } })
 }

@@ -2,6 +2,8 @@
 //! host CLI, a host configuration pointing at it, and a way to run the real
 //! `shed-harness` binary.
 
+pub mod model_server;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 

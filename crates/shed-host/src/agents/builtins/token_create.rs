@@ -30,7 +30,10 @@ impl BuiltinCommand for TokenCreate {
 
     async fn run(invocation: &Invocation<'_>) -> Result<Answer, HostError> {
         let person = invocation.caller.person().ok_or_else(sign_in_first)?;
-        let token = invocation.host.create_token(&person.handle).await?;
+        let token = invocation
+            .host
+            .create_token(&person.handle, Default::default())
+            .await?;
         Ok(Answer {
             text: format!(
                 "token.create: a new token for {} (shown once)",

@@ -26,9 +26,16 @@ impl Drop for Served {
 
 /// `shed <args>` on the data folder, asserting it succeeds; its stdout.
 pub fn shed(data: &Path, args: &[&str]) -> String {
+    String::from_utf8(shed_with(data, args, &[]).stdout).unwrap()
+}
+
+/// `shed <args>` on the data folder with these variables set, asserting it
+/// succeeds; all it said.
+pub fn shed_with(data: &Path, args: &[&str], vars: &[(&str, &str)]) -> Output {
     let out = Command::new(SHED)
         .args(args)
         .env("SHED_DATA", data)
+        .envs(vars.iter().copied())
         .output()
         .unwrap();
     assert!(
@@ -36,13 +43,19 @@ pub fn shed(data: &Path, args: &[&str]) -> String {
         "shed {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8(out.stdout).unwrap()
+    out
 }
 
 impl Served {
     /// Ada owns the space demo with the run club at demo/runs; Bob exists and
     /// belongs nowhere. The server is up with its queue.
     pub fn start() -> Served {
+        Served::start_logging(None)
+    }
+
+    /// As [`Served::start`]; with `log`, the server logs everything it says
+    /// (`RUST_LOG=debug`) to that file instead of warnings to a pipe.
+    pub fn start_logging(log: Option<&Path>) -> Served {
         let dir = tempfile::tempdir().unwrap();
         let data = dir.path().join("d");
         let run_club = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/run-club");
@@ -63,23 +76,48 @@ impl Served {
             ],
         );
         let queue = dir.path().join("q.sock");
-        let server = serve(&data, &queue);
+        let server = match log {
+            None => serve(&data, &queue),
+            Some(log) => serve_logging(&data, &queue, log),
+        };
         wait_for(&queue);
         Served { dir, queue, server }
+    }
+
+    /// Stops the server (SIGKILL, as a crash would), keeping its folder.
+    pub fn stop(&mut self) {
+        let _ = self.server.kill();
+        let _ = self.server.wait();
     }
 
     pub fn data(&self) -> PathBuf {
         self.dir.path().join("d")
     }
 
-    /// `shed job create …`: the id it printed.
+    /// `shed job create …`: the secret it printed.
     pub fn job(&self, args: &[&str]) -> String {
+        self.named_job(args).0
+    }
+
+    /// `shed job create …`: the secret it printed, and the job's public name
+    /// as `shed job list --json` shows it (the newest job).
+    pub fn named_job(&self, args: &[&str]) -> (String, String) {
         let mut all = vec!["job", "create"];
         all.extend_from_slice(args);
-        let id = shed(&self.data(), &all);
-        let id = id.trim().to_string();
-        assert_eq!(id.len(), 32, "a job id is 128 bits in hex: {id}");
-        id
+        let secret = shed(&self.data(), &all).trim().to_string();
+        assert_eq!(
+            secret.len(),
+            32,
+            "a job's secret is 128 bits in hex: {secret}"
+        );
+        let list: Value = serde_json::from_str(&shed(&self.data(), &["job", "list", "--json"]))
+            .expect("`shed job list --json` is JSON");
+        let newest = list
+            .as_array()
+            .and_then(|jobs| jobs.last())
+            .unwrap_or_else(|| panic!("no job listed: {list}"));
+        let name = newest["name"].as_str().expect("a job's name").to_string();
+        (secret, name)
     }
 
     /// `shed command <args>` as the harness runs it: a cleared environment
@@ -91,10 +129,14 @@ impl Served {
     /// `shed command run <name> --args-json - --json [extra…]`, asserting the
     /// CLI exits 0 (the host answered); the outcome.
     pub fn run(&self, job: &str, name: &str, args: Value, extra: &[&str]) -> Value {
+        answered(&self.run_output(job, name, args, extra))
+    }
+
+    /// `shed command run <name> --args-json - --json [extra…]`: all it said.
+    pub fn run_output(&self, job: &str, name: &str, args: Value, extra: &[&str]) -> Output {
         let mut all = vec!["command", "run", name, "--args-json", "-", "--json"];
         all.extend_from_slice(extra);
-        let out = self.cli(Some(job), &all, &args.to_string());
-        answered(&out)
+        self.cli(Some(job), &all, &args.to_string())
     }
 
     /// `shed command list --json` for the job: the rows' names.
@@ -117,7 +159,28 @@ impl Served {
 }
 
 pub fn serve(data: &Path, queue: &Path) -> Child {
-    Command::new(SHED)
+    serve_command(data, queue)
+        .env("RUST_LOG", "warn")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// `shed serve` logging at debug level, stdout and stderr, to `log`.
+pub fn serve_logging(data: &Path, queue: &Path, log: &Path) -> Child {
+    let file = std::fs::File::create(log).unwrap();
+    serve_command(data, queue)
+        .env("RUST_LOG", "debug")
+        .env("NO_COLOR", "1")
+        .stdout(file.try_clone().unwrap())
+        .stderr(file)
+        .spawn()
+        .unwrap()
+}
+
+fn serve_command(data: &Path, queue: &Path) -> Command {
+    let mut command = Command::new(SHED);
+    command
         .args([
             "serve",
             "--listen",
@@ -126,12 +189,9 @@ pub fn serve(data: &Path, queue: &Path) -> Child {
             queue.to_str().unwrap(),
         ])
         .env("SHED_DATA", data)
-        .env("RUST_LOG", "warn")
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
+        .stdout(Stdio::null());
+    command
 }
 
 /// Waits for the queue's socket to answer.

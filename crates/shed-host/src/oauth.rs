@@ -1,0 +1,588 @@
+//! shed as its own OAuth 2.1 authorization server, for the MCP clients that
+//! sign in through the browser: clients registered by Dynamic Client
+//! Registration (RFC 7591), the authorization code grant with PKCE S256 only,
+//! codes single-use and short-lived, access tokens short-lived and bound to
+//! the resource they were asked for (RFC 8707), refresh tokens rotated on
+//! every use with reuse detection (a replayed one ends the whole grant), and
+//! revocation (RFC 7009). The web door turns these into HTTP; the words of
+//! each refusal are the RFCs' error codes and a sentence.
+//!
+//! Every secret — codes, access and refresh tokens — is 128 random bits
+//! kept as its sha256 only; a PKCE verifier is compared in constant time.
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use sha2::{Digest, Sha256};
+use shed_store::oauth::{ClientRecord, CodeRecord, NewCode, Redeemed, Refreshed};
+use shed_store::revocable::NewToken;
+use subtle::ConstantTimeEq;
+
+use crate::names::shown;
+use crate::secrets::{hash, now, secret};
+use crate::{Host, HostError, Person};
+
+/// How long a code may wait for its exchange, in seconds.
+pub const CODE_SECONDS: i64 = 60;
+/// How long an access token lasts by default, in seconds (the
+/// `SHED_OAUTH_ACCESS_SECONDS` environment variable sets another).
+pub const ACCESS_SECONDS: i64 = 3600;
+/// The most redirect URIs a client registers.
+const MOST_REDIRECT_URIS: usize = 10;
+/// The most characters of a client's name.
+const MOST_NAME_CHARS: usize = 100;
+
+/// A refusal of the authorization server: the RFC's error code and a sentence.
+#[derive(Debug, thiserror::Error)]
+pub enum OAuthError {
+    #[error("{0}")]
+    InvalidRequest(String),
+    #[error("{0}")]
+    InvalidClient(String),
+    #[error("{0}")]
+    InvalidGrant(String),
+    #[error("{0}")]
+    UnsupportedGrantType(String),
+    #[error("{0}")]
+    InvalidTarget(String),
+    #[error("{0}")]
+    InvalidRedirectUri(String),
+    #[error("{0}")]
+    InvalidClientMetadata(String),
+    #[error(transparent)]
+    Host(#[from] HostError),
+}
+
+impl OAuthError {
+    /// The `error` code the RFCs give this refusal.
+    pub fn code(&self) -> &'static str {
+        match self {
+            OAuthError::InvalidRequest(_) => "invalid_request",
+            OAuthError::InvalidClient(_) => "invalid_client",
+            OAuthError::InvalidGrant(_) => "invalid_grant",
+            OAuthError::UnsupportedGrantType(_) => "unsupported_grant_type",
+            OAuthError::InvalidTarget(_) => "invalid_target",
+            OAuthError::InvalidRedirectUri(_) => "invalid_redirect_uri",
+            OAuthError::InvalidClientMetadata(_) => "invalid_client_metadata",
+            OAuthError::Host(_) => "server_error",
+        }
+    }
+}
+
+impl From<shed_store::StoreError> for OAuthError {
+    fn from(error: shed_store::StoreError) -> Self {
+        OAuthError::Host(error.into())
+    }
+}
+
+/// What an authorization request asks, as the consent page reads it.
+#[derive(Debug, Clone, Default)]
+pub struct AuthorizationAsk {
+    pub response_type: String,
+    pub client_id: String,
+    pub redirect_uri: String,
+    pub code_challenge: String,
+    pub code_challenge_method: String,
+    /// The resource (RFC 8707); the MCP endpoint when absent.
+    pub resource: Option<String>,
+}
+
+/// The client an authorization request names, checked: shown on the
+/// consent page by its name *and* its redirect's host.
+#[derive(Debug, Clone)]
+pub struct CheckedAsk {
+    pub client: ClientRecord,
+    pub redirect_uri: String,
+    pub redirect_host: String,
+    pub resource: String,
+}
+
+/// Why an authorization request is refused: a bad client or redirect gets
+/// a page, never a redirect; anything else goes back to the redirect.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AskRefusal {
+    /// Shown on a page.
+    Page(String),
+    /// Sent to the (checked) redirect URI as `error` and `error_description`.
+    Redirect {
+        redirect_uri: String,
+        error: &'static str,
+        description: String,
+    },
+}
+
+/// Tokens issued by the token endpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IssuedTokens {
+    pub access_token: String,
+    pub refresh_token: String,
+    /// Seconds.
+    pub expires_in: i64,
+}
+
+/// Whether `uri` may be a redirect: https, or http on a loopback address
+/// (RFC 8252), with no fragment.
+fn acceptable_redirect(uri: &str) -> bool {
+    let Ok(parsed) = uri.parse::<http::Uri>() else {
+        return false;
+    };
+    if uri.contains('#') || parsed.host().is_none() {
+        return false;
+    }
+    match parsed.scheme_str() {
+        Some("https") => true,
+        Some("http") => is_loopback(parsed.host().unwrap_or_default()),
+        _ => false,
+    }
+}
+
+fn is_loopback(host: &str) -> bool {
+    matches!(host, "127.0.0.1" | "[::1]" | "localhost")
+}
+
+/// Whether the redirect asked matches one registered: exactly, except that
+/// a loopback redirect may name any port (RFC 8252 §7.3).
+fn redirect_matches(registered: &str, asked: &str) -> bool {
+    if registered == asked {
+        return true;
+    }
+    let (Ok(r), Ok(a)) = (registered.parse::<http::Uri>(), asked.parse::<http::Uri>()) else {
+        return false;
+    };
+    r.scheme_str() == Some("http")
+        && a.scheme_str() == Some("http")
+        && r.host().is_some_and(is_loopback)
+        && r.host() == a.host()
+        && r.path_and_query() == a.path_and_query()
+}
+
+/// The S256 challenge of a PKCE verifier.
+pub fn s256(verifier: &str) -> String {
+    URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
+}
+
+fn access_seconds() -> i64 {
+    std::env::var("SHED_OAUTH_ACCESS_SECONDS")
+        .ok()
+        .and_then(|s| s.parse::<i64>().ok())
+        .filter(|s| *s > 0)
+        .unwrap_or(ACCESS_SECONDS)
+}
+
+impl Host {
+    /// The resource the MCP endpoint is: `<public url>/mcp`.
+    pub fn mcp_resource(&self) -> String {
+        format!("{}/mcp", self.public_url())
+    }
+
+    /// Registers a public client (RFC 7591): its redirect URIs must each be
+    /// https, or http on loopback. Answers the client with its new id.
+    pub async fn register_client(
+        &self,
+        name: Option<&str>,
+        redirect_uris: Vec<String>,
+    ) -> Result<ClientRecord, OAuthError> {
+        if redirect_uris.is_empty() || redirect_uris.len() > MOST_REDIRECT_URIS {
+            return Err(OAuthError::InvalidRedirectUri(format!(
+                "a client registers 1 to {MOST_REDIRECT_URIS} redirect_uris"
+            )));
+        }
+        if let Some(bad) = redirect_uris.iter().find(|uri| !acceptable_redirect(uri)) {
+            return Err(OAuthError::InvalidRedirectUri(format!(
+                "the redirect URI {} is neither https nor http on a loopback address (127.0.0.1, [::1], localhost) — register one that is",
+                shown(bad)
+            )));
+        }
+        let name = name.map(str::trim).filter(|n| !n.is_empty());
+        if name
+            .is_some_and(|n| n.chars().count() > MOST_NAME_CHARS || n.chars().any(char::is_control))
+        {
+            return Err(OAuthError::InvalidClientMetadata(format!(
+                "client_name is up to {MOST_NAME_CHARS} plain characters"
+            )));
+        }
+        let client = ClientRecord {
+            id: format!("shed_client_{}", secret()),
+            name: name.unwrap_or("an unnamed client").to_string(),
+            redirect_uris,
+        };
+        self.inner
+            .store
+            .register_client(client.clone(), now())
+            .await?;
+        Ok(client)
+    }
+
+    /// Checks an authorization request before the consent page shows it.
+    pub async fn check_ask(&self, ask: &AuthorizationAsk) -> Result<CheckedAsk, AskRefusal> {
+        let page = AskRefusal::Page;
+        let client = self
+            .inner
+            .store
+            .oauth_client(&ask.client_id)
+            .await
+            .map_err(|e| page(e.to_string()))?
+            .ok_or_else(|| {
+                page(format!(
+                    "no client {} is registered here — the app asking should register first",
+                    shown(&ask.client_id)
+                ))
+            })?;
+        let redirect_uri = client
+            .redirect_uris
+            .iter()
+            .find(|registered| redirect_matches(registered, &ask.redirect_uri))
+            .map(|_| ask.redirect_uri.clone())
+            .ok_or_else(|| {
+                page(format!(
+                    "the redirect URI {} is not one {} registered — nothing was sent to it",
+                    shown(&ask.redirect_uri),
+                    shown(&client.name)
+                ))
+            })?;
+        let back = |error: &'static str, description: String| AskRefusal::Redirect {
+            redirect_uri: redirect_uri.clone(),
+            error,
+            description,
+        };
+        if ask.response_type != "code" {
+            return Err(back(
+                "unsupported_response_type",
+                "only response_type=code is supported".to_string(),
+            ));
+        }
+        if ask.code_challenge_method != "S256" || ask.code_challenge.len() != 43 {
+            return Err(back(
+                "invalid_request",
+                "PKCE is required: send a code_challenge made with code_challenge_method=S256"
+                    .to_string(),
+            ));
+        }
+        let resource = ask.resource.clone().unwrap_or_else(|| self.mcp_resource());
+        if resource.trim_end_matches('/') != self.mcp_resource() {
+            return Err(back(
+                "invalid_target",
+                format!("this server grants access to {} only", self.mcp_resource()),
+            ));
+        }
+        let redirect_host = redirect_uri
+            .parse::<http::Uri>()
+            .ok()
+            .and_then(|uri| uri.host().map(str::to_string))
+            .unwrap_or_default();
+        Ok(CheckedAsk {
+            client,
+            redirect_uri,
+            redirect_host,
+            resource: self.mcp_resource(),
+        })
+    }
+
+    /// The person allowed the ask: a code for its redirect, kept hashed for
+    /// [`CODE_SECONDS`].
+    pub async fn grant_code(
+        &self,
+        person: &Person,
+        ask: &AuthorizationAsk,
+        checked: &CheckedAsk,
+    ) -> Result<String, HostError> {
+        let code = secret();
+        self.inner
+            .store
+            .add_code(NewCode {
+                hash: hash(&code),
+                client: checked.client.id.clone(),
+                person: person.eid.clone(),
+                redirect_uri: checked.redirect_uri.clone(),
+                challenge: ask.code_challenge.clone(),
+                resource: checked.resource.clone(),
+                expires_at: now() + CODE_SECONDS,
+            })
+            .await?;
+        Ok(code)
+    }
+
+    fn new_access(&self, person: &str, client: &str) -> (String, NewToken) {
+        let token = format!("shed_oauth_{}", secret());
+        let access = NewToken {
+            person: person.to_string(),
+            hash: hash(&token),
+            name: Some(format!("OAuth: {client}")),
+            expires_at: Some(now() + access_seconds()),
+        };
+        (token, access)
+    }
+
+    /// The token endpoint's `authorization_code` grant.
+    pub async fn exchange_code(
+        &self,
+        code: &str,
+        verifier: &str,
+        client_id: &str,
+        redirect_uri: &str,
+        resource: Option<&str>,
+    ) -> Result<IssuedTokens, OAuthError> {
+        let at = now();
+        let code_hash = hash(code.trim());
+        let issued = match self.inner.store.redeem_code(&code_hash, at).await? {
+            Redeemed::Fresh(issued) => issued,
+            Redeemed::Unknown | Redeemed::Expired => {
+                return Err(OAuthError::InvalidGrant(
+                    "that code is unknown or has expired — start the sign-in again".to_string(),
+                ));
+            }
+            Redeemed::Reused => {
+                return Err(OAuthError::InvalidGrant(
+                    "that code was used before, so the tokens it gave are revoked — start the sign-in again"
+                        .to_string(),
+                ));
+            }
+        };
+        check_redeemed(&issued, verifier, client_id, redirect_uri)?;
+        if let Some(resource) = resource
+            && resource.trim_end_matches('/') != issued.resource
+        {
+            return Err(OAuthError::InvalidTarget(format!(
+                "that code was granted for {} only",
+                issued.resource
+            )));
+        }
+        let (access_token, access) = self.new_access(&issued.person, client_id);
+        let refresh_token = format!("shed_refresh_{}", secret());
+        self.inner
+            .store
+            .open_grant(&code_hash, issued, access, &hash(&refresh_token), at)
+            .await?;
+        Ok(IssuedTokens {
+            access_token,
+            refresh_token,
+            expires_in: access_seconds(),
+        })
+    }
+
+    /// The token endpoint's `refresh_token` grant: the refresh token is
+    /// rotated; one presented again ends the whole grant.
+    pub async fn refresh(
+        &self,
+        refresh: &str,
+        client_id: &str,
+    ) -> Result<IssuedTokens, OAuthError> {
+        let at = now();
+        let refresh_hash = hash(refresh.trim());
+        let unknown = || {
+            OAuthError::InvalidGrant(
+                "that refresh token is unknown or revoked — sign in again".to_string(),
+            )
+        };
+        let person = self
+            .inner
+            .store
+            .refresh_person(&refresh_hash)
+            .await?
+            .ok_or_else(unknown)?;
+        let (access_token, access) = self.new_access(&person, client_id);
+        let refresh_token = format!("shed_refresh_{}", secret());
+        match self
+            .inner
+            .store
+            .refresh_grant(&refresh_hash, client_id, access, &hash(&refresh_token), at)
+            .await?
+        {
+            Refreshed::Rotated { .. } => Ok(IssuedTokens {
+                access_token,
+                refresh_token,
+                expires_in: access_seconds(),
+            }),
+            Refreshed::Unknown => Err(unknown()),
+            Refreshed::Reused => Err(OAuthError::InvalidGrant(
+                "that refresh token was used before, so the whole grant is revoked — sign in again"
+                    .to_string(),
+            )),
+        }
+    }
+
+    /// Revokes the grant of an access or refresh token (RFC 7009: an
+    /// unknown token is no error).
+    pub async fn revoke_oauth_token(&self, token: &str) -> Result<(), HostError> {
+        self.inner
+            .store
+            .revoke_grant_of(&hash(token.trim()), now())
+            .await?;
+        Ok(())
+    }
+}
+
+/// A fresh code's client, redirect and PKCE verifier, as issued.
+fn check_redeemed(
+    issued: &CodeRecord,
+    verifier: &str,
+    client_id: &str,
+    redirect_uri: &str,
+) -> Result<(), OAuthError> {
+    if issued.client != client_id {
+        return Err(OAuthError::InvalidGrant(
+            "that code was issued to another client".to_string(),
+        ));
+    }
+    if issued.redirect_uri != redirect_uri {
+        return Err(OAuthError::InvalidGrant(
+            "redirect_uri differs from the one the code was issued for".to_string(),
+        ));
+    }
+    let verifier_ok = (43..=128).contains(&verifier.len())
+        && bool::from(s256(verifier).as_bytes().ct_eq(issued.challenge.as_bytes()));
+    if !verifier_ok {
+        return Err(OAuthError::InvalidGrant(
+            "the code_verifier does not match the code_challenge — the code is spent; start again"
+                .to_string(),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redirects_are_https_or_loopback_and_match_exactly_but_a_loopback_port() {
+        assert!(acceptable_redirect("https://claude.example/cb"));
+        assert!(acceptable_redirect("http://127.0.0.1:3000/cb"));
+        assert!(!acceptable_redirect("http://evil.example/cb"));
+        assert!(!acceptable_redirect("https://x.example/cb#frag"));
+        assert!(!acceptable_redirect("javascript:alert(1)"));
+        assert!(redirect_matches(
+            "http://127.0.0.1/cb",
+            "http://127.0.0.1:5555/cb"
+        ));
+        assert!(!redirect_matches(
+            "http://127.0.0.1/cb",
+            "http://127.0.0.1:5555/other"
+        ));
+        assert!(!redirect_matches(
+            "https://a.example/cb",
+            "https://a.example/cb2"
+        ));
+        assert!(!redirect_matches(
+            "https://a.example/cb",
+            "https://a.example:444/cb"
+        ));
+    }
+
+    async fn host_with_ada() -> (tempfile::TempDir, Host, Person) {
+        let dir = tempfile::tempdir().unwrap();
+        let host = Host::open(crate::HostConfig {
+            data_dir: dir.path().to_path_buf(),
+            public_url: "http://localhost:7700".into(),
+            database: None,
+        })
+        .await
+        .unwrap();
+        let ada = host.add_person("ada", Some("Ada")).await.unwrap();
+        (dir, host, ada)
+    }
+
+    const VERIFIER: &str = "dBjftJeZ4CVP-mJ92K3OdADkWJW-7gD3AVcgq3ivp8M";
+
+    #[tokio::test]
+    async fn a_code_once_with_its_verifier_then_refreshes_rotate_and_a_replay_ends_the_grant() {
+        let (_dir, host, ada) = host_with_ada().await;
+        let refused = host
+            .register_client(Some("Evil"), vec!["http://evil.example/cb".into()])
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code(), "invalid_redirect_uri");
+        let client = host
+            .register_client(Some("Chat"), vec!["http://127.0.0.1/cb".into()])
+            .await
+            .unwrap();
+        let mut ask = AuthorizationAsk {
+            response_type: "code".into(),
+            client_id: client.id.clone(),
+            redirect_uri: "http://127.0.0.1:4321/cb".into(),
+            code_challenge: s256(VERIFIER),
+            code_challenge_method: "plain".into(),
+            resource: None,
+        };
+        assert!(matches!(
+            host.check_ask(&ask).await,
+            Err(AskRefusal::Redirect {
+                error: "invalid_request",
+                ..
+            })
+        ));
+        ask.code_challenge_method = "S256".into();
+        let checked = host.check_ask(&ask).await.unwrap();
+        assert_eq!(checked.redirect_host, "127.0.0.1");
+        let other = AuthorizationAsk {
+            redirect_uri: "https://elsewhere.example/cb".into(),
+            ..ask.clone()
+        };
+        assert!(matches!(
+            host.check_ask(&other).await,
+            Err(AskRefusal::Page(_))
+        ));
+
+        let code = host.grant_code(&ada, &ask, &checked).await.unwrap();
+        let wrong = "x".repeat(43);
+        let refused = host
+            .exchange_code(&code, &wrong, &client.id, &ask.redirect_uri, None)
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code(), "invalid_grant", "a wrong verifier");
+
+        let code = host.grant_code(&ada, &ask, &checked).await.unwrap();
+        let tokens = host
+            .exchange_code(&code, VERIFIER, &client.id, &ask.redirect_uri, None)
+            .await
+            .unwrap();
+        assert!(host.caller_for_token(&tokens.access_token).await.is_ok());
+        let again = host
+            .exchange_code(&code, VERIFIER, &client.id, &ask.redirect_uri, None)
+            .await
+            .unwrap_err();
+        assert_eq!(again.code(), "invalid_grant");
+        assert!(
+            host.caller_for_token(&tokens.access_token).await.is_err(),
+            "a code used twice revokes what it gave"
+        );
+
+        let code = host.grant_code(&ada, &ask, &checked).await.unwrap();
+        let first = host
+            .exchange_code(&code, VERIFIER, &client.id, &ask.redirect_uri, None)
+            .await
+            .unwrap();
+        let second = host
+            .refresh(&first.refresh_token, &client.id)
+            .await
+            .unwrap();
+        assert!(host.caller_for_token(&second.access_token).await.is_ok());
+        let replay = host
+            .refresh(&first.refresh_token, &client.id)
+            .await
+            .unwrap_err();
+        assert_eq!(replay.code(), "invalid_grant");
+        assert!(host.caller_for_token(&second.access_token).await.is_err());
+        assert!(
+            host.refresh(&second.refresh_token, &client.id)
+                .await
+                .is_err()
+        );
+
+        let code = host.grant_code(&ada, &ask, &checked).await.unwrap();
+        let third = host
+            .exchange_code(&code, VERIFIER, &client.id, &ask.redirect_uri, None)
+            .await
+            .unwrap();
+        host.revoke_oauth_token(&third.refresh_token).await.unwrap();
+        assert!(host.caller_for_token(&third.access_token).await.is_err());
+    }
+
+    #[test]
+    fn s256_is_base64url_of_sha256_unpadded() {
+        // Computed apart: base64.urlsafe_b64encode(sha256(verifier)) in Python, '=' stripped.
+        assert_eq!(
+            s256("dBjftJeZ4CVP-mJ92K3OdADkWJW-7gD3AVcgq3ivp8M"),
+            "YpufkTFi3rca7K9heR3Rw4S55uX_EjflC3Rx4HCLc8c"
+        );
+    }
+}

@@ -1,0 +1,189 @@
+//! Taking access back, as the CLI and a later web page ask it: tokens
+//! listed and revoked, people listed and removed, spaces listed, members
+//! listed and taken out. Each takes effect at the very next request of every
+//! process on the database, since a request reads its token, session, job
+//! and memberships there (no process remembers them).
+
+use std::time::Duration;
+
+use shed_store::revocable::{NewToken, Removed, SpaceRecord, TokenRecord};
+
+use crate::access::{OPERATOR, last_owner, last_owner_stays, may_remove_member};
+use crate::names::shown;
+use crate::secrets::{hash, now, secret};
+use crate::{Caller, Host, HostError, Person, Role};
+
+/// What a new token is called and how long it lasts (by default: no name,
+/// never expires).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TokenSpec<'a> {
+    pub name: Option<&'a str>,
+    pub ttl: Option<Duration>,
+}
+
+/// The most characters of a token's name.
+const MOST_NAME_CHARS: usize = 100;
+
+fn no_token(id: i64) -> HostError {
+    HostError::NotFound(format!(
+        "no live token {id} — `shed token list` shows the live ones"
+    ))
+}
+
+fn no_space(space: &str) -> HostError {
+    let space = shown(space);
+    HostError::NotFound(format!(
+        "no space {space} — `shed space list` shows the spaces"
+    ))
+}
+
+impl Host {
+    /// A new bearer token for the person: `shed_` and 32 hex digits (128
+    /// random bits), shown once; only its sha256 is kept.
+    pub async fn create_token(
+        &self,
+        handle: &str,
+        spec: TokenSpec<'_>,
+    ) -> Result<String, HostError> {
+        let person = self.person(handle).await?;
+        let name = spec.name.map(str::trim).filter(|n| !n.is_empty());
+        if let Some(name) = name
+            && (name.chars().count() > MOST_NAME_CHARS || name.chars().any(char::is_control))
+        {
+            return Err(HostError::BadInput(format!(
+                "the token name {} is too long or holds control characters — use up to {MOST_NAME_CHARS} plain characters",
+                shown(name)
+            )));
+        }
+        let expires_at = match spec.ttl {
+            Some(ttl) => Some(
+                i64::try_from(ttl.as_secs())
+                    .ok()
+                    .and_then(|secs| now().checked_add(secs))
+                    .ok_or_else(|| {
+                        HostError::BadInput(
+                            "that token's life is longer than a clock can count — say fewer days"
+                                .to_string(),
+                        )
+                    })?,
+            ),
+            None => None,
+        };
+        let token = format!("shed_{}", secret());
+        self.inner
+            .store
+            .add_token(NewToken {
+                person: person.eid,
+                hash: hash(&token),
+                name: name.map(str::to_string),
+                expires_at,
+            })
+            .await?;
+        Ok(token)
+    }
+
+    /// The live tokens, of the person `handle` or of everyone: never a secret.
+    pub async fn tokens(&self, handle: Option<&str>) -> Result<Vec<TokenRecord>, HostError> {
+        let person = match handle {
+            Some(handle) => Some(self.person(handle).await?.eid),
+            None => None,
+        };
+        Ok(self.inner.store.tokens(person.as_deref(), now()).await?)
+    }
+
+    /// Revokes the token `id`: refused from the next request on.
+    pub async fn revoke_token(&self, id: i64) -> Result<(), HostError> {
+        match self.inner.store.revoke_token(id, now()).await? {
+            true => Ok(()),
+            false => Err(no_token(id)),
+        }
+    }
+
+    /// Everyone who may sign in, by handle.
+    pub async fn people(&self) -> Result<Vec<Person>, HostError> {
+        Ok(self.inner.store.people().await?)
+    }
+
+    /// Removes the person: their tokens, sessions, sign-in links, jobs and
+    /// memberships end; what they wrote stays, attributed to them. Refused
+    /// while they are the last owner of a space.
+    pub async fn remove_person(&self, handle: &str) -> Result<Removed, HostError> {
+        let person = self.person(handle).await?;
+        let mut only_owner_of = Vec::new();
+        for membership in self.inner.store.memberships(&person.eid).await? {
+            let members = self.members(&membership.space).await?;
+            let roles: Vec<Role> = members.iter().map(|(_, role)| *role).collect();
+            let last = members
+                .iter()
+                .any(|(member, role)| member.eid == person.eid && last_owner(*role, &roles));
+            if last {
+                only_owner_of.push(membership.space);
+            }
+        }
+        if !only_owner_of.is_empty() {
+            return Err(last_owner_stays(
+                &person.handle,
+                &crate::names::and_list(&only_owner_of),
+                "<space>",
+            ));
+        }
+        Ok(self.inner.store.remove_person(&person.eid, now()).await?)
+    }
+
+    /// Every space, with how many members and apps it has.
+    pub async fn all_spaces(&self) -> Result<Vec<SpaceRecord>, HostError> {
+        Ok(self.inner.store.spaces().await?)
+    }
+
+    /// The members of a space and their roles, owners first.
+    pub async fn members(&self, space: &str) -> Result<Vec<(Person, Role)>, HostError> {
+        let members = self
+            .inner
+            .store
+            .members(space)
+            .await?
+            .ok_or_else(|| no_space(space))?;
+        members
+            .into_iter()
+            .map(|member| {
+                let role = member.role.parse().map_err(|e: crate::NotARole| {
+                    HostError::Internal(format!("a stored role: {e}"))
+                })?;
+                Ok((member.person, role))
+            })
+            .collect()
+    }
+
+    /// Takes the person `handle` out of `space`, as `by` asks (`None`:
+    /// whoever runs `shed` on the data folder, who stands as an owner of
+    /// every space); answers the role they had. The rule book decides.
+    pub async fn remove_member(
+        &self,
+        by: Option<&Caller>,
+        space: &str,
+        handle: &str,
+    ) -> Result<Role, HostError> {
+        let members = self.members(space).await?;
+        let standing = match by {
+            None => OPERATOR,
+            Some(caller) => self.reach(caller).await?.standing(space),
+        };
+        let person = self.person(handle).await?;
+        let Some(role) = members
+            .iter()
+            .find(|(member, _)| member.eid == person.eid)
+            .map(|(_, role)| *role)
+        else {
+            return Err(HostError::NotFound(format!(
+                "{} is no member of {} — `shed member list {}` shows who is",
+                person.handle,
+                shown(space),
+                shown(space)
+            )));
+        };
+        let roles: Vec<Role> = members.iter().map(|(_, role)| *role).collect();
+        may_remove_member(space, standing, &person.handle, role, &roles)?;
+        self.inner.store.remove_member(space, &person.eid).await?;
+        Ok(role)
+    }
+}

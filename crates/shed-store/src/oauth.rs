@@ -1,0 +1,69 @@
+//! OAuth 2.1, as the platform's own authorization server keeps it: the
+//! clients (registered by Dynamic Client Registration, or by a Client ID
+//! Metadata Document, keyed by its URL), the authorization codes, and the
+//! grants — a person's consent to one client for one resource, holding the
+//! hash of its current refresh token. A grant's access tokens are rows of
+//! `tokens` (src/revocable.rs) carrying the grant and the resource, so a
+//! request reads them as it reads a pasted token. Every secret is kept as
+//! its sha256 only. Plain storage: what is checked is decided in shed-host.
+//!
+//! The shapes callers see are here; each backend keeps them in its own
+//! tables (`sqlite/oauth.rs`, `postgres/oauth.rs`).
+
+/// A registered client.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClientRecord {
+    /// The `client_id`: random for DCR, the document's URL for CIMD.
+    pub id: String,
+    pub name: String,
+    pub redirect_uris: Vec<String>,
+}
+
+/// A code to keep until it is redeemed or expires.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewCode {
+    pub hash: String,
+    pub client: String,
+    /// The consenting person's eid.
+    pub person: String,
+    pub redirect_uri: String,
+    /// The PKCE S256 challenge.
+    pub challenge: String,
+    pub resource: String,
+    /// Unix seconds.
+    pub expires_at: i64,
+}
+
+/// A code as it was issued, when it is redeemed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodeRecord {
+    pub client: String,
+    pub person: String,
+    pub redirect_uri: String,
+    pub challenge: String,
+    pub resource: String,
+}
+
+/// What redeeming a code found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Redeemed {
+    /// Never issued, or forgotten.
+    Unknown,
+    /// Past its time.
+    Expired,
+    /// Used before: the grant it opened (if any) is now revoked.
+    Reused,
+    /// Issued and unused: now spent.
+    Fresh(CodeRecord),
+}
+
+/// What presenting a refresh token found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refreshed {
+    /// Not a refresh token of a live grant.
+    Unknown,
+    /// A refresh token already rotated away: the whole grant is now revoked.
+    Reused,
+    /// Rotated: the grant's client and resource, and its new tokens kept.
+    Rotated { client: String, resource: String },
+}

@@ -1,0 +1,77 @@
+//! What can be taken back: bearer tokens (named, expiring, revoked, with when
+//! each was last used; an OAuth grant's access tokens among them), a
+//! person's place in a space, and a person's place on the platform. Plain storage, as the host asks: who may take what back is
+//! decided in shed-host.
+//!
+//! A token is read on every request that carries it (one lookup by its
+//! unique hash, joined to its person), so whatever is revoked here is refused
+//! at the very next request of every process on the database. A removed
+//! person keeps their row, so what they wrote stays attributed to them; their
+//! handle is not given out again.
+//!
+//! The shapes callers see are here; each backend keeps them in its own
+//! tables (`sqlite/revocable.rs`, `postgres/revocable.rs`).
+
+use crate::Person;
+
+/// A token to keep: whose, what it is called, when it expires.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewToken {
+    /// The person's eid.
+    pub person: String,
+    /// The sha256 (hex) of the secret.
+    pub hash: String,
+    pub name: Option<String>,
+    /// Unix seconds; `None` never expires.
+    pub expires_at: Option<i64>,
+}
+
+/// A live token, as a request's lookup finds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiveToken {
+    pub id: i64,
+    pub person: Person,
+    /// Unix seconds, `None` before its first use.
+    pub last_used_at: Option<i64>,
+    /// The resource an OAuth grant's token was issued for; `None` for a
+    /// pasted token, which every resource of the host takes.
+    pub resource: Option<String>,
+}
+
+/// A token as `shed token list` shows it: never its secret.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TokenRecord {
+    pub id: i64,
+    pub name: Option<String>,
+    pub person: Person,
+    /// RFC 3339.
+    pub created_at: String,
+    /// Unix seconds.
+    pub last_used_at: Option<i64>,
+    /// Unix seconds.
+    pub expires_at: Option<i64>,
+}
+
+/// A space and how many members it has.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpaceRecord {
+    pub slug: String,
+    pub members: i64,
+    pub apps: i64,
+}
+
+/// One member of a space and their role (`owner`, `editor`, `viewer`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemberRecord {
+    pub person: Person,
+    pub role: String,
+}
+
+/// What removing a person ended.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Removed {
+    pub tokens: usize,
+    pub memberships: usize,
+    pub sessions: usize,
+    pub jobs: usize,
+}

@@ -1,0 +1,177 @@
+//! Backups, black-box: `shed backup` while the real `shed up` takes a
+//! steady stream of writes from two MCP clients, then `shed restore` into a
+//! new folder. Every write acknowledged before the backup started is in the
+//! copy, SQLite's integrity check says `ok`, the restored folder is private
+//! as a data folder is (0700, its database 0600), and a shed started on it
+//! serves the data and the app's files with the same token. A non-empty
+//! folder, an existing backup file and a file that is no backup are
+//! refused with a sentence.
+
+use std::collections::HashMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::operating_support::{
+    Shed, call, data_folder, every_run, log_run, shed, succeeded, written_eid,
+};
+
+/// The writing clients.
+const WRITERS: usize = 2;
+
+/// How long the writers write before the backup starts.
+const WRITING_BEFORE: Duration = Duration::from_secs(1);
+
+fn mode(path: &Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+/// Writes runs until `stop`; each acknowledged write with when it was.
+async fn writer(
+    writer: usize,
+    url: String,
+    token: String,
+    stop: Arc<AtomicBool>,
+) -> Vec<(Instant, String, String)> {
+    let http = reqwest::Client::new();
+    let mut acknowledged = Vec::new();
+    let mut i = 0;
+    while !stop.load(Ordering::Relaxed) {
+        i += 1;
+        let who = format!("w{writer}-{i}");
+        let answer = succeeded(log_run(&http, &url, &token, &who).await.unwrap());
+        acknowledged.push((Instant::now(), written_eid(&answer), who));
+    }
+    acknowledged
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backup_under_writes_restores_every_write_acknowledged_before_it() {
+    let (dir, data) = data_folder();
+    let logs = dir.path().join("logs");
+    let serving = Shed::up(&data, &logs, &[]);
+    let token = serving.token();
+    let url = serving.url("/mcp");
+    let stop = Arc::new(AtomicBool::new(false));
+    let writers: Vec<_> = (0..WRITERS)
+        .map(|w| tokio::spawn(writer(w, url.clone(), token.clone(), stop.clone())))
+        .collect();
+    tokio::time::sleep(WRITING_BEFORE).await;
+
+    let file = dir.path().join("backup.db");
+    let backup_started = Instant::now();
+    let backed_up = {
+        let (data, file) = (data.clone(), file.clone());
+        tokio::task::spawn_blocking(move || shed(&data, &["backup", file.to_str().unwrap()]))
+            .await
+            .unwrap()
+    };
+    // The writers go on a moment after the backup, then stop.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    stop.store(true, Ordering::Relaxed);
+    let mut before: HashMap<String, String> = HashMap::new();
+    let mut after = 0;
+    for writer in writers {
+        for (when, eid, who) in writer.await.unwrap() {
+            if when < backup_started {
+                before.insert(eid, who);
+            } else {
+                after += 1;
+            }
+        }
+    }
+    let (ok, printed, said) = backed_up;
+    assert!(ok, "{said}");
+    assert!(printed.starts_with("backed up "), "{printed}");
+    assert!(
+        !said.contains('\u{1b}'),
+        "piped, the backup draws no bar: {said:?}"
+    );
+    assert!(
+        !before.is_empty() && after > 0,
+        "writes before and after the backup"
+    );
+    assert_eq!(mode(&file), 0o600, "the backup holds secrets");
+
+    // The same file again is refused, and so is restoring over a data folder.
+    let (ok, _, said) = shed(&data, &["backup", file.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(
+        said.contains(&format!(
+            "{} is already there — name a new file for the backup, or remove that one first",
+            file.display()
+        )),
+        "{said}"
+    );
+    let (ok, _, said) = shed(&data, &["restore", file.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(
+        said.contains(&format!(
+            "{} is not empty — restore into a new or empty folder (pass --data with one); nothing was changed",
+            data.display()
+        )),
+        "{said}"
+    );
+    let (ok, _, said) = shed(
+        &dir.path().join("other"),
+        &["restore", logs.to_str().unwrap()],
+    );
+    assert!(!ok);
+    assert!(said.contains("is not a shed backup"), "{said}");
+    assert!(
+        !dir.path().join("other").exists(),
+        "a refused restore leaves nothing behind"
+    );
+    drop(serving);
+
+    let restored = dir.path().join("restored");
+    let (ok, printed, said) = shed(&restored, &["restore", file.to_str().unwrap()]);
+    assert!(ok, "{said}");
+    assert!(printed.starts_with("restored "), "{printed}");
+    for beside in ["-wal", "-shm", "-journal", ".partial"] {
+        let mut name = file.clone().into_os_string();
+        name.push(beside);
+        assert!(!Path::new(&name).exists(), "{beside} beside the backup");
+    }
+    assert_eq!(mode(&restored), 0o700);
+    assert_eq!(mode(&restored.join("shed.db")), 0o600);
+    let database = rusqlite::Connection::open(restored.join("shed.db")).unwrap();
+    let verdict: String = database
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(verdict, "ok");
+    drop(database);
+
+    let shed = Shed::up(&restored, &logs, &[]);
+    let http = reqwest::Client::new();
+    let runs = every_run(&http, &shed.url("/mcp"), &token).await;
+    for (eid, who) in &before {
+        assert_eq!(
+            runs.get(eid),
+            Some(who),
+            "the write {who} ({eid}) acknowledged before the backup"
+        );
+    }
+    // The app's files came along: its deploy is in the database.
+    let files = succeeded(
+        call(
+            &http,
+            &shed.url("/mcp"),
+            &token,
+            "app_files",
+            json!({ "app": "demo/runs", "read": ["tools.json"] }),
+        )
+        .await
+        .unwrap(),
+    );
+    assert!(files.to_string().contains("log_run"), "{files}");
+    eprintln!(
+        "{} writes before the backup, {after} during or after it; the copy holds {} runs",
+        before.len(),
+        runs.len()
+    );
+}

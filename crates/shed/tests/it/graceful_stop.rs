@@ -1,0 +1,151 @@
+//! Stopping shed, black-box: SIGTERM to the real `shed up` while 4 MCP
+//! clients write as fast as they are answered. Every call is either
+//! answered with its write, or fails as a connection error a client may
+//! retry (refused, or closed before any answer) — never a half answer or a
+//! refusal of the host's; shed exits 0 and prints the drain time; and after
+//! a restart every acknowledged write is there, and no write whose call was
+//! cut is (so retrying it writes it once). SIGINT stops an idle shed the
+//! same way.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use crate::operating_support::{Shed, data_folder, every_run, log_run, written_eid};
+
+/// The writing clients.
+const WRITERS: usize = 4;
+
+/// Writes acknowledged before the signal is sent.
+const WRITES_BEFORE_THE_SIGNAL: usize = 200;
+
+/// The most the test's writers run, whatever happens.
+const WRITING_BOUND: Duration = Duration::from_secs(120);
+
+/// What one writer saw: the writes acknowledged (eid → who), the calls cut
+/// by a connection error (who, the error), and every other answer (none is
+/// expected).
+#[derive(Default)]
+struct Seen {
+    acknowledged: HashMap<String, String>,
+    connection_errors: Vec<(String, String)>,
+    unexpected: Vec<String>,
+}
+
+/// Writes `w<writer>-<i>` runs until the server refuses connections.
+async fn writer(
+    writer: usize,
+    url: String,
+    token: String,
+    count: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) -> Seen {
+    let http = reqwest::Client::new();
+    let mut seen = Seen::default();
+    let started = Instant::now();
+    for i in 0.. {
+        if started.elapsed() > WRITING_BOUND {
+            seen.unexpected.push("the server never stopped".into());
+            break;
+        }
+        let who = format!("w{writer}-{i}");
+        match log_run(&http, &url, &token, &who).await {
+            Ok((status, message))
+                if status == reqwest::StatusCode::OK
+                    && message["result"]["isError"] == serde_json::json!(false) =>
+            {
+                let eid = written_eid(&message["result"]["structuredContent"]);
+                seen.acknowledged.insert(eid, who);
+                count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            Ok((status, message)) => seen.unexpected.push(format!("{status}: {message}")),
+            Err(error) if error.is_connect() => break,
+            Err(error) if error.status().is_none() && (error.is_request() || error.is_body()) => {
+                seen.connection_errors.push((who, format!("{error:?}")));
+            }
+            Err(error) => seen.unexpected.push(format!("{error:?}")),
+        }
+    }
+    seen
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_under_four_writers_answers_every_call_or_closes_it_and_loses_no_write() {
+    let (dir, data) = data_folder();
+    let logs = dir.path().join("logs");
+    let shed = Shed::up(&data, &logs, &[]);
+    let token = shed.token();
+    let url = shed.url("/mcp");
+    let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let writers: Vec<_> = (0..WRITERS)
+        .map(|w| tokio::spawn(writer(w, url.clone(), token.clone(), count.clone())))
+        .collect();
+    let deadline = Instant::now() + WRITING_BOUND;
+    while count.load(std::sync::atomic::Ordering::Relaxed) < WRITES_BEFORE_THE_SIGNAL {
+        assert!(Instant::now() < deadline, "the writers were not answered");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let (status, printed) = tokio::task::spawn_blocking(move || shed.stop(libc::SIGTERM))
+        .await
+        .unwrap();
+    let mut acknowledged = HashMap::new();
+    let mut connection_errors = Vec::new();
+    for writer in writers {
+        let seen = writer.await.unwrap();
+        assert!(seen.unexpected.is_empty(), "{:?}", seen.unexpected);
+        acknowledged.extend(seen.acknowledged);
+        connection_errors.extend(seen.connection_errors);
+    }
+    let log = std::fs::read_to_string(&logs).unwrap();
+    assert_eq!(status.code(), Some(0), "{log}");
+    let stopped = printed
+        .iter()
+        .find(|line| line.starts_with("shed stopped: "))
+        .unwrap_or_else(|| panic!("no drain time printed: {printed:?}"));
+    assert!(stopped.contains(" drained in "), "{stopped}");
+    assert!(
+        stopped.ends_with("; every write is committed and the database closed"),
+        "{stopped}"
+    );
+    eprintln!(
+        "{stopped} ({} writes acknowledged, {} calls cut as connection errors: {connection_errors:?})",
+        acknowledged.len(),
+        connection_errors.len()
+    );
+
+    let shed = Shed::up(&data, &logs, &[]);
+    let runs = every_run(&reqwest::Client::new(), &shed.url("/mcp"), &token).await;
+    for (eid, who) in &acknowledged {
+        assert_eq!(
+            runs.get(eid),
+            Some(who),
+            "the acknowledged write {who} ({eid})"
+        );
+    }
+    for (who, error) in &connection_errors {
+        assert!(
+            !runs.values().any(|written| written == who),
+            "the call writing {who} was cut ({error}), yet its write landed: a retry would write it twice"
+        );
+    }
+}
+
+#[test]
+fn sigint_stops_an_idle_shed_with_exit_0_and_the_drain_time() {
+    let (dir, data) = data_folder();
+    let shed = Shed::up(&data, &dir.path().join("logs"), &[]);
+    let (status, printed) = shed.stop(libc::SIGINT);
+    assert_eq!(status.code(), Some(0));
+    assert!(
+        printed
+            .iter()
+            // The readiness probe's own connection may not have closed on the
+            // server's side yet: one connection, or none, is idle here.
+            .any(
+                |line| line.starts_with("shed stopped: 0 connections drained in ")
+                    || line.starts_with("shed stopped: 1 connections drained in ")
+            ),
+        "{printed:?}"
+    );
+    // Closed: the WAL was copied into the database and removed with its index.
+    assert!(data.join("shed.db").is_file());
+    assert!(!data.join("shed.db-wal").exists());
+}
