@@ -381,3 +381,169 @@ pub(crate) async fn migrate(
     txn.commit().await.map_err(failed)?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use tokio_postgres::{Client, NoTls};
+
+    use super::MIGRATIONS;
+    use crate::records::Jobs;
+    use crate::{JobRecord, JobTerms};
+
+    async fn connect(url: &str) -> Client {
+        let (client, connection) = tokio_postgres::connect(url, NoTls).await.unwrap();
+        tokio::spawn(connection);
+        client
+    }
+
+    /// A new database on the test server (`SHED_TEST_DATABASE`), as shed
+    /// left one before jobs had names (schema version 6): two jobs keyed by
+    /// their secrets, an entity and its history written by one agent and
+    /// updated by the other, and a listed-tools key. Its URL.
+    async fn a_database_of_version_6(server: &str, older: &str, newer: &str) -> String {
+        let name = format!("shed_test_{:016x}", rand::random::<u64>());
+        connect(server)
+            .await
+            .batch_execute(&format!("CREATE DATABASE {name}"))
+            .await
+            .unwrap();
+        let (base, _) = server.rsplit_once('/').unwrap();
+        let url = format!("{base}/{name}");
+        let db = connect(&url).await;
+        db.batch_execute(
+            "CREATE TABLE schema_migrations(version BIGINT PRIMARY KEY, applied_at TEXT NOT NULL)",
+        )
+        .await
+        .unwrap();
+        for (i, sql) in MIGRATIONS[..6].iter().enumerate() {
+            db.batch_execute(sql).await.unwrap();
+            db.execute(
+                "INSERT INTO schema_migrations(version, applied_at) VALUES($1, 'then')",
+                &[&(i as i64 + 1)],
+            )
+            .await
+            .unwrap();
+        }
+        db.batch_execute(&format!(
+            "INSERT INTO people(eid, handle, name, created_at) VALUES('p1', 'ada', 'Ada', 'then');
+             INSERT INTO jobs(id, person, allow, read_only, created_at, expires_at, ended_at)
+                 VALUES('{newer}', 'p1', '[\"*\"]', '[]', 20, NULL, 25),
+                       ('{older}', 'p1', '[\"demo/*\"]', '[\"demo/runs.board\"]', 10, 99, NULL);
+             INSERT INTO ec_apps(id, name) VALUES(1, 'demo/runs');
+             INSERT INTO ec_entities(id, app, eid, num, version, created_at, created_by, created_via,
+                                     updated_at, updated_by, updated_via)
+                 VALUES(1, 1, 'e1', 1, 2, 0, 'p1', 'agent:{newer}', 1, 'p1', 'agent:{older}'),
+                       (2, 1, 'e2', 2, 1, 0, 'p1', NULL, 0, 'p1', NULL);
+             INSERT INTO ec_history(entity, app_version, step, version, at, by, via, change)
+                 VALUES(1, 1, 0, 1, 0, 'p1', 'agent:{newer}', '{{}}'),
+                       (1, 2, 0, 2, 1, 'p1', 'agent:{older}', '{{}}'),
+                       (2, 3, 0, 1, 2, 'p1', NULL, '{{}}');
+             INSERT INTO listed_tools(caller, fingerprint) VALUES('agent:{older}', 'f'), ('token:1', 'g');"
+        ))
+        .await
+        .unwrap();
+        url
+    }
+
+    // Migration 7 on PostgreSQL, as SQLite's: jobs kept before are named in
+    // the order they were made, their secrets keep working (their hash is
+    // kept), and every row that named an agent by its secret names it by
+    // its name. Runs on the server `SHED_TEST_DATABASE` names.
+    #[tokio::test]
+    async fn jobs_kept_before_get_names_and_no_row_names_their_secrets() {
+        let Some(server) = std::env::var("SHED_TEST_DATABASE")
+            .ok()
+            .filter(|url| !url.is_empty())
+        else {
+            eprintln!("a test of PostgreSQL's migrations, skipped without SHED_TEST_DATABASE");
+            return;
+        };
+        let older = "0a1b2c3d4e5f60718293a4b5c6d7e8f9";
+        let newer = "f9e8d7c6b5a4938271605f4e3d2c1b0a";
+        let url = a_database_of_version_6(&server, older, newer).await;
+
+        let store = super::super::Postgres::open(&url).await.unwrap();
+        let jobs = store.jobs().await.unwrap();
+        assert_eq!(
+            jobs,
+            [
+                JobRecord {
+                    name: "job-1".into(),
+                    terms: JobTerms {
+                        person: "p1".into(),
+                        allow: vec!["demo/*".into()],
+                        read_only: vec!["demo/runs.board".into()],
+                        created_at: 10,
+                        expires_at: Some(99),
+                    },
+                    ended_at: None,
+                },
+                JobRecord {
+                    name: "job-2".into(),
+                    terms: JobTerms {
+                        person: "p1".into(),
+                        allow: vec!["*".into()],
+                        read_only: vec![],
+                        created_at: 20,
+                        expires_at: None,
+                    },
+                    ended_at: Some(25),
+                },
+            ]
+        );
+        for (secret, name) in [(older, "job-1"), (newer, "job-2")] {
+            let found = store
+                .job_by_secret_hash(&crate::secret_hash(secret))
+                .await
+                .unwrap();
+            assert_eq!(found.map(|j| j.name).as_deref(), Some(name));
+        }
+        // A new job counts on from the old ones.
+        let next = store
+            .add_job(crate::secret_hash("s3"), jobs[0].terms.clone())
+            .await
+            .unwrap();
+        assert_eq!(next.name, "job-3");
+
+        let db = connect(&url).await;
+        let stamps = db
+            .query_one(
+                "SELECT created_via, updated_via FROM ec_entities WHERE eid = 'e1'",
+                &[],
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            (stamps.get::<_, String>(0), stamps.get::<_, String>(1)),
+            ("agent:job-2".into(), "agent:job-1".into())
+        );
+        let vias: Vec<Option<String>> = db
+            .query("SELECT via FROM ec_history ORDER BY app_version", &[])
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        assert_eq!(
+            vias,
+            [Some("agent:job-2".into()), Some("agent:job-1".into()), None]
+        );
+        let callers: Vec<String> = db
+            .query("SELECT caller FROM listed_tools ORDER BY caller", &[])
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        assert_eq!(callers, ["agent:job-1", "token:1"]);
+        let tables: i64 = db
+            .query_one(
+                "SELECT COUNT(*) FROM pg_tables WHERE tablename = 'jobs_keyed_by_secret'",
+                &[],
+            )
+            .await
+            .unwrap()
+            .get(0);
+        assert_eq!(tables, 0, "the table that held the secrets is gone");
+    }
+}
