@@ -91,6 +91,13 @@ pub(crate) fn too_long() -> StoreError {
     ))
 }
 
+/// The store's write metrics, on every backend (no-ops unless `shed serve
+/// --metrics-listen` installed a recorder): writes per committed group
+/// (SQLite commits several together; on PostgreSQL each write commits
+/// alone), and the commit's time.
+pub(crate) const WRITE_GROUP_SIZE: &str = "shed_store_write_group_size";
+pub(crate) const COMMIT_SECONDS: &str = "shed_store_commit_seconds";
+
 /// The sentence of a write made after the store was closed, on every backend.
 pub(crate) fn closed() -> StoreError {
     StoreError::Internal(

@@ -400,15 +400,8 @@ mod tests {
     /// left one before jobs had names (schema version 6): two jobs keyed by
     /// their secrets, an entity and its history written by one agent and
     /// updated by the other, and a listed-tools key. Its URL.
-    async fn a_database_of_version_6(server: &str, older: &str, newer: &str) -> String {
-        let name = format!("shed_test_{:016x}", rand::random::<u64>());
-        connect(server)
-            .await
-            .batch_execute(&format!("CREATE DATABASE {name}"))
-            .await
-            .unwrap();
-        let (base, _) = server.rsplit_once('/').unwrap();
-        let url = format!("{base}/{name}");
+    async fn a_database_of_version_6(older: &str, newer: &str) -> Option<String> {
+        let url = shed_test_database::fresh()?;
         let db = connect(&url).await;
         db.batch_execute(
             "CREATE TABLE schema_migrations(version BIGINT PRIMARY KEY, applied_at TEXT NOT NULL)",
@@ -442,7 +435,7 @@ mod tests {
         ))
         .await
         .unwrap();
-        url
+        Some(url)
     }
 
     // Migration 7 on PostgreSQL, as SQLite's: jobs kept before are named in
@@ -451,16 +444,12 @@ mod tests {
     // its name. Runs on the server `SHED_TEST_DATABASE` names.
     #[tokio::test]
     async fn jobs_kept_before_get_names_and_no_row_names_their_secrets() {
-        let Some(server) = std::env::var("SHED_TEST_DATABASE")
-            .ok()
-            .filter(|url| !url.is_empty())
-        else {
+        let older = "0a1b2c3d4e5f60718293a4b5c6d7e8f9";
+        let newer = "f9e8d7c6b5a4938271605f4e3d2c1b0a";
+        let Some(url) = a_database_of_version_6(older, newer).await else {
             eprintln!("a test of PostgreSQL's migrations, skipped without SHED_TEST_DATABASE");
             return;
         };
-        let older = "0a1b2c3d4e5f60718293a4b5c6d7e8f9";
-        let newer = "f9e8d7c6b5a4938271605f4e3d2c1b0a";
-        let url = a_database_of_version_6(&server, older, newer).await;
 
         let store = super::super::Postgres::open(&url).await.unwrap();
         let jobs = store.jobs().await.unwrap();

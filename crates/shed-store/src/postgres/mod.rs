@@ -2,7 +2,7 @@
 //! shed servers as point at it. `tokio-postgres` speaks the protocol
 //! (binary values, statements prepared once per connection and cached) and
 //! `deadpool-postgres` keeps the pool of connections; every write is one
-//! transaction, committed with `synchronous_commit` on. Writers of one app
+//! transaction ([`Postgres::write`]), committed with `synchronous_commit` on. Writers of one app
 //! queue on the app's row (`SELECT … FOR UPDATE`), so the `was` checks and
 //! versions hold across servers. It implements every interface of
 //! `entities.rs` and `records.rs`.
@@ -48,6 +48,8 @@ const POOL_SIZE: usize = 16;
 /// The database on a server, and the catalogs this process has read of it.
 pub(crate) struct Postgres {
     pool: Pool,
+    /// Where the pool connects, for the sentences of a failed connection.
+    target: Box<connect::Target>,
     /// The catalogs readers use.
     schemas: Arc<Schemas>,
 }
@@ -76,8 +78,27 @@ impl Postgres {
         drop(client);
         Ok(Postgres {
             pool,
+            target: Box::new(target),
             schemas: Arc::default(),
         })
+    }
+
+    /// Runs `f` in one transaction and commits it: one write, traced and
+    /// measured as SQLite's writes are (a "store write" span, the commit's
+    /// time). A refusal of `f` rolls the transaction back.
+    #[tracing::instrument(level = "debug", name = "store write", skip_all)]
+    pub(crate) async fn write<T>(
+        &self,
+        f: impl AsyncFnOnce(&deadpool_postgres::Transaction<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut c = self.client().await?;
+        let txn = c.transaction().await?;
+        let written = f(&txn).await?;
+        let started = std::time::Instant::now();
+        txn.commit().await?;
+        metrics::histogram!(crate::COMMIT_SECONDS).record(started.elapsed());
+        metrics::histogram!(crate::WRITE_GROUP_SIZE).record(1.0);
+        Ok(written)
     }
 
     /// A connection of the pool.
@@ -92,10 +113,13 @@ impl Postgres {
 
     /// Whether the server answers and every migration is applied.
     pub(crate) async fn ready(&self) -> Result<(), NotReady> {
-        let c = self
-            .client()
-            .await
-            .map_err(|e| NotReady(format!("the database does not answer: {e}")))?;
+        let c = self.pool.get().await.map_err(|e| {
+            let said = match e {
+                deadpool_postgres::PoolError::Backend(e) => connect::failure(&self.target, &e),
+                other => StoreError::from(other),
+            };
+            NotReady(format!("the database does not answer: {said}"))
+        })?;
         migrations::applied(&c).await
     }
 
@@ -119,13 +143,9 @@ impl Postgres {
 
 impl Entities for Postgres {
     async fn declare(&self, app: &str, vocab: &Vocabulary) -> Result<(), StoreError> {
-        let mut c = self.client().await?;
-        let txn = c.transaction().await?;
-        let declared = schema::declare(&txn, app, vocab).await;
-        let answer = match declared {
-            Ok(()) => txn.commit().await.map_err(StoreError::from),
-            Err(e) => Err(e),
-        };
+        let answer = self
+            .write(async |txn| schema::declare(txn, app, vocab).await)
+            .await;
         self.schemas.forget(app);
         answer
     }
@@ -140,10 +160,9 @@ impl Entities for Postgres {
         check_app_name(app)?;
         let bundles = wire::read(&body)?;
         drop(body);
-        let mut c = self.client().await?;
-        let txn = c.transaction().await?;
-        let (applied, created) = apply::apply(&txn, app, actor, &bundles, expect).await?;
-        txn.commit().await?;
+        let (applied, created) = self
+            .write(async |txn| apply::apply(txn, app, actor, &bundles, expect).await)
+            .await?;
         if created {
             self.schemas.forget(app);
         }

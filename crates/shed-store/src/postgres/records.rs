@@ -122,37 +122,38 @@ pub(super) fn person_at(r: &Row, first: usize) -> Person {
 
 impl People for Postgres {
     async fn add_person(&self, handle: &str, name: &str) -> Result<Person, StoreError> {
-        if !is_handle(handle) {
-            return Err(StoreError::refused(format!(
-                "{handle} is not a handle — use a-z, 0-9 and -, starting with a letter, up to 40 characters"
-            )));
-        }
-        let name = name.trim();
-        if name.is_empty() || name.chars().count() > 100 {
-            return Err(StoreError::refused(format!(
-                "{handle} needs a name of 1 to 100 characters"
-            )));
-        }
-        let person = Person {
-            eid: new_eid(),
-            handle: handle.to_string(),
-            name: name.to_string(),
-        };
-        let added = self
-            .client()
-            .await?
-            .execute(
-                "INSERT INTO people(eid, handle, name, created_at) VALUES($1, $2, $3, $4)
-                 ON CONFLICT(handle) DO NOTHING",
-                &[&person.eid, &person.handle, &person.name, &now()],
-            )
-            .await?;
-        if added == 0 {
-            return Err(StoreError::refused(format!(
-                "the handle {handle} is taken — choose another"
-            )));
-        }
-        Ok(person)
+        self.write(async |txn| {
+            if !is_handle(handle) {
+                return Err(StoreError::refused(format!(
+                    "{handle} is not a handle — use a-z, 0-9 and -, starting with a letter, up to 40 characters"
+                )));
+            }
+            let name = name.trim();
+            if name.is_empty() || name.chars().count() > 100 {
+                return Err(StoreError::refused(format!(
+                    "{handle} needs a name of 1 to 100 characters"
+                )));
+            }
+            let person = Person {
+                eid: new_eid(),
+                handle: handle.to_string(),
+                name: name.to_string(),
+            };
+            let added = txn
+                .execute(
+                    "INSERT INTO people(eid, handle, name, created_at) VALUES($1, $2, $3, $4)
+                     ON CONFLICT(handle) DO NOTHING",
+                    &[&person.eid, &person.handle, &person.name, &now()],
+                )
+                .await?;
+            if added == 0 {
+                return Err(StoreError::refused(format!(
+                    "the handle {handle} is taken — choose another"
+                )));
+            }
+            Ok(person)
+        })
+        .await
     }
 
     async fn person(&self, handle: &str) -> Result<Option<Person>, StoreError> {
@@ -181,27 +182,27 @@ impl People for Postgres {
 
 impl Platform for Postgres {
     async fn add_space(&self, slug: &str, owner_eid: &str) -> Result<(), StoreError> {
-        let mut c = self.client().await?;
-        let txn = c.transaction().await?;
-        let id: Option<i64> = txn
-            .query_opt(
-                "INSERT INTO spaces(slug, created_at) VALUES($1, $2) ON CONFLICT(slug) DO NOTHING RETURNING id",
-                &[&slug, &now()],
+        self.write(async |txn| {
+            let id: Option<i64> = txn
+                .query_opt(
+                    "INSERT INTO spaces(slug, created_at) VALUES($1, $2) ON CONFLICT(slug) DO NOTHING RETURNING id",
+                    &[&slug, &now()],
+                )
+                .await?
+                .map(|r| r.get(0));
+            let Some(id) = id else {
+                return Err(StoreError::Conflict(format!(
+                    "space {slug} is taken — pick another slug"
+                )));
+            };
+            txn.execute(
+                "INSERT INTO members(space, person, role) VALUES($1, $2, 'owner')",
+                &[&id, &owner_eid],
             )
-            .await?
-            .map(|r| r.get(0));
-        let Some(id) = id else {
-            return Err(StoreError::Conflict(format!(
-                "space {slug} is taken — pick another slug"
-            )));
-        };
-        txn.execute(
-            "INSERT INTO members(space, person, role) VALUES($1, $2, 'owner')",
-            &[&id, &owner_eid],
-        )
-        .await?;
-        txn.commit().await?;
-        Ok(())
+            .await?;
+            Ok(())
+        })
+        .await
     }
 
     async fn set_member(
@@ -210,15 +211,17 @@ impl Platform for Postgres {
         person_eid: &str,
         role: &str,
     ) -> Result<(), StoreError> {
-        let c = self.client().await?;
-        let id = space_id(&c, space).await?.ok_or_else(|| no_space(space))?;
-        c.execute(
-            "INSERT INTO members(space, person, role) VALUES($1, $2, $3)
-             ON CONFLICT(space, person) DO UPDATE SET role = excluded.role",
-            &[&id, &person_eid, &role],
-        )
-        .await?;
-        Ok(())
+        self.write(async |txn| {
+            let id = space_id(txn, space).await?.ok_or_else(|| no_space(space))?;
+            txn.execute(
+                "INSERT INTO members(space, person, role) VALUES($1, $2, $3)
+                 ON CONFLICT(space, person) DO UPDATE SET role = excluded.role",
+                &[&id, &person_eid, &role],
+            )
+            .await?;
+            Ok(())
+        })
+        .await
     }
 
     async fn memberships(&self, person_eid: &str) -> Result<Vec<Membership>, StoreError> {
@@ -297,69 +300,69 @@ impl Platform for Postgres {
     }
 
     async fn record_deploy(&self, new: NewDeploy) -> Result<AppRecord, StoreError> {
-        let mut c = self.client().await?;
-        let txn = c.transaction().await?;
-        let space = space_id(&txn, &new.space)
-            .await?
-            .ok_or_else(|| no_space(&new.space))?;
-        let at = now();
-        txn.execute(
-            "INSERT INTO apps(space, slug, title, access, version, deploy, created_at)
-             VALUES($1, $2, $3, $4, 0, 0, $5) ON CONFLICT(space, slug) DO NOTHING",
-            &[
-                &space,
-                &new.slug,
-                &new.title.as_deref().unwrap_or(&new.slug),
-                &new.access.as_deref().unwrap_or("private"),
-                &at,
-            ],
-        )
-        .await?;
-        // The app's row, locked: deploys of one app take their versions in turn.
-        let r = txn
-            .query_one(
-                "SELECT id, version FROM apps WHERE space = $1 AND slug = $2 FOR UPDATE",
-                &[&space, &new.slug],
-            )
-            .await?;
-        let (app, version): (i64, i64) = (r.get(0), r.get::<_, i64>(1) + 1);
-        let deploy: i64 = txn
-            .query_one(
-                "INSERT INTO deploys(app, version, at, by) VALUES($1, $2, $3, $4) RETURNING id",
-                &[&app, &version, &at, &new.by],
-            )
-            .await?
-            .get(0);
-        let insert = txn
-            .prepare("INSERT INTO deploy_files(deploy, path, content) VALUES($1, $2, $3)")
-            .await?;
-        for (path, content) in &new.files {
-            txn.execute(&insert, &[&deploy, path, content]).await?;
-        }
-        txn.execute(
-            "UPDATE apps SET version = $2, deploy = $3,
-                 title = COALESCE($4, title), access = COALESCE($5, access)
-             WHERE id = $1",
-            &[&app, &version, &deploy, &new.title, &new.access],
-        )
-        .await?;
-        if new.clear_drafts {
+        self.write(async |txn| {
+            let space = space_id(txn, &new.space)
+                .await?
+                .ok_or_else(|| no_space(&new.space))?;
+            let at = now();
             txn.execute(
-                "DELETE FROM drafts WHERE space = $1 AND app = $2",
-                &[&space, &new.slug],
+                "INSERT INTO apps(space, slug, title, access, version, deploy, created_at)
+                 VALUES($1, $2, $3, $4, 0, 0, $5) ON CONFLICT(space, slug) DO NOTHING",
+                &[
+                    &space,
+                    &new.slug,
+                    &new.title.as_deref().unwrap_or(&new.slug),
+                    &new.access.as_deref().unwrap_or("private"),
+                    &at,
+                ],
             )
             .await?;
-        }
-        txn.execute(
-            "SELECT pg_notify($1, $2)",
-            &[&DEPLOYS_CHANNEL, &deploy.to_string()],
-        )
-        .await?;
-        let record = app_by_name(&txn, &new.space, &new.slug).await?;
-        txn.commit().await?;
-        record.ok_or_else(|| {
-            StoreError::Internal(format!("the deploy of {}/{} vanished", new.space, new.slug))
+            // The app's row, locked: deploys of one app take their versions in turn.
+            let r = txn
+                .query_one(
+                    "SELECT id, version FROM apps WHERE space = $1 AND slug = $2 FOR UPDATE",
+                    &[&space, &new.slug],
+                )
+                .await?;
+            let (app, version): (i64, i64) = (r.get(0), r.get::<_, i64>(1) + 1);
+            let deploy: i64 = txn
+                .query_one(
+                    "INSERT INTO deploys(app, version, at, by) VALUES($1, $2, $3, $4) RETURNING id",
+                    &[&app, &version, &at, &new.by],
+                )
+                .await?
+                .get(0);
+            let insert = txn
+                .prepare("INSERT INTO deploy_files(deploy, path, content) VALUES($1, $2, $3)")
+                .await?;
+            for (path, content) in &new.files {
+                txn.execute(&insert, &[&deploy, path, content]).await?;
+            }
+            txn.execute(
+                "UPDATE apps SET version = $2, deploy = $3,
+                     title = COALESCE($4, title), access = COALESCE($5, access)
+                 WHERE id = $1",
+                &[&app, &version, &deploy, &new.title, &new.access],
+            )
+            .await?;
+            if new.clear_drafts {
+                txn.execute(
+                    "DELETE FROM drafts WHERE space = $1 AND app = $2",
+                    &[&space, &new.slug],
+                )
+                .await?;
+            }
+            txn.execute(
+                "SELECT pg_notify($1, $2)",
+                &[&DEPLOYS_CHANNEL, &deploy.to_string()],
+            )
+            .await?;
+            let record = app_by_name(txn, &new.space, &new.slug).await?;
+            record.ok_or_else(|| {
+                StoreError::Internal(format!("the deploy of {}/{} vanished", new.space, new.slug))
+            })
         })
+        .await
     }
 
     async fn drafts(
@@ -387,22 +390,20 @@ impl Platform for Postgres {
         app: &str,
         writes: BTreeMap<String, Option<Vec<u8>>>,
     ) -> Result<(), StoreError> {
-        let mut c = self.client().await?;
-        let txn = c.transaction().await?;
-        let space = space_id(&txn, space)
-            .await?
-            .ok_or_else(|| no_space(space))?;
-        let stmt = txn
-            .prepare(
-                "INSERT INTO drafts(space, app, path, content) VALUES($1, $2, $3, $4)
-                 ON CONFLICT(space, app, path) DO UPDATE SET content = excluded.content",
-            )
-            .await?;
-        for (path, content) in &writes {
-            txn.execute(&stmt, &[&space, &app, path, content]).await?;
-        }
-        txn.commit().await?;
-        Ok(())
+        self.write(async |txn| {
+            let space = space_id(txn, space).await?.ok_or_else(|| no_space(space))?;
+            let stmt = txn
+                .prepare(
+                    "INSERT INTO drafts(space, app, path, content) VALUES($1, $2, $3, $4)
+                     ON CONFLICT(space, app, path) DO UPDATE SET content = excluded.content",
+                )
+                .await?;
+            for (path, content) in &writes {
+                txn.execute(&stmt, &[&space, &app, path, content]).await?;
+            }
+            Ok(())
+        })
+        .await
     }
 
     async fn deploy_counter(&self) -> Result<i64, StoreError> {
@@ -438,15 +439,16 @@ impl Platform for Postgres {
     }
 
     async fn record_listed_tools(&self, caller: &str, fingerprint: &str) -> Result<(), StoreError> {
-        self.client()
-            .await?
-            .execute(
+        self.write(async |txn| {
+            txn.execute(
                 "INSERT INTO listed_tools(caller, fingerprint) VALUES($1, $2)
-                 ON CONFLICT(caller) DO UPDATE SET fingerprint = excluded.fingerprint",
+                     ON CONFLICT(caller) DO UPDATE SET fingerprint = excluded.fingerprint",
                 &[&caller, &fingerprint],
             )
             .await?;
-        Ok(())
+            Ok(())
+        })
+        .await
     }
 }
 
@@ -467,34 +469,35 @@ impl SignIns for Postgres {
         expires_at: i64,
         now: i64,
     ) -> Result<(), StoreError> {
-        let mut c = self.client().await?;
-        let txn = c.transaction().await?;
-        for table in ["web_links", "web_hops", "web_sessions"] {
+        self.write(async |txn| {
+            for table in ["web_links", "web_hops", "web_sessions"] {
+                txn.execute(
+                    &format!("DELETE FROM {table} WHERE expires_at <= $1"),
+                    &[&now],
+                )
+                .await?;
+            }
             txn.execute(
-                &format!("DELETE FROM {table} WHERE expires_at <= $1"),
-                &[&now],
+                "INSERT INTO web_links(hash, person, expires_at) VALUES($1, $2, $3)",
+                &[&hash, &person_eid, &expires_at],
             )
             .await?;
-        }
-        txn.execute(
-            "INSERT INTO web_links(hash, person, expires_at) VALUES($1, $2, $3)",
-            &[&hash, &person_eid, &expires_at],
-        )
-        .await?;
-        txn.commit().await?;
-        Ok(())
+            Ok(())
+        })
+        .await
     }
 
     async fn use_login_link(&self, hash: &str, now: i64) -> Result<Option<String>, StoreError> {
-        Ok(self
-            .client()
-            .await?
-            .query_opt(
-                "UPDATE web_links SET used = 1 WHERE hash = $1 AND used = 0 AND expires_at > $2 RETURNING person",
-                &[&hash, &now],
-            )
-            .await?
-            .map(|r| r.get(0)))
+        self.write(async |txn| {
+            Ok(txn
+                .query_opt(
+                    "UPDATE web_links SET used = 1 WHERE hash = $1 AND used = 0 AND expires_at > $2 RETURNING person",
+                    &[&hash, &now],
+                )
+                .await?
+                .map(|r| r.get(0)))
+        })
+        .await
     }
 
     async fn live_login_link(&self, hash: &str, now: i64) -> Result<Option<String>, StoreError> {
@@ -517,14 +520,16 @@ impl SignIns for Postgres {
         handoff: &str,
         expires_at: i64,
     ) -> Result<(), StoreError> {
-        self.client()
-            .await?
-            .execute(
-                "INSERT INTO web_hops(hash, person, space, handoff, expires_at) VALUES($1, $2, $3, $4, $5)",
-                &[&hash, &person_eid, &space, &handoff, &expires_at],
-            )
-            .await?;
-        Ok(())
+        self.write(async |txn| {
+            txn
+                .execute(
+                    "INSERT INTO web_hops(hash, person, space, handoff, expires_at) VALUES($1, $2, $3, $4, $5)",
+                    &[&hash, &person_eid, &space, &handoff, &expires_at],
+                )
+                .await?;
+            Ok(())
+        })
+        .await
     }
 
     async fn bind_web_hop(
@@ -535,16 +540,17 @@ impl SignIns for Postgres {
         browser: &str,
         now: i64,
     ) -> Result<bool, StoreError> {
-        Ok(self
-            .client()
-            .await?
-            .execute(
-                "UPDATE web_hops SET hash = $3, browser = $4
-                 WHERE hash = $1 AND space = $2 AND browser IS NULL AND expires_at > $5",
-                &[&hash, &space, &back, &browser, &now],
-            )
-            .await?
-            == 1)
+        self.write(async |txn| {
+            Ok(txn
+                .execute(
+                    "UPDATE web_hops SET hash = $3, browser = $4
+                     WHERE hash = $1 AND space = $2 AND browser IS NULL AND expires_at > $5",
+                    &[&hash, &space, &back, &browser, &now],
+                )
+                .await?
+                == 1)
+        })
+        .await
     }
 
     async fn confirm_web_hop(
@@ -554,28 +560,28 @@ impl SignIns for Postgres {
         handoff: Option<&str>,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let mut c = self.client().await?;
-        let txn = c.transaction().await?;
-        let kept: Option<String> = txn
-            .query_opt(
-                "SELECT handoff FROM web_hops WHERE hash = $1 AND space = $2
-                 AND browser IS NOT NULL AND confirmed = 0 AND expires_at > $3 FOR UPDATE",
-                &[&hash, &space, &now],
-            )
-            .await?
-            .map(|r| r.get(0));
-        let Some(kept) = kept else {
-            return Ok(false);
-        };
-        let confirmed = same(Some(&kept), handoff);
-        let sql = if confirmed {
-            "UPDATE web_hops SET confirmed = 1 WHERE hash = $1"
-        } else {
-            "DELETE FROM web_hops WHERE hash = $1"
-        };
-        txn.execute(sql, &[&hash]).await?;
-        txn.commit().await?;
-        Ok(confirmed)
+        self.write(async |txn| {
+            let kept: Option<String> = txn
+                .query_opt(
+                    "SELECT handoff FROM web_hops WHERE hash = $1 AND space = $2
+                     AND browser IS NOT NULL AND confirmed = 0 AND expires_at > $3 FOR UPDATE",
+                    &[&hash, &space, &now],
+                )
+                .await?
+                .map(|r| r.get(0));
+            let Some(kept) = kept else {
+                return Ok(false);
+            };
+            let confirmed = same(Some(&kept), handoff);
+            let sql = if confirmed {
+                "UPDATE web_hops SET confirmed = 1 WHERE hash = $1"
+            } else {
+                "DELETE FROM web_hops WHERE hash = $1"
+            };
+            txn.execute(sql, &[&hash]).await?;
+            Ok(confirmed)
+        })
+        .await
     }
 
     async fn use_web_hop(
@@ -585,20 +591,21 @@ impl SignIns for Postgres {
         browser: Option<&str>,
         now: i64,
     ) -> Result<Option<String>, StoreError> {
-        let taken = self
-            .client()
-            .await?
-            .query_opt(
-                "DELETE FROM web_hops WHERE hash = $1 AND space = $2 AND expires_at > $3
-                 RETURNING person, browser, confirmed",
-                &[&hash, &space, &now],
-            )
-            .await?;
-        Ok(taken.and_then(|r| {
-            let kept: Option<String> = r.get(1);
-            let confirmed: i32 = r.get(2);
-            (confirmed != 0 && same(kept.as_deref(), browser)).then(|| r.get(0))
-        }))
+        self.write(async |txn| {
+            let taken = txn
+                .query_opt(
+                    "DELETE FROM web_hops WHERE hash = $1 AND space = $2 AND expires_at > $3
+                     RETURNING person, browser, confirmed",
+                    &[&hash, &space, &now],
+                )
+                .await?;
+            Ok(taken.and_then(|r| {
+                let kept: Option<String> = r.get(1);
+                let confirmed: i32 = r.get(2);
+                (confirmed != 0 && same(kept.as_deref(), browser)).then(|| r.get(0))
+            }))
+        })
+        .await
     }
 
     async fn add_web_session(
@@ -608,14 +615,15 @@ impl SignIns for Postgres {
         hash: &str,
         expires_at: i64,
     ) -> Result<(), StoreError> {
-        self.client()
-            .await?
-            .execute(
+        self.write(async |txn| {
+            txn.execute(
                 "INSERT INTO web_sessions(hash, person, space, expires_at) VALUES($1, $2, $3, $4)",
                 &[&hash, &person_eid, &space, &expires_at],
             )
             .await?;
-        Ok(())
+            Ok(())
+        })
+        .await
     }
 
     async fn web_session(
@@ -636,17 +644,17 @@ impl SignIns for Postgres {
     }
 
     async fn end_web_sessions(&self, person_eid: &str) -> Result<usize, StoreError> {
-        let mut c = self.client().await?;
-        let txn = c.transaction().await?;
-        txn.execute("DELETE FROM web_links WHERE person = $1", &[&person_eid])
-            .await?;
-        txn.execute("DELETE FROM web_hops WHERE person = $1", &[&person_eid])
-            .await?;
-        let ended = txn
-            .execute("DELETE FROM web_sessions WHERE person = $1", &[&person_eid])
-            .await?;
-        txn.commit().await?;
-        Ok(ended as usize)
+        self.write(async |txn| {
+            txn.execute("DELETE FROM web_links WHERE person = $1", &[&person_eid])
+                .await?;
+            txn.execute("DELETE FROM web_hops WHERE person = $1", &[&person_eid])
+                .await?;
+            let ended = txn
+                .execute("DELETE FROM web_sessions WHERE person = $1", &[&person_eid])
+                .await?;
+            Ok(ended as usize)
+        })
+        .await
     }
 }
 
@@ -687,28 +695,29 @@ async fn job_where(
 
 impl Jobs for Postgres {
     async fn add_job(&self, secret_hash: String, job: JobTerms) -> Result<JobRecord, StoreError> {
-        let num: i64 = self
-            .client()
-            .await?
-            .query_one(
-                "INSERT INTO jobs(secret_hash, person, allow, read_only, created_at, expires_at, ended_at)
-                 VALUES($1, $2, $3, $4, $5, $6, NULL) RETURNING num",
-                &[
-                    &secret_hash,
-                    &job.person,
-                    &globs_text(&job.allow)?,
-                    &globs_text(&job.read_only)?,
-                    &job.created_at,
-                    &job.expires_at,
-                ],
-            )
-            .await?
-            .get(0);
-        Ok(JobRecord {
-            name: name_of(num),
-            terms: job,
-            ended_at: None,
+        self.write(async |txn| {
+            let num: i64 = txn
+                .query_one(
+                    "INSERT INTO jobs(secret_hash, person, allow, read_only, created_at, expires_at, ended_at)
+                     VALUES($1, $2, $3, $4, $5, $6, NULL) RETURNING num",
+                    &[
+                        &secret_hash,
+                        &job.person,
+                        &globs_text(&job.allow)?,
+                        &globs_text(&job.read_only)?,
+                        &job.created_at,
+                        &job.expires_at,
+                    ],
+                )
+                .await?
+                .get(0);
+            Ok(JobRecord {
+                name: name_of(num),
+                terms: job,
+                ended_at: None,
+            })
         })
+        .await
     }
 
     async fn job_by_secret_hash(&self, hash: &str) -> Result<Option<JobRecord>, StoreError> {
@@ -723,16 +732,18 @@ impl Jobs for Postgres {
     }
 
     async fn end_job(&self, name: &str, at: i64) -> Result<Option<JobRecord>, StoreError> {
-        let Some(num) = num_of(name) else {
-            return Ok(None);
-        };
-        let c = self.client().await?;
-        c.execute(
-            "UPDATE jobs SET ended_at = $2 WHERE num = $1 AND ended_at IS NULL",
-            &[&num, &at],
-        )
-        .await?;
-        job_where(&c, "num = $1", &num).await
+        self.write(async |txn| {
+            let Some(num) = num_of(name) else {
+                return Ok(None);
+            };
+            txn.execute(
+                "UPDATE jobs SET ended_at = $2 WHERE num = $1 AND ended_at IS NULL",
+                &[&num, &at],
+            )
+            .await?;
+            job_where(txn, "num = $1", &num).await
+        })
+        .await
     }
 
     async fn jobs(&self) -> Result<Vec<JobRecord>, StoreError> {
@@ -753,17 +764,17 @@ impl ViewKeys for Postgres {
         expires_at: i64,
         now: i64,
     ) -> Result<(), StoreError> {
-        let mut c = self.client().await?;
-        let txn = c.transaction().await?;
-        txn.execute("DELETE FROM view_keys WHERE expires_at <= $1", &[&now])
+        self.write(async |txn| {
+            txn.execute("DELETE FROM view_keys WHERE expires_at <= $1", &[&now])
+                .await?;
+            txn.execute(
+                "INSERT INTO view_keys(hash, person, space, slug, expires_at) VALUES($1, $2, $3, $4, $5)",
+                &[&key.hash, &key.person, &key.space, &key.slug, &expires_at],
+            )
             .await?;
-        txn.execute(
-            "INSERT INTO view_keys(hash, person, space, slug, expires_at) VALUES($1, $2, $3, $4, $5)",
-            &[&key.hash, &key.person, &key.space, &key.slug, &expires_at],
-        )
-        .await?;
-        txn.commit().await?;
-        Ok(())
+            Ok(())
+        })
+        .await
     }
 
     async fn view_key_person(

@@ -49,7 +49,8 @@ fn token_record(r: &Row) -> TokenRecord {
 
 impl Revocable for Postgres {
     async fn add_token(&self, token: NewToken) -> Result<i64, StoreError> {
-        insert_token(&self.client().await?, &token, None).await
+        self.write(async |txn| insert_token(txn, &token, None).await)
+            .await
     }
 
     async fn live_token(&self, hash: &str, now: i64) -> Result<Option<LiveToken>, StoreError> {
@@ -73,12 +74,14 @@ impl Revocable for Postgres {
     }
 
     async fn token_used(&self, id: i64, now: i64) -> Result<(), StoreError> {
-        let c = self.client().await?;
-        let stmt = c
-            .prepare_cached("UPDATE tokens SET last_used_at = $2 WHERE id = $1")
-            .await?;
-        c.execute(&stmt, &[&id, &now]).await?;
-        Ok(())
+        self.write(async |txn| {
+            let stmt = txn
+                .prepare_cached("UPDATE tokens SET last_used_at = $2 WHERE id = $1")
+                .await?;
+            txn.execute(&stmt, &[&id, &now]).await?;
+            Ok(())
+        })
+        .await
     }
 
     async fn tokens(&self, person: Option<&str>, now: i64) -> Result<Vec<TokenRecord>, StoreError> {
@@ -100,15 +103,16 @@ impl Revocable for Postgres {
     }
 
     async fn revoke_token(&self, id: i64, now: i64) -> Result<bool, StoreError> {
-        Ok(self
-            .client()
-            .await?
-            .execute(
-                "UPDATE tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL",
-                &[&id, &now],
-            )
-            .await?
-            > 0)
+        self.write(async |txn| {
+            Ok(txn
+                .execute(
+                    "UPDATE tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL",
+                    &[&id, &now],
+                )
+                .await?
+                > 0)
+        })
+        .await
     }
 
     async fn present_person(&self, handle: &str) -> Result<Option<Person>, StoreError> {
@@ -187,60 +191,61 @@ impl Revocable for Postgres {
     }
 
     async fn remove_member(&self, space: &str, person: &str) -> Result<bool, StoreError> {
-        Ok(self
-            .client()
-            .await?
-            .execute(
-                "DELETE FROM members WHERE person = $2
-                   AND space = (SELECT id FROM spaces WHERE slug = $1)",
-                &[&space, &person],
-            )
-            .await?
-            > 0)
+        self.write(async |txn| {
+            Ok(txn
+                .execute(
+                    "DELETE FROM members WHERE person = $2
+                       AND space = (SELECT id FROM spaces WHERE slug = $1)",
+                    &[&space, &person],
+                )
+                .await?
+                > 0)
+        })
+        .await
     }
 
     async fn remove_person(&self, person: &str, now: i64) -> Result<Removed, StoreError> {
-        let mut c = self.client().await?;
-        let txn = c.transaction().await?;
-        txn.execute(
-            "INSERT INTO removed_people(eid, at) VALUES($1, $2) ON CONFLICT(eid) DO NOTHING",
-            &[&person, &now],
-        )
-        .await?;
-        let tokens = txn
-            .execute(
-                "UPDATE tokens SET revoked_at = $2 WHERE person = $1 AND revoked_at IS NULL",
+        self.write(async |txn| {
+            txn.execute(
+                "INSERT INTO removed_people(eid, at) VALUES($1, $2) ON CONFLICT(eid) DO NOTHING",
                 &[&person, &now],
             )
             .await?;
-        txn.execute(
-            "UPDATE oauth_grants SET revoked_at = $2, refresh_hash = NULL
-             WHERE person = $1 AND revoked_at IS NULL",
-            &[&person, &now],
-        )
-        .await?;
-        let memberships = txn
-            .execute("DELETE FROM members WHERE person = $1", &[&person])
-            .await?;
-        txn.execute("DELETE FROM web_links WHERE person = $1", &[&person])
-            .await?;
-        txn.execute("DELETE FROM web_hops WHERE person = $1", &[&person])
-            .await?;
-        let sessions = txn
-            .execute("DELETE FROM web_sessions WHERE person = $1", &[&person])
-            .await?;
-        let jobs = txn
-            .execute(
-                "UPDATE jobs SET ended_at = $2 WHERE person = $1 AND ended_at IS NULL",
-                &[&person, &(now * 1000)],
+            let tokens = txn
+                .execute(
+                    "UPDATE tokens SET revoked_at = $2 WHERE person = $1 AND revoked_at IS NULL",
+                    &[&person, &now],
+                )
+                .await?;
+            txn.execute(
+                "UPDATE oauth_grants SET revoked_at = $2, refresh_hash = NULL
+                 WHERE person = $1 AND revoked_at IS NULL",
+                &[&person, &now],
             )
             .await?;
-        txn.commit().await?;
-        Ok(Removed {
-            tokens: tokens as usize,
-            memberships: memberships as usize,
-            sessions: sessions as usize,
-            jobs: jobs as usize,
+            let memberships = txn
+                .execute("DELETE FROM members WHERE person = $1", &[&person])
+                .await?;
+            txn.execute("DELETE FROM web_links WHERE person = $1", &[&person])
+                .await?;
+            txn.execute("DELETE FROM web_hops WHERE person = $1", &[&person])
+                .await?;
+            let sessions = txn
+                .execute("DELETE FROM web_sessions WHERE person = $1", &[&person])
+                .await?;
+            let jobs = txn
+                .execute(
+                    "UPDATE jobs SET ended_at = $2 WHERE person = $1 AND ended_at IS NULL",
+                    &[&person, &(now * 1000)],
+                )
+                .await?;
+            Ok(Removed {
+                tokens: tokens as usize,
+                memberships: memberships as usize,
+                sessions: sessions as usize,
+                jobs: jobs as usize,
+            })
         })
+        .await
     }
 }

@@ -49,7 +49,7 @@ use rusqlite::{
 };
 
 use super::PROGRESS_STEPS;
-use crate::{NotReady, READ_DEADLINE, StoreError, closed};
+use crate::{COMMIT_SECONDS, NotReady, READ_DEADLINE, StoreError, WRITE_GROUP_SIZE, closed};
 
 /// The most writes one group commit takes.
 const MAX_GROUP: usize = 512;
@@ -62,11 +62,8 @@ const CHECKPOINT_PAGES: i32 = 1000;
 /// WAL pages at which the writer checkpoints itself.
 const WAL_BOUND_PAGES: i32 = 8 * CHECKPOINT_PAGES;
 
-/// The writer's metrics (no-ops unless `shed serve --metrics-listen`
-/// installed a recorder): writes per committed group, the commit's time,
-/// and the WAL's pages after each commit.
-const WRITE_GROUP_SIZE: &str = "shed_store_write_group_size";
-const COMMIT_SECONDS: &str = "shed_store_commit_seconds";
+/// The WAL's pages after each commit, a metric beside the writer's
+/// (`crate::WRITE_GROUP_SIZE`, `crate::COMMIT_SECONDS`).
 const WAL_PAGES: &str = "shed_store_wal_pages";
 
 /// A write queued for the writer.

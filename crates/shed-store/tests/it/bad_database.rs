@@ -33,7 +33,7 @@ async fn urls_that_do_not_parse_or_reach_nothing_are_sentences() {
 
 #[tokio::test]
 async fn a_wrong_password_and_foreign_tables_are_refused_with_nothing_written() {
-    let Some(url) = common::fresh_database().await else {
+    let Some(url) = common::fresh_database() else {
         eprintln!("a test of a PostgreSQL server: SHED_TEST_DATABASE is not set");
         return;
     };

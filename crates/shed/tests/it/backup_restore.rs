@@ -5,7 +5,9 @@
 //! as a data folder is (0700, its database 0600), and a shed started on it
 //! serves the data and the app's files with the same token. A non-empty
 //! folder, an existing backup file and a file that is no backup are
-//! refused with a sentence.
+//! refused with a sentence. On a database server both commands answer that
+//! `pg_dump` and `pg_restore` do this, and the data round-trips through
+//! them, dumped under the same writes.
 
 use std::collections::HashMap;
 use std::os::unix::fs::PermissionsExt;
@@ -16,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use crate::data_place::{on_server, on_sqlite};
 use crate::operating_support::{
     Shed, call, data_folder, every_run, log_run, shed, succeeded, written_eid,
 };
@@ -51,6 +54,9 @@ async fn writer(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_backup_under_writes_restores_every_write_acknowledged_before_it() {
+    if !on_sqlite("a_backup_under_writes_restores_every_write_acknowledged_before_it") {
+        return;
+    }
     let (dir, data) = data_folder();
     let logs = dir.path().join("logs");
     let serving = Shed::up(&data, &logs, &[]);
@@ -171,6 +177,126 @@ async fn a_backup_under_writes_restores_every_write_acknowledged_before_it() {
     assert!(files.to_string().contains("log_run"), "{files}");
     eprintln!(
         "{} writes before the backup, {after} during or after it; the copy holds {} runs",
+        before.len(),
+        runs.len()
+    );
+}
+
+/// Runs a PostgreSQL client program (`pg_dump`, `pg_restore`), which must succeed.
+fn client_program(program: &str, args: &[&str]) {
+    let out = std::process::Command::new(program)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{program}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_server_backup_names_pg_dump_and_the_data_round_trips_through_it() {
+    if !on_server() {
+        eprintln!(
+            "on_a_server_backup_names_pg_dump_and_the_data_round_trips_through_it: a test of a database server, skipped on SQLite"
+        );
+        return;
+    }
+    let (dir, data) = data_folder();
+    let logs = dir.path().join("logs");
+    let serving = Shed::up(&data, &logs, &[]);
+    let token = serving.token();
+    let url = serving.url("/mcp");
+    let database = shed_test_database::for_folder(&data).unwrap();
+    let password = database.split_once("://").unwrap().1;
+    let password = password
+        .split_once('@')
+        .unwrap()
+        .0
+        .split_once(':')
+        .unwrap()
+        .1;
+
+    // `shed backup` and `shed restore` say what does it, and change nothing.
+    let file = dir.path().join("backup.db");
+    let (ok, _, said) = shed(&data, &["backup", file.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(
+        said.contains("not in a file of the data folder — back it up with `pg_dump --format=custom --file=FILE postgres://"),
+        "{said}"
+    );
+    assert!(!said.contains(password), "the password in {said}");
+    assert!(!file.exists());
+    let other = dir.path().join("other");
+    let (ok, _, said) = shed(&other, &["restore", file.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(said.contains("pg_restore --dbname=URL FILE"), "{said}");
+    assert!(!other.exists(), "a refused restore makes no folder");
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let writers: Vec<_> = (0..WRITERS)
+        .map(|w| tokio::spawn(writer(w, url.clone(), token.clone(), stop.clone())))
+        .collect();
+    tokio::time::sleep(WRITING_BEFORE).await;
+    let dump = dir.path().join("shed.dump");
+    let dump_started = Instant::now();
+    let dumped = {
+        let (database, dump) = (database.clone(), dump.clone());
+        tokio::task::spawn_blocking(move || {
+            let file = format!("--file={}", dump.display());
+            client_program("pg_dump", &["--format=custom", &file, &database]);
+        })
+    };
+    dumped.await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    stop.store(true, Ordering::Relaxed);
+    let mut before: HashMap<String, String> = HashMap::new();
+    let mut after = 0;
+    for writer in writers {
+        for (when, eid, who) in writer.await.unwrap() {
+            if when < dump_started {
+                before.insert(eid, who);
+            } else {
+                after += 1;
+            }
+        }
+    }
+    assert!(
+        !before.is_empty() && after > 0,
+        "writes before and after the dump"
+    );
+    drop(serving);
+
+    // Restored into the (empty) database of a new data folder, it serves.
+    let restored = dir.path().join("restored");
+    let target = shed_test_database::for_folder(&restored).unwrap();
+    let into = format!("--dbname={target}");
+    client_program("pg_restore", &["--no-owner", &into, dump.to_str().unwrap()]);
+    let shed = Shed::up(&restored, &logs, &[]);
+    let http = reqwest::Client::new();
+    let runs = every_run(&http, &shed.url("/mcp"), &token).await;
+    for (eid, who) in &before {
+        assert_eq!(
+            runs.get(eid),
+            Some(who),
+            "the write {who} ({eid}) acknowledged before the dump"
+        );
+    }
+    let files = succeeded(
+        call(
+            &http,
+            &shed.url("/mcp"),
+            &token,
+            "app_files",
+            json!({ "app": "demo/runs", "read": ["tools.json"] }),
+        )
+        .await
+        .unwrap(),
+    );
+    assert!(files.to_string().contains("log_run"), "{files}");
+    eprintln!(
+        "{} writes before the dump, {after} during or after it; the restored database holds {} runs",
         before.len(),
         runs.len()
     );

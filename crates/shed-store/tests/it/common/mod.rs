@@ -1,7 +1,8 @@
 //! Helpers shared by the store's integration tests. The store under test is
 //! SQLite in a temporary folder, or — when `SHED_TEST_DATABASE` holds the
 //! URL of a PostgreSQL server (`postgres://user:password@host:port/db`) —
-//! a fresh database made on that server for each store.
+//! a fresh database made on that server for each folder
+//! (`shed-test-database`).
 
 use serde_json::Value;
 use shed_store::{Actor, ColumnType, Person, Store, Vocabulary};
@@ -67,44 +68,14 @@ pub fn run_club() -> Vocabulary {
     }
 }
 
-/// The PostgreSQL server the tests run on, if they run on one.
-pub fn test_database() -> Option<String> {
-    std::env::var("SHED_TEST_DATABASE")
-        .ok()
-        .filter(|url| !url.is_empty())
-}
-
-/// A URL of a new, empty database on the test server (`None` on SQLite).
-pub async fn fresh_database() -> Option<String> {
-    let server = test_database()?;
-    let (client, connection) = tokio_postgres::connect(&server, tokio_postgres::NoTls)
-        .await
-        .expect("the test database server answers");
-    tokio::spawn(connection);
-    let name = format!("shed_test_{:016x}", rand::random::<u64>());
-    client
-        .batch_execute(&format!("CREATE DATABASE {name}"))
-        .await
-        .unwrap();
-    let (base, _) = server.rsplit_once('/').expect("the URL names a database");
-    Some(format!("{base}/{name}"))
-}
+pub use shed_test_database::{fresh as fresh_database, on_sqlite};
 
 /// A fresh, empty store: in `dir` on SQLite, or a new database on the test server.
 pub async fn open_store(dir: &std::path::Path) -> Store {
-    match fresh_database().await {
+    match shed_test_database::for_folder(dir) {
         Some(url) => Store::connect(&url).await.unwrap(),
         None => Store::open(&dir.join("shed.db")).await.unwrap(),
     }
-}
-
-/// Whether a test of SQLite's own files runs: not when the tests run on PostgreSQL.
-pub fn on_sqlite(test: &str) -> bool {
-    let sqlite = test_database().is_none();
-    if !sqlite {
-        eprintln!("{test}: a test of SQLite's files, skipped on PostgreSQL");
-    }
-    sqlite
 }
 
 /// A fresh store with Ada and `jeff/runs` declared as the run club.
