@@ -387,8 +387,8 @@ mod tests {
     use tokio_postgres::{Client, NoTls};
 
     use super::MIGRATIONS;
+    use crate::jobs::version_6;
     use crate::records::Jobs;
-    use crate::{JobRecord, JobTerms};
 
     async fn connect(url: &str) -> Client {
         let (client, connection) = tokio_postgres::connect(url, NoTls).await.unwrap();
@@ -397,10 +397,9 @@ mod tests {
     }
 
     /// A new database on the test server (`SHED_TEST_DATABASE`), as shed
-    /// left one before jobs had names (schema version 6): two jobs keyed by
-    /// their secrets, an entity and its history written by one agent and
-    /// updated by the other, and a listed-tools key. Its URL.
-    async fn a_database_of_version_6(older: &str, newer: &str) -> Option<String> {
+    /// left one before jobs had names (schema version 6, holding
+    /// [`version_6::rows`]): its URL.
+    async fn a_database_of_version_6() -> Option<String> {
         let url = shed_test_database::fresh()?;
         let db = connect(&url).await;
         db.batch_execute(
@@ -417,24 +416,7 @@ mod tests {
             .await
             .unwrap();
         }
-        db.batch_execute(&format!(
-            "INSERT INTO people(eid, handle, name, created_at) VALUES('p1', 'ada', 'Ada', 'then');
-             INSERT INTO jobs(id, person, allow, read_only, created_at, expires_at, ended_at)
-                 VALUES('{newer}', 'p1', '[\"*\"]', '[]', 20, NULL, 25),
-                       ('{older}', 'p1', '[\"demo/*\"]', '[\"demo/runs.board\"]', 10, 99, NULL);
-             INSERT INTO ec_apps(id, name) VALUES(1, 'demo/runs');
-             INSERT INTO ec_entities(id, app, eid, num, version, created_at, created_by, created_via,
-                                     updated_at, updated_by, updated_via)
-                 VALUES(1, 1, 'e1', 1, 2, 0, 'p1', 'agent:{newer}', 1, 'p1', 'agent:{older}'),
-                       (2, 1, 'e2', 2, 1, 0, 'p1', NULL, 0, 'p1', NULL);
-             INSERT INTO ec_history(entity, app_version, step, version, at, by, via, change)
-                 VALUES(1, 1, 0, 1, 0, 'p1', 'agent:{newer}', '{{}}'),
-                       (1, 2, 0, 2, 1, 'p1', 'agent:{older}', '{{}}'),
-                       (2, 3, 0, 1, 2, 'p1', NULL, '{{}}');
-             INSERT INTO listed_tools(caller, fingerprint) VALUES('agent:{older}', 'f'), ('token:1', 'g');"
-        ))
-        .await
-        .unwrap();
+        db.batch_execute(&version_6::rows()).await.unwrap();
         Some(url)
     }
 
@@ -444,42 +426,15 @@ mod tests {
     // its name. Runs on the server `SHED_TEST_DATABASE` names.
     #[tokio::test]
     async fn jobs_kept_before_get_names_and_no_row_names_their_secrets() {
-        let older = "0a1b2c3d4e5f60718293a4b5c6d7e8f9";
-        let newer = "f9e8d7c6b5a4938271605f4e3d2c1b0a";
-        let Some(url) = a_database_of_version_6(older, newer).await else {
+        let (older, newer) = (version_6::OLDER, version_6::NEWER);
+        let Some(url) = a_database_of_version_6().await else {
             eprintln!("a test of PostgreSQL's migrations, skipped without SHED_TEST_DATABASE");
             return;
         };
 
         let store = super::super::Postgres::open(&url).await.unwrap();
         let jobs = store.jobs().await.unwrap();
-        assert_eq!(
-            jobs,
-            [
-                JobRecord {
-                    name: "job-1".into(),
-                    terms: JobTerms {
-                        person: "p1".into(),
-                        allow: vec!["demo/*".into()],
-                        read_only: vec!["demo/runs.board".into()],
-                        created_at: 10,
-                        expires_at: Some(99),
-                    },
-                    ended_at: None,
-                },
-                JobRecord {
-                    name: "job-2".into(),
-                    terms: JobTerms {
-                        person: "p1".into(),
-                        allow: vec!["*".into()],
-                        read_only: vec![],
-                        created_at: 20,
-                        expires_at: None,
-                    },
-                    ended_at: Some(25),
-                },
-            ]
-        );
+        assert_eq!(jobs, version_6::jobs());
         for (secret, name) in [(older, "job-1"), (newer, "job-2")] {
             let found = store
                 .job_by_secret_hash(&crate::secret_hash(secret))
@@ -503,8 +458,8 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(
-            (stamps.get::<_, String>(0), stamps.get::<_, String>(1)),
-            ("agent:job-2".into(), "agent:job-1".into())
+            (stamps.get::<_, &str>(0), stamps.get::<_, &str>(1)),
+            version_6::STAMPS
         );
         let vias: Vec<Option<String>> = db
             .query("SELECT via FROM ec_history ORDER BY app_version", &[])
@@ -513,10 +468,7 @@ mod tests {
             .iter()
             .map(|r| r.get(0))
             .collect();
-        assert_eq!(
-            vias,
-            [Some("agent:job-2".into()), Some("agent:job-1".into()), None]
-        );
+        assert_eq!(vias, version_6::vias());
         let callers: Vec<String> = db
             .query("SELECT caller FROM listed_tools ORDER BY caller", &[])
             .await
@@ -524,7 +476,7 @@ mod tests {
             .iter()
             .map(|r| r.get(0))
             .collect();
-        assert_eq!(callers, ["agent:job-1", "token:1"]);
+        assert_eq!(callers, version_6::CALLERS);
         let tables: i64 = db
             .query_one(
                 "SELECT COUNT(*) FROM pg_tables WHERE tablename = 'jobs_keyed_by_secret'",

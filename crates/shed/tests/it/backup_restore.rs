@@ -52,6 +52,67 @@ async fn writer(
     acknowledged
 }
 
+/// Runs `copy` on a blocking thread while [`WRITERS`] clients write runs
+/// through `serving` (from [`WRITING_BEFORE`] before it until a moment
+/// after): what `copy` answered, the writes acknowledged before it began
+/// (eid → who), and how many were acknowledged after.
+async fn under_writes<T: Send + 'static>(
+    serving: &Shed,
+    token: &str,
+    copy: impl FnOnce() -> T + Send + 'static,
+) -> (T, HashMap<String, String>, usize) {
+    let url = serving.url("/mcp");
+    let stop = Arc::new(AtomicBool::new(false));
+    let writers: Vec<_> = (0..WRITERS)
+        .map(|w| tokio::spawn(writer(w, url.clone(), token.to_string(), stop.clone())))
+        .collect();
+    tokio::time::sleep(WRITING_BEFORE).await;
+    let started = Instant::now();
+    let copied = tokio::task::spawn_blocking(copy).await.unwrap();
+    // The writers go on a moment after the copy, then stop.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    stop.store(true, Ordering::Relaxed);
+    let mut before = HashMap::new();
+    let mut after = 0;
+    for writer in writers {
+        for (when, eid, who) in writer.await.unwrap() {
+            if when < started {
+                before.insert(eid, who);
+            } else {
+                after += 1;
+            }
+        }
+    }
+    (copied, before, after)
+}
+
+/// A shed serving a restored copy holds every write in `before`, and the
+/// app's files (its deploy is in the database): how many runs it holds.
+async fn serves_every_write(shed: &Shed, token: &str, before: &HashMap<String, String>) -> usize {
+    let http = reqwest::Client::new();
+    let runs = every_run(&http, &shed.url("/mcp"), token).await;
+    for (eid, who) in before {
+        assert_eq!(
+            runs.get(eid),
+            Some(who),
+            "the write {who} ({eid}) acknowledged before the copy"
+        );
+    }
+    let files = succeeded(
+        call(
+            &http,
+            &shed.url("/mcp"),
+            token,
+            "app_files",
+            json!({ "app": "demo/runs", "read": ["tools.json"] }),
+        )
+        .await
+        .unwrap(),
+    );
+    assert!(files.to_string().contains("log_run"), "{files}");
+    runs.len()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_backup_under_writes_restores_every_write_acknowledged_before_it() {
     if !on_sqlite("a_backup_under_writes_restores_every_write_acknowledged_before_it") {
@@ -61,35 +122,14 @@ async fn a_backup_under_writes_restores_every_write_acknowledged_before_it() {
     let logs = dir.path().join("logs");
     let serving = Shed::up(&data, &logs, &[]);
     let token = serving.token();
-    let url = serving.url("/mcp");
-    let stop = Arc::new(AtomicBool::new(false));
-    let writers: Vec<_> = (0..WRITERS)
-        .map(|w| tokio::spawn(writer(w, url.clone(), token.clone(), stop.clone())))
-        .collect();
-    tokio::time::sleep(WRITING_BEFORE).await;
-
     let file = dir.path().join("backup.db");
-    let backup_started = Instant::now();
-    let backed_up = {
+    let (backed_up, before, after) = {
         let (data, file) = (data.clone(), file.clone());
-        tokio::task::spawn_blocking(move || shed(&data, &["backup", file.to_str().unwrap()]))
-            .await
-            .unwrap()
+        under_writes(&serving, &token, move || {
+            shed(&data, &["backup", file.to_str().unwrap()])
+        })
+        .await
     };
-    // The writers go on a moment after the backup, then stop.
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    stop.store(true, Ordering::Relaxed);
-    let mut before: HashMap<String, String> = HashMap::new();
-    let mut after = 0;
-    for writer in writers {
-        for (when, eid, who) in writer.await.unwrap() {
-            if when < backup_started {
-                before.insert(eid, who);
-            } else {
-                after += 1;
-            }
-        }
-    }
     let (ok, printed, said) = backed_up;
     assert!(ok, "{said}");
     assert!(printed.starts_with("backed up "), "{printed}");
@@ -152,33 +192,10 @@ async fn a_backup_under_writes_restores_every_write_acknowledged_before_it() {
     assert_eq!(verdict, "ok");
     drop(database);
 
-    let shed = Shed::up(&restored, &logs, &[]);
-    let http = reqwest::Client::new();
-    let runs = every_run(&http, &shed.url("/mcp"), &token).await;
-    for (eid, who) in &before {
-        assert_eq!(
-            runs.get(eid),
-            Some(who),
-            "the write {who} ({eid}) acknowledged before the backup"
-        );
-    }
-    // The app's files came along: its deploy is in the database.
-    let files = succeeded(
-        call(
-            &http,
-            &shed.url("/mcp"),
-            &token,
-            "app_files",
-            json!({ "app": "demo/runs", "read": ["tools.json"] }),
-        )
-        .await
-        .unwrap(),
-    );
-    assert!(files.to_string().contains("log_run"), "{files}");
+    let runs = serves_every_write(&Shed::up(&restored, &logs, &[]), &token, &before).await;
     eprintln!(
-        "{} writes before the backup, {after} during or after it; the copy holds {} runs",
-        before.len(),
-        runs.len()
+        "{} writes before the backup, {after} during or after it; the copy holds {runs} runs",
+        before.len()
     );
 }
 
@@ -207,7 +224,6 @@ async fn on_a_server_backup_names_pg_dump_and_the_data_round_trips_through_it() 
     let logs = dir.path().join("logs");
     let serving = Shed::up(&data, &logs, &[]);
     let token = serving.token();
-    let url = serving.url("/mcp");
     let database = shed_test_database::for_folder(&data).unwrap();
     let password = database.split_once("://").unwrap().1;
     let password = password
@@ -234,34 +250,15 @@ async fn on_a_server_backup_names_pg_dump_and_the_data_round_trips_through_it() 
     assert!(said.contains("pg_restore --dbname=URL FILE"), "{said}");
     assert!(!other.exists(), "a refused restore makes no folder");
 
-    let stop = Arc::new(AtomicBool::new(false));
-    let writers: Vec<_> = (0..WRITERS)
-        .map(|w| tokio::spawn(writer(w, url.clone(), token.clone(), stop.clone())))
-        .collect();
-    tokio::time::sleep(WRITING_BEFORE).await;
     let dump = dir.path().join("shed.dump");
-    let dump_started = Instant::now();
-    let dumped = {
+    let ((), before, after) = {
         let (database, dump) = (database.clone(), dump.clone());
-        tokio::task::spawn_blocking(move || {
+        under_writes(&serving, &token, move || {
             let file = format!("--file={}", dump.display());
             client_program("pg_dump", &["--format=custom", &file, &database]);
         })
+        .await
     };
-    dumped.await.unwrap();
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    stop.store(true, Ordering::Relaxed);
-    let mut before: HashMap<String, String> = HashMap::new();
-    let mut after = 0;
-    for writer in writers {
-        for (when, eid, who) in writer.await.unwrap() {
-            if when < dump_started {
-                before.insert(eid, who);
-            } else {
-                after += 1;
-            }
-        }
-    }
     assert!(
         !before.is_empty() && after > 0,
         "writes before and after the dump"
@@ -273,31 +270,9 @@ async fn on_a_server_backup_names_pg_dump_and_the_data_round_trips_through_it() 
     let target = shed_test_database::for_folder(&restored).unwrap();
     let into = format!("--dbname={target}");
     client_program("pg_restore", &["--no-owner", &into, dump.to_str().unwrap()]);
-    let shed = Shed::up(&restored, &logs, &[]);
-    let http = reqwest::Client::new();
-    let runs = every_run(&http, &shed.url("/mcp"), &token).await;
-    for (eid, who) in &before {
-        assert_eq!(
-            runs.get(eid),
-            Some(who),
-            "the write {who} ({eid}) acknowledged before the dump"
-        );
-    }
-    let files = succeeded(
-        call(
-            &http,
-            &shed.url("/mcp"),
-            &token,
-            "app_files",
-            json!({ "app": "demo/runs", "read": ["tools.json"] }),
-        )
-        .await
-        .unwrap(),
-    );
-    assert!(files.to_string().contains("log_run"), "{files}");
+    let runs = serves_every_write(&Shed::up(&restored, &logs, &[]), &token, &before).await;
     eprintln!(
-        "{} writes before the dump, {after} during or after it; the restored database holds {} runs",
-        before.len(),
-        runs.len()
+        "{} writes before the dump, {after} during or after it; the restored database holds {runs} runs",
+        before.len()
     );
 }
