@@ -13,7 +13,7 @@ use tokio_postgres::Row;
 
 use super::Postgres;
 use crate::jobs::{globs_text, name_of, num_of};
-use crate::names::{is_handle, new_eid};
+use crate::names::{handle_taken, new_person};
 use crate::platform::{AppRecord, Membership, NewDeploy};
 use crate::records::{Jobs, People, Platform, SignIns, ViewKeys};
 use crate::{JobRecord, JobTerms, Person, StoreError, ViewKey};
@@ -122,23 +122,8 @@ pub(super) fn person_at(r: &Row, first: usize) -> Person {
 
 impl People for Postgres {
     async fn add_person(&self, handle: &str, name: &str) -> Result<Person, StoreError> {
+        let person = new_person(handle, name)?;
         self.write(async |txn| {
-            if !is_handle(handle) {
-                return Err(StoreError::refused(format!(
-                    "{handle} is not a handle — use a-z, 0-9 and -, starting with a letter, up to 40 characters"
-                )));
-            }
-            let name = name.trim();
-            if name.is_empty() || name.chars().count() > 100 {
-                return Err(StoreError::refused(format!(
-                    "{handle} needs a name of 1 to 100 characters"
-                )));
-            }
-            let person = Person {
-                eid: new_eid(),
-                handle: handle.to_string(),
-                name: name.to_string(),
-            };
             let added = txn
                 .execute(
                     "INSERT INTO people(eid, handle, name, created_at) VALUES($1, $2, $3, $4)
@@ -147,9 +132,7 @@ impl People for Postgres {
                 )
                 .await?;
             if added == 0 {
-                return Err(StoreError::refused(format!(
-                    "the handle {handle} is taken — choose another"
-                )));
+                return Err(handle_taken(handle));
             }
             Ok(person)
         })
