@@ -3,6 +3,10 @@ folder, admin commands, a running `shed serve` on a free port, and MCP
 clients (the official SDK's) over Streamable HTTP and over stdio.
 
 The binary is $SHED_BIN, else <repo>/target/debug/shed (./scripts/test builds it).
+
+With SHED_TEST_DATABASE naming a PostgreSQL server (scripts/postgres-cluster
+sets it), each test's shed keeps its data in a new database of its own on that
+server (SHED_DATABASE_URL) instead of the data folder's SQLite file.
 """
 
 from __future__ import annotations
@@ -55,6 +59,8 @@ class Shed:
     port: int
     process: subprocess.Popen[bytes] | None = None
     tokens: dict[str, str] = field(default_factory=dict)
+    # The database on a server that holds the data (None: the SQLite file).
+    database: str | None = None
 
     @property
     def public_url(self) -> str:
@@ -65,7 +71,10 @@ class Shed:
         return f"{self.public_url}/mcp"
 
     def env(self) -> dict[str, str]:
-        return {**os.environ, "SHED_PUBLIC_URL": self.public_url, "RUST_LOG": "warn"}
+        env = {**os.environ, "SHED_PUBLIC_URL": self.public_url, "RUST_LOG": "warn"}
+        if self.database is not None:
+            env["SHED_DATABASE_URL"] = self.database
+        return env
 
     def run(self, *args: str, check: bool = True, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
         """Runs `shed <args> --data <data>` and returns what it printed."""
@@ -156,11 +165,22 @@ class Shed:
             yield client
 
 
+def fresh_database() -> str | None:
+    """A new, empty database on the server SHED_TEST_DATABASE names (made
+    with psql), its URL; None when the tests run on SQLite."""
+    server = os.environ.get("SHED_TEST_DATABASE")
+    if not server:
+        return None
+    name = f"shed_pytest_{os.getpid()}_{time.monotonic_ns()}"
+    subprocess.run(["psql", server, "-qc", f"CREATE DATABASE {name}"], check=True, timeout=60)
+    return f"{server.rsplit('/', 1)[0]}/{name}"
+
+
 @pytest.fixture
 def shed(shed_bin: Path, tmp_path: Path) -> Any:
-    """A fresh data folder and a port; `shed.serve()` starts the server,
-    which is killed after the test."""
-    instance = Shed(bin=shed_bin, data=tmp_path / "data", port=free_port())
+    """A fresh data folder (and on a server, a fresh database) and a port;
+    `shed.serve()` starts the server, which is killed after the test."""
+    instance = Shed(bin=shed_bin, data=tmp_path / "data", port=free_port(), database=fresh_database())
     yield instance
     instance.stop()
 

@@ -86,6 +86,7 @@ fn main() {
         let host = Host::open(HostConfig {
             data_dir: data.clone(),
             public_url: "http://localhost:7700".into(),
+            database: None,
         })
         .await
         .expect("the host");

@@ -13,6 +13,7 @@ async fn host() -> (tempfile::TempDir, Host) {
     let host = Host::open(HostConfig {
         data_dir: dir.path().join("d"),
         public_url: "http://localhost:7700".into(),
+        database: None,
     })
     .await
     .unwrap();

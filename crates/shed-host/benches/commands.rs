@@ -160,6 +160,7 @@ fn main() {
         let host = Host::open(HostConfig {
             data_dir: dir.path().to_path_buf(),
             public_url: "http://localhost:7700".into(),
+            database: None,
         })
         .await
         .expect("the host opens");

@@ -63,6 +63,10 @@ pub struct HostConfig {
     pub data_dir: PathBuf,
     /// The address the platform answers at, e.g. `http://localhost:7700`.
     pub public_url: String,
+    /// The URL of a database server to keep the data in
+    /// (`postgres://user[:password]@host[:port]/database`); `None`: the
+    /// SQLite file `<data_dir>/shed.db`.
+    pub database: Option<String>,
 }
 
 /// A page a command names, as a resource a door lists.
@@ -109,7 +113,8 @@ struct Inner {
 }
 
 impl Host {
-    /// Opens the host on `<data_dir>/shed.db`, creating the directory (mode
+    /// Opens the host on `<data_dir>/shed.db` (or the database server
+    /// [`HostConfig::database`] names), creating the directory (mode
     /// 0700) and the database (0600) when they are not there yet; warns when
     /// either is open to other accounts.
     pub async fn open(config: HostConfig) -> Result<Host, HostError> {
@@ -129,7 +134,10 @@ impl Host {
             &config.data_dir,
             shed_store::PRIVATE_FOLDER_MODE,
         );
-        let store = Store::open(&config.data_dir.join(DATABASE_FILE)).await?;
+        let store = match &config.database {
+            Some(url) => Store::connect(url).await?,
+            None => Store::open(&config.data_dir.join(DATABASE_FILE)).await?,
+        };
         let opened_at_deploy = store.deploy_counter().await?;
         let (deploys, _) = tokio::sync::broadcast::channel(256);
         let (memberships, _) = tokio::sync::broadcast::channel(16);

@@ -270,6 +270,7 @@ mod tests {
         let host = Host::open(HostConfig {
             data_dir: dir.path().to_path_buf(),
             public_url: "http://localhost:7700".into(),
+            database: shed_test_database::for_folder(dir.path()),
         })
         .await
         .unwrap();

@@ -41,6 +41,7 @@ async fn a_caller_who_listed_an_older_list_is_told_to_list_again() -> anyhow::Re
     let host = Host::open(HostConfig {
         data_dir: data.path().to_path_buf(),
         public_url: "http://localhost:7700".into(),
+        database: None,
     })
     .await?;
     host.add_person("ada", Some("Ada")).await?;

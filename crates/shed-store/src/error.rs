@@ -31,7 +31,37 @@ impl From<rusqlite::Error> for StoreError {
     }
 }
 
+impl From<tokio_postgres::Error> for StoreError {
+    /// The server's own message where it sent one (`db error` says nothing).
+    fn from(e: tokio_postgres::Error) -> StoreError {
+        match e.as_db_error() {
+            Some(db) => StoreError::Internal(db.message().to_string()),
+            None => StoreError::Internal(e.to_string()),
+        }
+    }
+}
+
+impl From<deadpool_postgres::PoolError> for StoreError {
+    /// A closed pool is a store that was closed ([`crate::Store::close`]).
+    fn from(e: deadpool_postgres::PoolError) -> StoreError {
+        match e {
+            deadpool_postgres::PoolError::Closed => crate::closed(),
+            e => StoreError::Internal(format!("no connection to the database: {e}")),
+        }
+    }
+}
+
 /// Why the store cannot serve now (`Store::ready`): the sentence to show.
 #[derive(thiserror::Error, Debug, Clone, PartialEq, Eq)]
 #[error("{0}")]
 pub struct NotReady(pub String);
+
+impl NotReady {
+    /// A database not yet at the schema version this program needs, on
+    /// every backend.
+    pub(crate) fn behind(done: i64, needed: usize) -> NotReady {
+        NotReady(format!(
+            "the database is at schema version {done}, and this shed needs {needed} — restart shed to apply its migrations"
+        ))
+    }
+}

@@ -1,32 +1,66 @@
-//! shed-store: the one place shed's data is kept. The entity–component data of
-//! every app, the filter-line language that reads it, and the platform's own
-//! tables (people, spaces, apps, tokens, jobs).
+//! shed-store: the one place shed's data is kept. Two halves, each behind
+//! interfaces a backend implements: the entity–component engine
+//! (`entities.rs`: entities, components, the filter line, apply, query,
+//! history, edges) and the platform's own records (`records.rs`: people,
+//! spaces, apps, deploys, tokens, sign-ins, jobs, OAuth, view keys).
 //!
 //! The public API speaks only JSON and this crate's own types — never a
-//! database type — so a PostgreSQL backend can sit behind [`Store`] later
-//! without callers changing. SQLite (bundled, WAL, `synchronous=FULL`) is the
-//! embedded backend: one writer thread commits in groups; reads run in place
-//! on read connections, never waiting on the writer, each stopped at
-//! [`READ_DEADLINE`].
+//! database type — and [`Store`] is the one door: it holds a [`Backend`]
+//! and hands each call to it, so nothing above this crate names a backend.
+//! A backend is an enum variant rather than a `dyn` object: the interfaces'
+//! `async fn`s then need no boxing (no `async_trait`), and a call costs one
+//! `match`. SQLite (`sqlite/`) is the embedded backend, the default;
+//! PostgreSQL (`postgres/`) keeps the store on a database server.
 
-mod apply;
-mod backup;
-mod engine;
+/// Declares an interface: the trait each backend implements, and the
+/// [`Store`] method of the same name and doc that hands the call to the
+/// store's backend. One list makes both, so a backend cannot miss a method
+/// the store offers.
+macro_rules! interface {
+    (
+        $(#[$trait_doc:meta])*
+        trait $trait:ident {
+            $(
+                $(#[$doc:meta])*
+                async fn $name:ident(&self $(, $arg:ident: $ty:ty)* $(,)?) -> $ret:ty;
+            )*
+        }
+    ) => {
+        $(#[$trait_doc])*
+        pub(crate) trait $trait {
+            $( async fn $name(&self $(, $arg: $ty)*) -> $ret; )*
+        }
+
+        impl $crate::Store {
+            $(
+                $(#[$doc])*
+                pub async fn $name(&self $(, $arg: $ty)*) -> $ret {
+                    match &*self.backend {
+                        $crate::Backend::Sqlite(db) => $trait::$name(db $(, $arg)*).await,
+                        $crate::Backend::Postgres(db) => $trait::$name(db $(, $arg)*).await,
+                    }
+                }
+            )*
+        }
+    };
+}
+
+mod entities;
 mod error;
 pub mod filter;
 mod jobs;
-mod migrations;
 mod model;
 mod names;
 pub mod oauth;
-mod people;
 pub mod platform;
+mod postgres;
 mod private;
 mod query;
+mod records;
 pub mod revocable;
 mod schema;
 mod secret;
-mod sessions;
+mod sqlite;
 mod values;
 mod view_keys;
 pub mod wire;
@@ -35,41 +69,55 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use backup::{BackupProgress, Copied, backup, restore};
 pub use error::{NotReady, StoreError};
 pub use jobs::{JobRecord, JobTerms};
 pub use model::{Actor, Applied, ColumnType, HistoryEntry, Listing, Person, Vocabulary};
+pub use postgres::backup_on_server;
 pub use private::{PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE, warn_if_open};
 pub use secret::secret_hash;
+pub use sqlite::backup::{BackupProgress, Copied, backup, restore};
 pub use view_keys::ViewKey;
-
-use engine::Engine;
-use schema::{Schemas, WriterSchemas};
 
 /// The longest a read runs before it is stopped and answered with a
 /// sentence: thousands of times a listing's cost (well under a millisecond at
 /// 100,000 entities), and short enough for a person to wait for the answer.
 pub const READ_DEADLINE: Duration = Duration::from_secs(2);
 
-/// Steps of SQLite's machine between two checks of an in-place read's
-/// deadline: a check is a clock read, and at 50 the listings of `cargo bench
-/// -p shed-store` take as long as without checks (within 3%, the noise). A
-/// read that tests costly rows (`~`) runs apart and is interrupted at its
-/// next row instead.
-pub const PROGRESS_STEPS: i32 = 50;
+/// The sentence a read stopped at [`READ_DEADLINE`] answers, on every backend.
+pub(crate) fn too_long() -> StoreError {
+    StoreError::refused(format!(
+        "this query took longer than {} s and was stopped — narrow it: compare a column (= < >) rather than search with ~, or search a shorter piece of text",
+        READ_DEADLINE.as_secs()
+    ))
+}
+
+/// The store's write metrics, on every backend (no-ops unless `shed serve
+/// --metrics-listen` installed a recorder): writes per committed group
+/// (SQLite commits several together; on PostgreSQL each write commits
+/// alone), and the commit's time.
+pub(crate) const WRITE_GROUP_SIZE: &str = "shed_store_write_group_size";
+pub(crate) const COMMIT_SECONDS: &str = "shed_store_commit_seconds";
+
+/// The sentence of a write made after the store was closed, on every backend.
+pub(crate) fn closed() -> StoreError {
+    StoreError::Internal(
+        "shed is stopping and takes no more writes — nothing was written; try again once it is back"
+            .into(),
+    )
+}
 
 /// The store: cheap to clone, shared by every task of the process.
 #[derive(Clone)]
 pub struct Store {
-    inner: Arc<Inner>,
+    backend: Arc<Backend>,
 }
 
-struct Inner {
-    engine: Engine,
-    /// The catalogs readers use.
-    schemas: Schemas,
-    /// The catalogs the writer uses.
-    writer_schemas: WriterSchemas,
+/// The database a store keeps its data in.
+enum Backend {
+    /// One SQLite file on this machine.
+    Sqlite(sqlite::Sqlite),
+    /// A database on a PostgreSQL server, which several shed servers may share.
+    Postgres(postgres::Postgres),
 }
 
 impl Store {
@@ -77,227 +125,70 @@ impl Store {
     /// creating it (mode 0600) and applying every migration it has not had
     /// yet; warns when its files are open to other accounts.
     pub async fn open(path: &Path) -> Result<Store, StoreError> {
-        let path = path.to_path_buf();
-        let engine = tokio::task::spawn_blocking(move || Engine::open(&path))
-            .await
-            .map_err(|e| StoreError::Internal(e.to_string()))??;
+        let backend = Backend::Sqlite(sqlite::Sqlite::open(path).await?);
         Ok(Store {
-            inner: Arc::new(Inner {
-                engine,
-                schemas: Schemas::default(),
-                writer_schemas: WriterSchemas::default(),
-            }),
+            backend: Arc::new(backend),
         })
     }
 
-    /// Takes an app's vocabulary at deploy: creates the components and columns
-    /// it does not have yet, and refuses to change the type of a column that
-    /// holds values. `app` is `space/slug`, e.g. `jeff/runs`.
-    pub async fn declare(&self, app: &str, vocab: &Vocabulary) -> Result<(), StoreError> {
-        let app = app.to_string();
-        let vocab = vocab.clone();
-        let forget = app.clone();
-        let inner = self.inner.clone();
-        self.write_then(
-            move |txn| schema::declare(txn, &app, &vocab),
-            move |_| inner.schemas.forget(&forget),
-        )
-        .await
+    /// Opens the store in the database a URL names
+    /// (`postgres://user[:password]@host[:port]/database`), applying every
+    /// migration it has not had yet. Refuses, with a sentence and nothing
+    /// written, a URL that does not parse, a server that cannot be reached,
+    /// a refused user or password, and a database holding another
+    /// program's tables.
+    pub async fn connect(url: &str) -> Result<Store, StoreError> {
+        if !postgres::is_postgres_url(url) {
+            return Err(StoreError::refused(format!(
+                "{url} is not a database URL shed knows — give postgres://user[:password]@host[:port]/database"
+            )));
+        }
+        let backend = Backend::Postgres(postgres::Postgres::open(url).await?);
+        Ok(Store {
+            backend: Arc::new(backend),
+        })
     }
 
-    /// Applies one bundle or a list of them, all or nothing (DESIGN's "Apply
-    /// (the wire)"). `expect: Some(n)` refuses with [`StoreError::Conflict`]
-    /// unless the app data version is `n` before the write.
-    #[tracing::instrument(level = "debug", name = "store apply", skip_all, fields(app = app))]
-    pub async fn apply(
-        &self,
-        app: &str,
-        actor: &Actor,
-        body: serde_json::Value,
-        expect: Option<u64>,
-    ) -> Result<Applied, StoreError> {
-        // What needs no database is read here, off the writer's thread.
-        schema::check_app_name(app)?;
-        let bundles = wire::read(&body)?;
-        drop(body);
-        let app = app.to_string();
-        let forget = app.clone();
-        let actor = actor.clone();
-        let inner = self.inner.clone();
-        let catalogs = self.inner.clone();
-        let (applied, _) = self
-            .write_then(
-                move |txn| {
-                    apply::apply(
-                        txn,
-                        &catalogs.writer_schemas,
-                        &app,
-                        &actor,
-                        &bundles,
-                        expect,
-                    )
-                },
-                // A new app's catalog is no longer the empty one readers may hold.
-                move |written| {
-                    if let Ok((_, true)) = written {
-                        inner.schemas.forget(&forget);
-                    }
-                },
-            )
-            .await?;
-        Ok(applied)
-    }
-
-    /// Reads an app's rows with a filter line (DESIGN's "The filter line").
-    /// A line that may scan ([`filter::FilterLine::may_scan`]) runs on a
-    /// blocking thread: up to [`READ_DEADLINE`] on a worker would stall
-    /// every task queued behind it on a small machine; it is stopped when its
-    /// caller goes away (this future dropped). Any other line runs in place.
-    pub async fn query(&self, app: &str, filter: &str) -> Result<Listing, StoreError> {
-        let line = filter::parse(filter)?;
-        let may_scan = line.may_scan();
-        let inner = self.inner.clone();
-        let app = app.to_string();
-        let run = move |conn: &rusqlite::Connection| {
-            let schema = inner.schemas.get(conn, &app)?;
-            query::run(conn, &schema, &line)
-        };
-        if may_scan {
-            self.inner.engine.read_apart(run).await
-        } else {
-            self.read(run).await
+    /// Forgets what this process remembers of an app's components, so its
+    /// next read loads them again: another process on the same database
+    /// (the CLI deploying while a server runs) may have declared new ones.
+    /// The host calls it for every deploy it notices.
+    pub fn forget_schema(&self, app: &str) {
+        match &*self.backend {
+            Backend::Sqlite(db) => db.forget_schema(app),
+            Backend::Postgres(db) => db.forget_schema(app),
         }
     }
 
-    /// The app data version: +1 on every committed write; 0 for an app never written.
-    pub async fn data_version(&self, app: &str) -> Result<u64, StoreError> {
-        self.read(|conn| schema::data_version(conn, app)).await
-    }
-
-    /// Every write to one entity (named by eid or alias), oldest first.
-    pub async fn history(
-        &self,
-        app: &str,
-        eid_or_alias: &str,
-    ) -> Result<Vec<HistoryEntry>, StoreError> {
-        self.read(|conn| apply::history(conn, app, eid_or_alias))
-            .await
-    }
-
-    /// Adds a person; refuses a handle that is taken or not a handle.
-    pub async fn add_person(&self, handle: &str, name: &str) -> Result<Person, StoreError> {
-        let handle = handle.to_string();
-        let name = name.to_string();
-        self.write(move |txn| people::add(txn, &handle, &name))
-            .await
-    }
-
-    /// The person with this handle (`ada` or `@ada`), if there is one.
-    pub async fn person(&self, handle: &str) -> Result<Option<Person>, StoreError> {
-        self.read(|conn| people::by_handle(conn, handle)).await
-    }
-
-    /// The person with this eid, if there is one.
-    pub async fn person_by_eid(&self, eid: &str) -> Result<Option<Person>, StoreError> {
-        self.read(|conn| people::by_eid(conn, eid)).await
-    }
-
-    /// SQLite's own check of the database file: `ok` when it is sound.
-    pub async fn integrity_check(&self) -> Result<String, StoreError> {
-        self.read_long(|conn| {
-            let lines: Vec<String> = conn
-                .prepare("PRAGMA integrity_check")?
-                .query_map([], |r| r.get::<_, String>(0))?
-                .collect::<Result<_, _>>()?;
-            Ok(lines.join("\n"))
-        })
-        .await
-    }
-
-    /// Whether the store can serve: the database file in its place is the
-    /// one open, a read answers, and every migration is applied; else the
-    /// sentence saying what is wrong.
+    /// Whether the store can serve: the database answers, every migration
+    /// is applied, and (on SQLite) the file in its place is the one open;
+    /// else the sentence saying what is wrong.
     pub async fn ready(&self) -> Result<(), NotReady> {
-        self.inner.engine.file_is_in_place()?;
-        self.inner
-            .engine
-            .with_reader(|conn| Ok(migrations::applied(conn)))
-            .map_err(|e| NotReady(format!("the database does not answer: {e}")))?
+        match &*self.backend {
+            Backend::Sqlite(db) => db.ready(),
+            Backend::Postgres(db) => db.ready().await,
+        }
     }
 
-    /// Takes no more writes, commits every write already queued, copies the
-    /// WAL into the database file and closes the writer's connection; a
-    /// write after this is refused with a sentence. Reads go on answering.
+    /// Takes no more writes, commits every write already queued and lets go
+    /// of the database (SQLite: copies the WAL into the file and closes the
+    /// writer's connection; PostgreSQL: closes the pool); a write after
+    /// this is refused with a sentence.
     pub async fn close(&self) -> Result<(), StoreError> {
-        let inner = self.inner.clone();
-        tokio::task::spawn_blocking(move || inner.engine.close())
-            .await
-            .map_err(|e| StoreError::Internal(format!("closing the store failed: {e}")))?
+        match &*self.backend {
+            Backend::Sqlite(db) => db.close().await,
+            Backend::Postgres(db) => {
+                db.close();
+                Ok(())
+            }
+        }
     }
 
-    /// Runs `f` in the writer's transaction and answers once the group it was
-    /// committed with is on disk. `f` must leave nothing but the database
-    /// changed: should another write of its group be refused, it runs again.
-    #[allow(dead_code)] // the platform's tables (src/platform.rs) write through this
-    pub(crate) async fn write<T: Send + 'static>(
-        &self,
-        f: impl Fn(&rusqlite::Transaction<'_>) -> Result<T, StoreError> + Send + 'static,
-    ) -> Result<T, StoreError> {
-        self.write_then(f, |_| {}).await
-    }
-
-    /// As [`Store::write`], running `after` on the answer once the group is
-    /// committed or rolled back, before the caller is answered.
-    #[tracing::instrument(level = "debug", name = "store write", skip_all)]
-    async fn write_then<T: Send + 'static>(
-        &self,
-        f: impl Fn(&rusqlite::Transaction<'_>) -> Result<T, StoreError> + Send + 'static,
-        after: impl FnOnce(&Result<T, StoreError>) + Send + 'static,
-    ) -> Result<T, StoreError> {
-        let (tx, rx) = tokio::sync::oneshot::channel::<Result<T, StoreError>>();
-        self.inner
-            .engine
-            .submit(Box::new(engine::Pending::new(f, move |answer| {
-                after(&answer);
-                let _ = tx.send(answer);
-            })))?;
-        rx.await
-            .map_err(|_| StoreError::Internal("the writer stopped before answering".into()))?
-    }
-
-    /// Runs `f` on a read connection; it sees the last committed state and
-    /// never waits on the writer. It runs in place, on the caller's thread:
-    /// for an indexed lookup or a listing bounded by its limit
-    /// (well under a millisecond at 100,000 entities, `cargo bench -p
-    /// shed-store`), shorter than any hand-off. Handing it to another thread
-    /// (`block_in_place`, `spawn_blocking`) cost more than the read itself —
-    /// a thread woken per read, and every row allocated on one thread and
-    /// freed on another: the MCP door answered half as many 50-row reads a
-    /// second that way (`cargo bench -p shed --bench mcp_door`).
-    pub(crate) async fn read<T>(
-        &self,
-        f: impl FnOnce(&rusqlite::Connection) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
-        self.inner.engine.with_reader(f)
-    }
-
-    /// As [`Store::read`], for the few reads that can take long — file
-    /// contents (up to a deploy's bound), a check of the whole database. On
-    /// a multi-threaded runtime they run through `block_in_place`, which
-    /// first moves this worker's other tasks to another thread, so a big
-    /// file never holds up other callers; on a single-threaded runtime there
-    /// is no other thread to spare, and they run in place.
-    pub(crate) async fn read_long<T>(
-        &self,
-        f: impl FnOnce(&rusqlite::Connection) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
-        use tokio::runtime::{Handle, RuntimeFlavor};
-        let multi =
-            Handle::try_current().is_ok_and(|h| h.runtime_flavor() == RuntimeFlavor::MultiThread);
-        if multi {
-            tokio::task::block_in_place(|| self.inner.engine.with_reader(f))
-        } else {
-            self.inner.engine.with_reader(f)
+    /// The database's own check of what it holds: `ok` when it is sound.
+    pub async fn integrity_check(&self) -> Result<String, StoreError> {
+        match &*self.backend {
+            Backend::Sqlite(db) => db.integrity_check().await,
+            Backend::Postgres(db) => db.integrity_check().await,
         }
     }
 }

@@ -2,6 +2,32 @@
 //! and column names, `$name`s, app names. Only names checked here ever reach
 //! an SQL identifier.
 
+/// A new person with a fresh eid, once the handle and the name are checked
+/// (every backend adds people through it); the name trimmed.
+pub(crate) fn new_person(handle: &str, name: &str) -> Result<crate::Person, crate::StoreError> {
+    if !is_handle(handle) {
+        return Err(crate::StoreError::refused(format!(
+            "{handle} is not a handle — use a-z, 0-9 and -, starting with a letter, up to 40 characters"
+        )));
+    }
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > 100 {
+        return Err(crate::StoreError::refused(format!(
+            "{handle} needs a name of 1 to 100 characters"
+        )));
+    }
+    Ok(crate::Person {
+        eid: new_eid(),
+        handle: handle.to_string(),
+        name: name.to_string(),
+    })
+}
+
+/// The refusal of a handle somebody has.
+pub(crate) fn handle_taken(handle: &str) -> crate::StoreError {
+    crate::StoreError::refused(format!("the handle {handle} is taken — choose another"))
+}
+
 /// A new random eid: 32 lowercase hex digits, 128 random bits.
 pub(crate) fn new_eid() -> String {
     format!("{:032x}", rand::random::<u128>())

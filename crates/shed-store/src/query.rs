@@ -1,32 +1,25 @@
-//! Running a filter line on SQLite, in three stages: [`plan`] checks the
-//! line against the app's schema and types every value (every refusal is
-//! raised there), [`sql`] writes the plan as one SELECT with every value a
-//! bound parameter, and [`rows`] runs it and shapes the rows as DESIGN says.
-//! Every statement is filtered on the app.
+//! Running a filter line, in three stages: [`plan`] checks the line against
+//! the app's schema and types every value (every refusal is raised there),
+//! [`sql`] writes the plan as one SELECT in the backend's dialect with every
+//! value a bound parameter, and each backend's `rows` runs it and shapes the
+//! rows as DESIGN says. Every statement is filtered on the app.
 
-mod cursor;
-mod plan;
-mod rows;
-mod sql;
+pub(crate) mod cursor;
+pub(crate) mod plan;
+pub(crate) mod sql;
 
-use rusqlite::Connection;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
 
-use crate::filter::FilterLine;
-use crate::schema::AppSchema;
-use crate::{Listing, StoreError};
+use crate::StoreError;
 
-/// Runs a parsed line over one app's rows.
-pub(crate) fn run(
-    conn: &Connection,
-    schema: &AppSchema,
-    line: &FilterLine,
-) -> Result<Listing, StoreError> {
-    let Some(plan) = plan::plan(conn, schema, line)? else {
-        return Ok(Listing {
-            rows: Vec::new(),
-            next: None,
-        });
-    };
-    let statement = sql::write(&plan);
-    rows::read(conn, &plan, &statement)
+/// The answer of a future that never waits — a plan whose lookups read a
+/// connection in place (SQLite's) — polled once, on the caller's thread.
+pub(crate) fn at_once<T>(f: impl Future<Output = Result<T, StoreError>>) -> Result<T, StoreError> {
+    match pin!(f).poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(answer) => answer,
+        Poll::Pending => Err(StoreError::Internal(
+            "a read that never waits waited".into(),
+        )),
+    }
 }

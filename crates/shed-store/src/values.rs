@@ -3,8 +3,17 @@
 //! Times are kept as microseconds since the epoch (UTC), so they compare
 //! chronologically; bools as 0/1; numbers as f64.
 
-use rusqlite::types::Value as Sql;
 use serde_json::Value;
+
+/// A value as a database keeps it, whatever the backend: what a column's
+/// type is read into and what a statement binds.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Sql {
+    Null,
+    Integer(i64),
+    Real(f64),
+    Text(String),
+}
 
 use crate::ColumnType;
 
@@ -144,7 +153,6 @@ pub(crate) fn to_json(value: Sql, ty: ColumnType) -> Value {
         (_, Sql::Text(s)) => Value::String(s),
         (_, Sql::Integer(i)) => Value::from(i),
         (_, Sql::Real(f)) => number_json(f),
-        (_, Sql::Blob(_)) => Value::Null,
     }
 }
 

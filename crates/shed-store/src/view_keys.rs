@@ -4,51 +4,6 @@
 //! only its sha256 is kept, with an expiry. Plain storage: who may have a
 //! key, and what it opens, is decided in shed-host.
 
-use rusqlite::{Connection, OptionalExtension, params};
-
-use crate::{Store, StoreError};
-
-/// The table, appended to the store's migrations.
-pub(crate) const MIGRATION: &str = r#"
-    CREATE TABLE view_keys(
-        hash TEXT PRIMARY KEY,
-        person TEXT NOT NULL REFERENCES people(eid),
-        space TEXT NOT NULL,
-        slug TEXT NOT NULL,
-        expires_at INTEGER NOT NULL
-    ) WITHOUT ROWID;
-    CREATE INDEX view_keys_expiry ON view_keys(expires_at);
-"#;
-
-fn add_key(
-    conn: &Connection,
-    key: &ViewKey<'_>,
-    expires_at: i64,
-    now: i64,
-) -> Result<(), StoreError> {
-    conn.execute("DELETE FROM view_keys WHERE expires_at <= ?1", [now])?;
-    conn.execute(
-        "INSERT INTO view_keys(hash, person, space, slug, expires_at) VALUES(?1, ?2, ?3, ?4, ?5)",
-        params![key.hash, key.person, key.space, key.slug, expires_at],
-    )?;
-    Ok(())
-}
-
-fn key_person(
-    conn: &Connection,
-    hash: &str,
-    space: &str,
-    slug: &str,
-    now: i64,
-) -> Result<Option<String>, StoreError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT person FROM view_keys WHERE hash = ?1 AND space = ?2 AND slug = ?3 AND expires_at > ?4",
-    )?;
-    Ok(stmt
-        .query_row(params![hash, space, slug, now], |r| r.get(0))
-        .optional()?)
-}
-
 /// A view key as kept: the sha256 of its secret, for whom and which app.
 #[derive(Clone, Copy, Debug)]
 pub struct ViewKey<'a> {
@@ -58,44 +13,4 @@ pub struct ViewKey<'a> {
     pub person: &'a str,
     pub space: &'a str,
     pub slug: &'a str,
-}
-
-impl Store {
-    /// Keeps a view key until `expires_at`, and forgets the keys expired by `now`.
-    pub async fn add_view_key(
-        &self,
-        key: ViewKey<'_>,
-        expires_at: i64,
-        now: i64,
-    ) -> Result<(), StoreError> {
-        let (hash, person, space, slug) = (
-            key.hash.to_string(),
-            key.person.to_string(),
-            key.space.to_string(),
-            key.slug.to_string(),
-        );
-        self.write(move |txn| {
-            let key = ViewKey {
-                hash: &hash,
-                person: &person,
-                space: &space,
-                slug: &slug,
-            };
-            add_key(txn, &key, expires_at, now)
-        })
-        .await
-    }
-
-    /// The person's eid of the live key with this hash for app `space/slug`;
-    /// `None` for a key expired, made for another app, or never made.
-    pub async fn view_key_person(
-        &self,
-        hash: &str,
-        space: &str,
-        slug: &str,
-        now: i64,
-    ) -> Result<Option<String>, StoreError> {
-        self.read(|conn| key_person(conn, hash, space, slug, now))
-            .await
-    }
 }

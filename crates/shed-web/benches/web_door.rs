@@ -26,6 +26,7 @@ async fn setup(data: &Path, port: u16) -> (Host, String) {
     let host = Host::open(HostConfig {
         data_dir: data.to_path_buf(),
         public_url: format!("http://localhost:{port}"),
+        database: None,
     })
     .await
     .expect("a host");

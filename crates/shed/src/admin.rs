@@ -173,14 +173,15 @@ fn parse_access(word: &str) -> Result<Access, String> {
 }
 
 /// Runs one administration command on the data folder `data`.
-pub async fn run(command: AdminCommand, data: &Path) -> anyhow::Result<()> {
+pub async fn run(command: AdminCommand, place: &crate::serve::Place) -> anyhow::Result<()> {
     let public_url = match &command {
         AdminCommand::Deploy(args) => args.public_url.clone(),
         _ => std::env::var("SHED_PUBLIC_URL").unwrap_or_else(|_| DEFAULT_PUBLIC_URL.to_string()),
     };
     let host = Host::open(HostConfig {
-        data_dir: data.to_path_buf(),
+        data_dir: place.data.clone(),
         public_url,
+        database: place.database.clone(),
     })
     .await
     .map_err(|e| anyhow::anyhow!("{e}"))?;

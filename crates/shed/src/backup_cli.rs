@@ -6,7 +6,9 @@
 //! the broker's socket) are made anew by `shed serve`.
 //!
 //! On a terminal the backup draws a progress bar on stderr; piped, it
-//! prints only its closing line.
+//! prints only its closing line. Data kept on a database server
+//! (`--database`) is backed up with that server's own tools: both commands
+//! answer the sentence saying which, and change nothing.
 
 use std::io::{IsTerminal, Write};
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
@@ -36,7 +38,11 @@ pub struct RestoreArgs {
 const BAR_WIDTH: u64 = 30;
 
 /// `shed backup FILE`.
-pub async fn backup(data: &Path, args: &BackupArgs) -> anyhow::Result<()> {
+pub async fn backup(place: &serve::Place, args: &BackupArgs) -> anyhow::Result<()> {
+    if let Some(url) = &place.database {
+        return Err(shed_store::backup_on_server(url).into());
+    }
+    let data = place.data.as_path();
     let database = data.join(DATABASE_FILE);
     let into = args.file.clone();
     let started = Instant::now();
@@ -91,7 +97,11 @@ fn size(bytes: u64) -> String {
 }
 
 /// `shed restore FILE --data NEW`.
-pub async fn restore(data: &Path, args: &RestoreArgs) -> anyhow::Result<()> {
+pub async fn restore(place: &serve::Place, args: &RestoreArgs) -> anyhow::Result<()> {
+    if let Some(url) = &place.database {
+        return Err(shed_store::backup_on_server(url).into());
+    }
+    let data = place.data.as_path();
     let made = make_empty_folder(data)?;
     let restored = restore_into(data, &args.file).await;
     if restored.is_err() {
@@ -122,7 +132,11 @@ async fn restore_into(data: &Path, file: &Path) -> anyhow::Result<shed_store::Co
     let copied = tokio::task::spawn_blocking(move || shed_store::restore(&from, &database))
         .await
         .context("the restore stopped")??;
-    let host = serve::open(data, "http://localhost:7700").await?;
+    let place = serve::Place {
+        data: data.to_path_buf(),
+        database: None,
+    };
+    let host = serve::open(&place, "http://localhost:7700").await?;
     host.ready().await?;
     host.close().await?;
     Ok(copied)

@@ -5,8 +5,6 @@
 //! (`job-3`, which `create` says on stderr) is what `list`, rows, answers
 //! and logs show.
 
-use std::path::Path;
-
 use clap::{Args, Subcommand};
 use shed_broker::jobs::{self, DEFAULT_TTL};
 
@@ -56,9 +54,9 @@ pub struct ListArgs {
 }
 
 /// Runs `shed job …` on the data folder.
-pub async fn run(command: JobCommand, data: &Path) -> anyhow::Result<()> {
+pub async fn run(command: JobCommand, place: &crate::serve::Place) -> anyhow::Result<()> {
     // Jobs answer no web addresses, so the default public URL serves.
-    let open = || crate::serve::open(data, "http://localhost:7700");
+    let open = || crate::serve::open(place, "http://localhost:7700");
     match command {
         JobCommand::Create(args) => {
             let ttl = jobs::parse_ttl(&args.ttl)?;

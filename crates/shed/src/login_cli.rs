@@ -1,8 +1,6 @@
 //! `shed login <handle>` and `shed logout <handle>`: signing people in and
 //! out on the web, run on the server (the data folder is the authority).
 
-use std::path::Path;
-
 use clap::{Args, Subcommand};
 use shed_host::sessions::LOGIN_LINK_SECONDS;
 use shed_host::{Host, HostConfig};
@@ -36,15 +34,16 @@ pub struct LogoutArgs {
     handle: String,
 }
 
-/// Runs `shed login` or `shed logout` on the data folder `data`.
-pub async fn run(command: WebCommand, data: &Path) -> anyhow::Result<()> {
+/// Runs `shed login` or `shed logout` on the data in `place`.
+pub async fn run(command: WebCommand, place: &crate::serve::Place) -> anyhow::Result<()> {
     let public_url = match &command {
         WebCommand::Login(args) => args.public_url.trim_end_matches('/').to_string(),
         WebCommand::Logout(_) => "http://localhost:7700".to_string(),
     };
     let host = Host::open(HostConfig {
-        data_dir: data.to_path_buf(),
+        data_dir: place.data.clone(),
         public_url,
+        database: place.database.clone(),
     })
     .await?;
     match command {

@@ -38,6 +38,12 @@ struct Cli {
     #[arg(long, global = true, env = "SHED_DATA", default_value = "shed-data")]
     data: PathBuf,
 
+    /// Keep the data in a PostgreSQL database instead of the data folder's
+    /// SQLite file: postgres://user[:password]@host[:port]/database. Several
+    /// shed servers may share one.
+    #[arg(long, global = true, env = "SHED_DATABASE_URL", value_name = "URL")]
+    database: Option<String>,
+
     /// How log lines are written to stderr: `text` (coloured only when
     /// stderr is a terminal and NO_COLOR is unset) or `json` (one object a
     /// line). RUST_LOG picks what is logged.
@@ -189,20 +195,24 @@ fn main() -> ExitCode {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<()> {
+    let place = serve::Place {
+        data: cli.data,
+        database: cli.database,
+    };
     match cli.command {
         Command::Version => {
             println!("shed {}", env!("CARGO_PKG_VERSION"));
             Ok(())
         }
-        Command::Up(args) => up::up(&cli.data, &args).await,
-        Command::Serve(args) => serve::serve(&cli.data, &args).await,
+        Command::Up(args) => up::up(&place, &args).await,
+        Command::Serve(args) => serve::serve(&place, &args).await,
         Command::Protocol(_) => Ok(()), // answered before the runtime started
-        Command::Job(command) => job_cli::run(command, &cli.data).await,
-        Command::Backup(args) => backup_cli::backup(&cli.data, &args).await,
-        Command::Restore(args) => backup_cli::restore(&cli.data, &args).await,
-        Command::Mcp(args) => serve::stdio(&cli.data, &args.handle, &args.public_url).await,
-        Command::Admin(command) => admin::run(command, &cli.data).await,
-        Command::Web(command) => login_cli::run(command, &cli.data).await,
+        Command::Job(command) => job_cli::run(command, &place).await,
+        Command::Backup(args) => backup_cli::backup(&place, &args).await,
+        Command::Restore(args) => backup_cli::restore(&place, &args).await,
+        Command::Mcp(args) => serve::stdio(&place, &args.handle, &args.public_url).await,
+        Command::Admin(command) => admin::run(command, &place).await,
+        Command::Web(command) => login_cli::run(command, &place).await,
     }
 }
 

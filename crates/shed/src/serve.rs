@@ -7,7 +7,7 @@
 //! `--drain-seconds`, commits every write made and closes the database,
 //! prints how long the drain took, and exits 0.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use shed_host::{Host, HostConfig};
@@ -15,15 +15,28 @@ use tokio::signal::unix::{Signal, SignalKind, signal};
 
 use crate::ServeArgs;
 
-/// Opens the host on `data`, creating the folder (mode 0700) when missing.
-pub async fn open(data: &Path, public_url: &str) -> anyhow::Result<Host> {
-    let host = Host::open(HostConfig {
-        data_dir: data.to_path_buf(),
+/// Where shed keeps its data: the data folder (the broker's socket, and the
+/// SQLite database unless `database` names a server).
+pub struct Place {
+    pub data: PathBuf,
+    /// `--database` / `SHED_DATABASE_URL`.
+    pub database: Option<String>,
+}
+
+/// Opens the host on `place`, creating the data folder (mode 0700) when missing.
+pub async fn open(place: &Place, public_url: &str) -> anyhow::Result<Host> {
+    let opened = Host::open(HostConfig {
+        data_dir: place.data.clone(),
         public_url: public_url.to_string(),
+        database: place.database.clone(),
     })
-    .await
-    .with_context(|| format!("could not open the data folder {}", data.display()))?;
-    Ok(host)
+    .await;
+    match &place.database {
+        // The store's sentence names the server and what to do.
+        Some(_) => Ok(opened?),
+        None => opened
+            .with_context(|| format!("could not open the data folder {}", place.data.display())),
+    }
 }
 
 /// The whole HTTP server's routes, each request measured. Other doors merge
@@ -95,14 +108,14 @@ async fn first_signal(terminate: &mut Signal, interrupt: &mut Signal) -> &'stati
 }
 
 /// `shed serve`.
-pub async fn serve(data: &Path, args: &ServeArgs) -> anyhow::Result<()> {
-    let host = open(data, &args.public_url()).await?;
-    run_server(host, data, args).await
+pub async fn serve(place: &Place, args: &ServeArgs) -> anyhow::Result<()> {
+    let host = open(place, &args.public_url()).await?;
+    run_server(host, &place.data, args).await
 }
 
 /// `shed mcp --as <handle>`.
-pub async fn stdio(data: &Path, handle: &str, public_url: &str) -> anyhow::Result<()> {
-    let host = open(data, public_url.trim_end_matches('/')).await?;
+pub async fn stdio(place: &Place, handle: &str, public_url: &str) -> anyhow::Result<()> {
+    let host = open(place, public_url.trim_end_matches('/')).await?;
     let caller = host.caller_for_handle(handle).await?;
     shed_mcp::serve_stdio(host, caller).await?;
     Ok(())

@@ -11,10 +11,15 @@ use shed_host::Host;
 use crate::{ServeArgs, example, serve};
 
 /// `shed up`.
-pub async fn up(data: &Path, args: &ServeArgs) -> anyhow::Result<()> {
-    // The database's presence says a data folder is not new.
-    let fresh = !data.join(shed_host::DATABASE_FILE).exists();
-    let host = serve::open(data, &args.public_url()).await?;
+pub async fn up(place: &serve::Place, args: &ServeArgs) -> anyhow::Result<()> {
+    let data = place.data.as_path();
+    let file_was_there = data.join(shed_host::DATABASE_FILE).exists();
+    let host = serve::open(place, &args.public_url()).await?;
+    // On a database server, fresh is a database where `you` is not made yet.
+    let fresh = match place.database {
+        None => !file_was_there,
+        Some(_) => host.caller_for_handle("you").await.is_err(),
+    };
     if fresh {
         let welcome = set_up(&host, data).await?;
         println!("{welcome}");

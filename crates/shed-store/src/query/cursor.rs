@@ -3,13 +3,13 @@
 //! value and its row id, as hex of a small JSON object — keyset paging,
 //! stable under inserts.
 
-use rusqlite::types::Value as Sql;
+use crate::values::Sql;
 use serde_json::{Value, json};
 
 use crate::StoreError;
 
 /// The cursor after a row: `order` its line's order, `value` the row's sort value, `id` its row id.
-pub(super) fn encode(order: &str, value: &Sql, id: i64) -> String {
+pub(crate) fn encode(order: &str, value: &Sql, id: i64) -> String {
     let v = match value {
         Sql::Integer(i) => json!(["i", i]),
         Sql::Real(f) => json!(["r", f]),
@@ -21,7 +21,7 @@ pub(super) fn encode(order: &str, value: &Sql, id: i64) -> String {
 
 /// The sort value and row id a cursor holds; refused when it is not a cursor
 /// of a line with this `order`.
-pub(super) fn decode(cursor: &str, order: &str) -> Result<(Sql, i64), StoreError> {
+pub(crate) fn decode(cursor: &str, order: &str) -> Result<(Sql, i64), StoreError> {
     let bad = || {
         StoreError::refused(format!(
             "after takes the next of an earlier answer to the same line — {cursor} is not one"

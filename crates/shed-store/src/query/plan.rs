@@ -7,8 +7,7 @@
 //! run. Names a value gives — a person's `@handle`, an entity's alias — are
 //! looked up here too, so the plan holds only values to bind.
 
-use rusqlite::types::Value as Sql;
-use rusqlite::{Connection, OptionalExtension};
+use crate::values::Sql;
 
 use super::cursor;
 use crate::filter::{Clause, FilterLine, Op, OrderKey, Stamp, StampField, Wear};
@@ -20,8 +19,18 @@ use crate::{ColumnType, StoreError};
 /// Rows a line answers when it gives no `limit`.
 const DEFAULT_LIMIT: u32 = 50;
 
+/// What a plan looks up: the names a line gives. A backend answers from the
+/// snapshot the query then reads.
+pub(crate) trait Lookup {
+    /// The eid of the person with this handle (without `@`), if any.
+    async fn person_by_handle(&self, handle: &str) -> Result<Option<String>, StoreError>;
+    /// The eid of the app's entity with this alias, if any.
+    async fn entity_by_alias(&self, app_id: i64, alias: &str)
+    -> Result<Option<String>, StoreError>;
+}
+
 /// What a line asks of one written app, checked and typed.
-pub(super) struct Plan<'s> {
+pub(crate) struct Plan<'s> {
     /// The app's row id: its tables' names are made of it.
     pub app_id: i64,
     /// The kind each row is answered as: the first component the line requires.
@@ -43,7 +52,7 @@ pub(super) struct Plan<'s> {
 }
 
 /// A component table joined into the query.
-pub(super) struct Join<'s> {
+pub(crate) struct Join<'s> {
     pub component: &'s Component,
     /// Only entities that wear it are answered.
     pub required: bool,
@@ -52,7 +61,7 @@ pub(super) struct Join<'s> {
 }
 
 /// A value a row is compared or sorted by.
-pub(super) enum Field {
+pub(crate) enum Field {
     /// A column of the component table joined at this index of [`Plan::joins`].
     Column { join: usize, column: String },
     /// A field of one of the store's own stamps.
@@ -60,7 +69,7 @@ pub(super) enum Field {
 }
 
 /// One condition on the rows.
-pub(super) enum Filter {
+pub(crate) enum Filter {
     /// `field op value`; `~` compares with a LIKE pattern.
     Compare { field: Field, op: Op, value: Sql },
     /// An edge `rel` to the entity of this eid.
@@ -69,14 +78,15 @@ pub(super) enum Filter {
     Eid(String),
     /// The entity of this alias.
     Alias(String),
-    /// Words of the app's full-text index: an FTS5 expression.
-    Words(String),
+    /// Words of the app's full-text index, each with a letter or digit:
+    /// every one must match, the last as a prefix.
+    Words(Vec<String>),
     /// Nothing matches (`q=` with no word that could).
     Nothing,
 }
 
 /// The order of the rows, the row id breaking ties.
-pub(super) struct Order {
+pub(crate) struct Order {
     /// What rows are sorted by; `None`: the row id, newest first.
     pub key: Option<Field>,
     pub descending: bool,
@@ -86,13 +96,13 @@ pub(super) struct Order {
 
 /// Plans a parsed line over one app. `None` for an app never written: it
 /// has no tables, so nothing is answered — once its names are checked.
-pub(super) fn plan<'s>(
-    conn: &Connection,
+pub(crate) async fn plan<'s, L: Lookup>(
+    names: &L,
     schema: &'s AppSchema,
     line: &FilterLine,
 ) -> Result<Option<Plan<'s>>, StoreError> {
     let mut planner = Planner {
-        conn,
+        names,
         schema,
         // An app never written matches no alias: its names are still checked.
         app_id: schema.id.unwrap_or(-1),
@@ -129,7 +139,9 @@ pub(super) fn plan<'s>(
                     join,
                     column: column.clone(),
                 };
-                planner.compare(field, component, column, ty, *op, value)?;
+                planner
+                    .compare(field, component, column, ty, *op, value)
+                    .await?;
             }
             Clause::Stamp { stamp, wear } => {
                 if *wear != Wear::Require {
@@ -152,10 +164,12 @@ pub(super) fn plan<'s>(
                 };
                 match field {
                     StampField::At => {
-                        planner.compare(on, w, "at", ColumnType::Time, *op, value)?;
+                        planner
+                            .compare(on, w, "at", ColumnType::Time, *op, value)
+                            .await?;
                     }
                     StampField::By => {
-                        let person = person_eid(conn, value.strip_prefix('@').unwrap_or(value))?;
+                        let person = person_eid(names, value).await?;
                         planner.filters.push(Filter::Compare {
                             field: on,
                             op: *op,
@@ -163,12 +177,14 @@ pub(super) fn plan<'s>(
                         });
                     }
                     StampField::Via => {
-                        planner.compare(on, w, "via", ColumnType::Text, *op, value)?;
+                        planner
+                            .compare(on, w, "via", ColumnType::Text, *op, value)
+                            .await?;
                     }
                 }
             }
             Clause::EdgeTo { rel, to } => {
-                let to = entity_eid(conn, planner.app_id, to)?;
+                let to = entity_eid(names, planner.app_id, to).await?;
                 planner.filters.push(Filter::EdgeTo {
                     rel: rel.clone(),
                     to,
@@ -216,10 +232,15 @@ pub(super) fn plan<'s>(
         }
     }
     if let Some(words) = words {
-        match fts_expression(words) {
-            Some(expression) => planner.filters.push(Filter::Words(expression)),
-            None if !words.trim().is_empty() => planner.filters.push(Filter::Nothing),
-            None => {}
+        let searched: Vec<String> = words
+            .split_whitespace()
+            .filter(|w| w.chars().any(char::is_alphanumeric))
+            .map(str::to_string)
+            .collect();
+        if !searched.is_empty() {
+            planner.filters.push(Filter::Words(searched));
+        } else if !words.trim().is_empty() {
+            planner.filters.push(Filter::Nothing);
         }
     }
     let Some(app_id) = schema.id else {
@@ -262,15 +283,15 @@ pub(super) fn plan<'s>(
 }
 
 /// The joins and filters of a plan being made.
-struct Planner<'c, 's> {
-    conn: &'c Connection,
+struct Planner<'c, 's, L> {
+    names: &'c L,
     schema: &'s AppSchema,
     app_id: i64,
     joins: Vec<Join<'s>>,
     filters: Vec<Filter>,
 }
 
-impl<'s> Planner<'_, 's> {
+impl<'s, L: Lookup> Planner<'_, 's, L> {
     fn component(&self, name: &str) -> Result<&'s Component, StoreError> {
         self.schema.component(name).ok_or_else(|| {
             StoreError::refused(format!("no component {name} in {}", self.schema.name))
@@ -309,7 +330,7 @@ impl<'s> Planner<'_, 's> {
 
     /// Adds `field <op> value` with the value read under the column's type
     /// (`component.column`, as sentences name it).
-    fn compare(
+    async fn compare(
         &mut self,
         field: Field,
         component: &str,
@@ -327,7 +348,7 @@ impl<'s> Planner<'_, 's> {
             }
             Sql::Text(contains_pattern(value))
         } else if ty == ColumnType::Ref {
-            Sql::Text(ref_value(self.conn, self.app_id, value)?)
+            Sql::Text(ref_value(self.names, self.app_id, value).await?)
         } else {
             from_text(value, ty)
                 .ok_or_else(|| StoreError::refused(type_sentence(component, column, ty)))?
@@ -351,57 +372,36 @@ fn contains_pattern(value: &str) -> String {
     p
 }
 
-/// An FTS5 expression: every word as a quoted string, the last as a prefix.
-/// `None` when no word has a letter or digit to match.
-fn fts_expression(words: &str) -> Option<String> {
-    let words: Vec<&str> = words
-        .split_whitespace()
-        .filter(|w| w.chars().any(char::is_alphanumeric))
-        .collect();
-    let last = words.len().checked_sub(1)?;
-    let terms: Vec<String> = words
-        .iter()
-        .enumerate()
-        .map(|(i, w)| {
-            let quoted = format!("\"{}\"", w.replace('"', "\"\""));
-            if i == last {
-                format!("{quoted}*")
-            } else {
-                quoted
-            }
-        })
-        .collect();
-    Some(terms.join(" "))
-}
-
-/// The eid a person is named by: an eid, `@handle` or a handle.
-fn person_eid(conn: &Connection, value: &str) -> Result<String, StoreError> {
+/// The eid a person is named by: an eid, `@handle` or a handle (the value
+/// itself when none: it then matches nothing).
+async fn person_eid(names: &impl Lookup, value: &str) -> Result<String, StoreError> {
     if is_eid(value) {
         return Ok(value.to_string());
     }
-    Ok(crate::people::by_handle(conn, value)?
-        .map(|p| p.eid)
+    let handle = value.strip_prefix('@').unwrap_or(value);
+    Ok(names
+        .person_by_handle(handle)
+        .await?
         .unwrap_or_else(|| value.to_string()))
 }
 
 /// The eid an eid or alias of this app names (the value itself when none:
 /// it then matches nothing).
-fn entity_eid(conn: &Connection, app_id: i64, value: &str) -> Result<String, StoreError> {
+async fn entity_eid(names: &impl Lookup, app_id: i64, value: &str) -> Result<String, StoreError> {
     if is_eid(value) {
         return Ok(value.to_string());
     }
-    Ok(conn
-        .prepare_cached("SELECT eid FROM ec_entities WHERE app = ?1 AND alias = ?2")?
-        .query_row(rusqlite::params![app_id, value], |r| r.get(0))
-        .optional()?
+    Ok(names
+        .entity_by_alias(app_id, value)
+        .await?
         .unwrap_or_else(|| value.to_string()))
 }
 
 /// A ref column's value in a line: a person (`@handle` or eid) or an entity (eid or alias).
-fn ref_value(conn: &Connection, app_id: i64, value: &str) -> Result<String, StoreError> {
+async fn ref_value(names: &impl Lookup, app_id: i64, value: &str) -> Result<String, StoreError> {
     match value.strip_prefix('@') {
-        Some(handle) => person_eid(conn, handle),
-        None => entity_eid(conn, app_id, value),
+        Some(_) => person_eid(names, value).await,
+        None => entity_eid(names, app_id, value).await,
     }
 }
 
@@ -410,16 +410,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn fts_words() {
-        assert_eq!(
-            fts_expression("hello wor").as_deref(),
-            Some("\"hello\" \"wor\"*")
-        );
-        assert_eq!(
-            fts_expression("say \"hi\"").as_deref(),
-            Some("\"say\" \"\"\"hi\"\"\"*")
-        );
-        assert_eq!(fts_expression("!!!"), None);
+    fn contains_patterns() {
         assert_eq!(contains_pattern("5%_"), "%5\\%\\_%");
     }
 }

@@ -1,29 +1,31 @@
 //! The second stage of a query: a [`Plan`] written as one SELECT and its
-//! bound parameters. Identifiers in it are only checked names (the plan's
+//! bound parameters, in the [`Dialect`] of the backend that runs it (the
+//! two differ only in a few words: the full-text search, `IS NOT`, the
+//! placeholders). Identifiers in it are only checked names (the plan's
 //! components and columns) and integer ids; every value is a parameter. The
 //! FROM drives from the first required component's table — its rowid is the
 //! entity id, so newest first is a backward scan of it — else from the
 //! entities; a CROSS JOIN keeps SQLite from driving from the entities table.
 //! Every statement is filtered on the app and leaves tombstones out.
 
-use rusqlite::types::Value as Sql;
+use crate::values::Sql;
 
 use super::plan::{Field, Filter, Plan};
 use crate::filter::{Op, Stamp};
 use crate::schema::AppSchema;
 
 /// The column of a row's id.
-pub(super) const ID: usize = 0;
+pub(crate) const ID: usize = 0;
 /// The column of its entity's eid; `num`, `version` and `alias` follow.
-pub(super) const EID: usize = 1;
-pub(super) const NUM: usize = 2;
-pub(super) const VERSION: usize = 3;
-pub(super) const ALIAS: usize = 4;
+pub(crate) const EID: usize = 1;
+pub(crate) const NUM: usize = 2;
+pub(crate) const VERSION: usize = 3;
+pub(crate) const ALIAS: usize = 4;
 /// The column of its sort value, which a cursor holds.
-pub(super) const ORDER_VALUE: usize = 5;
+pub(crate) const ORDER_VALUE: usize = 5;
 
 /// A plan as SQL, and where its rows hold what the plan carries.
-pub(super) struct Statement {
+pub(crate) struct Statement {
     pub sql: String,
     pub params: Vec<Sql>,
     /// Each stamp carried and its first column: its `at`, then `by`, `via`.
@@ -33,9 +35,18 @@ pub(super) struct Statement {
     pub first_carried: usize,
 }
 
+/// The SQL a backend speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    /// `?` placeholders, FTS5 over `ec_<app>__fts`.
+    Sqlite,
+    /// `$n` placeholders, a `tsvector` column of the app's `doc` table.
+    Postgres,
+}
+
 /// Writes a plan as one statement. It asks for one row past the plan's
 /// limit, so a reader knows whether there is a next page.
-pub(super) fn write(plan: &Plan<'_>) -> Statement {
+pub(crate) fn write(plan: &Plan<'_>, dialect: Dialect) -> Statement {
     let driver = plan.joins.iter().position(|j| j.required);
     let id_expr = match driver {
         Some(i) => format!("{}.id", alias(i)),
@@ -43,8 +54,12 @@ pub(super) fn write(plan: &Plan<'_>) -> Statement {
     };
     let mut from = match driver {
         Some(i) => format!(
-            "{} {a} CROSS JOIN ec_entities e ON e.id = {a}.id",
+            "{} {a} {} ec_entities e ON e.id = {a}.id",
             AppSchema::table(plan.app_id, &plan.joins[i].component.name),
+            match dialect {
+                Dialect::Sqlite => "CROSS JOIN",
+                Dialect::Postgres => "JOIN",
+            },
             a = alias(i)
         ),
         None => "ec_entities e".to_string(),
@@ -100,7 +115,7 @@ pub(super) fn write(plan: &Plan<'_>) -> Statement {
     let conditions = plan
         .filters
         .iter()
-        .map(|filter| filter_sql(filter, &id_expr, plan.app_id))
+        .map(|filter| filter_sql(filter, &id_expr, plan.app_id, dialect))
         .chain(after);
     for (condition, values) in conditions {
         sql.push_str(" AND ");
@@ -108,12 +123,21 @@ pub(super) fn write(plan: &Plan<'_>) -> Statement {
         params.extend(values);
     }
     let dir = if plan.order.descending { "DESC" } else { "ASC" };
+    // Nulls sort first, as SQLite sorts them and the cursor's keyset reads them.
+    let nulls = match (dialect, plan.order.descending) {
+        (Dialect::Sqlite, _) => "",
+        (Dialect::Postgres, false) => " NULLS FIRST",
+        (Dialect::Postgres, true) => " NULLS LAST",
+    };
     let order_by = match plan.order.key {
-        Some(_) => format!("{order_expr} {dir}, {id_expr} {dir}"),
+        Some(_) => format!("{order_expr} {dir}{nulls}, {id_expr} {dir}"),
         None => format!("{id_expr} {dir}"),
     };
     sql.push_str(&format!(" ORDER BY {order_by} LIMIT ?"));
     params.push(Sql::Integer(i64::from(plan.limit) + 1));
+    if dialect == Dialect::Postgres {
+        sql = numbered(&sql);
+    }
     Statement {
         sql,
         params,
@@ -135,10 +159,11 @@ fn expr(field: &Field) -> String {
     }
 }
 
-fn sql_op(op: Op) -> &'static str {
+fn sql_op(op: Op, dialect: Dialect) -> &'static str {
     match op {
         Op::Eq => "=",
-        Op::Ne => "IS NOT",
+        Op::Ne if dialect == Dialect::Sqlite => "IS NOT",
+        Op::Ne => "IS DISTINCT FROM",
         Op::Gt => ">",
         Op::Ge => ">=",
         Op::Lt => "<",
@@ -148,12 +173,15 @@ fn sql_op(op: Op) -> &'static str {
 }
 
 /// A filter as a condition and its parameters; `id_expr` is the row's id.
-fn filter_sql(filter: &Filter, id_expr: &str, app_id: i64) -> (String, Vec<Sql>) {
+fn filter_sql(filter: &Filter, id_expr: &str, app_id: i64, dialect: Dialect) -> (String, Vec<Sql>) {
     match filter {
         Filter::Compare { field, op, value } => {
-            let condition = match op {
-                Op::Contains => format!("{} LIKE ? ESCAPE '\\'", expr(field)),
-                _ => format!("{} {} ?", expr(field), sql_op(*op)),
+            let condition = match (op, dialect) {
+                (Op::Contains, Dialect::Sqlite) => format!("{} LIKE ? ESCAPE '\\'", expr(field)),
+                (Op::Contains, Dialect::Postgres) => {
+                    format!("{} ILIKE ? ESCAPE '\\'", expr(field))
+                }
+                _ => format!("{} {} ?", expr(field), sql_op(*op, dialect)),
             };
             (condition, vec![value.clone()])
         }
@@ -164,14 +192,23 @@ fn filter_sql(filter: &Filter, id_expr: &str, app_id: i64) -> (String, Vec<Sql>)
         ),
         Filter::Eid(eid) => ("e.eid = ?".into(), vec![Sql::Text(eid.clone())]),
         Filter::Alias(alias) => ("e.alias = ?".into(), vec![Sql::Text(alias.clone())]),
-        Filter::Words(expression) => (
-            format!(
-                "{id_expr} IN (SELECT rowid FROM {fts} WHERE {fts} MATCH ?)",
-                fts = AppSchema::fts(app_id)
+        Filter::Words(words) => match dialect {
+            Dialect::Sqlite => (
+                format!(
+                    "{id_expr} IN (SELECT rowid FROM {fts} WHERE {fts} MATCH ?)",
+                    fts = AppSchema::fts(app_id)
+                ),
+                vec![Sql::Text(fts_expression(words))],
             ),
-            vec![Sql::Text(expression.clone())],
-        ),
-        Filter::Nothing => ("0".into(), Vec::new()),
+            Dialect::Postgres => (
+                format!(
+                    "{id_expr} IN (SELECT id FROM {doc} WHERE fts @@ to_tsquery('simple', ?))",
+                    doc = AppSchema::table(app_id, "doc")
+                ),
+                vec![Sql::Text(tsquery(words))],
+            ),
+        },
+        Filter::Nothing => ("1 = 0".into(), Vec::new()),
     }
 }
 
@@ -202,4 +239,79 @@ fn after_sql(
     }
     values.push(Sql::Integer(id));
     (condition, values)
+}
+
+/// An FTS5 expression: every word as a quoted string, the last as a prefix.
+fn fts_expression(words: &[String]) -> String {
+    let last = words.len().saturating_sub(1);
+    let terms: Vec<String> = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            let quoted = format!("\"{}\"", w.replace('"', "\"\""));
+            if i == last {
+                format!("{quoted}*")
+            } else {
+                quoted
+            }
+        })
+        .collect();
+    terms.join(" ")
+}
+
+/// A PostgreSQL `tsquery` of the same meaning: every word must match (the
+/// pieces of a word such as `e-mail` next to one another), the last piece of
+/// the last word as a prefix. Each piece is a quoted lexeme, lower-cased as
+/// the `simple` configuration indexes it.
+fn tsquery(words: &[String]) -> String {
+    let pieces = |w: &String| -> Vec<String> {
+        w.split(|c: char| !c.is_alphanumeric())
+            .filter(|p| !p.is_empty())
+            .map(|p| format!("'{}'", p.to_lowercase()))
+            .collect()
+    };
+    let mut terms: Vec<String> = words.iter().map(|w| pieces(w).join(" <-> ")).collect();
+    if let Some(last) = terms.last_mut() {
+        last.push_str(":*");
+    }
+    terms.join(" & ")
+}
+
+/// The statement with its `?` placeholders numbered `$1`, `$2`, … as
+/// PostgreSQL takes them (no identifier or literal of a statement holds `?`).
+fn numbered(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len() + 16);
+    let mut n = 0;
+    for c in sql.chars() {
+        if c == '?' {
+            n += 1;
+            out.push_str(&format!("${n}"));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(line: &str) -> Vec<String> {
+        line.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn fts_words() {
+        assert_eq!(fts_expression(&words("hello wor")), "\"hello\" \"wor\"*");
+        assert_eq!(
+            fts_expression(&words("say \"hi\"")),
+            "\"say\" \"\"\"hi\"\"\"*"
+        );
+        assert_eq!(
+            tsquery(&words("Hello e-mail wor")),
+            "'hello' & 'e' <-> 'mail' & 'wor':*"
+        );
+        assert_eq!(numbered("a = ? AND b = ?"), "a = $1 AND b = $2");
+    }
 }

@@ -3,13 +3,12 @@
 
 use std::collections::BTreeMap;
 
-use shed_store::Store;
 use shed_store::platform::NewDeploy;
 
 #[tokio::test]
 async fn a_deploy_reads_back_whole_or_with_only_the_named_contents() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("shed.db")).await.unwrap();
+    let store = crate::common::open_store(dir.path()).await;
     let ada = store.add_person("ada", "Ada").await.unwrap();
     store.add_space("jeff", &ada.eid).await.unwrap();
     let files: BTreeMap<String, Vec<u8>> = [

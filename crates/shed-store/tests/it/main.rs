@@ -1,11 +1,14 @@
 //! shed-store's integration tests, one binary: a module per subject (`cargo test -p shed-store --test it <module>::`).
 
 mod apply;
+mod bad_database;
 mod common;
 mod concurrency;
 mod crash;
 mod declare;
 mod deploys;
+mod jobs;
 mod query;
 mod slow_queries;
+mod taking_back;
 mod wal;

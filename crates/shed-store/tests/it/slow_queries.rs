@@ -86,6 +86,11 @@ async fn what_sqlite_would_refuse_is_a_sentence() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_query_is_stopped_by_its_deadline() {
+    // PostgreSQL answers this line well within the deadline (its ILIKE is
+    // no backtracking matcher): there is nothing slow to stop there.
+    if !common::on_sqlite("a_slow_query_is_stopped_by_its_deadline") {
+        return;
+    }
     let f = long_texts().await;
     let started = Instant::now();
     let answer = f.query_error("jeff/runs", &pathological()).await;

@@ -5,7 +5,9 @@
 //! as a data folder is (0700, its database 0600), and a shed started on it
 //! serves the data and the app's files with the same token. A non-empty
 //! folder, an existing backup file and a file that is no backup are
-//! refused with a sentence.
+//! refused with a sentence. On a database server both commands answer that
+//! `pg_dump` and `pg_restore` do this, and the data round-trips through
+//! them, dumped under the same writes.
 
 use std::collections::HashMap;
 use std::os::unix::fs::PermissionsExt;
@@ -16,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use crate::data_place::{on_server, on_sqlite};
 use crate::operating_support::{
     Shed, call, data_folder, every_run, log_run, shed, succeeded, written_eid,
 };
@@ -49,41 +52,84 @@ async fn writer(
     acknowledged
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_backup_under_writes_restores_every_write_acknowledged_before_it() {
-    let (dir, data) = data_folder();
-    let logs = dir.path().join("logs");
-    let serving = Shed::up(&data, &logs, &[]);
-    let token = serving.token();
+/// Runs `copy` on a blocking thread while [`WRITERS`] clients write runs
+/// through `serving` (from [`WRITING_BEFORE`] before it until a moment
+/// after): what `copy` answered, the writes acknowledged before it began
+/// (eid → who), and how many were acknowledged after.
+async fn under_writes<T: Send + 'static>(
+    serving: &Shed,
+    token: &str,
+    copy: impl FnOnce() -> T + Send + 'static,
+) -> (T, HashMap<String, String>, usize) {
     let url = serving.url("/mcp");
     let stop = Arc::new(AtomicBool::new(false));
     let writers: Vec<_> = (0..WRITERS)
-        .map(|w| tokio::spawn(writer(w, url.clone(), token.clone(), stop.clone())))
+        .map(|w| tokio::spawn(writer(w, url.clone(), token.to_string(), stop.clone())))
         .collect();
     tokio::time::sleep(WRITING_BEFORE).await;
-
-    let file = dir.path().join("backup.db");
-    let backup_started = Instant::now();
-    let backed_up = {
-        let (data, file) = (data.clone(), file.clone());
-        tokio::task::spawn_blocking(move || shed(&data, &["backup", file.to_str().unwrap()]))
-            .await
-            .unwrap()
-    };
-    // The writers go on a moment after the backup, then stop.
+    let started = Instant::now();
+    let copied = tokio::task::spawn_blocking(copy).await.unwrap();
+    // The writers go on a moment after the copy, then stop.
     tokio::time::sleep(Duration::from_millis(200)).await;
     stop.store(true, Ordering::Relaxed);
-    let mut before: HashMap<String, String> = HashMap::new();
+    let mut before = HashMap::new();
     let mut after = 0;
     for writer in writers {
         for (when, eid, who) in writer.await.unwrap() {
-            if when < backup_started {
+            if when < started {
                 before.insert(eid, who);
             } else {
                 after += 1;
             }
         }
     }
+    (copied, before, after)
+}
+
+/// A shed serving a restored copy holds every write in `before`, and the
+/// app's files (its deploy is in the database): how many runs it holds.
+async fn serves_every_write(shed: &Shed, token: &str, before: &HashMap<String, String>) -> usize {
+    let http = reqwest::Client::new();
+    let runs = every_run(&http, &shed.url("/mcp"), token).await;
+    for (eid, who) in before {
+        assert_eq!(
+            runs.get(eid),
+            Some(who),
+            "the write {who} ({eid}) acknowledged before the copy"
+        );
+    }
+    let files = succeeded(
+        call(
+            &http,
+            &shed.url("/mcp"),
+            token,
+            "app_files",
+            json!({ "app": "demo/runs", "read": ["tools.json"] }),
+        )
+        .await
+        .unwrap(),
+    );
+    assert!(files.to_string().contains("log_run"), "{files}");
+    runs.len()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backup_under_writes_restores_every_write_acknowledged_before_it() {
+    if !on_sqlite("a_backup_under_writes_restores_every_write_acknowledged_before_it") {
+        return;
+    }
+    let (dir, data) = data_folder();
+    let logs = dir.path().join("logs");
+    let serving = Shed::up(&data, &logs, &[]);
+    let token = serving.token();
+    let file = dir.path().join("backup.db");
+    let (backed_up, before, after) = {
+        let (data, file) = (data.clone(), file.clone());
+        under_writes(&serving, &token, move || {
+            shed(&data, &["backup", file.to_str().unwrap()])
+        })
+        .await
+    };
     let (ok, printed, said) = backed_up;
     assert!(ok, "{said}");
     assert!(printed.starts_with("backed up "), "{printed}");
@@ -146,32 +192,87 @@ async fn a_backup_under_writes_restores_every_write_acknowledged_before_it() {
     assert_eq!(verdict, "ok");
     drop(database);
 
-    let shed = Shed::up(&restored, &logs, &[]);
-    let http = reqwest::Client::new();
-    let runs = every_run(&http, &shed.url("/mcp"), &token).await;
-    for (eid, who) in &before {
-        assert_eq!(
-            runs.get(eid),
-            Some(who),
-            "the write {who} ({eid}) acknowledged before the backup"
-        );
-    }
-    // The app's files came along: its deploy is in the database.
-    let files = succeeded(
-        call(
-            &http,
-            &shed.url("/mcp"),
-            &token,
-            "app_files",
-            json!({ "app": "demo/runs", "read": ["tools.json"] }),
-        )
-        .await
-        .unwrap(),
-    );
-    assert!(files.to_string().contains("log_run"), "{files}");
+    let runs = serves_every_write(&Shed::up(&restored, &logs, &[]), &token, &before).await;
     eprintln!(
-        "{} writes before the backup, {after} during or after it; the copy holds {} runs",
-        before.len(),
-        runs.len()
+        "{} writes before the backup, {after} during or after it; the copy holds {runs} runs",
+        before.len()
+    );
+}
+
+/// Runs a PostgreSQL client program (`pg_dump`, `pg_restore`), which must succeed.
+fn client_program(program: &str, args: &[&str]) {
+    let out = std::process::Command::new(program)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{program}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_server_backup_names_pg_dump_and_the_data_round_trips_through_it() {
+    if !on_server() {
+        eprintln!(
+            "on_a_server_backup_names_pg_dump_and_the_data_round_trips_through_it: a test of a database server, skipped on SQLite"
+        );
+        return;
+    }
+    let (dir, data) = data_folder();
+    let logs = dir.path().join("logs");
+    let serving = Shed::up(&data, &logs, &[]);
+    let token = serving.token();
+    let database = shed_test_database::for_folder(&data).unwrap();
+    let password = database.split_once("://").unwrap().1;
+    let password = password
+        .split_once('@')
+        .unwrap()
+        .0
+        .split_once(':')
+        .unwrap()
+        .1;
+
+    // `shed backup` and `shed restore` say what does it, and change nothing.
+    let file = dir.path().join("backup.db");
+    let (ok, _, said) = shed(&data, &["backup", file.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(
+        said.contains("not in a file of the data folder — back it up with `pg_dump --format=custom --file=FILE postgres://"),
+        "{said}"
+    );
+    assert!(!said.contains(password), "the password in {said}");
+    assert!(!file.exists());
+    let other = dir.path().join("other");
+    let (ok, _, said) = shed(&other, &["restore", file.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(said.contains("pg_restore --dbname=URL FILE"), "{said}");
+    assert!(!other.exists(), "a refused restore makes no folder");
+
+    let dump = dir.path().join("shed.dump");
+    let ((), before, after) = {
+        let (database, dump) = (database.clone(), dump.clone());
+        under_writes(&serving, &token, move || {
+            let file = format!("--file={}", dump.display());
+            client_program("pg_dump", &["--format=custom", &file, &database]);
+        })
+        .await
+    };
+    assert!(
+        !before.is_empty() && after > 0,
+        "writes before and after the dump"
+    );
+    drop(serving);
+
+    // Restored into the (empty) database of a new data folder, it serves.
+    let restored = dir.path().join("restored");
+    let target = shed_test_database::for_folder(&restored).unwrap();
+    let into = format!("--dbname={target}");
+    client_program("pg_restore", &["--no-owner", &into, dump.to_str().unwrap()]);
+    let runs = serves_every_write(&Shed::up(&restored, &logs, &[]), &token, &before).await;
+    eprintln!(
+        "{} writes before the dump, {after} during or after it; the restored database holds {runs} runs",
+        before.len()
     );
 }

@@ -10,6 +10,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
 use std::process::Command;
 
+use crate::data_place::DataIn;
 use broker_support::{SHED, Served, a_run, answered, names, shed};
 use serde_json::{Value, json};
 
@@ -107,9 +108,7 @@ fn a_write_is_the_jobs_agent_for_its_person_whatever_the_request_names() {
     // The entity's history names the agent too.
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let history = runtime.block_on(async {
-        let store = shed_store::Store::open(&served.data().join("shed.db"))
-            .await
-            .unwrap();
+        let store = crate::data_place::store(&served.data()).await;
         store.history("demo/runs", &eid).await.unwrap()
     });
     assert_eq!(history.len(), 1);
@@ -332,7 +331,7 @@ fn the_socket_is_private_and_a_second_server_refuses_to_start() {
             "--queue",
             served.dir.path().join("q2.sock").to_str().unwrap(),
         ])
-        .env("SHED_DATA", served.data())
+        .data_in(&served.data())
         .output()
         .unwrap();
     assert!(!second.status.success());

@@ -2,6 +2,7 @@
 //! the files it writes there 0600; a folder or database file already there
 //! that other accounts may open gets a warning naming the `chmod`.
 
+use crate::data_place::{DataIn, on_server, on_sqlite};
 use crate::listening::{free_port, wait_until_listening};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -29,8 +30,7 @@ fn mode(path: &Path) -> String {
 fn shed_stderr(data: &Path, args: &[&str]) -> String {
     let output = Command::new(SHED)
         .args(args)
-        .arg("--data")
-        .arg(data)
+        .data_in(data)
         .env("NO_COLOR", "1")
         .output()
         .unwrap();
@@ -46,8 +46,7 @@ fn shed_up_makes_a_new_data_folder_and_its_files_private() {
     let port = free_port();
     let _up = Up(Command::new(SHED)
         .args(["up", "--listen", &format!("127.0.0.1:{port}")])
-        .arg("--data")
-        .arg(&data)
+        .data_in(&data)
         .env("RUST_LOG", "warn")
         .stdout(Stdio::null())
         .spawn()
@@ -55,14 +54,18 @@ fn shed_up_makes_a_new_data_folder_and_its_files_private() {
     // It listens once the example is deployed and the queue is open.
     wait_until_listening(port);
     assert_eq!(mode(&data), "700", "the data folder");
-    for file in [
-        "shed.db",
-        "shed.db-wal",
-        "shed.db-shm",
-        "serve.lock",
-        "command-queue.sock",
-    ] {
+    let database = ["shed.db", "shed.db-wal", "shed.db-shm"];
+    for file in ["serve.lock", "command-queue.sock"] {
         assert_eq!(mode(&data.join(file)), "600", "{file}");
+    }
+    for file in database {
+        match on_server() {
+            false => assert_eq!(mode(&data.join(file)), "600", "{file}"),
+            true => assert!(
+                !data.join(file).exists(),
+                "{file}: the data is on the database server, not in the folder"
+            ),
+        }
     }
 }
 
@@ -80,6 +83,9 @@ fn a_data_folder_or_database_open_to_others_is_warned_about() {
         data.display()
     );
     assert!(said.contains(&folder), "{said}");
+    if !on_sqlite("a_data_folder_or_database_open_to_others_is_warned_about (the database file)") {
+        return;
+    }
     assert_eq!(
         mode(&data.join("shed.db")),
         "600",

@@ -34,20 +34,6 @@ fn holds(bytes: &[u8], text: &str) -> bool {
     bytes.windows(text.len()).any(|w| w == text.as_bytes())
 }
 
-/// Every file in the folder, with its bytes.
-fn files(folder: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir(folder).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            found.extend(files(&path));
-        } else if let Ok(bytes) = std::fs::read(&path) {
-            found.push((path.display().to_string(), bytes));
-        }
-    }
-    found
-}
-
 fn assert_no_secret(what: &str, bytes: &[u8], secret: &str) {
     for piece in pieces(secret) {
         assert!(
@@ -126,7 +112,7 @@ fn a_jobs_secret_is_kept_only_as_its_hash_and_its_name_is_said_everywhere() {
     // While the server runs, with the WAL live: every file of the data
     // folder holds the hash and the name, never the secret.
     let hash = shed_store::secret_hash(&secret);
-    let on_disk = files(&data);
+    let on_disk = crate::data_place::kept(&data);
     for (path, bytes) in &on_disk {
         assert_no_secret(path, bytes, &secret);
     }
@@ -172,13 +158,11 @@ fn a_jobs_secret_is_kept_only_as_its_hash_and_its_name_is_said_everywhere() {
         "the server's log names the agent: {}",
         String::from_utf8_lossy(&logged)
     );
-    for (path, bytes) in files(&data) {
+    for (path, bytes) in crate::data_place::kept(&data) {
         assert_no_secret(&path, &bytes, &secret);
     }
     let history = tokio::runtime::Runtime::new().unwrap().block_on(async {
-        let store = shed_store::Store::open(&data.join("shed.db"))
-            .await
-            .unwrap();
+        let store = crate::data_place::store(&data).await;
         store.history("demo/runs", &eid).await.unwrap()
     });
     assert_eq!(

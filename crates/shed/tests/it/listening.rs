@@ -2,6 +2,7 @@
 //! bounded wait until it listens there, and `shed up` started that way with
 //! the token it prints.
 
+use crate::data_place::DataIn;
 use std::io::{BufRead, BufReader};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
@@ -41,8 +42,7 @@ pub fn shed_up(data: &Path, extra: &[&str], envs: &[(&str, &str)]) -> (Child, u1
     let mut child = Command::new(env!("CARGO_BIN_EXE_shed"))
         .args(["up", "--listen", &format!("127.0.0.1:{port}")])
         .args(extra)
-        .arg("--data")
-        .arg(data)
+        .data_in(data)
         .env("RUST_LOG", "warn")
         .envs(envs.iter().copied())
         .stdout(Stdio::piped())

@@ -16,6 +16,7 @@ use std::process::{Command, Stdio};
 use reqwest::{StatusCode, header};
 use serde_json::{Value, json};
 
+use crate::data_place::DataIn;
 use crate::operating_support::{SHED, Shed, call, data_folder, log_run, shed, succeeded};
 
 /// A browser's cookies, per host name, and every value it was ever given.
@@ -287,8 +288,7 @@ fn piped_logs_carry_no_escape_codes() {
     let (_dir, data) = data_folder();
     let output = Command::new(SHED)
         .args(["person", "add", "ada"])
-        .arg("--data")
-        .arg(&data)
+        .data_in(&data)
         .env("RUST_LOG", "debug")
         .env_remove("NO_COLOR")
         .stderr(Stdio::piped())

@@ -6,6 +6,7 @@ mod broker_harness;
 mod broker_protocol;
 mod broker_support;
 mod data_folder;
+mod data_place;
 mod graceful_stop;
 mod health;
 mod job_secret;

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::data_place::DataIn;
 use crate::listening::{free_port, wait_until_listening};
 
 pub const SHED: &str = env!("CARGO_BIN_EXE_shed");
@@ -55,8 +56,7 @@ impl Shed {
                 "--public-url",
                 &format!("http://localhost:{port}"),
             ])
-            .arg("--data")
-            .arg(data)
+            .data_in(data)
             .env("RUST_LOG", "info")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -132,8 +132,7 @@ impl Shed {
 pub fn shed(data: &Path, args: &[&str]) -> (bool, String, String) {
     let output = Command::new(SHED)
         .args(args)
-        .arg("--data")
-        .arg(data)
+        .data_in(data)
         .env("RUST_LOG", "warn")
         .output()
         .unwrap();

@@ -3,6 +3,7 @@
 //! still answer a whole request, and must close the half-sent and the idle
 //! kept-alive connections by itself. Loopback only; every wait is bounded.
 
+use crate::data_place::DataIn;
 use crate::listening::{free_port, wait_until_listening};
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
@@ -53,8 +54,7 @@ impl Shed {
                 "--public-url",
                 &format!("http://localhost:{port}"),
             ])
-            .arg("--data")
-            .arg(data.path())
+            .data_in(data.path())
             .env("RUST_LOG", "warn")
             .stdout(Stdio::null());
         // SAFETY: setrlimit is async-signal-safe, and the closure touches

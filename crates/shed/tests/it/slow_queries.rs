@@ -13,6 +13,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::data_place::DataIn;
 use broker_support::{SHED, shed};
 use reqwest::{StatusCode, header};
 use serde_json::{Value, json};
@@ -70,7 +71,7 @@ impl Served {
                 "--public-url",
                 &format!("http://localhost:{port}"),
             ])
-            .env("SHED_DATA", data.path())
+            .data_in(data.path())
             .env("RUST_LOG", "warn")
             .stdout(Stdio::null())
             .spawn()
@@ -170,8 +171,7 @@ async fn slow_queries_are_refused_or_stopped_and_others_are_answered() {
     let started = Instant::now();
     let (status, body) = served.query(&ada, &pathological()).await;
     let took = started.elapsed();
-    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
-    assert_eq!(body["error"], TOO_LONG);
+    stopped(status, &body);
     assert!(
         took < READ_DEADLINE + GRACE,
         "answered after {took:?}, deadline {READ_DEADLINE:?}"
@@ -198,7 +198,19 @@ async fn slow_queries_are_refused_or_stopped_and_others_are_answered() {
         "bob's small query took {took:?} beside three slow ones"
     );
     for (status, body) in [one, two, three] {
-        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
-        assert_eq!(body["error"], TOO_LONG);
+        stopped(status, &body);
     }
+}
+
+/// The answer to [`pathological`]: stopped at the deadline with its
+/// sentence. On PostgreSQL, whose ILIKE is no backtracking matcher, the
+/// line takes about as long as the deadline, so it may be answered
+/// instead — with no rows, since none matches.
+fn stopped(status: StatusCode, body: &Value) {
+    if crate::data_place::on_server() && status == StatusCode::OK {
+        assert_eq!(body["rows"], json!([]));
+        return;
+    }
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert_eq!(body["error"], TOO_LONG);
 }

@@ -18,6 +18,7 @@ use reqwest::header;
 use serde_json::{Value, json};
 
 use crate::broker_support::{answered, cli, shed};
+use crate::data_place::DataIn;
 use crate::listening::{free_port, shed_up, wait_until_listening};
 
 const SHED: &str = env!("CARGO_BIN_EXE_shed");
@@ -204,7 +205,10 @@ async fn the_metrics_move_after_calls_and_are_not_served_on_the_public_address()
     );
     at_least("shed_store_write_group_size_count", 2.0);
     at_least("shed_store_commit_seconds_count", 2.0);
-    at_least("shed_store_wal_pages", 1.0);
+    if !crate::data_place::on_server() {
+        // SQLite's own WAL; a database server keeps its WAL to itself.
+        at_least("shed_store_wal_pages", 1.0);
+    }
     at_least("shed_mcp_sessions_open", 1.0);
     at_least(r#"shed_broker_jobs_total{code="ok"}"#, 1.0);
     assert_eq!(seen.get("shed_broker_queue_depth"), Some(&0.0), "{page}");
@@ -222,8 +226,7 @@ fn metrics_on_the_public_address_are_refused_with_a_sentence() {
     let data = tempfile::tempdir().unwrap();
     let out = Command::new(SHED)
         .args(["serve", "--listen", &listen, "--metrics-listen", &listen])
-        .arg("--data")
-        .arg(data.path())
+        .data_in(data.path())
         .env("RUST_LOG", "warn")
         .output()
         .unwrap();

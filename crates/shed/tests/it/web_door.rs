@@ -12,6 +12,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
+use crate::data_place::DataIn;
 use reqwest::StatusCode;
 use reqwest::header::{self, HeaderMap};
 use serde_json::{Value, json};
@@ -125,8 +126,7 @@ impl Shed {
                 "--public-url",
                 &format!("http://localhost:{port}"),
             ])
-            .arg("--data")
-            .arg(data.path())
+            .data_in(data.path())
             .env("RUST_LOG", "warn")
             .stdout(Stdio::null())
             .spawn()
@@ -419,8 +419,7 @@ fn location(response: &reqwest::Response) -> String {
 pub(crate) fn shed_output(data: &Path, port: u16, args: &[&str]) -> std::process::Output {
     Command::new(SHED)
         .args(args)
-        .arg("--data")
-        .arg(data)
+        .data_in(data)
         .env("SHED_PUBLIC_URL", format!("http://localhost:{port}"))
         .output()
         .unwrap()
@@ -795,8 +794,7 @@ async fn only_an_owner_changes_who_may_read_an_app_from_the_cli_and_mcp() {
             "--access",
             "public",
         ])
-        .arg("--data")
-        .arg(shed.data.path())
+        .data_in(shed.data.path())
         .env("SHED_PUBLIC_URL", shed.url())
         .output()
         .unwrap();

@@ -20,11 +20,13 @@ pub async fn world() -> World {
 }
 
 /// Another host on the same data directory: another process, as far as the
-/// database can tell (its own connections, its own registry).
+/// database can tell (its own connections, its own registry). On the test
+/// server (`SHED_TEST_DATABASE`) the directory's database is there.
 pub async fn open(dir: &Path) -> Host {
     Host::open(HostConfig {
         data_dir: dir.to_path_buf(),
         public_url: URL.into(),
+        database: shed_test_database::for_folder(dir),
     })
     .await
     .expect("the host opens")

@@ -1,4 +1,8 @@
-//! Helpers shared by the store's integration tests.
+//! Helpers shared by the store's integration tests. The store under test is
+//! SQLite in a temporary folder, or — when `SHED_TEST_DATABASE` holds the
+//! URL of a PostgreSQL server (`postgres://user:password@host:port/db`) —
+//! a fresh database made on that server for each folder
+//! (`shed-test-database`).
 
 use serde_json::Value;
 use shed_store::{Actor, ColumnType, Person, Store, Vocabulary};
@@ -64,10 +68,20 @@ pub fn run_club() -> Vocabulary {
     }
 }
 
+pub use shed_test_database::{fresh as fresh_database, on_sqlite};
+
+/// A fresh, empty store: in `dir` on SQLite, or a new database on the test server.
+pub async fn open_store(dir: &std::path::Path) -> Store {
+    match shed_test_database::for_folder(dir) {
+        Some(url) => Store::connect(&url).await.unwrap(),
+        None => Store::open(&dir.join("shed.db")).await.unwrap(),
+    }
+}
+
 /// A fresh store with Ada and `jeff/runs` declared as the run club.
 pub async fn fixture() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("shed.db")).await.unwrap();
+    let store = open_store(dir.path()).await;
     let ada = store.add_person("ada", "Ada Lovelace").await.unwrap();
     store.declare("jeff/runs", &run_club()).await.unwrap();
     Fixture {
@@ -81,7 +95,7 @@ pub async fn fixture() -> Fixture {
 /// these columns.
 pub async fn with_jog(columns: &[(&str, ColumnType)]) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("shed.db")).await.unwrap();
+    let store = open_store(dir.path()).await;
     let ada = store.add_person("ada", "Ada").await.unwrap();
     let vocab = Vocabulary {
         components: vec![(

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::data_place::DataIn;
 use serde_json::Value;
 
 pub const SHED: &str = env!("CARGO_BIN_EXE_shed");
@@ -34,7 +35,7 @@ pub fn shed(data: &Path, args: &[&str]) -> String {
 pub fn shed_with(data: &Path, args: &[&str], vars: &[(&str, &str)]) -> Output {
     let out = Command::new(SHED)
         .args(args)
-        .env("SHED_DATA", data)
+        .data_in(data)
         .envs(vars.iter().copied())
         .output()
         .unwrap();
@@ -188,7 +189,7 @@ fn serve_command(data: &Path, queue: &Path) -> Command {
             "--queue",
             queue.to_str().unwrap(),
         ])
-        .env("SHED_DATA", data)
+        .data_in(data)
         .stdin(Stdio::null())
         .stdout(Stdio::null());
     command

@@ -2,32 +2,15 @@
 
 use rusqlite::{Connection, OptionalExtension, Transaction};
 
-use crate::names::{is_handle, new_eid};
+use crate::names::{handle_taken, new_person};
 use crate::{Person, StoreError};
 
 /// Adds a person with a fresh eid.
 pub(crate) fn add(txn: &Transaction<'_>, handle: &str, name: &str) -> Result<Person, StoreError> {
-    if !is_handle(handle) {
-        return Err(StoreError::refused(format!(
-            "{handle} is not a handle — use a-z, 0-9 and -, starting with a letter, up to 40 characters"
-        )));
-    }
-    let name = name.trim();
-    if name.is_empty() || name.chars().count() > 100 {
-        return Err(StoreError::refused(format!(
-            "{handle} needs a name of 1 to 100 characters"
-        )));
-    }
+    let person = new_person(handle, name)?;
     if by_handle(txn, handle)?.is_some() {
-        return Err(StoreError::refused(format!(
-            "the handle {handle} is taken — choose another"
-        )));
+        return Err(handle_taken(handle));
     }
-    let person = Person {
-        eid: new_eid(),
-        handle: handle.to_string(),
-        name: name.to_string(),
-    };
     txn.execute(
         "INSERT INTO people(eid, handle, name, created_at) VALUES(?1, ?2, ?3, ?4)",
         rusqlite::params![

@@ -12,7 +12,8 @@
 use rusqlite::{Connection, OptionalExtension, params};
 use subtle::ConstantTimeEq;
 
-use crate::{Store, StoreError};
+use super::Sqlite;
+use crate::StoreError;
 
 /// The tables, appended to the store's migrations.
 pub(crate) const MIGRATION: &str = r#"
@@ -236,10 +237,8 @@ fn end_sessions(conn: &Connection, person: &str) -> Result<usize, StoreError> {
     Ok(conn.execute("DELETE FROM web_sessions WHERE person = ?1", [person])?)
 }
 
-impl Store {
-    /// Keeps a sign-in link's hash for a person until `expires_at`, and
-    /// forgets whatever has expired by `now`.
-    pub async fn add_login_link(
+impl crate::records::SignIns for Sqlite {
+    async fn add_login_link(
         &self,
         person_eid: &str,
         hash: &str,
@@ -251,26 +250,16 @@ impl Store {
             .await
     }
 
-    /// Uses the link with this hash: the person's eid the first time, while
-    /// it lives; `None` for a link used already, expired, or never made.
-    pub async fn use_login_link(&self, hash: &str, now: i64) -> Result<Option<String>, StoreError> {
+    async fn use_login_link(&self, hash: &str, now: i64) -> Result<Option<String>, StoreError> {
         let hash = hash.to_string();
         self.write(move |txn| use_link(txn, &hash, now)).await
     }
 
-    /// The person's eid of the link with this hash if it still works at
-    /// `now` — without using it.
-    pub async fn live_login_link(
-        &self,
-        hash: &str,
-        now: i64,
-    ) -> Result<Option<String>, StoreError> {
+    async fn live_login_link(&self, hash: &str, now: i64) -> Result<Option<String>, StoreError> {
         self.read(|conn| live_link(conn, hash, now)).await
     }
 
-    /// Keeps a hop's hash: it signs the person in on `space`'s host, once,
-    /// in the browser whose hand-off cookie hashes to `handoff`.
-    pub async fn add_web_hop(
+    async fn add_web_hop(
         &self,
         person_eid: &str,
         space: &str,
@@ -288,10 +277,7 @@ impl Store {
             .await
     }
 
-    /// `space`'s host has seen the hop with this hash: from now on it is the
-    /// hop with hash `back`, of the browser whose cookie hashes to
-    /// `browser`. `false` for a hop seen already, expired, or never made.
-    pub async fn bind_web_hop(
+    async fn bind_web_hop(
         &self,
         space: &str,
         hash: &str,
@@ -309,11 +295,7 @@ impl Store {
             .await
     }
 
-    /// The platform's host vouches for the bound hop with this hash when the
-    /// hash of the hand-off cookie that came with it (`None`: none came) is
-    /// the one it was made for: `true`. A hop that came with another is let
-    /// go; one unbound, confirmed already, expired or never made is `false`.
-    pub async fn confirm_web_hop(
+    async fn confirm_web_hop(
         &self,
         space: &str,
         hash: &str,
@@ -329,10 +311,7 @@ impl Store {
             .await
     }
 
-    /// Uses the hop with this hash on `space`'s host: its person's eid,
-    /// once, if it was confirmed and `browser` is the hash of the cookie it
-    /// was bound to. Used up either way.
-    pub async fn use_web_hop(
+    async fn use_web_hop(
         &self,
         space: &str,
         hash: &str,
@@ -348,9 +327,7 @@ impl Store {
             .await
     }
 
-    /// Keeps a web session's hash for a person on one host (`""` for the
-    /// platform's own, else a space slug).
-    pub async fn add_web_session(
+    async fn add_web_session(
         &self,
         person_eid: &str,
         space: &str,
@@ -362,8 +339,7 @@ impl Store {
             .await
     }
 
-    /// The person (eid) of a live session with this hash on this host.
-    pub async fn web_session(
+    async fn web_session(
         &self,
         space: &str,
         hash: &str,
@@ -372,9 +348,7 @@ impl Store {
         self.read(|conn| session(conn, space, hash, now)).await
     }
 
-    /// Ends every web session of a person (and their unused links and hops);
-    /// answers how many sessions ended.
-    pub async fn end_web_sessions(&self, person_eid: &str) -> Result<usize, StoreError> {
+    async fn end_web_sessions(&self, person_eid: &str) -> Result<usize, StoreError> {
         let person = person_eid.to_string();
         self.write(move |txn| end_sessions(txn, &person)).await
     }
@@ -382,7 +356,7 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::Store;
 
     async fn store_with_ada() -> (tempfile::TempDir, Store, String) {
         let dir = tempfile::tempdir().unwrap();

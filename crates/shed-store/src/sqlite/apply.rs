@@ -7,12 +7,13 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use rusqlite::types::Value as Sql;
+use crate::values::Sql;
 use rusqlite::{Connection, OptionalExtension, Transaction};
 use serde_json::{Map, Value, json};
 
+use super::schema::{self, WriterCatalog, WriterSchemas};
 use crate::names::is_eid;
-use crate::schema::{self, AppSchema, WriterCatalog, WriterSchemas};
+use crate::schema::AppSchema;
 use crate::values::{from_json, render_time, type_sentence};
 use crate::wire::{Bundle, Target};
 use crate::{Actor, Applied, ColumnType, HistoryEntry, StoreError};
@@ -163,7 +164,7 @@ impl Writing<'_> {
             }
         };
         if let Some(handle) = s.strip_prefix('@') {
-            return match crate::people::by_handle(self.txn, handle)? {
+            return match super::people::by_handle(self.txn, handle)? {
                 Some(p) => Ok(Sql::Text(p.eid)),
                 None => Err(StoreError::NotFound(format!("no person @{handle}"))),
             };
@@ -171,7 +172,7 @@ impl Writing<'_> {
         let target = Target::read(s)
             .map_err(|_| StoreError::refused(type_sentence(component, column, ColumnType::Ref)))?;
         if let Target::Eid(eid) = &target
-            && (self.touched.contains_key(eid) || crate::people::by_eid(self.txn, eid)?.is_some())
+            && (self.touched.contains_key(eid) || super::people::by_eid(self.txn, eid)?.is_some())
         {
             return Ok(Sql::Text(eid.clone()));
         }

@@ -6,13 +6,13 @@
 
 use std::collections::HashMap;
 
-use rusqlite::types::Value as Sql;
+use crate::values::Sql;
 use rusqlite::{Connection, OptionalExtension, Row};
 use serde_json::{Map, Value, json};
 
-use super::cursor;
-use super::plan::Plan;
-use super::sql::{ALIAS, EID, ID, NUM, ORDER_VALUE, Statement, VERSION};
+use crate::query::cursor;
+use crate::query::plan::Plan;
+use crate::query::sql::{ALIAS, EID, ID, NUM, ORDER_VALUE, Statement, VERSION};
 use crate::schema::AppSchema;
 use crate::values::{render_time, to_json};
 use crate::{ColumnType, Listing, StoreError};
@@ -139,7 +139,7 @@ impl<'c> Names<'c> {
     /// A person: `{eid, name}`.
     fn person(&mut self, eid: &str) -> Result<Value, StoreError> {
         if !self.known.contains_key(eid) {
-            let name = crate::people::by_eid(self.conn, eid)?.map(|p| p.name);
+            let name = crate::sqlite::people::by_eid(self.conn, eid)?.map(|p| p.name);
             self.known.insert(eid.to_string(), name);
         }
         Ok(Self::shown(
@@ -151,7 +151,7 @@ impl<'c> Names<'c> {
     /// A ref: a person's name, else the entity's title or alias in this app.
     fn reference(&mut self, eid: &str) -> Result<Value, StoreError> {
         if !self.known.contains_key(eid) {
-            let mut name = crate::people::by_eid(self.conn, eid)?.map(|p| p.name);
+            let mut name = crate::sqlite::people::by_eid(self.conn, eid)?.map(|p| p.name);
             if name.is_none() {
                 name = self
                     .conn

@@ -28,7 +28,7 @@
 //!
 //! Reads: every read has [`READ_DEADLINE`](crate::READ_DEADLINE), past which
 //! it is stopped and answered with a sentence. A read in place is watched by
-//! a progress handler, called every [`PROGRESS_STEPS`](crate::PROGRESS_STEPS)
+//! a progress handler, called every [`PROGRESS_STEPS`](super::PROGRESS_STEPS)
 //! steps of SQLite's machine. A read run apart ([`Engine::read_apart`]) is
 //! also interrupted — SQLite then stops at its next row — by its caller's
 //! task at the deadline, or when that task is dropped (its caller is gone):
@@ -48,7 +48,8 @@ use rusqlite::{
     Connection, OpenFlags, Transaction, TransactionBehavior, config::DbConfig, wal::CheckpointMode,
 };
 
-use crate::{NotReady, PROGRESS_STEPS, READ_DEADLINE, StoreError};
+use super::PROGRESS_STEPS;
+use crate::{COMMIT_SECONDS, NotReady, READ_DEADLINE, StoreError, WRITE_GROUP_SIZE, closed};
 
 /// The most writes one group commit takes.
 const MAX_GROUP: usize = 512;
@@ -61,11 +62,8 @@ const CHECKPOINT_PAGES: i32 = 1000;
 /// WAL pages at which the writer checkpoints itself.
 const WAL_BOUND_PAGES: i32 = 8 * CHECKPOINT_PAGES;
 
-/// The writer's metrics (no-ops unless `shed serve --metrics-listen`
-/// installed a recorder): writes per committed group, the commit's time,
-/// and the WAL's pages after each commit.
-const WRITE_GROUP_SIZE: &str = "shed_store_write_group_size";
-const COMMIT_SECONDS: &str = "shed_store_commit_seconds";
+/// The WAL's pages after each commit, a metric beside the writer's
+/// (`crate::WRITE_GROUP_SIZE`, `crate::COMMIT_SECONDS`).
 const WAL_PAGES: &str = "shed_store_wal_pages";
 
 /// A write queued for the writer.
@@ -132,14 +130,6 @@ pub(crate) struct Engine {
     readers: Mutex<Vec<Reader>>,
 }
 
-/// The sentence of a write made after the store was closed.
-fn closed() -> StoreError {
-    StoreError::Internal(
-        "shed is stopping and takes no more writes — nothing was written; try again once it is back"
-            .into(),
-    )
-}
-
 /// (device, inode) of the file at `path`.
 fn file_identity(path: &Path) -> std::io::Result<(u64, u64)> {
     let meta = std::fs::metadata(path)?;
@@ -200,14 +190,6 @@ impl Drop for Stopper {
     }
 }
 
-/// The sentence a read stopped by its deadline answers.
-fn too_long() -> StoreError {
-    StoreError::refused(format!(
-        "this query took longer than {} s and was stopped — narrow it: compare a column (= < >) rather than search with ~, or search a shorter piece of text",
-        READ_DEADLINE.as_secs()
-    ))
-}
-
 impl Reader {
     fn open(path: &Path) -> Result<Reader, StoreError> {
         let mut conn = open_connection(path, false)?;
@@ -238,7 +220,7 @@ impl Reader {
         let result = catch_unwind(AssertUnwindSafe(|| f(&self.conn)))
             .unwrap_or_else(|_| Err(StoreError::Internal("a read panicked".into())));
         match result {
-            Err(_) if self.watch.late.load(Ordering::Relaxed) => Err(too_long()),
+            Err(_) if self.watch.late.load(Ordering::Relaxed) => Err(crate::too_long()),
             other => other,
         }
     }
@@ -280,7 +262,7 @@ impl Engine {
     pub(crate) fn open(path: &Path) -> Result<Engine, StoreError> {
         crate::private::make_database_file(path)?;
         let mut conn = open_connection(path, true)?;
-        crate::migrations::migrate(&mut conn)?;
+        super::migrations::migrate(&mut conn)?;
         for file in crate::private::database_files(path) {
             crate::private::warn_if_open("the database file", &file, crate::PRIVATE_FILE_MODE);
         }

@@ -85,23 +85,23 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
     ) WITHOUT ROWID;
     "#),
     // 2: the platform's own tables: spaces, members, apps, deploys and their
-    // files, drafts, tokens, listed tool fingerprints (src/platform.rs).
-    Sql(crate::platform::MIGRATION),
-    // 3: jobs, the agents' runs the broker holds (src/jobs.rs).
-    Sql(crate::jobs::MIGRATION),
-    // 4: the web's sign-in links, hops and sessions (src/sessions.rs).
-    Sql(crate::sessions::MIGRATION),
-    // 5: hops bound to the browser that pressed the sign-in button (src/sessions.rs).
-    Sql(crate::sessions::BOUND_HOPS_MIGRATION),
-    // 6: the keys that let a view load its private app's files (src/view_keys.rs).
-    Sql(crate::view_keys::MIGRATION),
+    // files, drafts, tokens, listed tool fingerprints (sqlite/platform.rs).
+    Sql(super::platform::MIGRATION),
+    // 3: jobs, the agents' runs the broker holds (sqlite/jobs.rs).
+    Sql(super::jobs::MIGRATION),
+    // 4: the web's sign-in links, hops and sessions (sqlite/sessions.rs).
+    Sql(super::sessions::MIGRATION),
+    // 5: hops bound to the browser that pressed the sign-in button (sqlite/sessions.rs).
+    Sql(super::sessions::BOUND_HOPS_MIGRATION),
+    // 6: the keys that let a view load its private app's files (sqlite/view_keys.rs).
+    Sql(super::view_keys::MIGRATION),
     // 7: a job's public name, and only its secret's hash kept; rows that
-    // named an agent by the secret name it by the name (src/jobs.rs).
-    Step(crate::jobs::name_jobs),
-    // 8: tokens named, expiring and revoked; removed people (src/revocable.rs).
-    Sql(crate::revocable::MIGRATION),
-    // 9: OAuth clients, codes and grants; a token's grant and resource (src/oauth.rs).
-    Sql(crate::oauth::MIGRATION),
+    // named an agent by the secret name it by the name (sqlite/jobs.rs).
+    Step(super::jobs::name_jobs),
+    // 8: tokens named, expiring and revoked; removed people (sqlite/revocable.rs).
+    Sql(super::revocable::MIGRATION),
+    // 9: OAuth clients, codes and grants; a token's grant and resource (sqlite/oauth.rs).
+    Sql(super::oauth::MIGRATION),
 ];
 
 /// Whether every migration this program knows is applied to the database
@@ -114,10 +114,7 @@ pub(crate) fn applied(conn: &Connection) -> Result<(), NotReady> {
     if done as usize == MIGRATIONS.len() {
         return Ok(());
     }
-    Err(NotReady(format!(
-        "the database is at schema version {done}, and this shed needs {} — restart shed to apply its migrations",
-        MIGRATIONS.len()
-    )))
+    Err(NotReady::behind(done, MIGRATIONS.len()))
 }
 
 /// Brings the database up to the last migration, all in one transaction.
@@ -174,13 +171,16 @@ fn apply_pending(conn: &mut Connection) -> Result<usize, StoreError> {
 mod tests {
     use rusqlite::Connection;
 
-    use super::{MIGRATIONS, Migration};
-    use crate::{JobRecord, JobTerms, Store};
+    use std::sync::Arc;
 
-    /// A database as shed left it before jobs had names (schema version 6):
-    /// two jobs keyed by their secrets, an entity and its history written by
-    /// one agent and updated by the other, and a listed-tools key.
-    fn a_database_of_version_6(path: &std::path::Path, older: &str, newer: &str) {
+    use super::super::Sqlite;
+    use super::{MIGRATIONS, Migration};
+    use crate::jobs::version_6;
+    use crate::records::Jobs;
+
+    /// A database as shed left it before jobs had names (schema version 6,
+    /// holding [`version_6::rows`]).
+    fn a_database_of_version_6(path: &std::path::Path) {
         let conn = Connection::open(path).unwrap();
         conn.execute_batch(
             "PRAGMA journal_mode=WAL;
@@ -198,23 +198,7 @@ mod tests {
             )
             .unwrap();
         }
-        conn.execute_batch(&format!(
-            "INSERT INTO people(eid, handle, name, created_at) VALUES('p1', 'ada', 'Ada', 'then');
-             INSERT INTO jobs(id, person, allow, read_only, created_at, expires_at, ended_at)
-                 VALUES('{newer}', 'p1', '[\"*\"]', '[]', 20, NULL, 25),
-                       ('{older}', 'p1', '[\"demo/*\"]', '[\"demo/runs.board\"]', 10, 99, NULL);
-             INSERT INTO ec_apps(id, name) VALUES(1, 'demo/runs');
-             INSERT INTO ec_entities(id, app, eid, num, version, created_at, created_by, created_via,
-                                     updated_at, updated_by, updated_via)
-                 VALUES(1, 1, 'e1', 1, 2, 0, 'p1', 'agent:{newer}', 1, 'p1', 'agent:{older}'),
-                       (2, 1, 'e2', 2, 1, 0, 'p1', NULL, 0, 'p1', NULL);
-             INSERT INTO ec_history(entity, app_version, step, version, at, by, via, change)
-                 VALUES(1, 1, 0, 1, 0, 'p1', 'agent:{newer}', '{{}}'),
-                       (1, 2, 0, 2, 1, 'p1', 'agent:{older}', '{{}}'),
-                       (2, 3, 0, 1, 2, 'p1', NULL, '{{}}');
-             INSERT INTO listed_tools(caller, fingerprint) VALUES('agent:{older}', 'f'), ('token:1', 'g');"
-        ))
-        .unwrap();
+        conn.execute_batch(&version_6::rows()).unwrap();
     }
 
     // Migration 7: jobs kept before are named in the order they were made,
@@ -224,39 +208,12 @@ mod tests {
     async fn jobs_kept_before_get_names_and_the_files_forget_their_secrets() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("shed.db");
-        let older = "0a1b2c3d4e5f60718293a4b5c6d7e8f9";
-        let newer = "f9e8d7c6b5a4938271605f4e3d2c1b0a";
-        a_database_of_version_6(&path, older, newer);
+        let (older, newer) = (version_6::OLDER, version_6::NEWER);
+        a_database_of_version_6(&path);
 
-        let store = Store::open(&path).await.unwrap();
+        let store = Arc::new(Sqlite::open(&path).await.unwrap());
         let jobs = store.jobs().await.unwrap();
-        assert_eq!(
-            jobs,
-            [
-                JobRecord {
-                    name: "job-1".into(),
-                    terms: JobTerms {
-                        person: "p1".into(),
-                        allow: vec!["demo/*".into()],
-                        read_only: vec!["demo/runs.board".into()],
-                        created_at: 10,
-                        expires_at: Some(99),
-                    },
-                    ended_at: None,
-                },
-                JobRecord {
-                    name: "job-2".into(),
-                    terms: JobTerms {
-                        person: "p1".into(),
-                        allow: vec!["*".into()],
-                        read_only: vec![],
-                        created_at: 20,
-                        expires_at: None,
-                    },
-                    ended_at: Some(25),
-                },
-            ]
-        );
+        assert_eq!(jobs, version_6::jobs());
         let found = |secret: &str| {
             let store = store.clone();
             let hash = crate::secret_hash(secret);
@@ -283,20 +240,17 @@ mod tests {
                     [],
                     |r| Ok((r.get(0)?, r.get(1)?)),
                 )?;
-                assert_eq!(stamps, ("agent:job-2".into(), "agent:job-1".into()));
+                assert_eq!((stamps.0.as_str(), stamps.1.as_str()), version_6::STAMPS);
                 let vias: Vec<Option<String>> = conn
                     .prepare("SELECT via FROM ec_history ORDER BY app_version")?
                     .query_map([], |r| r.get(0))?
                     .collect::<Result<_, _>>()?;
-                assert_eq!(
-                    vias,
-                    [Some("agent:job-2".into()), Some("agent:job-1".into()), None]
-                );
+                assert_eq!(vias, version_6::vias());
                 let callers: Vec<String> = conn
                     .prepare("SELECT caller FROM listed_tools ORDER BY caller")?
                     .query_map([], |r| r.get(0))?
                     .collect::<Result<_, _>>()?;
-                assert_eq!(callers, ["agent:job-1", "token:1"]);
+                assert_eq!(callers, version_6::CALLERS);
                 Ok(())
             })
             .await

@@ -1,0 +1,240 @@
+//! The PostgreSQL backend: the store on a database server, shared by as many
+//! shed servers as point at it. `tokio-postgres` speaks the protocol
+//! (binary values, statements prepared once per connection and cached) and
+//! `deadpool-postgres` keeps the pool of connections; every write is one
+//! transaction ([`Postgres::write`]), committed with `synchronous_commit` on. Writers of one app
+//! queue on the app's row (`SELECT … FOR UPDATE`), so the `was` checks and
+//! versions hold across servers. It implements every interface of
+//! `entities.rs` and `records.rs`.
+
+mod apply;
+mod connect;
+mod migrations;
+mod oauth;
+mod query;
+mod records;
+mod revocable;
+mod schema;
+mod values;
+
+use std::sync::Arc;
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use tokio_postgres::NoTls;
+
+use crate::entities::Entities;
+use crate::schema::{Schemas, check_app_name};
+use crate::{
+    Actor, Applied, HistoryEntry, Listing, NotReady, READ_DEADLINE, StoreError, Vocabulary, filter,
+    wire,
+};
+
+pub(crate) use connect::is_postgres_url;
+
+/// What `shed backup` and `shed restore` answer for data kept on a
+/// database server: they copy a data folder's database file, and the
+/// server's own tools back up and restore its databases. The sentence
+/// names the database by its URL with the password hidden.
+pub fn backup_on_server(url: &str) -> StoreError {
+    let shown = connect::redacted(url);
+    StoreError::refused(format!(
+        "the data is kept in the PostgreSQL database {shown}, not in a file of the data folder — back it up with `pg_dump --format=custom --file=FILE {shown}` and restore it into an empty database with `pg_restore --dbname=URL FILE`"
+    ))
+}
+
+/// Connections a process keeps to the server at most.
+const POOL_SIZE: usize = 16;
+
+/// The database on a server, and the catalogs this process has read of it.
+pub(crate) struct Postgres {
+    pool: Pool,
+    /// Where the pool connects, for the sentences of a failed connection.
+    target: Box<connect::Target>,
+    /// The catalogs readers use.
+    schemas: Arc<Schemas>,
+}
+
+impl Postgres {
+    /// Connects to the database `url` names, refuses one holding another
+    /// program's tables, and applies every migration it has not had yet.
+    pub(crate) async fn open(url: &str) -> Result<Postgres, StoreError> {
+        let target = connect::parse(url)?;
+        let manager = Manager::from_config(
+            target.config.clone(),
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(POOL_SIZE)
+            .build()
+            .map_err(|e| StoreError::Internal(e.to_string()))?;
+        let mut client = pool.get().await.map_err(|e| match e {
+            deadpool_postgres::PoolError::Backend(e) => connect::failure(&target, &e),
+            other => StoreError::Internal(other.to_string()),
+        })?;
+        migrations::migrate(&mut client, &target).await?;
+        drop(client);
+        Ok(Postgres {
+            pool,
+            target: Box::new(target),
+            schemas: Arc::default(),
+        })
+    }
+
+    /// Runs `f` in one transaction and commits it: one write, traced and
+    /// measured as SQLite's writes are (a "store write" span, the commit's
+    /// time). A refusal of `f` rolls the transaction back.
+    #[tracing::instrument(level = "debug", name = "store write", skip_all)]
+    pub(crate) async fn write<T>(
+        &self,
+        f: impl AsyncFnOnce(&deadpool_postgres::Transaction<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut c = self.client().await?;
+        let txn = c.transaction().await?;
+        let written = f(&txn).await?;
+        let started = std::time::Instant::now();
+        txn.commit().await?;
+        metrics::histogram!(crate::COMMIT_SECONDS).record(started.elapsed());
+        metrics::histogram!(crate::WRITE_GROUP_SIZE).record(1.0);
+        Ok(written)
+    }
+
+    /// A connection of the pool.
+    pub(crate) async fn client(&self) -> Result<deadpool_postgres::Client, StoreError> {
+        Ok(self.pool.get().await?)
+    }
+
+    /// Forgets the readers' catalog of an app.
+    pub(crate) fn forget_schema(&self, app: &str) {
+        self.schemas.forget(app);
+    }
+
+    /// Whether the server answers and every migration is applied.
+    pub(crate) async fn ready(&self) -> Result<(), NotReady> {
+        let c = self.pool.get().await.map_err(|e| {
+            let said = match e {
+                deadpool_postgres::PoolError::Backend(e) => connect::failure(&self.target, &e),
+                other => StoreError::from(other),
+            };
+            NotReady(format!("the database does not answer: {said}"))
+        })?;
+        migrations::applied(&c).await
+    }
+
+    /// Takes no more connections from the pool and closes the idle ones:
+    /// a write already running finishes on its own connection, and a
+    /// write after this is refused with a sentence.
+    pub(crate) fn close(&self) {
+        self.pool.close();
+    }
+
+    /// PostgreSQL keeps its own pages whole (WAL, checksums where enabled):
+    /// the check is that the server answers and shed's tables are there.
+    pub(crate) async fn integrity_check(&self) -> Result<String, StoreError> {
+        self.client()
+            .await?
+            .query_one("SELECT COUNT(*) FROM schema_migrations", &[])
+            .await?;
+        Ok("ok".into())
+    }
+}
+
+impl Entities for Postgres {
+    async fn declare(&self, app: &str, vocab: &Vocabulary) -> Result<(), StoreError> {
+        let answer = self
+            .write(async |txn| schema::declare(txn, app, vocab).await)
+            .await;
+        self.schemas.forget(app);
+        answer
+    }
+
+    async fn apply(
+        &self,
+        app: &str,
+        actor: &Actor,
+        body: serde_json::Value,
+        expect: Option<u64>,
+    ) -> Result<Applied, StoreError> {
+        check_app_name(app)?;
+        let bundles = wire::read(&body)?;
+        drop(body);
+        let (applied, created) = self
+            .write(async |txn| apply::apply(txn, app, actor, &bundles, expect).await)
+            .await?;
+        if created {
+            self.schemas.forget(app);
+        }
+        Ok(applied)
+    }
+
+    /// Runs in a read-only transaction, stopped by the server at
+    /// [`READ_DEADLINE`] (`statement_timeout`).
+    async fn query(&self, app: &str, filter: &str) -> Result<Listing, StoreError> {
+        let line = filter::parse(filter)?;
+        let mut c = self.client().await?;
+        let txn = c.build_transaction().read_only(true).start().await?;
+        txn.batch_execute(&format!(
+            "SET LOCAL statement_timeout = {}",
+            READ_DEADLINE.as_millis()
+        ))
+        .await?;
+        // A caller gone before the answer cancels the statement on the
+        // server, which would otherwise run on to its deadline on this connection.
+        let canceller = Canceller {
+            token: Some(txn.cancel_token()),
+        };
+        let schema = schema::cached(&self.schemas, &txn, app).await?;
+        let listing = query::run(&txn, &schema, &line).await.map_err(too_long)?;
+        txn.commit().await?;
+        canceller.disarm();
+        Ok(listing)
+    }
+
+    async fn data_version(&self, app: &str) -> Result<u64, StoreError> {
+        let c = self.client().await?;
+        let stmt = c
+            .prepare_cached("SELECT version FROM ec_apps WHERE name = $1")
+            .await?;
+        let v: Option<i64> = c.query_opt(&stmt, &[&app]).await?.map(|r| r.get(0));
+        Ok(v.unwrap_or(0) as u64)
+    }
+
+    async fn history(
+        &self,
+        app: &str,
+        eid_or_alias: &str,
+    ) -> Result<Vec<HistoryEntry>, StoreError> {
+        apply::history(&self.client().await?, app, eid_or_alias).await
+    }
+}
+
+/// Cancels the statement of a read when dropped before [`Canceller::disarm`].
+struct Canceller {
+    token: Option<tokio_postgres::CancelToken>,
+}
+
+impl Canceller {
+    fn disarm(mut self) {
+        self.token = None;
+    }
+}
+
+impl Drop for Canceller {
+    fn drop(&mut self) {
+        if let Some(token) = self.token.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(async move { token.cancel_query(NoTls).await });
+        }
+    }
+}
+
+/// A read the server stopped at its deadline, as SQLite's is answered.
+fn too_long(e: StoreError) -> StoreError {
+    match &e {
+        StoreError::Internal(said) if said.contains("statement timeout") => crate::too_long(),
+        _ => e,
+    }
+}

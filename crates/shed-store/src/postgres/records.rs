@@ -1,0 +1,780 @@
+//! The platform's own records on PostgreSQL: people, spaces and members,
+//! apps and their deploys (files as `bytea` rows), drafts, listed tools,
+//! sign-ins, jobs and view keys — the statements of SQLite's
+//! (`sqlite/platform.rs`, `sessions.rs`, `jobs.rs`, `view_keys.rs`,
+//! `people.rs`) in PostgreSQL's words, each write one transaction. A
+//! deploy notifies the `shed_deploys` channel when it commits.
+
+use std::collections::BTreeMap;
+
+use deadpool_postgres::GenericClient;
+use subtle::ConstantTimeEq;
+use tokio_postgres::Row;
+
+use super::Postgres;
+use crate::jobs::{globs_text, name_of, num_of};
+use crate::names::{handle_taken, new_person};
+use crate::platform::{AppRecord, Membership, NewDeploy};
+use crate::records::{Jobs, People, Platform, SignIns, ViewKeys};
+use crate::{JobRecord, JobTerms, Person, StoreError, ViewKey};
+
+/// The channel a committed deploy is announced on, its id the payload.
+const DEPLOYS_CHANNEL: &str = "shed_deploys";
+
+fn now() -> String {
+    jiff::Timestamp::now().to_string()
+}
+
+fn no_space(slug: &str) -> StoreError {
+    StoreError::NotFound(format!("no space {slug}"))
+}
+
+pub(super) async fn space_id(
+    c: &impl GenericClient,
+    slug: &str,
+) -> Result<Option<i64>, StoreError> {
+    let stmt = c
+        .prepare_cached("SELECT id FROM spaces WHERE slug = $1")
+        .await?;
+    Ok(c.query_opt(&stmt, &[&slug]).await?.map(|r| r.get(0)))
+}
+
+const APP_COLUMNS: &str = "s.slug, a.slug, a.title, a.access, a.version, a.deploy FROM apps a JOIN spaces s ON s.id = a.space";
+
+fn app_record(r: &Row) -> AppRecord {
+    AppRecord {
+        space: r.get(0),
+        slug: r.get(1),
+        title: r.get(2),
+        access: r.get(3),
+        version: r.get(4),
+        deploy: r.get(5),
+    }
+}
+
+async fn app_by_name(
+    c: &impl GenericClient,
+    space: &str,
+    slug: &str,
+) -> Result<Option<AppRecord>, StoreError> {
+    let stmt = c
+        .prepare_cached(&format!(
+            "SELECT {APP_COLUMNS} WHERE s.slug = $1 AND a.slug = $2"
+        ))
+        .await?;
+    Ok(c.query_opt(&stmt, &[&space, &slug])
+        .await?
+        .as_ref()
+        .map(app_record))
+}
+
+async fn memberships(c: &impl GenericClient, person: &str) -> Result<Vec<Membership>, StoreError> {
+    let stmt = c
+        .prepare_cached(
+            "SELECT s.slug, m.role FROM members m JOIN spaces s ON s.id = m.space
+             WHERE m.person = $1 ORDER BY s.slug",
+        )
+        .await?;
+    Ok(c.query(&stmt, &[&person])
+        .await?
+        .iter()
+        .map(|r| Membership {
+            space: r.get(0),
+            role: r.get(1),
+        })
+        .collect())
+}
+
+async fn deploy_counter(c: &impl GenericClient) -> Result<i64, StoreError> {
+    let stmt = c
+        .prepare_cached("SELECT COALESCE(MAX(id), 0)::BIGINT FROM deploys")
+        .await?;
+    Ok(c.query_one(&stmt, &[]).await?.get(0))
+}
+
+async fn deploys_since(
+    c: &impl GenericClient,
+    after: i64,
+) -> Result<Vec<(i64, String)>, StoreError> {
+    let stmt = c
+        .prepare_cached(
+            "SELECT d.id, s.slug || '/' || a.slug FROM deploys d
+             JOIN apps a ON a.id = d.app JOIN spaces s ON s.id = a.space
+             WHERE d.id > $1 ORDER BY d.id",
+        )
+        .await?;
+    Ok(c.query(&stmt, &[&after])
+        .await?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect())
+}
+
+/// The person whose eid, handle and name are a row's columns `first`,
+/// `first + 1` and `first + 2`.
+pub(super) fn person_at(r: &Row, first: usize) -> Person {
+    Person {
+        eid: r.get(first),
+        handle: r.get(first + 1),
+        name: r.get(first + 2),
+    }
+}
+
+impl People for Postgres {
+    async fn add_person(&self, handle: &str, name: &str) -> Result<Person, StoreError> {
+        let person = new_person(handle, name)?;
+        self.write(async |txn| {
+            let added = txn
+                .execute(
+                    "INSERT INTO people(eid, handle, name, created_at) VALUES($1, $2, $3, $4)
+                     ON CONFLICT(handle) DO NOTHING",
+                    &[&person.eid, &person.handle, &person.name, &now()],
+                )
+                .await?;
+            if added == 0 {
+                return Err(handle_taken(handle));
+            }
+            Ok(person)
+        })
+        .await
+    }
+
+    async fn person(&self, handle: &str) -> Result<Option<Person>, StoreError> {
+        let handle = handle.strip_prefix('@').unwrap_or(handle);
+        let c = self.client().await?;
+        let stmt = c
+            .prepare_cached("SELECT eid, handle, name FROM people WHERE handle = $1")
+            .await?;
+        Ok(c.query_opt(&stmt, &[&handle])
+            .await?
+            .as_ref()
+            .map(|r| person_at(r, 0)))
+    }
+
+    async fn person_by_eid(&self, eid: &str) -> Result<Option<Person>, StoreError> {
+        let c = self.client().await?;
+        let stmt = c
+            .prepare_cached("SELECT eid, handle, name FROM people WHERE eid = $1")
+            .await?;
+        Ok(c.query_opt(&stmt, &[&eid])
+            .await?
+            .as_ref()
+            .map(|r| person_at(r, 0)))
+    }
+}
+
+impl Platform for Postgres {
+    async fn add_space(&self, slug: &str, owner_eid: &str) -> Result<(), StoreError> {
+        self.write(async |txn| {
+            let id: Option<i64> = txn
+                .query_opt(
+                    "INSERT INTO spaces(slug, created_at) VALUES($1, $2) ON CONFLICT(slug) DO NOTHING RETURNING id",
+                    &[&slug, &now()],
+                )
+                .await?
+                .map(|r| r.get(0));
+            let Some(id) = id else {
+                return Err(StoreError::Conflict(format!(
+                    "space {slug} is taken — pick another slug"
+                )));
+            };
+            txn.execute(
+                "INSERT INTO members(space, person, role) VALUES($1, $2, 'owner')",
+                &[&id, &owner_eid],
+            )
+            .await?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn set_member(
+        &self,
+        space: &str,
+        person_eid: &str,
+        role: &str,
+    ) -> Result<(), StoreError> {
+        self.write(async |txn| {
+            let id = space_id(txn, space).await?.ok_or_else(|| no_space(space))?;
+            txn.execute(
+                "INSERT INTO members(space, person, role) VALUES($1, $2, $3)
+                 ON CONFLICT(space, person) DO UPDATE SET role = excluded.role",
+                &[&id, &person_eid, &role],
+            )
+            .await?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn memberships(&self, person_eid: &str) -> Result<Vec<Membership>, StoreError> {
+        memberships(&self.client().await?, person_eid).await
+    }
+
+    async fn memberships_and_deploy_counter(
+        &self,
+        person_eid: &str,
+    ) -> Result<(Vec<Membership>, i64), StoreError> {
+        let mut c = self.client().await?;
+        let txn = c.build_transaction().read_only(true).start().await?;
+        let answer = (
+            memberships(&txn, person_eid).await?,
+            deploy_counter(&txn).await?,
+        );
+        txn.commit().await?;
+        Ok(answer)
+    }
+
+    async fn space_exists(&self, slug: &str) -> Result<bool, StoreError> {
+        Ok(space_id(&self.client().await?, slug).await?.is_some())
+    }
+
+    async fn platform_apps(&self) -> Result<Vec<AppRecord>, StoreError> {
+        let c = self.client().await?;
+        let stmt = c
+            .prepare_cached(&format!("SELECT {APP_COLUMNS} ORDER BY s.slug, a.id"))
+            .await?;
+        Ok(c.query(&stmt, &[]).await?.iter().map(app_record).collect())
+    }
+
+    async fn platform_app(&self, space: &str, slug: &str) -> Result<Option<AppRecord>, StoreError> {
+        app_by_name(&self.client().await?, space, slug).await
+    }
+
+    async fn deploy_files(&self, deploy: i64) -> Result<BTreeMap<String, Vec<u8>>, StoreError> {
+        let c = self.client().await?;
+        let stmt = c
+            .prepare_cached("SELECT path, content FROM deploy_files WHERE deploy = $1")
+            .await?;
+        Ok(c.query(&stmt, &[&deploy])
+            .await?
+            .iter()
+            .map(|r| (r.get(0), r.get(1)))
+            .collect())
+    }
+
+    async fn deploy_files_with_contents_of(
+        &self,
+        deploy: i64,
+        contents_of: &[&str],
+    ) -> Result<BTreeMap<String, Vec<u8>>, StoreError> {
+        let c = self.client().await?;
+        let stmt = c
+            .prepare_cached(
+                "SELECT path, CASE WHEN path = ANY($2) THEN content ELSE ''::bytea END
+                 FROM deploy_files WHERE deploy = $1",
+            )
+            .await?;
+        Ok(c.query(&stmt, &[&deploy, &contents_of])
+            .await?
+            .iter()
+            .map(|r| (r.get(0), r.get(1)))
+            .collect())
+    }
+
+    async fn deploy_file(&self, deploy: i64, path: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let c = self.client().await?;
+        let stmt = c
+            .prepare_cached("SELECT content FROM deploy_files WHERE deploy = $1 AND path = $2")
+            .await?;
+        Ok(c.query_opt(&stmt, &[&deploy, &path])
+            .await?
+            .map(|r| r.get(0)))
+    }
+
+    async fn record_deploy(&self, new: NewDeploy) -> Result<AppRecord, StoreError> {
+        self.write(async |txn| {
+            let space = space_id(txn, &new.space)
+                .await?
+                .ok_or_else(|| no_space(&new.space))?;
+            let at = now();
+            txn.execute(
+                "INSERT INTO apps(space, slug, title, access, version, deploy, created_at)
+                 VALUES($1, $2, $3, $4, 0, 0, $5) ON CONFLICT(space, slug) DO NOTHING",
+                &[
+                    &space,
+                    &new.slug,
+                    &new.title.as_deref().unwrap_or(&new.slug),
+                    &new.access.as_deref().unwrap_or("private"),
+                    &at,
+                ],
+            )
+            .await?;
+            // The app's row, locked: deploys of one app take their versions in turn.
+            let r = txn
+                .query_one(
+                    "SELECT id, version FROM apps WHERE space = $1 AND slug = $2 FOR UPDATE",
+                    &[&space, &new.slug],
+                )
+                .await?;
+            let (app, version): (i64, i64) = (r.get(0), r.get::<_, i64>(1) + 1);
+            let deploy: i64 = txn
+                .query_one(
+                    "INSERT INTO deploys(app, version, at, by) VALUES($1, $2, $3, $4) RETURNING id",
+                    &[&app, &version, &at, &new.by],
+                )
+                .await?
+                .get(0);
+            let insert = txn
+                .prepare("INSERT INTO deploy_files(deploy, path, content) VALUES($1, $2, $3)")
+                .await?;
+            for (path, content) in &new.files {
+                txn.execute(&insert, &[&deploy, path, content]).await?;
+            }
+            txn.execute(
+                "UPDATE apps SET version = $2, deploy = $3,
+                     title = COALESCE($4, title), access = COALESCE($5, access)
+                 WHERE id = $1",
+                &[&app, &version, &deploy, &new.title, &new.access],
+            )
+            .await?;
+            if new.clear_drafts {
+                txn.execute(
+                    "DELETE FROM drafts WHERE space = $1 AND app = $2",
+                    &[&space, &new.slug],
+                )
+                .await?;
+            }
+            txn.execute(
+                "SELECT pg_notify($1, $2)",
+                &[&DEPLOYS_CHANNEL, &deploy.to_string()],
+            )
+            .await?;
+            let record = app_by_name(txn, &new.space, &new.slug).await?;
+            record.ok_or_else(|| {
+                StoreError::Internal(format!("the deploy of {}/{} vanished", new.space, new.slug))
+            })
+        })
+        .await
+    }
+
+    async fn drafts(
+        &self,
+        space: &str,
+        app: &str,
+    ) -> Result<BTreeMap<String, Option<Vec<u8>>>, StoreError> {
+        let c = self.client().await?;
+        let Some(space) = space_id(&c, space).await? else {
+            return Ok(BTreeMap::new());
+        };
+        Ok(c.query(
+            "SELECT path, content FROM drafts WHERE space = $1 AND app = $2",
+            &[&space, &app],
+        )
+        .await?
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect())
+    }
+
+    async fn write_drafts(
+        &self,
+        space: &str,
+        app: &str,
+        writes: BTreeMap<String, Option<Vec<u8>>>,
+    ) -> Result<(), StoreError> {
+        self.write(async |txn| {
+            let space = space_id(txn, space).await?.ok_or_else(|| no_space(space))?;
+            let stmt = txn
+                .prepare(
+                    "INSERT INTO drafts(space, app, path, content) VALUES($1, $2, $3, $4)
+                     ON CONFLICT(space, app, path) DO UPDATE SET content = excluded.content",
+                )
+                .await?;
+            for (path, content) in &writes {
+                txn.execute(&stmt, &[&space, &app, path, content]).await?;
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    async fn deploy_counter(&self) -> Result<i64, StoreError> {
+        deploy_counter(&self.client().await?).await
+    }
+
+    async fn deploys_since(&self, after: i64) -> Result<Vec<(i64, String)>, StoreError> {
+        deploys_since(&self.client().await?, after).await
+    }
+
+    async fn deploys_since_and_member_count(
+        &self,
+        after: i64,
+    ) -> Result<(Vec<(i64, String)>, i64), StoreError> {
+        let mut c = self.client().await?;
+        let txn = c.build_transaction().read_only(true).start().await?;
+        let answer = (
+            deploys_since(&txn, after).await?,
+            txn.query_one("SELECT COUNT(*) FROM members", &[])
+                .await?
+                .get(0),
+        );
+        txn.commit().await?;
+        Ok(answer)
+    }
+
+    async fn listed_tools(&self, caller: &str) -> Result<Option<String>, StoreError> {
+        let c = self.client().await?;
+        let stmt = c
+            .prepare_cached("SELECT fingerprint FROM listed_tools WHERE caller = $1")
+            .await?;
+        Ok(c.query_opt(&stmt, &[&caller]).await?.map(|r| r.get(0)))
+    }
+
+    async fn record_listed_tools(&self, caller: &str, fingerprint: &str) -> Result<(), StoreError> {
+        self.write(async |txn| {
+            txn.execute(
+                "INSERT INTO listed_tools(caller, fingerprint) VALUES($1, $2)
+                     ON CONFLICT(caller) DO UPDATE SET fingerprint = excluded.fingerprint",
+                &[&caller, &fingerprint],
+            )
+            .await?;
+            Ok(())
+        })
+        .await
+    }
+}
+
+/// Whether a kept hash is that of the cookie a browser sent (none is never
+/// anything), compared in constant time.
+fn same(kept: Option<&str>, sent: Option<&str>) -> bool {
+    match (kept, sent) {
+        (Some(kept), Some(sent)) => bool::from(kept.as_bytes().ct_eq(sent.as_bytes())),
+        _ => false,
+    }
+}
+
+impl SignIns for Postgres {
+    async fn add_login_link(
+        &self,
+        person_eid: &str,
+        hash: &str,
+        expires_at: i64,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        self.write(async |txn| {
+            for table in ["web_links", "web_hops", "web_sessions"] {
+                txn.execute(
+                    &format!("DELETE FROM {table} WHERE expires_at <= $1"),
+                    &[&now],
+                )
+                .await?;
+            }
+            txn.execute(
+                "INSERT INTO web_links(hash, person, expires_at) VALUES($1, $2, $3)",
+                &[&hash, &person_eid, &expires_at],
+            )
+            .await?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn use_login_link(&self, hash: &str, now: i64) -> Result<Option<String>, StoreError> {
+        self.write(async |txn| {
+            Ok(txn
+                .query_opt(
+                    "UPDATE web_links SET used = 1 WHERE hash = $1 AND used = 0 AND expires_at > $2 RETURNING person",
+                    &[&hash, &now],
+                )
+                .await?
+                .map(|r| r.get(0)))
+        })
+        .await
+    }
+
+    async fn live_login_link(&self, hash: &str, now: i64) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .client()
+            .await?
+            .query_opt(
+                "SELECT person FROM web_links WHERE hash = $1 AND used = 0 AND expires_at > $2",
+                &[&hash, &now],
+            )
+            .await?
+            .map(|r| r.get(0)))
+    }
+
+    async fn add_web_hop(
+        &self,
+        person_eid: &str,
+        space: &str,
+        hash: &str,
+        handoff: &str,
+        expires_at: i64,
+    ) -> Result<(), StoreError> {
+        self.write(async |txn| {
+            txn
+                .execute(
+                    "INSERT INTO web_hops(hash, person, space, handoff, expires_at) VALUES($1, $2, $3, $4, $5)",
+                    &[&hash, &person_eid, &space, &handoff, &expires_at],
+                )
+                .await?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn bind_web_hop(
+        &self,
+        space: &str,
+        hash: &str,
+        back: &str,
+        browser: &str,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        self.write(async |txn| {
+            Ok(txn
+                .execute(
+                    "UPDATE web_hops SET hash = $3, browser = $4
+                     WHERE hash = $1 AND space = $2 AND browser IS NULL AND expires_at > $5",
+                    &[&hash, &space, &back, &browser, &now],
+                )
+                .await?
+                == 1)
+        })
+        .await
+    }
+
+    async fn confirm_web_hop(
+        &self,
+        space: &str,
+        hash: &str,
+        handoff: Option<&str>,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        self.write(async |txn| {
+            let kept: Option<String> = txn
+                .query_opt(
+                    "SELECT handoff FROM web_hops WHERE hash = $1 AND space = $2
+                     AND browser IS NOT NULL AND confirmed = 0 AND expires_at > $3 FOR UPDATE",
+                    &[&hash, &space, &now],
+                )
+                .await?
+                .map(|r| r.get(0));
+            let Some(kept) = kept else {
+                return Ok(false);
+            };
+            let confirmed = same(Some(&kept), handoff);
+            let sql = if confirmed {
+                "UPDATE web_hops SET confirmed = 1 WHERE hash = $1"
+            } else {
+                "DELETE FROM web_hops WHERE hash = $1"
+            };
+            txn.execute(sql, &[&hash]).await?;
+            Ok(confirmed)
+        })
+        .await
+    }
+
+    async fn use_web_hop(
+        &self,
+        space: &str,
+        hash: &str,
+        browser: Option<&str>,
+        now: i64,
+    ) -> Result<Option<String>, StoreError> {
+        self.write(async |txn| {
+            let taken = txn
+                .query_opt(
+                    "DELETE FROM web_hops WHERE hash = $1 AND space = $2 AND expires_at > $3
+                     RETURNING person, browser, confirmed",
+                    &[&hash, &space, &now],
+                )
+                .await?;
+            Ok(taken.and_then(|r| {
+                let kept: Option<String> = r.get(1);
+                let confirmed: i32 = r.get(2);
+                (confirmed != 0 && same(kept.as_deref(), browser)).then(|| r.get(0))
+            }))
+        })
+        .await
+    }
+
+    async fn add_web_session(
+        &self,
+        person_eid: &str,
+        space: &str,
+        hash: &str,
+        expires_at: i64,
+    ) -> Result<(), StoreError> {
+        self.write(async |txn| {
+            txn.execute(
+                "INSERT INTO web_sessions(hash, person, space, expires_at) VALUES($1, $2, $3, $4)",
+                &[&hash, &person_eid, &space, &expires_at],
+            )
+            .await?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn web_session(
+        &self,
+        space: &str,
+        hash: &str,
+        now: i64,
+    ) -> Result<Option<String>, StoreError> {
+        let c = self.client().await?;
+        let stmt = c
+            .prepare_cached(
+                "SELECT person FROM web_sessions WHERE hash = $1 AND space = $2 AND expires_at > $3",
+            )
+            .await?;
+        Ok(c.query_opt(&stmt, &[&hash, &space, &now])
+            .await?
+            .map(|r| r.get(0)))
+    }
+
+    async fn end_web_sessions(&self, person_eid: &str) -> Result<usize, StoreError> {
+        self.write(async |txn| {
+            txn.execute("DELETE FROM web_links WHERE person = $1", &[&person_eid])
+                .await?;
+            txn.execute("DELETE FROM web_hops WHERE person = $1", &[&person_eid])
+                .await?;
+            let ended = txn
+                .execute("DELETE FROM web_sessions WHERE person = $1", &[&person_eid])
+                .await?;
+            Ok(ended as usize)
+        })
+        .await
+    }
+}
+
+const JOB_COLUMNS: &str =
+    "num, person, allow, read_only, created_at, expires_at, ended_at FROM jobs";
+
+fn job(r: &Row) -> Result<JobRecord, StoreError> {
+    let globs = |i: usize| -> Result<Vec<String>, StoreError> {
+        serde_json::from_str(r.get(i)).map_err(|e| StoreError::Internal(e.to_string()))
+    };
+    Ok(JobRecord {
+        name: name_of(r.get(0)),
+        terms: JobTerms {
+            person: r.get(1),
+            allow: globs(2)?,
+            read_only: globs(3)?,
+            created_at: r.get(4),
+            expires_at: r.get(5),
+        },
+        ended_at: r.get(6),
+    })
+}
+
+async fn job_where(
+    c: &impl GenericClient,
+    condition: &str,
+    value: &(dyn tokio_postgres::types::ToSql + Sync),
+) -> Result<Option<JobRecord>, StoreError> {
+    let stmt = c
+        .prepare_cached(&format!("SELECT {JOB_COLUMNS} WHERE {condition}"))
+        .await?;
+    c.query_opt(&stmt, &[value])
+        .await?
+        .as_ref()
+        .map(job)
+        .transpose()
+}
+
+impl Jobs for Postgres {
+    async fn add_job(&self, secret_hash: String, job: JobTerms) -> Result<JobRecord, StoreError> {
+        self.write(async |txn| {
+            let num: i64 = txn
+                .query_one(
+                    "INSERT INTO jobs(secret_hash, person, allow, read_only, created_at, expires_at, ended_at)
+                     VALUES($1, $2, $3, $4, $5, $6, NULL) RETURNING num",
+                    &[
+                        &secret_hash,
+                        &job.person,
+                        &globs_text(&job.allow)?,
+                        &globs_text(&job.read_only)?,
+                        &job.created_at,
+                        &job.expires_at,
+                    ],
+                )
+                .await?
+                .get(0);
+            Ok(JobRecord {
+                name: name_of(num),
+                terms: job,
+                ended_at: None,
+            })
+        })
+        .await
+    }
+
+    async fn job_by_secret_hash(&self, hash: &str) -> Result<Option<JobRecord>, StoreError> {
+        job_where(&self.client().await?, "secret_hash = $1", &hash).await
+    }
+
+    async fn job_named(&self, name: &str) -> Result<Option<JobRecord>, StoreError> {
+        let Some(num) = num_of(name) else {
+            return Ok(None);
+        };
+        job_where(&self.client().await?, "num = $1", &num).await
+    }
+
+    async fn end_job(&self, name: &str, at: i64) -> Result<Option<JobRecord>, StoreError> {
+        self.write(async |txn| {
+            let Some(num) = num_of(name) else {
+                return Ok(None);
+            };
+            txn.execute(
+                "UPDATE jobs SET ended_at = $2 WHERE num = $1 AND ended_at IS NULL",
+                &[&num, &at],
+            )
+            .await?;
+            job_where(txn, "num = $1", &num).await
+        })
+        .await
+    }
+
+    async fn jobs(&self) -> Result<Vec<JobRecord>, StoreError> {
+        self.client()
+            .await?
+            .query(&format!("SELECT {JOB_COLUMNS} ORDER BY num"), &[])
+            .await?
+            .iter()
+            .map(job)
+            .collect()
+    }
+}
+
+impl ViewKeys for Postgres {
+    async fn add_view_key(
+        &self,
+        key: ViewKey<'_>,
+        expires_at: i64,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        self.write(async |txn| {
+            txn.execute("DELETE FROM view_keys WHERE expires_at <= $1", &[&now])
+                .await?;
+            txn.execute(
+                "INSERT INTO view_keys(hash, person, space, slug, expires_at) VALUES($1, $2, $3, $4, $5)",
+                &[&key.hash, &key.person, &key.space, &key.slug, &expires_at],
+            )
+            .await?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn view_key_person(
+        &self,
+        hash: &str,
+        space: &str,
+        slug: &str,
+        now: i64,
+    ) -> Result<Option<String>, StoreError> {
+        let c = self.client().await?;
+        let stmt = c
+            .prepare_cached(
+                "SELECT person FROM view_keys WHERE hash = $1 AND space = $2 AND slug = $3 AND expires_at > $4",
+            )
+            .await?;
+        Ok(c.query_opt(&stmt, &[&hash, &space, &slug, &now])
+            .await?
+            .map(|r| r.get(0)))
+    }
+}

@@ -1,0 +1,327 @@
+//! The platform's own records, behind interfaces each backend implements:
+//! people ([`People`]); spaces, members, apps, deploys and their files,
+//! drafts and listed tools ([`Platform`]); sign-ins ([`SignIns`]); jobs
+//! ([`Jobs`]); tokens, and taking access back ([`Revocable`]); OAuth
+//! clients, codes and grants ([`OAuth`]); view keys ([`ViewKeys`]). Each
+//! declaration makes the trait a backend implements and the
+//! [`Store`](crate::Store) method that calls it.
+
+use std::collections::BTreeMap;
+
+use crate::oauth::{ClientRecord, CodeRecord, NewCode, Redeemed, Refreshed};
+use crate::platform::{AppRecord, Membership, NewDeploy};
+use crate::revocable::{LiveToken, MemberRecord, NewToken, Removed, SpaceRecord, TokenRecord};
+use crate::{JobRecord, JobTerms, Person, StoreError, ViewKey};
+
+interface! {
+    /// The platform's persons, by handle and by eid.
+    trait People {
+        /// Adds a person; refuses a handle that is taken or not a handle.
+        async fn add_person(&self, handle: &str, name: &str) -> Result<Person, StoreError>;
+        /// The person with this handle (`ada` or `@ada`), if there is one.
+        async fn person(&self, handle: &str) -> Result<Option<Person>, StoreError>;
+        /// The person with this eid, if there is one.
+        async fn person_by_eid(&self, eid: &str) -> Result<Option<Person>, StoreError>;
+    }
+}
+
+interface! {
+    /// Spaces and their members, apps and their deploys (a deploy's files
+    /// kept in the database), drafts, and the tool-list fingerprint a
+    /// caller last listed under.
+    trait Platform {
+        /// Makes a space with its owner; refuses a slug that is taken.
+        async fn add_space(&self, slug: &str, owner_eid: &str) -> Result<(), StoreError>;
+        /// Makes the person a member of the space with this role (`owner`,
+        /// `editor`, `viewer`), or changes the role they have.
+        async fn set_member(
+            &self,
+            space: &str,
+            person_eid: &str,
+            role: &str,
+        ) -> Result<(), StoreError>;
+        /// The spaces a person belongs to, by slug, with their role in each.
+        async fn memberships(&self, person_eid: &str) -> Result<Vec<Membership>, StoreError>;
+        /// A person's memberships and the deploy counter, read together: what a
+        /// call needs to know who reaches what, for one trip to the database.
+        async fn memberships_and_deploy_counter(
+            &self,
+            person_eid: &str,
+        ) -> Result<(Vec<Membership>, i64), StoreError>;
+        /// Whether a space of this slug exists.
+        async fn space_exists(&self, slug: &str) -> Result<bool, StoreError>;
+        /// Every deployed app, by space slug then in the order they were made.
+        async fn platform_apps(&self) -> Result<Vec<AppRecord>, StoreError>;
+        /// One app, if it has been deployed.
+        async fn platform_app(
+            &self,
+            space: &str,
+            slug: &str,
+        ) -> Result<Option<AppRecord>, StoreError>;
+        /// The files of one deploy (an [`AppRecord::deploy`]), by path.
+        async fn deploy_files(&self, deploy: i64) -> Result<BTreeMap<String, Vec<u8>>, StoreError>;
+        /// Every path of one deploy, with the contents of only the paths in
+        /// `contents_of` (the others empty): what reading an app's manifest
+        /// needs, without reading its pages and images.
+        async fn deploy_files_with_contents_of(
+            &self,
+            deploy: i64,
+            contents_of: &[&str],
+        ) -> Result<BTreeMap<String, Vec<u8>>, StoreError>;
+        /// One file of one deploy, if it has that path.
+        async fn deploy_file(
+            &self,
+            deploy: i64,
+            path: &str,
+        ) -> Result<Option<Vec<u8>>, StoreError>;
+        /// Records a deploy (making the app on its first): the files as rows, the
+        /// version one up, the title and access where said. Answers the app as it
+        /// now answers.
+        async fn record_deploy(&self, deploy: NewDeploy) -> Result<AppRecord, StoreError>;
+        /// The drafts of an app's next deploy: path → content, `None` where a
+        /// draft deletes a file of the current deploy.
+        async fn drafts(
+            &self,
+            space: &str,
+            app: &str,
+        ) -> Result<BTreeMap<String, Option<Vec<u8>>>, StoreError>;
+        /// Writes drafts of an app's next deploy (`None` deletes the file), all
+        /// or nothing. The app need not be deployed yet; the space must exist.
+        async fn write_drafts(
+            &self,
+            space: &str,
+            app: &str,
+            writes: BTreeMap<String, Option<Vec<u8>>>,
+        ) -> Result<(), StoreError>;
+        /// The id of the last deploy on this database, 0 before the first: it
+        /// only grows, so any process can notice a deploy by watching it.
+        async fn deploy_counter(&self) -> Result<i64, StoreError>;
+        /// The deploys after the one with id `after`: (id, `space/slug`), in order.
+        async fn deploys_since(&self, after: i64) -> Result<Vec<(i64, String)>, StoreError>;
+        /// [`Store::deploys_since`](crate::Store::deploys_since), and how
+        /// many memberships there are, in one read: a change of the count is
+        /// a change of somebody's reach.
+        async fn deploys_since_and_member_count(
+            &self,
+            after: i64,
+        ) -> Result<(Vec<(i64, String)>, i64), StoreError>;
+        /// The tool-list fingerprint a caller (a key the host chooses) last listed under.
+        async fn listed_tools(&self, caller: &str) -> Result<Option<String>, StoreError>;
+        /// Remembers the tool-list fingerprint a caller listed under.
+        async fn record_listed_tools(
+            &self,
+            caller: &str,
+            fingerprint: &str,
+        ) -> Result<(), StoreError>;
+    }
+}
+
+interface! {
+    /// The web's sign-in links, hops and sessions (their sha256 only).
+    trait SignIns {
+        /// Keeps a sign-in link's hash for a person until `expires_at`, and
+        /// forgets whatever has expired by `now`.
+        async fn add_login_link(
+            &self,
+            person_eid: &str,
+            hash: &str,
+            expires_at: i64,
+            now: i64,
+        ) -> Result<(), StoreError>;
+        /// Uses the link with this hash: the person's eid the first time, while
+        /// it lives; `None` for a link used already, expired, or never made.
+        async fn use_login_link(&self, hash: &str, now: i64) -> Result<Option<String>, StoreError>;
+        /// The person's eid of the link with this hash if it still works at
+        /// `now` — without using it.
+        async fn live_login_link(
+            &self,
+            hash: &str,
+            now: i64,
+        ) -> Result<Option<String>, StoreError>;
+        /// Keeps a hop's hash: it signs the person in on `space`'s host, once,
+        /// in the browser whose hand-off cookie hashes to `handoff`.
+        async fn add_web_hop(
+            &self,
+            person_eid: &str,
+            space: &str,
+            hash: &str,
+            handoff: &str,
+            expires_at: i64,
+        ) -> Result<(), StoreError>;
+        /// `space`'s host has seen the hop with this hash: from now on it is the
+        /// hop with hash `back`, of the browser whose cookie hashes to
+        /// `browser`. `false` for a hop seen already, expired, or never made.
+        async fn bind_web_hop(
+            &self,
+            space: &str,
+            hash: &str,
+            back: &str,
+            browser: &str,
+            now: i64,
+        ) -> Result<bool, StoreError>;
+        /// The platform's host vouches for the bound hop with this hash when the
+        /// hash of the hand-off cookie that came with it (`None`: none came) is
+        /// the one it was made for: `true`. A hop that came with another is let
+        /// go; one unbound, confirmed already, expired or never made is `false`.
+        async fn confirm_web_hop(
+            &self,
+            space: &str,
+            hash: &str,
+            handoff: Option<&str>,
+            now: i64,
+        ) -> Result<bool, StoreError>;
+        /// Uses the hop with this hash on `space`'s host: its person's eid,
+        /// once, if it was confirmed and `browser` is the hash of the cookie it
+        /// was bound to. Used up either way.
+        async fn use_web_hop(
+            &self,
+            space: &str,
+            hash: &str,
+            browser: Option<&str>,
+            now: i64,
+        ) -> Result<Option<String>, StoreError>;
+        /// Keeps a web session's hash for a person on one host (`""` for the
+        /// platform's own, else a space slug).
+        async fn add_web_session(
+            &self,
+            person_eid: &str,
+            space: &str,
+            hash: &str,
+            expires_at: i64,
+        ) -> Result<(), StoreError>;
+        /// The person (eid) of a live session with this hash on this host.
+        async fn web_session(
+            &self,
+            space: &str,
+            hash: &str,
+            now: i64,
+        ) -> Result<Option<String>, StoreError>;
+        /// Ends every web session of a person (and their unused links and hops);
+        /// answers how many sessions ended.
+        async fn end_web_sessions(&self, person_eid: &str) -> Result<usize, StoreError>;
+    }
+}
+
+interface! {
+    /// The agents' runs the broker holds, each kept with its secret's hash
+    /// and answered with its public name (`src/jobs.rs`).
+    trait Jobs {
+        /// Keeps a new job (its person must exist) with its secret's hash
+        /// ([`crate::secret_hash`]; the secret itself is never kept), and
+        /// answers it with its name.
+        async fn add_job(&self, secret_hash: String, job: JobTerms) -> Result<JobRecord, StoreError>;
+        /// The job whose secret has this hash, if there is one.
+        async fn job_by_secret_hash(&self, hash: &str) -> Result<Option<JobRecord>, StoreError>;
+        /// The job with this public name, if there is one.
+        async fn job_named(&self, name: &str) -> Result<Option<JobRecord>, StoreError>;
+        /// Ends the job named `name` at `at` (Unix milliseconds) unless it has
+        /// ended already; answers the job as it now stands, or `None` when there
+        /// is no such job.
+        async fn end_job(&self, name: &str, at: i64) -> Result<Option<JobRecord>, StoreError>;
+        /// Every job, oldest first.
+        async fn jobs(&self) -> Result<Vec<JobRecord>, StoreError>;
+    }
+}
+
+interface! {
+    /// What can be taken back (`src/revocable.rs`): bearer tokens (named,
+    /// expiring, revoked), a person's place in a space, a person's place
+    /// on the platform; and the lists an administrator reads them from.
+    trait Revocable {
+        /// Keeps a bearer token's hash; answers the token's id.
+        async fn add_token(&self, token: NewToken) -> Result<i64, StoreError>;
+        /// The token with this hash, if it is neither revoked nor expired at
+        /// `now` (Unix seconds), with its person: one indexed read.
+        async fn live_token(&self, hash: &str, now: i64) -> Result<Option<LiveToken>, StoreError>;
+        /// Records that the token was used at `now` (Unix seconds).
+        async fn token_used(&self, id: i64, now: i64) -> Result<(), StoreError>;
+        /// The live tokens, of one person (eid) or of everyone, oldest first.
+        async fn tokens(
+            &self,
+            person: Option<&str>,
+            now: i64,
+        ) -> Result<Vec<TokenRecord>, StoreError>;
+        /// Revokes the token `id` at `now`: whether it was live.
+        async fn revoke_token(&self, id: i64, now: i64) -> Result<bool, StoreError>;
+        /// The person with this handle, unless they were removed.
+        async fn present_person(&self, handle: &str) -> Result<Option<Person>, StoreError>;
+        /// Everyone not removed, by handle.
+        async fn people(&self) -> Result<Vec<Person>, StoreError>;
+        /// Every space, by slug, with how many members and apps it has.
+        async fn spaces(&self) -> Result<Vec<SpaceRecord>, StoreError>;
+        /// The members of a space, owners first (`None`: no such space).
+        async fn members(&self, space: &str) -> Result<Option<Vec<MemberRecord>>, StoreError>;
+        /// Takes the person (eid) out of the space: whether they were in it.
+        async fn remove_member(&self, space: &str, person: &str) -> Result<bool, StoreError>;
+        /// Removes the person (eid) at `now` (Unix seconds): their tokens are
+        /// revoked, their OAuth grants ended, their memberships, sessions and
+        /// sign-in links gone, their jobs ended; their row stays, for what
+        /// they wrote.
+        async fn remove_person(&self, person: &str, now: i64) -> Result<Removed, StoreError>;
+    }
+}
+
+interface! {
+    /// The platform's OAuth 2.1 authorization server's records
+    /// (`src/oauth.rs`): clients, codes, grants and their refresh tokens.
+    trait OAuth {
+        /// Registers (or, for a metadata document read again, updates) a client.
+        async fn register_client(&self, client: ClientRecord, now: i64) -> Result<(), StoreError>;
+        /// The client with this `client_id`, if registered.
+        async fn oauth_client(&self, id: &str) -> Result<Option<ClientRecord>, StoreError>;
+        /// Keeps a code until it is redeemed or expires.
+        async fn add_code(&self, code: NewCode) -> Result<(), StoreError>;
+        /// Spends the code with this hash at `now`: a code answers once; a code
+        /// presented again revokes the grant it opened and its tokens.
+        async fn redeem_code(&self, hash: &str, now: i64) -> Result<Redeemed, StoreError>;
+        /// Opens the grant a redeemed code stands for, with its first access
+        /// token and the hash of its first refresh token: the grant's id.
+        async fn open_grant(
+            &self,
+            code_hash: &str,
+            code: CodeRecord,
+            access: NewToken,
+            refresh_hash: &str,
+            now: i64,
+        ) -> Result<i64, StoreError>;
+        /// Rotates the refresh token with this hash, presented by `client`, for
+        /// `access.person`: the old one is spent, `new_refresh` replaces it and
+        /// `access` is kept; a spent one presented again revokes the whole grant.
+        async fn refresh_grant(
+            &self,
+            hash: &str,
+            client: &str,
+            access: NewToken,
+            new_refresh: &str,
+            now: i64,
+        ) -> Result<Refreshed, StoreError>;
+        /// The person (eid) of the live grant whose refresh token has this
+        /// hash — or of the grant a spent one belonged to.
+        async fn refresh_person(&self, hash: &str) -> Result<Option<String>, StoreError>;
+        /// Revokes the grant an access or refresh token with this hash belongs
+        /// to (RFC 7009): whether there was one.
+        async fn revoke_grant_of(&self, hash: &str, now: i64) -> Result<bool, StoreError>;
+    }
+}
+
+interface! {
+    /// The keys that let a view load its private app's files (their sha256 only).
+    trait ViewKeys {
+        /// Keeps a view key until `expires_at`, and forgets the keys expired by `now`.
+        async fn add_view_key(
+            &self,
+            key: ViewKey<'_>,
+            expires_at: i64,
+            now: i64,
+        ) -> Result<(), StoreError>;
+        /// The person's eid of the live key with this hash for app `space/slug`;
+        /// `None` for a key expired, made for another app, or never made.
+        async fn view_key_person(
+            &self,
+            hash: &str,
+            space: &str,
+            slug: &str,
+            now: i64,
+        ) -> Result<Option<String>, StoreError>;
+    }
+}

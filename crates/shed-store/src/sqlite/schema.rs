@@ -1,0 +1,335 @@
+//! Each app's catalog on SQLite (`ec_components`, `ec_columns`), the
+//! per-app tables it describes (`ec_<app id>_<component>` with one indexed
+//! column per declared column, and `ec_<app id>__fts` over `doc`), declaring
+//! them, and the writer's cache of catalogs.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use rusqlite::{Connection, OptionalExtension, Transaction};
+
+use crate::schema::{
+    AppSchema, Component, Schemas, check_app_name, check_vocabulary, indexed, platform_components,
+};
+use crate::{ColumnType, StoreError, Vocabulary};
+
+/// The app's catalog from the readers' cache, or read from `conn` and kept.
+pub(crate) fn cached(
+    schemas: &Schemas,
+    conn: &Connection,
+    app: &str,
+) -> Result<Arc<AppSchema>, StoreError> {
+    match schemas.cached(app) {
+        Ok(schema) => Ok(schema),
+        Err(generation) => {
+            let schema = Arc::new(load(conn, app)?);
+            schemas.keep(generation, schema.clone());
+            Ok(schema)
+        }
+    }
+}
+
+/// The writer's copy of the catalogs it has read. An entry holds while the
+/// database schema is unchanged — every change to a catalog creates or alters
+/// a table, which moves SQLite's schema version — and no write transaction
+/// has been rolled back since (which could bring back a version number with
+/// another catalog behind it).
+#[derive(Default)]
+pub(crate) struct WriterSchemas {
+    cache: Mutex<HashMap<String, (Stamp, Arc<WriterCatalog>)>>,
+}
+
+/// When a catalog was read: SQLite's schema version, and the writer's
+/// rollbacks so far.
+type Stamp = (i64, u64);
+
+/// An app's catalog as the writer holds it, with the SQL its writes repeat.
+pub(crate) struct WriterCatalog {
+    pub schema: AppSchema,
+    /// Per component: `INSERT INTO <table>(id, <every column>) VALUES(…)`.
+    fresh_rows: HashMap<String, String>,
+    /// `INSERT INTO <the app's FTS table>(rowid, title, body) VALUES(…)`.
+    pub fts_insert: String,
+}
+
+impl WriterCatalog {
+    fn new(schema: AppSchema) -> WriterCatalog {
+        let id = schema.id.unwrap_or(-1);
+        let fresh_rows = schema
+            .components
+            .iter()
+            .map(|c| {
+                let mut columns = String::from("id");
+                let mut marks = String::from("?1");
+                for (i, (column, _)) in c.columns.iter().enumerate() {
+                    columns.push_str(&format!(", \"{column}\""));
+                    marks.push_str(&format!(", ?{}", i + 2));
+                }
+                let table = AppSchema::table(id, &c.name);
+                (
+                    c.name.clone(),
+                    format!("INSERT INTO {table}({columns}) VALUES({marks})"),
+                )
+            })
+            .collect();
+        WriterCatalog {
+            fts_insert: format!(
+                "INSERT INTO {}(rowid, title, body) VALUES(?1, ?2, ?3)",
+                AppSchema::fts(id)
+            ),
+            fresh_rows,
+            schema,
+        }
+    }
+
+    /// The INSERT of a new row of `component`, binding its id and then every
+    /// column in declared order.
+    pub(crate) fn fresh_row(&self, component: &str) -> Option<&str> {
+        self.fresh_rows.get(component).map(String::as_str)
+    }
+}
+
+impl WriterSchemas {
+    /// The app's catalog as `txn` sees it.
+    pub(crate) fn get(
+        &self,
+        txn: &Transaction<'_>,
+        app: &str,
+    ) -> Result<Arc<WriterCatalog>, StoreError> {
+        let schema_version: i64 = txn
+            .prepare_cached("PRAGMA schema_version")?
+            .query_row([], |r| r.get(0))?;
+        let stamp = (schema_version, super::engine::rollbacks());
+        let mut cache = self
+            .cache
+            .lock()
+            .map_err(|_| StoreError::Internal("the writer's catalog cache is poisoned".into()))?;
+        if let Some((seen, catalog)) = cache.get(app)
+            && *seen == stamp
+        {
+            return Ok(catalog.clone());
+        }
+        let catalog = Arc::new(WriterCatalog::new(load(txn, app)?));
+        cache.insert(app.to_string(), (stamp, catalog.clone()));
+        Ok(catalog)
+    }
+}
+
+/// Reads an app's catalog; an unknown app has the platform's components only.
+pub(crate) fn load(conn: &Connection, app: &str) -> Result<AppSchema, StoreError> {
+    let id: Option<i64> = conn
+        .prepare_cached("SELECT id FROM ec_apps WHERE name = ?1")?
+        .query_row([app], |r| r.get(0))
+        .optional()?;
+    let Some(id) = id else {
+        return Ok(AppSchema {
+            name: app.to_string(),
+            id: None,
+            components: platform_components(),
+        });
+    };
+    let mut components: Vec<Component> = conn
+        .prepare_cached("SELECT name FROM ec_components WHERE app = ?1 ORDER BY position")?
+        .query_map([id], |r| r.get::<_, String>(0))?
+        .map(|n| {
+            n.map(|name| Component {
+                name,
+                columns: Vec::new(),
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT component, name, type FROM ec_columns WHERE app = ?1 ORDER BY position",
+    )?;
+    let mut rows = stmt.query([id])?;
+    while let Some(r) = rows.next()? {
+        let component: String = r.get(0)?;
+        let column: String = r.get(1)?;
+        let ty: String = r.get(2)?;
+        let ty = ColumnType::from_word(&ty).ok_or_else(|| {
+            StoreError::Internal(format!("unknown column type {ty} in the catalog"))
+        })?;
+        if let Some(c) = components.iter_mut().find(|c| c.name == component) {
+            c.columns.push((column, ty));
+        }
+    }
+    Ok(AppSchema {
+        name: app.to_string(),
+        id: Some(id),
+        components,
+    })
+}
+
+/// The app's id, creating the app (with the platform's components) if new.
+pub(crate) fn ensure_app(txn: &Transaction<'_>, app: &str) -> Result<i64, StoreError> {
+    check_app_name(app)?;
+    let id: Option<i64> = txn
+        .prepare_cached("SELECT id FROM ec_apps WHERE name = ?1")?
+        .query_row([app], |r| r.get(0))
+        .optional()?;
+    if let Some(id) = id {
+        return Ok(id);
+    }
+    txn.execute("INSERT INTO ec_apps(name) VALUES(?1)", [app])?;
+    let id = txn.last_insert_rowid();
+    for c in platform_components() {
+        add_component(txn, id, &c.name, &c.columns)?;
+    }
+    let fts = AppSchema::fts(id);
+    txn.execute_batch(&format!(
+        "CREATE VIRTUAL TABLE {fts} USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 2')"
+    ))?;
+    Ok(id)
+}
+
+fn affinity(ty: ColumnType) -> &'static str {
+    match ty {
+        ColumnType::Text | ColumnType::Url | ColumnType::Ref => "TEXT",
+        ColumnType::Number => "REAL",
+        ColumnType::Bool | ColumnType::Time => "INTEGER",
+    }
+}
+
+fn index_name(id: i64, component: &str, column: &str) -> String {
+    format!("\"ec_{id}_{component}.{column}\"")
+}
+
+fn add_component(
+    txn: &Transaction<'_>,
+    id: i64,
+    name: &str,
+    columns: &[(String, ColumnType)],
+) -> Result<(), StoreError> {
+    let position: i64 = txn.query_row(
+        "SELECT COUNT(*) FROM ec_components WHERE app = ?1",
+        [id],
+        |r| r.get(0),
+    )?;
+    txn.execute(
+        "INSERT INTO ec_components(app, name, position) VALUES(?1, ?2, ?3)",
+        rusqlite::params![id, name, position],
+    )?;
+    let table = AppSchema::table(id, name);
+    txn.execute_batch(&format!(
+        "CREATE TABLE {table}(id INTEGER PRIMARY KEY REFERENCES ec_entities(id))"
+    ))?;
+    for (column, ty) in columns {
+        add_column(txn, id, name, column, *ty)?;
+    }
+    Ok(())
+}
+
+fn create_index(
+    txn: &Transaction<'_>,
+    id: i64,
+    component: &str,
+    column: &str,
+) -> Result<(), StoreError> {
+    if indexed(component) {
+        let table = AppSchema::table(id, component);
+        let index = index_name(id, component, column);
+        txn.execute_batch(&format!("CREATE INDEX {index} ON {table}(\"{column}\")"))?;
+    }
+    Ok(())
+}
+
+fn add_column(
+    txn: &Transaction<'_>,
+    id: i64,
+    component: &str,
+    column: &str,
+    ty: ColumnType,
+) -> Result<(), StoreError> {
+    let position: i64 = txn.query_row(
+        "SELECT COUNT(*) FROM ec_columns WHERE app = ?1",
+        [id],
+        |r| r.get(0),
+    )?;
+    txn.execute(
+        "INSERT INTO ec_columns(app, component, name, type, position) VALUES(?1, ?2, ?3, ?4, ?5)",
+        rusqlite::params![id, component, column, ty.as_str(), position],
+    )?;
+    let table = AppSchema::table(id, component);
+    txn.execute_batch(&format!(
+        "ALTER TABLE {table} ADD COLUMN \"{column}\" {}",
+        affinity(ty)
+    ))?;
+    create_index(txn, id, component, column)
+}
+
+/// Re-types a column that holds no value: drop it and add it anew.
+fn retype_column(
+    txn: &Transaction<'_>,
+    id: i64,
+    component: &str,
+    column: &str,
+    ty: ColumnType,
+) -> Result<(), StoreError> {
+    let table = AppSchema::table(id, component);
+    let index = index_name(id, component, column);
+    txn.execute_batch(&format!(
+        "DROP INDEX IF EXISTS {index};
+         ALTER TABLE {table} DROP COLUMN \"{column}\";
+         ALTER TABLE {table} ADD COLUMN \"{column}\" {};",
+        affinity(ty)
+    ))?;
+    create_index(txn, id, component, column)?;
+    txn.execute(
+        "UPDATE ec_columns SET type = ?4 WHERE app = ?1 AND component = ?2 AND name = ?3",
+        rusqlite::params![id, component, column, ty.as_str()],
+    )?;
+    Ok(())
+}
+
+/// Creates or extends what an app's vocabulary needs. A column keeps its
+/// type while it holds values; a column or component the vocabulary no longer
+/// names is kept with its data.
+pub(crate) fn declare(
+    txn: &Transaction<'_>,
+    app: &str,
+    vocab: &Vocabulary,
+) -> Result<(), StoreError> {
+    check_app_name(app)?;
+    check_vocabulary(vocab)?;
+    let id = ensure_app(txn, app)?;
+    let current = load(txn, app)?;
+    for (name, columns) in &vocab.components {
+        let Some(existing) = current.component(name) else {
+            add_component(txn, id, name, columns)?;
+            continue;
+        };
+        for (column, ty) in columns {
+            match existing.column(column) {
+                None => add_column(txn, id, name, column, *ty)?,
+                Some(old) if old == *ty => {}
+                Some(old) => {
+                    let table = AppSchema::table(id, name);
+                    let holds: bool = txn.query_row(
+                        &format!(
+                            "SELECT EXISTS(SELECT 1 FROM {table} WHERE \"{column}\" IS NOT NULL)"
+                        ),
+                        [],
+                        |r| r.get(0),
+                    )?;
+                    if holds {
+                        return Err(StoreError::refused(format!(
+                            "{name}.{column} holds {} — add a new column rather than change its type",
+                            old.plural()
+                        )));
+                    }
+                    retype_column(txn, id, name, column, *ty)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The app data version; 0 for an app never written.
+pub(crate) fn data_version(conn: &Connection, app: &str) -> Result<u64, StoreError> {
+    let v: Option<i64> = conn
+        .prepare_cached("SELECT version FROM ec_apps WHERE name = ?1")?
+        .query_row([app], |r| r.get(0))
+        .optional()?;
+    Ok(v.unwrap_or(0) as u64)
+}

@@ -1,0 +1,318 @@
+//! What can be taken back — tokens, memberships, people — and OAuth's codes
+//! and grants, as the store keeps them, on either backend: what is revoked
+//! or removed is not found by the next lookup.
+
+use shed_store::oauth::{ClientRecord, CodeRecord, NewCode, Redeemed, Refreshed};
+use shed_store::revocable::{NewToken, Removed};
+use shed_store::{JobTerms, Person, Store, secret_hash};
+
+use crate::common::open_store;
+
+async fn store_with_ada() -> (tempfile::TempDir, Store, Person) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open_store(dir.path()).await;
+    let ada = store.add_person("ada", "Ada").await.unwrap();
+    (dir, store, ada)
+}
+
+fn token(person: &Person, secret: &str, expires_at: Option<i64>) -> NewToken {
+    NewToken {
+        person: person.eid.clone(),
+        hash: secret_hash(secret),
+        name: Some(format!("{secret}'s token")),
+        expires_at,
+    }
+}
+
+#[tokio::test]
+async fn tokens_expire_are_used_listed_and_revoked() {
+    let (_dir, store, ada) = store_with_ada().await;
+    let bob = store.add_person("bob", "Bob").await.unwrap();
+    let lasting = store.add_token(token(&ada, "a", None)).await.unwrap();
+    let brief = store.add_token(token(&ada, "b", Some(100))).await.unwrap();
+    store.add_token(token(&bob, "c", None)).await.unwrap();
+
+    let found = store.live_token(&secret_hash("b"), 50).await.unwrap();
+    let found = found.expect("a live token is found");
+    assert_eq!((found.id, &found.person), (brief, &ada));
+    assert_eq!((found.last_used_at, found.resource), (None, None));
+    assert_eq!(
+        store.live_token(&secret_hash("b"), 100).await.unwrap(),
+        None,
+        "expired at its time"
+    );
+
+    store.token_used(lasting, 60).await.unwrap();
+    let used = store.live_token(&secret_hash("a"), 70).await.unwrap();
+    assert_eq!(used.unwrap().last_used_at, Some(60));
+
+    let everyone: Vec<i64> = store
+        .tokens(None, 50)
+        .await
+        .unwrap()
+        .iter()
+        .map(|t| t.id)
+        .collect();
+    assert_eq!(everyone.len(), 3);
+    let adas = store.tokens(Some(&ada.eid), 150).await.unwrap();
+    assert_eq!(adas.len(), 1, "the expired one is not listed");
+    assert_eq!(adas[0].id, lasting);
+    assert_eq!(adas[0].name.as_deref(), Some("a's token"));
+    assert_eq!(adas[0].person, ada);
+
+    assert!(store.revoke_token(lasting, 80).await.unwrap());
+    assert!(!store.revoke_token(lasting, 81).await.unwrap(), "once");
+    assert_eq!(store.live_token(&secret_hash("a"), 90).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn members_are_listed_owners_first_and_removed() {
+    let (_dir, store, ada) = store_with_ada().await;
+    let bob = store.add_person("bob", "Bob").await.unwrap();
+    let cy = store.add_person("cy", "Cy").await.unwrap();
+    store.add_space("club", &ada.eid).await.unwrap();
+    store.set_member("club", &cy.eid, "viewer").await.unwrap();
+    store.set_member("club", &bob.eid, "editor").await.unwrap();
+
+    let members = store.members("club").await.unwrap().unwrap();
+    let listed: Vec<(&str, &str)> = members
+        .iter()
+        .map(|m| (m.person.handle.as_str(), m.role.as_str()))
+        .collect();
+    assert_eq!(
+        listed,
+        [("ada", "owner"), ("bob", "editor"), ("cy", "viewer")]
+    );
+    assert_eq!(store.members("nowhere").await.unwrap(), None);
+    let spaces = store.spaces().await.unwrap();
+    assert_eq!((spaces[0].slug.as_str(), spaces[0].members), ("club", 3));
+
+    assert!(store.remove_member("club", &bob.eid).await.unwrap());
+    assert!(!store.remove_member("club", &bob.eid).await.unwrap());
+    assert_eq!(store.members("club").await.unwrap().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn a_removed_person_keeps_their_row_and_loses_every_way_in() {
+    let (_dir, store, ada) = store_with_ada().await;
+    let bob = store.add_person("bob", "Bob").await.unwrap();
+    store.add_space("club", &ada.eid).await.unwrap();
+    store.set_member("club", &bob.eid, "editor").await.unwrap();
+    store.add_token(token(&bob, "t", None)).await.unwrap();
+    store
+        .add_web_session(&bob.eid, "", &secret_hash("cookie"), 10_000)
+        .await
+        .unwrap();
+    let job = JobTerms {
+        person: bob.eid.clone(),
+        allow: vec!["*".into()],
+        read_only: vec![],
+        created_at: 1,
+        expires_at: None,
+    };
+    let job = store.add_job(secret_hash("job"), job).await.unwrap();
+
+    let removed = store.remove_person(&bob.eid, 500).await.unwrap();
+    assert_eq!(
+        removed,
+        Removed {
+            tokens: 1,
+            memberships: 1,
+            sessions: 1,
+            jobs: 1,
+        }
+    );
+    assert_eq!(
+        store.live_token(&secret_hash("t"), 600).await.unwrap(),
+        None
+    );
+    assert_eq!(
+        store
+            .web_session("", &secret_hash("cookie"), 600)
+            .await
+            .unwrap(),
+        None
+    );
+    let ended = store.job_named(&job.name).await.unwrap().unwrap();
+    assert_eq!(
+        ended.ended_at,
+        Some(500_000),
+        "ended at `now` in milliseconds"
+    );
+    assert_eq!(store.present_person("bob").await.unwrap(), None);
+    assert_eq!(
+        store.present_person("@ada").await.unwrap(),
+        Some(ada.clone())
+    );
+    assert_eq!(store.people().await.unwrap(), [ada]);
+    assert_eq!(
+        store.person("bob").await.unwrap(),
+        Some(bob),
+        "the row stays, for what they wrote"
+    );
+}
+
+fn code(ada: &Person, secret: &str, expires_at: i64) -> NewCode {
+    NewCode {
+        hash: secret_hash(secret),
+        client: "client-1".into(),
+        person: ada.eid.clone(),
+        redirect_uri: "http://127.0.0.1:9/back".into(),
+        challenge: "challenge".into(),
+        resource: "http://localhost:7700/mcp".into(),
+        expires_at,
+    }
+}
+
+#[tokio::test]
+async fn a_code_opens_a_grant_once_and_its_refresh_token_rotates_once() {
+    let (_dir, store, ada) = store_with_ada().await;
+    let client = ClientRecord {
+        id: "client-1".into(),
+        name: "An agent".into(),
+        redirect_uris: vec!["http://127.0.0.1:9/back".into()],
+    };
+    store.register_client(client.clone(), 1).await.unwrap();
+    assert_eq!(store.oauth_client("client-1").await.unwrap(), Some(client));
+    assert_eq!(store.oauth_client("client-2").await.unwrap(), None);
+
+    store.add_code(code(&ada, "code", 100)).await.unwrap();
+    store.add_code(code(&ada, "late", 100)).await.unwrap();
+    assert_eq!(
+        store.redeem_code(&secret_hash("nope"), 10).await.unwrap(),
+        Redeemed::Unknown
+    );
+    assert_eq!(
+        store.redeem_code(&secret_hash("late"), 100).await.unwrap(),
+        Redeemed::Expired
+    );
+    let Redeemed::Fresh(redeemed) = store.redeem_code(&secret_hash("code"), 10).await.unwrap()
+    else {
+        panic!("a fresh code is redeemed");
+    };
+    let expected = CodeRecord {
+        client: "client-1".into(),
+        person: ada.eid.clone(),
+        redirect_uri: "http://127.0.0.1:9/back".into(),
+        challenge: "challenge".into(),
+        resource: "http://localhost:7700/mcp".into(),
+    };
+    assert_eq!(redeemed, expected);
+
+    store
+        .open_grant(
+            &secret_hash("code"),
+            redeemed,
+            token(&ada, "access-1", Some(1000)),
+            &secret_hash("refresh-1"),
+            10,
+        )
+        .await
+        .unwrap();
+    let access = store
+        .live_token(&secret_hash("access-1"), 20)
+        .await
+        .unwrap();
+    assert_eq!(
+        access.unwrap().resource.as_deref(),
+        Some("http://localhost:7700/mcp")
+    );
+    assert_eq!(
+        store
+            .refresh_person(&secret_hash("refresh-1"))
+            .await
+            .unwrap(),
+        Some(ada.eid.clone())
+    );
+
+    let refresh = |presented: &'static str, client: &'static str, access: &'static str| {
+        let (store, ada) = (store.clone(), ada.clone());
+        async move {
+            store
+                .refresh_grant(
+                    &secret_hash(presented),
+                    client,
+                    token(&ada, access, Some(1000)),
+                    &secret_hash(&format!("{presented}+")),
+                    30,
+                )
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(
+        refresh("refresh-1", "client-2", "access-x").await,
+        Refreshed::Unknown,
+        "another client's refresh is not this grant's"
+    );
+    assert_eq!(
+        refresh("refresh-1", "client-1", "access-2").await,
+        Refreshed::Rotated {
+            client: "client-1".into(),
+            resource: "http://localhost:7700/mcp".into(),
+        }
+    );
+    assert!(
+        store
+            .live_token(&secret_hash("access-2"), 40)
+            .await
+            .unwrap()
+            .is_some()
+    );
+    assert_eq!(
+        refresh("refresh-1", "client-1", "access-3").await,
+        Refreshed::Reused,
+        "a spent refresh token presented again"
+    );
+    for revoked in ["access-1", "access-2", "access-3"] {
+        assert_eq!(
+            store.live_token(&secret_hash(revoked), 40).await.unwrap(),
+            None,
+            "{revoked}: the whole grant is revoked"
+        );
+    }
+    assert_eq!(
+        store.redeem_code(&secret_hash("code"), 50).await.unwrap(),
+        Redeemed::Reused
+    );
+}
+
+#[tokio::test]
+async fn revoking_by_either_token_ends_the_grant() {
+    let (_dir, store, ada) = store_with_ada().await;
+    store.add_code(code(&ada, "code", 100)).await.unwrap();
+    let Redeemed::Fresh(redeemed) = store.redeem_code(&secret_hash("code"), 10).await.unwrap()
+    else {
+        panic!("a fresh code is redeemed");
+    };
+    store
+        .open_grant(
+            &secret_hash("code"),
+            redeemed,
+            token(&ada, "access", None),
+            &secret_hash("refresh"),
+            10,
+        )
+        .await
+        .unwrap();
+    assert!(
+        !store
+            .revoke_grant_of(&secret_hash("other"), 20)
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .revoke_grant_of(&secret_hash("access"), 20)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store.live_token(&secret_hash("access"), 30).await.unwrap(),
+        None
+    );
+    assert_eq!(
+        store.refresh_person(&secret_hash("refresh")).await.unwrap(),
+        None
+    );
+}

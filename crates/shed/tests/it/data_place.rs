@@ -1,0 +1,75 @@
+//! Where the sheds a test starts keep their data: the data folder's SQLite
+//! file, or — when `SHED_TEST_DATABASE` names a PostgreSQL server — that
+//! folder's own database there (`shed-test-database`), given to every
+//! `shed` started on the folder as `SHED_DATABASE_URL`, so each test has a
+//! database of its own and every process on one folder shares it.
+
+use std::path::Path;
+use std::process::Command;
+
+use shed_store::Store;
+
+pub use shed_test_database::on_sqlite;
+
+/// Whether the tests run on the PostgreSQL server `SHED_TEST_DATABASE` names.
+pub fn on_server() -> bool {
+    shed_test_database::server().is_some()
+}
+
+/// Starting `shed` on a data folder.
+pub trait DataIn {
+    /// `SHED_DATA`, and on the test server `SHED_DATABASE_URL`.
+    fn data_in(&mut self, data: &Path) -> &mut Self;
+}
+
+impl DataIn for Command {
+    fn data_in(&mut self, data: &Path) -> &mut Command {
+        self.env("SHED_DATA", data);
+        if let Some(url) = shed_test_database::for_folder(data) {
+            self.env("SHED_DATABASE_URL", url);
+        }
+        self
+    }
+}
+
+/// The store the sheds on `data` keep, opened as they open it.
+pub async fn store(data: &Path) -> Store {
+    match shed_test_database::for_folder(data) {
+        Some(url) => Store::connect(&url).await.unwrap(),
+        None => Store::open(&data.join("shed.db")).await.unwrap(),
+    }
+}
+
+/// Every file under `folder`, with its bytes.
+fn files(folder: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(folder).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            found.extend(files(&path));
+        } else if let Ok(bytes) = std::fs::read(&path) {
+            found.push((path.display().to_string(), bytes));
+        }
+    }
+    found
+}
+
+/// What the sheds on `data` keep, as bytes to search: every file of the
+/// data folder and, on the test server, every row of the folder's
+/// database (a plain `pg_dump` of it).
+pub fn kept(data: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut kept = files(data);
+    if let Some(url) = shed_test_database::for_folder(data) {
+        let dump = Command::new("pg_dump")
+            .args(["--data-only", "--no-owner", &url])
+            .output()
+            .unwrap();
+        assert!(
+            dump.status.success(),
+            "pg_dump: {}",
+            String::from_utf8_lossy(&dump.stderr)
+        );
+        kept.push(("the database's pg_dump".to_string(), dump.stdout));
+    }
+    kept
+}
