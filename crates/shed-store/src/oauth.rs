@@ -9,7 +9,8 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::revocable::NewToken;
+use crate::people::person_at;
+use crate::revocable::{NewToken, TokenId, TokenRecord};
 use crate::{Store, StoreError};
 
 /// The tables, appended to the store's migrations.
@@ -136,6 +137,32 @@ fn revoke_grant(conn: &Connection, grant: i64, now: i64) -> Result<(), StoreErro
         params![grant, now],
     )?;
     Ok(())
+}
+
+fn grants(conn: &Connection, person: Option<&str>) -> Result<Vec<TokenRecord>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT g.id, COALESCE(c.name, g.client), p.eid, p.handle, p.name, g.created_at,
+                (SELECT MAX(t.last_used_at) FROM tokens t WHERE t.grant_id = g.id)
+         FROM oauth_grants g JOIN people p ON p.eid = g.person
+              LEFT JOIN oauth_clients c ON c.id = g.client
+         WHERE g.revoked_at IS NULL AND (?1 IS NULL OR g.person = ?1)
+         ORDER BY g.id",
+    )?;
+    let rows = stmt.query_map(params![person], |r| {
+        let client: String = r.get(1)?;
+        let created_at: i64 = r.get(5)?;
+        Ok(TokenRecord {
+            id: TokenId::Grant(r.get(0)?),
+            name: Some(format!("{client} (OAuth)")),
+            person: person_at(r, 2)?,
+            created_at: jiff::Timestamp::from_second(created_at)
+                .map(|at| at.to_string())
+                .unwrap_or_default(),
+            last_used_at: r.get(6)?,
+            expires_at: None,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
 }
 
 fn redeem(conn: &Connection, hash: &str, now: i64) -> Result<Redeemed, StoreError> {
@@ -364,6 +391,27 @@ impl Store {
                     |r| r.get(0),
                 )
                 .optional()?)
+        })
+        .await
+    }
+
+    /// The live grants, of one person (eid) or of everyone, oldest first, as
+    /// `shed token list` shows them: the client's name, and when one of
+    /// its access tokens was last used. A grant lasts until it is revoked.
+    pub async fn grants(&self, person: Option<&str>) -> Result<Vec<TokenRecord>, StoreError> {
+        self.read(|conn| grants(conn, person)).await
+    }
+
+    /// Revokes the grant `id` and its access tokens at `now`: whether it was live.
+    pub async fn revoke_grant(&self, id: i64, now: i64) -> Result<bool, StoreError> {
+        self.write(move |txn| {
+            let live: bool = txn.query_row(
+                "SELECT EXISTS(SELECT 1 FROM oauth_grants WHERE id = ?1 AND revoked_at IS NULL)",
+                [id],
+                |r| r.get(0),
+            )?;
+            revoke_grant(txn, id, now)?;
+            Ok(live)
         })
         .await
     }

@@ -51,10 +51,47 @@ pub struct LiveToken {
     pub resource: Option<String>,
 }
 
+/// What `shed token list` names and `shed token revoke` takes: a pasted
+/// token (`12`) or an OAuth grant (`oauth-3`), whose access tokens come and
+/// go with its refreshes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TokenId {
+    Pasted(i64),
+    Grant(i64),
+}
+
+/// How a grant's id is written, before its number.
+const GRANT_PREFIX: &str = "oauth-";
+
+impl std::fmt::Display for TokenId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TokenId::Pasted(id) => write!(f, "{id}"),
+            TokenId::Grant(id) => write!(f, "{GRANT_PREFIX}{id}"),
+        }
+    }
+}
+
+/// The words were not a token's id.
+#[derive(Debug, thiserror::Error)]
+#[error("{0} is not a token's id — `shed token list` shows them (a number, or oauth-<number> for a sign-in of an app)")]
+pub struct NotATokenId(String);
+
+impl std::str::FromStr for TokenId {
+    type Err = NotATokenId;
+    fn from_str(words: &str) -> Result<Self, Self::Err> {
+        let not = || NotATokenId(words.chars().take(40).collect());
+        match words.strip_prefix(GRANT_PREFIX) {
+            Some(grant) => grant.parse().map(TokenId::Grant).map_err(|_| not()),
+            None => words.parse().map(TokenId::Pasted).map_err(|_| not()),
+        }
+    }
+}
+
 /// A token as `shed token list` shows it: never its secret.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TokenRecord {
-    pub id: i64,
+    pub id: TokenId,
     pub name: Option<String>,
     pub person: Person,
     /// RFC 3339.
@@ -131,12 +168,12 @@ fn tokens(
         "SELECT t.id, t.name, p.eid, p.handle, p.name, t.created_at, t.last_used_at, t.expires_at
          FROM tokens t JOIN people p ON p.eid = t.person
          WHERE t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?2)
-           AND (?1 IS NULL OR t.person = ?1)
+           AND t.grant_id IS NULL AND (?1 IS NULL OR t.person = ?1)
          ORDER BY t.id",
     )?;
     let rows = stmt.query_map(params![person, now], |r| {
         Ok(TokenRecord {
-            id: r.get(0)?,
+            id: TokenId::Pasted(r.get(0)?),
             name: r.get(1)?,
             person: person_at(r, 2)?,
             created_at: r.get(5)?,
@@ -267,7 +304,9 @@ impl Store {
         .await
     }
 
-    /// The live tokens, of one person (eid) or of everyone, oldest first.
+    /// The live pasted tokens, of one person (eid) or of everyone, oldest
+    /// first (an OAuth grant's access tokens are listed as their grant, by
+    /// [`Store::grants`]).
     pub async fn tokens(
         &self,
         person: Option<&str>,
@@ -276,11 +315,11 @@ impl Store {
         self.read(|conn| tokens(conn, person, now)).await
     }
 
-    /// Revokes the token `id` at `now`: whether it was live.
+    /// Revokes the pasted token `id` at `now`: whether it was live.
     pub async fn revoke_token(&self, id: i64, now: i64) -> Result<bool, StoreError> {
         self.write(move |txn| {
             Ok(txn.execute(
-                "UPDATE tokens SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
+                "UPDATE tokens SET revoked_at = ?2 WHERE id = ?1 AND grant_id IS NULL AND revoked_at IS NULL",
                 params![id, now],
             )? > 0)
         })

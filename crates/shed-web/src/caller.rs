@@ -38,7 +38,7 @@ impl FromRequestParts<Arc<Door>> for WebCaller {
 
     async fn from_request_parts(parts: &mut Parts, door: &Arc<Door>) -> Result<Self, Refusal> {
         let space = door.space_of(&parts.headers, &parts.uri);
-        let credentials = Credentials::of_headers(&parts.headers, Some(door.cookie));
+        let credentials = Credentials::for_web(&parts.headers, door.cookie);
         let (caller, told) = door.host.caller_of(credentials, space.as_deref()).await?;
         Ok(WebCaller { caller, told })
     }
