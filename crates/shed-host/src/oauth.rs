@@ -29,6 +29,10 @@ use crate::{Host, HostError, Person};
 pub(crate) use documents::ClientDocuments;
 pub use documents::{FETCH_SECONDS, MOST_CACHE_SECONDS, MOST_DOCUMENT_BYTES};
 
+/// Where the MCP endpoint's protected resource metadata (RFC 9728) is, on
+/// the platform's host.
+pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource/mcp";
+
 /// The one scope shed grants: the MCP endpoint, as the person reaches it.
 pub const SCOPE: &str = "mcp";
 

@@ -31,7 +31,8 @@ use rmcp::transport::{
     common::http_header::{HEADER_MCP_METHOD, HEADER_MCP_PROTOCOL_VERSION, HEADER_SESSION_ID},
     streamable_http_server::{SessionId, StreamableHttpServerConfig, StreamableHttpService},
 };
-use shed_host::{Caller, Host, HostError, oauth::SCOPE};
+use shed_host::oauth::{RESOURCE_METADATA_PATH, SCOPE};
+use shed_host::{Caller, Host, HostError};
 
 use crate::{
     door::{Door, ListedTools, Resolved, caller_of},
@@ -40,10 +41,6 @@ use crate::{
 
 /// The path of the MCP endpoint.
 pub const MCP_PATH: &str = "/mcp";
-
-/// Where the MCP endpoint's protected resource metadata (RFC 9728) is, on
-/// the platform's host.
-pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource/mcp";
 
 /// The requests a signed-out caller may make: the handshake, and the lists
 /// whose answer is the same for everyone (the tools) or empty for someone
