@@ -391,11 +391,14 @@ async fn consent_page(
         let items: String = spaces
             .iter()
             .map(|space| {
+                let apps = match space.apps.len() {
+                    1 => "1 app".to_string(),
+                    n => format!("{n} apps"),
+                };
                 format!(
-                    "<li>{} — as {} ({} apps)</li>",
+                    "<li>{} — as {} ({apps})</li>",
                     escape(&space.space),
                     escape(space.role),
-                    space.apps.len()
                 )
             })
             .collect();
@@ -413,8 +416,8 @@ async fn consent_page(
     let body = format!(
         "<p>{client} asks to use shed's MCP server as you, {name} (@{handle}): to run your apps' commands and \
          read and write their data as you may.</p>\n{reach}\n\
-         <p>It signs in for an hour at a time and stays allowed until you revoke it \
-         (<code>shed token list</code> shows it; <code>shed token revoke</code> ends it).</p>\n\
+         <p>It stays allowed until it is revoked: <code>shed token list</code> on the server shows it, \
+         and <code>shed token revoke</code> ends it.</p>\n\
          <form method=\"post\" action=\"{AUTHORIZE_PATH}\">{hidden}\
          <button type=\"submit\" name=\"decision\" value=\"allow\">Allow</button> \
          <button type=\"submit\" name=\"decision\" value=\"deny\">Deny</button></form>",
