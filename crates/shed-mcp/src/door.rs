@@ -151,9 +151,7 @@ pub(crate) struct Resolved(pub Caller);
 /// MCP door takes bearer tokens only, never a cookie (a page could make a
 /// browser send one).
 pub(crate) async fn caller_of(host: &Host, headers: &http::HeaderMap) -> Result<Caller, HostError> {
-    let (caller, _) = host
-        .caller_of(Credentials::for_mcp(headers), None)
-        .await?;
+    let (caller, _) = host.caller_of(Credentials::for_mcp(headers), None).await?;
     Ok(caller)
 }
 

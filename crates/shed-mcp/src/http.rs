@@ -245,7 +245,13 @@ impl HttpDoor {
         if let Some(why) = invalid_token {
             let why: String = why
                 .chars()
-                .map(|c| if c == '"' || c == '\\' || !c.is_ascii() || c.is_ascii_control() { ' ' } else { c })
+                .map(|c| {
+                    if c == '"' || c == '\\' || !c.is_ascii() || c.is_ascii_control() {
+                        ' '
+                    } else {
+                        c
+                    }
+                })
                 .collect();
             challenge.push_str(&format!(
                 ", error=\"invalid_token\", error_description=\"{why}\""
@@ -428,14 +434,18 @@ mod tests {
             )));
         }
         assert!(beyond(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#));
-        assert!(beyond(r#"{"jsonrpc":"2.0","id":"a","method":"resources/read"}"#));
+        assert!(beyond(
+            r#"{"jsonrpc":"2.0","id":"a","method":"resources/read"}"#
+        ));
         assert!(beyond(
             r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"prompts/get"}]"#
         ));
         assert!(!beyond(
             r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]"#
         ));
-        assert!(!beyond(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#));
+        assert!(!beyond(
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
+        ));
         assert!(!beyond(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#));
         assert!(!beyond("not json"));
     }

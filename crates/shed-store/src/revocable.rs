@@ -74,7 +74,9 @@ impl std::fmt::Display for TokenId {
 
 /// The words were not a token's id.
 #[derive(Debug, thiserror::Error)]
-#[error("{0} is not a token's id — `shed token list` shows them (a number, or oauth-<number> for a sign-in of an app)")]
+#[error(
+    "{0} is not a token's id — `shed token list` shows them (a number, or oauth-<number> for a sign-in of an app)"
+)]
 pub struct NotATokenId(String);
 
 impl std::str::FromStr for TokenId {

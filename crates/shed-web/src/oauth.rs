@@ -61,7 +61,10 @@ pub(crate) fn router(door: Arc<Door>) -> Router {
         .route(ROOT_RESOURCE_METADATA_PATH, get(resource_metadata))
         .route(RESOURCE_METADATA_PATH, get(resource_metadata))
         .route(SERVER_METADATA_PATH, get(server_metadata))
-        .route(REGISTER_PATH, axum::routing::post(register).options(preflight))
+        .route(
+            REGISTER_PATH,
+            axum::routing::post(register).options(preflight),
+        )
         .route(AUTHORIZE_PATH, get(ask).post(decide))
         .route(TOKEN_PATH, axum::routing::post(token).options(preflight))
         .route(REVOKE_PATH, axum::routing::post(revoke).options(preflight))
@@ -520,7 +523,9 @@ async fn decide(
                 ("state", state),
             ],
         )),
-        _ => refused_page("the consent form said neither allow nor deny — press one of its buttons"),
+        _ => {
+            refused_page("the consent form said neither allow nor deny — press one of its buttons")
+        }
     }
 }
 
@@ -655,7 +660,10 @@ mod tests {
             "http://127.0.0.1:5000/cb?code=abc&state=a%20b%26c"
         );
         assert_eq!(
-            with_params("https://app.example/cb?x=1", &[("error", Some("access_denied")), ("state", None)]),
+            with_params(
+                "https://app.example/cb?x=1",
+                &[("error", Some("access_denied")), ("state", None)]
+            ),
             "https://app.example/cb?x=1&error=access_denied"
         );
     }

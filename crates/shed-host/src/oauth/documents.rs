@@ -68,7 +68,10 @@ fn unfit_url(url: &str) -> Option<&'static str> {
     if path.is_empty() || path == "/" {
         return Some("it has no path");
     }
-    if path.split('/').any(|segment| segment == "." || segment == "..") {
+    if path
+        .split('/')
+        .any(|segment| segment == "." || segment == "..")
+    {
         return Some("its path has . or .. segments");
     }
     None
@@ -161,7 +164,9 @@ impl ClientDocuments {
         };
         let shown_url = shown(url);
         let unreachable = |why: String| {
-            format!("the client metadata document at {shown_url} could not be read ({why}) — the app asking must serve it there")
+            format!(
+                "the client metadata document at {shown_url} could not be read ({why}) — the app asking must serve it there"
+            )
         };
         let mut response = fetcher
             .get(url)
@@ -296,7 +301,10 @@ mod tests {
 
     #[test]
     fn max_age_is_kept_bounded_and_no_store_is_not() {
-        assert_eq!(kept_for(Some("public, max-age=600")), Duration::from_secs(600));
+        assert_eq!(
+            kept_for(Some("public, max-age=600")),
+            Duration::from_secs(600)
+        );
         assert_eq!(
             kept_for(Some("max-age=99999999")),
             Duration::from_secs(MOST_CACHE_SECONDS)
@@ -314,13 +322,29 @@ mod tests {
             "redirect_uris": ["http://127.0.0.1/cb"] });
         let client = read_document(url, good.to_string().as_bytes()).unwrap();
         assert_eq!((client.id.as_str(), client.name.as_str()), (url, "App"));
-        let refused = |doc: serde_json::Value| read_document(url, doc.to_string().as_bytes()).unwrap_err();
-        assert!(refused(serde_json::json!({ "client_id": "https://other.example/c.json",
-            "redirect_uris": ["http://127.0.0.1/cb"] })).contains("does not name itself"));
-        assert!(refused(serde_json::json!({ "client_id": url, "client_secret": "x",
-            "redirect_uris": ["http://127.0.0.1/cb"] })).contains("public clients only"));
-        assert!(refused(serde_json::json!({ "client_id": url,
-            "redirect_uris": ["http://evil.example/cb"] })).contains("neither https nor http"));
-        assert!(read_document(url, b"<html>").unwrap_err().contains("not a JSON object"));
+        let refused =
+            |doc: serde_json::Value| read_document(url, doc.to_string().as_bytes()).unwrap_err();
+        assert!(
+            refused(
+                serde_json::json!({ "client_id": "https://other.example/c.json",
+            "redirect_uris": ["http://127.0.0.1/cb"] })
+            )
+            .contains("does not name itself")
+        );
+        assert!(
+            refused(serde_json::json!({ "client_id": url, "client_secret": "x",
+            "redirect_uris": ["http://127.0.0.1/cb"] }))
+            .contains("public clients only")
+        );
+        assert!(
+            refused(serde_json::json!({ "client_id": url,
+            "redirect_uris": ["http://evil.example/cb"] }))
+            .contains("neither https nor http")
+        );
+        assert!(
+            read_document(url, b"<html>")
+                .unwrap_err()
+                .contains("not a JSON object")
+        );
     }
 }

@@ -226,7 +226,7 @@ impl Shed {
     }
 
     /// Signs `handle` in on a browser of its own: its cookies.
-    async fn sign_in(&self, handle: &str) -> Jar {
+    pub(crate) async fn sign_in(&self, handle: &str) -> Jar {
         let mut jar = Jar::default();
         self.sign_in_to(&mut jar, handle).await;
         jar
@@ -364,7 +364,7 @@ impl Shed {
 /// A browser's cookies: every `Set-Cookie` it was given, with the host that
 /// gave it, in order (shed's cookies are host-only).
 #[derive(Default)]
-struct Jar(Vec<(String, String)>);
+pub(crate) struct Jar(Vec<(String, String)>);
 
 impl Jar {
     /// Keeps the cookies an answer from `url` sets.
@@ -378,7 +378,7 @@ impl Jar {
 
     /// The `Cookie` header this browser sends to `url`: the last value of
     /// each cookie its host set.
-    fn header(&self, url: &str) -> Option<String> {
+    pub(crate) fn header(&self, url: &str) -> Option<String> {
         let host = host_of(url);
         let mut sent: Vec<(&str, &str)> = Vec::new();
         for (_, set) in self.0.iter().filter(|(from, _)| *from == host) {
@@ -408,7 +408,7 @@ fn host_of(url: &str) -> String {
 }
 
 /// Where a 303 sends the browser.
-fn location(response: &reqwest::Response) -> String {
+pub(crate) fn location(response: &reqwest::Response) -> String {
     response.headers()[header::LOCATION]
         .to_str()
         .unwrap()
