@@ -30,7 +30,7 @@ use axum::extract::{Form, Json, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use percent_encoding::{NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 use serde_json::{Value, json};
 use shed_host::credentials::Told;
 use shed_host::oauth::{
@@ -55,6 +55,13 @@ pub const REVOKE_PATH: &str = "/oauth/revoke";
 pub const SERVER_METADATA_PATH: &str = "/.well-known/oauth-authorization-server";
 /// The protected resource's metadata at the host's root.
 pub const ROOT_RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
+
+/// What a query value keeps as it is: RFC 3986's unreserved characters.
+const UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
 
 pub(crate) fn router(door: Arc<Door>) -> Router {
     Router::new()
@@ -232,7 +239,7 @@ impl AskForm {
     /// The request again, as a query string (what the sign-in brings back).
     fn query(&self) -> String {
         self.fields()
-            .map(|(name, value)| format!("{name}={}", utf8_percent_encode(value, NON_ALPHANUMERIC)))
+            .map(|(name, value)| format!("{name}={}", utf8_percent_encode(value, UNRESERVED)))
             .collect::<Vec<_>>()
             .join("&")
     }
@@ -247,7 +254,7 @@ fn with_params(uri: &str, params: &[(&str, Option<&str>)]) -> String {
             out.push(separator);
             out.push_str(name);
             out.push('=');
-            out.push_str(&utf8_percent_encode(value, NON_ALPHANUMERIC).to_string());
+            out.push_str(&utf8_percent_encode(value, UNRESERVED).to_string());
             separator = '&';
         }
     }
@@ -360,7 +367,7 @@ fn sign_in_first(door: &Door, checked: &CheckedAsk, form: &AskForm) -> Response 
         client_words(checked)
     );
     let mut response = page(StatusCode::OK, "Sign in to allow an app", &body);
-    let encoded = utf8_percent_encode(&form.query(), NON_ALPHANUMERIC).to_string();
+    let encoded = utf8_percent_encode(&form.query(), UNRESERVED).to_string();
     if let Some(cookie) = return_cookie(door, Some(&encoded)) {
         response.headers_mut().append(header::SET_COOKIE, cookie);
     }
