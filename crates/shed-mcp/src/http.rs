@@ -245,12 +245,12 @@ impl HttpDoor {
         if let Some(why) = invalid_token {
             let why: String = why
                 .chars()
-                .map(|c| {
-                    if c == '"' || c == '\\' || !c.is_ascii() || c.is_ascii_control() {
-                        ' '
-                    } else {
-                        c
-                    }
+                // A quoted-string of plain ASCII (RFC 6750 §3).
+                .map(|c| match c {
+                    '"' | '\\' => '\'',
+                    c if c.is_ascii_control() => ' ',
+                    c if !c.is_ascii() => '-',
+                    c => c,
                 })
                 .collect();
             challenge.push_str(&format!(
