@@ -198,6 +198,24 @@ def two(shed: Shed) -> Shed:
     return shed
 
 
+def unauthorized(shed: Shed, method: str, params: dict[str, Any], token: str | None = None) -> str:
+    """One raw JSON-RPC request to /mcp (2025-11-25, no session) that must be
+    answered HTTP 401: its `WWW-Authenticate`, which names the protected
+    resource's metadata (and `error="invalid_token"` for a refused token)."""
+    headers = {"Accept": "application/json, text/event-stream", "Mcp-Protocol-Version": "2025-11-25"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    answer = httpx2.post(
+        shed.mcp_url, json={"jsonrpc": "2.0", "id": 1, "method": method, "params": params}, headers=headers, timeout=30
+    )
+    assert answer.status_code == 401, f"{method} was answered {answer.status_code}: {answer.text}"
+    challenge = answer.headers["www-authenticate"]
+    assert challenge.startswith(
+        f'Bearer resource_metadata="{shed.public_url}/.well-known/oauth-protected-resource/mcp"'
+    ), challenge
+    return challenge
+
+
 # -- reading answers ----------------------------------------------------------
 def text(result: Any) -> str:
     """The text of a tool result, its lines joined."""

@@ -1,7 +1,9 @@
 """Who may do what, through the MCP door: private, public and open apps ×
 their space's owner, an editor, a viewer, a person of another space and a
 signed-out client × a read command and a write command. Every cell's outcome
-is asserted, and every row written names its writer in `created.by`."""
+is asserted, and every row written names its writer in `created.by`. Signed
+out, every call is an HTTP 401 naming the OAuth metadata (an SDK client
+starts its sign-in there), before the rule book is asked."""
 
 from __future__ import annotations
 
@@ -9,12 +11,11 @@ from typing import Any
 
 import pytest
 
-from conftest import RUN_CLUB, Shed, ok, refused
+from conftest import RUN_CLUB, Shed, ok, refused, unauthorized
 
 pytestmark = pytest.mark.anyio
 
 VIEWER = "you can read this app but not change it — its owner can make you an editor"
-SIGN_IN = "sign in first — "
 
 PEOPLE = {"owner": ("olive", "Olive"), "editor": ("ed", "Ed"), "viewer": ("vi", "Vi"), "non-member": ("otto", "Otto")}
 ACCESS = ["private", "public", "open"]
@@ -48,8 +49,6 @@ def check(outcome: str, result: Any, app: str, command: str) -> None:
         ok(result)
     elif outcome == VIEWER_REFUSED:
         assert refused(result) == VIEWER
-    elif outcome == SIGN_IN_FIRST:
-        assert refused(result).startswith(SIGN_IN)
     else:
         # the app is not among theirs: the same sentence as an app that does not exist
         assert refused(result).startswith(f"no app {app} in your spaces — "), command
@@ -72,7 +71,14 @@ def club(shed: Shed) -> Shed:
 async def test_the_access_matrix(club: Shed) -> None:
     writers: dict[str, set[str]] = {access: set() for access in ACCESS}
     for who in WHO:
-        handle = PEOPLE[who][0] if who in PEOPLE else None
+        if who not in PEOPLE:
+            for access in ACCESS:
+                assert EXPECTED[(access, who)] == (SIGN_IN_FIRST, SIGN_IN_FIRST)
+                for command in ("leaderboard", "log_run"):
+                    call = {"name": "command", "arguments": {"name": command, "app": f"club/{access}"}}
+                    assert "invalid_token" not in unauthorized(club, "tools/call", call)
+            continue
+        handle = PEOPLE[who][0]
         async with club.http(handle) as client:
             for access in ACCESS:
                 app = f"club/{access}"
@@ -95,9 +101,9 @@ async def test_the_access_matrix(club: Shed) -> None:
 
 
 async def test_a_wrong_token_is_told_to_sign_in(club: Shed) -> None:
-    async with club.http(token="shed_not_a_token") as client:
-        sentence = refused(await client.call_tool("commands", {}))
-        assert sentence.startswith(SIGN_IN)
+    for method, params in [("initialize", {}), ("tools/call", {"name": "commands", "arguments": {}})]:
+        challenge = unauthorized(club, method, params, token="shed_not_a_token")
+        assert 'error="invalid_token"' in challenge and "sign in first" in challenge, challenge
 
 
 async def test_the_views_a_person_reaches_are_the_apps_of_their_spaces(club: Shed) -> None:

@@ -8,6 +8,7 @@ use crate::secrets::{hash, now};
 const LAST_USED_EVERY: i64 = 60;
 
 use crate::access::SIGN_IN_HOW;
+use crate::credentials::Presented;
 use crate::names::{bad_slug, is_slug, shown};
 use crate::{Caller, Host, HostError, Person, Role};
 
@@ -64,20 +65,36 @@ impl Host {
             .await?)
     }
 
-    /// The person a bearer token stands for: one indexed read of its hash
-    /// per call (the sha256 of a 128-bit secret is the key, so finding it
-    /// tells a guesser nothing a constant-time compare would hide), so a
-    /// revoked or expired token is refused at its very next request. When it
-    /// was last used is written at most once a [`LAST_USED_EVERY`], after
-    /// the answer, off the call's path.
+    /// The person a bearer token presented to the MCP endpoint stands for
+    /// (see [`Host::caller_for_token_to`]).
     pub async fn caller_for_token(&self, token: &str) -> Result<Caller, HostError> {
+        self.caller_for_token_to(token, Presented::ToMcp).await
+    }
+
+    /// The person a bearer token presented `to` a resource stands for: one
+    /// indexed read of its hash per call (the sha256 of a 128-bit secret is
+    /// the key, so finding it tells a guesser nothing a constant-time compare
+    /// would hide), so a revoked or expired token is refused at its very next
+    /// request. An OAuth access token is taken only by the resource it was
+    /// issued for — the MCP endpoint — and a pasted token by every door.
+    /// When it was last used is written at most once a [`LAST_USED_EVERY`],
+    /// after the answer, off the call's path.
+    pub async fn caller_for_token_to(
+        &self,
+        token: &str,
+        to: Presented,
+    ) -> Result<Caller, HostError> {
         let at = now();
         let live = self
             .inner
             .store
             .live_token(&hash(token.trim()), at)
             .await?
-            .filter(|live| live.resource.as_ref().is_none_or(|r| *r == self.mcp_resource()))
+            .filter(|live| match (&live.resource, to) {
+                (None, _) => true,
+                (Some(resource), Presented::ToMcp) => *resource == self.mcp_resource(),
+                (Some(_), Presented::ToWeb) => false,
+            })
             .ok_or_else(|| {
                 HostError::SignIn(format!(
                     "sign in first — that token is not one this host knows, or it was revoked, has expired or is for another resource; {SIGN_IN_HOW}"

@@ -3,8 +3,10 @@
 //! which person (or nobody) it is.
 //!
 //! - `Authorization: Bearer <token>`: the token's person (an unknown token is
-//!   the sign-in sentence). Another scheme (`Basic`, from a proxy in front of
-//!   shed) is not shed's and is ignored.
+//!   the sign-in sentence). A pasted token (`shed token create`) is taken by
+//!   every door; an OAuth access token only by the MCP endpoint, the one
+//!   resource it is issued for (RFC 8707). Another scheme (`Basic`, from a
+//!   proxy in front of shed) is not shed's and is ignored.
 //! - else, where the door reads cookies (the web), the session cookie of the
 //!   host asked;
 //! - else nobody.
@@ -13,13 +15,24 @@ use http::{HeaderMap, header};
 
 use crate::{Caller, Host, HostError};
 
-/// What a request carried that says who is calling.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// What a request carried that says who is calling, and where.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Credentials<'r> {
     /// The token of an `Authorization: Bearer` header.
     pub bearer: Option<&'r str>,
     /// The value of the session cookie, where the door reads one.
     pub session: Option<&'r str>,
+    /// The resource the request asks.
+    pub to: Presented,
+}
+
+/// The resource a request's token is presented to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Presented {
+    /// The MCP endpoint, `<public url>/mcp`: OAuth access tokens are for it.
+    ToMcp,
+    /// The web door (pages, the page api): pasted tokens and cookies only.
+    ToWeb,
 }
 
 /// How the caller was told: a write on a session cookie must also come from
@@ -32,12 +45,23 @@ pub enum Told {
 }
 
 impl<'r> Credentials<'r> {
-    /// The bearer token of `headers`, and the cookie named `session_cookie`
-    /// when the door reads one (`None`: a door that takes tokens only).
-    pub fn of_headers(headers: &'r HeaderMap, session_cookie: Option<&str>) -> Credentials<'r> {
+    /// What the MCP door reads: the bearer token of `headers`, never a
+    /// cookie (a page could make a browser send one).
+    pub fn for_mcp(headers: &'r HeaderMap) -> Credentials<'r> {
         Credentials {
             bearer: bearer(headers),
-            session: session_cookie.and_then(|name| cookie(headers, name)),
+            session: None,
+            to: Presented::ToMcp,
+        }
+    }
+
+    /// What the web door reads: the bearer token of `headers`, and the
+    /// cookie named `session_cookie`.
+    pub fn for_web(headers: &'r HeaderMap, session_cookie: &str) -> Credentials<'r> {
+        Credentials {
+            bearer: bearer(headers),
+            session: cookie(headers, session_cookie),
+            to: Presented::ToWeb,
         }
     }
 }
@@ -70,7 +94,8 @@ impl Host {
         space: Option<&str>,
     ) -> Result<(Caller, Told), HostError> {
         if let Some(token) = credentials.bearer {
-            return Ok((self.caller_for_token(token).await?, Told::Bearer));
+            let caller = self.caller_for_token_to(token, credentials.to).await?;
+            return Ok((caller, Told::Bearer));
         }
         match credentials.session {
             Some(session) => Ok((
@@ -103,16 +128,18 @@ mod tests {
             ("authorization", "Bearer  shed_abc "),
             ("cookie", "a=1; shed_session=s3"),
         ]);
-        let read = Credentials::of_headers(&h, Some("shed_session"));
+        let read = Credentials::for_web(&h, "shed_session");
         assert_eq!(read.bearer, Some("shed_abc"));
         assert_eq!(read.session, Some("s3"));
-        assert_eq!(Credentials::of_headers(&h, None).session, None);
+        assert_eq!(read.to, Presented::ToWeb);
+        let mcp = Credentials::for_mcp(&h);
+        assert_eq!((mcp.session, mcp.to), (None, Presented::ToMcp));
         let basic = headers(&[("authorization", "Basic dXNlcjpwYXNz")]);
-        assert_eq!(Credentials::of_headers(&basic, None).bearer, None);
+        assert_eq!(Credentials::for_mcp(&basic).bearer, None);
         let bare = headers(&[("authorization", "shed_abc")]);
-        assert_eq!(Credentials::of_headers(&bare, None).bearer, None);
+        assert_eq!(Credentials::for_mcp(&bare).bearer, None);
         let lower = headers(&[("authorization", "bearer shed_x")]);
-        assert_eq!(Credentials::of_headers(&lower, None).bearer, Some("shed_x"));
+        assert_eq!(Credentials::for_mcp(&lower).bearer, Some("shed_x"));
     }
 
     #[test]

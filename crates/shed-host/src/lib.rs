@@ -110,6 +110,8 @@ struct Inner {
     watcher: OnceLock<()>,
     /// Each job's compiled scope.
     job_scopes: agents::JobScopes,
+    /// OAuth clients' metadata documents, as fetched.
+    client_documents: oauth::ClientDocuments,
 }
 
 impl Host {
@@ -151,6 +153,7 @@ impl Host {
                 opened_at_deploy,
                 watcher: OnceLock::new(),
                 job_scopes: agents::JobScopes::default(),
+                client_documents: oauth::ClientDocuments::default(),
             }),
         })
     }

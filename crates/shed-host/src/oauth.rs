@@ -1,14 +1,19 @@
 //! shed as its own OAuth 2.1 authorization server, for the MCP clients that
 //! sign in through the browser: clients registered by Dynamic Client
-//! Registration (RFC 7591), the authorization code grant with PKCE S256 only,
-//! codes single-use and short-lived, access tokens short-lived and bound to
-//! the resource they were asked for (RFC 8707), refresh tokens rotated on
-//! every use with reuse detection (a replayed one ends the whole grant), and
+//! Registration (RFC 7591) or named by a Client ID Metadata Document
+//! ([`documents`]), the authorization code grant with PKCE S256 only, codes
+//! single-use and short-lived, access tokens short-lived and bound to the
+//! resource they were asked for (RFC 8707), refresh tokens rotated on every
+//! use with reuse detection (a replayed one ends the whole grant), and
 //! revocation (RFC 7009). The web door turns these into HTTP; the words of
 //! each refusal are the RFCs' error codes and a sentence.
 //!
 //! Every secret — codes, access and refresh tokens — is 128 random bits
 //! kept as its sha256 only; a PKCE verifier is compared in constant time.
+//! Only public clients are taken (`token_endpoint_auth_method` none): a
+//! client proves itself by its redirect URI and its PKCE verifier.
+
+mod documents;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -20,6 +25,16 @@ use subtle::ConstantTimeEq;
 use crate::names::shown;
 use crate::secrets::{hash, now, secret};
 use crate::{Host, HostError, Person};
+
+pub(crate) use documents::ClientDocuments;
+pub use documents::{FETCH_SECONDS, MOST_CACHE_SECONDS, MOST_DOCUMENT_BYTES};
+
+/// Where the MCP endpoint's protected resource metadata (RFC 9728) is, on
+/// the platform's host.
+pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource/mcp";
+
+/// The one scope shed grants: the MCP endpoint, as the person reaches it.
+pub const SCOPE: &str = "mcp";
 
 /// How long a code may wait for its exchange, in seconds.
 pub const CODE_SECONDS: i64 = 60;
@@ -86,6 +101,17 @@ pub struct AuthorizationAsk {
     pub resource: Option<String>,
 }
 
+/// A Dynamic Client Registration request (RFC 7591), as far as shed reads it.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+pub struct Registration {
+    #[serde(default)]
+    pub redirect_uris: Vec<String>,
+    pub client_name: Option<String>,
+    pub token_endpoint_auth_method: Option<String>,
+    pub grant_types: Option<Vec<String>>,
+    pub response_types: Option<Vec<String>>,
+}
+
 /// The client an authorization request names, checked: shown on the
 /// consent page by its name *and* its redirect's host.
 #[derive(Debug, Clone)]
@@ -93,6 +119,8 @@ pub struct CheckedAsk {
     pub client: ClientRecord,
     pub redirect_uri: String,
     pub redirect_host: String,
+    /// The host of the client's metadata document, when its `client_id` is one.
+    pub document_host: Option<String>,
     pub resource: String,
 }
 
@@ -135,6 +163,54 @@ fn acceptable_redirect(uri: &str) -> bool {
     }
 }
 
+/// The host of an absolute URI, as its address says it.
+fn host_of(uri: &str) -> Option<String> {
+    uri.parse::<http::Uri>()
+        .ok()
+        .and_then(|uri| uri.host().map(str::to_string))
+}
+
+/// A client as a registration or a metadata document describes it, checked:
+/// 1 to [`MOST_REDIRECT_URIS`] redirect URIs, each https or http on
+/// loopback, and a plain name of up to [`MOST_NAME_CHARS`] characters.
+fn checked_client(
+    id: String,
+    name: Option<&str>,
+    redirect_uris: Vec<String>,
+) -> Result<ClientRecord, OAuthError> {
+    if redirect_uris.is_empty() || redirect_uris.len() > MOST_REDIRECT_URIS {
+        return Err(OAuthError::InvalidRedirectUri(format!(
+            "a client registers 1 to {MOST_REDIRECT_URIS} redirect_uris"
+        )));
+    }
+    if let Some(bad) = redirect_uris.iter().find(|uri| !acceptable_redirect(uri)) {
+        return Err(OAuthError::InvalidRedirectUri(format!(
+            "the redirect URI {} is neither https nor http on a loopback address (127.0.0.1, [::1], localhost) — register one that is",
+            shown(bad)
+        )));
+    }
+    let name = name.map(str::trim).filter(|n| !n.is_empty());
+    if name.is_some_and(|n| n.chars().count() > MOST_NAME_CHARS || n.chars().any(char::is_control))
+    {
+        return Err(OAuthError::InvalidClientMetadata(format!(
+            "client_name is up to {MOST_NAME_CHARS} plain characters"
+        )));
+    }
+    Ok(ClientRecord {
+        id,
+        name: name.unwrap_or("an unnamed client").to_string(),
+        redirect_uris,
+    })
+}
+
+/// Whether a PKCE S256 challenge has its shape: 43 characters of base64url.
+fn challenge_shaped(challenge: &str) -> bool {
+    challenge.len() == 43
+        && challenge
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
 fn is_loopback(host: &str) -> bool {
     matches!(host, "127.0.0.1" | "[::1]" | "localhost")
 }
@@ -174,37 +250,48 @@ impl Host {
         format!("{}/mcp", self.public_url())
     }
 
+    /// Trusts the root certificates of `pem` for fetching client metadata
+    /// documents, besides the system's (`shed serve --oauth-extra-ca`).
+    pub fn trust_for_client_documents(&self, pem: &[u8]) -> Result<(), HostError> {
+        self.inner.client_documents.trust(pem)
+    }
+
     /// Registers a public client (RFC 7591): its redirect URIs must each be
-    /// https, or http on loopback. Answers the client with its new id.
+    /// https, or http on loopback; it authenticates with nothing but PKCE.
+    /// Answers the client with its new id.
     pub async fn register_client(
         &self,
-        name: Option<&str>,
-        redirect_uris: Vec<String>,
+        registration: Registration,
     ) -> Result<ClientRecord, OAuthError> {
-        if redirect_uris.is_empty() || redirect_uris.len() > MOST_REDIRECT_URIS {
-            return Err(OAuthError::InvalidRedirectUri(format!(
-                "a client registers 1 to {MOST_REDIRECT_URIS} redirect_uris"
-            )));
-        }
-        if let Some(bad) = redirect_uris.iter().find(|uri| !acceptable_redirect(uri)) {
-            return Err(OAuthError::InvalidRedirectUri(format!(
-                "the redirect URI {} is neither https nor http on a loopback address (127.0.0.1, [::1], localhost) — register one that is",
-                shown(bad)
-            )));
-        }
-        let name = name.map(str::trim).filter(|n| !n.is_empty());
-        if name
-            .is_some_and(|n| n.chars().count() > MOST_NAME_CHARS || n.chars().any(char::is_control))
+        if registration
+            .token_endpoint_auth_method
+            .as_deref()
+            .is_some_and(|method| method != "none")
         {
-            return Err(OAuthError::InvalidClientMetadata(format!(
-                "client_name is up to {MOST_NAME_CHARS} plain characters"
-            )));
+            return Err(OAuthError::InvalidClientMetadata(
+                "shed registers public clients only: token_endpoint_auth_method none, with PKCE"
+                    .to_string(),
+            ));
         }
-        let client = ClientRecord {
-            id: format!("shed_client_{}", secret()),
-            name: name.unwrap_or("an unnamed client").to_string(),
-            redirect_uris,
+        let supported = |asked: &Option<Vec<String>>, known: &[&str]| {
+            asked
+                .as_ref()
+                .is_none_or(|asked| asked.iter().all(|one| known.contains(&one.as_str())))
         };
+        if !supported(
+            &registration.grant_types,
+            &["authorization_code", "refresh_token"],
+        ) || !supported(&registration.response_types, &["code"])
+        {
+            return Err(OAuthError::InvalidClientMetadata(
+                "shed grants authorization_code (with refresh_token) and answers response_type code only".to_string(),
+            ));
+        }
+        let client = checked_client(
+            format!("shed_client_{}", secret()),
+            registration.client_name.as_deref(),
+            registration.redirect_uris,
+        )?;
         self.inner
             .store
             .register_client(client.clone(), now())
@@ -212,21 +299,29 @@ impl Host {
         Ok(client)
     }
 
+    /// The client a `client_id` names: one registered here, or the one its
+    /// metadata document describes. The refusal is a sentence for a page.
+    async fn client(&self, client_id: &str) -> Result<ClientRecord, String> {
+        if documents::names_a_document(client_id) {
+            return self.inner.client_documents.client_of(client_id).await;
+        }
+        self.inner
+            .store
+            .oauth_client(client_id)
+            .await
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| {
+                format!(
+                    "no client {} is registered here — the app asking should register first",
+                    shown(client_id)
+                )
+            })
+    }
+
     /// Checks an authorization request before the consent page shows it.
     pub async fn check_ask(&self, ask: &AuthorizationAsk) -> Result<CheckedAsk, AskRefusal> {
         let page = AskRefusal::Page;
-        let client = self
-            .inner
-            .store
-            .oauth_client(&ask.client_id)
-            .await
-            .map_err(|e| page(e.to_string()))?
-            .ok_or_else(|| {
-                page(format!(
-                    "no client {} is registered here — the app asking should register first",
-                    shown(&ask.client_id)
-                ))
-            })?;
+        let client = self.client(&ask.client_id).await.map_err(page)?;
         let redirect_uri = client
             .redirect_uris
             .iter()
@@ -250,7 +345,7 @@ impl Host {
                 "only response_type=code is supported".to_string(),
             ));
         }
-        if ask.code_challenge_method != "S256" || ask.code_challenge.len() != 43 {
+        if ask.code_challenge_method != "S256" || !challenge_shaped(&ask.code_challenge) {
             return Err(back(
                 "invalid_request",
                 "PKCE is required: send a code_challenge made with code_challenge_method=S256"
@@ -264,27 +359,33 @@ impl Host {
                 format!("this server grants access to {} only", self.mcp_resource()),
             ));
         }
-        let redirect_host = redirect_uri
-            .parse::<http::Uri>()
-            .ok()
-            .and_then(|uri| uri.host().map(str::to_string))
-            .unwrap_or_default();
+        let document_host = documents::names_a_document(&client.id)
+            .then(|| host_of(&client.id))
+            .flatten();
         Ok(CheckedAsk {
+            redirect_host: host_of(&redirect_uri).unwrap_or_default(),
+            document_host,
             client,
             redirect_uri,
-            redirect_host,
             resource: self.mcp_resource(),
         })
     }
 
     /// The person allowed the ask: a code for its redirect, kept hashed for
-    /// [`CODE_SECONDS`].
+    /// [`CODE_SECONDS`]. A client named by its metadata document is kept
+    /// too, as read now, so its grant is listed under its name.
     pub async fn grant_code(
         &self,
         person: &Person,
         ask: &AuthorizationAsk,
         checked: &CheckedAsk,
     ) -> Result<String, HostError> {
+        if checked.document_host.is_some() {
+            self.inner
+                .store
+                .register_client(checked.client.clone(), now())
+                .await?;
+        }
         let code = secret();
         self.inner
             .store
@@ -306,7 +407,7 @@ impl Host {
         let access = NewToken {
             person: person.to_string(),
             hash: hash(&token),
-            name: Some(format!("OAuth: {client}")),
+            name: Some(format!("OAuth: {}", shown(client))),
             expires_at: Some(now() + access_seconds()),
         };
         (token, access)
@@ -360,12 +461,22 @@ impl Host {
     }
 
     /// The token endpoint's `refresh_token` grant: the refresh token is
-    /// rotated; one presented again ends the whole grant.
+    /// rotated; one presented again ends the whole grant. A `resource`, when
+    /// sent, must be the grant's.
     pub async fn refresh(
         &self,
         refresh: &str,
         client_id: &str,
+        resource: Option<&str>,
     ) -> Result<IssuedTokens, OAuthError> {
+        if let Some(resource) = resource
+            && resource.trim_end_matches('/') != self.mcp_resource()
+        {
+            return Err(OAuthError::InvalidTarget(format!(
+                "this server grants access to {} only",
+                self.mcp_resource()
+            )));
+        }
         let at = now();
         let refresh_hash = hash(refresh.trim());
         let unknown = || {
@@ -486,13 +597,24 @@ mod tests {
     #[tokio::test]
     async fn a_code_once_with_its_verifier_then_refreshes_rotate_and_a_replay_ends_the_grant() {
         let (_dir, host, ada) = host_with_ada().await;
+        let registration = |name: &str, uri: &str| Registration {
+            client_name: Some(name.into()),
+            redirect_uris: vec![uri.into()],
+            ..Registration::default()
+        };
         let refused = host
-            .register_client(Some("Evil"), vec!["http://evil.example/cb".into()])
+            .register_client(registration("Evil", "http://evil.example/cb"))
             .await
             .unwrap_err();
         assert_eq!(refused.code(), "invalid_redirect_uri");
+        let secretive = Registration {
+            token_endpoint_auth_method: Some("client_secret_basic".into()),
+            ..registration("Chat", "http://127.0.0.1/cb")
+        };
+        let refused = host.register_client(secretive).await.unwrap_err();
+        assert_eq!(refused.code(), "invalid_client_metadata");
         let client = host
-            .register_client(Some("Chat"), vec!["http://127.0.0.1/cb".into()])
+            .register_client(registration("Chat", "http://127.0.0.1/cb"))
             .await
             .unwrap();
         let mut ask = AuthorizationAsk {
@@ -552,18 +674,18 @@ mod tests {
             .await
             .unwrap();
         let second = host
-            .refresh(&first.refresh_token, &client.id)
+            .refresh(&first.refresh_token, &client.id, None)
             .await
             .unwrap();
         assert!(host.caller_for_token(&second.access_token).await.is_ok());
         let replay = host
-            .refresh(&first.refresh_token, &client.id)
+            .refresh(&first.refresh_token, &client.id, None)
             .await
             .unwrap_err();
         assert_eq!(replay.code(), "invalid_grant");
         assert!(host.caller_for_token(&second.access_token).await.is_err());
         assert!(
-            host.refresh(&second.refresh_token, &client.id)
+            host.refresh(&second.refresh_token, &client.id, None)
                 .await
                 .is_err()
         );

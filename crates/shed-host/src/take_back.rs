@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use shed_store::revocable::{NewToken, Removed, SpaceRecord, TokenRecord};
+use shed_store::revocable::{NewToken, Removed, SpaceRecord, TokenId, TokenRecord};
 
 use crate::access::{OPERATOR, last_owner, last_owner_stays, may_remove_member};
 use crate::names::shown;
@@ -24,7 +24,7 @@ pub struct TokenSpec<'a> {
 /// The most characters of a token's name.
 const MOST_NAME_CHARS: usize = 100;
 
-fn no_token(id: i64) -> HostError {
+fn no_token(id: TokenId) -> HostError {
     HostError::NotFound(format!(
         "no live token {id} — `shed token list` shows the live ones"
     ))
@@ -82,21 +82,32 @@ impl Host {
         Ok(token)
     }
 
-    /// The live tokens, of the person `handle` or of everyone: never a secret.
+    /// The live tokens, of the person `handle` or of everyone — pasted
+    /// ones, then the OAuth grants (named by their client): never a secret.
     pub async fn tokens(&self, handle: Option<&str>) -> Result<Vec<TokenRecord>, HostError> {
         let person = match handle {
             Some(handle) => Some(self.person(handle).await?.eid),
             None => None,
         };
-        Ok(self.inner.store.tokens(person.as_deref(), now()).await?)
+        let store = &self.inner.store;
+        let mut tokens = store.tokens(person.as_deref(), now()).await?;
+        tokens.extend(store.grants(person.as_deref()).await?);
+        Ok(tokens)
     }
 
-    /// Revokes the token `id`: refused from the next request on.
-    pub async fn revoke_token(&self, id: i64) -> Result<(), HostError> {
-        match self.inner.store.revoke_token(id, now()).await? {
-            true => Ok(()),
-            false => Err(no_token(id)),
-        }
+    /// Revokes the token `id` as `shed token list` shows it (a grant's
+    /// `oauth-<n>` ends the grant and every token it gave): refused from
+    /// the next request on. Answers the id read.
+    pub async fn revoke_token(&self, id: &str) -> Result<TokenId, HostError> {
+        let id: TokenId = id
+            .trim()
+            .parse()
+            .map_err(|e: shed_store::revocable::NotATokenId| HostError::BadInput(e.to_string()))?;
+        let live = match id {
+            TokenId::Pasted(token) => self.inner.store.revoke_token(token, now()).await?,
+            TokenId::Grant(grant) => self.inner.store.revoke_grant(grant, now()).await?,
+        };
+        if live { Ok(id) } else { Err(no_token(id)) }
     }
 
     /// Everyone who may sign in, by handle.

@@ -81,7 +81,10 @@ impl Door {
             Identity::Fixed(caller) => Ok(caller.clone()),
             Identity::Bearer => match extensions.get::<http::request::Parts>() {
                 None => Ok(Caller::Nobody),
-                Some(parts) => caller_of(&self.host, &parts.headers).await,
+                Some(parts) => match parts.extensions.get::<Resolved>() {
+                    Some(Resolved(caller)) => Ok(caller.clone()),
+                    None => caller_of(&self.host, &parts.headers).await,
+                },
             },
         }
     }
@@ -139,13 +142,16 @@ impl Door {
     }
 }
 
+/// The caller the HTTP door read from a request before rmcp, handed on in
+/// the request's extensions so the token is read once a request.
+#[derive(Clone, Debug)]
+pub(crate) struct Resolved(pub Caller);
+
 /// The caller of an HTTP request, as the host reads its credentials: the
 /// MCP door takes bearer tokens only, never a cookie (a page could make a
 /// browser send one).
 pub(crate) async fn caller_of(host: &Host, headers: &http::HeaderMap) -> Result<Caller, HostError> {
-    let (caller, _) = host
-        .caller_of(Credentials::of_headers(headers, None), None)
-        .await?;
+    let (caller, _) = host.caller_of(Credentials::for_mcp(headers), None).await?;
     Ok(caller)
 }
 

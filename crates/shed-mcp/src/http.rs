@@ -5,6 +5,16 @@
 //! past the session caps of [`crate::sessions`]. The peer address of a
 //! signed-out `initialize` is axum's `ConnectInfo<SocketAddr>`, when the
 //! server was started with it.
+//!
+//! Who is calling is read once a request, before rmcp, by the host
+//! (`Host::caller_of`), and handed to the handler in the request's
+//! extensions. The MCP authorization spec's answers are made here, on HTTP:
+//! a bearer token the host refuses (unknown, expired, revoked, or an OAuth
+//! token of another resource) is a 401 with `error="invalid_token"`; signed
+//! out, the methods whose answer is the same for everyone
+//! ([`SIGNED_OUT_METHODS`]) are answered as ever, and any other request is a
+//! 401 whose `WWW-Authenticate` names the protected resource's metadata, so a
+//! client starts the OAuth flow and tries again.
 
 use std::{net::SocketAddr, sync::Arc};
 
@@ -21,15 +31,28 @@ use rmcp::transport::{
     common::http_header::{HEADER_MCP_METHOD, HEADER_MCP_PROTOCOL_VERSION, HEADER_SESSION_ID},
     streamable_http_server::{SessionId, StreamableHttpServerConfig, StreamableHttpService},
 };
-use shed_host::Host;
+use shed_host::oauth::{RESOURCE_METADATA_PATH, SCOPE};
+use shed_host::{Caller, Host, HostError};
 
 use crate::{
-    door::{Door, ListedTools, caller_of},
+    door::{Door, ListedTools, Resolved, caller_of},
     sessions::{Owner, Reservation, Sessions},
 };
 
 /// The path of the MCP endpoint.
 pub const MCP_PATH: &str = "/mcp";
+
+/// The requests a signed-out caller may make: the handshake, and the lists
+/// whose answer is the same for everyone (the tools) or empty for someone
+/// who reaches nothing. Any other signed-out request is a 401.
+pub const SIGNED_OUT_METHODS: [&str; 6] = [
+    "initialize",
+    "ping",
+    "tools/list",
+    "resources/list",
+    "resources/templates/list",
+    "prompts/list",
+];
 
 /// Why the HTTP door could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -125,13 +148,25 @@ struct HttpDoor {
     max_body: usize,
 }
 
-/// One request to [`MCP_PATH`]: admitted (holding a place when it opens a
-/// session), answered by rmcp, and the place bound to the session opened.
+/// One request to [`MCP_PATH`]: its caller read, admitted (holding a place
+/// when it opens a session), answered by rmcp, and the place bound to the
+/// session opened.
 async fn answer(State(door): State<Arc<HttpDoor>>, request: Request) -> Response {
-    let (request, reservation) = match door.admit(request).await {
+    let caller = match caller_of(&door.host, request.headers()).await {
+        Ok(caller) => caller,
+        Err(HostError::SignIn(sentence)) => {
+            return door.unauthorized(Some(&sentence), &sentence);
+        }
+        Err(error) => {
+            tracing::error!(%error, "could not read who is calling the MCP door");
+            return (StatusCode::INTERNAL_SERVER_ERROR, error.to_string()).into_response();
+        }
+    };
+    let (mut request, reservation) = match door.admit(request, &caller).await {
         Ok(admitted) => admitted,
         Err(refusal) => return refusal,
     };
+    request.extensions_mut().insert(Resolved(caller));
     let response = door.service.handle(request).await;
     if let Some(reservation) = reservation
         && let Some(id) = session_id(response.headers())
@@ -144,20 +179,31 @@ async fn answer(State(door): State<Arc<HttpDoor>>, request: Request) -> Response
 impl HttpDoor {
     /// The request again, with a place taken when it may open a session (a
     /// POST without `Mcp-Session-Id` whose body is an `initialize`, or is
-    /// not readable JSON-RPC), or the 503 saying which cap it would pass.
-    async fn admit(&self, request: Request) -> Result<(Request, Option<Reservation>), Response> {
-        if request.method() != Method::POST
-            || request.headers().contains_key(HEADER_SESSION_ID)
-            || says_it_is_no_initialize(request.headers())
-        {
+    /// not readable JSON-RPC); or the 503 saying which cap it would pass; or,
+    /// signed out, the 401 for a request beyond [`SIGNED_OUT_METHODS`].
+    async fn admit(
+        &self,
+        request: Request,
+        caller: &Caller,
+    ) -> Result<(Request, Option<Reservation>), Response> {
+        let signed_out = matches!(caller, Caller::Nobody);
+        let may_open = !request.headers().contains_key(HEADER_SESSION_ID)
+            && !says_it_is_no_initialize(request.headers());
+        if request.method() != Method::POST || !(signed_out || may_open) {
             return Ok((request, None));
         }
         let (parts, body) = request.into_parts();
         let body = axum::body::to_bytes(body, self.max_body)
             .await
             .map_err(|_| too_large(self.max_body))?;
-        let owner = if opens_a_session(&body) {
-            Some(self.owner(&parts).await)
+        if signed_out && asks_beyond_signed_out(&body) {
+            return Err(self.unauthorized(
+                None,
+                "sign in first — this MCP server signs clients in with OAuth (its metadata is named in WWW-Authenticate), or takes a bearer token from `shed token create <handle>`",
+            ));
+        }
+        let owner = if may_open && opens_a_session(&body) {
+            Some(self.owner(&parts, caller))
         } else {
             None
         };
@@ -175,10 +221,8 @@ impl HttpDoor {
     }
 
     /// Who opens a session: the person of the bearer token, else the peer address.
-    async fn owner(&self, parts: &Parts) -> Owner {
-        if let Ok(caller) = caller_of(&self.host, &parts.headers).await
-            && let Some(person) = caller.person()
-        {
+    fn owner(&self, parts: &Parts, caller: &Caller) -> Owner {
+        if let Some(person) = caller.person() {
             return Owner::Person(person.eid.clone());
         }
         let peer = parts
@@ -186,6 +230,70 @@ impl HttpDoor {
             .get::<ConnectInfo<SocketAddr>>()
             .map(|ConnectInfo(peer)| peer.ip());
         Owner::address(peer)
+    }
+}
+
+impl HttpDoor {
+    /// A 401 whose `WWW-Authenticate` names the resource's metadata and
+    /// scope — with `error="invalid_token"` and its sentence when a token
+    /// was refused (RFC 6750 §3) — and the sentence as its body.
+    fn unauthorized(&self, invalid_token: Option<&str>, sentence: &str) -> Response {
+        let mut challenge = format!(
+            "Bearer resource_metadata=\"{}{RESOURCE_METADATA_PATH}\", scope=\"{SCOPE}\"",
+            self.host.public_url()
+        );
+        if let Some(why) = invalid_token {
+            let why: String = why
+                .chars()
+                // A quoted-string of plain ASCII (RFC 6750 §3).
+                .map(|c| match c {
+                    '"' | '\\' => '\'',
+                    c if c.is_ascii_control() => ' ',
+                    c if !c.is_ascii() => '-',
+                    c => c,
+                })
+                .collect();
+            challenge.push_str(&format!(
+                ", error=\"invalid_token\", error_description=\"{why}\""
+            ));
+        }
+        let mut response = (StatusCode::UNAUTHORIZED, sentence.to_string()).into_response();
+        if let Ok(value) = http::HeaderValue::from_str(&challenge) {
+            response
+                .headers_mut()
+                .insert(http::header::WWW_AUTHENTICATE, value);
+        }
+        response
+    }
+}
+
+/// Whether a body asks what a signed-out caller may not: a JSON-RPC
+/// request (one with an `id`), alone or in a batch, whose method is not
+/// one of [`SIGNED_OUT_METHODS`]. Notifications, answers and what is not
+/// JSON-RPC pass, for rmcp to answer.
+fn asks_beyond_signed_out(body: &Bytes) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Message {
+        id: Option<serde_json::Value>,
+        method: Option<String>,
+    }
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Sent {
+        One(Message),
+        Batch(Vec<Message>),
+    }
+    let beyond = |message: &Message| {
+        message.id.is_some()
+            && message
+                .method
+                .as_deref()
+                .is_some_and(|method| !SIGNED_OUT_METHODS.contains(&method))
+    };
+    match serde_json::from_slice::<Sent>(body) {
+        Ok(Sent::One(message)) => beyond(&message),
+        Ok(Sent::Batch(messages)) => messages.iter().any(beyond),
+        Err(_) => false,
     }
 }
 
@@ -315,6 +423,31 @@ mod tests {
         assert!(!opens(
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
         ));
+    }
+
+    #[test]
+    fn signed_out_only_the_handshake_and_the_lists_pass() {
+        let beyond = |body: &str| asks_beyond_signed_out(&Bytes::from(body.to_string()));
+        for free in SIGNED_OUT_METHODS {
+            assert!(!beyond(&format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"{free}"}}"#
+            )));
+        }
+        assert!(beyond(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#));
+        assert!(beyond(
+            r#"{"jsonrpc":"2.0","id":"a","method":"resources/read"}"#
+        ));
+        assert!(beyond(
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"prompts/get"}]"#
+        ));
+        assert!(!beyond(
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]"#
+        ));
+        assert!(!beyond(
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
+        ));
+        assert!(!beyond(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#));
+        assert!(!beyond("not json"));
     }
 
     #[test]

@@ -67,3 +67,25 @@ pub enum Refreshed {
     /// Rotated: the grant's client and resource, and its new tokens kept.
     Rotated { client: String, resource: String },
 }
+
+/// A grant as `shed token list` shows it, beside the pasted tokens: its
+/// client's name marked `(OAuth)`, created at `created_at` (Unix seconds),
+/// never expiring by itself.
+pub(crate) fn grant_record(
+    id: i64,
+    client: String,
+    person: crate::Person,
+    created_at: i64,
+    last_used_at: Option<i64>,
+) -> crate::revocable::TokenRecord {
+    crate::revocable::TokenRecord {
+        id: crate::revocable::TokenId::Grant(id),
+        name: Some(format!("{client} (OAuth)")),
+        person,
+        created_at: jiff::Timestamp::from_second(created_at)
+            .map(|at| at.to_string())
+            .unwrap_or_default(),
+        last_used_at,
+        expires_at: None,
+    }
+}

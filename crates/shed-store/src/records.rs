@@ -235,13 +235,15 @@ interface! {
         async fn live_token(&self, hash: &str, now: i64) -> Result<Option<LiveToken>, StoreError>;
         /// Records that the token was used at `now` (Unix seconds).
         async fn token_used(&self, id: i64, now: i64) -> Result<(), StoreError>;
-        /// The live tokens, of one person (eid) or of everyone, oldest first.
+        /// The live pasted tokens, of one person (eid) or of everyone, oldest
+        /// first (an OAuth grant's access tokens are listed as their grant,
+        /// by `grants`).
         async fn tokens(
             &self,
             person: Option<&str>,
             now: i64,
         ) -> Result<Vec<TokenRecord>, StoreError>;
-        /// Revokes the token `id` at `now`: whether it was live.
+        /// Revokes the pasted token `id` at `now`: whether it was live.
         async fn revoke_token(&self, id: i64, now: i64) -> Result<bool, StoreError>;
         /// The person with this handle, unless they were removed.
         async fn present_person(&self, handle: &str) -> Result<Option<Person>, StoreError>;
@@ -301,6 +303,13 @@ interface! {
         /// Revokes the grant an access or refresh token with this hash belongs
         /// to (RFC 7009): whether there was one.
         async fn revoke_grant_of(&self, hash: &str, now: i64) -> Result<bool, StoreError>;
+        /// The live grants, of one person (eid) or of everyone, oldest first,
+        /// as `shed token list` shows them: the client's name, and when one
+        /// of its access tokens was last used. A grant lasts until revoked.
+        async fn grants(&self, person: Option<&str>) -> Result<Vec<TokenRecord>, StoreError>;
+        /// Revokes the grant `id` and its access tokens at `now`: whether it
+        /// was live.
+        async fn revoke_grant(&self, id: i64, now: i64) -> Result<bool, StoreError>;
     }
 }
 

@@ -38,10 +38,49 @@ pub struct LiveToken {
     pub resource: Option<String>,
 }
 
+/// What `shed token list` names and `shed token revoke` takes: a pasted
+/// token (`12`) or an OAuth grant (`oauth-3`), whose access tokens come and
+/// go with its refreshes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TokenId {
+    Pasted(i64),
+    Grant(i64),
+}
+
+/// How a grant's id is written, before its number.
+const GRANT_PREFIX: &str = "oauth-";
+
+impl std::fmt::Display for TokenId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TokenId::Pasted(id) => write!(f, "{id}"),
+            TokenId::Grant(id) => write!(f, "{GRANT_PREFIX}{id}"),
+        }
+    }
+}
+
+/// The words were not a token's id.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{0} is not a token's id — `shed token list` shows them (a number, or oauth-<number> for a sign-in of an app)"
+)]
+pub struct NotATokenId(String);
+
+impl std::str::FromStr for TokenId {
+    type Err = NotATokenId;
+    fn from_str(words: &str) -> Result<Self, Self::Err> {
+        let not = || NotATokenId(words.chars().take(40).collect());
+        match words.strip_prefix(GRANT_PREFIX) {
+            Some(grant) => grant.parse().map(TokenId::Grant).map_err(|_| not()),
+            None => words.parse().map(TokenId::Pasted).map_err(|_| not()),
+        }
+    }
+}
+
 /// A token as `shed token list` shows it: never its secret.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TokenRecord {
-    pub id: i64,
+    pub id: TokenId,
     pub name: Option<String>,
     pub person: Person,
     /// RFC 3339.

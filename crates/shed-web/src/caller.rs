@@ -20,7 +20,7 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use shed_host::Caller;
 pub(crate) use shed_host::credentials::cookie;
 use shed_host::credentials::{Credentials, Told};
-use shed_host::sessions::{HOP_SECONDS, SESSION_SECONDS};
+use shed_host::sessions::{HOP_SECONDS, LOGIN_LINK_SECONDS, SESSION_SECONDS};
 
 use crate::door::Door;
 use crate::reply::Refusal;
@@ -38,7 +38,7 @@ impl FromRequestParts<Arc<Door>> for WebCaller {
 
     async fn from_request_parts(parts: &mut Parts, door: &Arc<Door>) -> Result<Self, Refusal> {
         let space = door.space_of(&parts.headers, &parts.uri);
-        let credentials = Credentials::of_headers(&parts.headers, Some(door.cookie));
+        let credentials = Credentials::for_web(&parts.headers, door.cookie);
         let (caller, told) = door.host.caller_of(credentials, space.as_deref()).await?;
         Ok(WebCaller { caller, told })
     }
@@ -82,6 +82,16 @@ pub(crate) fn session_cookie(door: &Door, session: &str) -> Option<HeaderValue> 
 /// on the platform's host, a hop's own on a space's), as long as a hop lives.
 pub(crate) fn sign_in_cookie(door: &Door, secret: &str) -> Option<HeaderValue> {
     set_cookie(door, door.sign_in_cookie, secret, HOP_SECONDS)
+}
+
+/// The `Set-Cookie` of the platform host's return cookie: the
+/// authorization request to come back to after signing in (as long as a
+/// sign-in link lives), or, with `None`, its removal.
+pub(crate) fn return_cookie(door: &Door, query: Option<&str>) -> Option<HeaderValue> {
+    match query {
+        Some(query) => set_cookie(door, door.return_cookie, query, LOGIN_LINK_SECONDS),
+        None => set_cookie(door, door.return_cookie, "", 0),
+    }
 }
 
 fn set_cookie(door: &Door, name: &str, value: &str, seconds: i64) -> Option<HeaderValue> {

@@ -21,6 +21,10 @@ pub(crate) struct Door {
     /// `__Host-shed_signin` over https, else `shed_signin`: a sign-in's
     /// short-lived secret on each host its hops pass.
     pub sign_in_cookie: &'static str,
+    /// `__Host-shed_return` over https, else `shed_return`: on the
+    /// platform's host, the authorization request a signed-out browser set
+    /// out to answer, to come back to once it has signed in.
+    pub return_cookie: &'static str,
     /// The public URL is https: cookies carry `Secure`.
     pub secure: bool,
     /// The page script, ready to serve.
@@ -44,6 +48,11 @@ impl Door {
                 "__Host-shed_signin"
             } else {
                 "shed_signin"
+            },
+            return_cookie: if secure {
+                "__Host-shed_return"
+            } else {
+                "shed_return"
             },
             secure,
             app_js: Arc::new(Rendered::asset(

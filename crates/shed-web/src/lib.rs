@@ -1,6 +1,7 @@
 //! shed's web door: the pages of every app at `http://<space>.<public host>/<app>/`,
 //! the page api a page calls (`./api/apply`, `./api/query`), the page script
-//! at `/_shed/app.js`, and signing in with a one-time link.
+//! at `/_shed/app.js`, signing in with a one-time link, and the OAuth 2.1
+//! endpoints MCP clients sign in through (consent page included).
 //!
 //! Requests are told apart by their host name: `<space>.<public host>` is a
 //! space's web door; any other host (the bare public host) gets the
@@ -14,6 +15,7 @@ mod caller;
 mod door;
 mod files;
 mod kinds;
+mod oauth;
 mod page;
 mod path;
 mod platform;
@@ -28,6 +30,10 @@ use axum::response::Response;
 use shed_host::Host;
 use tower::ServiceExt;
 
+pub use oauth::{
+    AUTHORIZE_PATH, REGISTER_PATH, REVOKE_PATH, ROOT_RESOURCE_METADATA_PATH, SERVER_METADATA_PATH,
+    TOKEN_PATH,
+};
 pub use page::{content_security_policy, inline_script_hashes};
 pub use path::{AppPath, split_app_path};
 
@@ -54,7 +60,9 @@ pub const HOP_END_PATH: &str = "/_shed/hop/end";
 pub fn router(host: Host, platform: Router) -> Router {
     let door = Arc::new(door::Door::new(host));
     let spaces = space::router(door.clone());
-    let platform = platform::router(door.clone()).merge(platform);
+    let platform = platform::router(door.clone())
+        .merge(oauth::router(door.clone()))
+        .merge(platform);
     Router::new().fallback(move |request: Request| {
         let to = match door.space_of(request.headers(), request.uri()) {
             Some(_) => spaces.clone(),

@@ -25,9 +25,12 @@ use axum::routing::get;
 use shed_host::HostError;
 use shed_host::sessions::LOGIN_PATH;
 
-use crate::caller::{WebCaller, cookie, foreign_origin, session_cookie, sign_in_cookie};
+use crate::caller::{
+    WebCaller, cookie, foreign_origin, return_cookie, session_cookie, sign_in_cookie,
+};
 use crate::door::Door;
 use crate::files::answer;
+use crate::oauth::pending_ask;
 use crate::reply::{Refusal, escape, form_page, page, sign_in_page};
 use crate::{APP_JS_PATH, HOP_END_PATH, HOP_PATH, SIGN_IN_PATH};
 
@@ -49,9 +52,16 @@ async fn sign_in() -> Response {
     sign_in_page(StatusCode::OK, "You are not signed in on this browser.")
 }
 
-/// Who you are and the apps of your spaces; or how to sign in.
-async fn front(State(door): State<Arc<Door>>, asking: WebCaller) -> Response {
+/// Who you are and the apps of your spaces; or how to sign in. A browser
+/// that set out to allow an app before it signed in goes back to that
+/// app's consent page.
+async fn front(State(door): State<Arc<Door>>, headers: HeaderMap, asking: WebCaller) -> Response {
     let caller = asking.caller;
+    if caller.person().is_some()
+        && let Some(back) = pending_ask(&door, &headers)
+    {
+        return redirect(&back, [return_cookie(&door, None)]);
+    }
     let Some(person) = caller.person().cloned() else {
         return sign_in_page(
             StatusCode::OK,

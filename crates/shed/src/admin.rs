@@ -124,16 +124,18 @@ pub enum TokenCommand {
         ttl: Option<String>,
     },
     /// List the live tokens (id, name, person, created, last used, expires),
-    /// of one person or of everyone — never a secret.
+    /// of one person or of everyone — never a secret. Apps signed in with
+    /// OAuth are listed as `oauth-<n>`, named by the app.
     List {
         /// Only this person's.
         handle: Option<String>,
     },
     /// Revoke a token by the id `shed token list` shows: refused from its
-    /// very next request on, in every process.
+    /// very next request on, in every process. An app's sign-in (`oauth-<n>`)
+    /// ends whole: the app must ask the person again.
     Revoke {
-        /// The token's id.
-        id: i64,
+        /// The token's id: a number, or oauth-<number>.
+        id: String,
     },
 }
 
@@ -289,7 +291,7 @@ async fn administer(host: &Host, command: AdminCommand) -> Result<String, HostEr
             "no live tokens",
         )),
         AdminCommand::Token(TokenCommand::Revoke { id }) => {
-            host.revoke_token(id).await?;
+            let id = host.revoke_token(&id).await?;
             Ok(format!("revoked token {id}"))
         }
         AdminCommand::Deploy(args) => {

@@ -121,6 +121,11 @@ pub struct ServeArgs {
     /// before their connections are closed, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 10)]
     drain_seconds: u64,
+    /// Root certificates (PEM) to trust besides the system's when fetching
+    /// an OAuth client's metadata document (a `client_id` that is an https
+    /// URL) — for clients served under a private CA.
+    #[arg(long, value_name = "FILE", env = "SHED_OAUTH_EXTRA_CA")]
+    oauth_extra_ca: Option<PathBuf>,
 }
 
 impl ServeArgs {

@@ -54,6 +54,16 @@ pub fn routes(host: &Host, args: &ServeArgs) -> anyhow::Result<axum::Router> {
 pub async fn run_server(host: Host, data: &Path, args: &ServeArgs) -> anyhow::Result<()> {
     let mut terminate = signal(SignalKind::terminate()).context("could not listen for SIGTERM")?;
     let mut interrupt = signal(SignalKind::interrupt()).context("could not listen for SIGINT")?;
+    if let Some(roots) = &args.oauth_extra_ca {
+        let pem = std::fs::read(roots).with_context(|| {
+            format!(
+                "could not read the extra root certificates {} (--oauth-extra-ca)",
+                roots.display()
+            )
+        })?;
+        host.trust_for_client_documents(&pem)
+            .with_context(|| format!("--oauth-extra-ca {}", roots.display()))?;
+    }
     let queue = crate::command_cli::start_queue(&host, data, args.queue.as_deref())?;
     let _metrics = match args.telemetry.metrics_listen {
         Some(listen) => Some(crate::telemetry::serve_metrics(listen, args.listen).await?),

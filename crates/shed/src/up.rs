@@ -25,7 +25,8 @@ pub async fn up(place: &serve::Place, args: &ServeArgs) -> anyhow::Result<()> {
         println!("{welcome}");
     } else {
         println!(
-            "shed is serving {data} at {url}{mcp} (made earlier; `shed token create <handle>` prints a new token)",
+            "shed is serving {data} at {url}{mcp} (made earlier; `shed token create <handle>` prints a new token; \
+             a hosted chat client takes {url}{mcp} and signs in through the browser)",
             data = data.display(),
             url = host.public_url(),
             mcp = shed_mcp::MCP_PATH,
@@ -94,6 +95,10 @@ fn welcome(host: &Host, data: &Path, deployed: &str, token: &str) -> String {
          \n\
          or, for a client that starts its servers as commands (no token needed):\n\
          {stdio}\n\
+         \n\
+         or, in a hosted chat client that adds a remote MCP server by its URL and signs in\n\
+         through the browser (OAuth), give it {mcp_url} — it must reach that address, so\n\
+         serve behind HTTPS with --public-url https://…; sign in with a `shed login you` link.\n\
          \n\
          Then ask your agent to \"log a 5 mile run for Ada\" — it calls `commands`, then\n\
          `command` with log_run.\n",

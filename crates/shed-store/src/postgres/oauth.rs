@@ -7,11 +7,12 @@
 use deadpool_postgres::GenericClient;
 
 use super::Postgres;
+use super::records::person_at;
 use super::revocable::insert_token;
 use crate::StoreError;
 use crate::oauth::{ClientRecord, CodeRecord, NewCode, Redeemed, Refreshed};
 use crate::records::OAuth;
-use crate::revocable::NewToken;
+use crate::revocable::{NewToken, TokenRecord};
 
 async fn revoke_grant(c: &impl GenericClient, grant: i64, now: i64) -> Result<(), StoreError> {
     c.execute(
@@ -241,6 +242,42 @@ impl OAuth for Postgres {
             };
             revoke_grant(txn, grant, now).await?;
             Ok(true)
+        })
+        .await
+    }
+
+    async fn grants(&self, person: Option<&str>) -> Result<Vec<TokenRecord>, StoreError> {
+        Ok(self
+            .client()
+            .await?
+            .query(
+                "SELECT g.id, COALESCE(c.name, g.client), p.eid, p.handle, p.name, g.created_at,
+                (SELECT MAX(t.last_used_at) FROM tokens t WHERE t.grant_id = g.id)
+         FROM oauth_grants g JOIN people p ON p.eid = g.person
+              LEFT JOIN oauth_clients c ON c.id = g.client
+         WHERE g.revoked_at IS NULL AND ($1::TEXT IS NULL OR g.person = $1)
+         ORDER BY g.id",
+                &[&person],
+            )
+            .await?
+            .iter()
+            .map(|r| {
+                crate::oauth::grant_record(r.get(0), r.get(1), person_at(r, 2), r.get(5), r.get(6))
+            })
+            .collect())
+    }
+
+    async fn revoke_grant(&self, id: i64, now: i64) -> Result<bool, StoreError> {
+        self.write(async |txn| {
+            let live = txn
+                .query_opt(
+                    "SELECT 1 FROM oauth_grants WHERE id = $1 AND revoked_at IS NULL FOR UPDATE",
+                    &[&id],
+                )
+                .await?
+                .is_some();
+            revoke_grant(txn, id, now).await?;
+            Ok(live)
         })
         .await
     }

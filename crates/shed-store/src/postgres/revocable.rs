@@ -8,7 +8,9 @@ use tokio_postgres::Row;
 use super::Postgres;
 use super::records::person_at;
 use crate::records::Revocable;
-use crate::revocable::{LiveToken, MemberRecord, NewToken, Removed, SpaceRecord, TokenRecord};
+use crate::revocable::{
+    LiveToken, MemberRecord, NewToken, Removed, SpaceRecord, TokenId, TokenRecord,
+};
 use crate::{Person, StoreError};
 
 /// Keeps a token (a pasted one, or an OAuth grant's access token with its
@@ -38,7 +40,7 @@ pub(super) async fn insert_token(
 
 fn token_record(r: &Row) -> TokenRecord {
     TokenRecord {
-        id: r.get(0),
+        id: TokenId::Pasted(r.get(0)),
         name: r.get(1),
         person: person_at(r, 2),
         created_at: r.get(5),
@@ -91,6 +93,7 @@ impl Revocable for Postgres {
                 "SELECT t.id, t.name, p.eid, p.handle, p.name, t.created_at, t.last_used_at, t.expires_at
                  FROM tokens t JOIN people p ON p.eid = t.person
                  WHERE t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)
+                   AND t.grant_id IS NULL
                    AND ($1::TEXT IS NULL OR t.person = $1)
                  ORDER BY t.id",
             )
@@ -106,7 +109,7 @@ impl Revocable for Postgres {
         self.write(async |txn| {
             Ok(txn
                 .execute(
-                    "UPDATE tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL",
+                    "UPDATE tokens SET revoked_at = $2 WHERE id = $1 AND grant_id IS NULL AND revoked_at IS NULL",
                     &[&id, &now],
                 )
                 .await?

@@ -4,9 +4,10 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Sqlite;
+use super::people::person_at;
 use crate::StoreError;
 use crate::oauth::{ClientRecord, CodeRecord, NewCode, Redeemed, Refreshed};
-use crate::revocable::NewToken;
+use crate::revocable::{NewToken, TokenRecord};
 
 /// The tables, appended to the store's migrations.
 pub(crate) const MIGRATION: &str = r#"
@@ -74,6 +75,27 @@ fn revoke_grant(conn: &Connection, grant: i64, now: i64) -> Result<(), StoreErro
         params![grant, now],
     )?;
     Ok(())
+}
+
+fn grants(conn: &Connection, person: Option<&str>) -> Result<Vec<TokenRecord>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT g.id, COALESCE(c.name, g.client), p.eid, p.handle, p.name, g.created_at,
+                (SELECT MAX(t.last_used_at) FROM tokens t WHERE t.grant_id = g.id)
+         FROM oauth_grants g JOIN people p ON p.eid = g.person
+              LEFT JOIN oauth_clients c ON c.id = g.client
+         WHERE g.revoked_at IS NULL AND (?1 IS NULL OR g.person = ?1)
+         ORDER BY g.id",
+    )?;
+    let rows = stmt.query_map(params![person], |r| {
+        Ok(crate::oauth::grant_record(
+            r.get(0)?,
+            r.get(1)?,
+            person_at(r, 2)?,
+            r.get(5)?,
+            r.get(6)?,
+        ))
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
 }
 
 fn redeem(conn: &Connection, hash: &str, now: i64) -> Result<Redeemed, StoreError> {
@@ -314,6 +336,24 @@ impl crate::records::OAuth for Sqlite {
                 }
                 None => Ok(false),
             }
+        })
+        .await
+    }
+
+    async fn grants(&self, person: Option<&str>) -> Result<Vec<TokenRecord>, StoreError> {
+        let person = person.map(str::to_string);
+        self.read(move |conn| grants(conn, person.as_deref())).await
+    }
+
+    async fn revoke_grant(&self, id: i64, now: i64) -> Result<bool, StoreError> {
+        self.write(move |txn| {
+            let live: bool = txn.query_row(
+                "SELECT EXISTS(SELECT 1 FROM oauth_grants WHERE id = ?1 AND revoked_at IS NULL)",
+                [id],
+                |r| r.get(0),
+            )?;
+            revoke_grant(txn, id, now)?;
+            Ok(live)
         })
         .await
     }

@@ -5,7 +5,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Sqlite;
 use super::people::person_at;
-use crate::revocable::{LiveToken, MemberRecord, NewToken, Removed, SpaceRecord, TokenRecord};
+use crate::revocable::{
+    LiveToken, MemberRecord, NewToken, Removed, SpaceRecord, TokenId, TokenRecord,
+};
 use crate::{Person, StoreError};
 
 /// The columns and table, appended to the store's migrations.
@@ -63,12 +65,13 @@ fn tokens(
         "SELECT t.id, t.name, p.eid, p.handle, p.name, t.created_at, t.last_used_at, t.expires_at
          FROM tokens t JOIN people p ON p.eid = t.person
          WHERE t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > ?2)
+           AND t.grant_id IS NULL
            AND (?1 IS NULL OR t.person = ?1)
          ORDER BY t.id",
     )?;
     let rows = stmt.query_map(params![person, now], |r| {
         Ok(TokenRecord {
-            id: r.get(0)?,
+            id: TokenId::Pasted(r.get(0)?),
             name: r.get(1)?,
             person: person_at(r, 2)?,
             created_at: r.get(5)?,
@@ -202,7 +205,7 @@ impl crate::records::Revocable for Sqlite {
     async fn revoke_token(&self, id: i64, now: i64) -> Result<bool, StoreError> {
         self.write(move |txn| {
             Ok(txn.execute(
-                "UPDATE tokens SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
+                "UPDATE tokens SET revoked_at = ?2 WHERE id = ?1 AND grant_id IS NULL AND revoked_at IS NULL",
                 params![id, now],
             )? > 0)
         })

@@ -3,7 +3,7 @@
 //! or removed is not found by the next lookup.
 
 use shed_store::oauth::{ClientRecord, CodeRecord, NewCode, Redeemed, Refreshed};
-use shed_store::revocable::{NewToken, Removed};
+use shed_store::revocable::{NewToken, Removed, TokenId};
 use shed_store::{JobTerms, Person, Store, secret_hash};
 
 use crate::common::open_store;
@@ -46,7 +46,7 @@ async fn tokens_expire_are_used_listed_and_revoked() {
     let used = store.live_token(&secret_hash("a"), 70).await.unwrap();
     assert_eq!(used.unwrap().last_used_at, Some(60));
 
-    let everyone: Vec<i64> = store
+    let everyone: Vec<TokenId> = store
         .tokens(None, 50)
         .await
         .unwrap()
@@ -56,7 +56,7 @@ async fn tokens_expire_are_used_listed_and_revoked() {
     assert_eq!(everyone.len(), 3);
     let adas = store.tokens(Some(&ada.eid), 150).await.unwrap();
     assert_eq!(adas.len(), 1, "the expired one is not listed");
-    assert_eq!(adas[0].id, lasting);
+    assert_eq!(adas[0].id, TokenId::Pasted(lasting));
     assert_eq!(adas[0].name.as_deref(), Some("a's token"));
     assert_eq!(adas[0].person, ada);
 
@@ -313,6 +313,64 @@ async fn revoking_by_either_token_ends_the_grant() {
     );
     assert_eq!(
         store.refresh_person(&secret_hash("refresh")).await.unwrap(),
+        None
+    );
+}
+
+#[tokio::test]
+async fn a_grant_is_listed_as_its_client_and_revoked_by_its_id_not_as_a_pasted_token() {
+    let (_dir, store, ada) = store_with_ada().await;
+    store
+        .register_client(
+            ClientRecord {
+                id: "client-1".to_string(),
+                name: "Notes app".to_string(),
+                redirect_uris: vec!["https://notes.example/back".to_string()],
+            },
+            5,
+        )
+        .await
+        .unwrap();
+    store.add_code(code(&ada, "code", 100)).await.unwrap();
+    let Redeemed::Fresh(redeemed) = store.redeem_code(&secret_hash("code"), 10).await.unwrap()
+    else {
+        panic!("a fresh code is redeemed");
+    };
+    let grant = store
+        .open_grant(
+            &secret_hash("code"),
+            redeemed,
+            token(&ada, "access", None),
+            &secret_hash("refresh"),
+            10,
+        )
+        .await
+        .unwrap();
+    let access = store
+        .live_token(&secret_hash("access"), 20)
+        .await
+        .unwrap()
+        .expect("the grant's access token is live");
+    assert!(
+        store.tokens(None, 20).await.unwrap().is_empty(),
+        "a grant's access token is not listed as a pasted token"
+    );
+    assert!(
+        !store.revoke_token(access.id, 20).await.unwrap(),
+        "a grant's access token is not revoked as a pasted token"
+    );
+    let grants = store.grants(Some(&ada.eid)).await.unwrap();
+    assert_eq!(grants.len(), 1);
+    assert_eq!(grants[0].id, TokenId::Grant(grant));
+    assert_eq!(grants[0].name.as_deref(), Some("Notes app (OAuth)"));
+    assert_eq!(grants[0].person, ada);
+    assert!(store.grants(Some("nobody")).await.unwrap().is_empty());
+
+    assert!(store.revoke_grant(grant, 30).await.unwrap());
+    assert!(!store.revoke_grant(grant, 40).await.unwrap(), "once");
+    assert!(store.grants(None).await.unwrap().is_empty());
+    assert_eq!(
+        store.live_token(&secret_hash("access"), 50).await.unwrap(),
         None
     );
 }

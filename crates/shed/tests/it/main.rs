@@ -14,6 +14,7 @@ mod listening;
 mod logs;
 mod mcp_sessions;
 mod module_graph;
+mod oauth;
 mod operating_support;
 mod slow_clients;
 mod slow_queries;

@@ -329,11 +329,17 @@ async fn past_the_cap_a_signed_out_initialize_is_a_503_with_a_sentence() {
 
     // The sessions held still answer; a signed-in caller, and any sessionless
     // call, are not counted against the address.
-    let answer = post(&served, &http, None, Some(&sessions[0]), commands()).await;
+    let answer = post(&served, &http, None, Some(&sessions[0]), tools_list()).await;
     answer.result();
     let token = served.token.clone();
     open_session(&served, &http, Some(&token)).await;
-    sessionless_commands(&served, &http, None).await.result();
+    let signed_out_call = sessionless_commands(&served, &http, None).await;
+    assert_eq!(
+        signed_out_call.status,
+        StatusCode::UNAUTHORIZED,
+        "signed out, a call is the 401 that starts a sign-in, never the cap's 503: {}",
+        signed_out_call.body
+    );
 
     // Closing one makes room for one.
     let closed = http
@@ -366,6 +372,6 @@ async fn a_session_that_asks_nothing_after_initialize_is_closed() {
         StatusCode::NOT_FOUND,
         "a session that asked nothing for {UNUSED_SESSION_TIMEOUT:?} still answers"
     );
-    let answer = post(&served, &http, None, Some(&used), commands()).await;
+    let answer = post(&served, &http, None, Some(&used), tools_list()).await;
     answer.result();
 }

@@ -121,11 +121,11 @@ async fn a_revoked_token_is_refused_at_its_next_request() {
     );
     let (error, said) = shed.mcp(token, "command", log_run("Ed")).await;
     assert!(error, "MCP answered a revoked token: {said}");
+    let challenge = said["unauthorized"].as_str().unwrap_or_default();
     assert!(
-        said.as_str()
-            .unwrap()
-            .contains("it was revoked, has expired"),
-        "{said}"
+        challenge.contains("error=\"invalid_token\"")
+            && challenge.contains("it was revoked, has expired"),
+        "a revoked token is a 401 invalid_token: {said}"
     );
     assert_eq!(shed.apply_with_token(token).await, StatusCode::UNAUTHORIZED);
     assert!(!shed.shed(&["token", "list", "ed"]).contains("laptop"));

@@ -226,7 +226,7 @@ impl Shed {
     }
 
     /// Signs `handle` in on a browser of its own: its cookies.
-    async fn sign_in(&self, handle: &str) -> Jar {
+    pub(crate) async fn sign_in(&self, handle: &str) -> Jar {
         let mut jar = Jar::default();
         self.sign_in_to(&mut jar, handle).await;
         jar
@@ -287,7 +287,9 @@ impl Shed {
         self.mcp_request_as(Some(token), method, name, params).await
     }
 
-    /// One MCP request as `token`, or signed out.
+    /// One MCP request as `token`, or signed out: the JSON-RPC answer, or
+    /// for an HTTP 401 (a token refused, or signed out beyond the lists)
+    /// `{"unauthorized": <WWW-Authenticate>, "said": <body>}`.
     async fn mcp_request_as(
         &self,
         token: Option<&str>,
@@ -312,6 +314,14 @@ impl Shed {
             .send()
             .await
             .unwrap();
+        if response.status() == StatusCode::UNAUTHORIZED {
+            let challenge = response.headers()[header::WWW_AUTHENTICATE]
+                .to_str()
+                .unwrap()
+                .to_string();
+            let said = response.text().await.unwrap();
+            return json!({ "unauthorized": challenge, "said": said });
+        }
         response.json().await.unwrap()
     }
 
@@ -320,8 +330,14 @@ impl Shed {
         self.mcp_as(Some(token), tool, arguments).await
     }
 
-    /// One MCP `tools/call` as `token`, or signed out.
-    async fn mcp_as(&self, token: Option<&str>, tool: &str, arguments: Value) -> (bool, Value) {
+    /// One MCP `tools/call` as `token`, or signed out: (refused, what was
+    /// answered) — an HTTP 401 is refused with its `{"unauthorized", "said"}`.
+    pub(crate) async fn mcp_as(
+        &self,
+        token: Option<&str>,
+        tool: &str,
+        arguments: Value,
+    ) -> (bool, Value) {
         let body = self
             .mcp_request_as(
                 token,
@@ -330,6 +346,9 @@ impl Shed {
                 json!({ "name": tool, "arguments": arguments }),
             )
             .await;
+        if body.get("unauthorized").is_some() {
+            return (true, body);
+        }
         let result = &body["result"];
         assert!(result.is_object(), "MCP answered {body}");
         let error = result["isError"] == json!(true);
@@ -364,7 +383,7 @@ impl Shed {
 /// A browser's cookies: every `Set-Cookie` it was given, with the host that
 /// gave it, in order (shed's cookies are host-only).
 #[derive(Default)]
-struct Jar(Vec<(String, String)>);
+pub(crate) struct Jar(Vec<(String, String)>);
 
 impl Jar {
     /// Keeps the cookies an answer from `url` sets.
@@ -378,7 +397,7 @@ impl Jar {
 
     /// The `Cookie` header this browser sends to `url`: the last value of
     /// each cookie its host set.
-    fn header(&self, url: &str) -> Option<String> {
+    pub(crate) fn header(&self, url: &str) -> Option<String> {
         let host = host_of(url);
         let mut sent: Vec<(&str, &str)> = Vec::new();
         for (_, set) in self.0.iter().filter(|(from, _)| *from == host) {
@@ -408,7 +427,7 @@ fn host_of(url: &str) -> String {
 }
 
 /// Where a 303 sends the browser.
-fn location(response: &reqwest::Response) -> String {
+pub(crate) fn location(response: &reqwest::Response) -> String {
     response.headers()[header::LOCATION]
         .to_str()
         .unwrap()
@@ -1330,6 +1349,17 @@ async fn the_access_matrix_through_the_mcp_door() {
                 let expected = access_matrix::verdict(app, access, standing, act);
                 let cell = format!("{tool} on demo/{app} as {handle:?}");
                 match expected {
+                    // Signed out, every call is a 401 that starts the
+                    // client's OAuth sign-in, before the rule book is asked
+                    // (a public app is read signed out on the web, not here).
+                    _ if handle.is_none() => {
+                        let challenge = said["unauthorized"].as_str().unwrap_or_default();
+                        assert!(
+                            challenge.starts_with("Bearer resource_metadata=")
+                                && !challenge.contains("invalid_token"),
+                            "{cell}: {said}"
+                        );
+                    }
                     None => assert!(!error, "{cell}: {said}"),
                     Some((_, sentence)) => {
                         assert!(error, "{cell} went ahead: {said}");
