@@ -127,7 +127,13 @@ pub(crate) struct Engine {
     writer: RwLock<Option<mpsc::Sender<Job>>>,
     /// The writer's thread, joined when the store is closed.
     writer_thread: Mutex<Option<JoinHandle<Result<(), StoreError>>>>,
-    readers: Mutex<Vec<Reader>>,
+    /// The checkpointer's thread: it ends with the writer's connection
+    /// (whose hook wakes it) and is joined after the writer, so that when
+    /// the store is closed every connection is, and the WAL is gone.
+    checkpointer_thread: Mutex<Option<JoinHandle<()>>>,
+    /// Idle read connections; `None` once the store is closed, so that no
+    /// read opens a connection after the close and keeps the WAL alive.
+    readers: Mutex<Option<Vec<Reader>>>,
 }
 
 /// (device, inode) of the file at `path`.
@@ -296,7 +302,7 @@ impl Engine {
         }))?;
         let checkpointed = copied;
         let (tx, rx) = mpsc::channel::<Job>();
-        std::thread::Builder::new()
+        let checkpointer_thread = std::thread::Builder::new()
             .name("shed-store-checkpointer".into())
             .spawn(move || checkpointer_loop(checkpointer, woken, &checkpointed))
             .map_err(|e| StoreError::Internal(format!("could not start the checkpointer: {e}")))?;
@@ -315,7 +321,8 @@ impl Engine {
             file,
             writer: RwLock::new(Some(tx)),
             writer_thread: Mutex::new(Some(writer_thread)),
-            readers: Mutex::new(Vec::new()),
+            checkpointer_thread: Mutex::new(Some(checkpointer_thread)),
+            readers: Mutex::new(Some(Vec::new())),
         })
     }
 
@@ -353,14 +360,23 @@ impl Engine {
         // has taken every write already queued.
         drop(self.writer.write().map_err(|_| closed())?.take());
         if let Ok(mut idle) = self.readers.lock() {
-            idle.clear();
+            *idle = None;
         }
         let thread = self.writer_thread.lock().map_err(|_| closed())?.take();
-        match thread.map(JoinHandle::join) {
+        let stopped = match thread.map(JoinHandle::join) {
             None => Ok(()),
             Some(Ok(stopped)) => stopped,
             Some(Err(_)) => Err(StoreError::Internal("the writer panicked".into())),
+        };
+        let checkpointer = self
+            .checkpointer_thread
+            .lock()
+            .map_err(|_| closed())?
+            .take();
+        if let Some(Err(_)) = checkpointer.map(JoinHandle::join) {
+            return Err(StoreError::Internal("the checkpointer panicked".into()));
         }
+        stopped
     }
 
     /// Runs `f` on a read connection, on the calling thread.
@@ -407,9 +423,13 @@ impl Engine {
 
     /// An idle read connection, or a new one.
     fn take_reader(&self) -> Result<Reader, StoreError> {
-        match self.readers.lock().ok().and_then(|mut r| r.pop()) {
+        let mut idle = self.readers.lock().map_err(|_| stopped_reading())?;
+        match idle.as_mut().ok_or_else(stopped_reading)?.pop() {
             Some(reader) => Ok(reader),
-            None => Reader::open(&self.path),
+            None => {
+                drop(idle);
+                Reader::open(&self.path)
+            }
         }
     }
 
@@ -418,11 +438,19 @@ impl Engine {
     fn give_back(&self, reader: Reader) {
         if reader.conn.is_autocommit()
             && let Ok(mut idle) = self.readers.lock()
+            && let Some(idle) = idle.as_mut()
             && idle.len() < IDLE_READERS
         {
             idle.push(reader);
         }
     }
+}
+
+/// A read asked of a closed store.
+fn stopped_reading() -> StoreError {
+    StoreError::Internal(
+        "shed is stopping and answers no more reads — try again once it is back".into(),
+    )
 }
 
 /// Write transactions rolled back so far, by any writer of the process.

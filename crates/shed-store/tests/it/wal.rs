@@ -50,3 +50,29 @@ async fn a_steady_stream_of_writes_keeps_the_wal_bounded() {
     assert!(largest > 1_000 * FRAME, "the stream never filled the WAL");
     assert_eq!(store.integrity_check().await.unwrap(), "ok");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_store_answers_no_read_and_leaves_no_wal() {
+    if !common::on_sqlite("a_closed_store_answers_no_read_and_leaves_no_wal") {
+        return;
+    }
+    let fixture = common::with_jog(&[("miles", ColumnType::Number)]).await;
+    let store = &fixture.store;
+    fixture
+        .apply(
+            "jeff/runs",
+            json!([{ "entity": { "eid": "$r" }, "jog": { "miles": 5 } }]),
+        )
+        .await;
+    assert_eq!(store.data_version("jeff/runs").await.unwrap(), 1);
+    store.close().await.unwrap();
+    // A read after the close (a watcher's tick, a request still running)
+    // would open a connection that keeps the WAL until the process ends.
+    let refused = store.data_version("jeff/runs").await.unwrap_err();
+    assert!(
+        refused.to_string().contains("shed is stopping"),
+        "{refused}"
+    );
+    let wal = fixture._dir.path().join("shed.db-wal");
+    assert!(!wal.exists(), "the last connection closed removes the WAL");
+}
