@@ -15,6 +15,7 @@ mod engine;
 mod error;
 pub mod filter;
 mod jobs;
+pub mod lifecycle;
 mod migrations;
 mod model;
 mod names;

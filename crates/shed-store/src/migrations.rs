@@ -102,6 +102,9 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
     Sql(crate::revocable::MIGRATION),
     // 9: OAuth clients, codes and grants; a token's grant and resource (src/oauth.rs).
     Sql(crate::oauth::MIGRATION),
+    // 10: an app's versions rolled back, its trash and its purges; the
+    // public URL a server serves at (src/lifecycle.rs).
+    Sql(crate::lifecycle::MIGRATION),
 ];
 
 /// Whether every migration this program knows is applied to the database

@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::{Store, StoreError};
+use crate::lifecycle::Trashed;
+use crate::people::person_at;
+use crate::{Person, Store, StoreError};
 
 /// The tables, appended to the store's migrations.
 pub(crate) const MIGRATION: &str = r#"
@@ -87,6 +89,11 @@ pub struct AppRecord {
     pub version: i64,
     /// The id of that deploy, which only ever grows across the platform.
     pub deploy: i64,
+    /// When that deploy was made (RFC 3339), and by whom.
+    pub deployed_at: String,
+    pub deployed_by: Person,
+    /// Set while the app is in the trash (see `lifecycle`).
+    pub trashed: Option<Trashed>,
 }
 
 impl AppRecord {
@@ -110,6 +117,8 @@ pub struct NewDeploy {
     pub files: BTreeMap<String, Vec<u8>>,
     /// Forget the app's drafts: they are what was deployed.
     pub clear_drafts: bool,
+    /// The version whose files these are again, for a roll back.
+    pub rolls_back_to: Option<i64>,
 }
 
 fn now() -> String {
@@ -128,9 +137,20 @@ fn no_space(slug: &str) -> StoreError {
     StoreError::NotFound(format!("no space {slug}"))
 }
 
-const APP_COLUMNS: &str = "s.slug, a.slug, a.title, a.access, a.version, a.deploy FROM apps a JOIN spaces s ON s.id = a.space";
+const APP_COLUMNS: &str = "s.slug, a.slug, a.title, a.access, a.version, a.deploy,
+    d.at, dp.eid, dp.handle, dp.name, a.trashed_at, tp.eid, tp.handle, tp.name
+    FROM apps a JOIN spaces s ON s.id = a.space JOIN deploys d ON d.id = a.deploy
+    JOIN people dp ON dp.eid = d.by LEFT JOIN people tp ON tp.eid = a.trashed_by";
 
 fn app_record(r: &rusqlite::Row<'_>) -> rusqlite::Result<AppRecord> {
+    let trashed_at: Option<String> = r.get(10)?;
+    let trashed = match trashed_at {
+        Some(at) => Some(Trashed {
+            at,
+            by: person_at(r, 11)?,
+        }),
+        None => None,
+    };
     Ok(AppRecord {
         space: r.get(0)?,
         slug: r.get(1)?,
@@ -138,6 +158,9 @@ fn app_record(r: &rusqlite::Row<'_>) -> rusqlite::Result<AppRecord> {
         access: r.get(3)?,
         version: r.get(4)?,
         deploy: r.get(5)?,
+        deployed_at: r.get(6)?,
+        deployed_by: person_at(r, 7)?,
+        trashed,
     })
 }
 
@@ -169,7 +192,7 @@ fn set_member(conn: &Connection, space: &str, person: &str, role: &str) -> Resul
     Ok(())
 }
 
-fn memberships(conn: &Connection, person: &str) -> Result<Vec<Membership>, StoreError> {
+pub(crate) fn memberships(conn: &Connection, person: &str) -> Result<Vec<Membership>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT s.slug, m.role FROM members m JOIN spaces s ON s.id = m.space
          WHERE m.person = ?1 ORDER BY s.slug",
@@ -187,7 +210,7 @@ fn space_exists(conn: &Connection, slug: &str) -> Result<bool, StoreError> {
     Ok(space_id(conn, slug)?.is_some())
 }
 
-fn apps(conn: &Connection) -> Result<Vec<AppRecord>, StoreError> {
+pub(crate) fn apps(conn: &Connection) -> Result<Vec<AppRecord>, StoreError> {
     let mut stmt = conn.prepare_cached(&format!("SELECT {APP_COLUMNS} ORDER BY s.slug, a.id"))?;
     let rows = stmt.query_map([], app_record)?;
     Ok(rows.collect::<Result<_, _>>()?)
@@ -262,8 +285,8 @@ fn record_deploy(conn: &Connection, new: &NewDeploy) -> Result<AppRecord, StoreE
         }
     };
     conn.execute(
-        "INSERT INTO deploys(app, version, at, by) VALUES(?1, ?2, ?3, ?4)",
-        params![app, version, at, new.by],
+        "INSERT INTO deploys(app, version, at, by, rolls_back_to) VALUES(?1, ?2, ?3, ?4, ?5)",
+        params![app, version, at, new.by, new.rolls_back_to],
     )?;
     let deploy = conn.last_insert_rowid();
     {
@@ -321,26 +344,6 @@ fn write_drafts(
     Ok(())
 }
 
-fn deploy_counter(conn: &Connection) -> Result<i64, StoreError> {
-    let mut stmt = conn.prepare_cached("SELECT COALESCE(MAX(id), 0) FROM deploys")?;
-    Ok(stmt.query_row([], |r| r.get(0))?)
-}
-
-fn deploys_since(conn: &Connection, after: i64) -> Result<Vec<(i64, String)>, StoreError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT d.id, s.slug || '/' || a.slug FROM deploys d
-         JOIN apps a ON a.id = d.app JOIN spaces s ON s.id = a.space
-         WHERE d.id > ?1 ORDER BY d.id",
-    )?;
-    let rows = stmt.query_map([after], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    Ok(rows.collect::<Result<_, _>>()?)
-}
-
-fn member_count(conn: &Connection) -> Result<i64, StoreError> {
-    let mut stmt = conn.prepare_cached("SELECT COUNT(*) FROM members")?;
-    Ok(stmt.query_row([], |r| r.get(0))?)
-}
-
 fn listed_tools(conn: &Connection, caller: &str) -> Result<Option<String>, StoreError> {
     let mut stmt = conn.prepare_cached("SELECT fingerprint FROM listed_tools WHERE caller = ?1")?;
     Ok(stmt.query_row([caller], |r| r.get(0)).optional()?)
@@ -392,24 +395,9 @@ impl Store {
         self.read(|conn| memberships(conn, person_eid)).await
     }
 
-    /// A person's memberships and the deploy counter, read together: what a
-    /// call needs to know who reaches what, for one trip to the database.
-    pub async fn memberships_and_deploy_counter(
-        &self,
-        person_eid: &str,
-    ) -> Result<(Vec<Membership>, i64), StoreError> {
-        self.read(|conn| Ok((memberships(conn, person_eid)?, deploy_counter(conn)?)))
-            .await
-    }
-
     /// Whether a space of this slug exists.
     pub async fn space_exists(&self, slug: &str) -> Result<bool, StoreError> {
         self.read(|conn| space_exists(conn, slug)).await
-    }
-
-    /// Every deployed app, by space slug then in the order they were made.
-    pub async fn platform_apps(&self) -> Result<Vec<AppRecord>, StoreError> {
-        self.read(apps).await
     }
 
     /// One app, if it has been deployed.
@@ -474,27 +462,6 @@ impl Store {
     ) -> Result<(), StoreError> {
         let (space, app) = (space.to_string(), app.to_string());
         self.write(move |txn| write_drafts(txn, &space, &app, &writes))
-            .await
-    }
-
-    /// The id of the last deploy on this database, 0 before the first: it
-    /// only grows, so any process can notice a deploy by watching it.
-    pub async fn deploy_counter(&self) -> Result<i64, StoreError> {
-        self.read(deploy_counter).await
-    }
-
-    /// The deploys after the one with id `after`: (id, `space/slug`), in order.
-    pub async fn deploys_since(&self, after: i64) -> Result<Vec<(i64, String)>, StoreError> {
-        self.read(|conn| deploys_since(conn, after)).await
-    }
-
-    /// [`Store::deploys_since`], and how many memberships there are, in
-    /// one read: a change of the count is a change of somebody's reach.
-    pub async fn deploys_since_and_member_count(
-        &self,
-        after: i64,
-    ) -> Result<(Vec<(i64, String)>, i64), StoreError> {
-        self.read(|conn| Ok((deploys_since(conn, after)?, member_count(conn)?)))
             .await
     }
 

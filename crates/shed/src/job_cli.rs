@@ -57,8 +57,7 @@ pub struct ListArgs {
 
 /// Runs `shed job …` on the data folder.
 pub async fn run(command: JobCommand, data: &Path) -> anyhow::Result<()> {
-    // Jobs answer no web addresses, so the default public URL serves.
-    let open = || crate::serve::open(data, "http://localhost:7700");
+    let open = || crate::serve::open_for_cli(data, None);
     match command {
         JobCommand::Create(args) => {
             let ttl = jobs::parse_ttl(&args.ttl)?;

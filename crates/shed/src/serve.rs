@@ -15,7 +15,8 @@ use tokio::signal::unix::{Signal, SignalKind, signal};
 
 use crate::ServeArgs;
 
-/// Opens the host on `data`, creating the folder (mode 0700) when missing.
+/// Opens the host on `data` at `public_url`, creating the folder (mode
+/// 0700) when missing: what a server opens.
 pub async fn open(data: &Path, public_url: &str) -> anyhow::Result<Host> {
     let host = Host::open(HostConfig {
         data_dir: data.to_path_buf(),
@@ -24,6 +25,15 @@ pub async fn open(data: &Path, public_url: &str) -> anyhow::Result<Host> {
     .await
     .with_context(|| format!("could not open the data folder {}", data.display()))?;
     Ok(host)
+}
+
+/// Opens the host on `data` for a CLI command, at `public_url` when given,
+/// else at the address the last server on the folder recorded, so the
+/// links it prints point where the server is.
+pub async fn open_for_cli(data: &Path, public_url: Option<&str>) -> anyhow::Result<Host> {
+    Host::open_at_served_url(data.to_path_buf(), public_url)
+        .await
+        .with_context(|| format!("could not open the data folder {}", data.display()))
 }
 
 /// The whole HTTP server's routes, each request measured. Other doors merge
@@ -53,6 +63,9 @@ pub async fn run_server(host: Host, data: &Path, args: &ServeArgs) -> anyhow::Re
     let address = listener
         .local_addr()
         .context("could not read the listening address")?;
+    host.record_public_url()
+        .await
+        .context("could not record the public URL")?;
     tracing::info!(
         "shed is serving {} on http://{address} — MCP at {}{}",
         data.display(),
@@ -101,8 +114,8 @@ pub async fn serve(data: &Path, args: &ServeArgs) -> anyhow::Result<()> {
 }
 
 /// `shed mcp --as <handle>`.
-pub async fn stdio(data: &Path, handle: &str, public_url: &str) -> anyhow::Result<()> {
-    let host = open(data, public_url.trim_end_matches('/')).await?;
+pub async fn stdio(data: &Path, handle: &str, public_url: Option<&str>) -> anyhow::Result<()> {
+    let host = open_for_cli(data, public_url.map(|url| url.trim_end_matches('/'))).await?;
     let caller = host.caller_for_handle(handle).await?;
     shed_mcp::serve_stdio(host, caller).await?;
     Ok(())
