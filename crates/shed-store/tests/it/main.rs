@@ -6,6 +6,7 @@ mod concurrency;
 mod crash;
 mod declare;
 mod deploys;
+mod lifecycle;
 mod query;
 mod slow_queries;
 mod wal;
