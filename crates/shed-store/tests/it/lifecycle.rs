@@ -135,7 +135,14 @@ async fn a_trashed_app_is_purged_whole_and_its_name_is_free() {
     // Its components are gone with its rows: the name reads as a new app's.
     let gone = store.query("jeff/runs", ".jog!").await.unwrap_err();
     assert_eq!(gone.to_string(), "no component jog in jeff/runs");
-    assert!(store.query("jeff/runs", ".doc!").await.unwrap().rows.is_empty());
+    assert!(
+        store
+            .query("jeff/runs", ".doc!")
+            .await
+            .unwrap()
+            .rows
+            .is_empty()
+    );
     assert_eq!(store.data_version("jeff/runs").await.unwrap(), 0);
     // The other app keeps every row.
     assert_eq!(
