@@ -59,18 +59,15 @@ impl Reach {
         snapshot: &Snapshot,
         name: &str,
     ) -> Result<Arc<LiveApp>, HostError> {
-        let named: Vec<&Arc<LiveApp>> = match AppName::parse(name)? {
-            AppName::Full { .. } => self
-                .apps_and_trashed(snapshot)
-                .into_iter()
-                .filter(|app| app.name == name)
-                .collect(),
-            AppName::Slug(slug) => self
-                .apps_and_trashed(snapshot)
-                .into_iter()
-                .filter(|app| app.slug == slug)
-                .collect(),
-        };
+        let wanted = AppName::parse(name)?;
+        let named: Vec<&Arc<LiveApp>> = self
+            .apps_and_trashed(snapshot)
+            .into_iter()
+            .filter(|app| match wanted {
+                AppName::Full { .. } => app.name == name,
+                AppName::Slug(slug) => app.slug == slug,
+            })
+            .collect();
         let found: Vec<&Arc<LiveApp>> = named
             .iter()
             .copied()
@@ -78,13 +75,11 @@ impl Reach {
             .collect();
         match found.as_slice() {
             [one] => Ok((*one).clone()),
-            [] => match named.first() {
-                Some(trashed) => Err(self
-                    .reachable(trashed)
-                    .err()
-                    .unwrap_or_else(|| self.no_app(snapshot, name))),
-                None => Err(self.no_app(snapshot, name)),
-            },
+            // Named, but only in the trash: its sentence.
+            [] => Err(named
+                .first()
+                .and_then(|trashed| self.reachable(trashed).err())
+                .unwrap_or_else(|| self.no_app(snapshot, name))),
             many => {
                 let names: Vec<String> = many.iter().map(|app| app.name.clone()).collect();
                 Err(HostError::BadInput(format!(

@@ -12,8 +12,8 @@ use std::sync::{Arc, RwLock};
 
 use serde_json::{Value, json};
 use shed_manifest::Manifest;
-use shed_store::lifecycle::{Generation, Trashed};
-use shed_store::platform::AppRecord;
+use shed_store::lifecycle::Generation;
+use shed_store::platform::{AppRecord, Trashed};
 use shed_store::{Person, Store};
 
 use crate::address::{PublicUrl, without_scheme};

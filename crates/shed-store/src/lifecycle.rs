@@ -1,10 +1,13 @@
 //! An app's life after its first deploy, and where the platform is served —
-//! migration 10, all of it here:
+//! what migration 10 made (its SQL is in `migrations.rs`: this module reads
+//! the catalog to purge an app, and the catalog's module reaches the
+//! migrations):
 //!
 //! - **Versions**: every deploy of an app, with who made it and when, and
 //!   the version a roll back brought back (`deploys.rolls_back_to`); a deploy
 //!   keeps its files, so any version can be deployed again.
-//! - **Trash**: an app in the trash (`apps.trashed_at`, `trashed_by`) keeps
+//! - **Trash**: an app in the trash (`apps.trashed_at`, `trashed_by`; read as
+//!   `platform::Trashed` on its `AppRecord`) keeps
 //!   its deploys and data; restoring it clears the mark; purging it deletes
 //!   its deploys, drafts, view keys and every row and table of its data, and
 //!   frees its name. Each of the three is a row of `app_changes`, whose id
@@ -25,25 +28,6 @@ use crate::platform::{AppRecord, Membership};
 use crate::schema::AppSchema;
 use crate::{Person, Store, StoreError};
 
-/// The columns and tables, appended to the store's migrations.
-pub(crate) const MIGRATION: &str = r#"
-    ALTER TABLE apps ADD COLUMN trashed_at TEXT;
-    ALTER TABLE apps ADD COLUMN trashed_by TEXT REFERENCES people(eid);
-    ALTER TABLE deploys ADD COLUMN rolls_back_to INTEGER;
-    CREATE TABLE app_changes(
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        app TEXT NOT NULL,
-        change TEXT NOT NULL CHECK(change IN ('trash', 'restore', 'purge')),
-        at TEXT NOT NULL,
-        by TEXT NOT NULL REFERENCES people(eid)
-    );
-    CREATE TABLE served_at(
-        id INTEGER PRIMARY KEY CHECK(id = 1),
-        public_url TEXT NOT NULL,
-        at TEXT NOT NULL
-    );
-"#;
-
 /// Where the platform's apps stand: the last deploy, and the last trash,
 /// restore or purge. Any of them makes it another generation.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -62,14 +46,6 @@ pub struct Changes {
     pub now: Generation,
     pub apps: Vec<String>,
     pub members: i64,
-}
-
-/// An app in the trash: when, and who put it there.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Trashed {
-    /// RFC 3339.
-    pub at: String,
-    pub by: Person,
 }
 
 /// One deploy of an app, as its versions list it.

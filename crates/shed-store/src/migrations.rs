@@ -103,8 +103,24 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
     // 9: OAuth clients, codes and grants; a token's grant and resource (src/oauth.rs).
     Sql(crate::oauth::MIGRATION),
     // 10: an app's versions rolled back, its trash and its purges; the
-    // public URL a server serves at (src/lifecycle.rs).
-    Sql(crate::lifecycle::MIGRATION),
+    // public URL a server serves at (src/lifecycle.rs reads and writes them).
+    Sql(r#"
+    ALTER TABLE apps ADD COLUMN trashed_at TEXT;
+    ALTER TABLE apps ADD COLUMN trashed_by TEXT REFERENCES people(eid);
+    ALTER TABLE deploys ADD COLUMN rolls_back_to INTEGER;
+    CREATE TABLE app_changes(
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        app TEXT NOT NULL,
+        change TEXT NOT NULL CHECK(change IN ('trash', 'restore', 'purge')),
+        at TEXT NOT NULL,
+        by TEXT NOT NULL REFERENCES people(eid)
+    );
+    CREATE TABLE served_at(
+        id INTEGER PRIMARY KEY CHECK(id = 1),
+        public_url TEXT NOT NULL,
+        at TEXT NOT NULL
+    );
+"#),
 ];
 
 /// Whether every migration this program knows is applied to the database

@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::lifecycle::Trashed;
 use crate::people::person_at;
 use crate::{Person, Store, StoreError};
 
@@ -101,6 +100,14 @@ impl AppRecord {
     pub fn name(&self) -> String {
         format!("{}/{}", self.space, self.slug)
     }
+}
+
+/// An app in the trash: when, and who put it there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Trashed {
+    /// RFC 3339.
+    pub at: String,
+    pub by: Person,
 }
 
 /// What a deploy records: the files and, where said, a new title or access.
