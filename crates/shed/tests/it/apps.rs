@@ -12,6 +12,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::broker_support::{answered, cli};
+use crate::data_place::DataIn;
 use crate::listening::{free_port, wait_until_listening};
 use crate::web_door::{Shed, run};
 
@@ -395,12 +396,11 @@ async fn a_purge_asks_the_exact_name_of_a_trashed_app_and_frees_it() {
     assert_eq!(rows["rows"], json!([]));
 }
 
-/// `shed <args> --data <data>` with no `SHED_PUBLIC_URL`: its stdout.
+/// `shed <args>` on `data` with no `SHED_PUBLIC_URL`: its stdout.
 fn shed_plain(data: &Path, args: &[&str]) -> String {
     let output = Command::new(SHED)
         .args(args)
-        .arg("--data")
-        .arg(data)
+        .data_in(data)
         .env_remove("SHED_PUBLIC_URL")
         .output()
         .unwrap();
@@ -433,8 +433,7 @@ fn the_cli_s_links_point_where_the_last_server_served() {
     let mut server = Command::new(SHED)
         .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
         .args(["--public-url", &served_at])
-        .arg("--data")
-        .arg(data.path())
+        .data_in(data.path())
         .env_remove("SHED_PUBLIC_URL")
         .env("RUST_LOG", "warn")
         .stdout(Stdio::null())
