@@ -15,6 +15,10 @@
 //! | change access         | sign in    | not your space      | viewer | owner  | yes   |
 //! | invite to the space   | sign in    | owner only          | owner  | owner  | yes   |
 //! | remove a member       | sign in    | owner only          | owner  | owner  | yes   |
+//! | see versions          | sign in    | hidden              | yes    | yes    | yes   |
+//! | roll back             | sign in    | not your space      | viewer | yes    | yes   |
+//! | trash / restore       | sign in    | not your space      | viewer | yes    | yes   |
+//! | purge                 | sign in    | not your space      | owner  | owner  | yes   |
 //!
 //! A write always needs a person (it is recorded as theirs), so a signed-out
 //! caller is asked to sign in. A private app does not exist for somebody
@@ -27,6 +31,17 @@
 //! space (themselves too), and a space never loses its last owner, whoever
 //! asks ([`may_remove_member`]); whoever runs `shed` on the data folder
 //! stands as an owner of every space.
+//!
+//! An app's versions (who deployed each, when, what commands came and went)
+//! are its members' to see, like its files. Those who may deploy an app may
+//! roll it back (a roll back is a deploy) and put it in the trash or take it
+//! out — nothing is lost either way; only an owner purges, which deletes its
+//! data for good. An app in the trash is out of everybody's reach, through
+//! every door ([`reachable`]): its commands are listed nowhere, and naming
+//! it — its commands, pages, views, data or files — is refused with the
+//! sentence saying it is in the trash and who may restore it, to whoever
+//! could read it before (anybody else reads what they would have read).
+//! Its name is not free until it is purged ([`name_in_the_trash`]).
 //!
 //! An agent's job adds a second table, [`job_verdict`]: what the job lets
 //! its agent run, whatever the person's standing (which the first table
@@ -94,6 +109,14 @@ pub enum Act {
     Invite,
     /// Take a member out of the space.
     RemoveMember,
+    /// See an app's versions: who deployed each, when, its commands.
+    SeeVersions,
+    /// Deploy an earlier version's files again.
+    Rollback,
+    /// Put an app in the trash, or take it out.
+    Trash,
+    /// Delete an app in the trash, with its data, for good.
+    Purge,
 }
 
 /// One cell of the table: allowed, or why not.
@@ -117,6 +140,8 @@ pub enum Verdict {
     OwnerInvites,
     /// Somebody but an owner asked to take a member out.
     OwnerRemoves,
+    /// Somebody but an owner asked to purge an app.
+    OwnerPurges,
 }
 
 /// The table: what `standing` may do with `act` on an app of `access`.
@@ -126,18 +151,28 @@ pub fn verdict(access: Access, standing: Standing, act: Act) -> Verdict {
     let editor = |role: Role| matches!(role, Role::Owner | Role::Editor);
     match (act, standing) {
         (Act::Read, _) if access != Access::Private => Verdict::Allow,
-        (Act::Read | Act::ReadFiles, Member(_)) => Verdict::Allow,
+        (Act::Read | Act::ReadFiles | Act::SeeVersions, Member(_)) => Verdict::Allow,
         (_, SignedOut) => Verdict::SignIn,
-        (Act::Read | Act::ReadFiles, Outsider) => Verdict::Hidden,
+        (Act::Read | Act::ReadFiles | Act::SeeVersions, Outsider) => Verdict::Hidden,
         (Act::Write, _) if access == Access::Open => Verdict::Allow,
         (Act::Write, Outsider) if access == Access::Private => Verdict::Hidden,
         (Act::Write, Outsider) => Verdict::PublicMembersWrite,
-        (Act::Write | Act::Deploy, Member(role)) if editor(role) => Verdict::Allow,
+        (Act::Write | Act::Deploy | Act::Rollback | Act::Trash, Member(role)) if editor(role) => {
+            Verdict::Allow
+        }
         (Act::SetAccess { changes: false }, Member(role)) if editor(role) => Verdict::Allow,
         (Act::SetAccess { changes: true }, Member(Role::Owner)) => Verdict::Allow,
         (Act::SetAccess { .. }, Member(Role::Editor)) => Verdict::OwnerSetsAccess,
-        (Act::Write | Act::Deploy | Act::SetAccess { .. }, Member(_)) => Verdict::Viewer,
-        (Act::Deploy | Act::SetAccess { .. }, Outsider) => Verdict::NotYourSpace,
+        (
+            Act::Write | Act::Deploy | Act::Rollback | Act::Trash | Act::SetAccess { .. },
+            Member(_),
+        ) => Verdict::Viewer,
+        (
+            Act::Deploy | Act::Rollback | Act::Trash | Act::Purge | Act::SetAccess { .. },
+            Outsider,
+        ) => Verdict::NotYourSpace,
+        (Act::Purge, Member(Role::Owner)) => Verdict::Allow,
+        (Act::Purge, Member(_)) => Verdict::OwnerPurges,
         (Act::Invite, Member(Role::Owner)) => Verdict::Allow,
         (Act::Invite, _) => Verdict::OwnerInvites,
         (Act::RemoveMember, Member(Role::Owner)) => Verdict::Allow,
@@ -200,7 +235,48 @@ pub fn may(subject: Subject<'_>, standing: Standing, act: Act) -> Result<(), Hos
             "only an owner of {} takes people out of it",
             crate::names::shown(space)
         ))),
+        Verdict::OwnerPurges => Err(HostError::Refused(format!(
+            "only an owner of {space} purges its apps — {} may restore {name} from the trash",
+            who_may(Act::Trash, space)
+        ))),
     }
+}
+
+/// Who in a space the table lets do `act` to its apps: `an owner or an
+/// editor of jeff`.
+fn who_may(act: Act, space: &str) -> String {
+    let roles: Vec<&str> = [Role::Owner, Role::Editor, Role::Viewer]
+        .into_iter()
+        .filter(|role| verdict(Access::Private, Standing::Member(*role), act) == Verdict::Allow)
+        .map(Role::with_article)
+        .collect();
+    format!("{} of {space}", roles.join(" or "))
+}
+
+/// Whether an app can be reached at all: not while it is in the trash. To
+/// somebody the table would not let read it, the refusal they would have
+/// read (so nobody learns a private app exists); to anyone else, the
+/// sentence saying it is in the trash and who may restore it.
+pub fn reachable(subject: Subject<'_>, standing: Standing, trashed: bool) -> Result<(), HostError> {
+    if !trashed {
+        return Ok(());
+    }
+    may(subject, standing, Act::Read)?;
+    let Subject { name, space, .. } = subject;
+    Err(HostError::Refused(format!(
+        "{name} is in the trash — {} can restore it (`shed app restore {name}`)",
+        who_may(Act::Trash, space)
+    )))
+}
+
+/// The sentence refusing a deploy (or a draft) to the name of an app in the
+/// trash: its name is not free until it is purged.
+pub fn name_in_the_trash(subject: Subject<'_>) -> HostError {
+    let Subject { name, space, .. } = subject;
+    HostError::Refused(format!(
+        "{name} is in the trash, and its name stays taken until it is purged — {} can restore          it (`shed app restore {name}`), and an owner of {space} can purge it (`shed app purge          {name} --confirm {name}`) to use the name again",
+        who_may(Act::Trash, space)
+    ))
 }
 
 /// Where whoever runs `shed` on the data folder stands: an owner of every space.
@@ -366,6 +442,13 @@ mod tests {
             "owner-removes",
             "ok",
         ];
+        const PURGE: [&str; 5] = [
+            "sign-in",
+            "not-your-space",
+            "owner-purges",
+            "owner-purges",
+            "ok",
+        ];
         &[
             (Act::Read, Private, MEMBERS),
             (Act::Read, Public, ALL),
@@ -399,6 +482,18 @@ mod tests {
             (Act::RemoveMember, Private, REMOVE),
             (Act::RemoveMember, Public, REMOVE),
             (Act::RemoveMember, Open, REMOVE),
+            (Act::SeeVersions, Private, MEMBERS),
+            (Act::SeeVersions, Public, MEMBERS),
+            (Act::SeeVersions, Open, MEMBERS),
+            (Act::Rollback, Private, EDITORS),
+            (Act::Rollback, Public, EDITORS),
+            (Act::Rollback, Open, EDITORS),
+            (Act::Trash, Private, EDITORS),
+            (Act::Trash, Public, EDITORS),
+            (Act::Trash, Open, EDITORS),
+            (Act::Purge, Private, PURGE),
+            (Act::Purge, Public, PURGE),
+            (Act::Purge, Open, PURGE),
         ]
     };
 
@@ -433,6 +528,12 @@ mod tests {
             "owner-removes" => (
                 "refused",
                 "only an owner of jeff takes people out of it".to_string(),
+            ),
+            "owner-purges" => (
+                "refused",
+                "only an owner of jeff purges its apps — an owner or an editor of jeff may \
+                 restore jeff/runs from the trash"
+                    .to_string(),
             ),
             other => panic!("no verdict {other}"),
         };
@@ -469,7 +570,40 @@ mod tests {
             }
         }
         // Every act the rule book knows, on every access, for every standing.
-        assert_eq!(cells, 8 * 3 * 5);
+        assert_eq!(cells, 12 * 3 * 5);
+    }
+
+    #[test]
+    fn an_app_in_the_trash_is_out_of_reach_and_says_who_restores_it() {
+        let subject = |access| Subject {
+            name: "jeff/runs",
+            space: "jeff",
+            access,
+        };
+        let viewer = Standing::Member(Role::Viewer);
+        assert!(reachable(subject(Access::Private), viewer, false).is_ok());
+        let trashed = reachable(subject(Access::Private), viewer, true).unwrap_err();
+        assert_eq!(kind(&trashed), "refused");
+        assert_eq!(
+            trashed.to_string(),
+            "jeff/runs is in the trash — an owner or an editor of jeff can restore it \
+             (`shed app restore jeff/runs`)"
+        );
+        // Nobody learns from the trash that a private app exists.
+        let outsider = reachable(subject(Access::Private), Standing::Outsider, true).unwrap_err();
+        assert_eq!(outsider.to_string(), "no app jeff/runs");
+        let signed_out = reachable(subject(Access::Private), Standing::SignedOut, true);
+        assert_eq!(kind(&signed_out.unwrap_err()), "sign-in");
+        // A public app was anyone's to read: anyone is told it is in the trash.
+        let public = reachable(subject(Access::Public), Standing::SignedOut, true).unwrap_err();
+        assert!(public.to_string().starts_with("jeff/runs is in the trash"));
+        assert!(
+            name_in_the_trash(subject(Access::Private))
+                .to_string()
+                .starts_with(
+                    "jeff/runs is in the trash, and its name stays taken until it is purged"
+                )
+        );
     }
 
     #[test]

@@ -57,12 +57,75 @@ pub struct AppList {
     pub apps: Vec<AppOfMine>,
 }
 
-/// An app as `apps.list` lists it: the space's listing of it and the role.
+/// An app as `apps.list` lists it: the space's listing of it and the
+/// caller's role there (none for whoever runs `shed` on the data folder).
 #[derive(Debug, Clone, Serialize)]
 pub struct AppOfMine {
     #[serde(flatten)]
     pub app: SpaceApp,
-    pub role: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<&'static str>,
+}
+
+/// When something was done, and by whom.
+#[derive(Debug, Clone, Serialize)]
+pub struct Stamp {
+    /// RFC 3339.
+    pub at: String,
+    pub handle: String,
+    pub name: String,
+}
+
+impl Stamp {
+    pub(crate) fn of(at: &str, by: &shed_store::Person) -> Stamp {
+        Stamp {
+            at: at.to_string(),
+            handle: by.handle.clone(),
+            name: by.name.clone(),
+        }
+    }
+}
+
+/// An app's versions, newest first.
+#[derive(Debug, Clone, Serialize)]
+pub struct AppVersions {
+    /// `jeff/runs`
+    pub app: String,
+    /// The version that answers now.
+    pub current: i64,
+    pub trashed: bool,
+    pub versions: Vec<AppVersion>,
+}
+
+/// One version of an app: who deployed it and when, and its commands —
+/// those it added and removed against the version before.
+#[derive(Debug, Clone, Serialize)]
+pub struct AppVersion {
+    pub version: i64,
+    pub deployed: Stamp,
+    /// The version whose files it deployed again, for a roll back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rolls_back_to: Option<i64>,
+    pub commands: Vec<String>,
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+}
+
+/// An app put in the trash, taken out, or purged.
+#[derive(Debug, Clone, Serialize)]
+pub struct AppChange {
+    /// `jeff/runs`
+    pub app: String,
+    /// `trashed`, `restored` or `purged`.
+    pub change: &'static str,
+    /// The handle of who did it.
+    pub by: String,
+    /// For a purge: the versions deleted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub versions: Option<i64>,
+    /// For a purge: the entities deleted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entities: Option<i64>,
 }
 
 /// A member added to a space.
@@ -106,6 +169,32 @@ pub struct SpaceApp {
     /// `http://jeff.localhost:7700/runs/`
     pub address: String,
     pub version: i64,
+    /// The deploy that answers: when, and by whom.
+    pub last_deploy: Stamp,
+    /// The names of the commands it offers.
+    pub commands: Vec<String>,
+    /// Set while it is in the trash: when, and by whom.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trashed: Option<Stamp>,
+}
+
+impl SpaceApp {
+    pub(crate) fn of(app: &LiveApp) -> SpaceApp {
+        SpaceApp {
+            at: app.name.clone(),
+            slug: app.slug.clone(),
+            title: app.title.clone(),
+            access: app.access.as_str(),
+            address: app.address.clone(),
+            version: app.version,
+            last_deploy: Stamp::of(&app.deployed_at, &app.deployed_by),
+            commands: app.command_names(),
+            trashed: app
+                .trashed
+                .as_ref()
+                .map(|trashed| Stamp::of(&trashed.at, &trashed.by)),
+        }
+    }
 }
 
 /// An app deployed: its name, the version made, where it answers, and the
@@ -194,6 +283,8 @@ impl Data {
             Data::Deployed(deployed) => serde_json::to_value(deployed),
             Data::Invited(invited) => serde_json::to_value(invited),
             Data::Token(token) => serde_json::to_value(token),
+            Data::Versions(versions) => serde_json::to_value(versions),
+            Data::AppChange(change) => serde_json::to_value(change),
         };
         // Plain structs with text keys: serializing them cannot fail.
         value.unwrap_or(Value::Null)
@@ -245,6 +336,10 @@ data! {
     Invited(Invited),
     /// `{token}`: a bearer token, shown once.
     Token(NewToken),
+    /// `{app, current, trashed, versions: [{version, deployed, commands, added, removed}, …]}`.
+    Versions(AppVersions),
+    /// `{app, change, by}`: an app trashed, restored or purged.
+    AppChange(AppChange),
 }
 
 #[cfg(test)]

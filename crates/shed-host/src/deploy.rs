@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use shed_store::Vocabulary;
 use shed_store::platform::NewDeploy;
 
-use crate::access::{Act, Standing, Subject, may};
+use crate::access::{Act, Standing, Subject, may, name_in_the_trash};
 use crate::answer::{Answer, Deployed};
 use crate::names::{AppName, and_list, bad_slug, check_path, is_slug};
 use crate::reach::Reach;
@@ -50,7 +50,12 @@ impl Host {
         access: Option<Access>,
     ) -> Result<Answer<Deployed>, HostError> {
         let target = self.deploy_target(caller, app).await?;
-        self.deploy(&target, files, title, access, false).await
+        let made = Made {
+            title,
+            access,
+            ..Made::default()
+        };
+        self.deploy(&target, files, made).await
     }
 
     /// Deploys the app's drafts (its current files with every `app_files`
@@ -70,7 +75,13 @@ impl Host {
                 target.name()
             )));
         }
-        self.deploy(&target, files, title, access, true).await
+        let made = Made {
+            title,
+            access,
+            clear_drafts: true,
+            rolls_back_to: None,
+        };
+        self.deploy(&target, files, made).await
     }
 
     /// The app's files as its next deploy would hold them: the current
@@ -117,6 +128,11 @@ impl Host {
         };
         let standing = reach.standing(&space);
         may(Subject::space(&space), standing, Act::Deploy)?;
+        if let Some(app) = self.snapshot().await?.app(&format!("{space}/{slug}"))
+            && app.trashed.is_some()
+        {
+            return Err(name_in_the_trash(app.subject()));
+        }
         Ok(Target {
             space,
             slug,
@@ -125,14 +141,19 @@ impl Host {
         })
     }
 
-    async fn deploy(
+    /// Deploys `files` as the target's next version, as `made` says.
+    pub(crate) async fn deploy(
         &self,
         target: &Target,
         files: BTreeMap<String, Vec<u8>>,
-        title: Option<String>,
-        access: Option<Access>,
-        clear_drafts: bool,
+        made: Made,
     ) -> Result<Answer<Deployed>, HostError> {
+        let Made {
+            title,
+            access,
+            clear_drafts,
+            rolls_back_to,
+        } = made;
         let name = target.name();
         if !is_slug(&target.slug) {
             return Err(bad_slug("app", &target.slug));
@@ -174,6 +195,7 @@ impl Host {
                 by: target.person.eid.clone(),
                 files,
                 clear_drafts,
+                rolls_back_to,
             })
             .await?;
         let address = self.app_address(&record.space, &record.slug);
@@ -199,6 +221,19 @@ impl Host {
             },
         })
     }
+}
+
+/// How a deploy is made, beside its files.
+#[derive(Debug, Default)]
+pub(crate) struct Made {
+    /// A new title; kept as it was when `None`.
+    pub title: Option<String>,
+    /// A new access; kept as it was when `None`.
+    pub access: Option<Access>,
+    /// Forget the app's drafts: they are what is deployed.
+    pub clear_drafts: bool,
+    /// The earlier version whose files these are, for a roll back.
+    pub rolls_back_to: Option<i64>,
 }
 
 /// For a new app named by slug alone: the one space the caller edits.

@@ -188,12 +188,17 @@ impl Host {
         };
         let standing = reach.standing(&space);
         match may(Subject::space(&space), standing, act) {
-            Ok(()) => Ok(Target {
-                space,
-                slug,
-                person: reach.person,
-                standing,
-            }),
+            Ok(()) => {
+                if let Some(app) = snapshot.app(&name) {
+                    reach.reachable(app)?;
+                }
+                Ok(Target {
+                    space,
+                    slug,
+                    person: reach.person,
+                    standing,
+                })
+            }
             Err(_) => Err(reach.no_app(&snapshot, &name)),
         }
     }

@@ -15,6 +15,7 @@ mod address;
 mod admin;
 pub mod agents;
 pub mod answer;
+mod apps;
 pub mod base_href;
 mod caller;
 pub mod credentials;
@@ -41,7 +42,7 @@ mod watch;
 pub mod web;
 
 use std::os::unix::fs::DirBuilderExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use shed_store::Store;
@@ -55,6 +56,10 @@ pub use error::HostError;
 /// spaces, apps with every file of their deploys, their data, tokens, jobs —
 /// is in it.
 pub const DATABASE_FILE: &str = "shed.db";
+
+/// The public URL a CLI command's links use when it is given none and no
+/// server recorded one: `shed serve`'s own default.
+pub const DEFAULT_PUBLIC_URL: &str = "http://localhost:7700";
 
 /// Where the host keeps its data and where it is seen on the web.
 #[derive(Clone, Debug)]
@@ -102,11 +107,12 @@ struct Inner {
     store: Store,
     url: address::PublicUrl,
     registry: registry::Registry,
-    deploys: tokio::sync::broadcast::Sender<String>,
+    /// The apps deployed, trashed, restored or purged (see `watch`).
+    app_changes: tokio::sync::broadcast::Sender<String>,
     /// A tick when somebody joined a space (see `watch`).
     memberships: tokio::sync::broadcast::Sender<()>,
-    /// The deploy counter when the host opened: the watcher reports what follows.
-    opened_at_deploy: i64,
+    /// The generation when the host opened: the watcher reports what follows.
+    opened_at: shed_store::lifecycle::Generation,
     watcher: OnceLock<()>,
     /// Each job's compiled scope.
     job_scopes: agents::JobScopes,
@@ -121,36 +127,72 @@ impl Host {
     /// either is open to other accounts.
     pub async fn open(config: HostConfig) -> Result<Host, HostError> {
         let url = address::PublicUrl::parse(&config.public_url)?;
+        let store = Self::open_store(&config.data_dir, config.database.as_deref()).await?;
+        Self::with_store(store, url).await
+    }
+
+    /// Opens the host on `<data_dir>/shed.db` (or the database server
+    /// `database` names) at the public URL `given`, else the one the last
+    /// server on it recorded ([`Host::record_public_url`]), else
+    /// [`DEFAULT_PUBLIC_URL`]: what a CLI command opens, so the links it
+    /// prints point where the server is.
+    pub async fn open_at_served_url(
+        data_dir: &Path,
+        database: Option<&str>,
+        given: Option<&str>,
+    ) -> Result<Host, HostError> {
+        let store = Self::open_store(data_dir, database).await?;
+        let recorded = match given {
+            Some(_) => None,
+            None => store.recorded_public_url().await?,
+        };
+        let url = given.or(recorded.as_deref()).unwrap_or(DEFAULT_PUBLIC_URL);
+        let url = address::PublicUrl::parse(url)?;
+        Self::with_store(store, url).await
+    }
+
+    /// Records the public URL this host answers at in its database, for the
+    /// CLI's links: a server does it when it starts serving.
+    pub async fn record_public_url(&self) -> Result<(), HostError> {
+        Ok(self
+            .inner
+            .store
+            .record_public_url(self.public_url())
+            .await?)
+    }
+
+    /// The store at `<data_dir>/shed.db`, or on the database server
+    /// `database` names; the folder made as [`Host::open`] says.
+    async fn open_store(data_dir: &Path, database: Option<&str>) -> Result<Store, HostError> {
         std::fs::DirBuilder::new()
             .recursive(true)
             .mode(shed_store::PRIVATE_FOLDER_MODE)
-            .create(&config.data_dir)
+            .create(data_dir)
             .map_err(|e| {
                 HostError::Internal(format!(
                     "could not make the data directory {}: {e}",
-                    config.data_dir.display()
+                    data_dir.display()
                 ))
             })?;
-        shed_store::warn_if_open(
-            "the data folder",
-            &config.data_dir,
-            shed_store::PRIVATE_FOLDER_MODE,
-        );
-        let store = match &config.database {
+        shed_store::warn_if_open("the data folder", data_dir, shed_store::PRIVATE_FOLDER_MODE);
+        Ok(match database {
             Some(url) => Store::connect(url).await?,
-            None => Store::open(&config.data_dir.join(DATABASE_FILE)).await?,
-        };
-        let opened_at_deploy = store.deploy_counter().await?;
-        let (deploys, _) = tokio::sync::broadcast::channel(256);
+            None => Store::open(&data_dir.join(DATABASE_FILE)).await?,
+        })
+    }
+
+    async fn with_store(store: Store, url: address::PublicUrl) -> Result<Host, HostError> {
+        let opened_at = store.generation().await?;
+        let (app_changes, _) = tokio::sync::broadcast::channel(256);
         let (memberships, _) = tokio::sync::broadcast::channel(16);
         Ok(Host {
             inner: Arc::new(Inner {
                 store,
                 url,
                 registry: registry::Registry::default(),
-                deploys,
+                app_changes,
                 memberships,
-                opened_at_deploy,
+                opened_at,
                 watcher: OnceLock::new(),
                 job_scopes: agents::JobScopes::default(),
                 client_documents: oauth::ClientDocuments::default(),

@@ -2,12 +2,15 @@
 //! each, and so the apps whose commands they see. A `public` or `open` app in a
 //! space they are not in is reached on the web, not through commands: a slug
 //! resolves only among the caller's own spaces, while `space/app` names any
-//! app (and the access table then decides).
+//! app (and the access table then decides). An app in the trash is reached
+//! by nobody: it is left out of every listing, and naming it is refused with
+//! the rule book's sentence (`access::reachable`) — here, so no door holds
+//! the rule.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::access::{Standing, sign_in_first};
+use crate::access::{Standing, reachable, sign_in_first};
 use crate::names::{AppName, and_list};
 use crate::registry::{LiveApp, Snapshot};
 use crate::{Caller, Host, HostError, Person, Role};
@@ -22,8 +25,16 @@ pub(crate) struct Reach {
 }
 
 impl Reach {
-    /// The apps of the caller's spaces, in listing order.
+    /// The apps of the caller's spaces out of the trash, in listing order.
     pub(crate) fn apps<'s>(&self, snapshot: &'s Snapshot) -> Vec<&'s Arc<LiveApp>> {
+        self.apps_and_trashed(snapshot)
+            .into_iter()
+            .filter(|app| app.trashed.is_none())
+            .collect()
+    }
+
+    /// The apps of the caller's spaces, those in the trash too.
+    pub(crate) fn apps_and_trashed<'s>(&self, snapshot: &'s Snapshot) -> Vec<&'s Arc<LiveApp>> {
         snapshot
             .apps
             .iter()
@@ -31,26 +42,44 @@ impl Reach {
             .collect()
     }
 
-    /// The app a call names (`runs` or `jeff/runs`) among the caller's spaces.
+    /// Refused with the trash's sentence when `app`, of the caller's
+    /// spaces, is in the trash.
+    pub(crate) fn reachable(&self, app: &LiveApp) -> Result<(), HostError> {
+        reachable(
+            app.subject(),
+            self.standing(&app.space),
+            app.trashed.is_some(),
+        )
+    }
+
+    /// The app a call names (`runs` or `jeff/runs`) among the caller's
+    /// spaces; one in the trash is refused with its sentence.
     pub(crate) fn resolve(
         &self,
         snapshot: &Snapshot,
         name: &str,
     ) -> Result<Arc<LiveApp>, HostError> {
-        let in_reach = self.apps(snapshot);
-        let found: Vec<&Arc<LiveApp>> = match AppName::parse(name)? {
-            AppName::Full { .. } => in_reach
-                .into_iter()
-                .filter(|app| app.name == name)
-                .collect(),
-            AppName::Slug(slug) => in_reach
-                .into_iter()
-                .filter(|app| app.slug == slug)
-                .collect(),
-        };
+        let wanted = AppName::parse(name)?;
+        let named: Vec<&Arc<LiveApp>> = self
+            .apps_and_trashed(snapshot)
+            .into_iter()
+            .filter(|app| match wanted {
+                AppName::Full { .. } => app.name == name,
+                AppName::Slug(slug) => app.slug == slug,
+            })
+            .collect();
+        let found: Vec<&Arc<LiveApp>> = named
+            .iter()
+            .copied()
+            .filter(|app| app.trashed.is_none())
+            .collect();
         match found.as_slice() {
             [one] => Ok((*one).clone()),
-            [] => Err(self.no_app(snapshot, name)),
+            // Named, but only in the trash: its sentence.
+            [] => Err(named
+                .first()
+                .and_then(|trashed| self.reachable(trashed).err())
+                .unwrap_or_else(|| self.no_app(snapshot, name))),
             many => {
                 let names: Vec<String> = many.iter().map(|app| app.name.clone()).collect();
                 Err(HostError::BadInput(format!(
@@ -124,15 +153,15 @@ impl Host {
         caller: &Caller,
     ) -> Result<(Reach, Arc<Snapshot>), HostError> {
         let person = caller.person().ok_or_else(sign_in_first)?.clone();
-        let (memberships, counter) = self
+        let (memberships, generation) = self
             .inner
             .store
-            .memberships_and_deploy_counter(&person.eid)
+            .memberships_and_generation(&person.eid)
             .await?;
         let snapshot = self
             .inner
             .registry
-            .snapshot_at(&self.inner.store, &self.inner.url, counter)
+            .snapshot_at(&self.inner.store, &self.inner.url, generation)
             .await?;
         Ok((Reach::of(person, memberships), snapshot))
     }
@@ -164,6 +193,7 @@ impl Host {
                     Some(_) => HostError::NotFound(format!("no app {name}")),
                     None => sign_in_first(),
                 })?;
+                reachable(app.subject(), standing, app.trashed.is_some())?;
                 Ok((app, standing))
             }
             AppName::Slug(_) => {

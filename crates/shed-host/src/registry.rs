@@ -1,17 +1,20 @@
 //! The command registry: every deployed app as it answers now — its manifest,
-//! and its part of the `commands` listing already rendered — kept in memory
-//! and keyed by the deploy counter in the database. Every call first reads the
-//! counter (one indexed row), so a deploy made by any process on the same data
-//! directory (the CLI while a server runs) is seen by the next call; only the
-//! apps whose deploy changed are read again.
+//! and its part of the `commands` listing already rendered, or its place in
+//! the trash — kept in memory and keyed by the platform's generation in the
+//! database (the last deploy's id and the last trash, restore or purge's).
+//! Every call first reads the generation (two indexed rows), so a deploy or
+//! a trash made by any process on the same data directory (the CLI while a
+//! server runs) is seen by the next call; only the apps whose deploy changed
+//! are read again.
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
 use serde_json::{Value, json};
 use shed_manifest::Manifest;
-use shed_store::Store;
-use shed_store::platform::AppRecord;
+use shed_store::lifecycle::Generation;
+use shed_store::platform::{AppRecord, Trashed};
+use shed_store::{Person, Store};
 
 use crate::address::{PublicUrl, without_scheme};
 use crate::{Access, HostError};
@@ -29,6 +32,12 @@ pub(crate) struct LiveApp {
     pub version: i64,
     /// The deploy's id (platform-wide, only grows).
     pub deploy: i64,
+    /// When the deploy was made (RFC 3339), and by whom.
+    pub deployed_at: String,
+    pub deployed_by: Person,
+    /// Set while the app is in the trash: then nothing of it is reached
+    /// (see `reach`), and its name is not free.
+    pub trashed: Option<Trashed>,
     /// `http://jeff.localhost:7700/runs/`
     pub address: String,
     pub manifest: Manifest,
@@ -79,6 +88,9 @@ impl LiveApp {
             access,
             version: record.version,
             deploy: record.deploy,
+            deployed_at: record.deployed_at.clone(),
+            deployed_by: record.deployed_by.clone(),
+            trashed: record.trashed.clone(),
             address,
             manifest,
             listing: String::new(),
@@ -122,11 +134,11 @@ impl LiveApp {
     }
 }
 
-/// The registry at one deploy counter: every app, in listing order (by space
-/// slug, then in the order the apps were made).
+/// The registry at one generation: every app, trashed ones too, in listing
+/// order (by space slug, then in the order the apps were made).
 #[derive(Debug, Default)]
 pub(crate) struct Snapshot {
-    pub counter: i64,
+    pub generation: Generation,
     pub apps: Vec<Arc<LiveApp>>,
     by_name: HashMap<String, usize>,
 }
@@ -137,9 +149,12 @@ impl Snapshot {
         self.by_name.get(name).and_then(|&i| self.apps.get(i))
     }
 
-    /// The apps of one space, in the order they were made.
+    /// The apps of one space out of the trash, in the order they were made.
     pub(crate) fn apps_in(&self, space: &str) -> Vec<&Arc<LiveApp>> {
-        self.apps.iter().filter(|app| app.space == space).collect()
+        self.apps
+            .iter()
+            .filter(|app| app.space == space && app.trashed.is_none())
+            .collect()
     }
 }
 
@@ -151,9 +166,9 @@ pub(crate) struct Registry {
 }
 
 impl Registry {
-    fn cached(&self, counter: i64) -> Option<Arc<Snapshot>> {
+    fn cached(&self, generation: Generation) -> Option<Arc<Snapshot>> {
         let current = self.current.read().ok()?;
-        (current.counter == counter).then(|| current.clone())
+        (current.generation == generation).then(|| current.clone())
     }
 
     /// The registry as the database has it now.
@@ -162,34 +177,35 @@ impl Registry {
         store: &Store,
         url: &PublicUrl,
     ) -> Result<Arc<Snapshot>, HostError> {
-        let counter = store.deploy_counter().await?;
-        self.snapshot_at(store, url, counter).await
+        let generation = store.generation().await?;
+        self.snapshot_at(store, url, generation).await
     }
 
-    /// The registry as of the deploy counter `counter`, just read from the
-    /// database.
+    /// The registry as of `generation`, just read from the database.
     pub(crate) async fn snapshot_at(
         &self,
         store: &Store,
         url: &PublicUrl,
-        counter: i64,
+        generation: Generation,
     ) -> Result<Arc<Snapshot>, HostError> {
-        if let Some(snapshot) = self.cached(counter) {
+        if let Some(snapshot) = self.cached(generation) {
             return Ok(snapshot);
         }
         let _one_at_a_time = self.rebuilding.lock().await;
-        if let Some(snapshot) = self.cached(counter) {
+        if let Some(snapshot) = self.cached(generation) {
             return Ok(snapshot);
         }
         let previous = self.current.read().map(|c| c.clone()).unwrap_or_default();
-        let records = store.platform_apps().await?;
-        let mut snapshot = Snapshot::default();
+        let (read_at, records) = store.platform_apps().await?;
+        let mut snapshot = Snapshot {
+            generation: read_at,
+            ..Snapshot::default()
+        };
         for record in records {
-            // The newest deploy is always the one its app answers with, so
-            // the largest deploy id is the counter these records stand for.
-            snapshot.counter = snapshot.counter.max(record.deploy);
             let app = match previous.app(&record.name()) {
-                Some(app) if app.deploy == record.deploy => app.clone(),
+                Some(app) if app.deploy == record.deploy && app.trashed == record.trashed => {
+                    app.clone()
+                }
                 _ => {
                     // Another process may have declared its components.
                     store.forget_schema(&record.name());

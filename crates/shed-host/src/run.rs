@@ -80,7 +80,17 @@ fn find(
         .collect();
     match having.as_slice() {
         [one] => Ok((*one).clone()),
-        [] => Err(HostError::NotFound(no_command(name, &in_reach))),
+        [] => {
+            // A command of an app in the trash is refused with its sentence.
+            let trashed = reach
+                .apps_and_trashed(snapshot)
+                .into_iter()
+                .find(|app| app.trashed.is_some() && app.manifest.command(name).is_some());
+            match trashed {
+                Some(app) => reach.reachable(app).map(|()| app.clone()),
+                None => Err(HostError::NotFound(no_command(name, &in_reach))),
+            }
+        }
         many => {
             let mut names: Vec<String> = many.iter().map(|app| app.name.clone()).collect();
             names.sort();

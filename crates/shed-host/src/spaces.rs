@@ -36,17 +36,7 @@ impl Host {
             spaces.push(SpaceEntry {
                 space: space.clone(),
                 role: role.as_str(),
-                apps: apps
-                    .iter()
-                    .map(|app| SpaceApp {
-                        at: app.name.clone(),
-                        slug: app.slug.clone(),
-                        title: app.title.clone(),
-                        access: app.access.as_str(),
-                        address: app.address.clone(),
-                        version: app.version,
-                    })
-                    .collect(),
+                apps: apps.iter().map(|app| SpaceApp::of(app)).collect(),
             });
         }
         Ok(Answer {

@@ -41,6 +41,7 @@ impl Host {
             .app(&format!("{space}/{slug}"))
             .filter(|app| reach.role(&app.space).is_some() && app.views.iter().any(|v| v == file))
             .ok_or_else(no_resource)?;
+        reach.reachable(app)?;
         let bytes = self
             .inner
             .store

@@ -1,9 +1,9 @@
-//! Deploys made by any process on this data directory, as a stream of app
-//! names, and new memberships, as a stream of ticks: a task polls the deploy
-//! counter and the count of memberships every half second (one read) and
-//! sends `space/slug` for each deploy it finds, and a tick when a person
-//! joined a space. It starts with the first subscriber and stops when the
-//! host is dropped.
+//! Apps deployed, trashed, restored or purged by any process on this data
+//! directory, as a stream of app names, and new memberships, as a stream of
+//! ticks: a task polls the platform's generation and the count of
+//! memberships every half second (one read) and sends `space/slug` for each
+//! change it finds, and a tick when a person joined a space. It starts with
+//! the first subscriber and stops when the host is dropped.
 
 use std::sync::{Arc, Weak};
 use std::time::Duration;
@@ -12,14 +12,15 @@ use tokio::sync::broadcast;
 
 use crate::{Host, Inner};
 
-/// How often the deploy counter is read.
+/// How often the generation is read.
 const POLL: Duration = Duration::from_millis(500);
 
 impl Host {
-    /// A receiver of the apps (`space/slug`) deployed from now on, by this
-    /// process or any other on the same data directory.
-    pub fn deploys(&self) -> broadcast::Receiver<String> {
-        let receiver = self.inner.deploys.subscribe();
+    /// A receiver of the apps (`space/slug`) deployed, trashed, restored or
+    /// purged from now on, by this process or any other on the same data
+    /// directory.
+    pub fn app_changes(&self) -> broadcast::Receiver<String> {
+        let receiver = self.inner.app_changes.subscribe();
         self.watch();
         receiver
     }
@@ -36,7 +37,7 @@ impl Host {
     fn watch(&self) {
         self.inner.watcher.get_or_init(|| {
             let weak = Arc::downgrade(&self.inner);
-            let after = self.inner.opened_at_deploy;
+            let after = self.inner.opened_at;
             match tokio::runtime::Handle::try_current() {
                 Ok(runtime) => {
                     runtime.spawn(watch(weak, after));
@@ -47,7 +48,7 @@ impl Host {
     }
 }
 
-async fn watch(host: Weak<Inner>, mut after: i64) {
+async fn watch(host: Weak<Inner>, mut after: shed_store::lifecycle::Generation) {
     let mut tick = tokio::time::interval(POLL);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     // The memberships counted at the first poll are the ones before watching.
@@ -55,19 +56,20 @@ async fn watch(host: Weak<Inner>, mut after: i64) {
     loop {
         tick.tick().await;
         let Some(inner) = host.upgrade() else { return };
-        match inner.store.deploys_since_and_member_count(after).await {
-            Ok((deploys, count)) => {
-                for (id, app) in deploys {
-                    after = id;
+        match inner.store.changes_since(after).await {
+            Ok(changes) => {
+                after = changes.now;
+                for app in changes.apps {
                     // No receiver is fine: nobody is listening right now.
-                    let _ = inner.deploys.send(app);
+                    let _ = inner.app_changes.send(app);
                 }
+                let count = changes.members;
                 if members.is_some_and(|before| before != count) {
                     let _ = inner.memberships.send(());
                 }
                 members = Some(count);
             }
-            Err(e) => tracing::warn!(error = %e, "could not read the deploy counter"),
+            Err(e) => tracing::warn!(error = %e, "could not read the platform's changes"),
         }
     }
 }

@@ -1,8 +1,9 @@
-//! Watches the deploys and memberships of every process on the data dir and
+//! Watches the deploys (and trashes, restores, purges) and memberships of
+//! every process on the data dir and
 //! tells one live session `notifications/resources/list_changed` when one
 //! changed the views that session's caller reaches, and
 //! `notifications/prompts/list_changed` when it changed their prompts (an
-//! app came into reach, or was retitled).
+//! app came into reach, went to the trash, or was retitled).
 
 use std::time::Duration;
 
@@ -89,18 +90,18 @@ async fn prompts_of(host: &Host, caller: &Caller) -> Vec<PromptEntry> {
     })
 }
 
-/// Runs until the session closes: after every deploy and every new
-/// membership, compares the views and the prompts the caller reaches with
-/// those it reached before, and notifies on each change.
+/// Runs until the session closes: after every deploy, trash, restore or
+/// purge and every new membership, compares the views and the prompts the
+/// caller reaches with those it reached before, and notifies on each change.
 pub async fn watch_reach(host: Host, caller: Caller, notifier: Notifier) {
-    let mut deploys = host.deploys();
+    let mut changes = host.app_changes();
     let mut memberships = host.memberships();
     let mut seen = views_of(&host, &caller).await;
     let mut prompts = prompts_of(&host, &caller).await;
     let mut closed_check = tokio::time::interval(CLOSED_CHECK);
     loop {
         let moved = tokio::select! {
-            deployed = deploys.recv() => deployed.map(drop),
+            changed = changes.recv() => changed.map(drop),
             joined = memberships.recv() => joined,
             _ = closed_check.tick() => {
                 if notifier.is_closed() {

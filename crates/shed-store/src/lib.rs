@@ -49,6 +49,7 @@ mod entities;
 mod error;
 pub mod filter;
 mod jobs;
+pub mod lifecycle;
 mod model;
 mod names;
 pub mod oauth;

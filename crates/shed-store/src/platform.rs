@@ -1,9 +1,11 @@
 //! The platform's own records as callers see them: spaces and their
 //! members, apps and their deploys. Plain shapes: each backend keeps them in
-//! its own tables (`sqlite/platform.rs`), and who may do what is decided in
-//! shed-host.
+//! its own tables (`sqlite/platform.rs`, `postgres/records.rs`), and who may
+//! do what is decided in shed-host.
 
 use std::collections::BTreeMap;
+
+use crate::Person;
 
 /// A space a person belongs to, and their role there.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,6 +27,11 @@ pub struct AppRecord {
     pub version: i64,
     /// The id of that deploy, which only ever grows across the platform.
     pub deploy: i64,
+    /// When that deploy was made (RFC 3339), and by whom.
+    pub deployed_at: String,
+    pub deployed_by: Person,
+    /// Set while the app is in the trash (see `lifecycle`).
+    pub trashed: Option<Trashed>,
 }
 
 impl AppRecord {
@@ -32,6 +39,14 @@ impl AppRecord {
     pub fn name(&self) -> String {
         format!("{}/{}", self.space, self.slug)
     }
+}
+
+/// An app in the trash: when, and who put it there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Trashed {
+    /// RFC 3339.
+    pub at: String,
+    pub by: Person,
 }
 
 /// What a deploy records: the files and, where said, a new title or access.
@@ -48,4 +63,6 @@ pub struct NewDeploy {
     pub files: BTreeMap<String, Vec<u8>>,
     /// Forget the app's drafts: they are what was deployed.
     pub clear_drafts: bool,
+    /// The version whose files these are again, for a roll back.
+    pub rolls_back_to: Option<i64>,
 }

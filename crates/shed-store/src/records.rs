@@ -2,9 +2,10 @@
 //! people ([`People`]); spaces, members, apps, deploys and their files,
 //! drafts and listed tools ([`Platform`]); sign-ins ([`SignIns`]); jobs
 //! ([`Jobs`]); tokens, and taking access back ([`Revocable`]); OAuth
-//! clients, codes and grants ([`OAuth`]); view keys ([`ViewKeys`]). Each
-//! declaration makes the trait a backend implements and the
-//! [`Store`](crate::Store) method that calls it.
+//! clients, codes and grants ([`OAuth`]); view keys ([`ViewKeys`]). (An
+//! app's versions, trash and purge, and the generation, are `lifecycle.rs`'s
+//! `Lifecycle`.) Each declaration makes the trait a backend implements and
+//! the [`Store`](crate::Store) method that calls it.
 
 use std::collections::BTreeMap;
 
@@ -42,16 +43,8 @@ interface! {
         ) -> Result<(), StoreError>;
         /// The spaces a person belongs to, by slug, with their role in each.
         async fn memberships(&self, person_eid: &str) -> Result<Vec<Membership>, StoreError>;
-        /// A person's memberships and the deploy counter, read together: what a
-        /// call needs to know who reaches what, for one trip to the database.
-        async fn memberships_and_deploy_counter(
-            &self,
-            person_eid: &str,
-        ) -> Result<(Vec<Membership>, i64), StoreError>;
         /// Whether a space of this slug exists.
         async fn space_exists(&self, slug: &str) -> Result<bool, StoreError>;
-        /// Every deployed app, by space slug then in the order they were made.
-        async fn platform_apps(&self) -> Result<Vec<AppRecord>, StoreError>;
         /// One app, if it has been deployed.
         async fn platform_app(
             &self,
@@ -93,18 +86,6 @@ interface! {
             app: &str,
             writes: BTreeMap<String, Option<Vec<u8>>>,
         ) -> Result<(), StoreError>;
-        /// The id of the last deploy on this database, 0 before the first: it
-        /// only grows, so any process can notice a deploy by watching it.
-        async fn deploy_counter(&self) -> Result<i64, StoreError>;
-        /// The deploys after the one with id `after`: (id, `space/slug`), in order.
-        async fn deploys_since(&self, after: i64) -> Result<Vec<(i64, String)>, StoreError>;
-        /// [`Store::deploys_since`](crate::Store::deploys_since), and how
-        /// many memberships there are, in one read: a change of the count is
-        /// a change of somebody's reach.
-        async fn deploys_since_and_member_count(
-            &self,
-            after: i64,
-        ) -> Result<(Vec<(i64, String)>, i64), StoreError>;
         /// The tool-list fingerprint a caller (a key the host chooses) last listed under.
         async fn listed_tools(&self, caller: &str) -> Result<Option<String>, StoreError>;
         /// Remembers the tool-list fingerprint a caller listed under.

@@ -8,11 +8,8 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 use shed_host::take_back::TokenSpec;
-use shed_host::{Access, Caller, Host, HostConfig, HostError, Role};
+use shed_host::{Access, Caller, Host, HostError, Role};
 use walkdir::WalkDir;
-
-/// The default address app addresses are printed at.
-const DEFAULT_PUBLIC_URL: &str = "http://localhost:7700";
 
 #[derive(Subcommand)]
 pub enum AdminCommand {
@@ -161,8 +158,10 @@ pub struct DeployArgs {
     #[arg(long, value_parser = parse_access)]
     access: Option<Access>,
     /// The address the platform is reached at, for the app's address.
-    #[arg(long, env = "SHED_PUBLIC_URL", default_value = DEFAULT_PUBLIC_URL)]
-    public_url: String,
+    /// Default: the one the last `shed serve` or `shed up` on this data
+    /// folder served at.
+    #[arg(long, env = "SHED_PUBLIC_URL")]
+    public_url: Option<String>,
 }
 
 fn parse_role(word: &str) -> Result<Role, String> {
@@ -176,17 +175,12 @@ fn parse_access(word: &str) -> Result<Access, String> {
 
 /// Runs one administration command on the data folder `data`.
 pub async fn run(command: AdminCommand, place: &crate::serve::Place) -> anyhow::Result<()> {
+    let given = std::env::var("SHED_PUBLIC_URL").ok();
     let public_url = match &command {
-        AdminCommand::Deploy(args) => args.public_url.clone(),
-        _ => std::env::var("SHED_PUBLIC_URL").unwrap_or_else(|_| DEFAULT_PUBLIC_URL.to_string()),
+        AdminCommand::Deploy(args) => args.public_url.as_deref(),
+        _ => given.as_deref(),
     };
-    let host = Host::open(HostConfig {
-        data_dir: place.data.clone(),
-        public_url,
-        database: place.database.clone(),
-    })
-    .await
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let host = crate::serve::open_for_cli(place, public_url).await?;
     match administer(&host, command).await {
         Ok(printed) => {
             println!("{printed}");

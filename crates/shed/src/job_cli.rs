@@ -55,8 +55,7 @@ pub struct ListArgs {
 
 /// Runs `shed job …` on the data folder.
 pub async fn run(command: JobCommand, place: &crate::serve::Place) -> anyhow::Result<()> {
-    // Jobs answer no web addresses, so the default public URL serves.
-    let open = || crate::serve::open(place, "http://localhost:7700");
+    let open = || crate::serve::open_for_cli(place, None);
     match command {
         JobCommand::Create(args) => {
             let ttl = jobs::parse_ttl(&args.ttl)?;

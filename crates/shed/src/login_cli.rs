@@ -3,7 +3,6 @@
 
 use clap::{Args, Subcommand};
 use shed_host::sessions::LOGIN_LINK_SECONDS;
-use shed_host::{Host, HostConfig};
 
 #[derive(Subcommand)]
 pub enum WebCommand {
@@ -22,10 +21,11 @@ pub enum WebCommand {
 pub struct LoginArgs {
     /// The person's handle (see `shed person add`).
     handle: String,
-    /// The address the server is reached at — the link points there. Give
-    /// the same one `shed serve` or `shed up` was given.
-    #[arg(long, env = "SHED_PUBLIC_URL", default_value = "http://localhost:7700")]
-    public_url: String,
+    /// The address the server is reached at — the link points there.
+    /// Default: the one the last `shed serve` or `shed up` on this data
+    /// folder served at.
+    #[arg(long, env = "SHED_PUBLIC_URL")]
+    public_url: Option<String>,
 }
 
 #[derive(Args)]
@@ -37,15 +37,11 @@ pub struct LogoutArgs {
 /// Runs `shed login` or `shed logout` on the data in `place`.
 pub async fn run(command: WebCommand, place: &crate::serve::Place) -> anyhow::Result<()> {
     let public_url = match &command {
-        WebCommand::Login(args) => args.public_url.trim_end_matches('/').to_string(),
-        WebCommand::Logout(_) => "http://localhost:7700".to_string(),
+        WebCommand::Login(args) => args.public_url.as_deref(),
+        WebCommand::Logout(_) => None,
     };
-    let host = Host::open(HostConfig {
-        data_dir: place.data.clone(),
-        public_url,
-        database: place.database.clone(),
-    })
-    .await?;
+    let host =
+        crate::serve::open_for_cli(place, public_url.map(|url| url.trim_end_matches('/'))).await?;
     match command {
         WebCommand::Login(args) => {
             let link = host.login_link(&args.handle).await?;

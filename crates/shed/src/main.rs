@@ -1,5 +1,6 @@
 //! The `shed` binary: runs the host (`up`, `serve`, `mcp`) and administers it.
 
+mod app_cli;
 mod backup_cli;
 mod command_cli;
 mod example;
@@ -95,6 +96,10 @@ enum Command {
     /// Jobs for agents: `create` one for a person with a scope, `end` it, `list` them.
     #[command(subcommand)]
     Job(job_cli::JobCommand),
+    /// Apps: `list` them, see an app's `versions`, `rollback` to one, put it
+    /// in the `trash`, `restore` it, `purge` it for good.
+    #[command(subcommand)]
+    App(app_cli::AppCommand),
     #[command(flatten)]
     Admin(admin::AdminCommand),
     #[command(flatten)]
@@ -148,9 +153,11 @@ struct McpArgs {
     /// The handle of the person every request is made as (see `shed person add`).
     #[arg(long = "as", value_name = "HANDLE")]
     handle: String,
-    /// The address the server is reached at, for the app addresses in answers.
-    #[arg(long, env = "SHED_PUBLIC_URL", default_value = "http://localhost:7700")]
-    public_url: String,
+    /// The address the server is reached at, for the app addresses in
+    /// answers. Default: the one the last `shed serve` or `shed up` on this
+    /// data folder served at.
+    #[arg(long, env = "SHED_PUBLIC_URL")]
+    public_url: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -213,9 +220,10 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve(args) => serve::serve(&place, &args).await,
         Command::Protocol(_) => Ok(()), // answered before the runtime started
         Command::Job(command) => job_cli::run(command, &place).await,
+        Command::App(command) => app_cli::run(command, &place).await,
         Command::Backup(args) => backup_cli::backup(&place, &args).await,
         Command::Restore(args) => backup_cli::restore(&place, &args).await,
-        Command::Mcp(args) => serve::stdio(&place, &args.handle, &args.public_url).await,
+        Command::Mcp(args) => serve::stdio(&place, &args.handle, args.public_url.as_deref()).await,
         Command::Admin(command) => admin::run(command, &place).await,
         Command::Web(command) => login_cli::run(command, &place).await,
     }

@@ -23,7 +23,8 @@ pub struct Place {
     pub database: Option<String>,
 }
 
-/// Opens the host on `place`, creating the data folder (mode 0700) when missing.
+/// Opens the host on `place` at `public_url`, creating the data folder
+/// (mode 0700) when missing: what a server opens.
 pub async fn open(place: &Place, public_url: &str) -> anyhow::Result<Host> {
     let opened = Host::open(HostConfig {
         data_dir: place.data.clone(),
@@ -31,8 +32,22 @@ pub async fn open(place: &Place, public_url: &str) -> anyhow::Result<Host> {
         database: place.database.clone(),
     })
     .await;
+    said_where(place, opened)
+}
+
+/// Opens the host on `place` for a CLI command, at `public_url` when
+/// given, else at the address the last server on the data recorded, so the
+/// links it prints point where the server is.
+pub async fn open_for_cli(place: &Place, public_url: Option<&str>) -> anyhow::Result<Host> {
+    let opened = Host::open_at_served_url(&place.data, place.database.as_deref(), public_url).await;
+    said_where(place, opened)
+}
+
+/// A host that did not open, said with where: the store's own sentence for
+/// a database server (it names the server and what to do), the data
+/// folder's for a file.
+fn said_where(place: &Place, opened: Result<Host, shed_host::HostError>) -> anyhow::Result<Host> {
     match &place.database {
-        // The store's sentence names the server and what to do.
         Some(_) => Ok(opened?),
         None => opened
             .with_context(|| format!("could not open the data folder {}", place.data.display())),
@@ -76,6 +91,9 @@ pub async fn run_server(host: Host, data: &Path, args: &ServeArgs) -> anyhow::Re
     let address = listener
         .local_addr()
         .context("could not read the listening address")?;
+    host.record_public_url()
+        .await
+        .context("could not record the public URL")?;
     tracing::info!(
         "shed is serving {} on http://{address} — MCP at {}{}",
         data.display(),
@@ -124,8 +142,8 @@ pub async fn serve(place: &Place, args: &ServeArgs) -> anyhow::Result<()> {
 }
 
 /// `shed mcp --as <handle>`.
-pub async fn stdio(place: &Place, handle: &str, public_url: &str) -> anyhow::Result<()> {
-    let host = open(place, public_url.trim_end_matches('/')).await?;
+pub async fn stdio(place: &Place, handle: &str, public_url: Option<&str>) -> anyhow::Result<()> {
+    let host = open_for_cli(place, public_url.map(|url| url.trim_end_matches('/'))).await?;
     let caller = host.caller_for_handle(handle).await?;
     shed_mcp::serve_stdio(host, caller).await?;
     Ok(())

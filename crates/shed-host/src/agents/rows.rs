@@ -37,19 +37,25 @@ impl Host {
 }
 
 /// The row of `app_name`'s command `command` (`demo/runs`, `log_run`), if
-/// the app is in reach and has one.
+/// the app is in reach and has one; the trash's sentence when the app is in
+/// the trash.
 pub(super) fn app_command_row(
     reach: &Reach,
     snapshot: &Snapshot,
     (app_name, command): (&str, &str),
-) -> Option<CommandRow> {
-    let app = reach
-        .apps(snapshot)
+) -> Result<Option<CommandRow>, HostError> {
+    let Some(app) = reach
+        .apps_and_trashed(snapshot)
         .into_iter()
-        .find(|app| app.name == app_name)?;
-    app.manifest
+        .find(|app| app.name == app_name)
+    else {
+        return Ok(None);
+    };
+    reach.reachable(app)?;
+    Ok(app
+        .manifest
         .command(command)
-        .map(|command| app_row(app, command))
+        .map(|command| app_row(app, command)))
 }
 
 /// An app command's row.

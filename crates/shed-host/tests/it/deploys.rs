@@ -298,7 +298,7 @@ async fn a_deploy_by_another_process_is_seen_by_the_next_call_and_announced() {
     let server = &w.host;
     let jeff = space(server, "jeff", "jeff").await;
     let ada = member(server, "jeff", "ada", Role::Editor).await;
-    let mut announced = server.deploys();
+    let mut announced = server.app_changes();
     assert_eq!(
         server.commands(&ada, None).await.unwrap().data_json()["commands"],
         json!([])

@@ -290,6 +290,25 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE tokens ADD COLUMN grant_id BIGINT REFERENCES oauth_grants(id);
     ALTER TABLE tokens ADD COLUMN resource TEXT;
     "#,
+    // 10: an app's versions rolled back, its trash and its purges; the
+    // public URL a server serves at (`src/lifecycle.rs`).
+    r#"
+    ALTER TABLE apps ADD COLUMN trashed_at TEXT;
+    ALTER TABLE apps ADD COLUMN trashed_by TEXT REFERENCES people(eid);
+    ALTER TABLE deploys ADD COLUMN rolls_back_to BIGINT;
+    CREATE TABLE app_changes(
+        id BIGSERIAL PRIMARY KEY,
+        app TEXT NOT NULL,
+        change TEXT NOT NULL CHECK(change IN ('trash', 'restore', 'purge')),
+        at TEXT NOT NULL,
+        by TEXT NOT NULL REFERENCES people(eid)
+    );
+    CREATE TABLE served_at(
+        id INTEGER PRIMARY KEY CHECK(id = 1),
+        public_url TEXT NOT NULL,
+        at TEXT NOT NULL
+    );
+    "#,
 ];
 
 /// Whether every migration this program knows is applied: a sentence

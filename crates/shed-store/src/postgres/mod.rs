@@ -5,10 +5,11 @@
 //! transaction ([`Postgres::write`]), committed with `synchronous_commit` on. Writers of one app
 //! queue on the app's row (`SELECT … FOR UPDATE`), so the `was` checks and
 //! versions hold across servers. It implements every interface of
-//! `entities.rs` and `records.rs`.
+//! `entities.rs`, `records.rs` and `lifecycle.rs`.
 
 mod apply;
 mod connect;
+mod lifecycle;
 mod migrations;
 mod oauth;
 mod query;

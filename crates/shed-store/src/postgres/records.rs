@@ -14,7 +14,7 @@ use tokio_postgres::Row;
 use super::Postgres;
 use crate::jobs::{globs_text, name_of, num_of};
 use crate::names::{handle_taken, new_person};
-use crate::platform::{AppRecord, Membership, NewDeploy};
+use crate::platform::{AppRecord, Membership, NewDeploy, Trashed};
 use crate::records::{Jobs, People, Platform, SignIns, ViewKeys};
 use crate::{JobRecord, JobTerms, Person, StoreError, ViewKey};
 
@@ -39,9 +39,14 @@ pub(super) async fn space_id(
     Ok(c.query_opt(&stmt, &[&slug]).await?.map(|r| r.get(0)))
 }
 
-const APP_COLUMNS: &str = "s.slug, a.slug, a.title, a.access, a.version, a.deploy FROM apps a JOIN spaces s ON s.id = a.space";
+/// An app's columns, as [`app_record`] reads them.
+pub(super) const APP_COLUMNS: &str = "s.slug, a.slug, a.title, a.access, a.version, a.deploy,
+    d.at, dp.eid, dp.handle, dp.name, a.trashed_at, tp.eid, tp.handle, tp.name
+    FROM apps a JOIN spaces s ON s.id = a.space JOIN deploys d ON d.id = a.deploy
+    JOIN people dp ON dp.eid = d.by LEFT JOIN people tp ON tp.eid = a.trashed_by";
 
-fn app_record(r: &Row) -> AppRecord {
+pub(super) fn app_record(r: &Row) -> AppRecord {
+    let trashed_at: Option<String> = r.get(10);
     AppRecord {
         space: r.get(0),
         slug: r.get(1),
@@ -49,6 +54,12 @@ fn app_record(r: &Row) -> AppRecord {
         access: r.get(3),
         version: r.get(4),
         deploy: r.get(5),
+        deployed_at: r.get(6),
+        deployed_by: person_at(r, 7),
+        trashed: trashed_at.map(|at| Trashed {
+            at,
+            by: person_at(r, 11),
+        }),
     }
 }
 
@@ -68,7 +79,10 @@ async fn app_by_name(
         .map(app_record))
 }
 
-async fn memberships(c: &impl GenericClient, person: &str) -> Result<Vec<Membership>, StoreError> {
+pub(super) async fn memberships(
+    c: &impl GenericClient,
+    person: &str,
+) -> Result<Vec<Membership>, StoreError> {
     let stmt = c
         .prepare_cached(
             "SELECT s.slug, m.role FROM members m JOIN spaces s ON s.id = m.space
@@ -82,31 +96,6 @@ async fn memberships(c: &impl GenericClient, person: &str) -> Result<Vec<Members
             space: r.get(0),
             role: r.get(1),
         })
-        .collect())
-}
-
-async fn deploy_counter(c: &impl GenericClient) -> Result<i64, StoreError> {
-    let stmt = c
-        .prepare_cached("SELECT COALESCE(MAX(id), 0)::BIGINT FROM deploys")
-        .await?;
-    Ok(c.query_one(&stmt, &[]).await?.get(0))
-}
-
-async fn deploys_since(
-    c: &impl GenericClient,
-    after: i64,
-) -> Result<Vec<(i64, String)>, StoreError> {
-    let stmt = c
-        .prepare_cached(
-            "SELECT d.id, s.slug || '/' || a.slug FROM deploys d
-             JOIN apps a ON a.id = d.app JOIN spaces s ON s.id = a.space
-             WHERE d.id > $1 ORDER BY d.id",
-        )
-        .await?;
-    Ok(c.query(&stmt, &[&after])
-        .await?
-        .iter()
-        .map(|r| (r.get(0), r.get(1)))
         .collect())
 }
 
@@ -211,30 +200,8 @@ impl Platform for Postgres {
         memberships(&self.client().await?, person_eid).await
     }
 
-    async fn memberships_and_deploy_counter(
-        &self,
-        person_eid: &str,
-    ) -> Result<(Vec<Membership>, i64), StoreError> {
-        let mut c = self.client().await?;
-        let txn = c.build_transaction().read_only(true).start().await?;
-        let answer = (
-            memberships(&txn, person_eid).await?,
-            deploy_counter(&txn).await?,
-        );
-        txn.commit().await?;
-        Ok(answer)
-    }
-
     async fn space_exists(&self, slug: &str) -> Result<bool, StoreError> {
         Ok(space_id(&self.client().await?, slug).await?.is_some())
-    }
-
-    async fn platform_apps(&self) -> Result<Vec<AppRecord>, StoreError> {
-        let c = self.client().await?;
-        let stmt = c
-            .prepare_cached(&format!("SELECT {APP_COLUMNS} ORDER BY s.slug, a.id"))
-            .await?;
-        Ok(c.query(&stmt, &[]).await?.iter().map(app_record).collect())
     }
 
     async fn platform_app(&self, space: &str, slug: &str) -> Result<Option<AppRecord>, StoreError> {
@@ -310,8 +277,9 @@ impl Platform for Postgres {
             let (app, version): (i64, i64) = (r.get(0), r.get::<_, i64>(1) + 1);
             let deploy: i64 = txn
                 .query_one(
-                    "INSERT INTO deploys(app, version, at, by) VALUES($1, $2, $3, $4) RETURNING id",
-                    &[&app, &version, &at, &new.by],
+                    "INSERT INTO deploys(app, version, at, by, rolls_back_to)
+                     VALUES($1, $2, $3, $4, $5) RETURNING id",
+                    &[&app, &version, &at, &new.by, &new.rolls_back_to],
                 )
                 .await?
                 .get(0);
@@ -387,30 +355,6 @@ impl Platform for Postgres {
             Ok(())
         })
         .await
-    }
-
-    async fn deploy_counter(&self) -> Result<i64, StoreError> {
-        deploy_counter(&self.client().await?).await
-    }
-
-    async fn deploys_since(&self, after: i64) -> Result<Vec<(i64, String)>, StoreError> {
-        deploys_since(&self.client().await?, after).await
-    }
-
-    async fn deploys_since_and_member_count(
-        &self,
-        after: i64,
-    ) -> Result<(Vec<(i64, String)>, i64), StoreError> {
-        let mut c = self.client().await?;
-        let txn = c.build_transaction().read_only(true).start().await?;
-        let answer = (
-            deploys_since(&txn, after).await?,
-            txn.query_one("SELECT COUNT(*) FROM members", &[])
-                .await?
-                .get(0),
-        );
-        txn.commit().await?;
-        Ok(answer)
     }
 
     async fn listed_tools(&self, caller: &str) -> Result<Option<String>, StoreError> {

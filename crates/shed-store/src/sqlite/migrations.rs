@@ -102,6 +102,9 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
     Sql(super::revocable::MIGRATION),
     // 9: OAuth clients, codes and grants; a token's grant and resource (sqlite/oauth.rs).
     Sql(super::oauth::MIGRATION),
+    // 10: an app's versions rolled back, its trash and its purges; the
+    // public URL a server serves at (sqlite/lifecycle.rs).
+    Sql(super::lifecycle::MIGRATION),
 ];
 
 /// Whether every migration this program knows is applied to the database

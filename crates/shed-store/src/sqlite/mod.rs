@@ -2,12 +2,13 @@
 //! `synchronous=FULL`). One writer thread commits in groups
 //! ([`engine`]); reads run in place on read connections, never waiting on
 //! the writer, each stopped at [`READ_DEADLINE`](crate::READ_DEADLINE). It
-//! implements every interface of `entities.rs` and `records.rs`.
+//! implements every interface of `entities.rs`, `records.rs` and `lifecycle.rs`.
 
 mod apply;
 pub(crate) mod backup;
 mod engine;
 mod jobs;
+mod lifecycle;
 pub(crate) mod migrations;
 mod oauth;
 pub(crate) mod people;

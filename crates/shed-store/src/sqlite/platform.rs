@@ -8,8 +8,9 @@ use std::collections::BTreeMap;
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Sqlite;
+use super::people::person_at;
 use crate::StoreError;
-use crate::platform::{AppRecord, Membership, NewDeploy};
+use crate::platform::{AppRecord, Membership, NewDeploy, Trashed};
 
 /// The tables, appended to the store's migrations.
 pub(crate) const MIGRATION: &str = r#"
@@ -85,9 +86,20 @@ fn no_space(slug: &str) -> StoreError {
     StoreError::NotFound(format!("no space {slug}"))
 }
 
-const APP_COLUMNS: &str = "s.slug, a.slug, a.title, a.access, a.version, a.deploy FROM apps a JOIN spaces s ON s.id = a.space";
+const APP_COLUMNS: &str = "s.slug, a.slug, a.title, a.access, a.version, a.deploy,
+    d.at, dp.eid, dp.handle, dp.name, a.trashed_at, tp.eid, tp.handle, tp.name
+    FROM apps a JOIN spaces s ON s.id = a.space JOIN deploys d ON d.id = a.deploy
+    JOIN people dp ON dp.eid = d.by LEFT JOIN people tp ON tp.eid = a.trashed_by";
 
 fn app_record(r: &rusqlite::Row<'_>) -> rusqlite::Result<AppRecord> {
+    let trashed_at: Option<String> = r.get(10)?;
+    let trashed = match trashed_at {
+        Some(at) => Some(Trashed {
+            at,
+            by: person_at(r, 11)?,
+        }),
+        None => None,
+    };
     Ok(AppRecord {
         space: r.get(0)?,
         slug: r.get(1)?,
@@ -95,6 +107,9 @@ fn app_record(r: &rusqlite::Row<'_>) -> rusqlite::Result<AppRecord> {
         access: r.get(3)?,
         version: r.get(4)?,
         deploy: r.get(5)?,
+        deployed_at: r.get(6)?,
+        deployed_by: person_at(r, 7)?,
+        trashed,
     })
 }
 
@@ -126,7 +141,7 @@ fn set_member(conn: &Connection, space: &str, person: &str, role: &str) -> Resul
     Ok(())
 }
 
-fn memberships(conn: &Connection, person: &str) -> Result<Vec<Membership>, StoreError> {
+pub(super) fn memberships(conn: &Connection, person: &str) -> Result<Vec<Membership>, StoreError> {
     let mut stmt = conn.prepare_cached(
         "SELECT s.slug, m.role FROM members m JOIN spaces s ON s.id = m.space
          WHERE m.person = ?1 ORDER BY s.slug",
@@ -144,7 +159,7 @@ fn space_exists(conn: &Connection, slug: &str) -> Result<bool, StoreError> {
     Ok(space_id(conn, slug)?.is_some())
 }
 
-fn apps(conn: &Connection) -> Result<Vec<AppRecord>, StoreError> {
+pub(super) fn apps(conn: &Connection) -> Result<Vec<AppRecord>, StoreError> {
     let mut stmt = conn.prepare_cached(&format!("SELECT {APP_COLUMNS} ORDER BY s.slug, a.id"))?;
     let rows = stmt.query_map([], app_record)?;
     Ok(rows.collect::<Result<_, _>>()?)
@@ -219,8 +234,8 @@ fn record_deploy(conn: &Connection, new: &NewDeploy) -> Result<AppRecord, StoreE
         }
     };
     conn.execute(
-        "INSERT INTO deploys(app, version, at, by) VALUES(?1, ?2, ?3, ?4)",
-        params![app, version, at, new.by],
+        "INSERT INTO deploys(app, version, at, by, rolls_back_to) VALUES(?1, ?2, ?3, ?4, ?5)",
+        params![app, version, at, new.by, new.rolls_back_to],
     )?;
     let deploy = conn.last_insert_rowid();
     {
@@ -278,26 +293,6 @@ fn write_drafts(
     Ok(())
 }
 
-fn deploy_counter(conn: &Connection) -> Result<i64, StoreError> {
-    let mut stmt = conn.prepare_cached("SELECT COALESCE(MAX(id), 0) FROM deploys")?;
-    Ok(stmt.query_row([], |r| r.get(0))?)
-}
-
-fn deploys_since(conn: &Connection, after: i64) -> Result<Vec<(i64, String)>, StoreError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT d.id, s.slug || '/' || a.slug FROM deploys d
-         JOIN apps a ON a.id = d.app JOIN spaces s ON s.id = a.space
-         WHERE d.id > ?1 ORDER BY d.id",
-    )?;
-    let rows = stmt.query_map([after], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    Ok(rows.collect::<Result<_, _>>()?)
-}
-
-fn member_count(conn: &Connection) -> Result<i64, StoreError> {
-    let mut stmt = conn.prepare_cached("SELECT COUNT(*) FROM members")?;
-    Ok(stmt.query_row([], |r| r.get(0))?)
-}
-
 fn listed_tools(conn: &Connection, caller: &str) -> Result<Option<String>, StoreError> {
     let mut stmt = conn.prepare_cached("SELECT fingerprint FROM listed_tools WHERE caller = ?1")?;
     Ok(stmt.query_row([caller], |r| r.get(0)).optional()?)
@@ -337,20 +332,8 @@ impl crate::records::Platform for Sqlite {
         self.read(|conn| memberships(conn, person_eid)).await
     }
 
-    async fn memberships_and_deploy_counter(
-        &self,
-        person_eid: &str,
-    ) -> Result<(Vec<Membership>, i64), StoreError> {
-        self.read(|conn| Ok((memberships(conn, person_eid)?, deploy_counter(conn)?)))
-            .await
-    }
-
     async fn space_exists(&self, slug: &str) -> Result<bool, StoreError> {
         self.read(|conn| space_exists(conn, slug)).await
-    }
-
-    async fn platform_apps(&self) -> Result<Vec<AppRecord>, StoreError> {
-        self.read(apps).await
     }
 
     async fn platform_app(&self, space: &str, slug: &str) -> Result<Option<AppRecord>, StoreError> {
@@ -394,22 +377,6 @@ impl crate::records::Platform for Sqlite {
     ) -> Result<(), StoreError> {
         let (space, app) = (space.to_string(), app.to_string());
         self.write(move |txn| write_drafts(txn, &space, &app, &writes))
-            .await
-    }
-
-    async fn deploy_counter(&self) -> Result<i64, StoreError> {
-        self.read(deploy_counter).await
-    }
-
-    async fn deploys_since(&self, after: i64) -> Result<Vec<(i64, String)>, StoreError> {
-        self.read(|conn| deploys_since(conn, after)).await
-    }
-
-    async fn deploys_since_and_member_count(
-        &self,
-        after: i64,
-    ) -> Result<(Vec<(i64, String)>, i64), StoreError> {
-        self.read(|conn| Ok((deploys_since(conn, after)?, member_count(conn)?)))
             .await
     }
 

@@ -29,6 +29,7 @@ async fn a_deploy_reads_back_whole_or_with_only_the_named_contents() {
             by: ada.eid.clone(),
             files: files.clone(),
             clear_drafts: false,
+            rolls_back_to: None,
         })
         .await
         .unwrap();

@@ -8,6 +8,7 @@ mod crash;
 mod declare;
 mod deploys;
 mod jobs;
+mod lifecycle;
 mod query;
 mod slow_queries;
 mod taking_back;

@@ -1,6 +1,7 @@
 //! shed's integration tests, one binary: a module per subject (`cargo test -p shed --test it <module>::`).
 
 mod access_matrix;
+mod apps;
 mod backup_restore;
 mod broker_harness;
 mod broker_protocol;

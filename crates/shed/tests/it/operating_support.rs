@@ -95,12 +95,24 @@ impl Shed {
         self.stdout.lock().unwrap().clone()
     }
 
-    /// The token a first `shed up` printed.
+    /// The token a first `shed up` printed. It is printed before the server
+    /// listens, but the thread reading stdout may not have taken its line
+    /// yet on a busy machine: waits up to 10 s for it.
     pub fn token(&self) -> String {
-        self.printed()
-            .iter()
-            .find_map(|line| line.strip_prefix("Token:").map(|t| t.trim().to_string()))
-            .expect("shed up prints a token on a new data folder")
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let token = self
+                .printed()
+                .iter()
+                .find_map(|line| line.strip_prefix("Token:").map(|t| t.trim().to_string()));
+            match token {
+                Some(token) => return token,
+                None if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(20))
+                }
+                None => panic!("shed up prints a token on a new data folder"),
+            }
+        }
     }
 
     /// Sends `signal` and waits for the process to exit: how it exited, and

@@ -30,7 +30,7 @@ impl Shed {
     }
 
     /// `shed command run demo/runs.log_run` as the job `job`: the outcome.
-    fn run_as_job(&self, job: &str) -> Value {
+    pub(crate) fn run_as_job(&self, job: &str) -> Value {
         let queue = self.data.path().join("command-queue.sock");
         let args = [
             "command",
@@ -45,7 +45,7 @@ impl Shed {
     }
 
     /// A job for `handle` that may run the run club's commands.
-    fn job_for(&self, handle: &str) -> String {
+    pub(crate) fn job_for(&self, handle: &str) -> String {
         self.shed(&[
             "job",
             "create",
@@ -59,7 +59,7 @@ impl Shed {
     }
 
     /// `shed <args>` that must be refused: its one sentence.
-    fn refused(&self, args: &[&str]) -> String {
+    pub(crate) fn refused(&self, args: &[&str]) -> String {
         let output = shed_output(self.data.path(), self.port, args);
         assert!(!output.status.success(), "shed {args:?} was not refused");
         String::from_utf8(output.stderr).unwrap().trim().to_string()

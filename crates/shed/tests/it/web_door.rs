@@ -239,7 +239,11 @@ impl Shed {
             .expect("a cookie for demo.localhost")
     }
 
-    async fn get(&self, url: &str, cookie: Option<&str>) -> (StatusCode, HeaderMap, String) {
+    pub(crate) async fn get(
+        &self,
+        url: &str,
+        cookie: Option<&str>,
+    ) -> (StatusCode, HeaderMap, String) {
         let mut request = self.http.get(url);
         if let Some(cookie) = cookie {
             request = request.header(header::COOKIE, cookie);
@@ -283,7 +287,13 @@ impl Shed {
     }
 
     /// One MCP request as `token`, as a 2026-07-28 client sends it: the whole answer.
-    async fn mcp_request(&self, token: &str, method: &str, name: &str, params: Value) -> Value {
+    pub(crate) async fn mcp_request(
+        &self,
+        token: &str,
+        method: &str,
+        name: &str,
+        params: Value,
+    ) -> Value {
         self.mcp_request_as(Some(token), method, name, params).await
     }
 

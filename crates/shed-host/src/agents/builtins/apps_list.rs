@@ -9,9 +9,8 @@ use super::row::{BuiltinRow, Declarations};
 use crate::HostError;
 use crate::access::sign_in_first;
 use crate::agents::command::{Effect, Scope};
-use crate::answer::{Answer, AppList, AppOfMine};
+use crate::answer::Answer;
 use crate::names::shown;
-use crate::texts::count;
 
 pub(super) struct AppsList;
 
@@ -19,7 +18,7 @@ impl BuiltinCommand for AppsList {
     const ROW: BuiltinRow = BuiltinRow {
         name: "apps.list",
         title: "The apps in your spaces",
-        description: "Every app in the spaces you belong to: its name for --loom, title, access, address and your role. Ask for it to find the app a request is about.",
+        description: "Every app in the spaces you belong to: its name for --loom, title, access, address, version, last deploy, commands, your role, and whether it is in the trash. Ask for it to find the app a request is about.",
         effect: Effect::Read,
         scope: Scope::Global,
         input: || {
@@ -28,7 +27,7 @@ impl BuiltinCommand for AppsList {
                             "description": "whose apps: filled by the host from the job" } },
                 "required": ["person"] })
         },
-        outputs: || json!({ "apps": { "type": "array", "description": "at, title, access, address, role, version" } }),
+        outputs: || json!({ "apps": { "type": "array", "description": "at, title, access, address, version, last_deploy, commands, trashed, role" } }),
         declarations: Declarations::NONE,
         job_person: &["person"],
     };
@@ -43,39 +42,10 @@ impl BuiltinCommand for AppsList {
                 shown(&person)
             )));
         }
-        let spaces = invocation.host.spaces(invocation.caller).await?;
-        let apps: Vec<AppOfMine> = spaces
-            .data
-            .spaces
-            .into_iter()
-            .flat_map(|space| {
-                let role = space.role;
-                space
-                    .apps
-                    .into_iter()
-                    .map(move |app| AppOfMine { app, role })
-            })
-            .collect();
-        let lines: Vec<String> = apps
-            .iter()
-            .map(|mine| {
-                format!(
-                    "{} — {}, {}, you are {}",
-                    mine.app.at, mine.app.title, mine.app.access, mine.role
-                )
-            })
-            .collect();
-        let mut text = format!(
-            "apps.list: {} in your spaces",
-            count(apps.len(), "app", "apps")
-        );
-        for line in lines {
-            text.push('\n');
-            text.push_str(&line);
-        }
+        let apps = invocation.host.apps(invocation.caller).await?;
         Ok(Answer {
-            text,
-            data: AppList { apps }.into(),
+            text: format!("apps.list: {}", apps.text),
+            data: apps.data.into(),
         })
     }
 }

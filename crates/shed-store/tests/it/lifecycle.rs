@@ -1,0 +1,226 @@
+//! An app's life after its deploys, in the store: versions with who made
+//! them, the trash mark and the generation it moves, a purge that deletes
+//! every row, table and index of the app and frees its name — and nothing
+//! of another app — and the public URL a server records. On SQLite, or on
+//! the PostgreSQL server `SHED_TEST_DATABASE` names.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::json;
+use shed_store::lifecycle::Generation;
+use shed_store::platform::NewDeploy;
+use shed_store::{Actor, ColumnType, Vocabulary};
+
+use crate::common::open_store;
+
+fn deploy(by: &str, slug: &str, page: &str, rolls_back_to: Option<i64>) -> NewDeploy {
+    NewDeploy {
+        space: "jeff".into(),
+        slug: slug.into(),
+        title: None,
+        access: None,
+        by: by.into(),
+        files: BTreeMap::from([("index.html".to_string(), page.as_bytes().to_vec())]),
+        clear_drafts: false,
+        rolls_back_to,
+    }
+}
+
+/// The names of the tables and indexes of the store of the data folder
+/// `dir`, sorted: the SQLite file's, or its database's on the test server.
+async fn relations(dir: &Path) -> Vec<String> {
+    let Some(url) = shed_test_database::for_folder(dir) else {
+        let conn = rusqlite::Connection::open(dir.join("shed.db")).unwrap();
+        let mut stmt = conn
+            .prepare(
+                "SELECT name FROM sqlite_master WHERE type IN ('table', 'index') ORDER BY name",
+            )
+            .unwrap();
+        return stmt
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+    };
+    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    client
+        .query(
+            "SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+             WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'i') ORDER BY 1",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_trashed_app_is_purged_whole_and_its_name_is_free() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open_store(dir.path()).await;
+    let ada = store.add_person("ada", "Ada").await.unwrap();
+    store.add_space("jeff", &ada.eid).await.unwrap();
+    let before = store.generation().await.unwrap();
+    assert_eq!(before, Generation::default());
+
+    store
+        .record_deploy(deploy(&ada.eid, "runs", "one", None))
+        .await
+        .unwrap();
+    store
+        .record_deploy(deploy(&ada.eid, "runs", "two", None))
+        .await
+        .unwrap();
+    store
+        .record_deploy(deploy(&ada.eid, "runs", "one", Some(1)))
+        .await
+        .unwrap();
+    store
+        .record_deploy(deploy(&ada.eid, "keep", "kept", None))
+        .await
+        .unwrap();
+    let vocab = Vocabulary {
+        components: vec![("jog".into(), vec![("miles".into(), ColumnType::Number)])],
+    };
+    let actor = Actor {
+        person: ada.eid.clone(),
+        via: None,
+    };
+    for app in ["jeff/runs", "jeff/keep"] {
+        store.declare(app, &vocab).await.unwrap();
+        let bundle = json!([
+            { "entity": { "eid": "$a", "alias": "first" }, "doc": { "title": "Run" },
+              "jog": { "miles": 5 }, "edges": [{ "rel": "next", "to": "$b" }] },
+            { "entity": { "eid": "$b" }, "jog": { "miles": 3 } } ]);
+        store.apply(app, &actor, bundle, None).await.unwrap();
+    }
+
+    let versions = store.app_versions("jeff", "runs").await.unwrap();
+    let said: Vec<(i64, &str, Option<i64>)> = versions
+        .iter()
+        .map(|v| (v.version, v.by.handle.as_str(), v.rolls_back_to))
+        .collect();
+    assert_eq!(
+        said,
+        [(1, "ada", None), (2, "ada", None), (3, "ada", Some(1))]
+    );
+
+    // Nothing but a trashed app is purged.
+    assert_eq!(
+        store.purge_app("jeff", "runs", &ada.eid).await.unwrap(),
+        None
+    );
+    let deployed = store.generation().await.unwrap();
+    assert!(store.trash_app("jeff", "runs", &ada.eid).await.unwrap());
+    assert!(
+        !store.trash_app("jeff", "runs", &ada.eid).await.unwrap(),
+        "trashed twice"
+    );
+    let trashed = store.generation().await.unwrap();
+    assert_eq!((trashed.deploy, trashed.change), (deployed.deploy, 1));
+    let (_, apps) = store.platform_apps().await.unwrap();
+    let runs = apps.iter().find(|a| a.slug == "runs").unwrap();
+    assert_eq!(runs.trashed.as_ref().unwrap().by.handle, "ada");
+    assert_eq!(runs.deployed_by.handle, "ada");
+    assert!(store.restore_app("jeff", "runs", &ada.eid).await.unwrap());
+    assert!(!store.restore_app("jeff", "runs", &ada.eid).await.unwrap());
+    assert!(store.trash_app("jeff", "runs", &ada.eid).await.unwrap());
+
+    let before_purge = relations(dir.path()).await;
+    let kept: Vec<String> = before_purge
+        .iter()
+        .filter(|t| !t.starts_with("ec_1_"))
+        .cloned()
+        .collect();
+    assert!(
+        before_purge.len() > kept.len() + 2,
+        "the app has tables of its own: {before_purge:?}"
+    );
+    let purged = store
+        .purge_app("jeff", "runs", &ada.eid)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((purged.versions, purged.entities), (3, 2));
+    assert_eq!(
+        relations(dir.path()).await,
+        kept,
+        "the purged app's tables and indexes are dropped"
+    );
+    let changes = store.changes_since(deployed).await.unwrap();
+    assert_eq!(changes.apps, ["jeff/runs"; 4]);
+    assert_eq!(changes.now.change, 4);
+    let (_, apps) = store.platform_apps().await.unwrap();
+    assert_eq!(
+        apps.iter().map(|a| a.slug.as_str()).collect::<Vec<_>>(),
+        ["keep"]
+    );
+    assert!(store.app_versions("jeff", "runs").await.unwrap().is_empty());
+    // Its components are gone with its rows: the name reads as a new app's.
+    let gone = store.query("jeff/runs", ".jog!").await.unwrap_err();
+    assert_eq!(gone.to_string(), "no component jog in jeff/runs");
+    assert!(
+        store
+            .query("jeff/runs", ".doc!")
+            .await
+            .unwrap()
+            .rows
+            .is_empty()
+    );
+    assert_eq!(store.data_version("jeff/runs").await.unwrap(), 0);
+    // The other app keeps every row.
+    assert_eq!(
+        store.query("jeff/keep", ".jog!").await.unwrap().rows.len(),
+        2
+    );
+
+    // The name is free: a new app under it starts at v1, with no data.
+    let again = store
+        .record_deploy(deploy(&ada.eid, "runs", "new", None))
+        .await
+        .unwrap();
+    assert_eq!(again.version, 1);
+    store.declare("jeff/runs", &vocab).await.unwrap();
+    assert!(
+        store
+            .query("jeff/runs", ".jog!")
+            .await
+            .unwrap()
+            .rows
+            .is_empty()
+    );
+    let bundle = json!({ "entity": { "eid": "$a", "alias": "first" }, "jog": { "miles": 1 } });
+    let applied = store
+        .apply("jeff/runs", &actor, bundle, None)
+        .await
+        .unwrap();
+    assert_eq!(
+        applied.version, 1,
+        "the alias and the data version start over"
+    );
+}
+
+#[tokio::test]
+async fn the_public_url_a_server_records_is_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open_store(dir.path()).await;
+    assert_eq!(store.recorded_public_url().await.unwrap(), None);
+    store
+        .record_public_url("http://localhost:7701")
+        .await
+        .unwrap();
+    store
+        .record_public_url("https://shed.example.org")
+        .await
+        .unwrap();
+    assert_eq!(
+        store.recorded_public_url().await.unwrap().as_deref(),
+        Some("https://shed.example.org")
+    );
+}

@@ -1,0 +1,177 @@
+//! `shed app list|versions|rollback|trash|restore|purge`: an app's versions
+//! and its place in the trash, from the server's terminal. Each acts as the
+//! person `--as` names, through the same host calls the platform's pages
+//! make, so the rule book decides here too; a refusal prints its one
+//! sentence alone on stderr and exits non-zero.
+
+use clap::{Args, Subcommand};
+use shed_host::{Host, HostError};
+
+/// An app's versions, roll back, trash, restore and purge.
+#[derive(Subcommand)]
+pub enum AppCommand {
+    /// List apps: with --as, those of the person's spaces and their role;
+    /// without, every app on the data folder. Each with its title, access,
+    /// version, last deploy and by whom, its commands, and whether it is in
+    /// the trash.
+    List {
+        /// The handle of the person whose apps to list.
+        #[arg(long = "as", value_name = "HANDLE")]
+        handle: Option<String>,
+        #[command(flatten)]
+        at: PublicUrl,
+    },
+    /// List an app's versions, newest first: who deployed each and when,
+    /// and the commands each added and removed against the one before.
+    Versions {
+        /// The app, as <space>/<app>, e.g. demo/runs.
+        #[arg(value_name = "SPACE/APP")]
+        app: String,
+        #[command(flatten)]
+        acting: Acting,
+    },
+    /// Deploy an earlier version's files again, as the app's next version
+    /// (made by the person --as names: an owner or editor of the space).
+    /// Its commands and pages are that version's; MCP clients' tool list
+    /// does not move.
+    ///
+    /// Example: shed app rollback demo/runs 2 --as ada
+    Rollback {
+        /// The app, as <space>/<app>.
+        #[arg(value_name = "SPACE/APP")]
+        app: String,
+        /// The version to bring back: 2, or v2.
+        #[arg(value_parser = parse_version)]
+        version: i64,
+        #[command(flatten)]
+        acting: Acting,
+    },
+    /// Put an app in the trash: its commands, pages, views and data are out
+    /// of reach through every door (MCP, the web, `shed command`), and its
+    /// name stays taken, until it is restored or purged. Its data is kept.
+    /// Owners and editors of the space may.
+    Trash {
+        /// The app, as <space>/<app>.
+        #[arg(value_name = "SPACE/APP")]
+        app: String,
+        #[command(flatten)]
+        acting: Acting,
+    },
+    /// Take an app out of the trash: all of it answers again.
+    Restore {
+        /// The app, as <space>/<app>.
+        #[arg(value_name = "SPACE/APP")]
+        app: String,
+        #[command(flatten)]
+        acting: Acting,
+    },
+    /// Delete an app in the trash for good — every version and all its data
+    /// — and free its name. Only an owner of the space may, and only by
+    /// typing the app's name again after --confirm.
+    ///
+    /// Example: shed app purge demo/old --confirm demo/old --as ada
+    Purge {
+        /// The app, as <space>/<app>.
+        #[arg(value_name = "SPACE/APP")]
+        app: String,
+        /// The app's name again, exactly, to say you mean it.
+        #[arg(long, value_name = "SPACE/APP")]
+        confirm: String,
+        #[command(flatten)]
+        acting: Acting,
+    },
+}
+
+/// Who acts, and where the app's addresses point.
+#[derive(Args)]
+pub struct Acting {
+    /// The handle of the person acting.
+    #[arg(long = "as", value_name = "HANDLE")]
+    handle: String,
+    #[command(flatten)]
+    at: PublicUrl,
+}
+
+/// The address app addresses are printed at.
+#[derive(Args)]
+pub struct PublicUrl {
+    /// The address the platform is reached at. Default: the one the last
+    /// `shed serve` or `shed up` on this data folder served at.
+    #[arg(long, env = "SHED_PUBLIC_URL")]
+    public_url: Option<String>,
+}
+
+/// `2` or `v2`.
+fn parse_version(word: &str) -> Result<i64, String> {
+    word.strip_prefix('v')
+        .unwrap_or(word)
+        .parse::<i64>()
+        .ok()
+        .filter(|version| *version > 0)
+        .ok_or_else(|| format!("{word} is not a version — say one like 2 or v2"))
+}
+
+/// Runs one `shed app` command on the data in `place`.
+pub async fn run(command: AppCommand, place: &crate::serve::Place) -> anyhow::Result<()> {
+    let public_url = match &command {
+        AppCommand::List { at, .. } => at.public_url.as_deref(),
+        AppCommand::Versions { acting, .. }
+        | AppCommand::Rollback { acting, .. }
+        | AppCommand::Trash { acting, .. }
+        | AppCommand::Restore { acting, .. }
+        | AppCommand::Purge { acting, .. } => acting.at.public_url.as_deref(),
+    };
+    let host = crate::serve::open_for_cli(place, public_url).await?;
+    match act(&host, command).await {
+        Ok(printed) => {
+            println!("{printed}");
+            Ok(())
+        }
+        Err(refusal) => {
+            eprintln!("{refusal}");
+            std::process::exit(1);
+        }
+    }
+}
+
+/// What the command prints, or the host's sentence.
+async fn act(host: &Host, command: AppCommand) -> Result<String, HostError> {
+    Ok(match command {
+        AppCommand::List { handle: None, .. } => host.all_apps().await?.text,
+        AppCommand::List {
+            handle: Some(handle),
+            ..
+        } => {
+            let caller = host.caller_for_handle(&handle).await?;
+            host.apps(&caller).await?.text
+        }
+        AppCommand::Versions { app, acting } => {
+            let caller = host.caller_for_handle(&acting.handle).await?;
+            host.app_versions(&caller, &app).await?.text
+        }
+        AppCommand::Rollback {
+            app,
+            version,
+            acting,
+        } => {
+            let caller = host.caller_for_handle(&acting.handle).await?;
+            host.app_rollback(&caller, &app, version).await?.text
+        }
+        AppCommand::Trash { app, acting } => {
+            let caller = host.caller_for_handle(&acting.handle).await?;
+            host.app_trash(&caller, &app).await?.text
+        }
+        AppCommand::Restore { app, acting } => {
+            let caller = host.caller_for_handle(&acting.handle).await?;
+            host.app_restore(&caller, &app).await?.text
+        }
+        AppCommand::Purge {
+            app,
+            confirm,
+            acting,
+        } => {
+            let caller = host.caller_for_handle(&acting.handle).await?;
+            host.app_purge(&caller, &app, &confirm).await?.text
+        }
+    })
+}
