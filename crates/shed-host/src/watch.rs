@@ -1,19 +1,17 @@
 //! Deploys made by any process on this data directory, as a stream of app
-//! names, and new memberships, as a stream of ticks: a task polls the deploy
-//! counter and the count of memberships every half second (one read) and
-//! sends `space/slug` for each deploy it finds, and a tick when a person
-//! joined a space. It starts with the first subscriber and stops when the
-//! host is dropped.
+//! names, and new memberships, as a stream of ticks: a task reads the deploy
+//! counter and the count of memberships (one read) each time the store's
+//! wake says something may have changed — on SQLite every half second, on
+//! PostgreSQL at the database's notification (`Store::wake`) — and sends
+//! `space/slug` for each deploy it finds, and a tick when a person joined a
+//! space. It starts with the first subscriber and stops when the host is
+//! dropped.
 
 use std::sync::{Arc, Weak};
-use std::time::Duration;
 
 use tokio::sync::broadcast;
 
 use crate::{Host, Inner};
-
-/// How often the deploy counter is read.
-const POLL: Duration = Duration::from_millis(500);
 
 impl Host {
     /// A receiver of the apps (`space/slug`) deployed from now on, by this
@@ -48,12 +46,13 @@ impl Host {
 }
 
 async fn watch(host: Weak<Inner>, mut after: i64) {
-    let mut tick = tokio::time::interval(POLL);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    // The memberships counted at the first poll are the ones before watching.
+    let Some(mut wake) = host.upgrade().map(|inner| inner.store.wake()) else {
+        return;
+    };
+    // The memberships counted at the first read are the ones before watching.
     let mut members = None;
     loop {
-        tick.tick().await;
+        wake.changed().await;
         let Some(inner) = host.upgrade() else { return };
         match inner.store.deploys_since_and_member_count(after).await {
             Ok((deploys, count)) => {

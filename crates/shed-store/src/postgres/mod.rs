@@ -4,8 +4,9 @@
 //! `deadpool-postgres` keeps the pool of connections; every write is one
 //! transaction ([`Postgres::write`]), committed with `synchronous_commit` on. Writers of one app
 //! queue on the app's row (`SELECT … FOR UPDATE`), so the `was` checks and
-//! versions hold across servers. It implements every interface of
-//! `entities.rs` and `records.rs`.
+//! versions hold across servers. The writes a watcher cares about notify
+//! every server as they commit (`wake.rs`). It implements every interface
+//! of `entities.rs` and `records.rs`.
 
 mod apply;
 mod connect;
@@ -16,6 +17,7 @@ mod records;
 mod revocable;
 mod schema;
 mod values;
+mod wake;
 
 use std::sync::Arc;
 
@@ -52,6 +54,8 @@ pub(crate) struct Postgres {
     target: Box<connect::Target>,
     /// The catalogs readers use.
     schemas: Arc<Schemas>,
+    /// The connection that listens for the platform's changes.
+    listener: wake::Listener,
 }
 
 impl Postgres {
@@ -78,6 +82,7 @@ impl Postgres {
         drop(client);
         Ok(Postgres {
             pool,
+            listener: wake::Listener::new(&target.config),
             target: Box::new(target),
             schemas: Arc::default(),
         })
@@ -104,6 +109,12 @@ impl Postgres {
     /// A connection of the pool.
     pub(crate) async fn client(&self) -> Result<deadpool_postgres::Client, StoreError> {
         Ok(self.pool.get().await?)
+    }
+
+    /// The count a [`crate::Wake`] waits on: it moves at each change
+    /// announced on the database and each time the listener connects.
+    pub(crate) fn notified(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
+        self.listener.subscribe()
     }
 
     /// Forgets the readers' catalog of an app.
