@@ -11,4 +11,5 @@ mod jobs;
 mod query;
 mod slow_queries;
 mod taking_back;
+mod wake;
 mod wal;
