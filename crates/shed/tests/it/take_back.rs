@@ -18,7 +18,7 @@ fn log_run(who: &str) -> Value {
 
 impl Shed {
     /// `./api/apply` of demo/runs with `Authorization: Bearer <token>`: the status.
-    async fn apply_with_token(&self, token: &str) -> StatusCode {
+    pub(crate) async fn apply_with_token(&self, token: &str) -> StatusCode {
         self.http
             .post(self.demo("/runs/api/apply"))
             .bearer_auth(token)
@@ -30,7 +30,7 @@ impl Shed {
     }
 
     /// `shed command run demo/runs.log_run` as the job `job`: the outcome.
-    fn run_as_job(&self, job: &str) -> Value {
+    pub(crate) fn run_as_job(&self, job: &str) -> Value {
         let queue = self.data.path().join("command-queue.sock");
         let args = [
             "command",
@@ -45,7 +45,7 @@ impl Shed {
     }
 
     /// A job for `handle` that may run the run club's commands.
-    fn job_for(&self, handle: &str) -> String {
+    pub(crate) fn job_for(&self, handle: &str) -> String {
         self.shed(&[
             "job",
             "create",
