@@ -55,7 +55,7 @@ pub(crate) struct Postgres {
     /// The catalogs readers use.
     schemas: Arc<Schemas>,
     /// The connection that listens for the platform's changes.
-    listener: wake::Listener,
+    listener: Box<wake::Listener>,
 }
 
 impl Postgres {
@@ -82,7 +82,7 @@ impl Postgres {
         drop(client);
         Ok(Postgres {
             pool,
-            listener: wake::Listener::new(&target.config),
+            listener: Box::new(wake::Listener::new(&target.config)),
             target: Box::new(target),
             schemas: Arc::default(),
         })
