@@ -28,10 +28,12 @@ const FIRST_RETRY: Duration = Duration::from_millis(100);
 const LONGEST_RETRY: Duration = Duration::from_secs(5);
 
 /// How long the listening connection may be silent before TCP asks the
-/// server whether it is still there: a server gone without closing the
-/// connection is noticed in about a minute (keepalives every 10 s, the
-/// system's count of unanswered probes).
-const KEEPALIVE_IDLE: Duration = Duration::from_secs(10);
+/// server whether it is still there, how often it asks again, and how
+/// many unanswered probes end it: a server gone without closing the
+/// connection is noticed in about 40 s (the safety tick keeps the watchers
+/// reading meanwhile).
+const KEEPALIVE: Duration = Duration::from_secs(10);
+const KEEPALIVE_PROBES: u32 = 3;
 
 /// What a write changed, as its notification says it (for whoever watches
 /// the channel with `psql`; the listener only counts them).
@@ -75,7 +77,10 @@ impl Listener {
     pub(crate) fn new(config: &Config) -> Listener {
         let (sender, notified) = watch::channel(0);
         let mut config = config.clone();
-        config.keepalives_idle(KEEPALIVE_IDLE);
+        config
+            .keepalives_idle(KEEPALIVE)
+            .keepalives_interval(KEEPALIVE)
+            .keepalives_retries(KEEPALIVE_PROBES);
         Listener {
             notified,
             unstarted: Mutex::new(Some((sender, config))),
@@ -85,17 +90,13 @@ impl Listener {
     /// A receiver of the count of notifications, starting the listening
     /// task on the first call; none without a tokio runtime to run it.
     pub(crate) fn subscribe(&self) -> Option<watch::Receiver<u64>> {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            tracing::warn!("no async runtime: changes on the database are polled");
+            return None;
+        };
         let mut unstarted = self.unstarted.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((sender, config)) = unstarted.take() {
-            match tokio::runtime::Handle::try_current() {
-                Ok(runtime) => {
-                    runtime.spawn(listen(sender, config));
-                }
-                Err(_) => {
-                    tracing::warn!("no async runtime: changes on the database are polled");
-                    return None;
-                }
-            }
+            runtime.spawn(listen(sender, config));
         }
         Some(self.notified.clone())
     }
