@@ -1,19 +1,17 @@
 //! Apps deployed, trashed, restored or purged by any process on this data
 //! directory, as a stream of app names, and new memberships, as a stream of
-//! ticks: a task polls the platform's generation and the count of
-//! memberships every half second (one read) and sends `space/slug` for each
-//! change it finds, and a tick when a person joined a space. It starts with
-//! the first subscriber and stops when the host is dropped.
+//! ticks: a task reads the platform's generation and the count of
+//! memberships (one read) each time the store's wake says something may have
+//! changed — on SQLite every half second, on PostgreSQL at the database's
+//! notification (`Store::wake`) — and sends `space/slug` for each change it
+//! finds, and a tick when a person joined a space. It starts with the first
+//! subscriber and stops when the host is dropped.
 
 use std::sync::{Arc, Weak};
-use std::time::Duration;
 
 use tokio::sync::broadcast;
 
 use crate::{Host, Inner};
-
-/// How often the generation is read.
-const POLL: Duration = Duration::from_millis(500);
 
 impl Host {
     /// A receiver of the apps (`space/slug`) deployed, trashed, restored or
@@ -49,12 +47,13 @@ impl Host {
 }
 
 async fn watch(host: Weak<Inner>, mut after: shed_store::lifecycle::Generation) {
-    let mut tick = tokio::time::interval(POLL);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    // The memberships counted at the first poll are the ones before watching.
+    let Some(mut wake) = host.upgrade().map(|inner| inner.store.wake()) else {
+        return;
+    };
+    // The memberships counted at the first read are the ones before watching.
     let mut members = None;
     loop {
-        tick.tick().await;
+        wake.changed().await;
         let Some(inner) = host.upgrade() else { return };
         match inner.store.changes_since(after).await {
             Ok(changes) => {

@@ -64,6 +64,7 @@ mod secret;
 mod sqlite;
 mod values;
 mod view_keys;
+mod wake;
 pub mod wire;
 
 use std::path::Path;
@@ -78,6 +79,7 @@ pub use private::{PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE, warn_if_open};
 pub use secret::secret_hash;
 pub use sqlite::backup::{BackupProgress, Copied, backup, restore};
 pub use view_keys::ViewKey;
+pub use wake::{POLL, SAFETY_TICK, Wake};
 
 /// The longest a read runs before it is stopped and answered with a
 /// sentence: thousands of times a listing's cost (well under a millisecond at

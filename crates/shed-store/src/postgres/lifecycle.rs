@@ -96,7 +96,7 @@ async fn record_change(
         &[&app, &change.as_str(), &now(), &by],
     )
     .await?;
-    Ok(())
+    super::wake::announce(txn, super::wake::Change::Lifecycle).await
 }
 
 /// Marks the app trashed (`trash`) or not (`!trash`); false when it was so

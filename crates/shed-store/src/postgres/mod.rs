@@ -4,8 +4,9 @@
 //! `deadpool-postgres` keeps the pool of connections; every write is one
 //! transaction ([`Postgres::write`]), committed with `synchronous_commit` on. Writers of one app
 //! queue on the app's row (`SELECT … FOR UPDATE`), so the `was` checks and
-//! versions hold across servers. It implements every interface of
-//! `entities.rs`, `records.rs` and `lifecycle.rs`.
+//! versions hold across servers. The writes a watcher cares about notify
+//! every server as they commit (`wake.rs`). It implements every interface
+//! of `entities.rs`, `records.rs` and `lifecycle.rs`.
 
 mod apply;
 mod connect;
@@ -17,6 +18,7 @@ mod records;
 mod revocable;
 mod schema;
 mod values;
+mod wake;
 
 use std::sync::Arc;
 
@@ -53,6 +55,8 @@ pub(crate) struct Postgres {
     target: Box<connect::Target>,
     /// The catalogs readers use.
     schemas: Arc<Schemas>,
+    /// The connection that listens for the platform's changes.
+    listener: Box<wake::Listener>,
 }
 
 impl Postgres {
@@ -79,6 +83,7 @@ impl Postgres {
         drop(client);
         Ok(Postgres {
             pool,
+            listener: Box::new(wake::Listener::new(&target.config)),
             target: Box::new(target),
             schemas: Arc::default(),
         })
@@ -105,6 +110,12 @@ impl Postgres {
     /// A connection of the pool.
     pub(crate) async fn client(&self) -> Result<deadpool_postgres::Client, StoreError> {
         Ok(self.pool.get().await?)
+    }
+
+    /// The count a [`crate::Wake`] waits on: it moves at each change
+    /// announced on the database and each time the listener connects.
+    pub(crate) fn notified(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
+        self.listener.subscribe()
     }
 
     /// Forgets the readers' catalog of an app.

@@ -3,7 +3,8 @@
 //! sign-ins, jobs and view keys — the statements of SQLite's
 //! (`sqlite/platform.rs`, `sessions.rs`, `jobs.rs`, `view_keys.rs`,
 //! `people.rs`) in PostgreSQL's words, each write one transaction. A
-//! deploy notifies the `shed_deploys` channel when it commits.
+//! deploy and a membership's change are announced to every server as they
+//! commit (`wake::announce`).
 
 use std::collections::BTreeMap;
 
@@ -12,14 +13,12 @@ use subtle::ConstantTimeEq;
 use tokio_postgres::Row;
 
 use super::Postgres;
+use super::wake::{Change, announce};
 use crate::jobs::{globs_text, name_of, num_of};
 use crate::names::{handle_taken, new_person};
 use crate::platform::{AppRecord, Membership, NewDeploy, Trashed};
 use crate::records::{Jobs, People, Platform, SignIns, ViewKeys};
 use crate::{JobRecord, JobTerms, Person, StoreError, ViewKey};
-
-/// The channel a committed deploy is announced on, its id the payload.
-const DEPLOYS_CHANNEL: &str = "shed_deploys";
 
 fn now() -> String {
     jiff::Timestamp::now().to_string()
@@ -172,7 +171,7 @@ impl Platform for Postgres {
                 &[&id, &owner_eid],
             )
             .await?;
-            Ok(())
+            announce(txn, Change::Membership).await
         })
         .await
     }
@@ -191,7 +190,7 @@ impl Platform for Postgres {
                 &[&id, &person_eid, &role],
             )
             .await?;
-            Ok(())
+            announce(txn, Change::Membership).await
         })
         .await
     }
@@ -275,6 +274,11 @@ impl Platform for Postgres {
                 )
                 .await?;
             let (app, version): (i64, i64) = (r.get(0), r.get::<_, i64>(1) + 1);
+            // Deploys' ids taken in the order they commit (the table locked
+            // to the commit), as `app_changes`' are: a watcher reading "the
+            // deploys after id n" never misses one that committed late.
+            txn.batch_execute("LOCK TABLE deploys IN SHARE ROW EXCLUSIVE MODE")
+                .await?;
             let deploy: i64 = txn
                 .query_one(
                     "INSERT INTO deploys(app, version, at, by, rolls_back_to)
@@ -303,11 +307,7 @@ impl Platform for Postgres {
                 )
                 .await?;
             }
-            txn.execute(
-                "SELECT pg_notify($1, $2)",
-                &[&DEPLOYS_CHANNEL, &deploy.to_string()],
-            )
-            .await?;
+            announce(txn, Change::Deploy).await?;
             let record = app_by_name(txn, &new.space, &new.slug).await?;
             record.ok_or_else(|| {
                 StoreError::Internal(format!("the deploy of {}/{} vanished", new.space, new.slug))

@@ -7,6 +7,7 @@ use tokio_postgres::Row;
 
 use super::Postgres;
 use super::records::person_at;
+use super::wake::{Change, announce};
 use crate::records::Revocable;
 use crate::revocable::{
     LiveToken, MemberRecord, NewToken, Removed, SpaceRecord, TokenId, TokenRecord,
@@ -195,14 +196,18 @@ impl Revocable for Postgres {
 
     async fn remove_member(&self, space: &str, person: &str) -> Result<bool, StoreError> {
         self.write(async |txn| {
-            Ok(txn
+            let removed = txn
                 .execute(
                     "DELETE FROM members WHERE person = $2
                        AND space = (SELECT id FROM spaces WHERE slug = $1)",
                     &[&space, &person],
                 )
                 .await?
-                > 0)
+                > 0;
+            if removed {
+                announce(txn, Change::Membership).await?;
+            }
+            Ok(removed)
         })
         .await
     }
@@ -229,6 +234,9 @@ impl Revocable for Postgres {
             let memberships = txn
                 .execute("DELETE FROM members WHERE person = $1", &[&person])
                 .await?;
+            if memberships > 0 {
+                announce(txn, Change::Membership).await?;
+            }
             txn.execute("DELETE FROM web_links WHERE person = $1", &[&person])
                 .await?;
             txn.execute("DELETE FROM web_hops WHERE person = $1", &[&person])

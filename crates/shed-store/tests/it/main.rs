@@ -12,4 +12,5 @@ mod lifecycle;
 mod query;
 mod slow_queries;
 mod taking_back;
+mod wake;
 mod wal;

@@ -21,4 +21,5 @@ mod slow_clients;
 mod slow_queries;
 mod take_back;
 mod telemetry;
+mod two_servers;
 mod web_door;

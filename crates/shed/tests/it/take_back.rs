@@ -18,7 +18,7 @@ fn log_run(who: &str) -> Value {
 
 impl Shed {
     /// `./api/apply` of demo/runs with `Authorization: Bearer <token>`: the status.
-    async fn apply_with_token(&self, token: &str) -> StatusCode {
+    pub(crate) async fn apply_with_token(&self, token: &str) -> StatusCode {
         self.http
             .post(self.demo("/runs/api/apply"))
             .bearer_auth(token)

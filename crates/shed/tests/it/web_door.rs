@@ -118,7 +118,27 @@ impl Shed {
                 access,
             ]);
         }
-        let child = Command::new(SHED)
+        Shed::serve(data, port, None)
+    }
+
+    /// A second `shed serve` on this one's database (PostgreSQL only: two
+    /// data folders share no SQLite file), with a data folder — its own
+    /// queue socket and lock — and a port of its own.
+    pub(crate) fn beside(&self) -> Shed {
+        let database = shed_test_database::for_folder(self.data.path())
+            .expect("two servers share a database only on a database server");
+        let data = tempfile::tempdir().unwrap();
+        let private = std::os::unix::fs::PermissionsExt::from_mode(0o700);
+        std::fs::set_permissions(data.path(), private).unwrap();
+        Shed::serve(data, free_port(), Some(&database))
+    }
+
+    /// `shed serve` on `data` at `port` — on `database` when given, else
+    /// where the data folder keeps its data — once it listens, with a
+    /// client that reaches its host names.
+    fn serve(data: tempfile::TempDir, port: u16, database: Option<&str>) -> Shed {
+        let mut command = Command::new(SHED);
+        command
             .args([
                 "serve",
                 "--listen",
@@ -128,9 +148,11 @@ impl Shed {
             ])
             .data_in(data.path())
             .env("RUST_LOG", "warn")
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap();
+            .stdout(Stdio::null());
+        if let Some(database) = database {
+            command.env("SHED_DATABASE_URL", database);
+        }
+        let child = command.spawn().unwrap();
         wait_until_listening(port);
         let at = SocketAddr::from(([127, 0, 0, 1], port));
         let http = reqwest::Client::builder()

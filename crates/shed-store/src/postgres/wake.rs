@@ -1,0 +1,193 @@
+//! The platform's changes on PostgreSQL as notifications: every write a
+//! watcher cares about — a deploy, a membership added, changed or removed —
+//! calls [`announce`] inside its transaction, which PostgreSQL delivers on
+//! the [`CHANNEL`] when the transaction commits (never for one rolled
+//! back), to every shed server on the database. One connection per process,
+//! outside the pool, LISTENs on it ([`Listener`]) and moves a count each
+//! watcher's [`crate::Wake`] waits on. When that connection is lost it
+//! connects again, backing off up to [`LONGEST_RETRY`]; once listening
+//! again it wakes every watcher, since a notification sent while it was
+//! away is gone.
+
+use std::future::poll_fn;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use deadpool_postgres::GenericClient;
+use tokio::sync::watch;
+use tokio_postgres::{AsyncMessage, Client, Config, Connection, NoTls, Socket};
+
+use crate::StoreError;
+
+/// The channel the platform's changes are announced on.
+pub(crate) const CHANNEL: &str = "shed_changes";
+
+/// The first pause before connecting again after the listening connection
+/// was lost; each failed attempt doubles it, up to [`LONGEST_RETRY`].
+const FIRST_RETRY: Duration = Duration::from_millis(100);
+const LONGEST_RETRY: Duration = Duration::from_secs(5);
+
+/// How long the listening connection may be silent before TCP asks the
+/// server whether it is still there, how often it asks again, and how
+/// many unanswered probes end it: a server gone without closing the
+/// connection is noticed in about 40 s (the safety tick keeps the watchers
+/// reading meanwhile).
+const KEEPALIVE: Duration = Duration::from_secs(10);
+const KEEPALIVE_PROBES: u32 = 3;
+
+/// What a write changed, as its notification says it (for whoever watches
+/// the channel with `psql`; the listener only counts them).
+#[derive(Clone, Copy)]
+pub(crate) enum Change {
+    /// An app's deploy.
+    Deploy,
+    /// A membership added, changed or removed.
+    Membership,
+    /// An app trashed, restored or purged.
+    Lifecycle,
+}
+
+impl Change {
+    fn payload(self) -> &'static str {
+        match self {
+            Change::Deploy => "deploy",
+            Change::Membership => "membership",
+            Change::Lifecycle => "lifecycle",
+        }
+    }
+}
+
+/// Announces `change` on [`CHANNEL`], delivered when `txn` commits: the one
+/// way a write tells the listeners of every server.
+pub(crate) async fn announce(txn: &impl GenericClient, change: Change) -> Result<(), StoreError> {
+    let stmt = txn.prepare_cached("SELECT pg_notify($1, $2)").await?;
+    txn.execute(&stmt, &[&CHANNEL, &change.payload()]).await?;
+    Ok(())
+}
+
+/// A process's listening connection, started by the first watcher.
+pub(crate) struct Listener {
+    /// What every watcher's receiver is cloned from; the listening task
+    /// ends once it and every clone are dropped.
+    notified: watch::Receiver<u64>,
+    /// The count's sender and where to connect, until the first watcher
+    /// starts the task with them.
+    unstarted: Mutex<Option<(watch::Sender<u64>, Config)>>,
+}
+
+impl Listener {
+    /// A listener of the database `config` reaches, not yet connected.
+    pub(crate) fn new(config: &Config) -> Listener {
+        let (sender, notified) = watch::channel(0);
+        let mut config = config.clone();
+        config
+            .keepalives_idle(KEEPALIVE)
+            .keepalives_interval(KEEPALIVE)
+            .keepalives_retries(KEEPALIVE_PROBES);
+        Listener {
+            notified,
+            unstarted: Mutex::new(Some((sender, config))),
+        }
+    }
+
+    /// A receiver of the count of notifications, starting the listening
+    /// task on the first call; none without a tokio runtime to run it.
+    pub(crate) fn subscribe(&self) -> Option<watch::Receiver<u64>> {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            tracing::warn!("no async runtime: changes on the database are polled");
+            return None;
+        };
+        let mut unstarted = self.unstarted.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((sender, config)) = unstarted.take() {
+            runtime.spawn(listen(sender, config));
+        }
+        Some(self.notified.clone())
+    }
+}
+
+/// Connects, LISTENs and counts notifications until every receiver is
+/// gone, connecting again whenever the connection is lost.
+async fn listen(notified: watch::Sender<u64>, config: Config) {
+    let mut retry = FIRST_RETRY;
+    loop {
+        let lost = tokio::select! {
+            lost = listen_once(&notified, &config) => lost,
+            () = notified.closed() => return,
+        };
+        if lost.listened {
+            retry = FIRST_RETRY;
+        }
+        tracing::warn!(
+            error = %lost.error,
+            "not listening for the database's changes; connecting again in {retry:?}"
+        );
+        tokio::select! {
+            () = tokio::time::sleep(retry) => {}
+            () = notified.closed() => return,
+        }
+        retry = (retry * 2).min(LONGEST_RETRY);
+    }
+}
+
+/// Why a listening connection ended, and whether it had listened.
+struct Lost {
+    error: String,
+    listened: bool,
+}
+
+/// One connection's life: connect, LISTEN, wake every watcher once (what
+/// was announced before it listened is not lost to them), then count each
+/// notification until the connection fails.
+async fn listen_once(notified: &watch::Sender<u64>, config: &Config) -> Lost {
+    let lost = |error: String, listened| Lost { error, listened };
+    let (client, mut connection) = match config.connect(NoTls).await {
+        Ok(connected) => connected,
+        Err(e) => return lost(e.to_string(), false),
+    };
+    if let Err(error) = subscribe(&client, &mut connection, notified).await {
+        return lost(error, false);
+    }
+    tracing::debug!("listening on {CHANNEL}");
+    notified.send_modify(|count| *count += 1);
+    loop {
+        let message = poll_fn(|cx| connection.poll_message(cx)).await;
+        if let Err(error) = count(message, notified) {
+            return lost(error, true);
+        }
+    }
+}
+
+/// Counts a message of the listening connection if it is a notification;
+/// the connection's failure or end is an error.
+fn count(
+    message: Option<Result<AsyncMessage, tokio_postgres::Error>>,
+    notified: &watch::Sender<u64>,
+) -> Result<(), String> {
+    match message {
+        Some(Ok(AsyncMessage::Notification(_))) => {
+            notified.send_modify(|count| *count += 1);
+            Ok(())
+        }
+        Some(Ok(_)) => Ok(()),
+        Some(Err(e)) => Err(e.to_string()),
+        None => Err("the server closed the connection".into()),
+    }
+}
+
+/// Runs `LISTEN` on `client`, driving its `connection` meanwhile (a
+/// notification already arriving counts too).
+async fn subscribe(
+    client: &Client,
+    connection: &mut Connection<Socket, tokio_postgres::tls::NoTlsStream>,
+    notified: &watch::Sender<u64>,
+) -> Result<(), String> {
+    let statement = format!("LISTEN {CHANNEL}");
+    let listening = client.batch_execute(&statement);
+    tokio::pin!(listening);
+    loop {
+        tokio::select! {
+            done = &mut listening => return done.map_err(|e| e.to_string()),
+            message = poll_fn(|cx| connection.poll_message(cx)) => count(message, notified)?,
+        }
+    }
+}
