@@ -8,13 +8,13 @@
 //! `entities.rs` and `records.rs`.
 
 mod apply;
-mod connect;
-mod migrations;
+pub(crate) mod connect;
+pub(crate) mod migrations;
 mod oauth;
 mod query;
 mod records;
 mod revocable;
-mod schema;
+pub(crate) mod schema;
 mod values;
 
 use std::sync::Arc;
