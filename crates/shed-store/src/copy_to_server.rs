@@ -22,12 +22,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use deadpool_postgres::Transaction;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OpenFlags};
+use tokio_postgres::NoTls;
 use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::types::{IsNull, ToSql, Type, to_sql_checked};
-use deadpool_postgres::Transaction;
-use tokio_postgres::NoTls;
 
 use crate::StoreError;
 use crate::postgres::{connect, migrations, schema as pg_schema};
@@ -282,9 +282,10 @@ fn open_source(file: &Path) -> Result<(Connection, Source), StoreError> {
             .prepare("SELECT name FROM pragma_table_info(?1) ORDER BY cid")?
             .query_map([name], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
-        let rows: i64 = conn.query_row(&format!("SELECT COUNT(*) FROM {}", quoted(name)), [], |r| {
-            r.get(0)
-        })?;
+        let rows: i64 =
+            conn.query_row(&format!("SELECT COUNT(*) FROM {}", quoted(name)), [], |r| {
+                r.get(0)
+            })?;
         tables.insert(name.clone(), (columns, rows as u64));
     }
     let names: Vec<String> = conn
@@ -411,10 +412,7 @@ async fn plan(
         let ty = Type::from_oid(oid).ok_or_else(|| {
             StoreError::Internal(format!("the column type {oid} is not one shed copies"))
         })?;
-        columns
-            .entry(r.get(0))
-            .or_default()
-            .push((r.get(1), ty));
+        columns.entry(r.get(0)).or_default().push((r.get(1), ty));
     }
     let only_target: Vec<&str> = columns
         .keys()
@@ -515,14 +513,14 @@ async fn advance_counters(txn: &Transaction<'_>) -> Result<(), StoreError> {
 
 /// Counts every copied table's rows on the target and checks them against
 /// the source's: the tables with their counts.
-async fn count(
-    txn: &Transaction<'_>,
-    plan: &[Planned],
-) -> Result<Vec<(String, u64)>, StoreError> {
+async fn count(txn: &Transaction<'_>, plan: &[Planned]) -> Result<Vec<(String, u64)>, StoreError> {
     let mut counted = Vec::with_capacity(plan.len());
     for table in plan {
         let rows: i64 = txn
-            .query_one(&format!("SELECT COUNT(*) FROM {}", quoted(&table.name)), &[])
+            .query_one(
+                &format!("SELECT COUNT(*) FROM {}", quoted(&table.name)),
+                &[],
+            )
             .await?
             .get(0);
         if rows as u64 != table.rows {

@@ -43,7 +43,8 @@ pub async fn migrate(place: &serve::Place, args: &MigrateArgs) -> anyhow::Result
     if bar.is_some() {
         eprintln!();
     }
-    let copied = copied?;
+    let mut copied = copied?;
+    copied.tables.sort();
     let rows: u64 = copied.tables.iter().map(|(_, n)| n).sum();
     let width = copied
         .tables
@@ -52,7 +53,7 @@ pub async fn migrate(place: &serve::Place, args: &MigrateArgs) -> anyhow::Result
         .max()
         .unwrap_or(0);
     for (table, n) in &copied.tables {
-        println!("{table:<width$}  {n:>9} rows, the same on both");
+        println!("{table:<width$}  {n:>9} rows");
     }
     println!(
         "copied {} into {} ({rows} rows in {} tables, schema version {}) in {:.1} s — serve it with `shed serve --database URL`",

@@ -13,6 +13,7 @@ mod job_secret;
 mod listening;
 mod logs;
 mod mcp_sessions;
+mod migrate;
 mod module_graph;
 mod operating_support;
 mod slow_clients;
