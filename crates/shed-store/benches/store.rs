@@ -5,13 +5,17 @@
 //! and four filter lines, each against the same work done with one plain
 //! table (same columns and indexes, an FTS5 table, prepared INSERTs in
 //! transactions of 100, the same SELECTs). Prints each figure and the ratio.
-//! Run: `cargo bench -p shed-store --bench store`.
+//! Run: `cargo bench -p shed-store --bench store`. With `SHED_BENCH_DATABASE`
+//! naming a PostgreSQL server, the same run goes on to the store on
+//! PostgreSQL beside a plain `tokio-postgres` baseline (`store/postgres.rs`).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, params};
 use serde_json::{Value, json};
+#[path = "store/postgres.rs"]
+mod postgres;
 mod support;
 
 use shed_store::Store;
@@ -25,6 +29,13 @@ const ENTITIES: usize = 100_000;
 const BATCH: usize = 100;
 const SINGLES: usize = 300;
 const QUERY_RUNS: usize = 200;
+/// The four filter lines both backends are measured on.
+const QUERIES: [&str; 4] = [
+    ".jog!&.jog.miles>=95&limit=50",
+    ".jog!&order=-.jog.miles&limit=50",
+    ".jog!&.jog.who=Ada&limit=50",
+    ".doc!&q=sunrise&limit=50",
+];
 const WHO: [&str; 20] = [
     "Ada", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo", "Kim", "Lu", "Max", "Ned",
     "Oz", "Pia", "Quin", "Ray", "Sol", "Tam",
@@ -277,29 +288,20 @@ fn main() {
     );
 
     // ---- queries over the 100k ----
-    let x = 95.0;
-    let queries: [(&str, String, &str, Option<rusqlite::types::Value>); 4] = [
+    let sqlite_selects: [(&str, Option<rusqlite::types::Value>); 4] = [
         (
-            ".jog!&.jog.miles>=95&limit=50",
-            format!(".jog!&.jog.miles>={x}&limit=50"),
             "SELECT num, eid, who, miles, at FROM jog WHERE miles >= ?1 ORDER BY num DESC LIMIT 51",
-            Some(rusqlite::types::Value::Real(x)),
+            Some(rusqlite::types::Value::Real(95.0)),
         ),
         (
-            ".jog!&order=-.jog.miles&limit=50",
-            ".jog!&order=-.jog.miles&limit=50".into(),
             "SELECT num, eid, who, miles, at FROM jog ORDER BY miles DESC, num DESC LIMIT 51",
             None,
         ),
         (
-            ".jog!&.jog.who=Ada&limit=50",
-            ".jog!&.jog.who=Ada&limit=50".into(),
             "SELECT num, eid, who, miles, at FROM jog WHERE who = ?1 ORDER BY num DESC LIMIT 51",
             Some(rusqlite::types::Value::Text("Ada".into())),
         ),
         (
-            ".doc!&q=sunrise&limit=50",
-            ".doc!&q=sunrise&limit=50".into(),
             "SELECT num, eid, title, body FROM jog WHERE num IN (SELECT rowid FROM jog_fts WHERE jog_fts MATCH ?1) ORDER BY num DESC LIMIT 51",
             Some(rusqlite::types::Value::Text("\"sunrise\"*".into())),
         ),
@@ -315,9 +317,10 @@ fn main() {
         "data_version median (ms)",
         ms(median(overhead))
     );
-    for (name, line, sql, param) in queries {
+    for (line, (sql, param)) in QUERIES.into_iter().zip(sqlite_selects) {
+        let name = line;
         let rows = runtime
-            .block_on(store.query("bench/runs", &line))
+            .block_on(store.query("bench/runs", line))
             .unwrap()
             .rows
             .len();
@@ -328,7 +331,7 @@ fn main() {
         let mut b = Vec::new();
         for _ in 0..QUERY_RUNS {
             let t = Instant::now();
-            runtime.block_on(store.query("bench/runs", &line)).unwrap();
+            runtime.block_on(store.query("bench/runs", line)).unwrap();
             s.push(t.elapsed());
             let t = Instant::now();
             baseline_query(&base, sql, param.clone());
@@ -341,5 +344,9 @@ fn main() {
             "ms",
             "(need < 5 ms, ratio <= 3.00)",
         );
+    }
+
+    if let Ok(url) = std::env::var(postgres::SWITCH) {
+        runtime.block_on(postgres::bench(&url, &data));
     }
 }

@@ -45,6 +45,7 @@ macro_rules! interface {
     };
 }
 
+mod copy_to_server;
 mod entities;
 mod error;
 pub mod filter;
@@ -71,6 +72,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use copy_to_server::{CopyProgress, Migrated, copy_to_server};
 pub use error::{NotReady, StoreError};
 pub use jobs::{JobRecord, JobTerms};
 pub use model::{Actor, Applied, ColumnType, HistoryEntry, Listing, Person, Vocabulary};
@@ -107,6 +109,11 @@ pub(crate) fn closed() -> StoreError {
         "shed is stopping and takes no more writes — nothing was written; try again once it is back"
             .into(),
     )
+}
+
+/// A database URL with its password hidden, as sentences and logs show it.
+pub fn redacted_url(url: &str) -> String {
+    postgres::connect::redacted(url)
 }
 
 /// The store: cheap to clone, shared by every task of the process.

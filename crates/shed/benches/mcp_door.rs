@@ -14,6 +14,12 @@
 //! shared, noisy machine the wall-clock rates move with the load, the CPU
 //! per call much less.
 //!
+//! With a PostgreSQL server named (`-- --database URL`, or
+//! SHED_BENCH_DATABASE: `postgres://user:password@host:port/postgres`), the
+//! phases run again on a `shed up --database` on a new database there
+//! (`shed_bench_mcp`, made and dropped with `psql`), and a last table puts
+//! writes/s and 50-row reads/s on PostgreSQL beside SQLite.
+//!
 //! `cargo bench -p shed --bench mcp_door` (release build). Knobs:
 //! SHED_BENCH_SECONDS (default 5 per phase), SHED_BENCH_CLIENTS (default 4),
 //! SHED_BENCH_IN_FLIGHT (default 4: the calls each client keeps in flight in
@@ -133,10 +139,11 @@ async fn measured(
     load: Load,
     seconds: u64,
     make: fn(u64) -> (String, Value),
-) {
+) -> f64 {
     let (server_before, own_before) = (process_cpu(server.child.id()), own_cpu());
     let outcome = phase(server, load, seconds, make).await;
     let calls = outcome.0.max(1) as f64;
+    let rate = outcome.0 as f64 / outcome.1.as_secs_f64();
     let server_cpu = (process_cpu(server.child.id()) - server_before).as_secs_f64() / calls;
     let client_cpu = (own_cpu() - own_before).as_secs_f64() / calls;
     report(what, outcome);
@@ -146,6 +153,7 @@ async fn measured(
         server_cpu * 1e6,
         client_cpu * 1e6
     );
+    rate
 }
 
 fn report(what: &str, (calls, elapsed, mut latencies): (usize, Duration, Vec<Duration>)) {
@@ -210,42 +218,107 @@ fn main() {
     let clients = knob("SHED_BENCH_CLIENTS", 4);
     let in_flight = knob("SHED_BENCH_IN_FLIGHT", 4);
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
-    let server = start();
-    let one_each = Load {
-        clients,
-        in_flight: 1,
+    let load = (
+        Load {
+            clients,
+            in_flight: 1,
+        },
+        Load { clients, in_flight },
+    );
+    let on_sqlite = runtime.block_on(phases(&start(None), "SQLite", load, seconds));
+    let Some(server_url) = database_flag() else {
+        return;
     };
-    let several_each = Load { clients, in_flight };
+    let database = new_database(&server_url, "shed_bench_mcp");
+    let on_postgres =
+        runtime.block_on(phases(&start(Some(&database)), "PostgreSQL", load, seconds));
+    println!();
+    println!("{:<28} {:>12} {:>12}", "calls/s", "SQLite", "PostgreSQL");
+    for (i, what) in [
+        "log_run, one at a time",
+        "log_run, in flight",
+        "leaderboard, 50 rows",
+    ]
+    .iter()
+    .enumerate()
+    {
+        println!("{what:<28} {:>12.0} {:>12.0}", on_sqlite[i], on_postgres[i]);
+    }
+    psql(
+        &server_url,
+        "DROP DATABASE IF EXISTS shed_bench_mcp WITH (FORCE)",
+    );
+}
+
+/// The server `--database URL` or SHED_BENCH_DATABASE names, if any.
+fn database_flag() -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == "--database")
+        .and_then(|i| args.get(i + 1).cloned())
+        .or_else(|| std::env::var("SHED_BENCH_DATABASE").ok())
+        .filter(|url| !url.is_empty())
+}
+
+/// Runs `sql` on the server with `psql`.
+fn psql(server: &str, sql: &str) {
+    let status = std::process::Command::new("psql")
+        .args(["-q", "-v", "ON_ERROR_STOP=1", server, "-c", sql])
+        .status()
+        .expect("psql runs");
+    assert!(status.success(), "psql: {sql}");
+}
+
+/// Makes the empty database `name` on the server, anew: its URL.
+fn new_database(server: &str, name: &str) -> String {
+    psql(
+        server,
+        &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+    );
+    psql(server, &format!("CREATE DATABASE {name}"));
+    let (base, _) = server.rsplit_once('/').expect("a URL ending in /database");
+    format!("{base}/{name}")
+}
+
+/// The four phases on `server`: calls/s of the two write phases and of the
+/// 50-row reads.
+async fn phases(
+    server: &Server,
+    on: &str,
+    (one_each, several_each): (Load, Load),
+    seconds: u64,
+) -> [f64; 3] {
+    let in_flight = several_each.in_flight;
     println!(
-        "MCP door, {clients} concurrent clients over Streamable HTTP, {seconds}s per phase; \
+        "MCP door on {on}, {} concurrent clients over Streamable HTTP, {seconds}s per phase; \
          an fsync in the data folder takes {:.2} ms (median)",
+        one_each.clients,
         fsync_median(server.data.path()).as_secs_f64() * 1e3
     );
-    runtime.block_on(async {
-        measured(
-            &server,
-            "leaderboard, 0 rows",
-            one_each,
-            seconds,
-            leaderboard,
-        )
-        .await;
-        measured(&server, "command log_run", one_each, seconds, log_run).await;
-        measured(
-            &server,
-            &format!("log_run, {in_flight} in flight"),
-            several_each,
-            seconds,
-            log_run,
-        )
-        .await;
-        measured(
-            &server,
-            "leaderboard, 50 rows",
-            one_each,
-            seconds,
-            leaderboard,
-        )
-        .await;
-    });
+    measured(
+        server,
+        "leaderboard, 0 rows",
+        one_each,
+        seconds,
+        leaderboard,
+    )
+    .await;
+    let one = measured(server, "command log_run", one_each, seconds, log_run).await;
+    let several = measured(
+        server,
+        &format!("log_run, {in_flight} in flight"),
+        several_each,
+        seconds,
+        log_run,
+    )
+    .await;
+    let reads = measured(
+        server,
+        "leaderboard, 50 rows",
+        one_each,
+        seconds,
+        leaderboard,
+    )
+    .await;
+    [one, several, reads]
 }

@@ -279,7 +279,7 @@ fn main() {
         .and_then(|m| m.parse().ok())
         .unwrap_or(if benching { 30.0 } else { 0.25 });
     let length = Duration::from_secs_f64(minutes * 60.0);
-    let server: Server = start();
+    let server: Server = start(None);
     let pid = server.child.id();
     let shared = Arc::new((server.url.clone(), server.token.clone()));
     let stop = Arc::new(AtomicBool::new(false));

@@ -70,18 +70,29 @@ pub async fn backup(place: &serve::Place, args: &BackupArgs) -> anyhow::Result<(
     Ok(())
 }
 
-/// Redraws the progress bar in place.
+/// Redraws the backup's progress bar in place.
 fn draw(terminal: &mut std::io::Stderr, at: BackupProgress) {
-    let total = at.total.max(1);
-    let filled = (at.copied * BAR_WIDTH / total).min(BAR_WIDTH);
+    draw_bar(terminal, "backing up", at.copied, at.total, "pages");
+}
+
+/// Redraws a progress bar in place on the terminal: `doing [###---]  40% of
+/// 1200 units`. Shared by the commands that copy a database.
+pub(crate) fn draw_bar(
+    terminal: &mut std::io::Stderr,
+    doing: &str,
+    done: u64,
+    total: u64,
+    units: &str,
+) {
+    let whole = total.max(1);
+    let filled = (done * BAR_WIDTH / whole).min(BAR_WIDTH);
     let bar: String = (0..BAR_WIDTH)
         .map(|i| if i < filled { '#' } else { '-' })
         .collect();
     let _ = write!(
         terminal,
-        "\rbacking up [{bar}] {:>3}% of {} pages",
-        at.copied * 100 / total,
-        at.total
+        "\r{doing} [{bar}] {:>3}% of {total} {units}",
+        done * 100 / whole,
     );
     let _ = terminal.flush();
 }

@@ -8,6 +8,7 @@ mod health;
 mod http;
 mod job_cli;
 mod login_cli;
+mod migrate_cli;
 mod serve;
 mod telemetry;
 mod up;
@@ -85,6 +86,11 @@ enum Command {
     /// Make a new data folder (--data, new or empty) from a FILE `shed
     /// backup` made; a folder holding anything is refused.
     Restore(backup_cli::RestoreArgs),
+    /// Copy the data folder's SQLite database — people, spaces, apps and
+    /// their files, data with its history, tokens, sessions, jobs — into an
+    /// empty PostgreSQL database (--to URL), check the rows of every table
+    /// on both and print them. All or nothing; the folder is not changed.
+    Migrate(migrate_cli::MigrateArgs),
     /// Speak MCP on stdin/stdout as one person — for an MCP client that
     /// starts its servers as commands.
     Mcp(McpArgs),
@@ -223,6 +229,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::App(command) => app_cli::run(command, &place).await,
         Command::Backup(args) => backup_cli::backup(&place, &args).await,
         Command::Restore(args) => backup_cli::restore(&place, &args).await,
+        Command::Migrate(args) => migrate_cli::migrate(&place, &args).await,
         Command::Mcp(args) => serve::stdio(&place, &args.handle, args.public_url.as_deref()).await,
         Command::Admin(command) => admin::run(command, &place).await,
         Command::Web(command) => login_cli::run(command, &place).await,

@@ -342,6 +342,18 @@ pub(crate) async fn migrate(
 ) -> Result<(), StoreError> {
     let failed = |e: tokio_postgres::Error| failure(target, &e);
     let txn = client.transaction().await.map_err(failed)?;
+    migrate_in(&txn, target).await?;
+    txn.commit().await.map_err(failed)?;
+    Ok(())
+}
+
+/// [`migrate`] inside a transaction the caller commits (`shed migrate`
+/// copies its rows in the same one).
+pub(crate) async fn migrate_in(
+    txn: &impl GenericClient,
+    target: &Target,
+) -> Result<(), StoreError> {
+    let failed = |e: tokio_postgres::Error| failure(target, &e);
     txn.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
         .await
         .map_err(failed)?;
@@ -397,7 +409,6 @@ pub(crate) async fn migrate(
         .map_err(failed)?;
         tracing::info!(version = i + 1, "applied store migration");
     }
-    txn.commit().await.map_err(failed)?;
     Ok(())
 }
 

@@ -9,14 +9,14 @@
 //! of `entities.rs`, `records.rs` and `lifecycle.rs`.
 
 mod apply;
-mod connect;
+pub(crate) mod connect;
 mod lifecycle;
-mod migrations;
+pub(crate) mod migrations;
 mod oauth;
 mod query;
 mod records;
 mod revocable;
-mod schema;
+pub(crate) mod schema;
 mod values;
 mod wake;
 

@@ -140,12 +140,45 @@ async fn add_component(
         add_column(txn, id, name, column, *ty).await?;
     }
     if name == "doc" {
+        add_full_text(txn, id).await?;
+    }
+    Ok(())
+}
+
+/// `doc`'s generated `tsvector` over title and body, and its GIN index.
+async fn add_full_text(txn: &impl GenericClient, id: i64) -> Result<(), StoreError> {
+    let table = AppSchema::table(id, "doc");
+    txn.batch_execute(&format!(
+        "ALTER TABLE {table} ADD COLUMN fts tsvector GENERATED ALWAYS AS
+             (to_tsvector('simple', coalesce(title, '') || ' ' || coalesce(body, ''))) STORED;
+         CREATE INDEX \"ec_{id}_doc.fts\" ON {table} USING GIN (fts);"
+    ))
+    .await?;
+    Ok(())
+}
+
+/// Creates the tables, columns and indexes of an app whose catalog rows are
+/// already written (`shed migrate` copies them from SQLite): what declaring
+/// it component by component would have made.
+pub(crate) async fn create_tables(
+    txn: &impl GenericClient,
+    schema: &AppSchema,
+) -> Result<(), StoreError> {
+    let id = schema
+        .id
+        .ok_or_else(|| StoreError::Internal(format!("the app {} has no id", schema.name)))?;
+    for component in &schema.components {
+        let table = AppSchema::table(id, &component.name);
         txn.batch_execute(&format!(
-            "ALTER TABLE {table} ADD COLUMN fts tsvector GENERATED ALWAYS AS
-                 (to_tsvector('simple', coalesce(title, '') || ' ' || coalesce(body, ''))) STORED;
-             CREATE INDEX \"ec_{id}_doc.fts\" ON {table} USING GIN (fts);"
+            "CREATE TABLE {table}(id BIGINT PRIMARY KEY REFERENCES ec_entities(id))"
         ))
         .await?;
+        for (column, ty) in &component.columns {
+            create_column(txn, id, &component.name, column, *ty).await?;
+        }
+        if component.name == "doc" {
+            add_full_text(txn, id).await?;
+        }
     }
     Ok(())
 }
@@ -188,6 +221,17 @@ async fn add_column(
         &[&id, &component, &column, &ty.as_str()],
     )
     .await?;
+    create_column(txn, id, component, column, ty).await
+}
+
+/// Adds a column of the type `ty` keeps to a component's table, and its index.
+async fn create_column(
+    txn: &impl GenericClient,
+    id: i64,
+    component: &str,
+    column: &str,
+    ty: ColumnType,
+) -> Result<(), StoreError> {
     let table = AppSchema::table(id, component);
     txn.batch_execute(&format!(
         "ALTER TABLE {table} ADD COLUMN \"{column}\" {}",

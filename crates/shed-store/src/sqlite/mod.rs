@@ -15,7 +15,7 @@ pub(crate) mod people;
 mod platform;
 mod query;
 mod revocable;
-mod schema;
+pub(crate) mod schema;
 mod sessions;
 mod view_keys;
 

@@ -1,25 +1,31 @@
 //! Durability: a child process applies writes and prints each acknowledged
 //! eid; it is killed with SIGKILL mid-stream; the store reopens with every
-//! printed eid in it and SQLite's integrity check saying ok. The child is this
-//! test binary itself, re-run with an environment variable naming the database.
+//! printed eid in it and the database's integrity check saying ok. The child
+//! is this test binary itself, re-run with an environment variable naming
+//! the data folder. On both backends: the folder's SQLite file, or — under
+//! `SHED_TEST_DATABASE` — the folder's database on the PostgreSQL server
+//! (`common::open_store`), where an acknowledged write is a commit with
+//! `synchronous_commit` on.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
 use serde_json::json;
-use shed_store::{Actor, ColumnType, Store, Vocabulary};
+use shed_store::{Actor, ColumnType, Vocabulary};
 
-const CHILD_DB: &str = "SHED_STORE_CRASH_CHILD_DB";
+use crate::common::open_store;
+
+const CHILD_DIR: &str = "SHED_STORE_CRASH_CHILD_DIR";
 
 /// The child: four tasks writing as fast as they can, printing `ACK <eid>`
 /// after each acknowledged apply. Runs only when the parent starts it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "the child process of kill_9_never_loses_an_acknowledged_write"]
 async fn crash_child_writer() {
-    let Ok(path) = std::env::var(CHILD_DB) else {
+    let Ok(dir) = std::env::var(CHILD_DIR) else {
         return;
     };
-    let store = Store::open(std::path::Path::new(&path)).await.unwrap();
+    let store = open_store(std::path::Path::new(&dir)).await;
     let ada = match store.person("ada").await.unwrap() {
         Some(p) => p,
         None => store.add_person("ada", "Ada").await.unwrap(),
@@ -61,11 +67,7 @@ async fn crash_child_writer() {
 
 #[test]
 fn kill_9_never_loses_an_acknowledged_write() {
-    if !crate::common::on_sqlite("kill_9_never_loses_an_acknowledged_write") {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("shed.db");
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let mut acknowledged: Vec<String> = Vec::new();
     for (round, kill_after) in [40usize, 350, 7, 1200, 150].into_iter().enumerate() {
@@ -77,7 +79,7 @@ fn kill_9_never_loses_an_acknowledged_write() {
                 "--nocapture",
                 "--test-threads=1",
             ])
-            .env(CHILD_DB, &db)
+            .env(CHILD_DIR, dir.path())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -107,7 +109,7 @@ fn kill_9_never_loses_an_acknowledged_write() {
             "round {round}: the child was killed, not finished"
         );
         runtime.block_on(async {
-            let store = Store::open(&db).await.unwrap();
+            let store = open_store(dir.path()).await;
             assert_eq!(
                 store.integrity_check().await.unwrap(),
                 "ok",

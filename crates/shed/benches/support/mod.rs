@@ -36,16 +36,24 @@ fn free_port() -> u16 {
         .expect("a free port")
 }
 
-/// Runs `shed up` and reads the token it prints.
-pub fn start() -> Server {
+/// Runs `shed up` on a fresh data folder — keeping its data in the
+/// PostgreSQL database `database` names (empty), or else in the folder's
+/// SQLite file — and reads the token it prints.
+pub fn start(database: Option<&str>) -> Server {
     let data = tempfile::tempdir().expect("a temp dir");
     let port = free_port();
     let binary =
         std::env::var("SHED_BENCH_BINARY").unwrap_or_else(|_| env!("CARGO_BIN_EXE_shed").into());
-    let mut child = Command::new(binary)
+    let mut command = Command::new(binary);
+    command
         .args(["up", "--listen", &format!("127.0.0.1:{port}")])
         .arg("--data")
         .arg(data.path())
+        .env_remove("SHED_DATABASE_URL");
+    if let Some(url) = database {
+        command.args(["--database", url]);
+    }
+    let mut child = command
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
         .spawn()

@@ -20,15 +20,22 @@ pub fn on_server() -> bool {
 pub trait DataIn {
     /// `SHED_DATA`, and on the test server `SHED_DATABASE_URL`.
     fn data_in(&mut self, data: &Path) -> &mut Self;
+    /// `SHED_DATA`, and `SHED_DATABASE_URL` when `database` names one
+    /// (else the folder's SQLite file, whatever the tests run on).
+    fn data_on(&mut self, data: &Path, database: Option<&str>) -> &mut Self;
 }
 
 impl DataIn for Command {
     fn data_in(&mut self, data: &Path) -> &mut Command {
+        self.data_on(data, shed_test_database::for_folder(data).as_deref())
+    }
+
+    fn data_on(&mut self, data: &Path, database: Option<&str>) -> &mut Command {
         self.env("SHED_DATA", data);
-        if let Some(url) = shed_test_database::for_folder(data) {
-            self.env("SHED_DATABASE_URL", url);
+        match database {
+            Some(url) => self.env("SHED_DATABASE_URL", url),
+            None => self.env_remove("SHED_DATABASE_URL"),
         }
-        self
     }
 }
 

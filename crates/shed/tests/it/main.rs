@@ -14,6 +14,7 @@ mod job_secret;
 mod listening;
 mod logs;
 mod mcp_sessions;
+mod migrate;
 mod module_graph;
 mod oauth;
 mod operating_support;

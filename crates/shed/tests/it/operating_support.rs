@@ -41,6 +41,17 @@ impl Shed {
     /// `shed up` on `data` on a free loopback port, with `env` set, its
     /// stderr appended to `logs`; waits until it listens.
     pub fn up(data: &Path, logs: &Path, env: &[(&str, &str)]) -> Shed {
+        Shed::up_on(
+            data,
+            shed_test_database::for_folder(data).as_deref(),
+            logs,
+            env,
+        )
+    }
+
+    /// [`Shed::up`] keeping its data in the database `database` names, or
+    /// in the folder's SQLite file when none, whatever the tests run on.
+    pub fn up_on(data: &Path, database: Option<&str>, logs: &Path, env: &[(&str, &str)]) -> Shed {
         let port = free_port();
         let log = std::fs::OpenOptions::new()
             .create(true)
@@ -56,7 +67,7 @@ impl Shed {
                 "--public-url",
                 &format!("http://localhost:{port}"),
             ])
-            .data_in(data)
+            .data_on(data, database)
             .env("RUST_LOG", "info")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

@@ -1,0 +1,611 @@
+//! `shed migrate --to postgres://…`: copies a data folder's SQLite database
+//! into an empty PostgreSQL database, in one transaction — the target is
+//! migrated to the same schema version, every row copied, every identity
+//! counter moved past the ids copied and the rows counted, or nothing at all
+//! is written.
+//!
+//! The copy reads both schemas rather than naming tables: every table the
+//! SQLite database holds (its FTS5 index excepted: PostgreSQL computes
+//! `doc`'s `tsvector` itself) is copied into the table of the same name,
+//! column by column, each value bound as the PostgreSQL column's type asks
+//! (integers, text, blobs as `bytea`, numbers, bools from 0/1, times from
+//! microseconds); the tables are filled in the order their foreign keys
+//! need. A table a later migration adds is copied without a line here. Each
+//! app's component tables are made on the target from the catalog, as
+//! declaring would make them. A table either side holds that the other has
+//! not, or a column the target lacks, stops the copy with a sentence.
+//!
+//! SQLite is read on a thread of its own, inside one read transaction (one
+//! snapshot, so a shed serving the folder meanwhile is copied as of one
+//! moment), and its rows reach PostgreSQL's binary `COPY` in batches.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use deadpool_postgres::Transaction;
+use rusqlite::types::Value;
+use rusqlite::{Connection, OpenFlags};
+use tokio_postgres::NoTls;
+use tokio_postgres::binary_copy::BinaryCopyInWriter;
+use tokio_postgres::types::{IsNull, ToSql, Type, to_sql_checked};
+
+use crate::StoreError;
+use crate::postgres::{connect, migrations, schema as pg_schema};
+use crate::schema::AppSchema;
+use crate::sqlite::{migrations::MIGRATIONS, schema as sqlite_schema};
+use crate::values::Sql;
+
+/// Rows read from SQLite and handed to PostgreSQL at once, at most.
+const BATCH_ROWS: usize = 1_000;
+/// Bytes of values in a batch at most (deploy files can be large).
+const BATCH_BYTES: usize = 8 << 20;
+
+/// How far a copy is: rows copied of every row to copy, and the table being
+/// copied.
+pub struct CopyProgress<'a> {
+    pub table: &'a str,
+    pub copied: u64,
+    pub total: u64,
+}
+
+/// A finished copy: each table with the rows both databases hold (counted
+/// on each), in the order they were copied, and the schema version.
+pub struct Migrated {
+    pub tables: Vec<(String, u64)>,
+    pub schema_version: usize,
+}
+
+/// Copies the SQLite database at `file` into the empty PostgreSQL database
+/// `url` names, calling `progress` as rows are copied. Refused with a
+/// sentence, and nothing written: a file that is not a shed database of this
+/// shed's schema version, a URL that does not parse or reach a server, a
+/// target holding rows, or tables another program made.
+pub async fn copy_to_server(
+    file: &Path,
+    url: &str,
+    mut progress: impl FnMut(CopyProgress<'_>),
+) -> Result<Migrated, StoreError> {
+    let target = connect::parse(url)?;
+    let (reader, source) = Reader::start(file).await?;
+    let manager = deadpool_postgres::Manager::new(target.config.clone(), NoTls);
+    let pool = deadpool_postgres::Pool::builder(manager)
+        .max_size(1)
+        .build()
+        .map_err(|e| StoreError::Internal(e.to_string()))?;
+    let mut client = pool.get().await.map_err(|e| match e {
+        deadpool_postgres::PoolError::Backend(e) => connect::failure(&target, &e),
+        other => StoreError::from(other),
+    })?;
+    let failed = |e: tokio_postgres::Error| connect::failure(&target, &e);
+    let txn = client.transaction().await.map_err(failed)?;
+    migrations::migrate_in(&txn, &target).await?;
+    refuse_rows(&txn, &target).await?;
+    for app in &source.apps {
+        pg_schema::create_tables(&txn, app).await?;
+    }
+    let plan = plan(&txn, &source, &target).await?;
+
+    let total = plan.iter().map(|t| t.rows).sum();
+    let mut copied = 0;
+    progress(CopyProgress {
+        table: plan.first().map_or("", |t| t.name.as_str()),
+        copied,
+        total,
+    });
+    let mut batches = reader.read(&plan);
+    for table in &plan {
+        let columns: Vec<String> = table.columns.iter().map(|(c, _)| quoted(c)).collect();
+        let types: Vec<Type> = table.columns.iter().map(|(_, t)| t.clone()).collect();
+        let sink = txn
+            .copy_in(&format!(
+                "COPY {} ({}) FROM STDIN BINARY",
+                quoted(&table.name),
+                columns.join(", ")
+            ))
+            .await?;
+        let writer = BinaryCopyInWriter::new(sink, &types);
+        let mut writer = std::pin::pin!(writer);
+        while let Some(batch) = batches.recv().await {
+            let Read::Rows(rows) = batch? else { break };
+            for row in rows {
+                let cells = row
+                    .into_iter()
+                    .zip(&table.columns)
+                    .map(|(value, (column, ty))| Cell::of(value, ty, &table.name, column))
+                    .collect::<Result<Vec<Cell>, StoreError>>()?;
+                writer
+                    .as_mut()
+                    .write_raw(cells.iter().map(|c| c as &(dyn ToSql + Sync)))
+                    .await?;
+                copied += 1;
+            }
+            progress(CopyProgress {
+                table: &table.name,
+                copied,
+                total,
+            });
+        }
+        writer.as_mut().finish().await?;
+    }
+    advance_counters(&txn).await?;
+    let tables = count(&txn, &plan).await?;
+    txn.commit().await.map_err(failed)?;
+    Ok(Migrated {
+        tables,
+        schema_version: MIGRATIONS.len(),
+    })
+}
+
+/// A name quoted for SQL (the names are read from the databases' catalogs).
+fn quoted(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\"\""))
+}
+
+/// What the SQLite database holds, read in the reader's snapshot.
+struct Source {
+    /// Every table to copy: its name, columns and rows.
+    tables: BTreeMap<String, (Vec<String>, u64)>,
+    /// Every app's catalog, whose component tables the target needs.
+    apps: Vec<AppSchema>,
+}
+
+/// A table as it is copied: its target columns (name, PostgreSQL type),
+/// which the reader selects in the same order, and its rows.
+struct Planned {
+    name: String,
+    columns: Vec<(String, Type)>,
+    rows: u64,
+}
+
+/// What the reader thread sends: a batch of rows of the table being read,
+/// or the end of that table.
+enum Read {
+    Rows(Vec<Vec<Value>>),
+    TableDone,
+}
+
+/// The thread reading the SQLite database, waiting for the tables to read.
+struct Reader {
+    plan: std::sync::mpsc::Sender<Vec<(String, Vec<String>)>>,
+    batches: tokio::sync::mpsc::Receiver<Result<Read, StoreError>>,
+}
+
+impl Reader {
+    /// Opens `file` read-only on a thread of its own, begins its snapshot and
+    /// answers what it holds.
+    async fn start(file: &Path) -> Result<(Reader, Source), StoreError> {
+        let file = file.to_path_buf();
+        let (source_tx, source_rx) = tokio::sync::oneshot::channel();
+        let (plan_tx, plan_rx) = std::sync::mpsc::channel::<Vec<(String, Vec<String>)>>();
+        let (batch_tx, batch_rx) = tokio::sync::mpsc::channel(2);
+        std::thread::spawn(move || {
+            let conn = match open_source(&file) {
+                Ok((conn, source)) => {
+                    let _ = source_tx.send(Ok(source));
+                    conn
+                }
+                Err(e) => {
+                    let _ = source_tx.send(Err(e));
+                    return;
+                }
+            };
+            let Ok(plan) = plan_rx.recv() else { return };
+            for (table, columns) in plan {
+                if let Err(e) = read_table(&conn, &table, &columns, &batch_tx) {
+                    let _ = batch_tx.blocking_send(Err(e));
+                    return;
+                }
+            }
+        });
+        let source = source_rx
+            .await
+            .map_err(|_| StoreError::Internal("the SQLite reader stopped".into()))??;
+        Ok((
+            Reader {
+                plan: plan_tx,
+                batches: batch_rx,
+            },
+            source,
+        ))
+    }
+
+    /// Asks for the planned tables' rows, in order.
+    fn read(self, plan: &[Planned]) -> tokio::sync::mpsc::Receiver<Result<Read, StoreError>> {
+        let asked = plan
+            .iter()
+            .map(|t| {
+                let columns = t.columns.iter().map(|(c, _)| c.clone()).collect();
+                (t.name.clone(), columns)
+            })
+            .collect();
+        let _ = self.plan.send(asked);
+        self.batches
+    }
+}
+
+/// Opens the database at `file` read-only, begins the snapshot every read
+/// of the copy is made in, and reads its tables and catalogs.
+fn open_source(file: &Path) -> Result<(Connection, Source), StoreError> {
+    let shown = file.display();
+    if !file.is_file() {
+        return Err(StoreError::refused(format!(
+            "there is no shed database at {shown} — name the data folder shed serves with --data"
+        )));
+    }
+    let conn = Connection::open_with_flags(
+        file,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| StoreError::refused(format!("could not open {shown}: {e}")))?;
+    conn.execute_batch("BEGIN")?;
+    let version: i64 = conn
+        .query_row(
+            "SELECT COALESCE(MAX(version), 0) FROM schema_migrations",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(|_| {
+            StoreError::refused(format!(
+                "{shown} is not a shed database (it has no schema_migrations table) — name the data folder shed serves with --data"
+            ))
+        })?;
+    if version as usize != MIGRATIONS.len() {
+        return Err(StoreError::refused(format!(
+            "{shown} is at schema version {version} and this shed's is {} — serve the folder once with a shed of the same version as this one (it migrates it), then run shed migrate again; nothing was written",
+            MIGRATIONS.len()
+        )));
+    }
+    let listed: Vec<(String, String)> = conn
+        .prepare(
+            "SELECT name, sql FROM sqlite_master
+             WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations'
+             ORDER BY name",
+        )?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    // FTS5 tables and their shadow tables (`<name>_data`, …): PostgreSQL
+    // keeps `doc`'s full text in a generated column instead.
+    let full_text: Vec<&str> = listed
+        .iter()
+        .filter(|(_, sql)| sql.starts_with("CREATE VIRTUAL TABLE"))
+        .map(|(name, _)| name.as_str())
+        .collect();
+    let mut tables = BTreeMap::new();
+    for (name, _) in &listed {
+        if full_text
+            .iter()
+            .any(|fts| name == fts || name.starts_with(&format!("{fts}_")))
+        {
+            continue;
+        }
+        let columns: Vec<String> = conn
+            .prepare("SELECT name FROM pragma_table_info(?1) ORDER BY cid")?
+            .query_map([name], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        let rows: i64 =
+            conn.query_row(&format!("SELECT COUNT(*) FROM {}", quoted(name)), [], |r| {
+                r.get(0)
+            })?;
+        tables.insert(name.clone(), (columns, rows as u64));
+    }
+    let names: Vec<String> = conn
+        .prepare("SELECT name FROM ec_apps ORDER BY id")?
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let apps = names
+        .iter()
+        .map(|app| sqlite_schema::load(&conn, app))
+        .collect::<Result<_, _>>()?;
+    Ok((conn, Source { tables, apps }))
+}
+
+/// Sends the rows of `table` (its `columns`, in order) in batches, then
+/// [`Read::TableDone`].
+fn read_table(
+    conn: &Connection,
+    table: &str,
+    columns: &[String],
+    batches: &tokio::sync::mpsc::Sender<Result<Read, StoreError>>,
+) -> Result<(), StoreError> {
+    let listed: Vec<String> = columns.iter().map(|c| quoted(c)).collect();
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {} FROM {}",
+        listed.join(", "),
+        quoted(table)
+    ))?;
+    let mut rows = stmt.query([])?;
+    let mut batch = Vec::new();
+    let mut bytes = 0;
+    let stopped = || StoreError::Internal("the copy stopped".into());
+    while let Some(row) = rows.next()? {
+        let values = (0..columns.len())
+            .map(|i| row.get::<_, Value>(i))
+            .collect::<Result<Vec<Value>, _>>()?;
+        bytes += values
+            .iter()
+            .map(|v| match v {
+                Value::Text(s) => s.len(),
+                Value::Blob(b) => b.len(),
+                _ => 8,
+            })
+            .sum::<usize>();
+        batch.push(values);
+        if batch.len() >= BATCH_ROWS || bytes >= BATCH_BYTES {
+            batches
+                .blocking_send(Ok(Read::Rows(std::mem::take(&mut batch))))
+                .map_err(|_| stopped())?;
+            bytes = 0;
+        }
+    }
+    if !batch.is_empty() {
+        batches
+            .blocking_send(Ok(Read::Rows(batch)))
+            .map_err(|_| stopped())?;
+    }
+    batches
+        .blocking_send(Ok(Read::TableDone))
+        .map_err(|_| stopped())
+}
+
+/// Refuses a target where any of shed's tables holds a row (the schema
+/// migrations' own record excepted: a database a shed migrated and never
+/// used is empty).
+async fn refuse_rows(txn: &Transaction<'_>, target: &connect::Target) -> Result<(), StoreError> {
+    for table in tables_of(txn).await? {
+        let holds: bool = txn
+            .query_one(
+                &format!("SELECT EXISTS(SELECT 1 FROM {})", quoted(&table)),
+                &[],
+            )
+            .await?
+            .get(0);
+        if holds {
+            return Err(StoreError::refused(format!(
+                "the database {} at {} is not empty (its table {table} holds rows) — give shed migrate a new, empty database; nothing was written",
+                target.database, target.address
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The target's tables, shed's migration record excepted.
+async fn tables_of(txn: &Transaction<'_>) -> Result<Vec<String>, StoreError> {
+    Ok(txn
+        .query(
+            "SELECT tablename::text FROM pg_tables
+             WHERE schemaname = current_schema() AND tablename <> 'schema_migrations'
+             ORDER BY tablename",
+            &[],
+        )
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect())
+}
+
+/// The tables to fill, in an order their foreign keys allow, each with the
+/// target's columns (generated ones, such as `doc`'s `tsvector`, left to
+/// the server) and its types. Both databases must hold the same tables, and
+/// every column of the source must have its place in the target.
+async fn plan(
+    txn: &Transaction<'_>,
+    source: &Source,
+    target: &connect::Target,
+) -> Result<Vec<Planned>, StoreError> {
+    let mut columns: BTreeMap<String, Vec<(String, Type)>> = BTreeMap::new();
+    for r in txn
+        .query(
+            "SELECT c.relname::text, a.attname::text, a.atttypid
+             FROM pg_class c
+             JOIN pg_namespace n ON n.oid = c.relnamespace
+             JOIN pg_attribute a ON a.attrelid = c.oid
+             WHERE n.nspname = current_schema() AND c.relkind = 'r'
+               AND c.relname <> 'schema_migrations'
+               AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
+             ORDER BY c.relname, a.attnum",
+            &[],
+        )
+        .await?
+    {
+        let oid: u32 = r.get(2);
+        let ty = Type::from_oid(oid).ok_or_else(|| {
+            StoreError::Internal(format!("the column type {oid} is not one shed copies"))
+        })?;
+        columns.entry(r.get(0)).or_default().push((r.get(1), ty));
+    }
+    let only_target: Vec<&str> = columns
+        .keys()
+        .filter(|t| !source.tables.contains_key(*t))
+        .map(String::as_str)
+        .collect();
+    if !only_target.is_empty() {
+        return Err(StoreError::refused(format!(
+            "the database {} at {} holds tables the SQLite database has not ({}) — give shed migrate a new, empty database; nothing was written",
+            target.database,
+            target.address,
+            only_target.join(", ")
+        )));
+    }
+    let mut needs: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for r in txn
+        .query(
+            "SELECT src.relname::text, dst.relname::text
+             FROM pg_constraint k
+             JOIN pg_class src ON src.oid = k.conrelid
+             JOIN pg_class dst ON dst.oid = k.confrelid
+             JOIN pg_namespace n ON n.oid = src.relnamespace
+             WHERE k.contype = 'f' AND n.nspname = current_schema()",
+            &[],
+        )
+        .await?
+    {
+        let (from, to): (String, String) = (r.get(0), r.get(1));
+        if from != to {
+            needs.entry(from).or_default().insert(to);
+        }
+    }
+    let mut planned = Vec::new();
+    let mut done = BTreeSet::new();
+    while done.len() < source.tables.len() {
+        let ready = source.tables.keys().find(|t| {
+            !done.contains(*t)
+                && needs
+                    .get(*t)
+                    .is_none_or(|n| n.iter().all(|d| done.contains(d)))
+        });
+        let Some(name) = ready else {
+            return Err(StoreError::Internal(
+                "the target's foreign keys form a cycle shed cannot fill".into(),
+            ));
+        };
+        let (from, rows) = &source.tables[name];
+        let Some(to) = columns.get(name) else {
+            return Err(StoreError::refused(format!(
+                "the SQLite table {name} has no place in the PostgreSQL schema of this shed — nothing was written"
+            )));
+        };
+        if let Some(lost) = from.iter().find(|c| !to.iter().any(|(t, _)| t == *c)) {
+            return Err(StoreError::refused(format!(
+                "the SQLite column {name}.{lost} has no place in the PostgreSQL schema of this shed — nothing was written"
+            )));
+        }
+        if let Some((missing, _)) = to.iter().find(|(t, _)| !from.contains(t)) {
+            return Err(StoreError::refused(format!(
+                "the PostgreSQL column {name}.{missing} is not in the SQLite database — nothing was written"
+            )));
+        }
+        planned.push(Planned {
+            name: name.clone(),
+            columns: to.clone(),
+            rows: *rows,
+        });
+        done.insert(name.clone());
+    }
+    Ok(planned)
+}
+
+/// Moves every identity and serial counter past the largest id copied, so
+/// the next row made on the server takes a new one.
+async fn advance_counters(txn: &Transaction<'_>) -> Result<(), StoreError> {
+    let counters = txn
+        .query(
+            "SELECT table_name::text, column_name::text FROM information_schema.columns
+             WHERE table_schema = current_schema()
+               AND (column_default LIKE 'nextval(%' OR is_identity = 'YES')",
+            &[],
+        )
+        .await?;
+    for r in counters {
+        let (table, column): (String, String) = (r.get(0), r.get(1));
+        txn.execute(
+            &format!(
+                "SELECT setval(pg_get_serial_sequence($1, $2), COALESCE(MAX({}), 0) + 1, false) FROM {}",
+                quoted(&column),
+                quoted(&table)
+            ),
+            &[&quoted(&table), &column],
+        )
+        .await?;
+    }
+    Ok(())
+}
+
+/// Counts every copied table's rows on the target and checks them against
+/// the source's: the tables with their counts.
+async fn count(txn: &Transaction<'_>, plan: &[Planned]) -> Result<Vec<(String, u64)>, StoreError> {
+    let mut counted = Vec::with_capacity(plan.len());
+    for table in plan {
+        let rows: i64 = txn
+            .query_one(
+                &format!("SELECT COUNT(*) FROM {}", quoted(&table.name)),
+                &[],
+            )
+            .await?
+            .get(0);
+        if rows as u64 != table.rows {
+            return Err(StoreError::Internal(format!(
+                "{} holds {rows} rows on PostgreSQL after the copy and {} in SQLite — nothing was written",
+                table.name, table.rows
+            )));
+        }
+        counted.push((table.name.clone(), table.rows));
+    }
+    Ok(counted)
+}
+
+/// A SQLite value bound as its target column's type.
+#[derive(Debug)]
+enum Cell {
+    Value(Sql),
+    Bytes(Vec<u8>),
+}
+
+impl Cell {
+    /// `value`, read from `table.column`, as the PostgreSQL type `ty` takes it.
+    fn of(value: Value, ty: &Type, table: &str, column: &str) -> Result<Cell, StoreError> {
+        let cell = match (value, ty) {
+            (Value::Null, _) => Cell::Value(Sql::Null),
+            (Value::Blob(b), &Type::BYTEA) => Cell::Bytes(b),
+            (Value::Text(s), &Type::BYTEA) => Cell::Bytes(s.into_bytes()),
+            (Value::Blob(b), &Type::TEXT) => {
+                Cell::Value(Sql::Text(String::from_utf8(b).map_err(|_| {
+                    StoreError::refused(format!(
+                        "{table}.{column} holds bytes that are not UTF-8 text, which PostgreSQL's text column cannot keep — nothing was written"
+                    ))
+                })?))
+            }
+            (Value::Integer(i), _) => Cell::Value(Sql::Integer(i)),
+            (Value::Real(f), _) => Cell::Value(Sql::Real(f)),
+            (Value::Text(s), _) => Cell::Value(Sql::Text(s)),
+            (Value::Blob(b), _) => Cell::Bytes(b),
+        };
+        if !cell.fits(ty) {
+            return cell.mismatch(ty, table, column);
+        }
+        Ok(cell)
+    }
+
+    /// Whether the value binds as `ty`.
+    fn fits(&self, ty: &Type) -> bool {
+        match self {
+            Cell::Value(Sql::Null) => true,
+            Cell::Value(Sql::Integer(_)) => matches!(
+                *ty,
+                Type::INT8 | Type::INT4 | Type::FLOAT8 | Type::BOOL | Type::TIMESTAMPTZ
+            ),
+            Cell::Value(Sql::Real(_)) => matches!(*ty, Type::FLOAT8 | Type::INT8),
+            Cell::Value(Sql::Text(_)) => matches!(*ty, Type::TEXT | Type::VARCHAR),
+            Cell::Bytes(_) => *ty == Type::BYTEA,
+        }
+    }
+
+    fn mismatch<T>(&self, ty: &Type, table: &str, column: &str) -> Result<T, StoreError> {
+        Err(StoreError::refused(format!(
+            "{table}.{column} holds a value PostgreSQL's {ty} column cannot keep ({}) — nothing was written",
+            match self {
+                Cell::Value(v) => format!("{v:?}"),
+                Cell::Bytes(b) => format!("{} bytes", b.len()),
+            }
+        )))
+    }
+}
+
+impl ToSql for Cell {
+    fn to_sql(
+        &self,
+        ty: &Type,
+        out: &mut bytes::BytesMut,
+    ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        match self {
+            Cell::Value(v) => v.to_sql(ty, out),
+            Cell::Bytes(b) => b.to_sql(ty, out),
+        }
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        <Sql as ToSql>::accepts(ty) || <Vec<u8> as ToSql>::accepts(ty)
+    }
+
+    to_sql_checked!();
+}
