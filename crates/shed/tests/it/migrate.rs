@@ -375,6 +375,9 @@ async fn write_records(store: &Store) {
         .unwrap();
     let gone = store.add_person("gone", "Gone Away").await.unwrap();
     store.remove_person(&gone.eid, now).await.unwrap();
+    // The app's life after its deploys (app_changes): trashed, then back.
+    assert!(store.trash_app("demo", "runs", &you).await.unwrap());
+    assert!(store.restore_app("demo", "runs", &you).await.unwrap());
 }
 
 // The acceptance test of `shed migrate`: a folder holding every kind of
