@@ -186,6 +186,10 @@ pub(crate) async fn create_tables(
 /// A B-tree index for the columns that compare and sort (number, bool,
 /// time, ref — an eid); a hash index for text and urls, whose values may be
 /// longer than a B-tree entry holds (about 2.7 kB) and are compared with `=`.
+/// The B-tree keeps nulls first, the order the store sorts in (nulls
+/// smallest, as SQLite has them): `ASC NULLS FIRST` forward and `DESC NULLS
+/// LAST` backward, so `order=-.jog.miles&limit=50` reads 50 entries of the
+/// index rather than sorting the whole kind (0.2 s at 100,000 entities).
 async fn create_index(
     txn: &impl GenericClient,
     id: i64,
@@ -196,13 +200,13 @@ async fn create_index(
     if indexed(component) {
         let table = AppSchema::table(id, component);
         let index = index_name(id, component, column);
-        let method = match ty {
-            ColumnType::Text | ColumnType::Url => "hash",
-            ColumnType::Number | ColumnType::Bool | ColumnType::Time | ColumnType::Ref => "btree",
+        let key = match ty {
+            ColumnType::Text | ColumnType::Url => format!("hash (\"{column}\")"),
+            ColumnType::Number | ColumnType::Bool | ColumnType::Time | ColumnType::Ref => {
+                format!("btree (\"{column}\" NULLS FIRST)")
+            }
         };
-        txn.batch_execute(&format!(
-            "CREATE INDEX {index} ON {table} USING {method} (\"{column}\")"
-        ))
+        txn.batch_execute(&format!("CREATE INDEX {index} ON {table} USING {key}"))
         .await?;
     }
     Ok(())
