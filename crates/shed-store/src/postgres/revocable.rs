@@ -6,10 +6,10 @@ use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
 use super::Postgres;
-use super::records::person_at;
+use super::records::{locked_space, only_owner, person_at};
 use crate::records::Revocable;
 use crate::revocable::{
-    LiveToken, MemberRecord, NewToken, Removed, SpaceRecord, TokenId, TokenRecord,
+    LiveToken, MemberChange, MemberRecord, NewToken, Removed, SpaceRecord, TokenId, TokenRecord,
 };
 use crate::{Person, StoreError};
 
@@ -193,16 +193,25 @@ impl Revocable for Postgres {
         Ok(Some(members))
     }
 
-    async fn remove_member(&self, space: &str, person: &str) -> Result<bool, StoreError> {
+    async fn remove_member(&self, space: &str, person: &str) -> Result<MemberChange, StoreError> {
         self.write(async |txn| {
-            Ok(txn
+            let Some(id) = locked_space(txn, space).await? else {
+                return Ok(MemberChange::NotAMember);
+            };
+            if only_owner(txn, id, person).await? {
+                return Ok(MemberChange::LastOwner);
+            }
+            let removed = txn
                 .execute(
-                    "DELETE FROM members WHERE person = $2
-                       AND space = (SELECT id FROM spaces WHERE slug = $1)",
-                    &[&space, &person],
+                    "DELETE FROM members WHERE person = $2 AND space = $1",
+                    &[&id, &person],
                 )
-                .await?
-                > 0)
+                .await?;
+            Ok(if removed > 0 {
+                MemberChange::Done
+            } else {
+                MemberChange::NotAMember
+            })
         })
         .await
     }
