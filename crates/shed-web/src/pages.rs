@@ -217,7 +217,12 @@ pub(crate) async fn home(
         Err(error) => return crate::reply::Refusal::page(error).into_response(),
     };
     let commands = commands.names();
-    let mut body = said.html();
+    let mut body = format!(
+        "<p class=\"meta\">You are signed in as {} (@{}).</p>\n{}",
+        escape(&person.name),
+        escape(&person.handle),
+        said.html()
+    );
     body.push_str("<section id=\"spaces\"><h2>Your spaces</h2>\n");
     if spaces.spaces.is_empty() {
         body.push_str(

@@ -16,6 +16,7 @@ mod mcp_sessions;
 mod module_graph;
 mod oauth;
 mod operating_support;
+mod platform_pages;
 mod slow_clients;
 mod slow_queries;
 mod take_back;

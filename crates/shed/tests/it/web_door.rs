@@ -150,7 +150,7 @@ impl Shed {
     }
 
     /// A fresh one-time sign-in link for `handle`.
-    fn login_link(&self, handle: &str) -> String {
+    pub(crate) fn login_link(&self, handle: &str) -> String {
         self.shed(&["login", handle, "--public-url", &self.url()])
             .trim()
             .to_string()
@@ -239,7 +239,11 @@ impl Shed {
             .expect("a cookie for demo.localhost")
     }
 
-    async fn get(&self, url: &str, cookie: Option<&str>) -> (StatusCode, HeaderMap, String) {
+    pub(crate) async fn get(
+        &self,
+        url: &str,
+        cookie: Option<&str>,
+    ) -> (StatusCode, HeaderMap, String) {
         let mut request = self.http.get(url);
         if let Some(cookie) = cookie {
             request = request.header(header::COOKIE, cookie);
