@@ -137,33 +137,46 @@ fn header_html(person: &Person, here: Here) -> String {
     )
 }
 
-/// The person of a page's request, or the sign-in page to answer with.
-fn signed_in(asking: &WebCaller) -> Result<Person, Response> {
-    asking.caller.person().cloned().ok_or_else(|| {
-        sign_in_page(
-            StatusCode::UNAUTHORIZED,
-            "Sign in to see your spaces, account and agents.",
-        )
-    })
+/// Why a request was not taken before any page was drawn.
+enum NotTaken {
+    /// Nobody is signed in: the sign-in page.
+    SignedOut,
+    /// A post from a page elsewhere, with the sentence saying so.
+    FromElsewhere(String),
 }
 
-/// The person of a post, or the answer refusing it: a post must come from
-/// a page of this host, and from someone signed in.
-fn poster(door: &Door, asking: &WebCaller, headers: &HeaderMap) -> Result<Person, Response> {
+impl IntoResponse for NotTaken {
+    fn into_response(self) -> Response {
+        match self {
+            NotTaken::SignedOut => sign_in_page(
+                StatusCode::UNAUTHORIZED,
+                "Sign in to see your spaces, account and agents.",
+            ),
+            NotTaken::FromElsewhere(sentence) => crate::reply::page(
+                StatusCode::FORBIDDEN,
+                "Not taken",
+                &format!("<p>{}</p>", escape(&sentence)),
+            ),
+        }
+    }
+}
+
+/// The person of a page's request.
+fn signed_in(asking: &WebCaller) -> Result<Person, NotTaken> {
+    asking.caller.person().cloned().ok_or(NotTaken::SignedOut)
+}
+
+/// The person of a post: a post must come from a page of this host, and
+/// from someone signed in.
+fn poster(door: &Door, asking: &WebCaller, headers: &HeaderMap) -> Result<Person, NotTaken> {
     let own = door.host.public_url();
     if let Some(from) = asking.writes_from_elsewhere(headers, own) {
-        let sentence = format!(
+        return Err(NotTaken::FromElsewhere(format!(
             "shed's pages take a form only from their own pages at {own}, and this came from {from} \
              — nothing was changed; open {own}/ and use the form there"
-        );
-        return Err(sign_in_page_refusal(StatusCode::FORBIDDEN, &sentence));
+        )));
     }
     signed_in(asking)
-}
-
-/// A refusal before anyone is known to be asking: a bare page.
-fn sign_in_page_refusal(status: StatusCode, sentence: &str) -> Response {
-    crate::reply::page(status, "Not taken", &format!("<p>{}</p>", escape(sentence)))
 }
 
 /// A form's fields, or the sentence saying it did not arrive as one.
@@ -328,7 +341,7 @@ async fn make_token(
 ) -> Response {
     let person = match poster(&door, &asking, &headers) {
         Ok(person) => person,
-        Err(refused) => return refused,
+        Err(refused) => return refused.into_response(),
     };
     let made = async {
         let name = required(fields(form)?.name, "the token's name")?;
@@ -366,7 +379,7 @@ async fn make_token(
 async fn account(State(door): State<Arc<Door>>, asking: WebCaller) -> Response {
     match signed_in(&asking) {
         Ok(person) => account_page(&door, &asking.caller, &person, Outcome::Nothing).await,
-        Err(refused) => refused,
+        Err(refused) => refused.into_response(),
     }
 }
 
@@ -441,7 +454,7 @@ async fn revoke(
 ) -> Response {
     let person = match poster(&door, &asking, &headers) {
         Ok(person) => person,
-        Err(refused) => return refused,
+        Err(refused) => return refused.into_response(),
     };
     let revoked = async {
         let id = required(fields(form)?.id, "the token to revoke")?;
@@ -464,7 +477,7 @@ async fn sign_out(
 ) -> Response {
     let person = match poster(&door, &asking, &headers) {
         Ok(person) => person,
-        Err(refused) => return refused,
+        Err(refused) => return refused.into_response(),
     };
     if let Err(error) = door.host.end_sessions(&person.handle).await {
         return crate::reply::Refusal::page(error).into_response();
@@ -487,7 +500,7 @@ async fn space(
 ) -> Response {
     match signed_in(&asking) {
         Ok(person) => space_page(&door, &asking.caller, &person, &space, Outcome::Nothing).await,
-        Err(refused) => refused,
+        Err(refused) => refused.into_response(),
     }
 }
 
@@ -528,12 +541,12 @@ async fn space_page(
         ));
         if owner {
             body.push_str(&format!(
-                "<form class=\"inline\" method=\"post\" action=\"{action}\">\
+                "<div class=\"acts\"><form class=\"inline\" method=\"post\" action=\"{action}\">\
                  <input type=\"hidden\" name=\"handle\" value=\"{handle}\">\
                  <select name=\"role\" aria-label=\"Role of {handle}\">{}</select>\
                  <button type=\"submit\">Change role</button></form>\
                  <form method=\"post\" action=\"{action}/remove\"><input type=\"hidden\" name=\"handle\" value=\"{handle}\">\
-                 <button class=\"danger\" type=\"submit\" aria-label=\"Remove {handle}\">Remove</button></form>",
+                 <button class=\"danger\" type=\"submit\" aria-label=\"Remove {handle}\">Remove</button></form></div>",
                 role_options(*their_role)
             ));
         }
@@ -588,7 +601,7 @@ async fn change_member(
 ) -> Response {
     let person = match poster(&door, &asking, &headers) {
         Ok(person) => person,
-        Err(refused) => return refused,
+        Err(refused) => return refused.into_response(),
     };
     let changed = async {
         let form = fields(form)?;
@@ -637,7 +650,7 @@ async fn remove_member(
 ) -> Response {
     let person = match poster(&door, &asking, &headers) {
         Ok(person) => person,
-        Err(refused) => return refused,
+        Err(refused) => return refused.into_response(),
     };
     let removed = async {
         let handle = required(fields(form)?.handle, "the member to remove")?;
@@ -660,7 +673,7 @@ async fn remove_member(
 async fn agents(State(door): State<Arc<Door>>, asking: WebCaller) -> Response {
     match signed_in(&asking) {
         Ok(person) => agents_page(&door, &asking.caller, &person, Outcome::Nothing).await,
-        Err(refused) => refused,
+        Err(refused) => refused.into_response(),
     }
 }
 
@@ -750,7 +763,7 @@ async fn end_job(
 ) -> Response {
     let person = match poster(&door, &asking, &headers) {
         Ok(person) => person,
-        Err(refused) => return refused,
+        Err(refused) => return refused.into_response(),
     };
     let ended = async {
         let name = required(fields(form)?.job, "the job to end")?;

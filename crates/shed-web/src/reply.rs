@@ -118,6 +118,7 @@ ul.rows>li:first-child{border-top:0}\
 .meta{color:#57606a;font-size:.875rem}\
 .tag{display:inline-block;font-size:.75rem;font-weight:600;padding:.05rem .45rem;border-radius:999px;background:#eef0f2;color:#3b434b}\
 .tag.running{background:#dafbe1;color:#116329}\
+.acts{display:flex;flex-wrap:wrap;gap:.5rem}\
 form.inline{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:0}\
 label{display:flex;flex-direction:column;gap:.2rem;font-size:.875rem;color:#3b434b}\
 input,select{font:inherit;padding:.4rem .5rem;border:1px solid #c4c9cf;border-radius:6px;background:#fff;min-width:0}\

@@ -3,7 +3,7 @@
 //! or removed is not found by the next lookup.
 
 use shed_store::oauth::{ClientRecord, CodeRecord, NewCode, Redeemed, Refreshed};
-use shed_store::revocable::{NewToken, Removed, TokenId};
+use shed_store::revocable::{MemberChange, NewToken, Removed, TokenId};
 use shed_store::{JobTerms, Person, Store, secret_hash};
 
 use crate::common::open_store;
