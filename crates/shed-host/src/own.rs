@@ -23,6 +23,16 @@ pub struct Invitation {
     pub link: Option<LoginLink>,
 }
 
+/// A space's members as one of them sees them: their own role, whether the
+/// rule book lets them invite, change roles and remove, and the members,
+/// owners first.
+#[derive(Clone, Debug)]
+pub struct SpaceMembers {
+    pub role: Role,
+    pub may_manage: bool,
+    pub members: Vec<(Person, Role)>,
+}
+
 /// The person calling, or "sign in first".
 fn signed_in(caller: &Caller) -> Result<&Person, HostError> {
     caller.person().ok_or_else(sign_in_first)
@@ -85,13 +95,12 @@ impl Host {
         }
     }
 
-    /// The members of a space the caller belongs to, owners first, and the
-    /// caller's role there.
+    /// The members of a space the caller belongs to, as they see them.
     pub async fn space_members(
         &self,
         caller: &Caller,
         space: &str,
-    ) -> Result<(Role, Vec<(Person, Role)>), HostError> {
+    ) -> Result<SpaceMembers, HostError> {
         signed_in(caller)?;
         let reach = self.reach(caller).await?;
         let Some(role) = reach.role(space) else {
@@ -101,7 +110,13 @@ impl Host {
                 shown(space)
             )));
         };
-        Ok((role, self.members(space).await?))
+        let standing = reach.standing(space);
+        Ok(SpaceMembers {
+            role,
+            may_manage: may(Subject::space(space), standing, Act::Invite).is_ok()
+                && may(Subject::space(space), standing, Act::RemoveMember).is_ok(),
+            members: self.members(space).await?,
+        })
     }
 
     /// An owner of `space` makes the person `handle` a member of it with

@@ -512,7 +512,7 @@ async fn space_page(
     said: Outcome,
 ) -> Response {
     let header = header_html(person, Here::Space);
-    let (role, members) = match door.host.space_members(caller, space).await {
+    let seen = match door.host.space_members(caller, space).await {
         Ok(found) => found,
         Err(error) => {
             let status = status_of(&error);
@@ -520,18 +520,14 @@ async fn space_page(
             return product_page(status, space, &header, &body);
         }
     };
-    let owner = role == Role::Owner;
+    let owner = seen.may_manage;
     let action = format!("/spaces/{}", escape(space));
     let mut body = said.html();
     body.push_str(&format!(
-        "<p class=\"meta\">You are {} of this space.</p>\n<section id=\"members\"><h2>Members</h2>\n<ul class=\"rows\">\n",
-        match role {
-            Role::Owner => "an owner",
-            Role::Editor => "an editor",
-            Role::Viewer => "a viewer",
-        }
+        "<p class=\"meta\">Your role here: {}.</p>\n<section id=\"members\"><h2>Members</h2>\n<ul class=\"rows\">\n",
+        seen.role.as_str()
     ));
-    for (member, their_role) in &members {
+    for (member, their_role) in &seen.members {
         let handle = escape(&member.handle);
         body.push_str(&format!(
             "<li data-member=\"{handle}\"><div class=\"what\"><strong>{}</strong> <span class=\"meta\">@{handle}</span> \
@@ -547,7 +543,7 @@ async fn space_page(
                  <button type=\"submit\">Change role</button></form>\
                  <form method=\"post\" action=\"{action}/remove\"><input type=\"hidden\" name=\"handle\" value=\"{handle}\">\
                  <button class=\"danger\" type=\"submit\" aria-label=\"Remove {handle}\">Remove</button></form></div>",
-                role_options(*their_role)
+                role_options(their_role.as_str())
             ));
         }
         body.push_str("</li>\n");
@@ -562,7 +558,7 @@ async fn space_page(
              <label>Handle <input name=\"handle\" required maxlength=\"64\" autocomplete=\"off\"></label>\
              <label>Role <select name=\"role\">{}</select></label>\
              <button class=\"primary\" type=\"submit\">Invite</button></form>\n</section>\n",
-            role_options(Role::Editor)
+            role_options("editor")
         ));
     } else {
         body.push_str(&format!(
@@ -573,12 +569,16 @@ async fn space_page(
     product_page(said.status(), space, &header, &body)
 }
 
-/// The roles as a select's options, `chosen` selected.
-fn role_options(chosen: Role) -> String {
-    [Role::Owner, Role::Editor, Role::Viewer]
+/// The roles as a select's options, the one named `chosen` selected.
+fn role_options(chosen: &str) -> String {
+    Role::ALL
         .iter()
         .map(|role| {
-            let selected = if *role == chosen { " selected" } else { "" };
+            let selected = if role.as_str() == chosen {
+                " selected"
+            } else {
+                ""
+            };
             format!("<option{selected}>{}</option>", role.as_str())
         })
         .collect()
