@@ -3,8 +3,9 @@
 # folder at a free loopback port (public URL http://localhost:<port>, so the
 # run club lives at http://demo.localhost:<port>/runs/), takes the token it
 # prints and a one-time sign-in link from `shed login you`, runs
-# `npm test` with SHED_URL, SHED_TOKEN and SHED_LOGIN_URL set, and stops the
-# server however the tests end.
+# `npm test` with SHED_URL, SHED_TOKEN and SHED_LOGIN_URL set (and SHED_BIN and
+# SHED_DATA, for tests that run the CLI on the same data folder), and stops
+# the server however the tests end.
 #
 #   tests/browser/against-shed.sh [path/to/shed]
 #
@@ -41,4 +42,4 @@ login="$("$shed" login you --data "$data/shed-data" --public-url "$url" 2>/dev/n
 
 echo "==> browser tests against shed at $url"
 cd "$here"
-SHED_URL="$url" SHED_TOKEN="$token" SHED_LOGIN_URL="$login" npm test
+SHED_URL="$url" SHED_TOKEN="$token" SHED_LOGIN_URL="$login" SHED_BIN="$shed" SHED_DATA="$data/shed-data" npm test

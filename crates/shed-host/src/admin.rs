@@ -2,15 +2,16 @@
 //! token or a handle into the [`Caller`] a door acts for. A token is shown
 //! once; only its sha256 is kept.
 
+use shed_store::revocable::MemberChange;
+
+use crate::access::{SIGN_IN_HOW, last_owner_stays};
+use crate::credentials::Presented;
+use crate::names::{bad_slug, is_slug, shown};
 use crate::secrets::{hash, now};
+use crate::{Caller, Host, HostError, Person, Role};
 
 /// How often, at most, a token's "last used" is written, in seconds.
 const LAST_USED_EVERY: i64 = 60;
-
-use crate::access::SIGN_IN_HOW;
-use crate::credentials::Presented;
-use crate::names::{bad_slug, is_slug, shown};
-use crate::{Caller, Host, HostError, Person, Role};
 
 fn no_person(handle: &str) -> HostError {
     HostError::NotFound(format!(
@@ -48,7 +49,8 @@ impl Host {
         Ok(self.inner.store.add_space(slug, &owner.eid).await?)
     }
 
-    /// Makes a person a member of a space with `role`, or changes their role.
+    /// Makes a person a member of a space with `role`, or changes their role
+    /// — refused when that would leave the space without an owner.
     pub async fn add_member(&self, space: &str, handle: &str, role: Role) -> Result<(), HostError> {
         let person = self.person(handle).await?;
         if !self.inner.store.space_exists(space).await? {
@@ -58,11 +60,18 @@ impl Host {
                 shown(space)
             )));
         }
-        Ok(self
+        match self
             .inner
             .store
             .set_member(space, &person.eid, role.as_str())
-            .await?)
+            .await?
+        {
+            MemberChange::LastOwner => {
+                let space = shown(space);
+                Err(last_owner_stays(&person.handle, &space, &space))
+            }
+            MemberChange::Done | MemberChange::NotAMember => Ok(()),
+        }
     }
 
     /// The person a bearer token presented to the MCP endpoint stands for

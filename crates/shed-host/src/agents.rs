@@ -31,6 +31,7 @@ pub use crate::access::JobState;
 pub use command::{AgentCall, CommandRow, Effect, Origin};
 pub(crate) use job_calls::JobScopes;
 pub use job_calls::{JobOutcome, JobRefusal, RunCall};
+pub(crate) use jobs::no_job;
 pub use jobs::{Job, MadeJob, now_millis};
 pub use label::{Integrity, Label};
 pub use run::AgentAnswer;

@@ -253,6 +253,18 @@ pub struct CommandList {
 }
 
 impl CommandList {
+    /// Each app's name (`space/app`) and the names of its commands, as a
+    /// page lists them.
+    pub fn names(&self) -> Vec<(&str, Vec<&str>)> {
+        self.apps
+            .iter()
+            .map(|app| {
+                let commands = app.manifest.commands.iter().map(|c| c.name.as_str());
+                (app.name.as_str(), commands.collect())
+            })
+            .collect()
+    }
+
     /// `{"commands": [row, …]}`: the rows copied once into one array sized
     /// at once — the answer's whole cost, since a door hands its wire an
     /// owned JSON value.

@@ -68,6 +68,9 @@ pub enum Role {
 }
 
 impl Role {
+    /// Every role, the most trusted first, as a form offers them.
+    pub const ALL: [Role; 3] = [Role::Owner, Role::Editor, Role::Viewer];
+
     /// The word stored and shown: `owner`, `editor`, `viewer`.
     pub fn as_str(self) -> &'static str {
         match self {

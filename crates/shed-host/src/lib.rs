@@ -27,6 +27,7 @@ mod listing;
 mod measure;
 mod names;
 pub mod oauth;
+pub mod own;
 pub mod prompts;
 mod reach;
 mod registry;

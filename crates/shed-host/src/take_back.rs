@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use shed_store::revocable::{NewToken, Removed, SpaceRecord, TokenId, TokenRecord};
+use shed_store::revocable::{MemberChange, NewToken, Removed, SpaceRecord, TokenId, TokenRecord};
 
 use crate::access::{OPERATOR, last_owner, last_owner_stays, may_remove_member};
 use crate::names::shown;
@@ -24,9 +24,17 @@ pub struct TokenSpec<'a> {
 /// The most characters of a token's name.
 const MOST_NAME_CHARS: usize = 100;
 
-fn no_token(id: TokenId) -> HostError {
+pub(crate) fn no_token(id: TokenId) -> HostError {
     HostError::NotFound(format!(
         "no live token {id} — `shed token list` shows the live ones"
+    ))
+}
+
+fn not_a_member(handle: &str, space: &str) -> HostError {
+    HostError::NotFound(format!(
+        "{handle} is no member of {} — `shed member list {}` shows who is",
+        shown(space),
+        shown(space)
     ))
 }
 
@@ -185,16 +193,17 @@ impl Host {
             .find(|(member, _)| member.eid == person.eid)
             .map(|(_, role)| *role)
         else {
-            return Err(HostError::NotFound(format!(
-                "{} is no member of {} — `shed member list {}` shows who is",
-                person.handle,
-                shown(space),
-                shown(space)
-            )));
+            return Err(not_a_member(&person.handle, space));
         };
         let roles: Vec<Role> = members.iter().map(|(_, role)| *role).collect();
         may_remove_member(space, standing, &person.handle, role, &roles)?;
-        self.inner.store.remove_member(space, &person.eid).await?;
-        Ok(role)
+        match self.inner.store.remove_member(space, &person.eid).await? {
+            MemberChange::Done => Ok(role),
+            MemberChange::LastOwner => {
+                let space = shown(space);
+                Err(last_owner_stays(&person.handle, &space, &space))
+            }
+            MemberChange::NotAMember => Err(not_a_member(&person.handle, space)),
+        }
     }
 }

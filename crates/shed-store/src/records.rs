@@ -34,13 +34,14 @@ interface! {
         /// Makes a space with its owner; refuses a slug that is taken.
         async fn add_space(&self, slug: &str, owner_eid: &str) -> Result<(), StoreError>;
         /// Makes the person a member of the space with this role (`owner`,
-        /// `editor`, `viewer`), or changes the role they have.
+        /// `editor`, `viewer`), or changes the role they have — unless that
+        /// would leave the space without an owner.
         async fn set_member(
             &self,
             space: &str,
             person_eid: &str,
             role: &str,
-        ) -> Result<(), StoreError>;
+        ) -> Result<crate::revocable::MemberChange, StoreError>;
         /// The spaces a person belongs to, by slug, with their role in each.
         async fn memberships(&self, person_eid: &str) -> Result<Vec<Membership>, StoreError>;
         /// Whether a space of this slug exists.
@@ -234,8 +235,13 @@ interface! {
         async fn spaces(&self) -> Result<Vec<SpaceRecord>, StoreError>;
         /// The members of a space, owners first (`None`: no such space).
         async fn members(&self, space: &str) -> Result<Option<Vec<MemberRecord>>, StoreError>;
-        /// Takes the person (eid) out of the space: whether they were in it.
-        async fn remove_member(&self, space: &str, person: &str) -> Result<bool, StoreError>;
+        /// Takes the person (eid) out of the space, unless they are its only
+        /// owner.
+        async fn remove_member(
+            &self,
+            space: &str,
+            person: &str,
+        ) -> Result<crate::revocable::MemberChange, StoreError>;
         /// Removes the person (eid) at `now` (Unix seconds): their tokens are
         /// revoked, their OAuth grants ended, their memberships, sessions and
         /// sign-in links gone, their jobs ended; their row stays, for what

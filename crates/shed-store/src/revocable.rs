@@ -14,6 +14,19 @@
 
 use crate::Person;
 
+/// What came of changing a member's place in a space: the check that a
+/// space keeps an owner is made in the same transaction as the change, so
+/// two owners demoting each other at once cannot leave it with none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemberChange {
+    Done,
+    /// They were no member of the space (a removal only).
+    NotAMember,
+    /// They are its only owner, and the change would leave it none: nothing
+    /// was changed.
+    LastOwner,
+}
+
 /// A token to keep: whose, what it is called, when it expires.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewToken {

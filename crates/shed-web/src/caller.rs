@@ -78,6 +78,11 @@ pub(crate) fn session_cookie(door: &Door, session: &str) -> Option<HeaderValue> 
     set_cookie(door, door.cookie, session, SESSION_SECONDS)
 }
 
+/// The `Set-Cookie` that drops the session cookie of the host answering.
+pub(crate) fn session_cookie_removed(door: &Door) -> Option<HeaderValue> {
+    set_cookie(door, door.cookie, "", 0)
+}
+
 /// The `Set-Cookie` of the host answering's sign-in secret (the hand-off
 /// on the platform's host, a hop's own on a space's), as long as a hop lives.
 pub(crate) fn sign_in_cookie(door: &Door, secret: &str) -> Option<HeaderValue> {

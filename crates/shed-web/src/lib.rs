@@ -17,6 +17,7 @@ mod files;
 mod kinds;
 mod oauth;
 mod page;
+mod pages;
 mod path;
 mod platform;
 mod reply;
@@ -43,6 +44,9 @@ pub const APP_JS: &str = include_str!("../static/app.js");
 /// The address every app page loads [`APP_JS`] from, on every host.
 pub const APP_JS_PATH: &str = "/_shed/app.js";
 
+/// The script of the person's pages (copy buttons), on the platform's host.
+pub const PAGES_JS_PATH: &str = "/_shed/pages.js";
+
 /// The platform's page that says how to sign in.
 pub const SIGN_IN_PATH: &str = "/_shed/signin";
 
@@ -62,6 +66,7 @@ pub fn router(host: Host, platform: Router) -> Router {
     let spaces = space::router(door.clone());
     let platform = platform::router(door.clone())
         .merge(oauth::router(door.clone()))
+        .merge(pages::router(door.clone()))
         .merge(platform);
     Router::new().fallback(move |request: Request| {
         let to = match door.space_of(request.headers(), request.uri()) {

@@ -52,7 +52,7 @@ async fn sign_in() -> Response {
     sign_in_page(StatusCode::OK, "You are not signed in on this browser.")
 }
 
-/// Who you are and the apps of your spaces; or how to sign in. A browser
+/// The person's home page (`pages.rs`); or how to sign in. A browser
 /// that set out to allow an app before it signed in goes back to that
 /// app's consent page.
 async fn front(State(door): State<Arc<Door>>, headers: HeaderMap, asking: WebCaller) -> Response {
@@ -68,35 +68,14 @@ async fn front(State(door): State<Arc<Door>>, headers: HeaderMap, asking: WebCal
             "This is shed: spaces of small apps, and the commands they give your agent.",
         );
     };
-    let spaces = match door.host.spaces(&caller).await {
-        Ok(answer) => answer.data,
-        Err(error) => return Refusal::page(error).into_response(),
-    };
-    let mut body = format!(
-        "<p>You are signed in as {} (@{}).</p>",
-        escape(&person.name),
-        escape(&person.handle)
-    );
-    if spaces.spaces.is_empty() {
-        body.push_str("<p>You belong to no space yet — an owner of a space can add you.</p>");
-    }
-    for space in spaces.spaces {
-        body.push_str(&format!(
-            "<h2>{} <small>({})</small></h2>\n<ul>",
-            escape(&space.space),
-            escape(space.role)
-        ));
-        for app in space.apps {
-            body.push_str(&format!(
-                "<li><a href=\"{}\">{}</a> — {}</li>",
-                escape(&app.address),
-                escape(&app.title),
-                escape(app.access)
-            ));
-        }
-        body.push_str("</ul>\n");
-    }
-    page(StatusCode::OK, "shed", &body)
+    crate::pages::home(
+        &door,
+        &caller,
+        &person,
+        crate::pages::Outcome::Nothing,
+        None,
+    )
+    .await
 }
 
 /// The sign-in link's key, in its query (GET) or its form (POST).

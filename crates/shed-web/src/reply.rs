@@ -17,7 +17,7 @@ fn platform_csp(form_action: &str) -> String {
 }
 
 /// The status a refusal is answered with.
-fn status_of(error: &HostError) -> StatusCode {
+pub(crate) fn status_of(error: &HostError) -> StatusCode {
     match error {
         HostError::SignIn(_) => StatusCode::UNAUTHORIZED,
         HostError::Refused(_) => StatusCode::FORBIDDEN,
@@ -72,6 +72,72 @@ pub(crate) fn form_page(
          code{{background:#f2f2f2;padding:.1rem .3rem;border-radius:3px}}</style>\n<h1>{title}</h1>\n{body}\n",
         title = escape(title)
     );
+    html_response(status, html, policy)
+}
+
+/// A page of the signed-in person's own (home, account, a space, agents):
+/// the product's look and `header`, then `body`. Its forms post only to
+/// this host, and the one script it runs is the pages script (copy
+/// buttons), from this host.
+pub(crate) fn product_page(status: StatusCode, title: &str, header: &str, body: &str) -> Response {
+    let policy = HeaderValue::from_static(
+        "default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; base-uri 'none'; \
+         form-action 'self'; frame-ancestors 'none'",
+    );
+    let html = format!(
+        "<!doctype html>\n<html lang=\"en\">\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{title} · shed</title>\n<style>{PRODUCT_STYLE}</style>\n\
+         <script src=\"{PAGES_JS_PATH}\" defer></script>\n{header}\n<main>\n<h1>{title}</h1>\n{body}\n</main>\n",
+        title = escape(title),
+        PAGES_JS_PATH = crate::PAGES_JS_PATH,
+    );
+    html_response(status, html, policy)
+}
+
+/// The look of the person's pages: one column, readable at a phone's width.
+const PRODUCT_STYLE: &str = "\
+*{box-sizing:border-box}\
+body{font:16px/1.5 system-ui,sans-serif;margin:0;color:#1f2328;background:#f6f7f9}\
+header{display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1.25rem;padding:.75rem 1rem;background:#fff;border-bottom:1px solid #dde1e6}\
+header .brand{font-weight:700;font-size:1.15rem;color:#1f2328;text-decoration:none;margin-right:auto}\
+header nav{display:flex;gap:1rem;flex-wrap:wrap}\
+header nav a{color:#0b57d0;text-decoration:none}\
+header nav a[aria-current]{font-weight:600;color:#1f2328}\
+header .who{color:#57606a;font-size:.9rem}\
+header form{margin:0}\
+main{max-width:52rem;margin:0 auto;padding:1rem}\
+h1{font-size:1.5rem;margin:.5rem 0 1rem}\
+h2{font-size:1.15rem;margin:0 0 .5rem}\
+section,.card{background:#fff;border:1px solid #dde1e6;border-radius:8px;padding:1rem;margin:0 0 1rem}\
+.card h3{margin:0 0 .5rem;font-size:1.05rem;display:flex;flex-wrap:wrap;gap:.5rem;align-items:baseline}\
+ul.rows{list-style:none;margin:0;padding:0}\
+ul.rows>li{display:flex;flex-wrap:wrap;gap:.25rem 1rem;align-items:center;justify-content:space-between;padding:.6rem 0;border-top:1px solid #eef0f2}\
+ul.rows>li:first-child{border-top:0}\
+.what{flex:1 1 16rem;min-width:0;overflow-wrap:anywhere}\
+.meta{color:#57606a;font-size:.875rem}\
+.tag{display:inline-block;font-size:.75rem;font-weight:600;padding:.05rem .45rem;border-radius:999px;background:#eef0f2;color:#3b434b}\
+.tag.running{background:#dafbe1;color:#116329}\
+.acts{display:flex;flex-wrap:wrap;gap:.5rem}\
+form.inline{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:0}\
+label{display:flex;flex-direction:column;gap:.2rem;font-size:.875rem;color:#3b434b}\
+input,select{font:inherit;padding:.4rem .5rem;border:1px solid #c4c9cf;border-radius:6px;background:#fff;min-width:0}\
+button{font:inherit;padding:.4rem .8rem;border:1px solid #c4c9cf;border-radius:6px;background:#fff;cursor:pointer}\
+button.primary{background:#0b57d0;border-color:#0b57d0;color:#fff}\
+button.danger{color:#b42318;border-color:#e8b4ae}\
+code,pre{font:.85rem/1.4 ui-monospace,SFMono-Regular,Menlo,monospace;background:#f2f4f6;border-radius:4px}\
+code{padding:.1rem .3rem;overflow-wrap:anywhere}\
+pre{padding:.75rem;overflow-x:auto;white-space:pre}\
+.copyable{display:flex;flex-wrap:wrap;gap:.5rem;align-items:flex-start}\
+.copyable>code,.copyable>pre{flex:1 1 14rem;min-width:0;margin:0}\
+.note{padding:.6rem .8rem;border-radius:6px;background:#dafbe1;border:1px solid #aceebb}\
+.refused{padding:.6rem .8rem;border-radius:6px;background:#ffebe9;border:1px solid #ffcecb}\
+.once{padding:.6rem .8rem;border-radius:6px;background:#fff8c5;border:1px solid #eed888}\
+.empty{color:#57606a}\
+";
+
+/// An HTML answer under `policy`: never cached, never sniffed.
+fn html_response(status: StatusCode, html: String, policy: HeaderValue) -> Response {
     let mut response = (status, html).into_response();
     let headers = response.headers_mut();
     headers.insert(

@@ -70,7 +70,7 @@ pub fn now_millis() -> i64 {
 
 /// The refusal for a job that is not there. What was given is repeated only
 /// when it reads as a name: a mistyped secret is not echoed.
-fn no_job(given: &str) -> HostError {
+pub(crate) fn no_job(given: &str) -> HostError {
     HostError::NotFound(if given.starts_with("job-") {
         format!("no job {} — `shed job list` shows the jobs", shown(given))
     } else {

@@ -18,6 +18,7 @@ use crate::jobs::{globs_text, name_of, num_of};
 use crate::names::{handle_taken, new_person};
 use crate::platform::{AppRecord, Membership, NewDeploy, Trashed};
 use crate::records::{Jobs, People, Platform, SignIns, ViewKeys};
+use crate::revocable::MemberChange;
 use crate::{JobRecord, JobTerms, Person, StoreError, ViewKey};
 
 fn now() -> String {
@@ -36,6 +37,36 @@ pub(super) async fn space_id(
         .prepare_cached("SELECT id FROM spaces WHERE slug = $1")
         .await?;
     Ok(c.query_opt(&stmt, &[&slug]).await?.map(|r| r.get(0)))
+}
+
+/// The id of the space of this slug, its row locked until the transaction
+/// ends: changes to its members wait on one another, so the check that it
+/// keeps an owner holds until the change it allows is committed.
+pub(super) async fn locked_space(
+    c: &impl GenericClient,
+    slug: &str,
+) -> Result<Option<i64>, StoreError> {
+    Ok(
+        c.query_opt("SELECT id FROM spaces WHERE slug = $1 FOR UPDATE", &[&slug])
+            .await?
+            .map(|r| r.get(0)),
+    )
+}
+
+/// Whether the person is the one owner of the space (by id).
+pub(super) async fn only_owner(
+    c: &impl GenericClient,
+    space: i64,
+    person: &str,
+) -> Result<bool, StoreError> {
+    let row = c
+        .query_one(
+            "SELECT count(*), count(*) FILTER (WHERE person = $2) FROM members
+             WHERE space = $1 AND role = 'owner'",
+            &[&space, &person],
+        )
+        .await?;
+    Ok(row.get::<_, i64>(0) == 1 && row.get::<_, i64>(1) == 1)
 }
 
 /// An app's columns, as [`app_record`] reads them.
@@ -181,16 +212,22 @@ impl Platform for Postgres {
         space: &str,
         person_eid: &str,
         role: &str,
-    ) -> Result<(), StoreError> {
+    ) -> Result<MemberChange, StoreError> {
         self.write(async |txn| {
-            let id = space_id(txn, space).await?.ok_or_else(|| no_space(space))?;
+            let id = locked_space(txn, space)
+                .await?
+                .ok_or_else(|| no_space(space))?;
+            if role != "owner" && only_owner(txn, id, person_eid).await? {
+                return Ok(MemberChange::LastOwner);
+            }
             txn.execute(
                 "INSERT INTO members(space, person, role) VALUES($1, $2, $3)
                  ON CONFLICT(space, person) DO UPDATE SET role = excluded.role",
                 &[&id, &person_eid, &role],
             )
             .await?;
-            announce(txn, Change::Membership).await
+            announce(txn, Change::Membership).await?;
+            Ok(MemberChange::Done)
         })
         .await
     }

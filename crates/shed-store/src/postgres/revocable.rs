@@ -6,11 +6,11 @@ use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
 use super::Postgres;
-use super::records::person_at;
+use super::records::{locked_space, only_owner, person_at};
 use super::wake::{Change, announce};
 use crate::records::Revocable;
 use crate::revocable::{
-    LiveToken, MemberRecord, NewToken, Removed, SpaceRecord, TokenId, TokenRecord,
+    LiveToken, MemberChange, MemberRecord, NewToken, Removed, SpaceRecord, TokenId, TokenRecord,
 };
 use crate::{Person, StoreError};
 
@@ -194,20 +194,25 @@ impl Revocable for Postgres {
         Ok(Some(members))
     }
 
-    async fn remove_member(&self, space: &str, person: &str) -> Result<bool, StoreError> {
+    async fn remove_member(&self, space: &str, person: &str) -> Result<MemberChange, StoreError> {
         self.write(async |txn| {
+            let Some(id) = locked_space(txn, space).await? else {
+                return Ok(MemberChange::NotAMember);
+            };
+            if only_owner(txn, id, person).await? {
+                return Ok(MemberChange::LastOwner);
+            }
             let removed = txn
                 .execute(
-                    "DELETE FROM members WHERE person = $2
-                       AND space = (SELECT id FROM spaces WHERE slug = $1)",
-                    &[&space, &person],
+                    "DELETE FROM members WHERE person = $2 AND space = $1",
+                    &[&id, &person],
                 )
-                .await?
-                > 0;
-            if removed {
-                announce(txn, Change::Membership).await?;
+                .await?;
+            if removed == 0 {
+                return Ok(MemberChange::NotAMember);
             }
-            Ok(removed)
+            announce(txn, Change::Membership).await?;
+            Ok(MemberChange::Done)
         })
         .await
     }

@@ -11,6 +11,7 @@ use super::Sqlite;
 use super::people::person_at;
 use crate::StoreError;
 use crate::platform::{AppRecord, Membership, NewDeploy, Trashed};
+use crate::revocable::MemberChange;
 
 /// The tables, appended to the store's migrations.
 pub(crate) const MIGRATION: &str = r#"
@@ -131,14 +132,34 @@ fn add_space(conn: &Connection, slug: &str, owner: &str) -> Result<(), StoreErro
     Ok(())
 }
 
-fn set_member(conn: &Connection, space: &str, person: &str, role: &str) -> Result<(), StoreError> {
+fn set_member(
+    conn: &Connection,
+    space: &str,
+    person: &str,
+    role: &str,
+) -> Result<MemberChange, StoreError> {
     let id = space_id(conn, space)?.ok_or_else(|| no_space(space))?;
+    if role != "owner" && only_owner(conn, id, person)? {
+        return Ok(MemberChange::LastOwner);
+    }
     conn.execute(
         "INSERT INTO members(space, person, role) VALUES(?1, ?2, ?3)
          ON CONFLICT(space, person) DO UPDATE SET role = excluded.role",
         params![id, person, role],
     )?;
-    Ok(())
+    Ok(MemberChange::Done)
+}
+
+/// Whether the person is the one owner of the space (by id), read in the
+/// transaction that is about to change their place in it.
+pub(super) fn only_owner(conn: &Connection, space: i64, person: &str) -> Result<bool, StoreError> {
+    let (owners, theirs): (i64, i64) = conn.query_row(
+        "SELECT count(*), coalesce(sum(person = ?2), 0) FROM members
+         WHERE space = ?1 AND role = 'owner'",
+        params![space, person],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    Ok(owners == 1 && theirs == 1)
 }
 
 pub(super) fn memberships(conn: &Connection, person: &str) -> Result<Vec<Membership>, StoreError> {
@@ -322,7 +343,7 @@ impl crate::records::Platform for Sqlite {
         space: &str,
         person_eid: &str,
         role: &str,
-    ) -> Result<(), StoreError> {
+    ) -> Result<MemberChange, StoreError> {
         let (space, person, role) = (space.to_string(), person_eid.to_string(), role.to_string());
         self.write(move |txn| set_member(txn, &space, &person, &role))
             .await

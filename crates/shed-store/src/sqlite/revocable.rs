@@ -5,8 +5,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Sqlite;
 use super::people::person_at;
+use super::platform::only_owner;
 use crate::revocable::{
-    LiveToken, MemberRecord, NewToken, Removed, SpaceRecord, TokenId, TokenRecord,
+    LiveToken, MemberChange, MemberRecord, NewToken, Removed, SpaceRecord, TokenId, TokenRecord,
 };
 use crate::{Person, StoreError};
 
@@ -140,12 +141,27 @@ fn members(conn: &Connection, space: &str) -> Result<Option<Vec<MemberRecord>>, 
     Ok(Some(rows.collect::<Result<_, _>>()?))
 }
 
-fn remove_member(conn: &Connection, space: &str, person: &str) -> Result<bool, StoreError> {
-    Ok(conn.execute(
-        "DELETE FROM members WHERE person = ?2
-           AND space = (SELECT id FROM spaces WHERE slug = ?1)",
-        params![space, person],
-    )? > 0)
+fn remove_member(conn: &Connection, space: &str, person: &str) -> Result<MemberChange, StoreError> {
+    let Some(id) = conn
+        .query_row("SELECT id FROM spaces WHERE slug = ?1", [space], |r| {
+            r.get(0)
+        })
+        .optional()?
+    else {
+        return Ok(MemberChange::NotAMember);
+    };
+    if only_owner(conn, id, person)? {
+        return Ok(MemberChange::LastOwner);
+    }
+    let removed = conn.execute(
+        "DELETE FROM members WHERE person = ?2 AND space = ?1",
+        params![id, person],
+    )?;
+    Ok(if removed > 0 {
+        MemberChange::Done
+    } else {
+        MemberChange::NotAMember
+    })
 }
 
 fn remove_person(conn: &Connection, person: &str, now: i64) -> Result<Removed, StoreError> {
@@ -228,7 +244,7 @@ impl crate::records::Revocable for Sqlite {
         self.read(|conn| members(conn, space)).await
     }
 
-    async fn remove_member(&self, space: &str, person: &str) -> Result<bool, StoreError> {
+    async fn remove_member(&self, space: &str, person: &str) -> Result<MemberChange, StoreError> {
         let (space, person) = (space.to_string(), person.to_string());
         self.write(move |txn| remove_member(txn, &space, &person))
             .await

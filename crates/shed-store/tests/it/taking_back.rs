@@ -3,7 +3,7 @@
 //! or removed is not found by the next lookup.
 
 use shed_store::oauth::{ClientRecord, CodeRecord, NewCode, Redeemed, Refreshed};
-use shed_store::revocable::{NewToken, Removed, TokenId};
+use shed_store::revocable::{MemberChange, NewToken, Removed, TokenId};
 use shed_store::{JobTerms, Person, Store, secret_hash};
 
 use crate::common::open_store;
@@ -87,9 +87,51 @@ async fn members_are_listed_owners_first_and_removed() {
     let spaces = store.spaces().await.unwrap();
     assert_eq!((spaces[0].slug.as_str(), spaces[0].members), ("club", 3));
 
-    assert!(store.remove_member("club", &bob.eid).await.unwrap());
-    assert!(!store.remove_member("club", &bob.eid).await.unwrap());
+    assert_eq!(
+        store.remove_member("club", &bob.eid).await.unwrap(),
+        MemberChange::Done
+    );
+    assert_eq!(
+        store.remove_member("club", &bob.eid).await.unwrap(),
+        MemberChange::NotAMember
+    );
     assert_eq!(store.members("club").await.unwrap().unwrap().len(), 2);
+
+    // The one owner is neither taken out nor made less; with a second
+    // owner, either may go.
+    assert_eq!(
+        store.remove_member("club", &ada.eid).await.unwrap(),
+        MemberChange::LastOwner
+    );
+    assert_eq!(
+        store.set_member("club", &ada.eid, "viewer").await.unwrap(),
+        MemberChange::LastOwner
+    );
+    assert_eq!(
+        store.set_member("club", &ada.eid, "owner").await.unwrap(),
+        MemberChange::Done
+    );
+    assert_eq!(
+        store.set_member("club", &cy.eid, "owner").await.unwrap(),
+        MemberChange::Done
+    );
+    assert_eq!(
+        store.set_member("club", &ada.eid, "editor").await.unwrap(),
+        MemberChange::Done
+    );
+    assert_eq!(
+        store.remove_member("club", &cy.eid).await.unwrap(),
+        MemberChange::LastOwner
+    );
+    let roles: Vec<String> = store
+        .members("club")
+        .await
+        .unwrap()
+        .unwrap()
+        .into_iter()
+        .map(|m| m.role)
+        .collect();
+    assert_eq!(roles, ["owner", "editor"]);
 }
 
 #[tokio::test]

@@ -172,7 +172,7 @@ impl Shed {
     }
 
     /// A fresh one-time sign-in link for `handle`.
-    fn login_link(&self, handle: &str) -> String {
+    pub(crate) fn login_link(&self, handle: &str) -> String {
         self.shed(&["login", handle, "--public-url", &self.url()])
             .trim()
             .to_string()

@@ -5,7 +5,6 @@ use serde_json::json;
 
 use super::body::{BuiltinCommand, Invocation};
 use super::row::{BuiltinRow, Declarations};
-use crate::access::{Act, Subject, may};
 use crate::agents::command::{Effect, Scope};
 use crate::answer::Invited;
 use crate::{Answer, HostError, Role};
@@ -42,10 +41,10 @@ impl BuiltinCommand for SpaceInvite {
             .map_err(|e| HostError::BadInput(e.to_string()))?;
         let space = invocation.args.required_text("space")?;
         let handle = invocation.args.required_text("handle")?;
-        let host = invocation.host;
-        let reach = host.reach(invocation.caller).await?;
-        may(Subject::space(&space), reach.standing(&space), Act::Invite)?;
-        host.add_member(&space, &handle, role).await?;
+        invocation
+            .host
+            .invite(invocation.caller, &space, &handle, role)
+            .await?;
         Ok(Answer {
             text: format!(
                 "space.invite: {handle} is now {} of {space}",

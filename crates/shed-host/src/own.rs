@@ -1,0 +1,163 @@
+//! What a signed-in person manages of their own, as the platform's pages ask
+//! it: their tokens and connected clients, their agents' jobs, and the
+//! members of their spaces. Each takes the [`Caller`] and checks that the
+//! thing is theirs (or, for a space, asks the rule book); the CLI's
+//! operator functions (`shed token revoke`, `shed job end`, `shed member
+//! add`) do the acts themselves, so both doors say the same sentences.
+
+use shed_store::revocable::{TokenId, TokenRecord};
+
+use crate::access::{Act, Subject, may, sign_in_first};
+use crate::agents::Job;
+use crate::names::shown;
+use crate::sessions::LoginLink;
+use crate::take_back::TokenSpec;
+use crate::{Caller, Host, HostError, Person, Role};
+
+/// A member made or changed by an owner: for a handle that was new (and so
+/// a person just added), the one-time sign-in link to send them. A person
+/// who was here before gets none: a link signs in as them, and only they
+/// (or the operator, `shed login`) may ask for one.
+#[derive(Clone, Debug)]
+pub struct Invitation {
+    pub link: Option<LoginLink>,
+}
+
+/// A space's members as one of them sees them: their own role, whether the
+/// rule book lets them invite, change roles and remove, and the members,
+/// owners first.
+#[derive(Clone, Debug)]
+pub struct SpaceMembers {
+    pub role: Role,
+    pub may_manage: bool,
+    pub members: Vec<(Person, Role)>,
+}
+
+/// The person calling, or "sign in first".
+fn signed_in(caller: &Caller) -> Result<&Person, HostError> {
+    caller.person().ok_or_else(sign_in_first)
+}
+
+impl Host {
+    /// The caller's live tokens and OAuth grants.
+    pub async fn own_tokens(&self, caller: &Caller) -> Result<Vec<TokenRecord>, HostError> {
+        self.tokens(Some(&signed_in(caller)?.handle)).await
+    }
+
+    /// A new token for the caller, named `name`: its secret, shown once.
+    pub async fn make_own_token(&self, caller: &Caller, name: &str) -> Result<String, HostError> {
+        let person = signed_in(caller)?;
+        if name.trim().is_empty() {
+            return Err(HostError::BadInput(
+                "a token needs a name, to tell it from the others when you revoke one — \
+                 name it after the client it is for"
+                    .to_string(),
+            ));
+        }
+        self.create_token(
+            &person.handle,
+            TokenSpec {
+                name: Some(name),
+                ttl: None,
+            },
+        )
+        .await
+    }
+
+    /// Revokes one of the caller's own tokens or grants, by its id as
+    /// listed (`12`, `oauth-3`); another person's is "no live token".
+    pub async fn revoke_own_token(&self, caller: &Caller, id: &str) -> Result<TokenId, HostError> {
+        let theirs = self.own_tokens(caller).await?;
+        let id: TokenId = id
+            .trim()
+            .parse()
+            .map_err(|e: shed_store::revocable::NotATokenId| HostError::BadInput(e.to_string()))?;
+        if !theirs.iter().any(|token| token.id == id) {
+            return Err(crate::take_back::no_token(id));
+        }
+        self.revoke_token(&id.to_string()).await
+    }
+
+    /// The jobs of the caller's agents, oldest first.
+    pub async fn own_jobs(&self, caller: &Caller) -> Result<Vec<Job>, HostError> {
+        let person = signed_in(caller)?;
+        let mut jobs = self.jobs().await?;
+        jobs.retain(|job| job.person.eid == person.eid);
+        Ok(jobs)
+    }
+
+    /// Ends one of the caller's agents' jobs, by its name (`job-3`).
+    pub async fn end_own_job(&self, caller: &Caller, name: &str) -> Result<Job, HostError> {
+        let person = signed_in(caller)?;
+        match self.job_named(name.trim()).await? {
+            Some(job) if job.person.eid == person.eid => self.end_job(&job.name).await,
+            _ => Err(crate::agents::no_job(name.trim())),
+        }
+    }
+
+    /// The members of a space the caller belongs to, as they see them.
+    pub async fn space_members(
+        &self,
+        caller: &Caller,
+        space: &str,
+    ) -> Result<SpaceMembers, HostError> {
+        signed_in(caller)?;
+        let reach = self.reach(caller).await?;
+        let Some(role) = reach.role(space) else {
+            return Err(HostError::NotFound(format!(
+                "{} is not a space you belong to — your spaces are on your home page, and an \
+                 owner of a space can add you",
+                shown(space)
+            )));
+        };
+        let standing = reach.standing(space);
+        Ok(SpaceMembers {
+            role,
+            may_manage: may(Subject::space(space), standing, Act::Invite).is_ok()
+                && may(Subject::space(space), standing, Act::RemoveMember).is_ok(),
+            members: self.members(space).await?,
+        })
+    }
+
+    /// An owner of `space` makes the person `handle` a member of it with
+    /// `role`, or changes the role they have — never leaving the space
+    /// without an owner. The rule book decides.
+    pub async fn invite(
+        &self,
+        caller: &Caller,
+        space: &str,
+        handle: &str,
+        role: Role,
+    ) -> Result<(), HostError> {
+        let reach = self.reach(caller).await?;
+        may(Subject::space(space), reach.standing(space), Act::Invite)?;
+        self.add_member(space, handle, role).await
+    }
+
+    /// [`Host::invite`], adding the person first when `handle` is new, with
+    /// a one-time sign-in link for them to be sent.
+    pub async fn invite_with_link(
+        &self,
+        caller: &Caller,
+        space: &str,
+        handle: &str,
+        role: Role,
+    ) -> Result<Invitation, HostError> {
+        let reach = self.reach(caller).await?;
+        may(Subject::space(space), reach.standing(space), Act::Invite)?;
+        let handle = handle.trim().trim_start_matches('@');
+        let added = match self.inner.store.present_person(handle).await? {
+            Some(_) => false,
+            None => {
+                self.add_person(handle, None).await?;
+                true
+            }
+        };
+        self.add_member(space, handle, role).await?;
+        let link = match added {
+            true => Some(self.login_link(handle).await?),
+            false => None,
+        };
+        Ok(Invitation { link })
+    }
+}

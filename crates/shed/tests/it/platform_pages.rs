@@ -1,0 +1,263 @@
+//! The person's pages on the platform host, as a browser posts their forms:
+//! a form sent from another origin (or saying none) is refused with 403 and
+//! changes nothing; the last owner of a space is neither removed nor
+//! demoted; a viewer's invite gets the rule book's sentence; an owner's
+//! invite of a new handle adds the person and gives a working sign-in link;
+//! a person revokes only their own tokens.
+
+use reqwest::StatusCode;
+use reqwest::header;
+
+use crate::web_door::Shed;
+
+/// Posts `form` to `path` on the platform host with `cookie`, from the page
+/// of `origin` (`None`: a request that says no origin): status and page.
+async fn post(
+    shed: &Shed,
+    path: &str,
+    form: &str,
+    cookie: &str,
+    origin: Option<&str>,
+) -> (StatusCode, String) {
+    let mut request = shed
+        .http
+        .post(format!("{}{path}", shed.url()))
+        .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .header(header::COOKIE, cookie)
+        .body(form.to_string());
+    if let Some(origin) = origin {
+        request = request.header(header::ORIGIN, origin);
+    }
+    let response = request.send().await.unwrap();
+    (response.status(), response.text().await.unwrap())
+}
+
+/// The platform host's session cookie after signing `handle` in.
+async fn platform_cookie(shed: &Shed, handle: &str) -> String {
+    let jar = shed.sign_in(handle).await;
+    jar.header(&format!("{}/", shed.url()))
+        .expect("a cookie for the platform's host")
+}
+
+#[tokio::test]
+async fn a_form_from_another_origin_is_refused_and_changes_nothing() {
+    let shed = Shed::start().await;
+    let ada = platform_cookie(&shed, "ada").await;
+    let own = shed.url();
+    let members = shed.shed(&["member", "list", "demo"]);
+    let people = shed.shed(&["person", "list"]);
+    let tokens = shed.shed(&["token", "list"]);
+    let evil = "http://evil.localhost:1";
+    for origin in [Some(evil), Some(shed.origin().as_str()), Some("null"), None] {
+        for (path, form) in [
+            ("/spaces/demo", "handle=zed&role=owner"),
+            ("/spaces/demo/remove", "handle=ed"),
+            ("/account/tokens", "name=stolen"),
+            ("/account/tokens/revoke", "id=1"),
+            ("/agents/end", "job=job-1"),
+            ("/account/sign-out", ""),
+        ] {
+            let (status, page) = post(&shed, path, form, &ada, origin).await;
+            assert_eq!(
+                status,
+                StatusCode::FORBIDDEN,
+                "{path} from {origin:?}: {page}"
+            );
+            assert!(
+                page.contains("take a form only from their own pages")
+                    && page.contains("nothing was changed"),
+                "{page}"
+            );
+        }
+    }
+    assert_eq!(shed.shed(&["member", "list", "demo"]), members);
+    assert_eq!(shed.shed(&["person", "list"]), people);
+    assert_eq!(shed.shed(&["token", "list"]), tokens);
+    // Still signed in: the sign-out was refused too.
+    let (status, _, home) = shed.get(&format!("{own}/"), Some(&ada)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(home.contains("You are signed in as Ada (@ada)"), "{home}");
+}
+
+#[tokio::test]
+async fn the_last_owner_stays_and_only_an_owner_invites() {
+    let shed = Shed::start().await;
+    let ada = platform_cookie(&shed, "ada").await;
+    let own = shed.url();
+    let from = Some(own.as_str());
+    let last = "ada is the last owner of demo, and a space keeps at least one";
+    let (status, page) = post(&shed, "/spaces/demo/remove", "handle=ada", &ada, from).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{page}");
+    assert!(page.contains(last), "{page}");
+    for role in ["editor", "viewer"] {
+        let form = format!("handle=ada&role={role}");
+        let (status, page) = post(&shed, "/spaces/demo", &form, &ada, from).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{page}");
+        assert!(page.contains(last), "{page}");
+    }
+    assert!(shed.shed(&["member", "list", "demo"]).contains("ada"));
+    let (_, _, space) = shed.get(&format!("{own}/spaces/demo"), Some(&ada)).await;
+    assert!(
+        space.contains("data-member=\"ada\"") && space.contains(">owner<"),
+        "{space}"
+    );
+
+    // The CLI says the same of a demotion.
+    let said = shed_refusal(&shed, &["member", "add", "demo", "ada", "--role", "viewer"]);
+    assert!(said.contains(last), "{said}");
+
+    // Bad input: a sentence, nothing changed.
+    let (status, page) = post(&shed, "/spaces/demo", "handle=zed&role=boss", &ada, from).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{page}");
+    let (status, page) = post(&shed, "/spaces/demo", "role=editor", &ada, from).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{page}");
+    assert!(
+        page.contains("the form is missing the person&#39;s handle"),
+        "{page}"
+    );
+    let (status, page) = post(
+        &shed,
+        "/spaces/demo",
+        "handle=Not+A+Handle&role=editor",
+        &ada,
+        from,
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{page}");
+
+    // With a second owner, the first may step down.
+    let (status, page) = post(&shed, "/spaces/demo", "handle=ed&role=owner", &ada, from).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    let (status, page) = post(&shed, "/spaces/demo", "handle=ada&role=editor", &ada, from).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    assert!(page.contains("@ada is now editor of demo"), "{page}");
+
+    // A viewer gets the rule book's sentence, and nobody is added.
+    let vic = platform_cookie(&shed, "vic").await;
+    let (status, page) = post(&shed, "/spaces/demo", "handle=zed&role=editor", &vic, from).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{page}");
+    assert!(
+        page.contains("only an owner of demo invites people to it"),
+        "{page}"
+    );
+    let (status, page) = post(&shed, "/spaces/demo/remove", "handle=ed", &vic, from).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{page}");
+    assert!(
+        page.contains("only an owner of demo takes people out of it"),
+        "{page}"
+    );
+    assert!(!shed.shed(&["person", "list"]).contains("zed"));
+
+    assert!(!shed.shed(&["person", "list"]).contains("zed"));
+}
+
+#[tokio::test]
+async fn an_owner_invites_a_new_handle_and_gets_a_link_that_signs_them_in() {
+    let shed = Shed::start().await;
+    let ada = platform_cookie(&shed, "ada").await;
+    let own = shed.url();
+    let (status, page) = post(
+        &shed,
+        "/spaces/demo",
+        "handle=zed&role=viewer",
+        &ada,
+        Some(&own),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    let link = page
+        .split("<code id=\"invite-link\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</code>").next())
+        .expect("a sign-in link on the page")
+        .replace("&amp;", "&");
+    let (status, _, asked) = shed.get(&link, None).await;
+    assert_eq!(status, StatusCode::OK, "{asked}");
+    assert!(asked.contains("Sign in to shed as zed (@zed)"), "{asked}");
+    assert!(shed.shed(&["member", "list", "demo"]).contains("zed"));
+
+    // A person who was here before gets no link: it would sign in as them.
+    let (status, page) = post(
+        &shed,
+        "/spaces/demo",
+        "handle=sam&role=viewer",
+        &ada,
+        Some(&own),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    assert!(
+        !page.contains("invite-link") && page.contains("@sam is now viewer of demo"),
+        "{page}"
+    );
+}
+
+#[tokio::test]
+async fn a_person_revokes_their_own_tokens_only() {
+    let shed = Shed::start().await;
+    let ada = platform_cookie(&shed, "ada").await;
+    let own = shed.url();
+    shed.token("ed");
+    let eds = shed.shed(&["token", "list", "ed"]);
+    let ed_id = eds.split_whitespace().next().unwrap().to_string();
+    let (status, page) = post(
+        &shed,
+        "/account/tokens/revoke",
+        &format!("id={ed_id}"),
+        &ada,
+        Some(&own),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{page}");
+    assert!(page.contains(&format!("no live token {ed_id}")), "{page}");
+    assert_eq!(shed.shed(&["token", "list", "ed"]), eds);
+
+    let (status, page) = post(&shed, "/account/tokens", "name=laptop", &ada, Some(&own)).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    let token = page
+        .split("<code id=\"token\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</code>").next())
+        .unwrap()
+        .to_string();
+    assert!(token.starts_with("shed_"), "{token}");
+    let (_, _, account) = shed.get(&format!("{own}/account"), Some(&ada)).await;
+    assert!(
+        account.contains("laptop") && !account.contains(&token),
+        "{account}"
+    );
+    let id = account
+        .split("name=\"id\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap()
+        .to_string();
+    let (status, page) = post(
+        &shed,
+        "/account/tokens/revoke",
+        &format!("id={id}"),
+        &ada,
+        Some(&own),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    assert!(page.contains(&format!("Revoked {id}")), "{page}");
+    let mcp = shed
+        .http
+        .post(format!("{own}/mcp"))
+        .bearer_auth(&token)
+        .header(header::CONTENT_TYPE, "application/json")
+        .header(header::ACCEPT, "application/json, text/event-stream")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(mcp.status(), StatusCode::UNAUTHORIZED);
+}
+
+/// The stderr of a `shed` run that must fail.
+fn shed_refusal(shed: &Shed, args: &[&str]) -> String {
+    let output = crate::web_door::shed_output(shed.data.path(), shed.port, args);
+    assert!(!output.status.success(), "{args:?} succeeded");
+    String::from_utf8(output.stderr).unwrap()
+}
