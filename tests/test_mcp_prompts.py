@@ -148,6 +148,9 @@ async def test_joining_a_space_tells_a_session_its_prompts_and_views_changed(two
 async def test_a_listening_client_hears_its_prompts_changed(two: Shed) -> None:
     async with two.http("bo") as client:
         async with client.listen(prompts_list_changed=True) as subscription:
+            # The server reads the prompts it compares against as the stream
+            # opens; a round trip first lets it, so the deploy comes after.
+            assert [p.name for p in (await client.list_prompts(cache_mode="bypass")).prompts] == ["tour"]
             two.deploy(RUN_CLUB, "bo/runs", "bo", "--title", "Bo's runs")
             with anyio.fail_after(10):
                 event = await subscription.__anext__()

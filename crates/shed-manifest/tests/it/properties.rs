@@ -140,9 +140,15 @@ proptest! {
         with_both.insert("miles".into(), miles);
         for command in &club.commands {
             for args in [&args, &Value::Object(with_both.clone())] {
+                // A value may itself hold `{{` (the text "{{who}}" is a fine
+                // name to log a run for): it comes back as given. Only when
+                // no value does is any `{{` in the fill a hole left unfilled.
+                let given_braces = args.to_string().contains("{{");
                 match command.fill(args) {
-                    Ok(Filled::Apply(body)) => prop_assert!(!body.to_string().contains("{{")),
-                    Ok(Filled::Query(line)) => prop_assert!(!line.contains("{{")),
+                    Ok(Filled::Apply(body)) => {
+                        prop_assert!(given_braces || !body.to_string().contains("{{"))
+                    }
+                    Ok(Filled::Query(line)) => prop_assert!(given_braces || !line.contains("{{")),
                     Err(errors) => prop_assert!(!errors.0.is_empty()),
                 }
             }

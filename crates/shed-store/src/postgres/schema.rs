@@ -207,7 +207,7 @@ async fn create_index(
             }
         };
         txn.batch_execute(&format!("CREATE INDEX {index} ON {table} USING {key}"))
-        .await?;
+            .await?;
     }
     Ok(())
 }
