@@ -17,8 +17,10 @@
 //! With a PostgreSQL server named (`-- --database URL`, or
 //! SHED_BENCH_DATABASE: `postgres://user:password@host:port/postgres`), the
 //! phases run again on a `shed up --database` on a new database there
-//! (`shed_bench_mcp`, made and dropped with `psql`), and a last table puts
-//! writes/s and 50-row reads/s on PostgreSQL beside SQLite.
+//! (`shed_bench_mcp`, made and dropped with `psql`), then once more with a
+//! second `shed serve` on the same database beside the first and the
+//! clients split between the two, and a last table puts writes/s and 50-row
+//! reads/s on PostgreSQL, one server and two, beside SQLite.
 //!
 //! `cargo bench -p shed --bench mcp_door` (release build). Knobs:
 //! SHED_BENCH_SECONDS (default 5 per phase), SHED_BENCH_CLIENTS (default 4),
@@ -32,7 +34,7 @@ mod support;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use support::{PROTOCOL, Server, call, start};
+use support::{PROTOCOL, Server, call, free_port, start, wait_until_listening};
 
 /// What the clients read of an answer: whether it is a result and not an
 /// error. The whole body is still parsed (serde checks every byte of it), but
@@ -60,7 +62,7 @@ struct Load {
 /// Drives `make(i)` calls under `load` for `seconds`; returns every call's
 /// latency.
 async fn phase(
-    server: &Server,
+    servers: &[&Server],
     load: Load,
     seconds: u64,
     make: fn(u64) -> (String, Value),
@@ -73,9 +75,12 @@ async fn phase(
         if lane % load.in_flight == 0 {
             clients.push(reqwest::Client::new());
         }
-        let http = clients[lane / load.in_flight].clone();
-        let url = server.url.clone();
-        let bearer = format!("Bearer {}", server.token);
+        let client = lane / load.in_flight;
+        let http = clients[client].clone();
+        // Clients take the servers in turn; a token works on every server
+        // of one database, so the first's serves them all.
+        let url = servers[client % servers.len()].url.clone();
+        let bearer = format!("Bearer {}", servers[0].token);
         tasks.push(tokio::spawn(async move {
             let mut latencies = Vec::new();
             let mut i = lane as u64 * 1_000_000;
@@ -134,17 +139,18 @@ fn own_cpu() -> Duration {
 
 /// Runs a phase and reports it with the CPU the server and the clients spent per call.
 async fn measured(
-    server: &Server,
+    servers: &[&Server],
     what: &str,
     load: Load,
     seconds: u64,
     make: fn(u64) -> (String, Value),
 ) -> f64 {
-    let (server_before, own_before) = (process_cpu(server.child.id()), own_cpu());
-    let outcome = phase(server, load, seconds, make).await;
+    let servers_cpu = || -> Duration { servers.iter().map(|s| process_cpu(s.child.id())).sum() };
+    let (server_before, own_before) = (servers_cpu(), own_cpu());
+    let outcome = phase(servers, load, seconds, make).await;
     let calls = outcome.0.max(1) as f64;
     let rate = outcome.0 as f64 / outcome.1.as_secs_f64();
-    let server_cpu = (process_cpu(server.child.id()) - server_before).as_secs_f64() / calls;
+    let server_cpu = (servers_cpu() - server_before).as_secs_f64() / calls;
     let client_cpu = (own_cpu() - own_before).as_secs_f64() / calls;
     report(what, outcome);
     println!(
@@ -225,15 +231,25 @@ fn main() {
         },
         Load { clients, in_flight },
     );
-    let on_sqlite = runtime.block_on(phases(&start(None), "SQLite", load, seconds));
+    let on_sqlite = runtime.block_on(phases(&[&start(None)], "SQLite", load, seconds));
     let Some(server_url) = database_flag() else {
         return;
     };
     let database = new_database(&server_url, "shed_bench_mcp");
-    let on_postgres =
-        runtime.block_on(phases(&start(Some(&database)), "PostgreSQL", load, seconds));
+    let first = start(Some(&database));
+    let on_postgres = runtime.block_on(phases(&[&first], "PostgreSQL", load, seconds));
+    let second = serve_beside(&first, &database);
+    let on_two = runtime.block_on(phases(
+        &[&first, &second],
+        "PostgreSQL, two servers",
+        load,
+        seconds,
+    ));
     println!();
-    println!("{:<28} {:>12} {:>12}", "calls/s", "SQLite", "PostgreSQL");
+    println!(
+        "{:<28} {:>12} {:>12} {:>12}",
+        "calls/s", "SQLite", "PostgreSQL", "two servers"
+    );
     for (i, what) in [
         "log_run, one at a time",
         "log_run, in flight",
@@ -242,12 +258,43 @@ fn main() {
     .iter()
     .enumerate()
     {
-        println!("{what:<28} {:>12.0} {:>12.0}", on_sqlite[i], on_postgres[i]);
+        println!(
+            "{what:<28} {:>12.0} {:>12.0} {:>12.0}",
+            on_sqlite[i], on_postgres[i], on_two[i]
+        );
     }
+    // The servers stop before their database goes.
+    drop((second, first));
     psql(
         &server_url,
         "DROP DATABASE IF EXISTS shed_bench_mcp WITH (FORCE)",
     );
+}
+
+/// A second server on `first`'s database: `shed serve` on a data folder of
+/// its own (its broker's socket and lock), answering `first`'s token.
+fn serve_beside(first: &Server, database: &str) -> Server {
+    let data = tempfile::tempdir().expect("a temp dir");
+    let port = free_port();
+    let binary =
+        std::env::var("SHED_BENCH_BINARY").unwrap_or_else(|_| env!("CARGO_BIN_EXE_shed").into());
+    let child = std::process::Command::new(binary)
+        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+        .arg("--data")
+        .arg(data.path())
+        .args(["--database", database])
+        .env_remove("SHED_DATABASE_URL")
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("shed serve starts");
+    wait_until_listening(port, "shed serve");
+    Server {
+        child,
+        url: format!("http://localhost:{port}/mcp"),
+        token: first.token.clone(),
+        data,
+    }
 }
 
 /// The server `--database URL` or SHED_BENCH_DATABASE names, if any.
@@ -283,7 +330,7 @@ fn new_database(server: &str, name: &str) -> String {
 /// The four phases on `server`: calls/s of the two write phases and of the
 /// 50-row reads.
 async fn phases(
-    server: &Server,
+    servers: &[&Server],
     on: &str,
     (one_each, several_each): (Load, Load),
     seconds: u64,
@@ -293,19 +340,19 @@ async fn phases(
         "MCP door on {on}, {} concurrent clients over Streamable HTTP, {seconds}s per phase; \
          an fsync in the data folder takes {:.2} ms (median)",
         one_each.clients,
-        fsync_median(server.data.path()).as_secs_f64() * 1e3
+        fsync_median(servers[0].data.path()).as_secs_f64() * 1e3
     );
     measured(
-        server,
+        servers,
         "leaderboard, 0 rows",
         one_each,
         seconds,
         leaderboard,
     )
     .await;
-    let one = measured(server, "command log_run", one_each, seconds, log_run).await;
+    let one = measured(servers, "command log_run", one_each, seconds, log_run).await;
     let several = measured(
-        server,
+        servers,
         &format!("log_run, {in_flight} in flight"),
         several_each,
         seconds,
@@ -313,7 +360,7 @@ async fn phases(
     )
     .await;
     let reads = measured(
-        server,
+        servers,
         "leaderboard, 50 rows",
         one_each,
         seconds,

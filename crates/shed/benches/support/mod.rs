@@ -29,7 +29,8 @@ impl Drop for Server {
     }
 }
 
-fn free_port() -> u16 {
+/// A loopback port nothing listens on now.
+pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|listener| listener.local_addr())
         .map(|address| address.port())
@@ -66,11 +67,7 @@ pub fn start(database: Option<&str>) -> Server {
     // Keep reading what it prints, so it never writes into a closed pipe.
     std::thread::spawn(move || lines.for_each(drop));
     let url = format!("http://localhost:{port}/mcp");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "shed up did not start listening");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_until_listening(port, "shed up");
     Server {
         child,
         url,
@@ -94,4 +91,13 @@ pub fn call(id: u64, name: &str, args: Value) -> Value {
             }
         }
     })
+}
+
+/// Waits (up to 20 s) until something listens on the loopback `port`.
+pub fn wait_until_listening(port: u16, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "{what} did not start listening");
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }
