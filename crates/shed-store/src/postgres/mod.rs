@@ -185,23 +185,27 @@ impl Entities for Postgres {
     /// [`READ_DEADLINE`] (`statement_timeout`).
     async fn query(&self, app: &str, filter: &str) -> Result<Listing, StoreError> {
         let line = filter::parse(filter)?;
-        let mut c = self.client().await?;
-        let txn = c.build_transaction().read_only(true).start().await?;
-        txn.batch_execute(&format!(
-            "SET LOCAL statement_timeout = {}",
-            READ_DEADLINE.as_millis()
-        ))
-        .await?;
-        // A caller gone before the answer cancels the statement on the
-        // server, which would otherwise run on to its deadline on this connection.
-        let canceller = Canceller {
-            token: Some(txn.cancel_token()),
-        };
-        let schema = schema::cached(&self.schemas, &txn, app).await?;
-        let listing = query::run(&txn, &schema, &line).await.map_err(too_long)?;
-        txn.commit().await?;
-        canceller.disarm();
-        Ok(listing)
+        let mut read = Read::new(self.client().await?);
+        let listing = async {
+            let txn = read
+                .client()
+                .build_transaction()
+                .read_only(true)
+                .start()
+                .await?;
+            txn.batch_execute(&format!(
+                "SET LOCAL statement_timeout = {}",
+                READ_DEADLINE.as_millis()
+            ))
+            .await?;
+            let schema = schema::cached(&self.schemas, &txn, app).await?;
+            let listing = query::run(&txn, &schema, &line).await.map_err(too_long)?;
+            txn.commit().await?;
+            Ok(listing)
+        }
+        .await;
+        read.finished();
+        listing
     }
 
     async fn data_version(&self, app: &str) -> Result<u64, StoreError> {
@@ -222,23 +226,51 @@ impl Entities for Postgres {
     }
 }
 
-/// Cancels the statement of a read when dropped before [`Canceller::disarm`].
-struct Canceller {
-    token: Option<tokio_postgres::CancelToken>,
+/// The connection of a read. A caller gone before the answer (the read's
+/// future dropped) leaves a statement running on the server, which would
+/// otherwise run on to its deadline: dropped before [`Read::finished`], the
+/// read cancels it and closes the connection rather than return it to the
+/// pool.
+///
+/// Invariant: a cancel is only ever sent to a connection that is closed
+/// after it. A cancel reaches the server at a time of its own; sent to a
+/// pooled connection, it could stop the next borrower's statement.
+struct Read {
+    client: Option<deadpool_postgres::Client>,
 }
 
-impl Canceller {
-    fn disarm(mut self) {
-        self.token = None;
+impl Read {
+    fn new(client: deadpool_postgres::Client) -> Self {
+        Self {
+            client: Some(client),
+        }
+    }
+
+    fn client(&mut self) -> &mut deadpool_postgres::Client {
+        self.client
+            .as_mut()
+            .expect("a read's connection is held until it ends")
+    }
+
+    /// The read ran to its end, answered or refused: its connection goes
+    /// back to the pool.
+    fn finished(mut self) {
+        self.client = None;
     }
 }
 
-impl Drop for Canceller {
+impl Drop for Read {
     fn drop(&mut self) {
-        if let Some(token) = self.token.take()
-            && let Ok(runtime) = tokio::runtime::Handle::try_current()
-        {
-            runtime.spawn(async move { token.cancel_query(NoTls).await });
+        let Some(client) = self.client.take() else {
+            return;
+        };
+        let token = client.cancel_token();
+        let connection = deadpool_postgres::Object::take(client);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = token.cancel_query(NoTls).await;
+                drop(connection);
+            });
         }
     }
 }

@@ -130,3 +130,23 @@ fn a_query_whose_caller_went_away_stops() {
         );
     });
 }
+
+#[tokio::test]
+async fn a_refused_read_stops_no_later_read() {
+    // A read refused after it had its connection (an unknown component)
+    // once left a cancel on its way to that connection, which the pool
+    // then lent to the next read: the next read was stopped by it.
+    let f = fixture().await;
+    f.apply(
+        "jeff/runs",
+        json!({ "entity": { "eid": "$r" }, "jog": { "who": "Ada" } }),
+    )
+    .await;
+    for _ in 0..100 {
+        assert_eq!(
+            f.query_error("jeff/runs", ".nothing!").await,
+            "no component nothing in jeff/runs"
+        );
+        assert_eq!(f.rows("jeff/runs", ".jog!").await.len(), 1);
+    }
+}
