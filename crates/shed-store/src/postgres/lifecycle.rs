@@ -8,15 +8,12 @@
 use deadpool_postgres::GenericClient;
 
 use super::Postgres;
-use super::records::{APP_COLUMNS, app_record, memberships, person_at};
+use super::records::{app_record, memberships, person_at};
 use crate::StoreError;
 use crate::lifecycle::{Change, Changes, Generation, Lifecycle, Purged, VersionRecord};
-use crate::platform::{AppRecord, Membership};
+use crate::platform::{APP_COLUMNS, AppRecord, Membership};
+use crate::records::now;
 use crate::schema::AppSchema;
-
-fn now() -> String {
-    jiff::Timestamp::now().to_string()
-}
 
 async fn generation(c: &impl GenericClient) -> Result<Generation, StoreError> {
     let stmt = c

@@ -28,7 +28,7 @@ pub(super) async fn insert_token(
         &[
             &token.person,
             &token.hash,
-            &jiff::Timestamp::now().to_string(),
+            &crate::records::now(),
             &token.name,
             &token.expires_at,
             &grant,

@@ -152,7 +152,7 @@ fn insert_access(
         params![
             access.person,
             access.hash,
-            jiff::Timestamp::now().to_string(),
+            crate::records::now(),
             access.name,
             access.expires_at,
             grant,

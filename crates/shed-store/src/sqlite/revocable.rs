@@ -30,7 +30,7 @@ fn add_token(conn: &Connection, token: &NewToken) -> Result<i64, StoreError> {
         params![
             token.person,
             token.hash,
-            jiff::Timestamp::now().to_string(),
+            crate::records::now(),
             token.name,
             token.expires_at
         ],
