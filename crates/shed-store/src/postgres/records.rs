@@ -401,6 +401,22 @@ impl Platform for Postgres {
     }
 }
 
+/// Ends a person's sessions, and the links and hops not used yet: how many
+/// sessions ended.
+pub(super) async fn end_sessions(
+    c: &impl GenericClient,
+    person: &str,
+) -> Result<usize, StoreError> {
+    c.execute("DELETE FROM web_links WHERE person = $1", &[&person])
+        .await?;
+    c.execute("DELETE FROM web_hops WHERE person = $1", &[&person])
+        .await?;
+    let ended = c
+        .execute("DELETE FROM web_sessions WHERE person = $1", &[&person])
+        .await?;
+    Ok(ended as usize)
+}
+
 impl SignIns for Postgres {
     async fn add_login_link(
         &self,
@@ -584,17 +600,8 @@ impl SignIns for Postgres {
     }
 
     async fn end_web_sessions(&self, person_eid: &str) -> Result<usize, StoreError> {
-        self.write(async |txn| {
-            txn.execute("DELETE FROM web_links WHERE person = $1", &[&person_eid])
-                .await?;
-            txn.execute("DELETE FROM web_hops WHERE person = $1", &[&person_eid])
-                .await?;
-            let ended = txn
-                .execute("DELETE FROM web_sessions WHERE person = $1", &[&person_eid])
-                .await?;
-            Ok(ended as usize)
-        })
-        .await
+        self.write(async |txn| end_sessions(txn, person_eid).await)
+            .await
     }
 }
 

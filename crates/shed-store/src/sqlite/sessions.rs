@@ -221,8 +221,9 @@ fn session(
         .optional()?)
 }
 
-/// Ends a person's sessions, and the links and hops not used yet.
-fn end_sessions(conn: &Connection, person: &str) -> Result<usize, StoreError> {
+/// Ends a person's sessions, and the links and hops not used yet: how many
+/// sessions ended.
+pub(super) fn end_sessions(conn: &Connection, person: &str) -> Result<usize, StoreError> {
     conn.execute("DELETE FROM web_links WHERE person = ?1", [person])?;
     conn.execute("DELETE FROM web_hops WHERE person = ?1", [person])?;
     Ok(conn.execute("DELETE FROM web_sessions WHERE person = ?1", [person])?)
