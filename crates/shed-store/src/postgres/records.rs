@@ -98,10 +98,7 @@ async fn app_by_name(
         .map(app_record))
 }
 
-pub(super) async fn memberships(
-    c: &impl GenericClient,
-    person: &str,
-) -> Result<Vec<Membership>, StoreError> {
+async fn memberships(c: &impl GenericClient, person: &str) -> Result<Vec<Membership>, StoreError> {
     let stmt = c
         .prepare_cached(
             "SELECT s.slug, m.role FROM members m JOIN spaces s ON s.id = m.space
