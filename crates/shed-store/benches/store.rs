@@ -90,6 +90,41 @@ fn bundle(run: &Run, name: &str) -> Value {
     })
 }
 
+/// The runs as the applies of [`BATCH`] that insert them.
+fn batches(data: &[Run]) -> Vec<Value> {
+    data.chunks(BATCH)
+        .map(|chunk| {
+            Value::Array(
+                chunk
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| bundle(r, &format!("$r{i}")))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// The two lines of the inserts' figures: the rate (with `bound`, what it
+/// needs), then the time for every entity and the ratio.
+fn report_inserts(store: Duration, base: Duration, bound: &str) {
+    let rate = |d: Duration| ENTITIES as f64 / d.as_secs_f64();
+    report(
+        "inserts, applies of 100 (entities/s)",
+        rate(store),
+        rate(base),
+        "/s ",
+        bound,
+    );
+    println!(
+        "{:<48} store {:>10.3} s    baseline {:>10.3} s    ratio {:>5.2}   (need <= 2.00)",
+        "inserts, applies of 100 (time for 100k)",
+        store.as_secs_f64(),
+        base.as_secs_f64(),
+        store.as_secs_f64() / base.as_secs_f64()
+    );
+}
+
 fn shed_render(micros: i64) -> String {
     jiff::Timestamp::from_microsecond(micros)
         .unwrap()
@@ -190,18 +225,7 @@ fn main() {
         &store,
         &["bench/runs", "bench/single"],
     ));
-    let bodies: Vec<Value> = data
-        .chunks(BATCH)
-        .map(|chunk| {
-            Value::Array(
-                chunk
-                    .iter()
-                    .enumerate()
-                    .map(|(i, r)| bundle(r, &format!("$r{i}")))
-                    .collect(),
-            )
-        })
-        .collect();
+    let bodies = batches(&data);
     let t = Instant::now();
     runtime.block_on(async {
         for body in bodies {
@@ -216,21 +240,7 @@ fn main() {
         baseline_insert(&mut base, chunk, i * BATCH + 1);
     }
     let base_insert = t.elapsed();
-    let rate = |d: Duration| ENTITIES as f64 / d.as_secs_f64();
-    report(
-        "inserts, applies of 100 (entities/s)",
-        rate(store_insert),
-        rate(base_insert),
-        "/s ",
-        "(need >= 50000/s)",
-    );
-    println!(
-        "{:<48} store {:>10.3} s    baseline {:>10.3} s    ratio {:>5.2}   (need <= 2.00)",
-        "inserts, applies of 100 (time for 100k)",
-        store_insert.as_secs_f64(),
-        base_insert.as_secs_f64(),
-        store_insert.as_secs_f64() / base_insert.as_secs_f64()
-    );
+    report_inserts(store_insert, base_insert, "(need >= 50000/s)");
 
     // ---- single durable applies: median, and 1 task vs 4 tasks ----
     let single = |i: usize| bundle(&data[i % data.len()], "$one");

@@ -72,10 +72,10 @@ pub async fn copy_to_server(
         .max_size(1)
         .build()
         .map_err(|e| StoreError::Internal(e.to_string()))?;
-    let mut client = pool.get().await.map_err(|e| match e {
-        deadpool_postgres::PoolError::Backend(e) => connect::failure(&target, &e),
-        other => StoreError::from(other),
-    })?;
+    let mut client = pool
+        .get()
+        .await
+        .map_err(|e| connect::pool_failure(&target, e))?;
     let failed = |e: tokio_postgres::Error| connect::failure(&target, &e);
     let txn = client.transaction().await.map_err(failed)?;
     migrations::migrate_in(&txn, &target).await?;

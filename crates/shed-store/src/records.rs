@@ -14,6 +14,12 @@ use crate::platform::{AppRecord, Membership, NewDeploy};
 use crate::revocable::{LiveToken, MemberRecord, NewToken, Removed, SpaceRecord, TokenRecord};
 use crate::{JobRecord, JobTerms, Person, StoreError, ViewKey};
 
+/// The time now as the records' text columns keep a moment (`created_at`,
+/// a deploy's `at`, a trash's, a migration's `applied_at`): RFC 3339, UTC.
+pub(crate) fn now() -> String {
+    jiff::Timestamp::now().to_string()
+}
+
 interface! {
     /// The platform's persons, by handle and by eid.
     trait People {

@@ -11,12 +11,15 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::json;
 use shed_store::Store;
 use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{Client, NoTls};
 
-use super::{BATCH, ENTITIES, QUERIES, QUERY_RUNS, Run, SINGLES, bundle, median, ms, report};
+use super::{
+    BATCH, ENTITIES, QUERIES, QUERY_RUNS, Run, SINGLES, batches, bundle, median, ms, report,
+    report_inserts,
+};
 
 /// The environment variable naming the server.
 pub const SWITCH: &str = "SHED_BENCH_DATABASE";
@@ -211,18 +214,7 @@ pub async fn bench(url: &str, data: &[Run]) {
     // ---- inserts in applies of 100 ----
     let store = Store::connect(&database_url(url, names[0])).await.unwrap();
     let actor = super::support::ada_writing(&store, &["bench/runs", "bench/single"]).await;
-    let bodies: Vec<Value> = data
-        .chunks(BATCH)
-        .map(|chunk| {
-            Value::Array(
-                chunk
-                    .iter()
-                    .enumerate()
-                    .map(|(i, r)| bundle(r, &format!("$r{i}")))
-                    .collect(),
-            )
-        })
-        .collect();
+    let bodies = batches(data);
     let t = Instant::now();
     for body in bodies {
         store.apply("bench/runs", &actor, body, None).await.unwrap();
@@ -249,21 +241,7 @@ pub async fn bench(url: &str, data: &[Run]) {
         base.insert(chunk).await;
     }
     let base_insert = t.elapsed();
-    let rate = |d: Duration| ENTITIES as f64 / d.as_secs_f64();
-    report(
-        "inserts, applies of 100 (entities/s)",
-        rate(store_insert),
-        rate(base_insert),
-        "/s ",
-        "",
-    );
-    println!(
-        "{:<48} store {:>10.3} s    baseline {:>10.3} s    ratio {:>5.2}   (need <= 2.00)",
-        "inserts, applies of 100 (time for 100k)",
-        store_insert.as_secs_f64(),
-        base_insert.as_secs_f64(),
-        store_insert.as_secs_f64() / base_insert.as_secs_f64()
-    );
+    report_inserts(store_insert, base_insert, "");
 
     // ---- single durable applies ----
     let mut latencies = Vec::new();

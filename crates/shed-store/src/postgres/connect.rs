@@ -105,6 +105,15 @@ pub(crate) fn failure(target: &Target, e: &tokio_postgres::Error) -> StoreError 
     ))
 }
 
+/// The sentence for a pool that could not hand out a connection: the
+/// server's refusal or absence as [`failure`] says it, else the pool's own.
+pub(crate) fn pool_failure(target: &Target, e: deadpool_postgres::PoolError) -> StoreError {
+    match e {
+        deadpool_postgres::PoolError::Backend(e) => failure(target, &e),
+        other => StoreError::from(other),
+    }
+}
+
 /// The innermost cause of an error, which names what happened (`Connection
 /// refused`, `timed out`).
 fn source_sentence(e: &tokio_postgres::Error) -> String {

@@ -403,7 +403,7 @@ pub(crate) async fn migrate_in(
         txn.batch_execute(sql).await.map_err(failed)?;
         txn.execute(
             "INSERT INTO schema_migrations(version, applied_at) VALUES($1, $2)",
-            &[&(i as i64 + 1), &jiff::Timestamp::now().to_string()],
+            &[&(i as i64 + 1), &crate::records::now()],
         )
         .await
         .map_err(failed)?;

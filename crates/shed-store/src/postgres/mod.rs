@@ -75,10 +75,10 @@ impl Postgres {
             .max_size(POOL_SIZE)
             .build()
             .map_err(|e| StoreError::Internal(e.to_string()))?;
-        let mut client = pool.get().await.map_err(|e| match e {
-            deadpool_postgres::PoolError::Backend(e) => connect::failure(&target, &e),
-            other => StoreError::Internal(other.to_string()),
-        })?;
+        let mut client = pool
+            .get()
+            .await
+            .map_err(|e| connect::pool_failure(&target, e))?;
         migrations::migrate(&mut client, &target).await?;
         drop(client);
         Ok(Postgres {
@@ -126,10 +126,7 @@ impl Postgres {
     /// Whether the server answers and every migration is applied.
     pub(crate) async fn ready(&self) -> Result<(), NotReady> {
         let c = self.pool.get().await.map_err(|e| {
-            let said = match e {
-                deadpool_postgres::PoolError::Backend(e) => connect::failure(&self.target, &e),
-                other => StoreError::from(other),
-            };
+            let said = connect::pool_failure(&self.target, e);
             NotReady(format!("the database does not answer: {said}"))
         })?;
         migrations::applied(&c).await

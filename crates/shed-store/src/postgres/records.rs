@@ -9,25 +9,19 @@
 use std::collections::BTreeMap;
 
 use deadpool_postgres::GenericClient;
-use subtle::ConstantTimeEq;
 use tokio_postgres::Row;
 
 use super::Postgres;
 use super::wake::{Change, announce};
 use crate::jobs::{globs_text, name_of, num_of};
 use crate::names::{handle_taken, new_person};
-use crate::platform::{AppRecord, Membership, NewDeploy, Trashed};
-use crate::records::{Jobs, People, Platform, SignIns, ViewKeys};
+use crate::platform::{
+    APP_COLUMNS, AppRecord, Membership, NewDeploy, Trashed, deploy_vanished, no_space, space_taken,
+};
+use crate::records::{Jobs, People, Platform, SignIns, ViewKeys, now};
 use crate::revocable::MemberChange;
+use crate::secret::same_hash;
 use crate::{JobRecord, JobTerms, Person, StoreError, ViewKey};
-
-fn now() -> String {
-    jiff::Timestamp::now().to_string()
-}
-
-fn no_space(slug: &str) -> StoreError {
-    StoreError::NotFound(format!("no space {slug}"))
-}
 
 pub(super) async fn space_id(
     c: &impl GenericClient,
@@ -69,12 +63,7 @@ pub(super) async fn only_owner(
     Ok(row.get::<_, i64>(0) == 1 && row.get::<_, i64>(1) == 1)
 }
 
-/// An app's columns, as [`app_record`] reads them.
-pub(super) const APP_COLUMNS: &str = "s.slug, a.slug, a.title, a.access, a.version, a.deploy,
-    d.at, dp.eid, dp.handle, dp.name, a.trashed_at, tp.eid, tp.handle, tp.name
-    FROM apps a JOIN spaces s ON s.id = a.space JOIN deploys d ON d.id = a.deploy
-    JOIN people dp ON dp.eid = d.by LEFT JOIN people tp ON tp.eid = a.trashed_by";
-
+/// An app, from a row of [`APP_COLUMNS`].
 pub(super) fn app_record(r: &Row) -> AppRecord {
     let trashed_at: Option<String> = r.get(10);
     AppRecord {
@@ -109,10 +98,7 @@ async fn app_by_name(
         .map(app_record))
 }
 
-pub(super) async fn memberships(
-    c: &impl GenericClient,
-    person: &str,
-) -> Result<Vec<Membership>, StoreError> {
+async fn memberships(c: &impl GenericClient, person: &str) -> Result<Vec<Membership>, StoreError> {
     let stmt = c
         .prepare_cached(
             "SELECT s.slug, m.role FROM members m JOIN spaces s ON s.id = m.space
@@ -193,9 +179,7 @@ impl Platform for Postgres {
                 .await?
                 .map(|r| r.get(0));
             let Some(id) = id else {
-                return Err(StoreError::Conflict(format!(
-                    "space {slug} is taken — pick another slug"
-                )));
+                return Err(space_taken(slug));
             };
             txn.execute(
                 "INSERT INTO members(space, person, role) VALUES($1, $2, 'owner')",
@@ -346,9 +330,7 @@ impl Platform for Postgres {
             }
             announce(txn, Change::Deploy).await?;
             let record = app_by_name(txn, &new.space, &new.slug).await?;
-            record.ok_or_else(|| {
-                StoreError::Internal(format!("the deploy of {}/{} vanished", new.space, new.slug))
-            })
+            record.ok_or_else(|| deploy_vanished(&new))
         })
         .await
     }
@@ -416,13 +398,20 @@ impl Platform for Postgres {
     }
 }
 
-/// Whether a kept hash is that of the cookie a browser sent (none is never
-/// anything), compared in constant time.
-fn same(kept: Option<&str>, sent: Option<&str>) -> bool {
-    match (kept, sent) {
-        (Some(kept), Some(sent)) => bool::from(kept.as_bytes().ct_eq(sent.as_bytes())),
-        _ => false,
-    }
+/// Ends a person's sessions, and the links and hops not used yet: how many
+/// sessions ended.
+pub(super) async fn end_sessions(
+    c: &impl GenericClient,
+    person: &str,
+) -> Result<usize, StoreError> {
+    c.execute("DELETE FROM web_links WHERE person = $1", &[&person])
+        .await?;
+    c.execute("DELETE FROM web_hops WHERE person = $1", &[&person])
+        .await?;
+    let ended = c
+        .execute("DELETE FROM web_sessions WHERE person = $1", &[&person])
+        .await?;
+    Ok(ended as usize)
 }
 
 impl SignIns for Postgres {
@@ -536,7 +525,7 @@ impl SignIns for Postgres {
             let Some(kept) = kept else {
                 return Ok(false);
             };
-            let confirmed = same(Some(&kept), handoff);
+            let confirmed = same_hash(Some(&kept), handoff);
             let sql = if confirmed {
                 "UPDATE web_hops SET confirmed = 1 WHERE hash = $1"
             } else {
@@ -566,7 +555,7 @@ impl SignIns for Postgres {
             Ok(taken.and_then(|r| {
                 let kept: Option<String> = r.get(1);
                 let confirmed: i32 = r.get(2);
-                (confirmed != 0 && same(kept.as_deref(), browser)).then(|| r.get(0))
+                (confirmed != 0 && same_hash(kept.as_deref(), browser)).then(|| r.get(0))
             }))
         })
         .await
@@ -608,17 +597,8 @@ impl SignIns for Postgres {
     }
 
     async fn end_web_sessions(&self, person_eid: &str) -> Result<usize, StoreError> {
-        self.write(async |txn| {
-            txn.execute("DELETE FROM web_links WHERE person = $1", &[&person_eid])
-                .await?;
-            txn.execute("DELETE FROM web_hops WHERE person = $1", &[&person_eid])
-                .await?;
-            let ended = txn
-                .execute("DELETE FROM web_sessions WHERE person = $1", &[&person_eid])
-                .await?;
-            Ok(ended as usize)
-        })
-        .await
+        self.write(async |txn| end_sessions(txn, person_eid).await)
+            .await
     }
 }
 

@@ -6,7 +6,7 @@ use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
 use super::Postgres;
-use super::records::{locked_space, only_owner, person_at};
+use super::records::{end_sessions, locked_space, only_owner, person_at};
 use super::wake::{Change, announce};
 use crate::records::Revocable;
 use crate::revocable::{
@@ -28,7 +28,7 @@ pub(super) async fn insert_token(
         &[
             &token.person,
             &token.hash,
-            &jiff::Timestamp::now().to_string(),
+            &crate::records::now(),
             &token.name,
             &token.expires_at,
             &grant,
@@ -242,13 +242,7 @@ impl Revocable for Postgres {
             if memberships > 0 {
                 announce(txn, Change::Membership).await?;
             }
-            txn.execute("DELETE FROM web_links WHERE person = $1", &[&person])
-                .await?;
-            txn.execute("DELETE FROM web_hops WHERE person = $1", &[&person])
-                .await?;
-            let sessions = txn
-                .execute("DELETE FROM web_sessions WHERE person = $1", &[&person])
-                .await?;
+            let sessions = end_sessions(txn, person).await?;
             let jobs = txn
                 .execute(
                     "UPDATE jobs SET ended_at = $2 WHERE person = $1 AND ended_at IS NULL",
@@ -258,7 +252,7 @@ impl Revocable for Postgres {
             Ok(Removed {
                 tokens: tokens as usize,
                 memberships: memberships as usize,
-                sessions: sessions as usize,
+                sessions,
                 jobs: jobs as usize,
             })
         })

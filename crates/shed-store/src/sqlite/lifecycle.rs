@@ -9,6 +9,7 @@ use super::platform::{apps, memberships};
 use crate::StoreError;
 use crate::lifecycle::{Change, Changes, Generation, Lifecycle, Purged, VersionRecord};
 use crate::platform::{AppRecord, Membership};
+use crate::records::now;
 use crate::schema::AppSchema;
 
 /// The columns and tables, appended to the store's migrations.
@@ -29,10 +30,6 @@ pub(crate) const MIGRATION: &str = r#"
         at TEXT NOT NULL
     );
 "#;
-
-fn now() -> String {
-    jiff::Timestamp::now().to_string()
-}
 
 fn generation(conn: &Connection) -> Result<Generation, StoreError> {
     let mut stmt = conn.prepare_cached(

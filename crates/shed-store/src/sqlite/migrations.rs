@@ -162,7 +162,7 @@ fn apply_pending(conn: &mut Connection) -> Result<usize, StoreError> {
         }
         tx.execute(
             "INSERT INTO schema_migrations(version, applied_at) VALUES(?1, ?2)",
-            rusqlite::params![i as i64 + 1, jiff::Timestamp::now().to_string()],
+            rusqlite::params![i as i64 + 1, crate::records::now()],
         )?;
         tracing::info!(version = i + 1, "applied store migration");
     }

@@ -5,6 +5,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Sqlite;
 use super::people::person_at;
+use super::revocable::insert_token;
 use crate::StoreError;
 use crate::oauth::{ClientRecord, CodeRecord, NewCode, Redeemed, Refreshed};
 use crate::revocable::{NewToken, TokenRecord};
@@ -140,28 +141,6 @@ fn redeem(conn: &Connection, hash: &str, now: i64) -> Result<Redeemed, StoreErro
     Ok(Redeemed::Fresh(code))
 }
 
-fn insert_access(
-    conn: &Connection,
-    access: &NewToken,
-    grant: i64,
-    resource: &str,
-) -> Result<(), StoreError> {
-    conn.execute(
-        "INSERT INTO tokens(person, hash, created_at, name, expires_at, grant_id, resource)
-         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        params![
-            access.person,
-            access.hash,
-            jiff::Timestamp::now().to_string(),
-            access.name,
-            access.expires_at,
-            grant,
-            resource
-        ],
-    )?;
-    Ok(())
-}
-
 fn open_grant(
     conn: &Connection,
     code_hash: &str,
@@ -180,7 +159,7 @@ fn open_grant(
         "UPDATE oauth_codes SET grant_id = ?2 WHERE hash = ?1",
         params![code_hash, grant],
     )?;
-    insert_access(conn, access, grant, &code.resource)?;
+    insert_token(conn, access, Some((grant, &code.resource)))?;
     Ok(grant)
 }
 
@@ -222,7 +201,7 @@ fn refresh(
         "UPDATE oauth_grants SET refresh_hash = ?2 WHERE id = ?1",
         params![grant, new_refresh],
     )?;
-    insert_access(conn, access, grant, &resource)?;
+    insert_token(conn, access, Some((grant, &resource)))?;
     Ok(Refreshed::Rotated { client, resource })
 }
 
@@ -341,8 +320,7 @@ impl crate::records::OAuth for Sqlite {
     }
 
     async fn grants(&self, person: Option<&str>) -> Result<Vec<TokenRecord>, StoreError> {
-        let person = person.map(str::to_string);
-        self.read(move |conn| grants(conn, person.as_deref())).await
+        self.read(|conn| grants(conn, person)).await
     }
 
     async fn revoke_grant(&self, id: i64, now: i64) -> Result<bool, StoreError> {

@@ -17,7 +17,7 @@ pub(crate) fn add(txn: &Transaction<'_>, handle: &str, name: &str) -> Result<Per
             person.eid,
             person.handle,
             person.name,
-            jiff::Timestamp::now().to_string()
+            crate::records::now()
         ],
     )?;
     Ok(person)

@@ -10,7 +10,10 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::Sqlite;
 use super::people::person_at;
 use crate::StoreError;
-use crate::platform::{AppRecord, Membership, NewDeploy, Trashed};
+use crate::platform::{
+    APP_COLUMNS, AppRecord, Membership, NewDeploy, Trashed, deploy_vanished, no_space, space_taken,
+};
+use crate::records::now;
 use crate::revocable::MemberChange;
 
 /// The tables, appended to the store's migrations.
@@ -71,11 +74,7 @@ pub(crate) const MIGRATION: &str = r#"
     ) WITHOUT ROWID;
 "#;
 
-fn now() -> String {
-    jiff::Timestamp::now().to_string()
-}
-
-fn space_id(conn: &Connection, slug: &str) -> Result<Option<i64>, StoreError> {
+pub(super) fn space_id(conn: &Connection, slug: &str) -> Result<Option<i64>, StoreError> {
     Ok(conn
         .query_row("SELECT id FROM spaces WHERE slug = ?1", [slug], |r| {
             r.get(0)
@@ -83,15 +82,7 @@ fn space_id(conn: &Connection, slug: &str) -> Result<Option<i64>, StoreError> {
         .optional()?)
 }
 
-fn no_space(slug: &str) -> StoreError {
-    StoreError::NotFound(format!("no space {slug}"))
-}
-
-const APP_COLUMNS: &str = "s.slug, a.slug, a.title, a.access, a.version, a.deploy,
-    d.at, dp.eid, dp.handle, dp.name, a.trashed_at, tp.eid, tp.handle, tp.name
-    FROM apps a JOIN spaces s ON s.id = a.space JOIN deploys d ON d.id = a.deploy
-    JOIN people dp ON dp.eid = d.by LEFT JOIN people tp ON tp.eid = a.trashed_by";
-
+/// An app, from a row of [`APP_COLUMNS`].
 fn app_record(r: &rusqlite::Row<'_>) -> rusqlite::Result<AppRecord> {
     let trashed_at: Option<String> = r.get(10)?;
     let trashed = match trashed_at {
@@ -116,9 +107,7 @@ fn app_record(r: &rusqlite::Row<'_>) -> rusqlite::Result<AppRecord> {
 
 fn add_space(conn: &Connection, slug: &str, owner: &str) -> Result<(), StoreError> {
     if space_id(conn, slug)?.is_some() {
-        return Err(StoreError::Conflict(format!(
-            "space {slug} is taken — pick another slug"
-        )));
+        return Err(space_taken(slug));
     }
     conn.execute(
         "INSERT INTO spaces(slug, created_at) VALUES(?1, ?2)",
@@ -278,9 +267,7 @@ fn record_deploy(conn: &Connection, new: &NewDeploy) -> Result<AppRecord, StoreE
             params![space, new.slug],
         )?;
     }
-    app_by_name(conn, &new.space, &new.slug)?.ok_or_else(|| {
-        StoreError::Internal(format!("the deploy of {}/{} vanished", new.space, new.slug))
-    })
+    app_by_name(conn, &new.space, &new.slug)?.ok_or_else(|| deploy_vanished(new))
 }
 
 fn drafts(

@@ -5,7 +5,8 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Sqlite;
 use super::people::person_at;
-use super::platform::only_owner;
+use super::platform::{only_owner, space_id};
+use super::sessions::end_sessions;
 use crate::revocable::{
     LiveToken, MemberChange, MemberRecord, NewToken, Removed, SpaceRecord, TokenId, TokenRecord,
 };
@@ -24,15 +25,25 @@ pub(crate) const MIGRATION: &str = r#"
     ) WITHOUT ROWID;
 "#;
 
-fn add_token(conn: &Connection, token: &NewToken) -> Result<i64, StoreError> {
+/// Keeps a token (a pasted one, or an OAuth grant's access token with its
+/// grant and resource): its id.
+pub(super) fn insert_token(
+    conn: &Connection,
+    token: &NewToken,
+    grant: Option<(i64, &str)>,
+) -> Result<i64, StoreError> {
+    let (grant, resource) = grant.unzip();
     conn.execute(
-        "INSERT INTO tokens(person, hash, created_at, name, expires_at) VALUES(?1, ?2, ?3, ?4, ?5)",
+        "INSERT INTO tokens(person, hash, created_at, name, expires_at, grant_id, resource)
+         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         params![
             token.person,
             token.hash,
-            jiff::Timestamp::now().to_string(),
+            crate::records::now(),
             token.name,
-            token.expires_at
+            token.expires_at,
+            grant,
+            resource
         ],
     )?;
     Ok(conn.last_insert_rowid())
@@ -119,12 +130,7 @@ fn spaces(conn: &Connection) -> Result<Vec<SpaceRecord>, StoreError> {
 }
 
 fn members(conn: &Connection, space: &str) -> Result<Option<Vec<MemberRecord>>, StoreError> {
-    let found: Option<i64> = conn
-        .query_row("SELECT id FROM spaces WHERE slug = ?1", [space], |r| {
-            r.get(0)
-        })
-        .optional()?;
-    let Some(space) = found else {
+    let Some(space) = space_id(conn, space)? else {
         return Ok(None);
     };
     let mut stmt = conn.prepare_cached(
@@ -142,12 +148,7 @@ fn members(conn: &Connection, space: &str) -> Result<Option<Vec<MemberRecord>>, 
 }
 
 fn remove_member(conn: &Connection, space: &str, person: &str) -> Result<MemberChange, StoreError> {
-    let Some(id) = conn
-        .query_row("SELECT id FROM spaces WHERE slug = ?1", [space], |r| {
-            r.get(0)
-        })
-        .optional()?
-    else {
+    let Some(id) = space_id(conn, space)? else {
         return Ok(MemberChange::NotAMember);
     };
     if only_owner(conn, id, person)? {
@@ -179,9 +180,7 @@ fn remove_person(conn: &Connection, person: &str, now: i64) -> Result<Removed, S
         params![person, now],
     )?;
     let memberships = conn.execute("DELETE FROM members WHERE person = ?1", [person])?;
-    conn.execute("DELETE FROM web_links WHERE person = ?1", [person])?;
-    conn.execute("DELETE FROM web_hops WHERE person = ?1", [person])?;
-    let sessions = conn.execute("DELETE FROM web_sessions WHERE person = ?1", [person])?;
+    let sessions = end_sessions(conn, person)?;
     let jobs = conn.execute(
         "UPDATE jobs SET ended_at = ?2 WHERE person = ?1 AND ended_at IS NULL",
         params![person, now * 1000],
@@ -196,7 +195,7 @@ fn remove_person(conn: &Connection, person: &str, now: i64) -> Result<Removed, S
 
 impl crate::records::Revocable for Sqlite {
     async fn add_token(&self, token: NewToken) -> Result<i64, StoreError> {
-        self.write(move |txn| add_token(txn, &token)).await
+        self.write(move |txn| insert_token(txn, &token, None)).await
     }
 
     async fn live_token(&self, hash: &str, now: i64) -> Result<Option<LiveToken>, StoreError> {

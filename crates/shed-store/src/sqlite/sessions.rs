@@ -10,10 +10,10 @@
 //! Plain storage: the lifetimes and who may sign in are decided in shed-host.
 
 use rusqlite::{Connection, OptionalExtension, params};
-use subtle::ConstantTimeEq;
 
 use super::Sqlite;
 use crate::StoreError;
+use crate::secret::same_hash;
 
 /// The tables, appended to the store's migrations.
 pub(crate) const MIGRATION: &str = r#"
@@ -140,15 +140,6 @@ fn bind_hop(
     )? == 1)
 }
 
-/// Whether a kept hash is that of the cookie a browser sent (none is never
-/// anything).
-fn same(kept: Option<&str>, sent: Option<&str>) -> bool {
-    match (kept, sent) {
-        (Some(kept), Some(sent)) => bool::from(kept.as_bytes().ct_eq(sent.as_bytes())),
-        _ => false,
-    }
-}
-
 /// The platform's host confirms a bound hop when the browser that brought
 /// it sent the hand-off cookie it was made for; a hop brought by another
 /// browser is let go.
@@ -170,7 +161,7 @@ fn confirm_hop(
     let Some(kept) = kept else {
         return Ok(false);
     };
-    if same(Some(&kept), handoff) {
+    if same_hash(Some(&kept), handoff) {
         conn.execute("UPDATE web_hops SET confirmed = 1 WHERE hash = ?1", [hash])?;
         Ok(true)
     } else {
@@ -198,7 +189,7 @@ fn use_hop(
         )
         .optional()?;
     Ok(taken.and_then(|(person, kept, confirmed)| {
-        (confirmed && same(kept.as_deref(), browser)).then_some(person)
+        (confirmed && same_hash(kept.as_deref(), browser)).then_some(person)
     }))
 }
 
@@ -230,8 +221,9 @@ fn session(
         .optional()?)
 }
 
-/// Ends a person's sessions, and the links and hops not used yet.
-fn end_sessions(conn: &Connection, person: &str) -> Result<usize, StoreError> {
+/// Ends a person's sessions, and the links and hops not used yet: how many
+/// sessions ended.
+pub(super) fn end_sessions(conn: &Connection, person: &str) -> Result<usize, StoreError> {
     conn.execute("DELETE FROM web_links WHERE person = ?1", [person])?;
     conn.execute("DELETE FROM web_hops WHERE person = ?1", [person])?;
     Ok(conn.execute("DELETE FROM web_sessions WHERE person = ?1", [person])?)

@@ -224,3 +224,41 @@ async fn the_public_url_a_server_records_is_kept() {
         Some("https://shed.example.org")
     );
 }
+
+#[tokio::test]
+async fn a_person_s_memberships_and_the_generation_are_read_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open_store(dir.path()).await;
+    let ada = store.add_person("ada", "Ada").await.unwrap();
+    let bob = store.add_person("bob", "Bob").await.unwrap();
+    assert_eq!(
+        store.memberships_and_generation(&ada.eid).await.unwrap(),
+        (vec![], Generation::default()),
+        "no space, no deploy"
+    );
+    store.add_space("jeff", &ada.eid).await.unwrap();
+    store.add_space("club", &bob.eid).await.unwrap();
+    store.set_member("club", &ada.eid, "viewer").await.unwrap();
+    store
+        .record_deploy(deploy(&ada.eid, "runs", "<p>1</p>", None))
+        .await
+        .unwrap();
+    store.trash_app("jeff", "runs", &ada.eid).await.unwrap();
+
+    let (memberships, generation) = store.memberships_and_generation(&ada.eid).await.unwrap();
+    let roles: Vec<(&str, &str)> = memberships
+        .iter()
+        .map(|m| (m.space.as_str(), m.role.as_str()))
+        .collect();
+    assert_eq!(roles, [("club", "viewer"), ("jeff", "owner")], "by slug");
+    assert_eq!(memberships, store.memberships(&ada.eid).await.unwrap());
+    assert_eq!(generation, store.generation().await.unwrap());
+    assert_ne!(generation, Generation::default());
+
+    let nobody = store.add_person("cy", "Cy").await.unwrap();
+    assert_eq!(
+        store.memberships_and_generation(&nobody.eid).await.unwrap(),
+        (vec![], generation),
+        "a person in no space still reads the generation"
+    );
+}
