@@ -9,7 +9,7 @@ use serde_json::Value;
 use tokio_postgres::types::ToSql;
 
 use super::query::Names;
-use super::schema::{load, lock_app};
+use super::schema::{load_known, lock_app};
 use crate::apply::{AppRow, Cell, Entry, Writes, no_entity};
 use crate::names::is_eid;
 use crate::query::plan::Lookup;
@@ -68,8 +68,8 @@ impl<C: GenericClient> Writes for Statements<'_, C> {
         })
     }
 
-    async fn catalog(&self, app: &str, _app_id: i64) -> Result<AppSchema, StoreError> {
-        load(self.0, app).await
+    async fn catalog(&self, app: &str, app_id: i64) -> Result<AppSchema, StoreError> {
+        load_known(self.0, app, app_id).await
     }
 
     fn schema(catalog: &AppSchema) -> &AppSchema {
@@ -140,24 +140,23 @@ impl<C: GenericClient> Writes for Statements<'_, C> {
     }
 
     async fn alias_holder(&self, app_id: i64, alias: &str) -> Result<Option<i64>, StoreError> {
+        let stmt = self
+            .0
+            .prepare_cached("SELECT id FROM ec_entities WHERE app = $1 AND alias = $2")
+            .await?;
         Ok(self
             .0
-            .query_opt(
-                "SELECT id FROM ec_entities WHERE app = $1 AND alias = $2",
-                &[&app_id, &alias],
-            )
+            .query_opt(&stmt, &[&app_id, &alias])
             .await?
             .map(|r| r.get(0)))
     }
 
     async fn set_alias(&self, id: i64, alias: Option<&str>) -> Result<(), StoreError> {
-        self.0
-            .execute(
-                "UPDATE ec_entities SET alias = $2 WHERE id = $1",
-                &[&id, &alias],
-            )
-            .await?;
-        Ok(())
+        self.run(
+            "UPDATE ec_entities SET alias = $2 WHERE id = $1",
+            &[&id, &alias],
+        )
+        .await
     }
 
     async fn edge(&self, src: i64, rel: &str, dst: &str, drop: bool) -> Result<(), StoreError> {
@@ -171,13 +170,11 @@ impl<C: GenericClient> Writes for Statements<'_, C> {
 
     /// The doc's `tsvector` stays with its row; a query answers live entities only.
     async fn tombstone(&self, _app_id: i64, id: i64) -> Result<(), StoreError> {
-        self.0
-            .execute(
-                "UPDATE ec_entities SET tombstoned = 1, alias = NULL WHERE id = $1",
-                &[&id],
-            )
-            .await?;
-        Ok(())
+        self.run(
+            "UPDATE ec_entities SET tombstoned = 1, alias = NULL WHERE id = $1",
+            &[&id],
+        )
+        .await
     }
 
     async fn remove(
@@ -240,13 +237,11 @@ impl<C: GenericClient> Writes for Statements<'_, C> {
     }
 
     async fn close(&self, app_id: i64, version: i64, last_num: i64) -> Result<(), StoreError> {
-        self.0
-            .execute(
-                "UPDATE ec_apps SET version = $2, last_num = $3 WHERE id = $1",
-                &[&app_id, &version, &last_num],
-            )
-            .await?;
-        Ok(())
+        self.run(
+            "UPDATE ec_apps SET version = $2, last_num = $3 WHERE id = $1",
+            &[&app_id, &version, &last_num],
+        )
+        .await
     }
 }
 
