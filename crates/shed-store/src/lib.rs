@@ -45,6 +45,7 @@ macro_rules! interface {
     };
 }
 
+mod apply;
 mod copy_to_server;
 mod entities;
 mod error;

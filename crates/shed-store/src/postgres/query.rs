@@ -20,7 +20,7 @@ use crate::values::{Sql, render_time, to_json};
 use crate::{ColumnType, Listing, StoreError};
 
 /// A connection answers a plan's lookups.
-struct Names<'c, C>(&'c C);
+pub(super) struct Names<'c, C>(pub(super) &'c C);
 
 impl<C: GenericClient> Lookup for Names<'_, C> {
     async fn person_by_handle(&self, handle: &str) -> Result<Option<String>, StoreError> {

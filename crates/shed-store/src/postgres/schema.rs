@@ -42,11 +42,26 @@ pub(crate) async fn load(client: &impl GenericClient, app: &str) -> Result<AppSc
             components: platform_components(),
         });
     };
-    let mut components: Vec<Component> = client
-        .query(
-            "SELECT name FROM ec_components WHERE app = $1 ORDER BY position",
-            &[&id],
+    load_known(client, app, id).await
+}
+
+/// Reads the catalog of an app whose row id is known (an apply's, which
+/// has just locked the row), in two prepared statements.
+pub(crate) async fn load_known(
+    client: &impl GenericClient,
+    app: &str,
+    id: i64,
+) -> Result<AppSchema, StoreError> {
+    let components_stmt = client
+        .prepare_cached("SELECT name FROM ec_components WHERE app = $1 ORDER BY position")
+        .await?;
+    let columns_stmt = client
+        .prepare_cached(
+            "SELECT component, name, type FROM ec_columns WHERE app = $1 ORDER BY position",
         )
+        .await?;
+    let mut components: Vec<Component> = client
+        .query(&components_stmt, &[&id])
         .await?
         .iter()
         .map(|r| Component {
@@ -54,12 +69,7 @@ pub(crate) async fn load(client: &impl GenericClient, app: &str) -> Result<AppSc
             columns: Vec::new(),
         })
         .collect();
-    let rows = client
-        .query(
-            "SELECT component, name, type FROM ec_columns WHERE app = $1 ORDER BY position",
-            &[&id],
-        )
-        .await?;
+    let rows = client.query(&columns_stmt, &[&id]).await?;
     for r in rows {
         let component: String = r.get(0);
         let ty: String = r.get(2);
@@ -85,24 +95,22 @@ pub(crate) async fn lock_app(
     app: &str,
 ) -> Result<(i64, i64, i64, bool), StoreError> {
     check_app_name(app)?;
-    let made = txn
-        .query_opt(
+    let insert = txn
+        .prepare_cached(
             "INSERT INTO ec_apps(name) VALUES($1) ON CONFLICT(name) DO NOTHING RETURNING id",
-            &[&app],
         )
         .await?;
+    let made = txn.query_opt(&insert, &[&app]).await?;
     if let Some(r) = &made {
         let id: i64 = r.get(0);
         for c in platform_components() {
             add_component(txn, id, &c.name, &c.columns).await?;
         }
     }
-    let r = txn
-        .query_one(
-            "SELECT id, version, last_num FROM ec_apps WHERE name = $1 FOR UPDATE",
-            &[&app],
-        )
+    let lock = txn
+        .prepare_cached("SELECT id, version, last_num FROM ec_apps WHERE name = $1 FOR UPDATE")
         .await?;
+    let r = txn.query_one(&lock, &[&app]).await?;
     Ok((r.get(0), r.get(1), r.get(2), made.is_some()))
 }
 

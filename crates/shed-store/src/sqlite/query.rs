@@ -14,7 +14,7 @@ use crate::schema::AppSchema;
 use crate::{Listing, StoreError};
 
 /// A read connection answers a plan's lookups in place.
-struct Names<'c>(&'c Connection);
+pub(super) struct Names<'c>(pub(super) &'c Connection);
 
 impl Lookup for Names<'_> {
     async fn person_by_handle(&self, handle: &str) -> Result<Option<String>, StoreError> {

@@ -1,0 +1,447 @@
+//! Writing an apply, the same on every backend: the app's data version
+//! checked against `expect`, each `$name` minted once, then each bundle
+//! checked against the app's catalog and written — its entity found by eid
+//! or alias (or minted), the `was` check, its alias, its components (every
+//! value read under its column's type, refs resolved), its edges, its
+//! tombstone, its history entry. Every decision and every sentence is here;
+//! a backend gives only its statements ([`Writes`]), run in the transaction
+//! the apply keeps all or none of. SQLite's statements answer in place, so
+//! its apply is polled once on the writer's thread ([`crate::query::at_once`]);
+//! PostgreSQL's are awaited.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::{Map, Value, json};
+
+use crate::query::plan::Lookup;
+use crate::schema::{AppSchema, Component};
+use crate::values::{Sql, from_json, render_time, type_sentence};
+use crate::wire::{Bundle, Target};
+use crate::{Actor, Applied, ColumnType, StoreError};
+
+/// An app's row as an apply finds it.
+pub(crate) struct AppRow {
+    pub id: i64,
+    /// The app data version before this apply.
+    pub version: i64,
+    /// The last entity number the app gave.
+    pub last_num: i64,
+    /// Whether this apply made the app.
+    pub created: bool,
+}
+
+/// One column a bundle sets: its name, its place among the component's
+/// columns, and its value as the database keeps it.
+pub(crate) struct Cell<'a> {
+    pub column: &'a str,
+    pub position: usize,
+    pub value: Sql,
+}
+
+/// One entry of an entity's history, as an apply appends it.
+pub(crate) struct Entry<'a> {
+    pub entity: i64,
+    pub app_version: i64,
+    /// The bundle's place in its apply.
+    pub step: i64,
+    /// The entity's version after this apply.
+    pub version: i64,
+    pub at: i64,
+    pub actor: &'a Actor,
+    /// The change as JSON text.
+    pub change: String,
+}
+
+/// The statements of an apply, in a backend's SQL, each run in the apply's
+/// transaction. The names a ref gives (`@handle`) are looked up as a
+/// query's are ([`Lookup`]).
+pub(crate) trait Writes: Lookup {
+    /// The app's catalog as the backend keeps it for writing.
+    type Catalog;
+
+    /// The app's row, made (with the platform's components) if new; held
+    /// against other writers until the transaction ends.
+    async fn open(&self, app: &str) -> Result<AppRow, StoreError>;
+    /// The app's catalog as this transaction sees it.
+    async fn catalog(&self, app: &str, app_id: i64) -> Result<Self::Catalog, StoreError>;
+    fn schema(catalog: &Self::Catalog) -> &AppSchema;
+    /// The live entity an eid or alias names: (row id, eid, version).
+    async fn find(
+        &self,
+        app_id: i64,
+        target: &Target,
+    ) -> Result<Option<(i64, String, i64)>, StoreError>;
+    /// Whether a person has this eid.
+    async fn is_person(&self, eid: &str) -> Result<bool, StoreError>;
+    /// Makes an entity at version 1 (numbered `num`); answers its row id.
+    async fn mint(
+        &self,
+        app_id: i64,
+        eid: &str,
+        num: i64,
+        at: i64,
+        actor: &Actor,
+    ) -> Result<i64, StoreError>;
+    /// +1 version and the `updated` stamp.
+    async fn touch(&self, id: i64, at: i64, actor: &Actor) -> Result<(), StoreError>;
+    /// The row id of the entity (live or not) holding this alias.
+    async fn alias_holder(&self, app_id: i64, alias: &str) -> Result<Option<i64>, StoreError>;
+    async fn set_alias(&self, id: i64, alias: Option<&str>) -> Result<(), StoreError>;
+    /// Adds an edge (if not there) or drops it.
+    async fn edge(&self, src: i64, rel: &str, dst: &str, drop: bool) -> Result<(), StoreError>;
+    /// Marks the entity gone and frees its alias.
+    async fn tombstone(&self, app_id: i64, id: i64) -> Result<(), StoreError>;
+    /// Removes the entity's row of a component (`fresh`: the entity was
+    /// minted by this bundle).
+    async fn remove(
+        &self,
+        catalog: &Self::Catalog,
+        app_id: i64,
+        id: i64,
+        component: &Component,
+        fresh: bool,
+    ) -> Result<(), StoreError>;
+    /// Sets these columns of the entity's row of a component, keeping the
+    /// others; a fresh entity has no row yet.
+    async fn set(
+        &self,
+        catalog: &Self::Catalog,
+        app_id: i64,
+        id: i64,
+        component: &Component,
+        cells: Vec<Cell<'_>>,
+        fresh: bool,
+    ) -> Result<(), StoreError>;
+    async fn append_history(&self, entry: Entry<'_>) -> Result<(), StoreError>;
+    /// The app's new data version and last entity number.
+    async fn close(&self, app_id: i64, version: i64, last_num: i64) -> Result<(), StoreError>;
+}
+
+/// `no entity <eid or alias> in <app>`
+pub(crate) fn no_entity(given: &str, app: &str) -> StoreError {
+    StoreError::NotFound(format!("no entity {given} in {app}"))
+}
+
+/// An entity this apply has written: its row id and version before the apply.
+#[derive(Clone, Copy)]
+struct Touched {
+    id: i64,
+    /// Version before this apply (0 for one minted by it).
+    before: i64,
+}
+
+/// The state of one apply while its bundles are written.
+struct Writing<'a, W: Writes> {
+    w: &'a W,
+    catalog: W::Catalog,
+    app_id: i64,
+    actor: &'a Actor,
+    now: i64,
+    /// `$name` → the eid it mints.
+    minted: HashMap<String, String>,
+    /// eid → what this apply did to it.
+    touched: HashMap<String, Touched>,
+    last_num: i64,
+    /// The app data version this apply will commit as.
+    app_version: i64,
+}
+
+/// Writes an apply's bundles (read by [`crate::wire::read`]) through `w`,
+/// in the transaction the caller keeps all of or none. Answers also whether
+/// the app was created by it.
+pub(crate) async fn apply<W: Writes>(
+    w: &W,
+    app: &str,
+    actor: &Actor,
+    bundles: &[Bundle],
+    expect: Option<u64>,
+) -> Result<(Applied, bool), StoreError> {
+    let row = w.open(app).await?;
+    let version = row.version;
+    if let Some(n) = expect
+        && n != version as u64
+    {
+        return Err(StoreError::Conflict(format!(
+            "{app} is at version {version}, you expected {n}"
+        )));
+    }
+    let mut minted = HashMap::new();
+    let mut aliases = BTreeMap::new();
+    for b in bundles {
+        if let Target::Mint(name) = &b.target
+            && !minted.contains_key(name)
+        {
+            let eid = crate::names::new_eid();
+            minted.insert(name.clone(), eid.clone());
+            aliases.insert(name.clone(), eid);
+        }
+    }
+    let mut writing = Writing {
+        w,
+        catalog: w.catalog(app, row.id).await?,
+        app_id: row.id,
+        actor,
+        now: jiff::Timestamp::now().as_microsecond(),
+        minted,
+        touched: HashMap::new(),
+        last_num: row.last_num,
+        app_version: version + 1,
+    };
+    let mut entities: Vec<String> = Vec::new();
+    for (step, bundle) in bundles.iter().enumerate() {
+        let eid = writing.write_bundle(bundle, step as i64).await?;
+        if !entities.contains(&eid) {
+            entities.push(eid);
+        }
+    }
+    let version = version + 1;
+    w.close(row.id, version, writing.last_num).await?;
+    Ok((
+        Applied {
+            entities,
+            aliases,
+            version: version as u64,
+        },
+        row.created,
+    ))
+}
+
+impl<W: Writes> Writing<'_, W> {
+    fn schema(&self) -> &AppSchema {
+        W::schema(&self.catalog)
+    }
+
+    fn no_entity(&self, given: &str) -> StoreError {
+        no_entity(given, &self.schema().name)
+    }
+
+    async fn find(&self, target: &Target) -> Result<Option<(i64, String, i64)>, StoreError> {
+        self.w.find(self.app_id, target).await
+    }
+
+    /// The eid an edge's `to` or a ref names, checking it is there.
+    async fn resolve(&self, target: &Target) -> Result<String, StoreError> {
+        match target {
+            Target::Mint(name) => self.minted.get(name).cloned().ok_or_else(|| {
+                StoreError::refused(format!(
+                    r#"{name} names no entity in this apply — give it a bundle with {{"entity": {{"eid": "{name}"}}}}"#
+                ))
+            }),
+            _ => Ok(self
+                .find(target)
+                .await?
+                .ok_or_else(|| self.no_entity(target.given()))?
+                .1),
+        }
+    }
+
+    /// A ref column's value: a `$name`, an eid or alias of this app, a person's eid, or `@handle`.
+    async fn resolve_ref(
+        &self,
+        component: &str,
+        column: &str,
+        value: &Value,
+    ) -> Result<Sql, StoreError> {
+        let s = match value {
+            Value::Null => return Ok(Sql::Null),
+            Value::String(s) => s,
+            _ => {
+                return Err(StoreError::refused(type_sentence(
+                    component,
+                    column,
+                    ColumnType::Ref,
+                )));
+            }
+        };
+        if let Some(handle) = s.strip_prefix('@') {
+            return match self.w.person_by_handle(handle).await? {
+                Some(eid) => Ok(Sql::Text(eid)),
+                None => Err(StoreError::NotFound(format!("no person @{handle}"))),
+            };
+        }
+        let target = Target::read(s)
+            .map_err(|_| StoreError::refused(type_sentence(component, column, ColumnType::Ref)))?;
+        if let Target::Eid(eid) = &target
+            && (self.touched.contains_key(eid) || self.w.is_person(eid).await?)
+        {
+            return Ok(Sql::Text(eid.clone()));
+        }
+        Ok(Sql::Text(self.resolve(&target).await?))
+    }
+
+    /// Marks the entity written by this apply: +1 version and `updated` the first time.
+    async fn touch(&mut self, eid: &str, id: i64, version: i64) -> Result<(), StoreError> {
+        if self.touched.contains_key(eid) {
+            return Ok(());
+        }
+        self.w.touch(id, self.now, self.actor).await?;
+        self.touched.insert(
+            eid.to_string(),
+            Touched {
+                id,
+                before: version,
+            },
+        );
+        Ok(())
+    }
+
+    async fn mint(&mut self, eid: &str) -> Result<i64, StoreError> {
+        self.last_num += 1;
+        let id = self
+            .w
+            .mint(self.app_id, eid, self.last_num, self.now, self.actor)
+            .await?;
+        self.touched
+            .insert(eid.to_string(), Touched { id, before: 0 });
+        Ok(id)
+    }
+
+    /// Writes one bundle (the `step`th of its apply); answers the eid it wrote.
+    async fn write_bundle(&mut self, b: &Bundle, step: i64) -> Result<String, StoreError> {
+        let mut fresh = false;
+        let (id, eid) = match &b.target {
+            Target::Mint(name) => {
+                if b.was.is_some() {
+                    return Err(StoreError::refused(format!(
+                        "{name} is new — was is for an entity you read"
+                    )));
+                }
+                let eid = self.minted.get(name).cloned().unwrap_or_default();
+                match self.touched.get(&eid) {
+                    Some(t) => (t.id, eid),
+                    None => {
+                        fresh = true;
+                        (self.mint(&eid).await?, eid)
+                    }
+                }
+            }
+            target => {
+                let (id, eid, version) = self
+                    .find(target)
+                    .await?
+                    .ok_or_else(|| self.no_entity(target.given()))?;
+                let before = self.touched.get(&eid).map(|t| t.before).unwrap_or(version);
+                if let Some(was) = b.was
+                    && was as i64 != before
+                {
+                    return Err(StoreError::Conflict(format!(
+                        "{} changed since you read it (version {before}, you had {was})",
+                        target.given()
+                    )));
+                }
+                self.touch(&eid, id, version).await?;
+                (id, eid)
+            }
+        };
+        let mut change = Map::new();
+        change.insert("entity".into(), json!({ "eid": eid }));
+        if let Some(alias) = &b.alias {
+            self.set_alias(id, alias.as_deref()).await?;
+            change.insert("alias".into(), json!(alias));
+        }
+        for (component, columns) in &b.components {
+            let written = self
+                .write_component(id, component, columns.as_deref(), fresh)
+                .await?;
+            change.insert(component.clone(), written);
+        }
+        if !b.edges.is_empty() {
+            let mut edges = Vec::new();
+            for e in &b.edges {
+                let to = self.resolve(&e.to).await?;
+                self.w.edge(id, &e.rel, &to, e.drop).await?;
+                edges.push(if e.drop {
+                    json!({ "rel": e.rel, "to": to, "drop": true })
+                } else {
+                    json!({ "rel": e.rel, "to": to })
+                });
+            }
+            change.insert("edges".into(), Value::Array(edges));
+        }
+        if b.tombstone {
+            self.w.tombstone(self.app_id, id).await?;
+            change.insert("tombstone".into(), json!({}));
+        }
+        let version = match self.touched.get(&eid) {
+            Some(t) => t.before + 1,
+            None => 1,
+        };
+        self.w
+            .append_history(Entry {
+                entity: id,
+                app_version: self.app_version,
+                step,
+                version,
+                at: self.now,
+                actor: self.actor,
+                change: Value::Object(change).to_string(),
+            })
+            .await?;
+        Ok(eid)
+    }
+
+    async fn set_alias(&self, id: i64, alias: Option<&str>) -> Result<(), StoreError> {
+        if let Some(a) = alias {
+            let holder = self.w.alias_holder(self.app_id, a).await?;
+            if holder.is_some_and(|h| h != id) {
+                return Err(StoreError::refused(format!(
+                    "alias {a} is taken in {}",
+                    self.schema().name
+                )));
+            }
+        }
+        self.w.set_alias(id, alias).await
+    }
+
+    /// Sets (merging column by column) or removes one component; answers what was written.
+    async fn write_component(
+        &self,
+        id: i64,
+        name: &str,
+        columns: Option<&[(String, Value)]>,
+        fresh: bool,
+    ) -> Result<Value, StoreError> {
+        let component = self.schema().component(name).ok_or_else(|| {
+            StoreError::refused(format!(
+                "{name} is not a component of {}",
+                self.schema().name
+            ))
+        })?;
+        let Some(columns) = columns else {
+            self.w
+                .remove(&self.catalog, self.app_id, id, component, fresh)
+                .await?;
+            return Ok(Value::Null);
+        };
+        let mut cells = Vec::with_capacity(columns.len());
+        let mut written = Map::new();
+        for (column, value) in columns {
+            let (position, ty) = component
+                .position(column)
+                .ok_or_else(|| component.no_column(column))?;
+            let sql = if ty == ColumnType::Ref {
+                self.resolve_ref(name, column, value).await?
+            } else {
+                from_json(value, ty)
+                    .ok_or_else(|| StoreError::refused(type_sentence(name, column, ty)))?
+            };
+            written.insert(
+                column.clone(),
+                match (&sql, ty) {
+                    (Sql::Text(s), ColumnType::Ref) => Value::String(s.clone()),
+                    (Sql::Integer(t), ColumnType::Time) => Value::String(render_time(*t)),
+                    _ => value.clone(),
+                },
+            );
+            cells.push(Cell {
+                column,
+                position,
+                value: sql,
+            });
+        }
+        self.w
+            .set(&self.catalog, self.app_id, id, component, cells, fresh)
+            .await?;
+        Ok(Value::Object(written))
+    }
+}
