@@ -274,7 +274,9 @@ pub fn reachable(subject: Subject<'_>, standing: Standing, trashed: bool) -> Res
 pub fn name_in_the_trash(subject: Subject<'_>) -> HostError {
     let Subject { name, space, .. } = subject;
     HostError::Refused(format!(
-        "{name} is in the trash, and its name stays taken until it is purged — {} can restore          it (`shed app restore {name}`), and an owner of {space} can purge it (`shed app purge          {name} --confirm {name}`) to use the name again",
+        "{name} is in the trash, and its name stays taken until it is purged — {} can restore \
+         it (`shed app restore {name}`), and an owner of {space} can purge it (`shed app purge \
+         {name} --confirm {name}`) to use the name again",
         who_may(Act::Trash, space)
     ))
 }
@@ -603,6 +605,14 @@ mod tests {
                 .starts_with(
                     "jeff/runs is in the trash, and its name stays taken until it is purged"
                 )
+        );
+        // The whole sentence, one space between its words.
+        assert_eq!(
+            name_in_the_trash(subject(Access::Private)).to_string(),
+            "jeff/runs is in the trash, and its name stays taken until it is purged — an owner \
+             or an editor of jeff can restore it (`shed app restore jeff/runs`), and an owner of \
+             jeff can purge it (`shed app purge jeff/runs --confirm jeff/runs`) to use the name \
+             again"
         );
     }
 
