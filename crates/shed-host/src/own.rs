@@ -80,10 +80,7 @@ impl Host {
 
     /// The jobs of the caller's agents, oldest first.
     pub async fn own_jobs(&self, caller: &Caller) -> Result<Vec<Job>, HostError> {
-        let person = signed_in(caller)?;
-        let mut jobs = self.jobs().await?;
-        jobs.retain(|job| job.person.eid == person.eid);
-        Ok(jobs)
+        self.jobs_of(signed_in(caller)?).await
     }
 
     /// Ends one of the caller's agents' jobs, by its name (`job-3`).
