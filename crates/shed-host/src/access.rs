@@ -286,7 +286,7 @@ pub const OPERATOR: Standing = Standing::Member(Role::Owner);
 
 /// Whether a member of `role` is the last owner of a space whose members
 /// have `roles` (theirs among them).
-pub fn last_owner(role: Role, roles: &[Role]) -> bool {
+fn last_owner(role: Role, roles: &[Role]) -> bool {
     role == Role::Owner && roles.iter().filter(|r| **r == Role::Owner).count() <= 1
 }
 
@@ -297,6 +297,13 @@ pub fn last_owner_stays(handle: &str, spaces: &str, example_space: &str) -> Host
         "{handle} is the last owner of {spaces}, and a space keeps at least one — make another \
          owner first (`shed member add {example_space} <handle> --role owner`)"
     ))
+}
+
+/// The sentence refusing to take `handle` out of `space`, or to make them
+/// less than an owner of it, while they are its last owner.
+pub fn last_owner_of_space(handle: &str, space: &str) -> HostError {
+    let space = crate::names::shown(space);
+    last_owner_stays(handle, &space, &space)
 }
 
 /// Whether `standing` may take `handle`, who is `role` of `space`, out of
@@ -311,8 +318,7 @@ pub fn may_remove_member(
 ) -> Result<(), HostError> {
     may(Subject::space(space), standing, Act::RemoveMember)?;
     if last_owner(role, roles) {
-        let space = crate::names::shown(space);
-        return Err(last_owner_stays(handle, &space, &space));
+        return Err(last_owner_of_space(handle, space));
     }
     Ok(())
 }
