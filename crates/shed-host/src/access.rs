@@ -274,7 +274,9 @@ pub fn reachable(subject: Subject<'_>, standing: Standing, trashed: bool) -> Res
 pub fn name_in_the_trash(subject: Subject<'_>) -> HostError {
     let Subject { name, space, .. } = subject;
     HostError::Refused(format!(
-        "{name} is in the trash, and its name stays taken until it is purged — {} can restore          it (`shed app restore {name}`), and an owner of {space} can purge it (`shed app purge          {name} --confirm {name}`) to use the name again",
+        "{name} is in the trash, and its name stays taken until it is purged — {} can restore \
+         it (`shed app restore {name}`), and an owner of {space} can purge it (`shed app purge \
+         {name} --confirm {name}`) to use the name again",
         who_may(Act::Trash, space)
     ))
 }
@@ -284,7 +286,7 @@ pub const OPERATOR: Standing = Standing::Member(Role::Owner);
 
 /// Whether a member of `role` is the last owner of a space whose members
 /// have `roles` (theirs among them).
-pub fn last_owner(role: Role, roles: &[Role]) -> bool {
+fn last_owner(role: Role, roles: &[Role]) -> bool {
     role == Role::Owner && roles.iter().filter(|r| **r == Role::Owner).count() <= 1
 }
 
@@ -295,6 +297,13 @@ pub fn last_owner_stays(handle: &str, spaces: &str, example_space: &str) -> Host
         "{handle} is the last owner of {spaces}, and a space keeps at least one — make another \
          owner first (`shed member add {example_space} <handle> --role owner`)"
     ))
+}
+
+/// The sentence refusing to take `handle` out of `space`, or to make them
+/// less than an owner of it, while they are its last owner.
+pub fn last_owner_of_space(handle: &str, space: &str) -> HostError {
+    let space = crate::names::shown(space);
+    last_owner_stays(handle, &space, &space)
 }
 
 /// Whether `standing` may take `handle`, who is `role` of `space`, out of
@@ -309,8 +318,7 @@ pub fn may_remove_member(
 ) -> Result<(), HostError> {
     may(Subject::space(space), standing, Act::RemoveMember)?;
     if last_owner(role, roles) {
-        let space = crate::names::shown(space);
-        return Err(last_owner_stays(handle, &space, &space));
+        return Err(last_owner_of_space(handle, space));
     }
     Ok(())
 }
@@ -603,6 +611,14 @@ mod tests {
                 .starts_with(
                     "jeff/runs is in the trash, and its name stays taken until it is purged"
                 )
+        );
+        // The whole sentence, one space between its words.
+        assert_eq!(
+            name_in_the_trash(subject(Access::Private)).to_string(),
+            "jeff/runs is in the trash, and its name stays taken until it is purged — an owner \
+             or an editor of jeff can restore it (`shed app restore jeff/runs`), and an owner of \
+             jeff can purge it (`shed app purge jeff/runs --confirm jeff/runs`) to use the name \
+             again"
         );
     }
 

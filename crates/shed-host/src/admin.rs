@@ -4,7 +4,7 @@
 
 use shed_store::revocable::MemberChange;
 
-use crate::access::{SIGN_IN_HOW, last_owner_stays};
+use crate::access::{SIGN_IN_HOW, last_owner_of_space};
 use crate::credentials::Presented;
 use crate::names::{bad_slug, is_slug, shown};
 use crate::secrets::{hash, now};
@@ -66,10 +66,7 @@ impl Host {
             .set_member(space, &person.eid, role.as_str())
             .await?
         {
-            MemberChange::LastOwner => {
-                let space = shown(space);
-                Err(last_owner_stays(&person.handle, &space, &space))
-            }
+            MemberChange::LastOwner => Err(last_owner_of_space(&person.handle, space)),
             MemberChange::Done | MemberChange::NotAMember => Ok(()),
         }
     }

@@ -113,11 +113,10 @@ impl Host {
         caller: &Caller,
         app: &str,
     ) -> Result<Target, HostError> {
-        let reach = self.reach(caller).await?;
+        let (reach, snapshot) = self.reach_and_snapshot(caller).await?;
         let (space, slug) = match AppName::parse(app)? {
             AppName::Full { space, slug } => (space.to_string(), slug.to_string()),
             AppName::Slug(slug) => {
-                let snapshot = self.snapshot().await?;
                 if reach.apps(&snapshot).iter().any(|live| live.slug == slug) {
                     let live = reach.resolve(&snapshot, slug)?;
                     (live.space.clone(), slug.to_string())
@@ -128,7 +127,7 @@ impl Host {
         };
         let standing = reach.standing(&space);
         may(Subject::space(&space), standing, Act::Deploy)?;
-        if let Some(app) = self.snapshot().await?.app(&format!("{space}/{slug}"))
+        if let Some(app) = snapshot.app(&format!("{space}/{slug}"))
             && app.trashed.is_some()
         {
             return Err(name_in_the_trash(app.subject()));

@@ -110,7 +110,7 @@ struct Inner {
     registry: registry::Registry,
     /// The apps deployed, trashed, restored or purged (see `watch`).
     app_changes: tokio::sync::broadcast::Sender<String>,
-    /// A tick when somebody joined a space (see `watch`).
+    /// A tick when somebody joined or left a space (see `watch`).
     memberships: tokio::sync::broadcast::Sender<()>,
     /// The generation when the host opened: the watcher reports what follows.
     opened_at: shed_store::lifecycle::Generation,

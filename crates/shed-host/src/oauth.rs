@@ -244,10 +244,40 @@ fn access_seconds() -> i64 {
         .unwrap_or(ACCESS_SECONDS)
 }
 
+/// A new access token and refresh token for the person (eid) `person`'s
+/// grant to `client`: what the client is sent, the access token's row to
+/// keep (expiring when `expires_in` says), and the refresh token's hash.
+fn issue(person: &str, client: &str) -> (IssuedTokens, NewToken, String) {
+    let expires_in = access_seconds();
+    let access_token = format!("shed_oauth_{}", secret());
+    let refresh_token = format!("shed_refresh_{}", secret());
+    let access = NewToken {
+        person: person.to_string(),
+        hash: hash(&access_token),
+        name: Some(format!("OAuth: {}", shown(client))),
+        expires_at: Some(now() + expires_in),
+    };
+    let refresh_hash = hash(&refresh_token);
+    let issued = IssuedTokens {
+        access_token,
+        refresh_token,
+        expires_in,
+    };
+    (issued, access, refresh_hash)
+}
+
 impl Host {
     /// The resource the MCP endpoint is: `<public url>/mcp`.
     pub fn mcp_resource(&self) -> String {
         format!("{}/mcp", self.public_url())
+    }
+
+    /// The refusal of a `resource` (RFC 8707) that is not the MCP endpoint,
+    /// the one resource shed grants; `None` for the endpoint.
+    fn other_resource(&self, resource: &str) -> Option<String> {
+        let mcp = self.mcp_resource();
+        (resource.trim_end_matches('/') != mcp)
+            .then(|| format!("this server grants access to {mcp} only"))
     }
 
     /// Trusts the root certificates of `pem` for fetching client metadata
@@ -352,12 +382,8 @@ impl Host {
                     .to_string(),
             ));
         }
-        let resource = ask.resource.clone().unwrap_or_else(|| self.mcp_resource());
-        if resource.trim_end_matches('/') != self.mcp_resource() {
-            return Err(back(
-                "invalid_target",
-                format!("this server grants access to {} only", self.mcp_resource()),
-            ));
+        if let Some(refused) = ask.resource.as_deref().and_then(|r| self.other_resource(r)) {
+            return Err(back("invalid_target", refused));
         }
         let document_host = documents::names_a_document(&client.id)
             .then(|| host_of(&client.id))
@@ -402,17 +428,6 @@ impl Host {
         Ok(code)
     }
 
-    fn new_access(&self, person: &str, client: &str) -> (String, NewToken) {
-        let token = format!("shed_oauth_{}", secret());
-        let access = NewToken {
-            person: person.to_string(),
-            hash: hash(&token),
-            name: Some(format!("OAuth: {}", shown(client))),
-            expires_at: Some(now() + access_seconds()),
-        };
-        (token, access)
-    }
-
     /// The token endpoint's `authorization_code` grant.
     pub async fn exchange_code(
         &self,
@@ -447,17 +462,12 @@ impl Host {
                 issued.resource
             )));
         }
-        let (access_token, access) = self.new_access(&issued.person, client_id);
-        let refresh_token = format!("shed_refresh_{}", secret());
+        let (tokens, access, refresh_hash) = issue(&issued.person, client_id);
         self.inner
             .store
-            .open_grant(&code_hash, issued, access, &hash(&refresh_token), at)
+            .open_grant(&code_hash, issued, access, &refresh_hash, at)
             .await?;
-        Ok(IssuedTokens {
-            access_token,
-            refresh_token,
-            expires_in: access_seconds(),
-        })
+        Ok(tokens)
     }
 
     /// The token endpoint's `refresh_token` grant: the refresh token is
@@ -469,13 +479,8 @@ impl Host {
         client_id: &str,
         resource: Option<&str>,
     ) -> Result<IssuedTokens, OAuthError> {
-        if let Some(resource) = resource
-            && resource.trim_end_matches('/') != self.mcp_resource()
-        {
-            return Err(OAuthError::InvalidTarget(format!(
-                "this server grants access to {} only",
-                self.mcp_resource()
-            )));
+        if let Some(refused) = resource.and_then(|r| self.other_resource(r)) {
+            return Err(OAuthError::InvalidTarget(refused));
         }
         let at = now();
         let refresh_hash = hash(refresh.trim());
@@ -490,19 +495,14 @@ impl Host {
             .refresh_person(&refresh_hash)
             .await?
             .ok_or_else(unknown)?;
-        let (access_token, access) = self.new_access(&person, client_id);
-        let refresh_token = format!("shed_refresh_{}", secret());
+        let (tokens, access, new_refresh_hash) = issue(&person, client_id);
         match self
             .inner
             .store
-            .refresh_grant(&refresh_hash, client_id, access, &hash(&refresh_token), at)
+            .refresh_grant(&refresh_hash, client_id, access, &new_refresh_hash, at)
             .await?
         {
-            Refreshed::Rotated { .. } => Ok(IssuedTokens {
-                access_token,
-                refresh_token,
-                expires_in: access_seconds(),
-            }),
+            Refreshed::Rotated { .. } => Ok(tokens),
             Refreshed::Unknown => Err(unknown()),
             Refreshed::Reused => Err(OAuthError::InvalidGrant(
                 "that refresh token was used before, so the whole grant is revoked — sign in again"

@@ -80,10 +80,7 @@ impl Host {
 
     /// The jobs of the caller's agents, oldest first.
     pub async fn own_jobs(&self, caller: &Caller) -> Result<Vec<Job>, HostError> {
-        let person = signed_in(caller)?;
-        let mut jobs = self.jobs().await?;
-        jobs.retain(|job| job.person.eid == person.eid);
-        Ok(jobs)
+        self.jobs_of(signed_in(caller)?).await
     }
 
     /// Ends one of the caller's agents' jobs, by its name (`job-3`).
@@ -159,5 +156,52 @@ impl Host {
             false => None,
         };
         Ok(Invitation { link })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Caller, Host, HostConfig};
+
+    #[tokio::test]
+    async fn a_person_lists_and_ends_their_own_jobs_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let host = Host::open(HostConfig {
+            data_dir: dir.path().to_path_buf(),
+            public_url: "http://localhost:7700".into(),
+            database: shed_test_database::for_folder(dir.path()),
+        })
+        .await
+        .unwrap();
+        host.add_person("ada", Some("Ada")).await.unwrap();
+        host.add_person("bob", None).await.unwrap();
+        let job = |handle: &'static str| {
+            let host = host.clone();
+            async move {
+                let made = host.create_job(handle, vec!["*".into()], vec![], None);
+                made.await.unwrap().job.name
+            }
+        };
+        let (adas, bobs, adas_too) = (job("ada").await, job("bob").await, job("ada").await);
+        let ada = host.caller_for_handle("ada").await.unwrap();
+
+        let listed = host.own_jobs(&ada).await.unwrap();
+        let names: Vec<&str> = listed.iter().map(|job| job.name.as_str()).collect();
+        assert_eq!(names, [adas.as_str(), adas_too.as_str()]);
+        assert!(listed.iter().all(|job| job.person.name == "Ada"));
+        assert!(host.own_jobs(&Caller::Nobody).await.is_err());
+
+        let refused = host.end_own_job(&ada, &bobs).await.unwrap_err();
+        assert_eq!(
+            refused.to_string(),
+            format!("no job {bobs} — `shed job list` shows the jobs")
+        );
+        assert!(
+            host.end_own_job(&ada, &adas)
+                .await
+                .unwrap()
+                .ended_at
+                .is_some()
+        );
     }
 }

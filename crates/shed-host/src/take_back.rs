@@ -6,9 +6,11 @@
 
 use std::time::Duration;
 
-use shed_store::revocable::{MemberChange, NewToken, Removed, SpaceRecord, TokenId, TokenRecord};
+use shed_store::revocable::{
+    MemberChange, NewToken, PersonRemoval, Removed, SpaceRecord, TokenId, TokenRecord,
+};
 
-use crate::access::{OPERATOR, last_owner, last_owner_stays, may_remove_member};
+use crate::access::{OPERATOR, last_owner_of_space, last_owner_stays, may_remove_member};
 use crate::names::shown;
 use crate::secrets::{hash, now, secret};
 use crate::{Caller, Host, HostError, Person, Role};
@@ -128,25 +130,15 @@ impl Host {
     /// while they are the last owner of a space.
     pub async fn remove_person(&self, handle: &str) -> Result<Removed, HostError> {
         let person = self.person(handle).await?;
-        let mut only_owner_of = Vec::new();
-        for membership in self.inner.store.memberships(&person.eid).await? {
-            let members = self.members(&membership.space).await?;
-            let roles: Vec<Role> = members.iter().map(|(_, role)| *role).collect();
-            let last = members
-                .iter()
-                .any(|(member, role)| member.eid == person.eid && last_owner(*role, &roles));
-            if last {
-                only_owner_of.push(membership.space);
-            }
-        }
-        if !only_owner_of.is_empty() {
-            return Err(last_owner_stays(
+        // The store makes the last-owner check in the removal's transaction.
+        match self.inner.store.remove_person(&person.eid, now()).await? {
+            PersonRemoval::Done(removed) => Ok(removed),
+            PersonRemoval::LastOwnerOf(spaces) => Err(last_owner_stays(
                 &person.handle,
-                &crate::names::and_list(&only_owner_of),
+                &crate::names::and_list(&spaces),
                 "<space>",
-            ));
+            )),
         }
-        Ok(self.inner.store.remove_person(&person.eid, now()).await?)
     }
 
     /// Every space, with how many members and apps it has.
@@ -199,10 +191,7 @@ impl Host {
         may_remove_member(space, standing, &person.handle, role, &roles)?;
         match self.inner.store.remove_member(space, &person.eid).await? {
             MemberChange::Done => Ok(role),
-            MemberChange::LastOwner => {
-                let space = shown(space);
-                Err(last_owner_stays(&person.handle, &space, &space))
-            }
+            MemberChange::LastOwner => Err(last_owner_of_space(&person.handle, space)),
             MemberChange::NotAMember => Err(not_a_member(&person.handle, space)),
         }
     }

@@ -1,10 +1,11 @@
 //! Apps deployed, trashed, restored or purged by any process on this data
-//! directory, as a stream of app names, and new memberships, as a stream of
+//! directory, as a stream of app names, and memberships, as a stream of
 //! ticks: a task reads the platform's generation and the count of
 //! memberships (one read) each time the store's wake says something may have
 //! changed — on SQLite every half second, on PostgreSQL at the database's
 //! notification (`Store::wake`) — and sends `space/slug` for each change it
-//! finds, and a tick when a person joined a space. It starts with the first
+//! finds, and a tick when the count moved (somebody joined or left a space;
+//! a role changed in place moves nothing). It starts with the first
 //! subscriber and stops when the host is dropped.
 
 use std::sync::{Arc, Weak};
@@ -23,8 +24,8 @@ impl Host {
         receiver
     }
 
-    /// A receiver of a tick each time somebody joined a space, by this
-    /// process or any other: a caller's reach may have grown.
+    /// A receiver of a tick each time somebody joined or left a space, by
+    /// this process or any other: a caller's reach may have changed.
     pub fn memberships(&self) -> broadcast::Receiver<()> {
         let receiver = self.inner.memberships.subscribe();
         self.watch();

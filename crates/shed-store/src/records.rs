@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use crate::oauth::{ClientRecord, CodeRecord, NewCode, Redeemed, Refreshed};
 use crate::platform::{AppRecord, Membership, NewDeploy};
-use crate::revocable::{LiveToken, MemberRecord, NewToken, Removed, SpaceRecord, TokenRecord};
+use crate::revocable::{LiveToken, MemberRecord, NewToken, SpaceRecord, TokenRecord};
 use crate::{JobRecord, JobTerms, Person, StoreError, ViewKey};
 
 /// The time now as the records' text columns keep a moment (`created_at`,
@@ -251,8 +251,13 @@ interface! {
         /// Removes the person (eid) at `now` (Unix seconds): their tokens are
         /// revoked, their OAuth grants ended, their memberships, sessions and
         /// sign-in links gone, their jobs ended; their row stays, for what
-        /// they wrote.
-        async fn remove_person(&self, person: &str, now: i64) -> Result<Removed, StoreError>;
+        /// they wrote. Unless they are the only owner of a space: then
+        /// nothing changes.
+        async fn remove_person(
+            &self,
+            person: &str,
+            now: i64,
+        ) -> Result<crate::revocable::PersonRemoval, StoreError>;
     }
 }
 

@@ -119,6 +119,17 @@ pub struct MemberRecord {
     pub role: String,
 }
 
+/// What came of removing a person: the check that no space is left without
+/// an owner is made in the same transaction as the removal, as for
+/// [`MemberChange`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PersonRemoval {
+    Done(Removed),
+    /// They are the only owner of these spaces (slugs, sorted): nothing was
+    /// changed.
+    LastOwnerOf(Vec<String>),
+}
+
 /// What removing a person ended.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Removed {

@@ -166,6 +166,19 @@ impl Host {
         Ok(jobs)
     }
 
+    /// The jobs of `person`, oldest first: no person read per job.
+    pub(crate) async fn jobs_of(&self, person: &Person) -> Result<Vec<Job>, HostError> {
+        Ok(self
+            .inner
+            .store
+            .jobs()
+            .await?
+            .into_iter()
+            .filter(|record| record.terms.person == person.eid)
+            .map(|record| job(record, person.clone()))
+            .collect())
+    }
+
     async fn with_person_if_any(
         &self,
         record: Option<JobRecord>,

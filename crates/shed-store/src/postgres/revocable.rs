@@ -10,7 +10,8 @@ use super::records::{end_sessions, locked_space, only_owner, person_at};
 use super::wake::{Change, announce};
 use crate::records::Revocable;
 use crate::revocable::{
-    LiveToken, MemberChange, MemberRecord, NewToken, Removed, SpaceRecord, TokenId, TokenRecord,
+    LiveToken, MemberChange, MemberRecord, NewToken, PersonRemoval, Removed, SpaceRecord, TokenId,
+    TokenRecord,
 };
 use crate::{Person, StoreError};
 
@@ -217,8 +218,29 @@ impl Revocable for Postgres {
         .await
     }
 
-    async fn remove_person(&self, person: &str, now: i64) -> Result<Removed, StoreError> {
+    async fn remove_person(&self, person: &str, now: i64) -> Result<PersonRemoval, StoreError> {
         self.write(async |txn| {
+            // No membership changes until this commits (a member change
+            // locks its space's row, then writes `members`), so the owners
+            // counted here are the owners the removal leaves.
+            txn.batch_execute("LOCK TABLE members IN SHARE ROW EXCLUSIVE MODE")
+                .await?;
+            let last_owner_of: Vec<String> = txn
+                .query(
+                    "SELECT s.slug FROM members m JOIN spaces s ON s.id = m.space
+                     WHERE m.person = $1 AND m.role = 'owner' AND NOT EXISTS (
+                         SELECT 1 FROM members o
+                         WHERE o.space = m.space AND o.role = 'owner' AND o.person <> $1)
+                     ORDER BY s.slug COLLATE \"C\"",
+                    &[&person],
+                )
+                .await?
+                .iter()
+                .map(|r| r.get(0))
+                .collect();
+            if !last_owner_of.is_empty() {
+                return Ok(PersonRemoval::LastOwnerOf(last_owner_of));
+            }
             txn.execute(
                 "INSERT INTO removed_people(eid, at) VALUES($1, $2) ON CONFLICT(eid) DO NOTHING",
                 &[&person, &now],
@@ -249,12 +271,12 @@ impl Revocable for Postgres {
                     &[&person, &(now * 1000)],
                 )
                 .await?;
-            Ok(Removed {
+            Ok(PersonRemoval::Done(Removed {
                 tokens: tokens as usize,
                 memberships: memberships as usize,
                 sessions,
                 jobs: jobs as usize,
-            })
+            }))
         })
         .await
     }

@@ -8,7 +8,8 @@ use super::people::person_at;
 use super::platform::{only_owner, space_id};
 use super::sessions::end_sessions;
 use crate::revocable::{
-    LiveToken, MemberChange, MemberRecord, NewToken, Removed, SpaceRecord, TokenId, TokenRecord,
+    LiveToken, MemberChange, MemberRecord, NewToken, PersonRemoval, Removed, SpaceRecord, TokenId,
+    TokenRecord,
 };
 use crate::{Person, StoreError};
 
@@ -165,7 +166,20 @@ fn remove_member(conn: &Connection, space: &str, person: &str) -> Result<MemberC
     })
 }
 
-fn remove_person(conn: &Connection, person: &str, now: i64) -> Result<Removed, StoreError> {
+fn remove_person(conn: &Connection, person: &str, now: i64) -> Result<PersonRemoval, StoreError> {
+    // The writer is the only one, so what this reads holds until the commit.
+    let mut stmt = conn.prepare_cached(
+        "SELECT s.slug FROM members m JOIN spaces s ON s.id = m.space
+         WHERE m.person = ?1 AND m.role = 'owner' AND NOT EXISTS (
+             SELECT 1 FROM members o WHERE o.space = m.space AND o.role = 'owner' AND o.person != ?1)
+         ORDER BY s.slug",
+    )?;
+    let last_owner_of: Vec<String> = stmt
+        .query_map([person], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    if !last_owner_of.is_empty() {
+        return Ok(PersonRemoval::LastOwnerOf(last_owner_of));
+    }
     conn.execute(
         "INSERT OR IGNORE INTO removed_people(eid, at) VALUES(?1, ?2)",
         params![person, now],
@@ -185,12 +199,12 @@ fn remove_person(conn: &Connection, person: &str, now: i64) -> Result<Removed, S
         "UPDATE jobs SET ended_at = ?2 WHERE person = ?1 AND ended_at IS NULL",
         params![person, now * 1000],
     )?;
-    Ok(Removed {
+    Ok(PersonRemoval::Done(Removed {
         tokens,
         memberships,
         sessions,
         jobs,
-    })
+    }))
 }
 
 impl crate::records::Revocable for Sqlite {
@@ -249,7 +263,7 @@ impl crate::records::Revocable for Sqlite {
             .await
     }
 
-    async fn remove_person(&self, person: &str, now: i64) -> Result<Removed, StoreError> {
+    async fn remove_person(&self, person: &str, now: i64) -> Result<PersonRemoval, StoreError> {
         let person = person.to_string();
         self.write(move |txn| remove_person(txn, &person, now))
             .await

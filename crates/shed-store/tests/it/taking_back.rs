@@ -3,7 +3,7 @@
 //! or removed is not found by the next lookup.
 
 use shed_store::oauth::{ClientRecord, CodeRecord, NewCode, Redeemed, Refreshed};
-use shed_store::revocable::{MemberChange, NewToken, Removed, TokenId};
+use shed_store::revocable::{MemberChange, NewToken, PersonRemoval, Removed, TokenId};
 use shed_store::{JobTerms, Person, Store, secret_hash};
 
 use crate::common::open_store;
@@ -132,6 +132,25 @@ async fn members_are_listed_owners_first_and_removed() {
         .map(|m| m.role)
         .collect();
     assert_eq!(roles, ["owner", "editor"]);
+
+    // Nor is a space's one owner removed from the platform: the removal
+    // names the spaces and changes nothing. Another owner frees them.
+    store.add_space("band", &cy.eid).await.unwrap();
+    store.add_space("aero", &cy.eid).await.unwrap();
+    store.set_member("band", &ada.eid, "owner").await.unwrap();
+    assert_eq!(
+        store.remove_person(&cy.eid, 500).await.unwrap(),
+        PersonRemoval::LastOwnerOf(vec!["aero".into(), "club".into()])
+    );
+    assert!(store.present_person("cy").await.unwrap().is_some());
+    assert_eq!(store.members("club").await.unwrap().unwrap().len(), 2);
+    store.set_member("club", &ada.eid, "owner").await.unwrap();
+    store.set_member("aero", &ada.eid, "owner").await.unwrap();
+    assert!(matches!(
+        store.remove_person(&cy.eid, 600).await.unwrap(),
+        PersonRemoval::Done(Removed { memberships: 3, .. })
+    ));
+    assert_eq!(store.present_person("cy").await.unwrap(), None);
 }
 
 #[tokio::test]
@@ -157,12 +176,12 @@ async fn a_removed_person_keeps_their_row_and_loses_every_way_in() {
     let removed = store.remove_person(&bob.eid, 500).await.unwrap();
     assert_eq!(
         removed,
-        Removed {
+        PersonRemoval::Done(Removed {
             tokens: 1,
             memberships: 1,
             sessions: 1,
             jobs: 1,
-        }
+        })
     );
     assert_eq!(
         store.live_token(&secret_hash("t"), 600).await.unwrap(),
