@@ -22,7 +22,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use shed_host::agents::Job;
 use shed_host::{Caller, HostError, Person, Role};
-use shed_store::revocable::{TokenId, TokenRecord};
+use shed_host::own::{TokenId, TokenRecord};
 
 use crate::PAGES_JS_PATH;
 use crate::caller::WebCaller;
