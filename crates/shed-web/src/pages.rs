@@ -27,7 +27,7 @@ use shed_host::own::{TokenId, TokenRecord};
 use crate::PAGES_JS_PATH;
 use crate::caller::WebCaller;
 use crate::door::Door;
-use crate::reply::{escape, product_page, sign_in_page, status_of};
+use crate::reply::{escape, product_page, see_other, sign_in_page, status_of};
 
 /// Where the account page is, and where its forms post.
 pub const ACCOUNT_PATH: &str = "/account";
@@ -482,14 +482,7 @@ async fn sign_out(
     if let Err(error) = door.host.end_sessions(&person.handle).await {
         return crate::reply::Refusal::page(error).into_response();
     }
-    let mut response = StatusCode::SEE_OTHER.into_response();
-    response
-        .headers_mut()
-        .insert(header::LOCATION, HeaderValue::from_static("/"));
-    if let Some(gone) = crate::caller::session_cookie_removed(&door) {
-        response.headers_mut().insert(header::SET_COOKIE, gone);
-    }
-    response
+    see_other("/", [crate::caller::session_cookie_removed(&door)])
 }
 
 /// A space's page: its members, and for an owner the forms that change them.
