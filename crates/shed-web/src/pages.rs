@@ -17,16 +17,17 @@ use std::sync::Arc;
 use axum::Router;
 use axum::extract::rejection::FormRejection;
 use axum::extract::{Form, Path, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use shed_host::agents::Job;
-use shed_host::{Caller, HostError, Person, Role};
 use shed_host::own::{TokenId, TokenRecord};
+use shed_host::{Caller, HostError, Person, Role};
 
 use crate::PAGES_JS_PATH;
 use crate::caller::WebCaller;
 use crate::door::Door;
+use crate::files::answer;
 use crate::reply::{escape, product_page, see_other, sign_in_page, status_of};
 
 /// Where the account page is, and where its forms post.
@@ -37,9 +38,6 @@ const MAKE_TOKEN_PATH: &str = "/account/tokens";
 const REVOKE_PATH: &str = "/account/tokens/revoke";
 const SIGN_OUT_PATH: &str = "/account/sign-out";
 const END_JOB_PATH: &str = "/agents/end";
-
-/// The script of the pages: copy buttons.
-const PAGES_JS: &str = include_str!("../static/pages.js");
 
 pub(crate) fn router(door: Arc<Door>) -> Router {
     Router::new()
@@ -55,18 +53,8 @@ pub(crate) fn router(door: Arc<Door>) -> Router {
         .with_state(door)
 }
 
-async fn pages_js() -> Response {
-    let mut response = PAGES_JS.into_response();
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/javascript; charset=utf-8"),
-    );
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    response
+async fn pages_js(State(door): State<Arc<Door>>, headers: HeaderMap) -> Response {
+    answer(&door.pages_js, &headers, false)
 }
 
 /// What a post came to, said on top of the page it answers with.
