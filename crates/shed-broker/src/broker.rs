@@ -4,11 +4,11 @@
 //! built-in's declarations. The broker only turns the typed answer into the
 //! wire's JSON.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use shed_host::Host;
 use shed_host::agents::RunCall;
 
-use crate::outcome::Outcome;
+use crate::outcome::{Answered, Outcome};
 use crate::protocol::{Request, RunRequest};
 
 /// The broker of one host. Cheap to share behind an `Arc`.
@@ -21,18 +21,16 @@ impl Broker {
         Broker { host }
     }
 
-    /// The answer to a request, as the JSON to send back.
-    pub async fn answer(&self, request: Request) -> Value {
+    /// The answer to a request, typed until it is sent.
+    pub async fn answer(&self, request: Request) -> Answered {
         match request {
             Request::List { job } => match self.host.job_commands(job.as_deref()).await {
-                Ok(rows) => {
-                    let rows: Vec<Value> =
-                        rows.into_iter().map(|row| Value::Object(row.row)).collect();
-                    json!({ "commands": rows })
-                }
-                Err(refusal) => Outcome::of_refusal(&refusal).to_json(),
+                Ok(rows) => Answered::Listed {
+                    commands: rows.into_iter().map(|row| Value::Object(row.row)).collect(),
+                },
+                Err(refusal) => Answered::Outcome(Outcome::of_refusal(&refusal)),
             },
-            Request::Run(run) => self.run(*run).await.to_json(),
+            Request::Run(run) => Answered::Outcome(self.run(*run).await),
         }
     }
 

@@ -21,7 +21,7 @@ pub mod protocol;
 mod queue;
 
 pub use broker::Broker;
-pub use outcome::{Code, Outcome};
+pub use outcome::{Answered, Code, Outcome};
 pub use queue::{Queue, QueueError};
 
 /// The variable naming the broker's queue (a Unix socket path).

@@ -30,17 +30,6 @@ pub enum Code {
 }
 
 impl Code {
-    /// Every code, in the order declared.
-    pub const ALL: [Code; 7] = [
-        Code::Ok,
-        Code::Forbidden,
-        Code::Refused,
-        Code::BadArgs,
-        Code::NotFound,
-        Code::Conflict,
-        Code::Error,
-    ];
-
     /// The code a host error is.
     pub fn of(error: &HostError) -> Code {
         match error {
@@ -63,17 +52,6 @@ impl Code {
             Code::Conflict => "conflict",
             Code::Error => "error",
         }
-    }
-
-    /// An answer's code as a metric's label: the code it carries, else
-    /// `listed` (a `command list` answered with its rows).
-    pub fn label_of(answer: &Value) -> &'static str {
-        let said = answer.get("code").and_then(Value::as_str);
-        Code::ALL
-            .into_iter()
-            .map(Code::as_str)
-            .find(|word| Some(*word) == said)
-            .unwrap_or("listed")
     }
 
     /// The code a job's refusal is.
@@ -174,27 +152,61 @@ impl Outcome {
     }
 }
 
+/// The answer to one request of the queue: a `command list`'s rows
+/// (`{"commands": […]}`), or an outcome. Typed until it is sent, so what it
+/// came to is read off the type, never back out of its JSON.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum Answered {
+    /// `command list`, answered with its rows.
+    Listed { commands: Vec<Value> },
+    /// `command run`, or any refusal.
+    Outcome(Outcome),
+}
+
+impl Answered {
+    /// What the answer came to, as a metric's label: its outcome's code,
+    /// or `listed` for a `command list` answered with its rows.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Answered::Listed { .. } => "listed",
+            Answered::Outcome(outcome) => outcome.code.as_str(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Every code, in the order declared.
+    const ALL: [Code; 7] = [
+        Code::Ok,
+        Code::Forbidden,
+        Code::Refused,
+        Code::BadArgs,
+        Code::NotFound,
+        Code::Conflict,
+        Code::Error,
+    ];
+
     #[test]
     fn a_code_s_word_is_the_wire_s_and_its_label_is_that_word() {
-        for code in Code::ALL {
+        for code in ALL {
             let wire = serde_json::to_value(code).unwrap();
             assert_eq!(wire.as_str(), Some(code.as_str()));
-            assert_eq!(
-                Code::label_of(&serde_json::json!({ "code": wire })),
-                code.as_str()
-            );
+            let answered =
+                Answered::Outcome(Outcome::refusal(code, String::new(), Label::public()));
+            assert_eq!(serde_json::to_value(&answered).unwrap()["code"], wire);
+            assert_eq!(answered.label(), code.as_str());
         }
+        let listed = Answered::Listed {
+            commands: Vec::new(),
+        };
         assert_eq!(
-            Code::label_of(&serde_json::json!({ "commands": [] })),
-            "listed"
+            serde_json::to_value(&listed).unwrap(),
+            serde_json::json!({ "commands": [] })
         );
-        assert_eq!(
-            Code::label_of(&serde_json::json!({ "code": "made-up" })),
-            "listed"
-        );
+        assert_eq!(listed.label(), "listed");
     }
 }

@@ -17,7 +17,7 @@ use tokio::net::{UnixListener, UnixStream};
 
 use shed_host::agents::Label;
 
-use crate::outcome::{Code, Outcome};
+use crate::outcome::{Answered, Code, Outcome};
 use crate::protocol::{MAX_REQUEST_BYTES, read_request};
 use crate::{Broker, SERVE_LOCK_NAME};
 
@@ -204,8 +204,8 @@ async fn serve_one(broker: Arc<Broker>, stream: UnixStream) {
     }
 }
 
-/// Reads one request and answers it: the answer's code, or None when the
-/// connection failed before its request was whole.
+/// Reads one request and answers it: what the answer came to (its code, or
+/// `listed`), or None when the connection failed before its request was whole.
 async fn answer_one(broker: Arc<Broker>, mut stream: UnixStream) -> Option<&'static str> {
     let mut request = Vec::new();
     let limit = u64::try_from(MAX_REQUEST_BYTES)
@@ -219,18 +219,20 @@ async fn answer_one(broker: Arc<Broker>, mut stream: UnixStream) -> Option<&'sta
     let answer = match read {
         Ok(Ok(_)) => match read_request(&request) {
             Ok(request) => broker.answer(request).await,
-            Err(why) => Outcome::refusal(Code::BadArgs, why, Label::public()).to_json(),
+            Err(why) => Answered::Outcome(Outcome::refusal(Code::BadArgs, why, Label::public())),
         },
         Ok(Err(error)) => {
             tracing::debug!(%error, "a connection to the queue failed before its request was whole");
             return None;
         }
-        Err(_) => Outcome::refusal(
+        Err(_) => Answered::Outcome(Outcome::refusal(
             Code::BadArgs,
-            format!("the request took longer than {}s to arrive — send it whole, then close the sending side", REQUEST_TIMEOUT.as_secs()),
+            format!(
+                "the request took longer than {}s to arrive — send it whole, then close the sending side",
+                REQUEST_TIMEOUT.as_secs()
+            ),
             Label::public(),
-        )
-        .to_json(),
+        )),
     };
     let mut bytes = serde_json::to_vec(&answer).unwrap_or_default();
     bytes.push(b'\n');
@@ -238,5 +240,5 @@ async fn answer_one(broker: Arc<Broker>, mut stream: UnixStream) -> Option<&'sta
         tracing::warn!(%error, "an answer could not be sent back: its client went away");
     }
     let _ = stream.shutdown().await;
-    Some(Code::label_of(&answer))
+    Some(answer.label())
 }

@@ -36,6 +36,29 @@ pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource/
 /// The one scope shed grants: the MCP endpoint, as the person reaches it.
 pub const SCOPE: &str = "mcp";
 
+/// The MCP requests a client without a token is answered: the handshake,
+/// and the lists whose answer is the same for everyone (the tools) or empty
+/// for someone who reaches nothing. Any other is refused before the rule
+/// book is asked ([`SIGN_IN_TO_MCP`], a 401 that starts the client's
+/// OAuth sign-in), so a public app is read signed out on the web, not over MCP.
+pub const SIGNED_OUT_METHODS: [&str; 6] = [
+    "initialize",
+    "ping",
+    "tools/list",
+    "resources/list",
+    "resources/templates/list",
+    "prompts/list",
+];
+
+/// Whether an MCP client without a token is answered `method`; if not, it
+/// is asked to sign in with [`SIGN_IN_TO_MCP`].
+pub fn answered_signed_out(method: &str) -> bool {
+    SIGNED_OUT_METHODS.contains(&method)
+}
+
+/// The sentence of an MCP request a client without a token is not answered.
+pub const SIGN_IN_TO_MCP: &str = "sign in first — this MCP server signs clients in with OAuth (its metadata is named in WWW-Authenticate), or takes a bearer token from `shed token create <handle>`";
+
 /// How long a code may wait for its exchange, in seconds.
 pub const CODE_SECONDS: i64 = 60;
 /// How long an access token lasts by default, in seconds (the

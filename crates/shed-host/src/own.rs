@@ -5,7 +5,9 @@
 //! operator functions (`shed token revoke`, `shed job end`, `shed member
 //! add`) do the acts themselves, so both doors say the same sentences.
 
-use shed_store::revocable::{TokenId, TokenRecord};
+/// A token as [`Host::own_tokens`] lists it, and its id — the store's
+/// shapes, named here so a door need not depend on the store.
+pub use shed_store::revocable::{TokenId, TokenRecord};
 
 use crate::access::{Act, Subject, may, sign_in_first};
 use crate::agents::Job;

@@ -24,7 +24,7 @@ use shed_host::{Answer, Caller, Host, HostError};
 use crate::{
     answers::{answered, refused, unreadable, with_line},
     args::{ArgumentError, ToolCall},
-    measured::{Timed, tool_label},
+    measured::Timed,
     prompts,
     tools::{TOOLS_CHANGED_LINE, fingerprint, tools},
     views,
@@ -229,12 +229,7 @@ impl ServerHandler for Door {
         .with_instructions(INSTRUCTIONS)
     }
 
-    #[tracing::instrument(
-        level = "debug",
-        name = "mcp call",
-        skip_all,
-        fields(method = "tools/list")
-    )]
+    #[tracing::instrument(level = "debug", name = "mcp call", skip_all, fields(method, tool))]
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -252,7 +247,7 @@ impl ServerHandler for Door {
         Ok(ListToolsResult::with_all_items(tools()))
     }
 
-    #[tracing::instrument(level = "debug", name = "mcp call", skip_all, fields(method = "tools/call", tool = tool_label(&request.name)))]
+    #[tracing::instrument(level = "debug", name = "mcp call", skip_all, fields(method, tool))]
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -283,12 +278,7 @@ impl ServerHandler for Door {
         Ok(result.into())
     }
 
-    #[tracing::instrument(
-        level = "debug",
-        name = "mcp call",
-        skip_all,
-        fields(method = "resources/list")
-    )]
+    #[tracing::instrument(level = "debug", name = "mcp call", skip_all, fields(method, tool))]
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -305,12 +295,7 @@ impl ServerHandler for Door {
         ))
     }
 
-    #[tracing::instrument(
-        level = "debug",
-        name = "mcp call",
-        skip_all,
-        fields(method = "resources/read")
-    )]
+    #[tracing::instrument(level = "debug", name = "mcp call", skip_all, fields(method, tool))]
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
@@ -329,12 +314,7 @@ impl ServerHandler for Door {
         Ok(views::read(page).into())
     }
 
-    #[tracing::instrument(
-        level = "debug",
-        name = "mcp call",
-        skip_all,
-        fields(method = "prompts/list")
-    )]
+    #[tracing::instrument(level = "debug", name = "mcp call", skip_all, fields(method, tool))]
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -351,12 +331,7 @@ impl ServerHandler for Door {
         ))
     }
 
-    #[tracing::instrument(
-        level = "debug",
-        name = "mcp call",
-        skip_all,
-        fields(method = "prompts/get")
-    )]
+    #[tracing::instrument(level = "debug", name = "mcp call", skip_all, fields(method, tool))]
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
@@ -376,12 +351,7 @@ impl ServerHandler for Door {
         Ok(prompts::filled(prompt).into())
     }
 
-    #[tracing::instrument(
-        level = "debug",
-        name = "mcp call",
-        skip_all,
-        fields(method = "completion/complete")
-    )]
+    #[tracing::instrument(level = "debug", name = "mcp call", skip_all, fields(method, tool))]
     async fn complete(
         &self,
         request: CompleteRequestParams,

@@ -11,10 +11,13 @@
 //! extensions. The MCP authorization spec's answers are made here, on HTTP:
 //! a bearer token the host refuses (unknown, expired, revoked, or an OAuth
 //! token of another resource) is a 401 with `error="invalid_token"`; signed
-//! out, the methods whose answer is the same for everyone
-//! ([`SIGNED_OUT_METHODS`]) are answered as ever, and any other request is a
-//! 401 whose `WWW-Authenticate` names the protected resource's metadata, so a
-//! client starts the OAuth flow and tries again.
+//! out, a request the host answers signed out
+//! (`shed_host::oauth::answered_signed_out`: the handshake and the lists) is
+//! answered as ever, and any other is a 401 whose `WWW-Authenticate` names
+//! the protected resource's metadata, so a client starts the OAuth flow and
+//! tries again. A POST's body is read (within rmcp's own bound) only when
+//! the door must know its methods — signed out, or when it may open a
+//! session — and parsed once for both questions.
 
 use std::{net::SocketAddr, sync::Arc};
 
@@ -31,7 +34,7 @@ use rmcp::transport::{
     common::http_header::{HEADER_MCP_METHOD, HEADER_MCP_PROTOCOL_VERSION, HEADER_SESSION_ID},
     streamable_http_server::{SessionId, StreamableHttpServerConfig, StreamableHttpService},
 };
-use shed_host::oauth::{RESOURCE_METADATA_PATH, SCOPE};
+use shed_host::oauth::{RESOURCE_METADATA_PATH, SCOPE, SIGN_IN_TO_MCP, answered_signed_out};
 use shed_host::{Caller, Host, HostError};
 
 use crate::{
@@ -41,18 +44,6 @@ use crate::{
 
 /// The path of the MCP endpoint.
 pub const MCP_PATH: &str = "/mcp";
-
-/// The requests a signed-out caller may make: the handshake, and the lists
-/// whose answer is the same for everyone (the tools) or empty for someone
-/// who reaches nothing. Any other signed-out request is a 401.
-pub const SIGNED_OUT_METHODS: [&str; 6] = [
-    "initialize",
-    "ping",
-    "tools/list",
-    "resources/list",
-    "resources/templates/list",
-    "prompts/list",
-];
 
 /// Why the HTTP door could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -180,7 +171,7 @@ impl HttpDoor {
     /// The request again, with a place taken when it may open a session (a
     /// POST without `Mcp-Session-Id` whose body is an `initialize`, or is
     /// not readable JSON-RPC); or the 503 saying which cap it would pass; or,
-    /// signed out, the 401 for a request beyond [`SIGNED_OUT_METHODS`].
+    /// signed out, the 401 for a request the host does not answer signed out.
     async fn admit(
         &self,
         request: Request,
@@ -196,13 +187,11 @@ impl HttpDoor {
         let body = axum::body::to_bytes(body, self.max_body)
             .await
             .map_err(|_| too_large(self.max_body))?;
-        if signed_out && asks_beyond_signed_out(&body) {
-            return Err(self.unauthorized(
-                None,
-                "sign in first — this MCP server signs clients in with OAuth (its metadata is named in WWW-Authenticate), or takes a bearer token from `shed token create <handle>`",
-            ));
+        let sent = Sent::read(&body);
+        if signed_out && sent.asks_beyond_signed_out() {
+            return Err(self.unauthorized(None, SIGN_IN_TO_MCP));
         }
-        let owner = if may_open && opens_a_session(&body) {
+        let owner = if may_open && sent.opens_a_session() {
             Some(self.owner(&parts, caller))
         } else {
             None
@@ -267,33 +256,62 @@ impl HttpDoor {
     }
 }
 
-/// Whether a body asks what a signed-out caller may not: a JSON-RPC
-/// request (one with an `id`), alone or in a batch, whose method is not
-/// one of [`SIGNED_OUT_METHODS`]. Notifications, answers and what is not
-/// JSON-RPC pass, for rmcp to answer.
-fn asks_beyond_signed_out(body: &Bytes) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Message {
-        id: Option<serde_json::Value>,
-        method: Option<String>,
+/// A POST's body as the door reads it before rmcp: the ids and methods of
+/// its JSON-RPC messages, read once for both of the door's questions.
+enum Sent {
+    One(Message),
+    Batch(Vec<Message>),
+    /// Not JSON-RPC the door can read; rmcp answers it.
+    Unreadable,
+}
+
+#[derive(serde::Deserialize)]
+struct Message {
+    id: Option<serde_json::Value>,
+    method: Option<String>,
+}
+
+impl Sent {
+    fn read(body: &Bytes) -> Sent {
+        #[derive(serde::Deserialize)]
+        #[serde(untagged)]
+        enum Read {
+            One(Message),
+            Batch(Vec<Message>),
+        }
+        match serde_json::from_slice::<Read>(body) {
+            Ok(Read::One(message)) => Sent::One(message),
+            Ok(Read::Batch(messages)) => Sent::Batch(messages),
+            Err(_) => Sent::Unreadable,
+        }
     }
-    #[derive(serde::Deserialize)]
-    #[serde(untagged)]
-    enum Sent {
-        One(Message),
-        Batch(Vec<Message>),
+
+    /// Whether it asks what a signed-out caller may not: a JSON-RPC request
+    /// (one with an `id`), alone or in a batch, whose method the host does
+    /// not answer signed out. Notifications, answers and what is not
+    /// JSON-RPC pass, for rmcp to answer.
+    fn asks_beyond_signed_out(&self) -> bool {
+        let beyond = |message: &Message| {
+            message.id.is_some()
+                && message
+                    .method
+                    .as_deref()
+                    .is_some_and(|method| !answered_signed_out(method))
+        };
+        match self {
+            Sent::One(message) => beyond(message),
+            Sent::Batch(messages) => messages.iter().any(beyond),
+            Sent::Unreadable => false,
+        }
     }
-    let beyond = |message: &Message| {
-        message.id.is_some()
-            && message
-                .method
-                .as_deref()
-                .is_some_and(|method| !SIGNED_OUT_METHODS.contains(&method))
-    };
-    match serde_json::from_slice::<Sent>(body) {
-        Ok(Sent::One(message)) => beyond(&message),
-        Ok(Sent::Batch(messages)) => messages.iter().any(beyond),
-        Err(_) => false,
+
+    /// Whether it may open a session: any but a readable JSON-RPC message
+    /// whose method is not `initialize` (rmcp answers the unreadable ones).
+    fn opens_a_session(&self) -> bool {
+        match self {
+            Sent::One(message) => message.method.as_deref() == Some("initialize"),
+            Sent::Batch(_) | Sent::Unreadable => true,
+        }
     }
 }
 
@@ -312,18 +330,6 @@ fn says_it_is_no_initialize(headers: &http::HeaderMap) -> bool {
         (Some(method), None) => standard_headers && method != "initialize",
         _ => false,
     }
-}
-
-/// Whether a body may open a session: any but a readable JSON-RPC message
-/// whose method is not `initialize` (rmcp answers the unreadable ones).
-fn opens_a_session(body: &Bytes) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Message {
-        method: Option<String>,
-    }
-    serde_json::from_slice::<Message>(body).map_or(true, |message| {
-        message.method.as_deref() == Some("initialize")
-    })
 }
 
 /// The session rmcp opened, from its answer's `Mcp-Session-Id`.
@@ -412,7 +418,7 @@ mod tests {
 
     #[test]
     fn only_an_initialize_or_an_unreadable_body_may_open_a_session() {
-        let opens = |body: &str| opens_a_session(&Bytes::from(body.to_string()));
+        let opens = |body: &str| Sent::read(&Bytes::from(body.to_string())).opens_a_session();
         assert!(opens(
             r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#
         ));
@@ -427,8 +433,9 @@ mod tests {
 
     #[test]
     fn signed_out_only_the_handshake_and_the_lists_pass() {
-        let beyond = |body: &str| asks_beyond_signed_out(&Bytes::from(body.to_string()));
-        for free in SIGNED_OUT_METHODS {
+        let beyond =
+            |body: &str| Sent::read(&Bytes::from(body.to_string())).asks_beyond_signed_out();
+        for free in shed_host::oauth::SIGNED_OUT_METHODS {
             assert!(!beyond(&format!(
                 r#"{{"jsonrpc":"2.0","id":1,"method":"{free}"}}"#
             )));

@@ -23,7 +23,7 @@ mod watch;
 
 pub use args::{ArgumentError, ToolCall};
 pub use door::{Door, ListedTools};
-pub use http::{AllowedCallers, HttpDoorError, MCP_PATH, SIGNED_OUT_METHODS, router};
+pub use http::{AllowedCallers, HttpDoorError, MCP_PATH, router};
 pub use sessions::{
     IPV6_ADDRESS_BITS, MAX_SESSIONS, MAX_SESSIONS_PER_PERSON, MAX_SIGNED_OUT_SESSIONS,
     MAX_SIGNED_OUT_SESSIONS_PER_ADDRESS, SessionRefusal, UNUSED_SESSION_TIMEOUT,

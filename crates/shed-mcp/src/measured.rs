@@ -3,6 +3,10 @@
 //! records when it is dropped, answered or not. A tool the door does not
 //! know is counted as `other`, so a caller cannot grow the series. Costs
 //! nothing unless `shed serve` installed a metrics recorder.
+//!
+//! The method and tool are named once, here: a [`Timed`] also writes them
+//! on the handler's `mcp call` span, which each handler opens with the
+//! fields `method` and `tool` left empty.
 
 use std::time::Instant;
 
@@ -23,24 +27,31 @@ pub(crate) struct Timed {
 impl Timed {
     /// A request of `method` (`resources/list`, …).
     pub(crate) fn method(method: &'static str) -> Timed {
-        Timed {
-            method,
-            tool: "",
-            started: Instant::now(),
-        }
+        Timed::of(method, "")
     }
 
     /// A `tools/call` of the tool `name`.
     pub(crate) fn tool(name: &str) -> Timed {
+        Timed::of("tools/call", tool_label(name))
+    }
+
+    /// Timed from now, and named on the current span (the handler's).
+    fn of(method: &'static str, tool: &'static str) -> Timed {
+        let span = tracing::Span::current();
+        span.record("method", method);
+        if !tool.is_empty() {
+            span.record("tool", tool);
+        }
         Timed {
-            tool: tool_label(name),
-            ..Timed::method("tools/call")
+            method,
+            tool,
+            started: Instant::now(),
         }
     }
 }
 
 /// A tool's label: its name when it is one of the door's, else `other`.
-pub(crate) fn tool_label(name: &str) -> &'static str {
+fn tool_label(name: &str) -> &'static str {
     TOOL_NAMES
         .iter()
         .find(|known| **known == name)

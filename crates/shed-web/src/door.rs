@@ -29,6 +29,8 @@ pub(crate) struct Door {
     pub secure: bool,
     /// The page script, ready to serve.
     pub app_js: Arc<Rendered>,
+    /// The script of the person's pages, ready to serve.
+    pub pages_js: Arc<Rendered>,
     /// Files of deploys, rendered: a deploy never changes, so (deploy, path)
     /// names one answer for good.
     rendered: Mutex<HashMap<(i64, String), Arc<Rendered>>>,
@@ -58,6 +60,11 @@ impl Door {
             app_js: Arc::new(Rendered::asset(
                 0,
                 crate::APP_JS.as_bytes().to_vec(),
+                "text/javascript; charset=utf-8",
+            )),
+            pages_js: Arc::new(Rendered::asset(
+                0,
+                crate::PAGES_JS.as_bytes().to_vec(),
                 "text/javascript; charset=utf-8",
             )),
             rendered: Mutex::new(HashMap::new()),

@@ -47,6 +47,9 @@ pub const APP_JS_PATH: &str = "/_shed/app.js";
 /// The script of the person's pages (copy buttons), on the platform's host.
 pub const PAGES_JS_PATH: &str = "/_shed/pages.js";
 
+/// The script of the person's pages: copy buttons.
+const PAGES_JS: &str = include_str!("../static/pages.js");
+
 /// The platform's page that says how to sign in.
 pub const SIGN_IN_PATH: &str = "/_shed/signin";
 

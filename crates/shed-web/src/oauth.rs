@@ -41,7 +41,7 @@ use shed_host::{Caller, HostError, Person};
 
 use crate::caller::{WebCaller, cookie, return_cookie};
 use crate::door::Door;
-use crate::reply::{Refusal, escape, form_page, json, page};
+use crate::reply::{Refusal, escape, form_page, json, page, see_other};
 
 /// Where the consent page is.
 pub const AUTHORIZE_PATH: &str = "/oauth/authorize";
@@ -261,24 +261,14 @@ fn with_params(uri: &str, params: &[(&str, Option<&str>)]) -> String {
     out
 }
 
-/// A 303 to `to`, kept from caches and referrers.
-fn see_other(to: &str) -> Response {
-    let mut response = StatusCode::SEE_OTHER.into_response();
-    let headers = response.headers_mut();
-    match HeaderValue::from_str(to) {
-        Ok(location) => headers.insert(header::LOCATION, location),
-        Err(_) => {
-            return refused_page(
-                "the redirect URI cannot be sent as an address — the app asking must register a plain one",
-            );
-        }
-    };
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    response
+/// A 303 to the client's redirect URI `to`, or the page saying it cannot be sent.
+fn to_client(to: &str) -> Response {
+    if HeaderValue::from_str(to).is_err() {
+        return refused_page(
+            "the redirect URI cannot be sent as an address — the app asking must register a plain one",
+        );
+    }
+    see_other(to, [])
 }
 
 fn refused_page(sentence: &str) -> Response {
@@ -301,7 +291,7 @@ fn ask_refused(refusal: AskRefusal, state: Option<&str>) -> Response {
             redirect_uri,
             error,
             description,
-        } => see_other(&with_params(
+        } => to_client(&with_params(
             &redirect_uri,
             &[
                 ("error", Some(error)),
@@ -515,14 +505,14 @@ async fn decide(
         Some("allow") => match door.host.grant_code(&person, &ask, &checked).await {
             Ok(code) => {
                 tracing::info!(person = %person.handle, client = %checked.client.name, "allowed an OAuth client");
-                see_other(&with_params(
+                to_client(&with_params(
                     &checked.redirect_uri,
                     &[("code", Some(&code)), ("state", state)],
                 ))
             }
             Err(error) => Refusal::page(error).into_response(),
         },
-        Some("deny") => see_other(&with_params(
+        Some("deny") => to_client(&with_params(
             &checked.redirect_uri,
             &[
                 ("error", Some("access_denied")),

@@ -17,17 +17,18 @@ use std::sync::Arc;
 use axum::Router;
 use axum::extract::rejection::FormRejection;
 use axum::extract::{Form, Path, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use shed_host::agents::Job;
+use shed_host::own::{TokenId, TokenRecord};
 use shed_host::{Caller, HostError, Person, Role};
-use shed_store::revocable::{TokenId, TokenRecord};
 
 use crate::PAGES_JS_PATH;
 use crate::caller::WebCaller;
 use crate::door::Door;
-use crate::reply::{escape, product_page, sign_in_page, status_of};
+use crate::files::answer;
+use crate::reply::{escape, product_page, see_other, sign_in_page, status_of};
 
 /// Where the account page is, and where its forms post.
 pub const ACCOUNT_PATH: &str = "/account";
@@ -37,9 +38,6 @@ const MAKE_TOKEN_PATH: &str = "/account/tokens";
 const REVOKE_PATH: &str = "/account/tokens/revoke";
 const SIGN_OUT_PATH: &str = "/account/sign-out";
 const END_JOB_PATH: &str = "/agents/end";
-
-/// The script of the pages: copy buttons.
-const PAGES_JS: &str = include_str!("../static/pages.js");
 
 pub(crate) fn router(door: Arc<Door>) -> Router {
     Router::new()
@@ -55,18 +53,8 @@ pub(crate) fn router(door: Arc<Door>) -> Router {
         .with_state(door)
 }
 
-async fn pages_js() -> Response {
-    let mut response = PAGES_JS.into_response();
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/javascript; charset=utf-8"),
-    );
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    response
+async fn pages_js(State(door): State<Arc<Door>>, headers: HeaderMap) -> Response {
+    answer(&door.pages_js, &headers, false)
 }
 
 /// What a post came to, said on top of the page it answers with.
@@ -482,14 +470,7 @@ async fn sign_out(
     if let Err(error) = door.host.end_sessions(&person.handle).await {
         return crate::reply::Refusal::page(error).into_response();
     }
-    let mut response = StatusCode::SEE_OTHER.into_response();
-    response
-        .headers_mut()
-        .insert(header::LOCATION, HeaderValue::from_static("/"));
-    if let Some(gone) = crate::caller::session_cookie_removed(&door) {
-        response.headers_mut().insert(header::SET_COOKIE, gone);
-    }
-    response
+    see_other("/", [crate::caller::session_cookie_removed(&door)])
 }
 
 /// A space's page: its members, and for an owner the forms that change them.

@@ -31,7 +31,7 @@ use crate::caller::{
 use crate::door::Door;
 use crate::files::answer;
 use crate::oauth::pending_ask;
-use crate::reply::{Refusal, escape, form_page, page, sign_in_page};
+use crate::reply::{Refusal, escape, form_page, page, see_other, sign_in_page};
 use crate::{APP_JS_PATH, HOP_END_PATH, HOP_PATH, SIGN_IN_PATH};
 
 pub(crate) fn router(door: Arc<Door>) -> Router {
@@ -60,7 +60,7 @@ async fn front(State(door): State<Arc<Door>>, headers: HeaderMap, asking: WebCal
     if caller.person().is_some()
         && let Some(back) = pending_ask(&door, &headers)
     {
-        return redirect(&back, [return_cookie(&door, None)]);
+        return see_other(&back, [return_cookie(&door, None)]);
     }
     let Some(person) = caller.person().cloned() else {
         return sign_in_page(
@@ -160,7 +160,7 @@ async fn login(
     let handoff = (!chain.is_empty())
         .then(|| sign_in_cookie(&door, &signed.handoff))
         .flatten();
-    redirect(
+    see_other(
         &space_stop(&door, &chain, HOP_PATH),
         [session_cookie(&door, &signed.session), handoff],
     )
@@ -183,7 +183,7 @@ pub(crate) async fn see_hop(door: &Door, space: &str, query: Option<&str>) -> Re
                 door.host.public_url(),
                 chain.join(",")
             );
-            redirect(&back, [sign_in_cookie(door, &seen.browser)])
+            see_other(&back, [sign_in_cookie(door, &seen.browser)])
         }
         Err(error) => link_refused(error),
     }
@@ -205,7 +205,7 @@ async fn vouch_for_hop(
     };
     let handoff = cookie(&headers, door.sign_in_cookie);
     match door.host.confirm_hop(space, back, handoff).await {
-        Ok(()) => redirect(&space_stop(&door, &chain, HOP_END_PATH), []),
+        Ok(()) => see_other(&space_stop(&door, &chain, HOP_END_PATH), []),
         Err(error) => link_refused(error),
     }
 }
@@ -228,7 +228,7 @@ pub(crate) async fn end_hop(
     match door.host.sign_in_with_hop(space, back, browser).await {
         Ok((_, session)) => {
             let next = space_stop(door, chain.get(1..).unwrap_or_default(), HOP_PATH);
-            redirect(&next, [session_cookie(door, &session)])
+            see_other(&next, [session_cookie(door, &session)])
         }
         Err(error) => link_refused(error),
     }
@@ -277,20 +277,6 @@ fn space_stop(door: &Door, chain: &[String], path: &str) -> String {
         return front;
     }
     format!("{origin}{path}?hops={}", chain.join(","))
-}
-
-/// A 303 to `to` that sets `cookies`, kept from caches and referrers.
-fn redirect(to: &str, cookies: impl IntoIterator<Item = Option<HeaderValue>>) -> Response {
-    let mut response = StatusCode::SEE_OTHER.into_response();
-    let headers = response.headers_mut();
-    if let Ok(location) = HeaderValue::from_str(to) {
-        headers.insert(header::LOCATION, location);
-    }
-    for cookie in cookies.into_iter().flatten() {
-        headers.append(header::SET_COOKIE, cookie);
-    }
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    without_referrer(response)
 }
 
 fn link_refused(error: HostError) -> Response {

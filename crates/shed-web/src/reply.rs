@@ -1,6 +1,7 @@
 //! The door's answers: a host refusal as HTTP — [`Refusal`], the one
 //! `IntoResponse` of the host's error, its sentence as JSON for the page api
-//! or on a small page for a browser — and the platform's own pages.
+//! or on a small page for a browser — the platform's own pages, and the
+//! one 303 every page redirects with ([`see_other`]).
 
 use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
@@ -150,6 +151,33 @@ fn html_response(status: StatusCode, html: String, policy: HeaderValue) -> Respo
         HeaderValue::from_static("nosniff"),
     );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// A 303 to `to` that sets `cookies`, kept from caches and referrers (the
+/// address it leaves, or the one it goes to, may carry a key or a code). An
+/// address that cannot be a `Location` is a failure of the door's own.
+pub(crate) fn see_other(
+    to: &str,
+    cookies: impl IntoIterator<Item = Option<HeaderValue>>,
+) -> Response {
+    let Ok(location) = HeaderValue::from_str(to) else {
+        return Refusal::page(HostError::Internal(
+            "the address to go on to cannot be sent as a Location".to_string(),
+        ))
+        .into_response();
+    };
+    let mut response = StatusCode::SEE_OTHER.into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::LOCATION, location);
+    for cookie in cookies.into_iter().flatten() {
+        headers.append(header::SET_COOKIE, cookie);
+    }
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
     response
 }
 
