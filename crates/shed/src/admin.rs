@@ -157,11 +157,6 @@ pub struct DeployArgs {
     /// writes). Default: as before (private on a first deploy).
     #[arg(long, value_parser = parse_access)]
     access: Option<Access>,
-    /// The address the platform is reached at, for the app's address.
-    /// Default: the one the last `shed serve` or `shed up` on this data
-    /// folder served at.
-    #[arg(long, env = "SHED_PUBLIC_URL")]
-    public_url: Option<String>,
 }
 
 fn parse_role(word: &str) -> Result<Role, String> {
@@ -175,12 +170,7 @@ fn parse_access(word: &str) -> Result<Access, String> {
 
 /// Runs one administration command on the data folder `data`.
 pub async fn run(command: AdminCommand, place: &crate::serve::Place) -> anyhow::Result<()> {
-    let given = std::env::var("SHED_PUBLIC_URL").ok();
-    let public_url = match &command {
-        AdminCommand::Deploy(args) => args.public_url.as_deref(),
-        _ => given.as_deref(),
-    };
-    let host = crate::serve::open_for_cli(place, public_url).await?;
+    let host = crate::serve::open_for_cli(place).await?;
     match administer(&host, command).await {
         Ok(printed) => {
             println!("{printed}");
