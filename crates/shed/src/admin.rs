@@ -171,17 +171,7 @@ fn parse_access(word: &str) -> Result<Access, String> {
 /// Runs one administration command on the data folder `data`.
 pub async fn run(command: AdminCommand, place: &crate::serve::Place) -> anyhow::Result<()> {
     let host = crate::serve::open_for_cli(place).await?;
-    match administer(&host, command).await {
-        Ok(printed) => {
-            println!("{printed}");
-            Ok(())
-        }
-        Err(refusal) => {
-            // The sentence alone, as the spec words it, and a failing exit.
-            eprintln!("{refusal}");
-            std::process::exit(1);
-        }
-    }
+    crate::serve::print_or_refuse(administer(&host, command).await)
 }
 
 /// What the command prints, or the host's sentence.

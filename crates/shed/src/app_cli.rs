@@ -101,16 +101,7 @@ fn parse_version(word: &str) -> Result<i64, String> {
 /// Runs one `shed app` command on the data in `place`.
 pub async fn run(command: AppCommand, place: &crate::serve::Place) -> anyhow::Result<()> {
     let host = crate::serve::open_for_cli(place).await?;
-    match act(&host, command).await {
-        Ok(printed) => {
-            println!("{printed}");
-            Ok(())
-        }
-        Err(refusal) => {
-            eprintln!("{refusal}");
-            std::process::exit(1);
-        }
-    }
+    crate::serve::print_or_refuse(act(&host, command).await)
 }
 
 /// What the command prints, or the host's sentence.

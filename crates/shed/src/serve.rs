@@ -51,6 +51,22 @@ pub async fn open_for_cli(place: &Place) -> anyhow::Result<Host> {
     said_where(place, opened)
 }
 
+/// What a CLI command answered: printed on stdout, or the host's refusal —
+/// its one sentence alone on stderr, as the spec words it — and a failing
+/// exit.
+pub fn print_or_refuse(answered: Result<String, shed_host::HostError>) -> anyhow::Result<()> {
+    match answered {
+        Ok(printed) => {
+            println!("{printed}");
+            Ok(())
+        }
+        Err(refusal) => {
+            eprintln!("{refusal}");
+            std::process::exit(1);
+        }
+    }
+}
+
 /// A host that did not open, said with where: the store's own sentence for
 /// a database server (it names the server and what to do), the data
 /// folder's for a file.
