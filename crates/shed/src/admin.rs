@@ -191,7 +191,10 @@ async fn administer(host: &Host, command: AdminCommand) -> Result<String, HostEr
             role,
         }) => {
             host.add_member(&space, &handle, role).await?;
-            Ok(format!("{handle} is now {} of {space}", with_article(role)))
+            Ok(format!(
+                "{handle} is now {} of {space}",
+                role.with_article()
+            ))
         }
         AdminCommand::Person(PersonCommand::List) => Ok(lines(
             host.people()
@@ -293,14 +296,6 @@ fn lines(lines: impl Iterator<Item = String>, none: &str) -> String {
 fn when(at: Option<i64>, never: &str) -> String {
     at.and_then(|at| jiff::Timestamp::from_second(at).ok())
         .map_or_else(|| never.to_string(), |at| at.to_string())
-}
-
-fn with_article(role: Role) -> String {
-    match role {
-        Role::Owner => "an owner".into(),
-        Role::Editor => "an editor".into(),
-        Role::Viewer => "a viewer".into(),
-    }
 }
 
 /// Every file under `dir` (path relative to it, `/`-separated → bytes),
