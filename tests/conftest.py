@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, AsyncIterator
 
+import anyio
 import httpx2
 import pytest
 from mcp import Client
@@ -214,6 +215,31 @@ def unauthorized(shed: Shed, method: str, params: dict[str, Any], token: str | N
         f'Bearer resource_metadata="{shed.public_url}/.well-known/oauth-protected-resource/mcp"'
     ), challenge
     return challenge
+
+
+class Heard:
+    """The notifications a session heard, as a client's message handler
+    (`message_handler=`): `methods` in the order they came."""
+
+    def __init__(self) -> None:
+        self.methods: list[str] = []
+        self._waited = 0
+        self._news = anyio.Event()
+
+    async def __call__(self, message: Any) -> None:
+        method = getattr(getattr(message, "root", message), "method", None)
+        if isinstance(method, str):
+            self.methods.append(method)
+            self._news.set()
+            self._news = anyio.Event()
+
+    async def until(self, *methods: str) -> None:
+        """Waits, up to 10 s, until every one of `methods` was heard since
+        the last wait ended (or since the session began)."""
+        with anyio.fail_after(10):
+            while not set(methods) <= set(self.methods[self._waited :]):
+                await self._news.wait()
+        self._waited = len(self.methods)
 
 
 # -- reading answers ----------------------------------------------------------

@@ -15,32 +15,11 @@ from typing import Any
 import anyio
 import pytest
 
-from conftest import RUN_CLUB, Shed, ok, refused
+from conftest import RUN_CLUB, Heard, Shed, ok, refused
 
 pytestmark = pytest.mark.anyio
 
 RESOURCES_CHANGED = "notifications/resources/list_changed"
-
-
-class Heard:
-    """The notifications a session heard, as a client's message handler; an
-    event is set at each `resources/list_changed`."""
-
-    def __init__(self) -> None:
-        self.methods: list[str] = []
-        self.changed = anyio.Event()
-
-    async def __call__(self, message: Any) -> None:
-        method = getattr(getattr(message, "root", message), "method", None)
-        if isinstance(method, str):
-            self.methods.append(method)
-            if method == RESOURCES_CHANGED:
-                self.changed.set()
-
-    async def next_change(self) -> None:
-        with anyio.fail_after(10):
-            await self.changed.wait()
-        self.changed = anyio.Event()
 
 
 def without_views_or_since(tmp_path: Path) -> Path:
@@ -71,14 +50,14 @@ async def test_a_rollback_moves_the_views_and_commands_and_never_the_tools(two: 
 
         said = two.run("app", "rollback", "ada/runs", "1", "--as", "ada").stdout
         assert said.startswith("rolled ada/runs back to v1: deployed ada/runs v3: "), said
-        await heard.next_change()
+        await heard.until(RESOURCES_CHANGED)
         views = (await client.list_resources()).resources
         assert [str(view.uri) for view in views] == ["ui://ada/runs/leaderboard.html"]
         assert await command_names(client) == ["log_run", "leaderboard", "since", "add_jog", "find_jog"]
         assert (await client.list_tools(cache_mode="bypass")).model_dump_json() == tools_before
 
         two.run("app", "trash", "ada/runs", "--as", "ada")
-        await heard.next_change()
+        await heard.until(RESOURCES_CHANGED)
         assert (await client.list_resources()).resources == []
         listed = ok(await client.call_tool("commands", {}))
         assert listed["commands"] == []
@@ -87,7 +66,7 @@ async def test_a_rollback_moves_the_views_and_commands_and_never_the_tools(two: 
         assert (await client.list_tools(cache_mode="bypass")).model_dump_json() == tools_before
 
         two.run("app", "restore", "ada/runs", "--as", "ada")
-        await heard.next_change()
+        await heard.until(RESOURCES_CHANGED)
         assert [str(view.uri) for view in (await client.list_resources()).resources] == [
             "ui://ada/runs/leaderboard.html"
         ]

@@ -11,7 +11,7 @@ import anyio
 import httpx2
 import pytest
 
-from conftest import RUN_CLUB, Shed, ok
+from conftest import RUN_CLUB, Heard, Shed, ok
 
 pytestmark = pytest.mark.anyio
 
@@ -108,25 +108,9 @@ async def test_ping_and_concurrent_calls_in_one_session(two: Shed) -> None:
         assert {row["jog"]["who"] for row in rows} == {f"runner {i}" for i in range(12)}
 
 
-def notification_method(message: Any) -> str | None:
-    for candidate in (message, getattr(message, "root", None)):
-        method = getattr(candidate, "method", None)
-        if isinstance(method, str):
-            return method
-    return None
-
-
 async def test_a_deploy_tells_a_session_whose_views_it_changed(two: Shed) -> None:
-    heard: list[str] = []
-    changed = anyio.Event()
-
-    async def handler(message: Any) -> None:
-        method = notification_method(message)
-        if method:
-            heard.append(method)
-        if method == "notifications/resources/list_changed":
-            changed.set()
-
+    handler = Heard()
+    heard = handler.methods
     async with two.http("bo", mode="legacy", message_handler=handler) as client:
         assert (await client.list_resources()).resources == []
         await anyio.sleep(0.3)
@@ -134,8 +118,7 @@ async def test_a_deploy_tells_a_session_whose_views_it_changed(two: Shed) -> Non
         await anyio.sleep(1.5)
         assert "notifications/resources/list_changed" not in heard
         two.deploy(RUN_CLUB, "bo/runs", "bo", "--title", "Bo's runs")
-        with anyio.fail_after(10):
-            await changed.wait()
+        await handler.until("notifications/resources/list_changed")
         uris = [r.uri for r in (await client.list_resources(cache_mode="bypass")).resources]
         assert uris == ["ui://bo/runs/leaderboard.html"]
 

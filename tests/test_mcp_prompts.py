@@ -13,7 +13,7 @@ import pytest
 from mcp import MCPError
 from mcp.types import PromptReference
 
-from conftest import RUN_CLUB, Shed, unauthorized
+from conftest import RUN_CLUB, Heard, Shed, unauthorized
 
 pytestmark = pytest.mark.anyio
 
@@ -94,26 +94,9 @@ async def test_a_prompt_s_arguments_complete(two: Shed) -> None:
         assert str(refused.value).startswith("no prompt bo/runs — your prompts are ")
 
 
-class Heard:
-    """The notifications a session heard, as a client's message handler, and
-    an event set once every one of `awaited` was heard."""
-
-    def __init__(self, *awaited: str) -> None:
-        self.methods: list[str] = []
-        self.awaited = set(awaited)
-        self.all_heard = anyio.Event()
-
-    async def __call__(self, message: Any) -> None:
-        method = getattr(getattr(message, "root", message), "method", None)
-        if isinstance(method, str):
-            self.methods.append(method)
-            if self.awaited <= set(self.methods):
-                self.all_heard.set()
-
-
 async def test_a_deploy_into_reach_tells_a_session_its_prompts_changed_and_the_tools_stay(two: Shed) -> None:
-    handler = Heard("notifications/prompts/list_changed")
-    heard, changed = handler.methods, handler.all_heard
+    handler = Heard()
+    heard = handler.methods
     async with two.http("bo", mode="legacy", message_handler=handler) as client:
         tools_before = (await client.list_tools()).model_dump_json()
         assert [p.name for p in (await client.list_prompts()).prompts] == ["tour"]
@@ -122,8 +105,7 @@ async def test_a_deploy_into_reach_tells_a_session_its_prompts_changed_and_the_t
         await anyio.sleep(1.5)
         assert "notifications/prompts/list_changed" not in heard
         two.deploy(RUN_CLUB, "bo/runs", "bo", "--title", "Bo's runs")
-        with anyio.fail_after(10):
-            await changed.wait()
+        await handler.until("notifications/prompts/list_changed")
         prompts = (await client.list_prompts(cache_mode="bypass")).prompts
         assert [p.name for p in prompts] == ["bo/runs", "tour"]
         assert (await client.list_tools(cache_mode="bypass")).model_dump_json() == tools_before
@@ -131,14 +113,12 @@ async def test_a_deploy_into_reach_tells_a_session_its_prompts_changed_and_the_t
 
 
 async def test_joining_a_space_tells_a_session_its_prompts_and_views_changed(two: Shed) -> None:
-    handler = Heard("notifications/prompts/list_changed", "notifications/resources/list_changed")
-    both = handler.all_heard
+    handler = Heard()
     async with two.http("bo", mode="legacy", message_handler=handler) as client:
         assert [p.name for p in (await client.list_prompts()).prompts] == ["tour"]
         await anyio.sleep(0.3)
         two.member("ada", "bo", "viewer")  # by another process, as an owner would
-        with anyio.fail_after(10):
-            await both.wait()
+        await handler.until("notifications/prompts/list_changed", "notifications/resources/list_changed")
         prompts = (await client.list_prompts(cache_mode="bypass")).prompts
         assert [p.name for p in prompts] == ["ada/runs", "tour"]
         tour = (await client.get_prompt("tour")).messages[0].content.text

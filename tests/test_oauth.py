@@ -39,12 +39,14 @@ from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 
-from conftest import REPO, RUN_CLUB, Shed, free_port, ok
+from conftest import REPO, RUN_CLUB, Shed, free_port, ok, unauthorized
 
 pytestmark = pytest.mark.anyio
 
 BROWSER = REPO / "tests" / "browser"
 ACCESS_SECONDS = 4
+# A call of `commands`, the params of a raw `tools/call`.
+COMMANDS = {"name": "commands", "arguments": {}}
 
 
 # -- a CA of the test's own, and the client's metadata document over https ------
@@ -210,20 +212,6 @@ def club(shed: Shed, ca: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatc
     return shed
 
 
-async def post_mcp(shed: Shed, token: str, method: str, params: dict[str, Any]) -> httpx2.Response:
-    """One raw JSON-RPC request to /mcp with `token`."""
-    async with httpx2.AsyncClient(timeout=30) as http:
-        return await http.post(
-            shed.mcp_url,
-            json={"jsonrpc": "2.0", "id": 1, "method": method, "params": params},
-            headers={
-                "Authorization": f"Bearer {token}",
-                "Accept": "application/json, text/event-stream",
-                "Mcp-Protocol-Version": "2025-11-25",
-            },
-        )
-
-
 def a_callback() -> str:
     """A loopback redirect URI, as a native client listens on."""
     return f"http://127.0.0.1:{free_port()}/callback"
@@ -279,9 +267,9 @@ async def sign_in_use_and_refresh(
             assert len(kept.tokens) == 2 and len(person.visits) == 1, "refreshed, not signed in again"
             first, second = kept.tokens
             assert second.access_token != first.access_token and second.refresh_token != first.refresh_token
-            refused = await post_mcp(club, first.access_token, "tools/call", {"name": "commands", "arguments": {}})
-            assert refused.status_code == 401, "an expired access token"
-            assert 'error="invalid_token"' in refused.headers["www-authenticate"]
+            # An expired access token: a 401.
+            challenge = unauthorized(club, "tools/call", COMMANDS, token=first.access_token)
+            assert 'error="invalid_token"' in challenge
 
     listed = club.run("token", "list", "ada").stdout
     grant = re.search(rf"^(oauth-\d+)  {re.escape(name)} \(OAuth\)  ada  ", listed, re.M)
@@ -295,12 +283,8 @@ async def test_dcr_sign_in_refresh_and_revoke(club: Shed) -> None:
     async with httpx2.AsyncClient(timeout=30) as http:
         revoked = await http.post(f"{club.public_url}/oauth/revoke", data={"token": latest.refresh_token})
         assert revoked.status_code == 200, revoked.text
-    after = await post_mcp(club, latest.access_token, "tools/call", {"name": "commands", "arguments": {}})
-    assert after.status_code == 401, after.text
-    assert after.headers["www-authenticate"].startswith(
-        f'Bearer resource_metadata="{club.public_url}/.well-known/oauth-protected-resource/mcp"'
-    )
-    assert 'error="invalid_token"' in after.headers["www-authenticate"]
+    challenge = unauthorized(club, "tools/call", COMMANDS, token=latest.access_token)
+    assert 'error="invalid_token"' in challenge
     assert "(OAuth)" not in club.run("token", "list", "ada").stdout
 
 
@@ -329,8 +313,8 @@ async def test_cimd_sign_in_refresh_and_revoke_by_its_id(club: Shed, documents: 
     grant = re.search(r"^(oauth-\d+)  Test CIMD client", club.run("token", "list").stdout, re.M)
     assert grant
     assert club.run("token", "revoke", grant.group(1)).stdout.strip() == f"revoked token {grant.group(1)}"
-    after = await post_mcp(club, kept.tokens[-1].access_token, "tools/call", {"name": "commands", "arguments": {}})
-    assert after.status_code == 401 and 'error="invalid_token"' in after.headers["www-authenticate"]
+    challenge = unauthorized(club, "tools/call", COMMANDS, token=kept.tokens[-1].access_token)
+    assert 'error="invalid_token"' in challenge
     async with httpx2.AsyncClient(timeout=30) as http:
         refreshed = await http.post(
             f"{club.public_url}/oauth/token",

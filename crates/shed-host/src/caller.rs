@@ -81,7 +81,7 @@ impl Role {
     }
 
     /// `an owner`, `an editor`, `a viewer`.
-    pub(crate) fn with_article(self) -> &'static str {
+    pub fn with_article(self) -> &'static str {
         match self {
             Role::Owner => "an owner",
             Role::Editor => "an editor",

@@ -34,7 +34,7 @@ mod support;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use support::{PROTOCOL, Server, call, free_port, start, wait_until_listening};
+use support::{PROTOCOL, Server, binary, call, free_port, start, wait_until_listening};
 
 /// What the clients read of an answer: whether it is a result and not an
 /// error. The whole body is still parsed (serde checks every byte of it), but
@@ -276,9 +276,7 @@ fn main() {
 fn serve_beside(first: &Server, database: &str) -> Server {
     let data = tempfile::tempdir().expect("a temp dir");
     let port = free_port();
-    let binary =
-        std::env::var("SHED_BENCH_BINARY").unwrap_or_else(|_| env!("CARGO_BIN_EXE_shed").into());
-    let child = std::process::Command::new(binary)
+    let child = std::process::Command::new(binary())
         .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
         .arg("--data")
         .arg(data.path())

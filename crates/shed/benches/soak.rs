@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use support::{PROTOCOL, Server, call, start};
+use support::{PROTOCOL, Server, call, start, tool_call};
 
 /// The clients loading the server.
 const CLIENTS: u64 = 4;
@@ -129,14 +129,6 @@ fn succeeded(body: &str) -> bool {
     })
 }
 
-/// A sessionless `tools/call` of `tool`.
-fn tool_call(tool: &str, arguments: Value) -> Value {
-    json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-            "params": { "name": tool, "arguments": arguments, "_meta": {
-                "io.modelcontextprotocol/protocolVersion": PROTOCOL,
-                "io.modelcontextprotocol/clientCapabilities": {} } } })
-}
-
 /// Sends `message` sessionless and counts it in `counter` or as a failure.
 async fn ask(
     http: &reqwest::Client,
@@ -229,7 +221,7 @@ async fn client(
                 ask(
                     &http,
                     (url, token),
-                    &tool_call("commands", json!({})),
+                    &tool_call(1, "commands", json!({})),
                     &tally.listings,
                     &tally,
                 )
@@ -255,7 +247,7 @@ async fn deployer(server: Arc<(String, String)>, stop: Arc<AtomicBool>, tally: A
             "app_files",
             json!({ "app": "demo/runs", "write": { "note.txt": format!("minute {minute}") } }),
         );
-        let deploy = tool_call("app_deploy", json!({ "app": "demo/runs" }));
+        let deploy = tool_call(1, "app_deploy", json!({ "app": "demo/runs" }));
         ask(&http, (url, token), &draft, &AtomicU64::new(0), &tally).await;
         ask(&http, (url, token), &deploy, &tally.deploys, &tally).await;
     }

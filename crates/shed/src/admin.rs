@@ -157,11 +157,6 @@ pub struct DeployArgs {
     /// writes). Default: as before (private on a first deploy).
     #[arg(long, value_parser = parse_access)]
     access: Option<Access>,
-    /// The address the platform is reached at, for the app's address.
-    /// Default: the one the last `shed serve` or `shed up` on this data
-    /// folder served at.
-    #[arg(long, env = "SHED_PUBLIC_URL")]
-    public_url: Option<String>,
 }
 
 fn parse_role(word: &str) -> Result<Role, String> {
@@ -175,23 +170,8 @@ fn parse_access(word: &str) -> Result<Access, String> {
 
 /// Runs one administration command on the data folder `data`.
 pub async fn run(command: AdminCommand, place: &crate::serve::Place) -> anyhow::Result<()> {
-    let given = std::env::var("SHED_PUBLIC_URL").ok();
-    let public_url = match &command {
-        AdminCommand::Deploy(args) => args.public_url.as_deref(),
-        _ => given.as_deref(),
-    };
-    let host = crate::serve::open_for_cli(place, public_url).await?;
-    match administer(&host, command).await {
-        Ok(printed) => {
-            println!("{printed}");
-            Ok(())
-        }
-        Err(refusal) => {
-            // The sentence alone, as the spec words it, and a failing exit.
-            eprintln!("{refusal}");
-            std::process::exit(1);
-        }
-    }
+    let host = crate::serve::open_for_cli(place).await?;
+    crate::serve::print_or_refuse(administer(&host, command).await)
 }
 
 /// What the command prints, or the host's sentence.
@@ -211,7 +191,10 @@ async fn administer(host: &Host, command: AdminCommand) -> Result<String, HostEr
             role,
         }) => {
             host.add_member(&space, &handle, role).await?;
-            Ok(format!("{handle} is now {} of {space}", with_article(role)))
+            Ok(format!(
+                "{handle} is now {} of {space}",
+                role.with_article()
+            ))
         }
         AdminCommand::Person(PersonCommand::List) => Ok(lines(
             host.people()
@@ -313,14 +296,6 @@ fn lines(lines: impl Iterator<Item = String>, none: &str) -> String {
 fn when(at: Option<i64>, never: &str) -> String {
     at.and_then(|at| jiff::Timestamp::from_second(at).ok())
         .map_or_else(|| never.to_string(), |at| at.to_string())
-}
-
-fn with_article(role: Role) -> String {
-    match role {
-        Role::Owner => "an owner".into(),
-        Role::Editor => "an editor".into(),
-        Role::Viewer => "a viewer".into(),
-    }
 }
 
 /// Every file under `dir` (path relative to it, `/`-separated → bytes),

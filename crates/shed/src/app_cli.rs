@@ -18,8 +18,6 @@ pub enum AppCommand {
         /// The handle of the person whose apps to list.
         #[arg(long = "as", value_name = "HANDLE")]
         handle: Option<String>,
-        #[command(flatten)]
-        at: PublicUrl,
     },
     /// List an app's versions, newest first: who deployed each and when,
     /// and the commands each added and removed against the one before.
@@ -82,23 +80,12 @@ pub enum AppCommand {
     },
 }
 
-/// Who acts, and where the app's addresses point.
+/// Who acts.
 #[derive(Args)]
 pub struct Acting {
     /// The handle of the person acting.
     #[arg(long = "as", value_name = "HANDLE")]
     handle: String,
-    #[command(flatten)]
-    at: PublicUrl,
-}
-
-/// The address app addresses are printed at.
-#[derive(Args)]
-pub struct PublicUrl {
-    /// The address the platform is reached at. Default: the one the last
-    /// `shed serve` or `shed up` on this data folder served at.
-    #[arg(long, env = "SHED_PUBLIC_URL")]
-    public_url: Option<String>,
 }
 
 /// `2` or `v2`.
@@ -113,34 +100,16 @@ fn parse_version(word: &str) -> Result<i64, String> {
 
 /// Runs one `shed app` command on the data in `place`.
 pub async fn run(command: AppCommand, place: &crate::serve::Place) -> anyhow::Result<()> {
-    let public_url = match &command {
-        AppCommand::List { at, .. } => at.public_url.as_deref(),
-        AppCommand::Versions { acting, .. }
-        | AppCommand::Rollback { acting, .. }
-        | AppCommand::Trash { acting, .. }
-        | AppCommand::Restore { acting, .. }
-        | AppCommand::Purge { acting, .. } => acting.at.public_url.as_deref(),
-    };
-    let host = crate::serve::open_for_cli(place, public_url).await?;
-    match act(&host, command).await {
-        Ok(printed) => {
-            println!("{printed}");
-            Ok(())
-        }
-        Err(refusal) => {
-            eprintln!("{refusal}");
-            std::process::exit(1);
-        }
-    }
+    let host = crate::serve::open_for_cli(place).await?;
+    crate::serve::print_or_refuse(act(&host, command).await)
 }
 
 /// What the command prints, or the host's sentence.
 async fn act(host: &Host, command: AppCommand) -> Result<String, HostError> {
     Ok(match command {
-        AppCommand::List { handle: None, .. } => host.all_apps().await?.text,
+        AppCommand::List { handle: None } => host.all_apps().await?.text,
         AppCommand::List {
             handle: Some(handle),
-            ..
         } => {
             let caller = host.caller_for_handle(&handle).await?;
             host.apps(&caller).await?.text

@@ -146,6 +146,7 @@ async fn restore_into(data: &Path, file: &Path) -> anyhow::Result<shed_store::Co
     let place = serve::Place {
         data: data.to_path_buf(),
         database: None,
+        public_url: None,
     };
     let host = serve::open(&place, "http://localhost:7700").await?;
     host.ready().await?;

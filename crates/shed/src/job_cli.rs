@@ -55,7 +55,7 @@ pub struct ListArgs {
 
 /// Runs `shed job …` on the data folder.
 pub async fn run(command: JobCommand, place: &crate::serve::Place) -> anyhow::Result<()> {
-    let open = || crate::serve::open_for_cli(place, None);
+    let open = || crate::serve::open_for_cli(place);
     match command {
         JobCommand::Create(args) => {
             let ttl = jobs::parse_ttl(&args.ttl)?;

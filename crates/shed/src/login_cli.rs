@@ -21,11 +21,6 @@ pub enum WebCommand {
 pub struct LoginArgs {
     /// The person's handle (see `shed person add`).
     handle: String,
-    /// The address the server is reached at — the link points there.
-    /// Default: the one the last `shed serve` or `shed up` on this data
-    /// folder served at.
-    #[arg(long, env = "SHED_PUBLIC_URL")]
-    public_url: Option<String>,
 }
 
 #[derive(Args)]
@@ -36,12 +31,7 @@ pub struct LogoutArgs {
 
 /// Runs `shed login` or `shed logout` on the data in `place`.
 pub async fn run(command: WebCommand, place: &crate::serve::Place) -> anyhow::Result<()> {
-    let public_url = match &command {
-        WebCommand::Login(args) => args.public_url.as_deref(),
-        WebCommand::Logout(_) => None,
-    };
-    let host =
-        crate::serve::open_for_cli(place, public_url.map(|url| url.trim_end_matches('/'))).await?;
+    let host = crate::serve::open_for_cli(place).await?;
     match command {
         WebCommand::Login(args) => {
             let link = host.login_link(&args.handle).await?;

@@ -46,6 +46,14 @@ struct Cli {
     #[arg(long, global = true, env = "SHED_DATABASE_URL", value_name = "URL")]
     database: Option<String>,
 
+    /// The address people and MCP clients reach the server at, such as
+    /// https://shed.example.org — where the links and app addresses shed
+    /// prints point. `serve` and `up` default to http://localhost:<listen
+    /// port>; every other command to the address the last `shed serve` or
+    /// `shed up` on this data served at.
+    #[arg(long, global = true, env = "SHED_PUBLIC_URL", value_name = "URL")]
+    public_url: Option<String>,
+
     /// How log lines are written to stderr: `text` (coloured only when
     /// stderr is a terminal and NO_COLOR is unset) or `json` (one object a
     /// line). RUST_LOG picks what is logged.
@@ -112,16 +120,12 @@ enum Command {
     Web(login_cli::WebCommand),
 }
 
-/// Where to listen and the address people reach.
+/// Where to listen, and how to serve.
 #[derive(Args, Clone)]
 pub struct ServeArgs {
     /// The address and port to listen on.
     #[arg(long, default_value = "127.0.0.1:7700")]
     listen: SocketAddr,
-    /// The address people and MCP clients use to reach this server, such as
-    /// https://shed.example.org. Default: http://localhost:<listen port>.
-    #[arg(long, env = "SHED_PUBLIC_URL")]
-    public_url: Option<String>,
     /// The broker's queue for `shed command …`: a Unix socket, made mode
     /// 0600. Default: <data>/command-queue.sock.
     #[arg(long, value_name = "PATH")]
@@ -140,10 +144,11 @@ pub struct ServeArgs {
 }
 
 impl ServeArgs {
-    /// The public URL, without a trailing slash.
-    pub fn public_url(&self) -> String {
-        match &self.public_url {
-            Some(url) => url.trim_end_matches('/').to_string(),
+    /// The public URL `--public-url` gives, else http://localhost:<listen
+    /// port>.
+    pub fn public_url(&self, given: Option<&str>) -> String {
+        match given {
+            Some(url) => url.to_string(),
             None => format!("http://localhost:{}", self.listen.port()),
         }
     }
@@ -159,11 +164,6 @@ struct McpArgs {
     /// The handle of the person every request is made as (see `shed person add`).
     #[arg(long = "as", value_name = "HANDLE")]
     handle: String,
-    /// The address the server is reached at, for the app addresses in
-    /// answers. Default: the one the last `shed serve` or `shed up` on this
-    /// data folder served at.
-    #[arg(long, env = "SHED_PUBLIC_URL")]
-    public_url: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -216,6 +216,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
     let place = serve::Place {
         data: cli.data,
         database: cli.database,
+        public_url: cli.public_url,
     };
     match cli.command {
         Command::Version => {
@@ -230,7 +231,7 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Backup(args) => backup_cli::backup(&place, &args).await,
         Command::Restore(args) => backup_cli::restore(&place, &args).await,
         Command::Migrate(args) => migrate_cli::migrate(&place, &args).await,
-        Command::Mcp(args) => serve::stdio(&place, &args.handle, args.public_url.as_deref()).await,
+        Command::Mcp(args) => serve::stdio(&place, &args.handle).await,
         Command::Admin(command) => admin::run(command, &place).await,
         Command::Web(command) => login_cli::run(command, &place).await,
     }

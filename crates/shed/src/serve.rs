@@ -15,12 +15,15 @@ use tokio::signal::unix::{Signal, SignalKind, signal};
 
 use crate::ServeArgs;
 
-/// Where shed keeps its data: the data folder (the broker's socket, and the
-/// SQLite database unless `database` names a server).
+/// Where shed keeps its data — the data folder (the broker's socket, and
+/// the SQLite database unless `database` names a server) — and the address
+/// it is reached at, when given.
 pub struct Place {
     pub data: PathBuf,
     /// `--database` / `SHED_DATABASE_URL`.
     pub database: Option<String>,
+    /// `--public-url` / `SHED_PUBLIC_URL`.
+    pub public_url: Option<String>,
 }
 
 /// Opens the host on `place` at `public_url`, creating the data folder
@@ -35,12 +38,33 @@ pub async fn open(place: &Place, public_url: &str) -> anyhow::Result<Host> {
     said_where(place, opened)
 }
 
-/// Opens the host on `place` for a CLI command, at `public_url` when
+/// Opens the host on `place` for a CLI command, at its public URL when
 /// given, else at the address the last server on the data recorded, so the
 /// links it prints point where the server is.
-pub async fn open_for_cli(place: &Place, public_url: Option<&str>) -> anyhow::Result<Host> {
-    let opened = Host::open_at_served_url(&place.data, place.database.as_deref(), public_url).await;
+pub async fn open_for_cli(place: &Place) -> anyhow::Result<Host> {
+    let opened = Host::open_at_served_url(
+        &place.data,
+        place.database.as_deref(),
+        place.public_url.as_deref(),
+    )
+    .await;
     said_where(place, opened)
+}
+
+/// What a CLI command answered: printed on stdout, or the host's refusal —
+/// its one sentence alone on stderr, as the spec words it — and a failing
+/// exit.
+pub fn print_or_refuse(answered: Result<String, shed_host::HostError>) -> anyhow::Result<()> {
+    match answered {
+        Ok(printed) => {
+            println!("{printed}");
+            Ok(())
+        }
+        Err(refusal) => {
+            eprintln!("{refusal}");
+            std::process::exit(1);
+        }
+    }
 }
 
 /// A host that did not open, said with where: the store's own sentence for
@@ -135,15 +159,21 @@ async fn first_signal(terminate: &mut Signal, interrupt: &mut Signal) -> &'stati
     }
 }
 
+/// Opens the host a server on `place` serves, at its public URL, else
+/// http://localhost:<listen port>.
+pub async fn open_server(place: &Place, args: &ServeArgs) -> anyhow::Result<Host> {
+    open(place, &args.public_url(place.public_url.as_deref())).await
+}
+
 /// `shed serve`.
 pub async fn serve(place: &Place, args: &ServeArgs) -> anyhow::Result<()> {
-    let host = open(place, &args.public_url()).await?;
+    let host = open_server(place, args).await?;
     run_server(host, &place.data, args).await
 }
 
 /// `shed mcp --as <handle>`.
-pub async fn stdio(place: &Place, handle: &str, public_url: Option<&str>) -> anyhow::Result<()> {
-    let host = open_for_cli(place, public_url.map(|url| url.trim_end_matches('/'))).await?;
+pub async fn stdio(place: &Place, handle: &str) -> anyhow::Result<()> {
+    let host = open_for_cli(place).await?;
     let caller = host.caller_for_handle(handle).await?;
     shed_mcp::serve_stdio(host, caller).await?;
     Ok(())

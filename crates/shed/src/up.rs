@@ -14,7 +14,7 @@ use crate::{ServeArgs, example, serve};
 pub async fn up(place: &serve::Place, args: &ServeArgs) -> anyhow::Result<()> {
     let data = place.data.as_path();
     let file_was_there = data.join(shed_host::DATABASE_FILE).exists();
-    let host = serve::open(place, &args.public_url()).await?;
+    let host = serve::open_server(place, args).await?;
     // On a database server, fresh is a database where `you` is not made yet.
     let fresh = match place.database {
         None => !file_was_there,

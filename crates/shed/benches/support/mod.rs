@@ -43,9 +43,7 @@ pub fn free_port() -> u16 {
 pub fn start(database: Option<&str>) -> Server {
     let data = tempfile::tempdir().expect("a temp dir");
     let port = free_port();
-    let binary =
-        std::env::var("SHED_BENCH_BINARY").unwrap_or_else(|_| env!("CARGO_BIN_EXE_shed").into());
-    let mut command = Command::new(binary);
+    let mut command = Command::new(binary());
     command
         .args(["up", "--listen", &format!("127.0.0.1:{port}")])
         .arg("--data")
@@ -78,19 +76,29 @@ pub fn start(database: Option<&str>) -> Server {
 
 /// One `tools/call` of `command`, as a JSON-RPC request.
 pub fn call(id: u64, name: &str, args: Value) -> Value {
+    tool_call(id, "command", json!({ "name": name, "args": args }))
+}
+
+/// One sessionless `tools/call` of `tool`, as a JSON-RPC request.
+pub fn tool_call(id: u64, tool: &str, arguments: Value) -> Value {
     json!({
         "jsonrpc": "2.0",
         "id": id,
         "method": "tools/call",
         "params": {
-            "name": "command",
-            "arguments": { "name": name, "args": args },
+            "name": tool,
+            "arguments": arguments,
             "_meta": {
                 "io.modelcontextprotocol/protocolVersion": PROTOCOL,
                 "io.modelcontextprotocol/clientCapabilities": {}
             }
         }
     })
+}
+
+/// The `shed` binary the benches run: SHED_BENCH_BINARY, else this build's.
+pub fn binary() -> String {
+    std::env::var("SHED_BENCH_BINARY").unwrap_or_else(|_| env!("CARGO_BIN_EXE_shed").into())
 }
 
 /// Waits (up to 20 s) until something listens on the loopback `port`.

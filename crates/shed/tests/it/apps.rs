@@ -12,9 +12,9 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::broker_support::{answered, cli};
-use crate::data_place::DataIn;
+use crate::data_place::{DataIn, private_folder};
 use crate::listening::{free_port, wait_until_listening};
-use crate::web_door::{Shed, run};
+use crate::web_door::{Shed, run, run_club};
 
 const SHED: &str = env!("CARGO_BIN_EXE_shed");
 
@@ -26,7 +26,7 @@ const TRASHED: &str = "demo/runs is in the trash — an owner or an editor of de
 /// `longest` new.
 fn second_edition() -> tempfile::TempDir {
     let folder = tempfile::tempdir().unwrap();
-    let club = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/run-club");
+    let club = run_club();
     for entry in std::fs::read_dir(&club).unwrap() {
         let entry = entry.unwrap();
         std::fs::copy(entry.path(), folder.path().join(entry.file_name())).unwrap();
@@ -267,7 +267,7 @@ async fn a_trashed_app_is_refused_through_every_door_and_restored_whole() {
         "the broker listed a trashed app's commands"
     );
     // Its name is not free, and an outsider learns nothing of it.
-    let club = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/run-club");
+    let club = run_club();
     let deploy = [
         "deploy",
         club.to_str().unwrap(),
@@ -317,46 +317,34 @@ async fn a_trashed_app_is_refused_through_every_door_and_restored_whole() {
 #[tokio::test]
 async fn a_purge_asks_the_exact_name_of_a_trashed_app_and_frees_it() {
     let shed = Shed::start().await;
-    let cookie = shed.demo_cookie("ada").await;
-    let (status, _) = shed.apply("runs", run("Ada", 4.0), Some(&cookie)).await;
-    assert_eq!(status, StatusCode::OK);
-    assert_eq!(
-        shed.refused(&[
+    // `shed app purge demo/runs --confirm <confirm> --as <who>`.
+    let purge = |confirm: &'static str, who: &'static str| {
+        [
             "app",
             "purge",
             "demo/runs",
             "--confirm",
-            "demo/runs",
+            confirm,
             "--as",
-            "ada"
-        ]),
+            who,
+        ]
+    };
+    let cookie = shed.demo_cookie("ada").await;
+    let (status, _) = shed.apply("runs", run("Ada", 4.0), Some(&cookie)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        shed.refused(&purge("demo/runs", "ada")),
         "only an app in the trash is purged, and demo/runs is not in it — put it there first \
          (`shed app trash demo/runs`)"
     );
     shed.shed(&["app", "trash", "demo/runs", "--as", "ada"]);
     assert_eq!(
-        shed.refused(&[
-            "app",
-            "purge",
-            "demo/runs",
-            "--confirm",
-            "demo/runs",
-            "--as",
-            "ed"
-        ]),
+        shed.refused(&purge("demo/runs", "ed")),
         "only an owner of demo purges its apps — an owner or an editor of demo may restore \
          demo/runs from the trash"
     );
     assert_eq!(
-        shed.refused(&[
-            "app",
-            "purge",
-            "demo/runs",
-            "--confirm",
-            "runs",
-            "--as",
-            "ada"
-        ]),
+        shed.refused(&purge("runs", "ada")),
         "to purge demo/runs, type its name exactly: demo/runs (you typed runs) — nothing was deleted"
     );
     let output = crate::web_door::shed_output(
@@ -366,22 +354,13 @@ async fn a_purge_asks_the_exact_name_of_a_trashed_app_and_frees_it() {
     );
     assert!(!output.status.success(), "a purge without --confirm ran");
     assert_eq!(
-        shed.shed(&[
-            "app",
-            "purge",
-            "demo/runs",
-            "--confirm",
-            "demo/runs",
-            "--as",
-            "ada"
-        ])
-        .trim(),
+        shed.shed(&purge("demo/runs", "ada")).trim(),
         "purged demo/runs: 1 version and 1 entity deleted for good; the name demo/runs is free"
     );
     assert!(!shed.shed(&["app", "list"]).contains("demo/runs "));
 
     // The name is free: a deploy makes a new app, v1, with no data.
-    let club = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/run-club");
+    let club = run_club();
     let said = shed.shed(&[
         "deploy",
         club.to_str().unwrap(),
@@ -414,12 +393,7 @@ fn shed_plain(data: &Path, args: &[&str]) -> String {
 
 #[test]
 fn the_cli_s_links_point_where_the_last_server_served() {
-    let data = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(
-        data.path(),
-        std::os::unix::fs::PermissionsExt::from_mode(0o700),
-    )
-    .unwrap();
+    let data = private_folder();
     shed_plain(data.path(), &["person", "add", "ada"]);
     shed_plain(data.path(), &["space", "add", "demo", "--owner", "ada"]);
     let before = shed_plain(data.path(), &["login", "ada"]);
@@ -441,7 +415,7 @@ fn the_cli_s_links_point_where_the_last_server_served() {
         .unwrap();
     wait_until_listening(port);
     let link = shed_plain(data.path(), &["login", "ada"]);
-    let club = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/run-club");
+    let club = run_club();
     let club = club.to_str().unwrap();
     let deployed = shed_plain(
         data.path(),

@@ -39,6 +39,15 @@ impl DataIn for Command {
     }
 }
 
+/// A new data folder, private as shed makes one (mode 0700), so nothing is
+/// warned of.
+pub fn private_folder() -> tempfile::TempDir {
+    let folder = tempfile::tempdir().unwrap();
+    let private = std::os::unix::fs::PermissionsExt::from_mode(0o700);
+    std::fs::set_permissions(folder.path(), private).unwrap();
+    folder
+}
+
 /// The store the sheds on `data` keep, opened as they open it.
 pub async fn store(data: &Path) -> Store {
     match shed_test_database::for_folder(data) {

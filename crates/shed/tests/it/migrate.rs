@@ -16,15 +16,13 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::{Value, json};
 use shed_store::Store;
 use tokio_postgres::NoTls;
 use tokio_postgres::types::Type;
 
-use crate::data_place::DataIn;
-use crate::operating_support::{SHED, Shed, call, data_folder, log_run, succeeded, written_eid};
+use crate::operating_support::{Shed, call, data_folder, log_run, shed_on, succeeded, written_eid};
 
 /// A value as both databases are compared: SQLite's 0/1 and microseconds
 /// read as PostgreSQL's bools and times are.
@@ -43,18 +41,7 @@ type Rows = Vec<String>;
 /// `shed migrate --to <to>` on the SQLite file of `data`: whether it
 /// succeeded, its stdout and stderr.
 fn migrate(data: &Path, to: &str) -> (bool, String, String) {
-    let output = Command::new(SHED)
-        .args(["migrate", "--to", to])
-        .data_on(data, None)
-        .env("RUST_LOG", "warn")
-        .output()
-        .unwrap();
-    let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
-    (
-        output.status.success(),
-        text(output.stdout),
-        text(output.stderr),
-    )
+    shed_on(data, None, &["migrate", "--to", to])
 }
 
 async fn connect(url: &str) -> tokio_postgres::Client {
@@ -560,13 +547,13 @@ async fn bad_input_answers_one_sentence() {
         assert_eq!(said.trim().lines().count(), 1, "one sentence: {said}");
     }
 
-    let output = Command::new(SHED)
-        .args(["migrate", "--to", "postgres://u@127.0.0.1:1/db"])
-        .data_on(&data, Some("postgres://u@127.0.0.1:1/other"))
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    assert!(String::from_utf8_lossy(&output.stderr).contains("leave out --database"));
+    let (ok, _, said) = shed_on(
+        &data,
+        Some("postgres://u@127.0.0.1:1/other"),
+        &["migrate", "--to", "postgres://u@127.0.0.1:1/db"],
+    );
+    assert!(!ok);
+    assert!(said.contains("leave out --database"));
 
     let sqlite = rusqlite::Connection::open(data.join("shed.db")).unwrap();
     sqlite

@@ -153,9 +153,15 @@ impl Shed {
 
 /// `shed <args> --data <data>`: whether it succeeded, its stdout and stderr.
 pub fn shed(data: &Path, args: &[&str]) -> (bool, String, String) {
+    shed_on(data, shed_test_database::for_folder(data).as_deref(), args)
+}
+
+/// [`shed`] keeping its data in the database `database` names, or in the
+/// folder's SQLite file when none, whatever the tests run on.
+pub fn shed_on(data: &Path, database: Option<&str>, args: &[&str]) -> (bool, String, String) {
     let output = Command::new(SHED)
         .args(args)
-        .data_in(data)
+        .data_on(data, database)
         .env("RUST_LOG", "warn")
         .output()
         .unwrap();

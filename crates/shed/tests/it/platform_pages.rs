@@ -103,7 +103,7 @@ async fn the_last_owner_stays_and_only_an_owner_invites() {
     );
 
     // The CLI says the same of a demotion.
-    let said = shed_refusal(&shed, &["member", "add", "demo", "ada", "--role", "viewer"]);
+    let said = shed.refused(&["member", "add", "demo", "ada", "--role", "viewer"]);
     assert!(said.contains(last), "{said}");
 
     // Bad input: a sentence, nothing changed.
@@ -253,11 +253,4 @@ async fn a_person_revokes_their_own_tokens_only() {
         .await
         .unwrap();
     assert_eq!(mcp.status(), StatusCode::UNAUTHORIZED);
-}
-
-/// The stderr of a `shed` run that must fail.
-fn shed_refusal(shed: &Shed, args: &[&str]) -> String {
-    let output = crate::web_door::shed_output(shed.data.path(), shed.port, args);
-    assert!(!output.status.success(), "{args:?} succeeded");
-    String::from_utf8(output.stderr).unwrap()
 }

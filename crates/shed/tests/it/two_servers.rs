@@ -16,7 +16,7 @@ use reqwest::{StatusCode, header};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use crate::data_place::on_server;
+use crate::data_place::{on_server, private_folder};
 use crate::listening::{free_port, wait_until_listening};
 use crate::operating_support::{SHED, call};
 use crate::web_door::{Shed, run};
@@ -51,14 +51,6 @@ impl Drop for Served {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-/// A new data folder, private as shed makes one (so nothing is warned of).
-fn private_folder() -> tempfile::TempDir {
-    let folder = tempfile::tempdir().unwrap();
-    let private = std::os::unix::fs::PermissionsExt::from_mode(0o700);
-    std::fs::set_permissions(folder.path(), private).unwrap();
-    folder
 }
 
 /// `shed serve` on `data` and the database `url`, on a free loopback port,

@@ -12,7 +12,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use crate::data_place::DataIn;
+use crate::data_place::{DataIn, private_folder};
 use reqwest::StatusCode;
 use reqwest::header::{self, HeaderMap};
 use serde_json::{Value, json};
@@ -36,7 +36,8 @@ impl Drop for Shed {
     }
 }
 
-fn run_club() -> PathBuf {
+/// The run club example's folder.
+pub(crate) fn run_club() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/run-club")
 }
 
@@ -86,10 +87,7 @@ impl Shed {
     }
 
     pub(crate) async fn start() -> Shed {
-        let data = tempfile::tempdir().unwrap();
-        // Private, as shed makes a data folder, so it warns of nothing.
-        let private = std::os::unix::fs::PermissionsExt::from_mode(0o700);
-        std::fs::set_permissions(data.path(), private).unwrap();
+        let data = private_folder();
         let port = free_port();
         let on = |args: &[&str]| shed_on(data.path(), port, args);
         for (handle, name) in [("ada", "Ada"), ("ed", "Ed"), ("vic", "Vic"), ("sam", "Sam")] {
@@ -127,10 +125,7 @@ impl Shed {
     pub(crate) fn beside(&self) -> Shed {
         let database = shed_test_database::for_folder(self.data.path())
             .expect("two servers share a database only on a database server");
-        let data = tempfile::tempdir().unwrap();
-        let private = std::os::unix::fs::PermissionsExt::from_mode(0o700);
-        std::fs::set_permissions(data.path(), private).unwrap();
-        Shed::serve(data, free_port(), Some(&database))
+        Shed::serve(private_folder(), free_port(), Some(&database))
     }
 
     /// `shed serve` on `data` at `port` — on `database` when given, else
