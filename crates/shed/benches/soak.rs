@@ -244,6 +244,7 @@ async fn deployer(server: Arc<(String, String)>, stop: Arc<AtomicBool>, tally: A
         tokio::time::sleep(DEPLOY_EVERY).await;
         minute += 1;
         let draft = tool_call(
+            1,
             "app_files",
             json!({ "app": "demo/runs", "write": { "note.txt": format!("minute {minute}") } }),
         );
