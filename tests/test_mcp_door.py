@@ -131,6 +131,12 @@ async def test_a_listening_client_hears_of_a_deploy_that_changed_its_views(two: 
             with anyio.fail_after(10):
                 event = await subscription.__anext__()
             assert type(event).__name__ == "ResourcesListChanged"
+            # The same views deployed again are new pages under the same
+            # names: a client that reaches them is told.
+            two.deploy(RUN_CLUB, "bo/runs", "bo", "--title", "Bo's runs")
+            with anyio.fail_after(10):
+                event = await subscription.__anext__()
+            assert type(event).__name__ == "ResourcesListChanged"
         uris = [r.uri for r in (await client.list_resources(cache_mode="bypass")).resources]
         assert uris == ["ui://bo/runs/leaderboard.html"]
 

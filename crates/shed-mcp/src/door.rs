@@ -28,7 +28,7 @@ use crate::{
     prompts,
     tools::{TOOLS_CHANGED_LINE, fingerprint, tools},
     views,
-    watch::{Notifier, watch_reach},
+    watch::{Notifier, ReachWatch},
 };
 
 /// What the server tells a client about itself on connecting.
@@ -380,14 +380,11 @@ impl ServerHandler for Door {
     /// A session that began with `initialize` is watched for deploys that
     /// change the views and prompts it reaches, for as long as it lives.
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let watch = ReachWatch::begin(self.host.clone());
         let Ok(caller) = self.caller(&context.extensions).await else {
             return;
         };
-        tokio::spawn(watch_reach(
-            self.host.clone(),
-            caller,
-            Notifier::Session(context.peer),
-        ));
+        tokio::spawn(watch.run(caller, Notifier::Session(context.peer)));
     }
 
     /// The sessionless protocol asks for change notifications with
@@ -400,6 +397,7 @@ impl ServerHandler for Door {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let watch = ReachWatch::begin(self.host.clone());
         let caller = self
             .caller(&context.request_context().extensions)
             .await
@@ -411,7 +409,7 @@ impl ServerHandler for Door {
         }
         let sink = context.sink().clone();
         tokio::select! {
-            () = watch_reach(self.host.clone(), caller, Notifier::Subscription(sink)) => {}
+            () = watch.run(caller, Notifier::Subscription(sink)) => {}
             () = context.cancelled() => {}
         }
         Ok(())
