@@ -11,6 +11,8 @@
 //! holds no rule of its own.
 
 mod api;
+mod app_page;
+mod browser;
 mod caller;
 mod door;
 mod files;
