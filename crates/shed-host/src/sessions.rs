@@ -329,9 +329,9 @@ impl Host {
         Ok(self.inner.store.end_web_sessions(&person.eid).await?)
     }
 
-    /// The caller's sign-ins, newest first, the one of the browser holding
-    /// `session` (its cookie on `space`'s host, `None` for the platform's)
-    /// marked.
+    /// The caller's sign-ins: the one of the browser holding `session` (its
+    /// cookie on `space`'s host, `None` for the platform's) marked and first,
+    /// then the others, newest first.
     pub async fn own_sessions(
         &self,
         caller: &Caller,
@@ -350,7 +350,9 @@ impl Host {
             None => None,
         };
         let records = store.web_sessions_of(&person.eid, at).await?;
-        Ok(sign_ins(records, this.as_deref()))
+        let mut listed = sign_ins(records, this.as_deref());
+        listed.sort_by_key(|one| !one.this_browser);
+        Ok(listed)
     }
 
     /// Ends one of the caller's sign-ins, named by its id as listed, on every

@@ -102,7 +102,7 @@ fn overview_html(overview: &AppOverview) -> String {
     let role = mine.role.unwrap_or("not a member");
     let mut html = format!(
         "<p class=\"meta\"><a href=\"/spaces/{space}\">{space}</a> / {slug} · {access} · \
-         v{version} answers · you are {role} here</p>\n",
+         v{version} answers · your role: {role}</p>\n",
         space = escape(space),
         slug = escape(&app.slug),
         access = escape(app.access),
@@ -129,7 +129,7 @@ fn overview_html(overview: &AppOverview) -> String {
                     "<h3>Purge</h3>\n<p>Deletes {at} for good — every version and all its data. \
                      It cannot be undone.</p>\n\
                      <form class=\"inline\" method=\"post\" action=\"{page}/purge\">\
-                     <label>Type <code>{at}</code> to purge it <input name=\"confirm\" \
+                     <label><span>Type <code>{at}</code> to purge it</span><input name=\"confirm\" \
                      autocomplete=\"off\" spellcheck=\"false\" maxlength=\"200\"></label>\
                      <button class=\"danger\" type=\"submit\">Purge</button></form>\n"
                 ));

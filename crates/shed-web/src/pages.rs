@@ -559,8 +559,8 @@ fn sessions_section(sessions: &[SignInSession]) -> String {
         html.push_str("</ul>\n");
     }
     html.push_str(&format!(
-        "<form method=\"post\" action=\"{SIGN_OUT_PATH}\"><button class=\"danger\" type=\"submit\">\
-         Sign out everywhere</button></form>\n</section>\n"
+        "<form class=\"everywhere\" method=\"post\" action=\"{SIGN_OUT_PATH}\"><button class=\"danger\" \
+         type=\"submit\">Sign out everywhere</button></form>\n</section>\n"
     ));
     html
 }
