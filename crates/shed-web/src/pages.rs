@@ -57,8 +57,7 @@ pub(crate) fn router(door: Arc<Door>) -> Router {
         .route(AGENTS_PATH, get(agents))
         .route(END_JOB_PATH, post(end_job))
         .route(PAGES_JS_PATH, get(pages_js))
-        .with_state(door.clone())
-        .merge(crate::app_page::router(door))
+        .with_state(door)
 }
 
 async fn pages_js(State(door): State<Arc<Door>>, headers: HeaderMap) -> Response {
