@@ -49,7 +49,7 @@ async def test_a_rollback_moves_the_views_and_commands_and_never_the_tools(two: 
         await anyio.sleep(0.3)
 
         said = two.run("app", "rollback", "ada/runs", "1", "--as", "ada").stdout
-        assert said.startswith("rolled ada/runs back to v1: deployed ada/runs v3: "), said
+        assert said.startswith("rolled ada/runs back to v1: now v3, at "), said
         await heard.until(RESOURCES_CHANGED)
         views = (await client.list_resources()).resources
         assert [str(view.uri) for view in views] == ["ui://ada/runs/leaderboard.html"]

@@ -65,6 +65,27 @@ pub struct AppOfMine {
     pub app: SpaceApp,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub role: Option<&'static str>,
+    /// What the rule book lets the caller do to it, for a page's buttons
+    /// (not sent: a program asks by doing).
+    #[serde(skip)]
+    pub may: AppActs,
+}
+
+/// What the rule book lets a caller do to an app's life: roll it back, put
+/// it in the trash and take it out, purge it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AppActs {
+    pub rollback: bool,
+    pub trash: bool,
+    pub purge: bool,
+}
+
+/// An app's page: the app as its space lists it, with the caller's role and
+/// what they may do, and its versions.
+#[derive(Debug, Clone)]
+pub struct AppOverview {
+    pub app: AppOfMine,
+    pub versions: AppVersions,
 }
 
 /// When something was done, and by whom.

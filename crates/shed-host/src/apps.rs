@@ -10,9 +10,11 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use crate::access::{Act, may};
+use crate::access::{Act, Standing, may};
 use crate::answer::{Answer, SpaceApp};
-use crate::answer::{AppChange, AppList, AppOfMine, AppVersion, AppVersions, Deployed, Stamp};
+use crate::answer::{
+    AppActs, AppChange, AppList, AppOfMine, AppOverview, AppVersion, AppVersions, Deployed, Stamp,
+};
 use crate::deploy::{Made, Target};
 use crate::names::{AppName, shown};
 use crate::reach::Reach;
@@ -29,10 +31,7 @@ impl Host {
         let apps = reach
             .apps_and_trashed(&snapshot)
             .into_iter()
-            .map(|app| AppOfMine {
-                app: SpaceApp::of(app),
-                role: reach.role(&app.space).map(|role| role.as_str()),
-            })
+            .map(|app| mine(app, &reach))
             .collect();
         Ok(listed(apps, "in your spaces"))
     }
@@ -47,9 +46,21 @@ impl Host {
             .map(|app| AppOfMine {
                 app: SpaceApp::of(app),
                 role: None,
+                may: AppActs::default(),
             })
             .collect();
         Ok(listed(apps, "on this shed"))
+    }
+
+    /// What an app's page shows of `app` (`space/app`), trashed or not: the
+    /// app, the caller's role and what they may do to it, and its versions.
+    pub async fn app_overview(&self, caller: &Caller, app: &str) -> Result<AppOverview, HostError> {
+        let versions = self.app_versions(caller, app).await?.data;
+        let (live, reach) = self.managed_app(caller, app, Act::SeeVersions).await?;
+        Ok(AppOverview {
+            app: mine(&live, &reach),
+            versions,
+        })
     }
 
     /// Every version of `app` (`space/app`), newest first: who deployed it
@@ -144,7 +155,17 @@ impl Host {
         };
         let deployed = self.deploy(&target, files, made).await?;
         Ok(Answer {
-            text: format!("rolled {} back to v{version}: {}", app.name, deployed.text),
+            text: format!(
+                "rolled {} back to v{version}: now v{}, at {}\ncommands: {}",
+                app.name,
+                deployed.data.version,
+                deployed.data.address,
+                if deployed.data.commands.is_empty() {
+                    "none".to_string()
+                } else {
+                    deployed.data.commands.join(", ")
+                }
+            ),
             data: deployed.data,
         })
     }
@@ -285,6 +306,44 @@ impl Host {
     }
 }
 
+/// An app as the caller sees it in a list: with their role, and what the
+/// rule book lets them do to it.
+fn mine(app: &LiveApp, reach: &Reach) -> AppOfMine {
+    let standing = reach.standing(&app.space);
+    AppOfMine {
+        app: SpaceApp::of(app),
+        role: reach.role(&app.space).map(|role| role.as_str()),
+        may: acts(app, standing),
+    }
+}
+
+/// What the rule book lets one of `standing` do to `app`'s life.
+fn acts(app: &LiveApp, standing: Standing) -> AppActs {
+    let may = |act| may(app.subject(), standing, act).is_ok();
+    AppActs {
+        rollback: may(Act::Rollback),
+        trash: may(Act::Trash),
+        purge: may(Act::Purge),
+    }
+}
+
+/// A version as a person writes it, `2` or `v2`; anything else refused
+/// with the sentence saying how.
+pub fn parse_version(word: &str) -> Result<i64, HostError> {
+    let word = word.trim();
+    word.strip_prefix('v')
+        .unwrap_or(word)
+        .parse::<i64>()
+        .ok()
+        .filter(|version| *version > 0)
+        .ok_or_else(|| {
+            HostError::BadInput(format!(
+                "{} is not a version — say one like 2 or v2",
+                shown(word)
+            ))
+        })
+}
+
 /// `jeff/runs: 3 apps in your spaces` and a line per app.
 fn listed(apps: Vec<AppOfMine>, where_: &str) -> Answer<AppList> {
     let mut lines = vec![format!("{} {where_}", count(apps.len(), "app", "apps"))];
@@ -375,6 +434,19 @@ mod tests {
 
     fn names(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_version_is_a_positive_number_with_or_without_its_v() {
+        assert_eq!(super::parse_version("2").unwrap(), 2);
+        assert_eq!(super::parse_version(" v12 ").unwrap(), 12);
+        for bad in ["", "0", "-1", "two", "v", "2.5", "V2"] {
+            let refused = super::parse_version(bad).unwrap_err().to_string();
+            assert!(
+                refused.contains("is not a version — say one like 2 or v2"),
+                "{bad}: {refused}"
+            );
+        }
     }
 
     #[test]

@@ -50,6 +50,7 @@ use shed_store::Store;
 
 pub use access::{SIGN_IN_HOW, VIEWER_SENTENCE};
 pub use answer::{Answer, Data};
+pub use apps::parse_version;
 pub use caller::{Access, Caller, NotARole, NotAnAccess, Person, Role};
 pub use error::HostError;
 

@@ -12,6 +12,14 @@
 //! made for; then the space's host signs in the browser holding its cookie.
 //! Sessions last thirty days; `shed logout <handle>` ends them all. Every
 //! secret is 128 random bits, and only its sha256 is kept.
+//!
+//! A sign-in has a public id, shared by the platform host's session and the
+//! space hosts' sessions its hops made: the account page lists a person's
+//! sign-ins by it — the browser's `User-Agent` at sign-in, when, and when
+//! last seen (recorded at most once a minute per session, not on every
+//! request) — and ends one by it, on every host, at its next request.
+
+use shed_store::web_sessions::{NewWebSession, WebSessionRecord};
 
 use crate::secrets::{hash, now, secret};
 
@@ -28,6 +36,28 @@ pub const SESSION_SECONDS: i64 = 30 * 24 * 60 * 60;
 
 /// The host a web session belongs to: the platform's own is kept as `""`.
 const PLATFORM_HOST: &str = "";
+/// A session's last sighting is written at most this often (seconds).
+pub const SEEN_EVERY: i64 = 60;
+/// The longest `User-Agent` kept, in characters.
+const USER_AGENT_CHARS: usize = 300;
+
+/// One sign-in of a person, as their account page lists it: the sessions it
+/// holds on the platform's host and the space hosts, taken together.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SignInSession {
+    /// Public: how the person names it to end it.
+    pub id: String,
+    /// The browser's `User-Agent` at sign-in, as it said it.
+    pub user_agent: Option<String>,
+    /// Unix seconds.
+    pub signed_in_at: i64,
+    /// Unix seconds: the latest sighting on any of its hosts.
+    pub last_seen: i64,
+    /// The spaces whose hosts it is signed in on.
+    pub spaces: Vec<String>,
+    /// Whether it is the sign-in of the request asking.
+    pub this_browser: bool,
+}
 
 /// A sign-in link, shown once.
 #[derive(Clone, Debug)]
@@ -109,7 +139,13 @@ impl Host {
     /// Uses a sign-in link's key: a session on the platform's host, and a hop
     /// for each of the person's spaces. A key used before, expired, or never
     /// made is refused with how to get a new one.
-    pub async fn sign_in_with_link(&self, key: &str) -> Result<SignedIn, HostError> {
+    /// `user_agent` is the browser's `User-Agent`, kept to tell its session
+    /// from the person's others.
+    pub async fn sign_in_with_link(
+        &self,
+        key: &str,
+        user_agent: Option<&str>,
+    ) -> Result<SignedIn, HostError> {
         let at = now();
         let store = &self.inner.store;
         let eid = store
@@ -117,9 +153,9 @@ impl Host {
             .await?
             .ok_or_else(link_spent)?;
         let person = store.person_by_eid(&eid).await?.ok_or_else(link_spent)?;
-        let session = secret();
-        store
-            .add_web_session(&eid, PLATFORM_HOST, &hash(&session), at + SESSION_SECONDS)
+        let sign_in = sign_in_id();
+        let session = self
+            .add_session(&eid, PLATFORM_HOST, &sign_in, user_agent)
             .await?;
         let handoff = secret();
         let mut hops = Vec::new();
@@ -131,6 +167,7 @@ impl Host {
                     &membership.space,
                     &hash(&code),
                     &hash(&handoff),
+                    &sign_in,
                     at + HOP_SECONDS,
                 )
                 .await?;
@@ -196,28 +233,63 @@ impl Host {
     /// Trades a confirmed hop (its `back` code) on `space`'s host for a
     /// session there, in the browser whose cookie it was bound to: the
     /// person and the session's secret. Anything else is refused.
+    /// The session joins the sign-in the hop was made by.
     pub async fn sign_in_with_hop(
         &self,
         space: &str,
         back: &str,
         browser: Option<&str>,
+        user_agent: Option<&str>,
     ) -> Result<(Person, String), HostError> {
-        let at = now();
         let store = &self.inner.store;
         let browser = browser.map(|secret| hash(secret.trim()));
-        let eid = store
-            .use_web_hop(space, &hash(back.trim()), browser.as_deref(), at)
+        let used = store
+            .use_web_hop(space, &hash(back.trim()), browser.as_deref(), now())
             .await?
             .ok_or_else(|| hop_spent(space))?;
         let person = store
-            .person_by_eid(&eid)
+            .person_by_eid(&used.person)
             .await?
             .ok_or_else(|| hop_spent(space))?;
-        let session = secret();
-        store
-            .add_web_session(&eid, space, &hash(&session), at + SESSION_SECONDS)
+        let sign_in = used.sign_in.unwrap_or_else(sign_in_id);
+        let session = self
+            .add_session(&used.person, space, &sign_in, user_agent)
             .await?;
         Ok((person, session))
+    }
+
+    /// A new session of the person `eid` on `host`, part of `sign_in`: its
+    /// secret, for the browser's cookie.
+    async fn add_session(
+        &self,
+        eid: &str,
+        host: &str,
+        sign_in: &str,
+        user_agent: Option<&str>,
+    ) -> Result<String, HostError> {
+        let session = secret();
+        let at = now();
+        let user_agent = user_agent
+            .map(|said| {
+                said.trim()
+                    .chars()
+                    .take(USER_AGENT_CHARS)
+                    .collect::<String>()
+            })
+            .filter(|said| !said.is_empty());
+        self.inner
+            .store
+            .add_web_session(NewWebSession {
+                person: eid.to_string(),
+                space: host.to_string(),
+                hash: hash(&session),
+                sign_in: sign_in.to_string(),
+                user_agent,
+                at,
+                expires_at: at + SESSION_SECONDS,
+            })
+            .await?;
+        Ok(session)
     }
 
     /// The caller a session cookie stands for on a host (`None` for the
@@ -230,13 +302,18 @@ impl Host {
     ) -> Result<Caller, HostError> {
         let store = &self.inner.store;
         let host = space.unwrap_or(PLATFORM_HOST);
-        let Some(eid) = store
-            .web_session(host, &hash(session.trim()), now())
-            .await?
-        else {
+        let (hash, at) = (hash(session.trim()), now());
+        let Some(seen) = store.web_session(host, &hash, at).await? else {
             return Ok(Caller::Nobody);
         };
-        Ok(match store.person_by_eid(&eid).await? {
+        if at - seen.last_seen >= SEEN_EVERY {
+            // A sighting not written is only a "last seen" a little old: the
+            // request goes on.
+            if let Err(error) = store.touch_web_session(&hash, at).await {
+                tracing::warn!(%error, "a session's last sighting was not recorded");
+            }
+        }
+        Ok(match store.person_by_eid(&seen.person).await? {
             Some(person) => Caller::Person {
                 person,
                 token: None,
@@ -252,12 +329,87 @@ impl Host {
         Ok(self.inner.store.end_web_sessions(&person.eid).await?)
     }
 
+    /// The caller's sign-ins: the one of the browser holding `session` (its
+    /// cookie on `space`'s host, `None` for the platform's) marked and first,
+    /// then the others, newest first.
+    pub async fn own_sessions(
+        &self,
+        caller: &Caller,
+        space: Option<&str>,
+        session: Option<&str>,
+    ) -> Result<Vec<SignInSession>, HostError> {
+        let person = caller.person().ok_or_else(crate::access::sign_in_first)?;
+        let store = &self.inner.store;
+        let at = now();
+        let this = match session {
+            Some(session) => store
+                .web_session(space.unwrap_or(PLATFORM_HOST), &hash(session.trim()), at)
+                .await?
+                .filter(|seen| seen.person == person.eid)
+                .map(|seen| seen.sign_in),
+            None => None,
+        };
+        let records = store.web_sessions_of(&person.eid, at).await?;
+        let mut listed = sign_ins(records, this.as_deref());
+        listed.sort_by_key(|one| !one.this_browser);
+        Ok(listed)
+    }
+
+    /// Ends one of the caller's sign-ins, named by its id as listed, on every
+    /// host: the browser holding it is signed out at its next request.
+    /// Another person's, or one that ended already, is not found.
+    pub async fn end_own_session(&self, caller: &Caller, id: &str) -> Result<(), HostError> {
+        let person = caller.person().ok_or_else(crate::access::sign_in_first)?;
+        let id = id.trim();
+        let ended = self.inner.store.end_web_sign_in(&person.eid, id).await?;
+        if ended == 0 {
+            return Err(HostError::NotFound(format!(
+                "no sign-in session {} of yours — it ended already, or is not yours; your \
+                 account page lists yours",
+                crate::names::shown(id)
+            )));
+        }
+        tracing::info!(person = %person.handle, sessions = ended, "ended a sign-in session");
+        Ok(())
+    }
+
     fn person_of(&self, caller: &Caller) -> Result<Person, HostError> {
         caller
             .person()
             .cloned()
             .ok_or_else(|| HostError::Internal("a handle answered nobody".to_string()))
     }
+}
+
+/// A sign-in's public id: 64 random bits, in hex.
+fn sign_in_id() -> String {
+    secret()[..16].to_string()
+}
+
+/// A person's sessions as sign-ins, in the order of the first of each
+/// (newest first), `this` marked.
+fn sign_ins(records: Vec<WebSessionRecord>, this: Option<&str>) -> Vec<SignInSession> {
+    let mut listed: Vec<SignInSession> = Vec::new();
+    for record in records {
+        let space = (record.space != PLATFORM_HOST).then_some(record.space);
+        match listed.iter_mut().find(|one| one.id == record.sign_in) {
+            Some(one) => {
+                one.last_seen = one.last_seen.max(record.last_seen);
+                one.signed_in_at = one.signed_in_at.min(record.signed_in_at);
+                one.user_agent = one.user_agent.take().or(record.user_agent);
+                one.spaces.extend(space);
+            }
+            None => listed.push(SignInSession {
+                this_browser: this == Some(record.sign_in.as_str()),
+                id: record.sign_in,
+                user_agent: record.user_agent,
+                signed_in_at: record.signed_in_at,
+                last_seen: record.last_seen,
+                spaces: space.into_iter().collect(),
+            }),
+        }
+    }
+    listed
 }
 
 #[cfg(test)]
@@ -298,7 +450,7 @@ mod tests {
             let person = host.login_link_person(key_of(&link)).await.unwrap();
             assert_eq!(person.handle, "ada", "looking does not use the link");
         }
-        let signed = host.sign_in_with_link(key_of(&link)).await.unwrap();
+        let signed = host.sign_in_with_link(key_of(&link), None).await.unwrap();
         assert_eq!(signed.person.handle, "ada");
         let spaces: Vec<&str> = signed
             .hops
@@ -306,7 +458,10 @@ mod tests {
             .map(|(space, _)| space.as_str())
             .collect();
         assert_eq!(spaces, ["club", "demo"]);
-        let again = host.sign_in_with_link(key_of(&link)).await.unwrap_err();
+        let again = host
+            .sign_in_with_link(key_of(&link), None)
+            .await
+            .unwrap_err();
         assert!(
             matches!(again, HostError::SignIn(ref s) if s.contains("shed login <handle>")),
             "{again}"
@@ -337,7 +492,7 @@ mod tests {
     async fn a_hop_signs_in_once_only_on_its_space_and_in_its_browser() {
         let (_dir, host) = host().await;
         let link = host.login_link("ada").await.unwrap();
-        let signed = host.sign_in_with_link(key_of(&link)).await.unwrap();
+        let signed = host.sign_in_with_link(key_of(&link), None).await.unwrap();
         let (space, code) = signed
             .hops
             .iter()
@@ -354,14 +509,14 @@ mod tests {
             "a code is seen once"
         );
         assert!(
-            host.sign_in_with_hop(&space, &seen.back, Some(&seen.browser))
+            host.sign_in_with_hop(&space, &seen.back, Some(&seen.browser), None)
                 .await
                 .is_err(),
             "not before the platform's host vouched for it"
         );
 
         let signed = host
-            .sign_in_with_link(key_of(&host.login_link("ada").await.unwrap()))
+            .sign_in_with_link(key_of(&host.login_link("ada").await.unwrap()), None)
             .await
             .unwrap();
         let code = &signed.hops.iter().find(|(s, _)| s == "demo").unwrap().1;
@@ -370,12 +525,12 @@ mod tests {
             .await
             .unwrap();
         let (person, session) = host
-            .sign_in_with_hop(&space, &seen.back, Some(&seen.browser))
+            .sign_in_with_hop(&space, &seen.back, Some(&seen.browser), None)
             .await
             .unwrap();
         assert_eq!(person.handle, "ada");
         assert!(
-            host.sign_in_with_hop(&space, &seen.back, Some(&seen.browser))
+            host.sign_in_with_hop(&space, &seen.back, Some(&seen.browser), None)
                 .await
                 .is_err(),
             "a hop works once"
@@ -395,7 +550,7 @@ mod tests {
         // Login CSRF: bob's code, brought by a browser without bob's hand-off
         // cookie, is refused there and then, and gone.
         let bobs = host
-            .sign_in_with_link(key_of(&host.login_link("bob").await.unwrap()))
+            .sign_in_with_link(key_of(&host.login_link("bob").await.unwrap()), None)
             .await
             .unwrap();
         let (bob_space, bob_code) = bobs.hops[0].clone();
@@ -419,12 +574,12 @@ mod tests {
     async fn logout_ends_every_session_and_unused_link() {
         let (_dir, host) = host().await;
         let signed = host
-            .sign_in_with_link(key_of(&host.login_link("ada").await.unwrap()))
+            .sign_in_with_link(key_of(&host.login_link("ada").await.unwrap()), None)
             .await
             .unwrap();
         let unused = host.login_link("ada").await.unwrap();
         let bobs = host
-            .sign_in_with_link(key_of(&host.login_link("bob").await.unwrap()))
+            .sign_in_with_link(key_of(&host.login_link("bob").await.unwrap()), None)
             .await
             .unwrap();
         assert_eq!(host.end_sessions("ada").await.unwrap(), 1);
@@ -434,7 +589,7 @@ mod tests {
                 .unwrap(),
             Caller::Nobody
         ));
-        assert!(host.sign_in_with_link(key_of(&unused)).await.is_err());
+        assert!(host.sign_in_with_link(key_of(&unused), None).await.is_err());
         assert!(
             host.caller_for_session(None, &bobs.session)
                 .await
@@ -446,6 +601,151 @@ mod tests {
         assert!(host.end_sessions("nobody-here").await.is_err());
     }
 
+    /// Signs `handle` in on the platform's host and on demo's through its
+    /// hop, as the browser saying `user_agent`: the sign-in and demo's
+    /// session secret.
+    async fn signed_in_on_demo(host: &Host, handle: &str, user_agent: &str) -> (SignedIn, String) {
+        let link = host.login_link(handle).await.unwrap();
+        let signed = host
+            .sign_in_with_link(key_of(&link), Some(user_agent))
+            .await
+            .unwrap();
+        let code = &signed.hops.iter().find(|(s, _)| s == "demo").unwrap().1;
+        let seen = host.see_hop("demo", code).await.unwrap();
+        host.confirm_hop("demo", &seen.back, Some(&signed.handoff))
+            .await
+            .unwrap();
+        let (_, demo) = host
+            .sign_in_with_hop("demo", &seen.back, Some(&seen.browser), Some(user_agent))
+            .await
+            .unwrap();
+        (signed, demo)
+    }
+
+    #[tokio::test]
+    async fn a_person_lists_their_sign_ins_and_ends_one_on_every_host() {
+        let (_dir, host) = host().await;
+        let (laptop, laptop_demo) = signed_in_on_demo(&host, "ada", "Laptop/1.0").await;
+        let (phone, phone_demo) = signed_in_on_demo(&host, "ada", "Phone/2.0").await;
+        let ada = host
+            .caller_for_session(None, &laptop.session)
+            .await
+            .unwrap();
+
+        let listed = host
+            .own_sessions(&ada, None, Some(&laptop.session))
+            .await
+            .unwrap();
+        assert_eq!(listed.len(), 2, "{listed:?}");
+        let agents: Vec<Option<&str>> = listed.iter().map(|s| s.user_agent.as_deref()).collect();
+        assert!(agents.contains(&Some("Laptop/1.0")) && agents.contains(&Some("Phone/2.0")));
+        for one in &listed {
+            assert_eq!(one.spaces, ["demo"], "each holds demo's host too");
+            assert_eq!(
+                one.this_browser,
+                one.user_agent.as_deref() == Some("Laptop/1.0")
+            );
+        }
+        // Asked from demo's host with its cookie, the same browser is marked.
+        let from_demo = host
+            .own_sessions(&ada, Some("demo"), Some(&phone_demo))
+            .await
+            .unwrap();
+        let marked: Vec<_> = from_demo.iter().filter(|s| s.this_browser).collect();
+        assert_eq!(marked.len(), 1);
+        assert_eq!(marked[0].user_agent.as_deref(), Some("Phone/2.0"));
+        let phones = marked[0].id.clone();
+
+        // Bob cannot end it; a made-up id is not found; nothing changed.
+        let bob = host
+            .sign_in_with_link(key_of(&host.login_link("bob").await.unwrap()), None)
+            .await
+            .unwrap();
+        let bob = host.caller_for_session(None, &bob.session).await.unwrap();
+        for (who, id) in [
+            (&bob, phones.as_str()),
+            (&ada, "0123456789abcdef"),
+            (&ada, ""),
+        ] {
+            let refused = host.end_own_session(who, id).await.unwrap_err();
+            assert!(
+                matches!(refused, HostError::NotFound(ref s) if s.contains("of yours")),
+                "{refused}"
+            );
+        }
+        assert!(
+            host.end_own_session(&Caller::Nobody, &phones)
+                .await
+                .is_err()
+        );
+        assert_eq!(host.own_sessions(&ada, None, None).await.unwrap().len(), 2);
+
+        host.end_own_session(&ada, &phones).await.unwrap();
+        for (space, session) in [(None, &phone.session), (Some("demo"), &phone_demo)] {
+            assert!(
+                matches!(
+                    host.caller_for_session(space, session).await.unwrap(),
+                    Caller::Nobody
+                ),
+                "the phone is signed out on {space:?}"
+            );
+        }
+        for (space, session) in [(None, &laptop.session), (Some("demo"), &laptop_demo)] {
+            assert!(
+                host.caller_for_session(space, session)
+                    .await
+                    .unwrap()
+                    .person()
+                    .is_some()
+            );
+        }
+        let left = host
+            .own_sessions(&ada, None, Some(&laptop.session))
+            .await
+            .unwrap();
+        assert_eq!(left.len(), 1);
+        assert!(left[0].this_browser);
+    }
+
+    #[tokio::test]
+    async fn a_session_s_last_sighting_is_written_at_most_once_a_minute() {
+        let (_dir, host) = host().await;
+        let signed = host
+            .sign_in_with_link(key_of(&host.login_link("ada").await.unwrap()), None)
+            .await
+            .unwrap();
+        let store = &host.inner.store;
+        let seen = || async {
+            store
+                .web_session("", &hash(&signed.session), now())
+                .await
+                .unwrap()
+                .unwrap()
+                .last_seen
+        };
+        // Seen within the minute: nothing is written.
+        let a_little_ago = now() - SEEN_EVERY + 5;
+        store
+            .touch_web_session(&hash(&signed.session), a_little_ago)
+            .await
+            .unwrap();
+        host.caller_for_session(None, &signed.session)
+            .await
+            .unwrap();
+        assert_eq!(seen().await, a_little_ago);
+        // Seen a minute ago or more: this request is recorded.
+        let long_ago = now() - SEEN_EVERY - 5;
+        store
+            .touch_web_session(&hash(&signed.session), long_ago)
+            .await
+            .unwrap();
+        let before = now();
+        host.caller_for_session(None, &signed.session)
+            .await
+            .unwrap();
+        assert!(seen().await >= before);
+    }
+
     #[tokio::test]
     async fn a_made_up_session_is_nobody() {
         let (_dir, host) = host().await;
@@ -453,6 +753,6 @@ mod tests {
             host.caller_for_session(Some("demo"), "0123").await.unwrap(),
             Caller::Nobody
         ));
-        assert!(host.sign_in_with_link("made-up").await.is_err());
+        assert!(host.sign_in_with_link("made-up", None).await.is_err());
     }
 }

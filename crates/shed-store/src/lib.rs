@@ -67,6 +67,7 @@ mod sqlite;
 mod values;
 mod view_keys;
 mod wake;
+pub mod web_sessions;
 pub mod wire;
 
 use std::path::Path;

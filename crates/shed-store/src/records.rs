@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use crate::oauth::{ClientRecord, CodeRecord, NewCode, Redeemed, Refreshed};
 use crate::platform::{AppRecord, Membership, NewDeploy};
 use crate::revocable::{LiveToken, MemberRecord, NewToken, SpaceRecord, TokenRecord};
+use crate::web_sessions::{HopUsed, NewWebSession, SessionSeen, WebSessionRecord};
 use crate::{JobRecord, JobTerms, Person, StoreError, ViewKey};
 
 /// The time now as the records' text columns keep a moment (`created_at`,
@@ -127,13 +128,15 @@ interface! {
             now: i64,
         ) -> Result<Option<String>, StoreError>;
         /// Keeps a hop's hash: it signs the person in on `space`'s host, once,
-        /// in the browser whose hand-off cookie hashes to `handoff`.
+        /// in the browser whose hand-off cookie hashes to `handoff`, as part
+        /// of the sign-in `sign_in`.
         async fn add_web_hop(
             &self,
             person_eid: &str,
             space: &str,
             hash: &str,
             handoff: &str,
+            sign_in: &str,
             expires_at: i64,
         ) -> Result<(), StoreError>;
         /// `space`'s host has seen the hop with this hash: from now on it is the
@@ -158,32 +161,43 @@ interface! {
             handoff: Option<&str>,
             now: i64,
         ) -> Result<bool, StoreError>;
-        /// Uses the hop with this hash on `space`'s host: its person's eid,
-        /// once, if it was confirmed and `browser` is the hash of the cookie it
-        /// was bound to. Used up either way.
+        /// Uses the hop with this hash on `space`'s host: its person's eid and
+        /// sign-in, once, if it was confirmed and `browser` is the hash of the
+        /// cookie it was bound to. Used up either way.
         async fn use_web_hop(
             &self,
             space: &str,
             hash: &str,
             browser: Option<&str>,
             now: i64,
-        ) -> Result<Option<String>, StoreError>;
+        ) -> Result<Option<HopUsed>, StoreError>;
         /// Keeps a web session's hash for a person on one host (`""` for the
-        /// platform's own, else a space slug).
-        async fn add_web_session(
-            &self,
-            person_eid: &str,
-            space: &str,
-            hash: &str,
-            expires_at: i64,
-        ) -> Result<(), StoreError>;
-        /// The person (eid) of a live session with this hash on this host.
+        /// platform's own, else a space slug), seen last at its making.
+        async fn add_web_session(&self, session: NewWebSession) -> Result<(), StoreError>;
+        /// The person (eid), sign-in and last sighting of a live session with
+        /// this hash on this host.
         async fn web_session(
             &self,
             space: &str,
             hash: &str,
             now: i64,
-        ) -> Result<Option<String>, StoreError>;
+        ) -> Result<Option<SessionSeen>, StoreError>;
+        /// Records that the session with this hash was seen at `now`.
+        async fn touch_web_session(&self, hash: &str, now: i64) -> Result<(), StoreError>;
+        /// A person's live sessions at `now`, every host's, newest sign-in
+        /// first.
+        async fn web_sessions_of(
+            &self,
+            person_eid: &str,
+            now: i64,
+        ) -> Result<Vec<WebSessionRecord>, StoreError>;
+        /// Ends the sessions of one sign-in of a person, on every host:
+        /// how many ended (none for another person's or an unknown one).
+        async fn end_web_sign_in(
+            &self,
+            person_eid: &str,
+            sign_in: &str,
+        ) -> Result<usize, StoreError>;
         /// Ends every web session of a person (and their unused links and hops);
         /// answers how many sessions ended.
         async fn end_web_sessions(&self, person_eid: &str) -> Result<usize, StoreError>;

@@ -11,6 +11,8 @@
 //! holds no rule of its own.
 
 mod api;
+mod app_page;
+mod browser;
 mod caller;
 mod door;
 mod files;
@@ -70,6 +72,7 @@ pub fn router(host: Host, platform: Router) -> Router {
     let platform = platform::router(door.clone())
         .merge(oauth::router(door.clone()))
         .merge(pages::router(door.clone()))
+        .merge(app_page::router(door.clone()))
         .merge(platform);
     Router::new().fallback(move |request: Request| {
         let to = match door.space_of(request.headers(), request.uri()) {

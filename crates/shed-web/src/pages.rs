@@ -1,16 +1,18 @@
 //! The signed-in person's pages on the platform's host: home (their spaces'
-//! apps, and connecting an agent), account (tokens and connected clients,
-//! signing out), a space (its members and their roles) and agents (their
-//! jobs). Server-rendered; the one script is the copy buttons'
+//! apps, each with its last deploy and by whom, and connecting an agent),
+//! account (tokens and connected clients; sign-in sessions, each with its
+//! browser, when signed in and last seen, and a sign-out of its own), a
+//! space (its members and their roles, and its apps — those in the trash
+//! too, with Restore) and agents (their jobs). An app's own page (versions,
+//! roll back, trash, restore, purge) is `app_page.rs`, at
+//! `/spaces/<space>/apps/<app>`; home's and a space's app entries link
+//! there. Server-rendered; the one script is the copy buttons'
 //! (`static/pages.js`). Every action is a POST form, taken only from a page
 //! of this host ([`WebCaller::writes_from_elsewhere`]); every decision and
-//! every sentence is shed-host's (`own.rs`, `take_back.rs`), the same the
-//! CLI and MCP give. A post answers with its page again, the outcome on
-//! top — a token or a sign-in link shown there once.
-//!
-//! An app's own page (versions, roll back, trash) belongs at
-//! `/spaces/<space>/apps/<app>`; the home page's app entries will link
-//! there once it exists.
+//! every sentence is shed-host's (`own.rs`, `take_back.rs`, `apps.rs`,
+//! `sessions.rs`), the same the CLI and MCP give. A post answers with its
+//! page again, the outcome on top — a token or a sign-in link shown there
+//! once.
 
 use std::sync::Arc;
 
@@ -21,11 +23,14 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use shed_host::agents::Job;
+use shed_host::answer::AppOfMine;
 use shed_host::own::{TokenId, TokenRecord};
+use shed_host::sessions::SignInSession;
 use shed_host::{Caller, HostError, Person, Role};
 
 use crate::PAGES_JS_PATH;
-use crate::caller::WebCaller;
+use crate::browser::browser_words;
+use crate::caller::{WebCaller, cookie};
 use crate::door::Door;
 use crate::files::answer;
 use crate::reply::{escape, product_page, see_other, sign_in_page, status_of};
@@ -37,6 +42,7 @@ pub const AGENTS_PATH: &str = "/agents";
 const MAKE_TOKEN_PATH: &str = "/account/tokens";
 const REVOKE_PATH: &str = "/account/tokens/revoke";
 const SIGN_OUT_PATH: &str = "/account/sign-out";
+const END_SESSION_PATH: &str = "/account/sessions/end";
 const END_JOB_PATH: &str = "/agents/end";
 
 pub(crate) fn router(door: Arc<Door>) -> Router {
@@ -45,6 +51,7 @@ pub(crate) fn router(door: Arc<Door>) -> Router {
         .route(MAKE_TOKEN_PATH, post(make_token))
         .route(REVOKE_PATH, post(revoke))
         .route(SIGN_OUT_PATH, post(sign_out))
+        .route(END_SESSION_PATH, post(end_session))
         .route("/spaces/{space}", get(space).post(change_member))
         .route("/spaces/{space}/remove", post(remove_member))
         .route(AGENTS_PATH, get(agents))
@@ -68,21 +75,21 @@ pub(crate) enum Outcome {
 }
 
 impl Outcome {
-    fn of(result: Result<String, HostError>) -> Outcome {
+    pub(crate) fn of(result: Result<String, HostError>) -> Outcome {
         match result {
             Ok(html) => Outcome::Done(html),
             Err(error) => Outcome::Refused(error),
         }
     }
 
-    fn status(&self) -> StatusCode {
+    pub(crate) fn status(&self) -> StatusCode {
         match self {
             Outcome::Refused(error) => status_of(error),
             _ => StatusCode::OK,
         }
     }
 
-    fn html(&self) -> String {
+    pub(crate) fn html(&self) -> String {
         match self {
             Outcome::Nothing => String::new(),
             Outcome::Done(html) => format!("<p class=\"note\" role=\"status\">{html}</p>\n"),
@@ -96,7 +103,7 @@ impl Outcome {
 
 /// Which page a header marks as the one shown.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Here {
+pub(crate) enum Here {
     Home,
     Account,
     Agents,
@@ -104,7 +111,7 @@ enum Here {
 }
 
 /// The header of every page: the links, the person, and signing out.
-fn header_html(person: &Person, here: Here) -> String {
+pub(crate) fn header_html(person: &Person, here: Here) -> String {
     let link = |to: &str, words: &str, page: Here| {
         let current = if page == here {
             " aria-current=\"page\""
@@ -126,7 +133,7 @@ fn header_html(person: &Person, here: Here) -> String {
 }
 
 /// Why a request was not taken before any page was drawn.
-enum NotTaken {
+pub(crate) enum NotTaken {
     /// Nobody is signed in: the sign-in page.
     SignedOut,
     /// A post from a page elsewhere, with the sentence saying so.
@@ -150,13 +157,17 @@ impl IntoResponse for NotTaken {
 }
 
 /// The person of a page's request.
-fn signed_in(asking: &WebCaller) -> Result<Person, NotTaken> {
+pub(crate) fn signed_in(asking: &WebCaller) -> Result<Person, NotTaken> {
     asking.caller.person().cloned().ok_or(NotTaken::SignedOut)
 }
 
 /// The person of a post: a post must come from a page of this host, and
 /// from someone signed in.
-fn poster(door: &Door, asking: &WebCaller, headers: &HeaderMap) -> Result<Person, NotTaken> {
+pub(crate) fn poster(
+    door: &Door,
+    asking: &WebCaller,
+    headers: &HeaderMap,
+) -> Result<Person, NotTaken> {
     let own = door.host.public_url();
     if let Some(from) = asking.writes_from_elsewhere(headers, own) {
         return Err(NotTaken::FromElsewhere(format!(
@@ -168,7 +179,7 @@ fn poster(door: &Door, asking: &WebCaller, headers: &HeaderMap) -> Result<Person
 }
 
 /// A form's fields, or the sentence saying it did not arrive as one.
-fn fields<T>(form: Result<Form<T>, FormRejection>) -> Result<T, HostError> {
+pub(crate) fn fields<T>(form: Result<Form<T>, FormRejection>) -> Result<T, HostError> {
     form.map(|Form(fields)| fields).map_err(|rejection| {
         HostError::BadInput(format!(
             "the form did not arrive as a form ({rejection}) — reload the page and send it again"
@@ -177,7 +188,7 @@ fn fields<T>(form: Result<Form<T>, FormRejection>) -> Result<T, HostError> {
 }
 
 /// A field the form must fill, or the sentence naming it.
-fn required(value: Option<String>, what: &str) -> Result<String, HostError> {
+pub(crate) fn required(value: Option<String>, what: &str) -> Result<String, HostError> {
     value
         .map(|v| v.trim().to_string())
         .filter(|v| !v.is_empty())
@@ -200,6 +211,106 @@ fn minutes(at: jiff::Timestamp) -> String {
     at.strftime("%Y-%m-%d %H:%M UTC").to_string()
 }
 
+/// How long ago a moment was, as a person says it: "just now", "5 minutes
+/// ago", "2 hours ago", "3 days ago", or past a week the date — `at` in Unix
+/// seconds, `now` too.
+pub(crate) fn ago(at: i64, now: i64) -> String {
+    let seconds = (now - at).max(0);
+    let plural = |n: i64, one: &str| {
+        if n == 1 {
+            format!("1 {one} ago")
+        } else {
+            format!("{n} {one}s ago")
+        }
+    };
+    match seconds {
+        0..60 => "just now".to_string(),
+        60..3_600 => plural(seconds / 60, "minute"),
+        3_600..86_400 => plural(seconds / 3_600, "hour"),
+        86_400..604_800 => plural(seconds / 86_400, "day"),
+        _ => jiff::Timestamp::from_second(at).map_or_else(
+            |_| "long ago".to_string(),
+            |at| format!("on {}", at.strftime("%Y-%m-%d")),
+        ),
+    }
+}
+
+/// [`ago`] of an RFC 3339 moment, as the host's stamps keep one; the text
+/// itself when it does not read as one.
+pub(crate) fn ago_text(at: &str) -> String {
+    match at.parse::<jiff::Timestamp>() {
+        Ok(then) => ago(then.as_second(), jiff::Timestamp::now().as_second()),
+        Err(_) => at.to_string(),
+    }
+}
+
+/// The page of `app` (`space/slug`) on this host.
+pub(crate) fn app_page_path(at: &str) -> String {
+    let (space, slug) = at.split_once('/').unwrap_or((at, ""));
+    format!("/spaces/{}/apps/{}", escape(space), escape(slug))
+}
+
+/// An app as a list row, on home and a space's page: its title (to its
+/// page), where it is, access, version, the last deploy and by whom, its
+/// commands; in the trash, marked so, with Restore when the rule book lets
+/// the caller take it out.
+pub(crate) fn app_row(mine: &AppOfMine) -> String {
+    let app = &mine.app;
+    let page = app_page_path(&app.at);
+    let deployed = format!(
+        "v{} · deployed {} by @{}",
+        app.version,
+        ago_text(&app.last_deploy.at),
+        escape(&app.last_deploy.handle)
+    );
+    let (mark, detail, act) = match &app.trashed {
+        Some(trashed) => (
+            " <span class=\"tag trashed\">in the trash</span>",
+            format!(
+                "Trashed {} by @{}: its commands, pages and data are out of reach until it is restored.",
+                ago_text(&trashed.at),
+                escape(&trashed.handle)
+            ),
+            if mine.may.trash {
+                format!(
+                    "<form method=\"post\" action=\"{page}/restore\"><button type=\"submit\" \
+                     aria-label=\"Restore {at}\">Restore</button></form>",
+                    at = escape(&app.at)
+                )
+            } else {
+                String::new()
+            },
+        ),
+        None => (
+            "",
+            if app.commands.is_empty() {
+                "Commands: none".to_string()
+            } else {
+                format!(
+                    "Commands: {}",
+                    app.commands
+                        .iter()
+                        .map(|name| format!("<code>{}</code>", escape(name)))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                )
+            },
+            format!(
+                "<a class=\"open\" href=\"{}\">Open</a>",
+                escape(&app.address)
+            ),
+        ),
+    };
+    format!(
+        "<li data-app=\"{at}\"><div class=\"what\"><a href=\"{page}\"><strong>{title}</strong></a>{mark}\
+         <div class=\"meta\">{at} · {access} · {deployed}</div>\
+         <div class=\"meta\">{detail}</div></div>{act}</li>\n",
+        at = escape(&app.at),
+        title = escape(&app.title),
+        access = escape(app.access),
+    )
+}
+
 /// The home page, signed in: the person's spaces and their apps, and how
 /// to connect an agent (with `token`, just made, once).
 pub(crate) async fn home(
@@ -213,11 +324,12 @@ pub(crate) async fn home(
         Ok(answer) => answer.data,
         Err(error) => return crate::reply::Refusal::page(error).into_response(),
     };
-    let commands = match door.host.commands(caller, None).await {
-        Ok(answer) => answer.data,
+    // Every app of the person's spaces, those in the trash too (restoring
+    // one needs a way in).
+    let apps = match door.host.apps(caller).await {
+        Ok(answer) => answer.data.apps,
         Err(error) => return crate::reply::Refusal::page(error).into_response(),
     };
-    let commands = commands.names();
     let mut body = format!(
         "<p class=\"meta\">You are signed in as {} (@{}).</p>\n{}",
         escape(&person.name),
@@ -238,41 +350,7 @@ pub(crate) async fn home(
             slug = escape(&space.space),
             role = escape(space.role)
         ));
-        if space.apps.is_empty() {
-            body.push_str(
-                "<p class=\"empty\">No apps here yet. Connect your agent (below) and ask it to \
-                 build one: it deploys into this space with <code>app_deploy</code>.</p>\n",
-            );
-        } else {
-            body.push_str("<ul class=\"rows\">\n");
-            for app in &space.apps {
-                let names = commands
-                    .iter()
-                    .find(|(name, _)| *name == app.at)
-                    .map(|(_, names)| names.as_slice())
-                    .unwrap_or_default();
-                let offered = if names.is_empty() {
-                    "no commands".to_string()
-                } else {
-                    names
-                        .iter()
-                        .map(|name| format!("<code>{}</code>", escape(name)))
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                };
-                body.push_str(&format!(
-                    "<li><div class=\"what\"><a href=\"{address}\">{title}</a> \
-                     <span class=\"meta\">{at} · {access} · v{version}</span>\
-                     <div class=\"meta\">Commands: {offered}</div></div></li>\n",
-                    address = escape(&app.address),
-                    title = escape(&app.title),
-                    at = escape(&app.at),
-                    access = escape(app.access),
-                    version = app.version,
-                ));
-            }
-            body.push_str("</ul>\n");
-        }
+        body.push_str(&app_rows(&apps, &space.space));
         body.push_str("</div>\n");
     }
     body.push_str("</section>\n");
@@ -283,6 +361,23 @@ pub(crate) async fn home(
         &header_html(person, Here::Home),
         &body,
     )
+}
+
+/// The rows of `space`'s apps, or what to do when it has none.
+pub(crate) fn app_rows(apps: &[AppOfMine], space: &str) -> String {
+    let prefix = format!("{space}/");
+    let rows: String = apps
+        .iter()
+        .filter(|mine| mine.app.at.starts_with(&prefix))
+        .map(app_row)
+        .collect();
+    if rows.is_empty() {
+        "<p class=\"empty\">No apps here yet. Connect your agent (on your home page) and ask it \
+         to build one: it deploys into this space with <code>app_deploy</code>.</p>\n"
+            .to_string()
+    } else {
+        format!("<ul class=\"rows apps\">\n{rows}</ul>\n")
+    }
 }
 
 /// "Connect your agent": the MCP address, the line for a hosted client,
@@ -363,15 +458,30 @@ async fn make_token(
     }
 }
 
-/// The account page: tokens, connected clients, signing out.
-async fn account(State(door): State<Arc<Door>>, asking: WebCaller) -> Response {
+/// The account page: tokens, connected clients, sign-in sessions.
+async fn account(State(door): State<Arc<Door>>, headers: HeaderMap, asking: WebCaller) -> Response {
     match signed_in(&asking) {
-        Ok(person) => account_page(&door, &asking.caller, &person, Outcome::Nothing).await,
+        Ok(person) => {
+            account_page(&door, &asking.caller, &person, &headers, Outcome::Nothing).await
+        }
         Err(refused) => refused.into_response(),
     }
 }
 
-async fn account_page(door: &Door, caller: &Caller, person: &Person, said: Outcome) -> Response {
+/// The account page of `person`, asked with `headers` (whose session
+/// cookie is "this browser").
+async fn account_page(
+    door: &Door,
+    caller: &Caller,
+    person: &Person,
+    headers: &HeaderMap,
+    said: Outcome,
+) -> Response {
+    let this_browser = cookie(headers, door.cookie);
+    let sessions = match door.host.own_sessions(caller, None, this_browser).await {
+        Ok(sessions) => sessions,
+        Err(error) => return crate::reply::Refusal::page(error).into_response(),
+    };
     let tokens = match door.host.own_tokens(caller).await {
         Ok(tokens) => tokens,
         Err(error) => return crate::reply::Refusal::page(error).into_response(),
@@ -390,18 +500,68 @@ async fn account_page(door: &Door, caller: &Caller, person: &Person, said: Outco
         &grants,
         "No connected clients. A hosted client given this shed's MCP address signs in by itself and shows here.",
     ));
-    body.push_str(&format!(
-        "</section>\n<section id=\"sessions\"><h2>Sign-in sessions</h2>\n\
-         <p>Signing out ends every session of yours, on every browser and every space's host; \
-         a new sign-in link signs you in again.</p>\n\
-         <form method=\"post\" action=\"{SIGN_OUT_PATH}\"><button class=\"danger\" type=\"submit\">Sign out everywhere</button></form>\n</section>\n"
-    ));
+    body.push_str("</section>\n");
+    body.push_str(&sessions_section(&sessions));
     product_page(
         said.status(),
         "Account",
         &header_html(person, Here::Account),
         &body,
     )
+}
+
+/// "Sign-in sessions": each browser signed in as the person — which
+/// browser, when it signed in, when it was last seen, this one marked —
+/// with a sign-out of its own, and signing out everywhere.
+fn sessions_section(sessions: &[SignInSession]) -> String {
+    let now = jiff::Timestamp::now().as_second();
+    let mut html = String::from(
+        "<section id=\"sessions\"><h2>Sign-in sessions</h2>\n\
+         <p class=\"meta\">Each browser signed in as you. Signing one out ends it on this host \
+         and every space's, at its next request.</p>\n",
+    );
+    if sessions.is_empty() {
+        html.push_str("<p class=\"empty\">No browser is signed in as you.</p>\n");
+    } else {
+        html.push_str("<ul class=\"rows\">\n");
+        for session in sessions {
+            let id = escape(&session.id);
+            let browser = escape(&browser_words(session.user_agent.as_deref()));
+            let this = if session.this_browser {
+                " <span class=\"tag this\">this browser</span>"
+            } else {
+                ""
+            };
+            let spaces = if session.spaces.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " · also on {}",
+                    session
+                        .spaces
+                        .iter()
+                        .map(|space| escape(space))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            html.push_str(&format!(
+                "<li data-session=\"{id}\"><div class=\"what\"><strong title=\"{said}\">{browser}</strong>{this}\
+                 <div class=\"meta\">signed in {signed} · last seen {seen}{spaces}</div></div>\
+                 <form method=\"post\" action=\"{END_SESSION_PATH}\"><input type=\"hidden\" name=\"session\" value=\"{id}\">\
+                 <button class=\"danger\" type=\"submit\" aria-label=\"Sign out {browser} ({id})\">Sign out</button></form></li>\n",
+                said = escape(session.user_agent.as_deref().unwrap_or("")),
+                signed = ago(session.signed_in_at, now),
+                seen = ago(session.last_seen, now),
+            ));
+        }
+        html.push_str("</ul>\n");
+    }
+    html.push_str(&format!(
+        "<form class=\"everywhere\" method=\"post\" action=\"{SIGN_OUT_PATH}\"><button class=\"danger\" \
+         type=\"submit\">Sign out everywhere</button></form>\n</section>\n"
+    ));
+    html
 }
 
 /// Tokens (or grants) as rows, each with its revoke button.
@@ -453,7 +613,61 @@ async fn revoke(
         ))
     }
     .await;
-    account_page(&door, &asking.caller, &person, Outcome::of(revoked)).await
+    account_page(
+        &door,
+        &asking.caller,
+        &person,
+        &headers,
+        Outcome::of(revoked),
+    )
+    .await
+}
+
+/// A sign-in session to end, by its id as listed.
+#[derive(serde::Deserialize)]
+struct SessionChoice {
+    session: Option<String>,
+}
+
+/// Signing one sign-in session out, on every host: this browser's goes to
+/// the front page signed out; another's answers the account page, the
+/// outcome on top.
+async fn end_session(
+    State(door): State<Arc<Door>>,
+    headers: HeaderMap,
+    asking: WebCaller,
+    form: Result<Form<SessionChoice>, FormRejection>,
+) -> Response {
+    let person = match poster(&door, &asking, &headers) {
+        Ok(person) => person,
+        Err(refused) => return refused.into_response(),
+    };
+    let ended = async {
+        let id = required(fields(form)?.session, "the session to sign out")?;
+        let this_browser = door
+            .host
+            .own_sessions(&asking.caller, None, cookie(&headers, door.cookie))
+            .await?
+            .iter()
+            .any(|session| session.this_browser && session.id == id);
+        door.host.end_own_session(&asking.caller, &id).await?;
+        Ok((id, this_browser))
+    }
+    .await;
+    match ended {
+        Ok((_, true)) => see_other("/", [crate::caller::session_cookie_removed(&door)]),
+        Ok((id, false)) => {
+            let said = Outcome::Done(format!(
+                "Signed out session {}: that browser is signed out at its next request.",
+                escape(&id)
+            ));
+            account_page(&door, &asking.caller, &person, &headers, said).await
+        }
+        Err(error) => {
+            let said = Outcome::Refused(error);
+            account_page(&door, &asking.caller, &person, &headers, said).await
+        }
+    }
 }
 
 /// Signing out: every session of the person ends, and the browser goes to
@@ -485,7 +699,7 @@ async fn space(
     }
 }
 
-async fn space_page(
+pub(crate) async fn space_page(
     door: &Door,
     caller: &Caller,
     person: &Person,
@@ -501,12 +715,18 @@ async fn space_page(
             return product_page(status, space, &header, &body);
         }
     };
+    let apps = match door.host.apps(caller).await {
+        Ok(answer) => answer.data.apps,
+        Err(error) => return crate::reply::Refusal::page(error).into_response(),
+    };
     let owner = seen.may_manage;
     let action = format!("/spaces/{}", escape(space));
     let mut body = said.html();
     body.push_str(&format!(
-        "<p class=\"meta\">Your role here: {}.</p>\n<section id=\"members\"><h2>Members</h2>\n<ul class=\"rows\">\n",
-        seen.role.as_str()
+        "<p class=\"meta\">Your role here: {}.</p>\n<section id=\"apps\"><h2>Apps</h2>\n{}</section>\n\
+         <section id=\"members\"><h2>Members</h2>\n<ul class=\"rows\">\n",
+        seen.role.as_str(),
+        app_rows(&apps, space)
     ));
     for (member, their_role) in &seen.members {
         let handle = escape(&member.handle);

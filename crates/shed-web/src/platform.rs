@@ -147,7 +147,11 @@ async fn login(
             )));
         }
     };
-    let signed = match door.host.sign_in_with_link(&key).await {
+    let signed = match door
+        .host
+        .sign_in_with_link(&key, user_agent(&headers))
+        .await
+    {
         Ok(signed) => signed,
         Err(error) => return link_refused(error),
     };
@@ -225,13 +229,24 @@ pub(crate) async fn end_hop(
         Err(error) => return link_refused(error),
     };
     let browser = cookie(headers, door.sign_in_cookie);
-    match door.host.sign_in_with_hop(space, back, browser).await {
+    match door
+        .host
+        .sign_in_with_hop(space, back, browser, user_agent(headers))
+        .await
+    {
         Ok((_, session)) => {
             let next = space_stop(door, chain.get(1..).unwrap_or_default(), HOP_PATH);
             see_other(&next, [session_cookie(door, &session)])
         }
         Err(error) => link_refused(error),
     }
+}
+
+/// The browser's `User-Agent`, kept with the session it signs in.
+fn user_agent(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(header::USER_AGENT)
+        .and_then(|value| value.to_str().ok())
 }
 
 /// The hops of a sign-in step's query, `hops=<space>:<code>,…`.

@@ -88,14 +88,9 @@ pub struct Acting {
     handle: String,
 }
 
-/// `2` or `v2`.
+/// `2` or `v2`, as the host reads a version.
 fn parse_version(word: &str) -> Result<i64, String> {
-    word.strip_prefix('v')
-        .unwrap_or(word)
-        .parse::<i64>()
-        .ok()
-        .filter(|version| *version > 0)
-        .ok_or_else(|| format!("{word} is not a version — say one like 2 or v2"))
+    shed_host::parse_version(word).map_err(|refused| refused.to_string())
 }
 
 /// Runs one `shed app` command on the data in `place`.

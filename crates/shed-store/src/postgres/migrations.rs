@@ -309,6 +309,18 @@ const MIGRATIONS: &[&str] = &[
         at TEXT NOT NULL
     );
     "#,
+    // 11: sessions a person can tell apart: the sign-in each belongs to,
+    // the browser, when made and last seen (`src/web_sessions.rs`).
+    r#"
+    ALTER TABLE web_sessions ADD COLUMN sign_in TEXT NOT NULL DEFAULT '';
+    ALTER TABLE web_sessions ADD COLUMN user_agent TEXT;
+    ALTER TABLE web_sessions ADD COLUMN created_at BIGINT NOT NULL DEFAULT 0;
+    ALTER TABLE web_sessions ADD COLUMN last_seen BIGINT NOT NULL DEFAULT 0;
+    UPDATE web_sessions SET sign_in = substr(md5(random()::text || hash), 1, 16),
+        created_at = expires_at - 2592000, last_seen = expires_at - 2592000;
+    CREATE INDEX web_sessions_sign_in ON web_sessions(person, sign_in);
+    ALTER TABLE web_hops ADD COLUMN sign_in TEXT;
+    "#,
 ];
 
 /// Whether every migration this program knows is applied: a sentence

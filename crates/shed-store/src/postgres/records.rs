@@ -21,6 +21,7 @@ use crate::platform::{
 use crate::records::{Jobs, People, Platform, SignIns, ViewKeys, now};
 use crate::revocable::MemberChange;
 use crate::secret::same_hash;
+use crate::web_sessions::{HopUsed, NewWebSession, SessionSeen, WebSessionRecord};
 use crate::{JobRecord, JobTerms, Person, StoreError, ViewKey};
 
 pub(super) async fn space_id(
@@ -471,15 +472,16 @@ impl SignIns for Postgres {
         space: &str,
         hash: &str,
         handoff: &str,
+        sign_in: &str,
         expires_at: i64,
     ) -> Result<(), StoreError> {
         self.write(async |txn| {
-            txn
-                .execute(
-                    "INSERT INTO web_hops(hash, person, space, handoff, expires_at) VALUES($1, $2, $3, $4, $5)",
-                    &[&hash, &person_eid, &space, &handoff, &expires_at],
-                )
-                .await?;
+            txn.execute(
+                "INSERT INTO web_hops(hash, person, space, handoff, sign_in, expires_at)
+                     VALUES($1, $2, $3, $4, $5, $6)",
+                &[&hash, &person_eid, &space, &handoff, &sign_in, &expires_at],
+            )
+            .await?;
             Ok(())
         })
         .await
@@ -543,35 +545,41 @@ impl SignIns for Postgres {
         hash: &str,
         browser: Option<&str>,
         now: i64,
-    ) -> Result<Option<String>, StoreError> {
+    ) -> Result<Option<HopUsed>, StoreError> {
         self.write(async |txn| {
             let taken = txn
                 .query_opt(
                     "DELETE FROM web_hops WHERE hash = $1 AND space = $2 AND expires_at > $3
-                     RETURNING person, browser, confirmed",
+                     RETURNING person, browser, confirmed, sign_in",
                     &[&hash, &space, &now],
                 )
                 .await?;
             Ok(taken.and_then(|r| {
                 let kept: Option<String> = r.get(1);
                 let confirmed: i32 = r.get(2);
-                (confirmed != 0 && same_hash(kept.as_deref(), browser)).then(|| r.get(0))
+                (confirmed != 0 && same_hash(kept.as_deref(), browser)).then(|| HopUsed {
+                    person: r.get(0),
+                    sign_in: r.get(3),
+                })
             }))
         })
         .await
     }
 
-    async fn add_web_session(
-        &self,
-        person_eid: &str,
-        space: &str,
-        hash: &str,
-        expires_at: i64,
-    ) -> Result<(), StoreError> {
+    async fn add_web_session(&self, session: NewWebSession) -> Result<(), StoreError> {
         self.write(async |txn| {
             txn.execute(
-                "INSERT INTO web_sessions(hash, person, space, expires_at) VALUES($1, $2, $3, $4)",
-                &[&hash, &person_eid, &space, &expires_at],
+                "INSERT INTO web_sessions(hash, person, space, expires_at, sign_in, user_agent, created_at, last_seen)
+                 VALUES($1, $2, $3, $4, $5, $6, $7, $7)",
+                &[
+                    &session.hash,
+                    &session.person,
+                    &session.space,
+                    &session.expires_at,
+                    &session.sign_in,
+                    &session.user_agent,
+                    &session.at,
+                ],
             )
             .await?;
             Ok(())
@@ -584,16 +592,73 @@ impl SignIns for Postgres {
         space: &str,
         hash: &str,
         now: i64,
-    ) -> Result<Option<String>, StoreError> {
+    ) -> Result<Option<SessionSeen>, StoreError> {
         let c = self.client().await?;
         let stmt = c
             .prepare_cached(
-                "SELECT person FROM web_sessions WHERE hash = $1 AND space = $2 AND expires_at > $3",
+                "SELECT person, sign_in, last_seen FROM web_sessions
+                 WHERE hash = $1 AND space = $2 AND expires_at > $3",
             )
             .await?;
         Ok(c.query_opt(&stmt, &[&hash, &space, &now])
             .await?
-            .map(|r| r.get(0)))
+            .map(|r| SessionSeen {
+                person: r.get(0),
+                sign_in: r.get(1),
+                last_seen: r.get(2),
+            }))
+    }
+
+    async fn touch_web_session(&self, hash: &str, now: i64) -> Result<(), StoreError> {
+        self.write(async |txn| {
+            txn.execute(
+                "UPDATE web_sessions SET last_seen = $2 WHERE hash = $1",
+                &[&hash, &now],
+            )
+            .await?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn web_sessions_of(
+        &self,
+        person_eid: &str,
+        now: i64,
+    ) -> Result<Vec<WebSessionRecord>, StoreError> {
+        let rows = self
+            .client()
+            .await?
+            .query(
+                "SELECT sign_in, space, user_agent, created_at, last_seen, expires_at FROM web_sessions
+                 WHERE person = $1 AND expires_at > $2 ORDER BY created_at DESC, sign_in, space",
+                &[&person_eid, &now],
+            )
+            .await?;
+        Ok(rows
+            .iter()
+            .map(|r| WebSessionRecord {
+                sign_in: r.get(0),
+                space: r.get(1),
+                user_agent: r.get(2),
+                signed_in_at: r.get(3),
+                last_seen: r.get(4),
+                expires_at: r.get(5),
+            })
+            .collect())
+    }
+
+    async fn end_web_sign_in(&self, person_eid: &str, sign_in: &str) -> Result<usize, StoreError> {
+        self.write(async |txn| {
+            let ended = txn
+                .execute(
+                    "DELETE FROM web_sessions WHERE person = $1 AND sign_in = $2",
+                    &[&person_eid, &sign_in],
+                )
+                .await?;
+            Ok(ended as usize)
+        })
+        .await
     }
 
     async fn end_web_sessions(&self, person_eid: &str) -> Result<usize, StoreError> {

@@ -105,6 +105,9 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
     // 10: an app's versions rolled back, its trash and its purges; the
     // public URL a server serves at (sqlite/lifecycle.rs).
     Sql(super::lifecycle::MIGRATION),
+    // 11: sessions a person can tell apart: the sign-in each belongs to,
+    // the browser, when made and last seen (sqlite/sessions.rs).
+    Sql(super::sessions::SESSIONS_SEEN_MIGRATION),
 ];
 
 /// Whether every migration this program knows is applied to the database

@@ -14,6 +14,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::Sqlite;
 use crate::StoreError;
 use crate::secret::same_hash;
+use crate::web_sessions::{HopUsed, NewWebSession, SessionSeen, WebSessionRecord};
 
 /// The tables, appended to the store's migrations.
 pub(crate) const MIGRATION: &str = r#"
@@ -55,6 +56,23 @@ pub(crate) const BOUND_HOPS_MIGRATION: &str = r#"
         confirmed INTEGER NOT NULL DEFAULT 0,
         expires_at INTEGER NOT NULL
     ) WITHOUT ROWID;
+"#;
+
+/// Sessions a person can tell apart (appended after [`BOUND_HOPS_MIGRATION`]):
+/// the sign-in each belongs to (shared by the platform host's session and
+/// those its hops made on the space hosts; a hop carries it), the browser's
+/// `User-Agent` at sign-in, when it was made and when it was last seen.
+/// Sessions kept before get a sign-in each, made thirty days before they end
+/// and seen then.
+pub(crate) const SESSIONS_SEEN_MIGRATION: &str = r#"
+    ALTER TABLE web_sessions ADD COLUMN sign_in TEXT NOT NULL DEFAULT '';
+    ALTER TABLE web_sessions ADD COLUMN user_agent TEXT;
+    ALTER TABLE web_sessions ADD COLUMN created_at INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE web_sessions ADD COLUMN last_seen INTEGER NOT NULL DEFAULT 0;
+    UPDATE web_sessions SET sign_in = lower(hex(randomblob(8))),
+        created_at = expires_at - 2592000, last_seen = expires_at - 2592000;
+    CREATE INDEX web_sessions_sign_in ON web_sessions(person, sign_in);
+    ALTER TABLE web_hops ADD COLUMN sign_in TEXT;
 "#;
 
 /// Forgets every link, hop and session that has expired by `now`.
@@ -113,11 +131,13 @@ fn add_hop(
     space: &str,
     hash: &str,
     handoff: &str,
+    sign_in: &str,
     expires_at: i64,
 ) -> Result<(), StoreError> {
     conn.execute(
-        "INSERT INTO web_hops(hash, person, space, handoff, expires_at) VALUES(?1, ?2, ?3, ?4, ?5)",
-        params![hash, person, space, handoff, expires_at],
+        "INSERT INTO web_hops(hash, person, space, handoff, sign_in, expires_at) \
+         VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+        params![hash, person, space, handoff, sign_in, expires_at],
     )?;
     Ok(())
 }
@@ -179,30 +199,34 @@ fn use_hop(
     hash: &str,
     browser: Option<&str>,
     now: i64,
-) -> Result<Option<String>, StoreError> {
-    let taken: Option<(String, Option<String>, bool)> = conn
+) -> Result<Option<HopUsed>, StoreError> {
+    type Taken = (String, Option<String>, bool, Option<String>);
+    let taken: Option<Taken> = conn
         .query_row(
             "DELETE FROM web_hops WHERE hash = ?1 AND space = ?2 AND expires_at > ?3 \
-             RETURNING person, browser, confirmed",
+             RETURNING person, browser, confirmed, sign_in",
             params![hash, space, now],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
         )
         .optional()?;
-    Ok(taken.and_then(|(person, kept, confirmed)| {
-        (confirmed && same_hash(kept.as_deref(), browser)).then_some(person)
+    Ok(taken.and_then(|(person, kept, confirmed, sign_in)| {
+        (confirmed && same_hash(kept.as_deref(), browser)).then_some(HopUsed { person, sign_in })
     }))
 }
 
-fn add_session(
-    conn: &Connection,
-    person: &str,
-    space: &str,
-    hash: &str,
-    expires_at: i64,
-) -> Result<(), StoreError> {
+fn add_session(conn: &Connection, session: &NewWebSession) -> Result<(), StoreError> {
     conn.execute(
-        "INSERT INTO web_sessions(hash, person, space, expires_at) VALUES(?1, ?2, ?3, ?4)",
-        params![hash, person, space, expires_at],
+        "INSERT INTO web_sessions(hash, person, space, expires_at, sign_in, user_agent, created_at, last_seen) \
+         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+        params![
+            session.hash,
+            session.person,
+            session.space,
+            session.expires_at,
+            session.sign_in,
+            session.user_agent,
+            session.at
+        ],
     )?;
     Ok(())
 }
@@ -212,13 +236,42 @@ fn session(
     space: &str,
     hash: &str,
     now: i64,
-) -> Result<Option<String>, StoreError> {
+) -> Result<Option<SessionSeen>, StoreError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT person FROM web_sessions WHERE hash = ?1 AND space = ?2 AND expires_at > ?3",
+        "SELECT person, sign_in, last_seen FROM web_sessions \
+         WHERE hash = ?1 AND space = ?2 AND expires_at > ?3",
     )?;
     Ok(stmt
-        .query_row(params![hash, space, now], |r| r.get(0))
+        .query_row(params![hash, space, now], |r| {
+            Ok(SessionSeen {
+                person: r.get(0)?,
+                sign_in: r.get(1)?,
+                last_seen: r.get(2)?,
+            })
+        })
         .optional()?)
+}
+
+fn sessions_of(
+    conn: &Connection,
+    person: &str,
+    now: i64,
+) -> Result<Vec<WebSessionRecord>, StoreError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT sign_in, space, user_agent, created_at, last_seen, expires_at FROM web_sessions \
+         WHERE person = ?1 AND expires_at > ?2 ORDER BY created_at DESC, sign_in, space",
+    )?;
+    let rows = stmt.query_map(params![person, now], |r| {
+        Ok(WebSessionRecord {
+            sign_in: r.get(0)?,
+            space: r.get(1)?,
+            user_agent: r.get(2)?,
+            signed_in_at: r.get(3)?,
+            last_seen: r.get(4)?,
+            expires_at: r.get(5)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
 }
 
 /// Ends a person's sessions, and the links and hops not used yet: how many
@@ -257,15 +310,17 @@ impl crate::records::SignIns for Sqlite {
         space: &str,
         hash: &str,
         handoff: &str,
+        sign_in: &str,
         expires_at: i64,
     ) -> Result<(), StoreError> {
-        let (person, space, hash, handoff) = (
+        let (person, space, hash, handoff, sign_in) = (
             person_eid.to_string(),
             space.to_string(),
             hash.to_string(),
             handoff.to_string(),
+            sign_in.to_string(),
         );
-        self.write(move |txn| add_hop(txn, &person, &space, &hash, &handoff, expires_at))
+        self.write(move |txn| add_hop(txn, &person, &space, &hash, &handoff, &sign_in, expires_at))
             .await
     }
 
@@ -309,7 +364,7 @@ impl crate::records::SignIns for Sqlite {
         hash: &str,
         browser: Option<&str>,
         now: i64,
-    ) -> Result<Option<String>, StoreError> {
+    ) -> Result<Option<HopUsed>, StoreError> {
         let (space, hash, browser) = (
             space.to_string(),
             hash.to_string(),
@@ -319,16 +374,8 @@ impl crate::records::SignIns for Sqlite {
             .await
     }
 
-    async fn add_web_session(
-        &self,
-        person_eid: &str,
-        space: &str,
-        hash: &str,
-        expires_at: i64,
-    ) -> Result<(), StoreError> {
-        let (person, space, hash) = (person_eid.to_string(), space.to_string(), hash.to_string());
-        self.write(move |txn| add_session(txn, &person, &space, &hash, expires_at))
-            .await
+    async fn add_web_session(&self, session: NewWebSession) -> Result<(), StoreError> {
+        self.write(move |txn| add_session(txn, &session)).await
     }
 
     async fn web_session(
@@ -336,8 +383,39 @@ impl crate::records::SignIns for Sqlite {
         space: &str,
         hash: &str,
         now: i64,
-    ) -> Result<Option<String>, StoreError> {
+    ) -> Result<Option<SessionSeen>, StoreError> {
         self.read(|conn| session(conn, space, hash, now)).await
+    }
+
+    async fn touch_web_session(&self, hash: &str, now: i64) -> Result<(), StoreError> {
+        let hash = hash.to_string();
+        self.write(move |txn| {
+            txn.execute(
+                "UPDATE web_sessions SET last_seen = ?2 WHERE hash = ?1",
+                params![hash, now],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn web_sessions_of(
+        &self,
+        person_eid: &str,
+        now: i64,
+    ) -> Result<Vec<WebSessionRecord>, StoreError> {
+        self.read(|conn| sessions_of(conn, person_eid, now)).await
+    }
+
+    async fn end_web_sign_in(&self, person_eid: &str, sign_in: &str) -> Result<usize, StoreError> {
+        let (person, sign_in) = (person_eid.to_string(), sign_in.to_string());
+        self.write(move |txn| {
+            Ok(txn.execute(
+                "DELETE FROM web_sessions WHERE person = ?1 AND sign_in = ?2",
+                params![person, sign_in],
+            )?)
+        })
+        .await
     }
 
     async fn end_web_sessions(&self, person_eid: &str) -> Result<usize, StoreError> {
@@ -349,6 +427,7 @@ impl crate::records::SignIns for Sqlite {
 #[cfg(test)]
 mod tests {
     use crate::Store;
+    use crate::web_sessions::{NewWebSession, SessionSeen};
 
     async fn store_with_ada() -> (tempfile::TempDir, Store, String) {
         let dir = tempfile::tempdir().unwrap();
@@ -392,7 +471,7 @@ mod tests {
     async fn a_hop_works_once_on_its_own_space_in_its_own_browser() {
         let (_dir, store, ada) = store_with_ada().await;
         store
-            .add_web_hop(&ada, "demo", "h", "hand", 100)
+            .add_web_hop(&ada, "demo", "h", "hand", "in-1", 100)
             .await
             .unwrap();
         assert!(
@@ -421,7 +500,7 @@ mod tests {
         );
 
         store
-            .add_web_hop(&ada, "demo", "h", "hand", 100)
+            .add_web_hop(&ada, "demo", "h", "hand", "in-1", 100)
             .await
             .unwrap();
         store.bind_web_hop("demo", "h", "b", "br", 1).await.unwrap();
@@ -440,7 +519,10 @@ mod tests {
         );
         assert_eq!(
             store.use_web_hop("demo", "b", Some("br"), 3).await.unwrap(),
-            Some(ada.clone())
+            Some(crate::web_sessions::HopUsed {
+                person: ada.clone(),
+                sign_in: Some("in-1".into())
+            })
         );
         assert_eq!(
             store.use_web_hop("demo", "b", Some("br"), 3).await.unwrap(),
@@ -451,7 +533,7 @@ mod tests {
         // another browser's cookie at the end uses it up.
         for (handoff, browser) in [(Some("other"), "br"), (None, "br"), (Some("hand"), "other")] {
             store
-                .add_web_hop(&ada, "demo", "h", "hand", 100)
+                .add_web_hop(&ada, "demo", "h", "hand", "in-1", 100)
                 .await
                 .unwrap();
             store.bind_web_hop("demo", "h", "b", "br", 1).await.unwrap();
@@ -481,14 +563,37 @@ mod tests {
         }
     }
 
+    fn session(ada: &str, space: &str, hash: &str, sign_in: &str, at: i64) -> NewWebSession {
+        NewWebSession {
+            person: ada.to_string(),
+            space: space.to_string(),
+            hash: hash.to_string(),
+            sign_in: sign_in.to_string(),
+            user_agent: Some("Mozilla/5.0 (X11; Linux x86_64)".to_string()),
+            at,
+            expires_at: 100,
+        }
+    }
+
     #[tokio::test]
     async fn a_session_answers_on_its_host_until_it_ends() {
         let (_dir, store, ada) = store_with_ada().await;
-        store.add_web_session(&ada, "demo", "s", 100).await.unwrap();
-        store.add_web_session(&ada, "", "p", 100).await.unwrap();
+        store
+            .add_web_session(session(&ada, "demo", "s", "in-1", 1))
+            .await
+            .unwrap();
+        store
+            .add_web_session(session(&ada, "", "p", "in-1", 1))
+            .await
+            .unwrap();
+        let seen = SessionSeen {
+            person: ada.clone(),
+            sign_in: "in-1".into(),
+            last_seen: 1,
+        };
         assert_eq!(
             store.web_session("demo", "s", 1).await.unwrap(),
-            Some(ada.clone())
+            Some(seen.clone())
         );
         assert_eq!(store.web_session("club", "s", 1).await.unwrap(), None);
         assert_eq!(
@@ -498,5 +603,71 @@ mod tests {
         );
         assert_eq!(store.end_web_sessions(&ada).await.unwrap(), 2);
         assert_eq!(store.web_session("demo", "s", 1).await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn a_sign_in_is_listed_seen_and_ended_on_every_host_by_its_person_only() {
+        let (_dir, store, ada) = store_with_ada().await;
+        let bob = store.add_person("bob", "Bob").await.unwrap().eid;
+        for (space, hash, sign_in, at) in [
+            ("", "p1", "in-1", 1),
+            ("demo", "d1", "in-1", 1),
+            ("", "p2", "in-2", 5),
+        ] {
+            store
+                .add_web_session(session(&ada, space, hash, sign_in, at))
+                .await
+                .unwrap();
+        }
+        store.touch_web_session("d1", 40).await.unwrap();
+        assert_eq!(
+            store
+                .web_session("demo", "d1", 41)
+                .await
+                .unwrap()
+                .map(|s| s.last_seen),
+            Some(40)
+        );
+        let listed = store.web_sessions_of(&ada, 50).await.unwrap();
+        let rows: Vec<(&str, &str, i64, i64)> = listed
+            .iter()
+            .map(|r| {
+                (
+                    r.sign_in.as_str(),
+                    r.space.as_str(),
+                    r.signed_in_at,
+                    r.last_seen,
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("in-2", "", 5, 5),
+                ("in-1", "", 1, 1),
+                ("in-1", "demo", 1, 40)
+            ],
+            "newest sign-in first"
+        );
+        assert_eq!(
+            listed[0].user_agent.as_deref(),
+            Some("Mozilla/5.0 (X11; Linux x86_64)")
+        );
+        assert!(
+            store.web_sessions_of(&ada, 100).await.unwrap().is_empty(),
+            "expired"
+        );
+        assert_eq!(
+            store.end_web_sign_in(&bob, "in-1").await.unwrap(),
+            0,
+            "not bob's"
+        );
+        assert_eq!(store.end_web_sign_in(&ada, "in-1").await.unwrap(), 2);
+        assert_eq!(store.web_session("", "p1", 2).await.unwrap(), None);
+        assert_eq!(store.web_session("demo", "d1", 2).await.unwrap(), None);
+        assert!(
+            store.web_session("", "p2", 6).await.unwrap().is_some(),
+            "the other stays"
+        );
     }
 }

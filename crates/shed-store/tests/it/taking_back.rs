@@ -161,7 +161,15 @@ async fn a_removed_person_keeps_their_row_and_loses_every_way_in() {
     store.set_member("club", &bob.eid, "editor").await.unwrap();
     store.add_token(token(&bob, "t", None)).await.unwrap();
     store
-        .add_web_session(&bob.eid, "", &secret_hash("cookie"), 10_000)
+        .add_web_session(shed_store::web_sessions::NewWebSession {
+            person: bob.eid.clone(),
+            space: String::new(),
+            hash: secret_hash("cookie"),
+            sign_in: "in-1".into(),
+            user_agent: None,
+            at: 1,
+            expires_at: 10_000,
+        })
         .await
         .unwrap();
     let job = JobTerms {

@@ -127,7 +127,7 @@ async fn a_roll_back_is_a_new_deploy_of_the_old_files_and_the_tool_list_stays() 
     let said = shed.shed(&["app", "rollback", "demo/runs", "v1", "--as", "ed"]);
     assert!(
         said.starts_with(&format!(
-            "rolled demo/runs back to v1: deployed demo/runs v3: http://demo.localhost:{}/runs/\n\
+            "rolled demo/runs back to v1: now v3, at http://demo.localhost:{}/runs/\n\
              commands: log_run, leaderboard, since, add_jog, find_jog",
             shed.port
         )),

@@ -292,11 +292,19 @@ async fn write_records(store: &Store) {
         .await
         .unwrap();
     store
-        .add_web_hop(&you, "demo", "hop", "handoff", now + 600)
+        .add_web_hop(&you, "demo", "hop", "handoff", "sign-in-1", now + 600)
         .await
         .unwrap();
     store
-        .add_web_session(&you, "demo", "session", now + 3600)
+        .add_web_session(shed_store::web_sessions::NewWebSession {
+            person: you.clone(),
+            space: "demo".into(),
+            hash: "session".into(),
+            sign_in: "sign-in-1".into(),
+            user_agent: Some("Mozilla/5.0 (X11; Linux x86_64) Chrome/140.0".into()),
+            at: now,
+            expires_at: now + 3600,
+        })
         .await
         .unwrap();
     let client = ClientRecord {

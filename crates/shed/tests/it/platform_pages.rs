@@ -3,7 +3,10 @@
 //! changes nothing; the last owner of a space is neither removed nor
 //! demoted; a viewer's invite gets the rule book's sentence; an owner's
 //! invite of a new handle adds the person and gives a working sign-in link;
-//! a person revokes only their own tokens.
+//! a person revokes only their own tokens. An app's page shows a viewer its
+//! versions and no button, and refuses their post with the rule book's
+//! sentence; a purge without the app's typed name is refused and deletes
+//! nothing.
 
 use reqwest::StatusCode;
 use reqwest::header;
@@ -47,6 +50,14 @@ async fn a_form_from_another_origin_is_refused_and_changes_nothing() {
     let members = shed.shed(&["member", "list", "demo"]);
     let people = shed.shed(&["person", "list"]);
     let tokens = shed.shed(&["token", "list"]);
+    let versions = shed.shed(&["app", "versions", "demo/runs", "--as", "ada"]);
+    let apps = shed.shed(&["app", "list", "--as", "ada"]);
+    let (_, _, account) = shed.get(&format!("{own}/account"), Some(&ada)).await;
+    let session = account
+        .split_once("data-session=\"")
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map(|(id, _)| format!("session={id}"))
+        .expect("the account page lists this browser's session");
     let evil = "http://evil.localhost:1";
     for origin in [Some(evil), Some(shed.origin().as_str()), Some("null"), None] {
         for (path, form) in [
@@ -56,6 +67,11 @@ async fn a_form_from_another_origin_is_refused_and_changes_nothing() {
             ("/account/tokens/revoke", "id=1"),
             ("/agents/end", "job=job-1"),
             ("/account/sign-out", ""),
+            ("/account/sessions/end", session.as_str()),
+            ("/spaces/demo/apps/runs/rollback", "version=1"),
+            ("/spaces/demo/apps/runs/trash", ""),
+            ("/spaces/demo/apps/pub/restore", ""),
+            ("/spaces/demo/apps/pub/purge", "confirm=demo%2Fpub"),
         ] {
             let (status, page) = post(&shed, path, form, &ada, origin).await;
             assert_eq!(
@@ -73,7 +89,12 @@ async fn a_form_from_another_origin_is_refused_and_changes_nothing() {
     assert_eq!(shed.shed(&["member", "list", "demo"]), members);
     assert_eq!(shed.shed(&["person", "list"]), people);
     assert_eq!(shed.shed(&["token", "list"]), tokens);
-    // Still signed in: the sign-out was refused too.
+    assert_eq!(
+        shed.shed(&["app", "versions", "demo/runs", "--as", "ada"]),
+        versions
+    );
+    assert_eq!(shed.shed(&["app", "list", "--as", "ada"]), apps);
+    // Still signed in: the sign-outs were refused too.
     let (status, _, home) = shed.get(&format!("{own}/"), Some(&ada)).await;
     assert_eq!(status, StatusCode::OK);
     assert!(home.contains("You are signed in as Ada (@ada)"), "{home}");
@@ -253,4 +274,112 @@ async fn a_person_revokes_their_own_tokens_only() {
         .await
         .unwrap();
     assert_eq!(mcp.status(), StatusCode::UNAUTHORIZED);
+}
+
+/// `sentence` as a page writes it.
+fn html(sentence: &str) -> String {
+    sentence
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+#[tokio::test]
+async fn an_app_page_shows_and_takes_what_the_rule_book_allows() {
+    let shed = Shed::start().await;
+    let own = shed.url();
+    let from = Some(own.as_str());
+    let page_of = format!("{own}/spaces/demo/apps/runs");
+
+    // A viewer sees the versions, and no button; a post gets the CLI's sentence.
+    let vic = platform_cookie(&shed, "vic").await;
+    let (status, _, page) = shed.get(&page_of, Some(&vic)).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    assert!(page.contains("data-version=\"1\""), "{page}");
+    for button in ["Roll back to", ">Trash<", ">Restore<", ">Purge<"] {
+        assert!(!page.contains(button), "a viewer sees {button}: {page}");
+    }
+    let versions = shed.shed(&["app", "versions", "demo/runs", "--as", "ada"]);
+    for (path, form, cli) in [
+        (
+            "trash",
+            "",
+            vec!["app", "trash", "demo/runs", "--as", "vic"],
+        ),
+        (
+            "rollback",
+            "version=1",
+            vec!["app", "rollback", "demo/runs", "1", "--as", "vic"],
+        ),
+    ] {
+        let (status, page) = post(
+            &shed,
+            &format!("/spaces/demo/apps/runs/{path}"),
+            form,
+            &vic,
+            from,
+        )
+        .await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{path}: {page}");
+        let sentence = shed.refused(&cli);
+        assert!(
+            page.contains(&html(sentence.trim())),
+            "{path}: {sentence} in {page}"
+        );
+    }
+    // An app of a space they are not in: the host's not-found, no page of it.
+    let (status, _, page) = shed
+        .get(&format!("{own}/spaces/club/apps/runs"), Some(&vic))
+        .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{page}");
+    assert_eq!(
+        shed.shed(&["app", "versions", "demo/runs", "--as", "ada"]),
+        versions
+    );
+
+    // The owner: bad input gets a sentence and changes nothing.
+    let ada = platform_cookie(&shed, "ada").await;
+    for (form, said) in [
+        ("", "the form is missing the version"),
+        ("version=two", "two is not a version"),
+        ("version=9", "demo/runs has no version 9"),
+        ("version=1", "demo/runs v1 is the version answering now"),
+    ] {
+        let (status, page) = post(&shed, "/spaces/demo/apps/runs/rollback", form, &ada, from).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{form}: {page}");
+        assert!(page.contains(said), "{form}: {page}");
+    }
+
+    // Trashed: the page says so, with Restore and Purge; purge without the
+    // typed name is refused and deletes nothing.
+    let (status, page) = post(&shed, "/spaces/demo/apps/runs/trash", "", &ada, from).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    assert!(page.contains("demo/runs is in the trash"), "{page}");
+    assert!(
+        page.contains(">Restore<") && page.contains(">Purge<"),
+        "{page}"
+    );
+    for typed in ["", "confirm=", "confirm=runs", "confirm=demo%2Fruns2"] {
+        let (status, page) = post(&shed, "/spaces/demo/apps/runs/purge", typed, &ada, from).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{typed}: {page}");
+        assert!(
+            page.contains("to purge demo/runs, type its name exactly: demo/runs")
+                && page.contains("nothing was deleted"),
+            "{typed}: {page}"
+        );
+    }
+    let (_, _, home) = shed.get(&format!("{own}/"), Some(&ada)).await;
+    assert!(
+        home.contains("data-app=\"demo/runs\"") && home.contains("in the trash"),
+        "a trashed app stays on home: {home}"
+    );
+    let (status, page) = post(&shed, "/spaces/demo/apps/runs/restore", "", &ada, from).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    assert!(page.contains("demo/runs is out of the trash"), "{page}");
+    assert_eq!(
+        shed.shed(&["app", "versions", "demo/runs", "--as", "ada"]),
+        versions
+    );
 }

@@ -1,0 +1,357 @@
+//! An app's page on the platform's host, `/spaces/<space>/apps/<app>`: its
+//! title, access and the version answering; its versions, newest first —
+//! who deployed each (name and handle) and when, the version a roll back
+//! brought back, the commands each added and removed against the one before
+//! (`Host::app_overview`) — and the acts on its life, each a POST form
+//! answered with this page, the host's sentence on top: **Roll back** to a
+//! version (`Host::app_rollback`, the CLI's `shed app rollback`), **Trash**
+//! and, in the trash, **Restore** (`app_trash`, `app_restore`), and
+//! **Purge**, only in the trash, which asks the person to type the app's
+//! full name (`space/slug`, as `shed app purge --confirm` does) and is
+//! refused without it (`app_purge`). The buttons shown are those the rule
+//! book allows the caller (`AppOfMine::may`); a viewer sees the versions
+//! and none; the host refuses a post all the same.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::rejection::FormRejection;
+use axum::extract::{Form, Path, State};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use shed_host::answer::{AppOverview, AppVersion};
+use shed_host::{Caller, HostError, Person};
+
+use crate::caller::WebCaller;
+use crate::door::Door;
+use crate::pages::{
+    Here, Outcome, ago_text, app_page_path, fields, header_html, poster, required, signed_in,
+    space_page,
+};
+use crate::reply::{escape, product_page, status_of};
+
+/// The app page's routes; its forms post under its own address.
+pub(crate) fn router(door: Arc<Door>) -> Router {
+    Router::new()
+        .route("/spaces/{space}/apps/{app}", get(app))
+        .route("/spaces/{space}/apps/{app}/rollback", post(rollback))
+        .route("/spaces/{space}/apps/{app}/trash", post(trash))
+        .route("/spaces/{space}/apps/{app}/restore", post(restore))
+        .route("/spaces/{space}/apps/{app}/purge", post(purge))
+        .with_state(door)
+}
+
+async fn app(
+    State(door): State<Arc<Door>>,
+    Path((space, app)): Path<(String, String)>,
+    asking: WebCaller,
+) -> Response {
+    match signed_in(&asking) {
+        Ok(person) => {
+            app_page(
+                &door,
+                &asking.caller,
+                &person,
+                &space,
+                &app,
+                Outcome::Nothing,
+            )
+            .await
+        }
+        Err(refused) => refused.into_response(),
+    }
+}
+
+/// The page of `space`/`app` as the caller sees it, `said` on top.
+async fn app_page(
+    door: &Door,
+    caller: &Caller,
+    person: &Person,
+    space: &str,
+    app: &str,
+    said: Outcome,
+) -> Response {
+    let header = header_html(person, Here::Space);
+    let name = format!("{space}/{app}");
+    let overview = match door.host.app_overview(caller, &name).await {
+        Ok(overview) => overview,
+        Err(error) => {
+            let status = status_of(&error);
+            let mut body = said.html();
+            body.push_str(&Outcome::Refused(error).html());
+            body.push_str(&format!(
+                "<p><a href=\"/spaces/{}\">Back to {}</a></p>\n",
+                escape(space),
+                escape(space)
+            ));
+            return product_page(status, &name, &header, &body);
+        }
+    };
+    let body = format!("{}{}", said.html(), overview_html(&overview));
+    product_page(said.status(), &overview.app.app.title, &header, &body)
+}
+
+/// The page's body below the outcome: the app, its life's acts, its versions.
+fn overview_html(overview: &AppOverview) -> String {
+    let mine = &overview.app;
+    let app = &mine.app;
+    let page = app_page_path(&app.at);
+    let at = escape(&app.at);
+    let (space, _) = app.at.split_once('/').unwrap_or((&app.at, ""));
+    let role = mine.role.unwrap_or("not a member");
+    let mut html = format!(
+        "<p class=\"meta\"><a href=\"/spaces/{space}\">{space}</a> / {slug} · {access} · \
+         v{version} answers · your role: {role}</p>\n",
+        space = escape(space),
+        slug = escape(&app.slug),
+        access = escape(app.access),
+        version = app.version,
+    );
+    match &app.trashed {
+        Some(trashed) => {
+            html.push_str(&format!(
+                "<section id=\"trash\" class=\"trashed\"><h2>In the trash</h2>\n\
+                 <p>Put in the trash {} by {} (@{}). Its commands, pages, views and data are out \
+                 of reach through every door, and its name stays taken; its data is kept.</p>\n",
+                ago_text(&trashed.at),
+                escape(&trashed.name),
+                escape(&trashed.handle)
+            ));
+            if mine.may.trash {
+                html.push_str(&format!(
+                    "<form method=\"post\" action=\"{page}/restore\"><button class=\"primary\" \
+                     type=\"submit\">Restore</button></form>\n"
+                ));
+            }
+            if mine.may.purge {
+                html.push_str(&format!(
+                    "<h3>Purge</h3>\n<p>Deletes {at} for good — every version and all its data. \
+                     It cannot be undone.</p>\n\
+                     <form class=\"inline\" method=\"post\" action=\"{page}/purge\">\
+                     <label><span>Type <code>{at}</code> to purge it</span><input name=\"confirm\" \
+                     autocomplete=\"off\" spellcheck=\"false\" maxlength=\"200\"></label>\
+                     <button class=\"danger\" type=\"submit\">Purge</button></form>\n"
+                ));
+            }
+            html.push_str("</section>\n");
+        }
+        None => {
+            html.push_str(&format!(
+                "<p><a class=\"open\" href=\"{}\">Open {}</a></p>\n",
+                escape(&app.address),
+                escape(&app.address)
+            ));
+        }
+    }
+    html.push_str("<section id=\"versions\"><h2>Versions</h2>\n<ul class=\"rows\">\n");
+    let may_roll_back = mine.may.rollback && app.trashed.is_none();
+    for version in &overview.versions.versions {
+        html.push_str(&version_row(
+            version,
+            overview.versions.current,
+            may_roll_back.then_some(page.as_str()),
+        ));
+    }
+    html.push_str("</ul>\n");
+    if !mine.may.rollback && !mine.may.trash {
+        html.push_str(&format!(
+            "<p class=\"empty\">As {role} of {}, you see its versions; an editor or owner rolls \
+             it back and puts it in the trash.</p>\n",
+            escape(space)
+        ));
+    }
+    html.push_str("</section>\n");
+    if app.trashed.is_none() && mine.may.trash {
+        html.push_str(&format!(
+            "<section id=\"trash\"><h2>Trash</h2>\n<p>Puts {at} out of reach through every door — \
+             MCP, its pages, the broker — until it is restored; its data is kept, and its name \
+             stays taken.</p>\n<form method=\"post\" action=\"{page}/trash\"><button \
+             class=\"danger\" type=\"submit\">Trash</button></form>\n</section>\n"
+        ));
+    }
+    html
+}
+
+/// One version as a row: number, who deployed it and when, what it brought
+/// back, the commands it added and removed — and, given the page's address
+/// to post to, its Roll back button (none for the version answering).
+fn version_row(version: &AppVersion, current: i64, roll_back_at: Option<&str>) -> String {
+    let number = version.version;
+    let answering = if number == current {
+        " <span class=\"tag running\">answering</span>"
+    } else {
+        ""
+    };
+    let back = version
+        .rolls_back_to
+        .map(|earlier| format!(" · a roll back to v{earlier}"))
+        .unwrap_or_default();
+    let names = |names: &[String]| {
+        names
+            .iter()
+            .map(|name| format!("<code>{}</code>", escape(name)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let changes = match (version.added.is_empty(), version.removed.is_empty()) {
+        (true, true) => "Commands unchanged".to_string(),
+        (false, true) => format!("Added {}", names(&version.added)),
+        (true, false) => format!("Removed {}", names(&version.removed)),
+        (false, false) => format!(
+            "Added {} · removed {}",
+            names(&version.added),
+            names(&version.removed)
+        ),
+    };
+    let button = match roll_back_at {
+        Some(page) if number != current => format!(
+            "<form method=\"post\" action=\"{page}/rollback\"><input type=\"hidden\" name=\"version\" \
+             value=\"{number}\"><button type=\"submit\">Roll back to v{number}</button></form>"
+        ),
+        _ => String::new(),
+    };
+    format!(
+        "<li data-version=\"{number}\"><div class=\"what\"><strong>v{number}</strong>{answering}\
+         <div class=\"meta\">deployed {when} by {name} (@{handle}){back}</div>\
+         <div class=\"meta\">{changes}</div></div>{button}</li>\n",
+        when = ago_text(&version.deployed.at),
+        name = escape(&version.deployed.name),
+        handle = escape(&version.deployed.handle),
+    )
+}
+
+/// The host's answer as the page's outcome: its lines, escaped.
+fn said(text: &str) -> String {
+    text.lines().map(escape).collect::<Vec<_>>().join("<br>")
+}
+
+/// The version to roll back to.
+#[derive(serde::Deserialize)]
+struct VersionChoice {
+    version: Option<String>,
+}
+
+async fn rollback(
+    State(door): State<Arc<Door>>,
+    Path((space, app)): Path<(String, String)>,
+    headers: HeaderMap,
+    asking: WebCaller,
+    form: Result<Form<VersionChoice>, FormRejection>,
+) -> Response {
+    let person = match poster(&door, &asking, &headers) {
+        Ok(person) => person,
+        Err(refused) => return refused.into_response(),
+    };
+    let rolled = async {
+        let version =
+            shed_host::parse_version(&required(fields(form)?.version, "the version")?)?;
+        let answer = door
+            .host
+            .app_rollback(&asking.caller, &format!("{space}/{app}"), version)
+            .await?;
+        tracing::info!(by = %person.handle, app = %answer.data.app, version, "rolled back on its page");
+        Ok(said(&answer.text))
+    }
+    .await;
+    app_page(
+        &door,
+        &asking.caller,
+        &person,
+        &space,
+        &app,
+        Outcome::of(rolled),
+    )
+    .await
+}
+
+/// Which of the acts without fields a form posted.
+#[derive(Clone, Copy)]
+enum LifeAct {
+    Trash,
+    Restore,
+}
+
+async fn trash(
+    State(door): State<Arc<Door>>,
+    Path((space, app)): Path<(String, String)>,
+    headers: HeaderMap,
+    asking: WebCaller,
+) -> Response {
+    life_act(&door, &space, &app, &headers, &asking, LifeAct::Trash).await
+}
+
+async fn restore(
+    State(door): State<Arc<Door>>,
+    Path((space, app)): Path<(String, String)>,
+    headers: HeaderMap,
+    asking: WebCaller,
+) -> Response {
+    life_act(&door, &space, &app, &headers, &asking, LifeAct::Restore).await
+}
+
+/// Trash or restore `space`/`app`: the app page, the host's sentence on top.
+async fn life_act(
+    door: &Door,
+    space: &str,
+    app: &str,
+    headers: &HeaderMap,
+    asking: &WebCaller,
+    act: LifeAct,
+) -> Response {
+    let person = match poster(door, asking, headers) {
+        Ok(person) => person,
+        Err(refused) => return refused.into_response(),
+    };
+    let name = format!("{space}/{app}");
+    let done = match act {
+        LifeAct::Trash => door.host.app_trash(&asking.caller, &name).await,
+        LifeAct::Restore => door.host.app_restore(&asking.caller, &name).await,
+    };
+    let said = Outcome::of(done.map(|answer| said(&answer.text)));
+    app_page(door, &asking.caller, &person, space, app, said).await
+}
+
+/// The name typed to purge.
+#[derive(serde::Deserialize)]
+struct PurgeConfirm {
+    confirm: Option<String>,
+}
+
+/// Purge: refused, with the host's sentence and nothing deleted, unless the
+/// app's full name was typed; done, the space's page with what was deleted.
+async fn purge(
+    State(door): State<Arc<Door>>,
+    Path((space, app)): Path<(String, String)>,
+    headers: HeaderMap,
+    asking: WebCaller,
+    form: Result<Form<PurgeConfirm>, FormRejection>,
+) -> Response {
+    let person = match poster(&door, &asking, &headers) {
+        Ok(person) => person,
+        Err(refused) => return refused.into_response(),
+    };
+    let purged = async {
+        let typed = fields(form)?.confirm.unwrap_or_default();
+        let answer = door
+            .host
+            .app_purge(&asking.caller, &format!("{space}/{app}"), typed.trim())
+            .await?;
+        Ok::<_, HostError>(said(&answer.text))
+    }
+    .await;
+    match purged {
+        Ok(html) => space_page(&door, &asking.caller, &person, &space, Outcome::Done(html)).await,
+        Err(error) => {
+            app_page(
+                &door,
+                &asking.caller,
+                &person,
+                &space,
+                &app,
+                Outcome::Refused(error),
+            )
+            .await
+        }
+    }
+}
