@@ -309,6 +309,11 @@ const MIGRATIONS: &[&str] = &[
         at TEXT NOT NULL
     );
     "#,
+    // 11: kept for the platform pages' migration, merged from its branch
+    // in this place; until then it changes nothing.
+    "",
+    // 12: passkeys and their ceremonies' states (`postgres/passkeys.rs`).
+    super::passkeys::MIGRATION,
 ];
 
 /// Whether every migration this program knows is applied: a sentence

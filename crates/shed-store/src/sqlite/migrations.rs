@@ -105,6 +105,11 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
     // 10: an app's versions rolled back, its trash and its purges; the
     // public URL a server serves at (sqlite/lifecycle.rs).
     Sql(super::lifecycle::MIGRATION),
+    // 11: kept for the platform pages' migration, merged from its branch
+    // in this place; until then it changes nothing.
+    Sql(""),
+    // 12: passkeys and their ceremonies' states (sqlite/passkeys.rs).
+    Sql(super::passkeys::MIGRATION),
 ];
 
 /// Whether every migration this program knows is applied to the database
