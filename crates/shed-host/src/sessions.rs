@@ -110,13 +110,22 @@ impl Host {
     /// for each of the person's spaces. A key used before, expired, or never
     /// made is refused with how to get a new one.
     pub async fn sign_in_with_link(&self, key: &str) -> Result<SignedIn, HostError> {
-        let at = now();
         let store = &self.inner.store;
         let eid = store
-            .use_login_link(&hash(key.trim()), at)
+            .use_login_link(&hash(key.trim()), now())
             .await?
             .ok_or_else(link_spent)?;
         let person = store.person_by_eid(&eid).await?.ok_or_else(link_spent)?;
+        self.open_sessions(person).await
+    }
+
+    /// Signs a person in on the web, however they proved who they are (a
+    /// link, a passkey): a session on the platform's host, a hand-off
+    /// secret, and a hop for each of their spaces.
+    pub(crate) async fn open_sessions(&self, person: Person) -> Result<SignedIn, HostError> {
+        let at = now();
+        let store = &self.inner.store;
+        let eid = person.eid.clone();
         let session = secret();
         store
             .add_web_session(&eid, PLATFORM_HOST, &hash(&session), at + SESSION_SECONDS)
