@@ -1,6 +1,6 @@
 //! shed's web door: the pages of every app at `http://<space>.<public host>/<app>/`,
 //! the page api a page calls (`./api/apply`, `./api/query`), the page script
-//! at `/_shed/app.js`, signing in with a one-time link, and the OAuth 2.1
+//! at `/_shed/app.js`, signing in with a one-time link or a passkey, and the OAuth 2.1
 //! endpoints MCP clients sign in through (consent page included).
 //!
 //! Requests are told apart by their host name: `<space>.<public host>` is a
@@ -18,6 +18,7 @@ mod kinds;
 mod oauth;
 mod page;
 mod pages;
+mod passkeys;
 mod path;
 mod platform;
 mod reply;
@@ -70,6 +71,7 @@ pub fn router(host: Host, platform: Router) -> Router {
     let platform = platform::router(door.clone())
         .merge(oauth::router(door.clone()))
         .merge(pages::router(door.clone()))
+        .merge(passkeys::router(door.clone()))
         .merge(platform);
     Router::new().fallback(move |request: Request| {
         let to = match door.space_of(request.headers(), request.uri()) {

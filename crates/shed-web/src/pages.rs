@@ -1,6 +1,6 @@
 //! The signed-in person's pages on the platform's host: home (their spaces'
-//! apps, and connecting an agent), account (tokens and connected clients,
-//! signing out), a space (its members and their roles) and agents (their
+//! apps, and connecting an agent), account (passkeys — `passkeys.rs` —,
+//! tokens and connected clients, signing out), a space (its members and their roles) and agents (their
 //! jobs). Server-rendered; the one script is the copy buttons'
 //! (`static/pages.js`). Every action is a POST form, taken only from a page
 //! of this host ([`WebCaller::writes_from_elsewhere`]); every decision and
@@ -68,7 +68,7 @@ pub(crate) enum Outcome {
 }
 
 impl Outcome {
-    fn of(result: Result<String, HostError>) -> Outcome {
+    pub(crate) fn of(result: Result<String, HostError>) -> Outcome {
         match result {
             Ok(html) => Outcome::Done(html),
             Err(error) => Outcome::Refused(error),
@@ -126,7 +126,7 @@ fn header_html(person: &Person, here: Here) -> String {
 }
 
 /// Why a request was not taken before any page was drawn.
-enum NotTaken {
+pub(crate) enum NotTaken {
     /// Nobody is signed in: the sign-in page.
     SignedOut,
     /// A post from a page elsewhere, with the sentence saying so.
@@ -156,7 +156,11 @@ fn signed_in(asking: &WebCaller) -> Result<Person, NotTaken> {
 
 /// The person of a post: a post must come from a page of this host, and
 /// from someone signed in.
-fn poster(door: &Door, asking: &WebCaller, headers: &HeaderMap) -> Result<Person, NotTaken> {
+pub(crate) fn poster(
+    door: &Door,
+    asking: &WebCaller,
+    headers: &HeaderMap,
+) -> Result<Person, NotTaken> {
     let own = door.host.public_url();
     if let Some(from) = asking.writes_from_elsewhere(headers, own) {
         return Err(NotTaken::FromElsewhere(format!(
@@ -168,7 +172,7 @@ fn poster(door: &Door, asking: &WebCaller, headers: &HeaderMap) -> Result<Person
 }
 
 /// A form's fields, or the sentence saying it did not arrive as one.
-fn fields<T>(form: Result<Form<T>, FormRejection>) -> Result<T, HostError> {
+pub(crate) fn fields<T>(form: Result<Form<T>, FormRejection>) -> Result<T, HostError> {
     form.map(|Form(fields)| fields).map_err(|rejection| {
         HostError::BadInput(format!(
             "the form did not arrive as a form ({rejection}) — reload the page and send it again"
@@ -177,7 +181,7 @@ fn fields<T>(form: Result<Form<T>, FormRejection>) -> Result<T, HostError> {
 }
 
 /// A field the form must fill, or the sentence naming it.
-fn required(value: Option<String>, what: &str) -> Result<String, HostError> {
+pub(crate) fn required(value: Option<String>, what: &str) -> Result<String, HostError> {
     value
         .map(|v| v.trim().to_string())
         .filter(|v| !v.is_empty())
@@ -185,7 +189,7 @@ fn required(value: Option<String>, what: &str) -> Result<String, HostError> {
 }
 
 /// Unix seconds as a date and time (UTC), or `never`.
-fn when_seconds(at: Option<i64>, never: &str) -> String {
+pub(crate) fn when_seconds(at: Option<i64>, never: &str) -> String {
     at.and_then(|at| jiff::Timestamp::from_second(at).ok())
         .map_or_else(|| never.to_string(), minutes)
 }
@@ -371,7 +375,12 @@ async fn account(State(door): State<Arc<Door>>, asking: WebCaller) -> Response {
     }
 }
 
-async fn account_page(door: &Door, caller: &Caller, person: &Person, said: Outcome) -> Response {
+pub(crate) async fn account_page(
+    door: &Door,
+    caller: &Caller,
+    person: &Person,
+    said: Outcome,
+) -> Response {
     let tokens = match door.host.own_tokens(caller).await {
         Ok(tokens) => tokens,
         Err(error) => return crate::reply::Refusal::page(error).into_response(),
@@ -380,6 +389,7 @@ async fn account_page(door: &Door, caller: &Caller, person: &Person, said: Outco
         .iter()
         .partition(|token| matches!(token.id, TokenId::Grant(_)));
     let mut body = said.html();
+    body.push_str(&crate::passkeys::account_section(door, caller).await);
     body.push_str("<section id=\"tokens\"><h2>Tokens</h2>\n");
     body.push_str(&token_rows(
         &pasted,
