@@ -128,6 +128,7 @@ ul.rows>li:first-child{border-top:0}\
 .tag.running{background:#dafbe1;color:#116329}\
 .acts{display:flex;flex-wrap:wrap;gap:.5rem}\
 form.inline{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:0}\
+ul.rows+form.inline{border-top:1px solid #eef0f2;padding-top:.75rem}\
 label{display:flex;flex-direction:column;gap:.2rem;font-size:.875rem;color:#3b434b}\
 input,select{font:inherit;padding:.4rem .5rem;border:1px solid #c4c9cf;border-radius:6px;background:#fff;min-width:0}\
 button{font:inherit;padding:.4rem .8rem;border:1px solid #c4c9cf;border-radius:6px;background:#fff;cursor:pointer}\
