@@ -88,13 +88,23 @@ struct Finish {
     credential: Option<serde_json::Value>,
 }
 
+/// A step the door refuses before asking the host: its status and
+/// sentence, answered as the page api answers one.
+struct NotTaken(StatusCode, String);
+
+impl IntoResponse for NotTaken {
+    fn into_response(self) -> Response {
+        json_sentence(self.0, &self.1)
+    }
+}
+
 /// A JSON body, or the sentence (and status: 415 for another content type,
 /// else 400) saying it did not arrive as one.
-fn body<T>(body: Result<Json<T>, JsonRejection>) -> Result<T, Response> {
+fn body<T>(body: Result<Json<T>, JsonRejection>) -> Result<T, NotTaken> {
     body.map(|Json(body)| body).map_err(|rejection| {
-        json_sentence(
+        NotTaken(
             rejection.status(),
-            &format!(
+            format!(
                 "a passkey step is JSON sent by this page's script ({}) — reload the page and press the button again",
                 rejection.body_text()
             ),
@@ -103,12 +113,13 @@ fn body<T>(body: Result<Json<T>, JsonRejection>) -> Result<T, Response> {
 }
 
 /// The ceremony and the browser's answer a finish carries.
-fn finish_parts(finish: Finish) -> Result<(String, serde_json::Value), Response> {
+fn finish_parts(finish: Finish) -> Result<(String, serde_json::Value), NotTaken> {
     match (finish.ceremony, finish.credential) {
         (Some(ceremony), Some(credential)) => Ok((ceremony, credential)),
-        _ => Err(json_sentence(
+        _ => Err(NotTaken(
             StatusCode::BAD_REQUEST,
-            "a passkey step's finish carries its ceremony and the browser's credential — reload the page and press the button again",
+            "a passkey step's finish carries its ceremony and the browser's credential — reload the page and press the button again"
+                .to_string(),
         )),
     }
 }
@@ -123,7 +134,7 @@ fn started(ceremony: Ceremony) -> Response {
 
 /// An add's step may go on: it comes from a page of this host (on its
 /// session cookie).
-fn from_home(door: &Door, asking: &WebCaller, headers: &HeaderMap) -> Result<(), Response> {
+fn from_home(door: &Door, asking: &WebCaller, headers: &HeaderMap) -> Result<(), NotTaken> {
     let own = door.host.public_url();
     match asking.writes_from_elsewhere(headers, own) {
         Some(from) => Err(from_elsewhere(own, &from)),
@@ -131,10 +142,10 @@ fn from_home(door: &Door, asking: &WebCaller, headers: &HeaderMap) -> Result<(),
     }
 }
 
-fn from_elsewhere(own: &str, from: &str) -> Response {
-    json_sentence(
+fn from_elsewhere(own: &str, from: &str) -> NotTaken {
+    NotTaken(
         StatusCode::FORBIDDEN,
-        &format!(
+        format!(
             "a passkey step is taken only from shed's own pages at {own}, and this came from {from} \
              — nothing was kept; open {own}/ and use the button there"
         ),
@@ -148,11 +159,11 @@ async fn add_start(
     naming: Result<Json<Naming>, JsonRejection>,
 ) -> Response {
     if let Err(refused) = from_home(&door, &asking, &headers) {
-        return refused;
+        return refused.into_response();
     }
     let naming = match body(naming) {
         Ok(naming) => naming,
-        Err(refused) => return refused,
+        Err(refused) => return refused.into_response(),
     };
     let name = naming.name.unwrap_or_default();
     match door.host.start_adding_passkey(&asking.caller, &name).await {
@@ -168,11 +179,11 @@ async fn add_finish(
     finish: Result<Json<Finish>, JsonRejection>,
 ) -> Response {
     if let Err(refused) = from_home(&door, &asking, &headers) {
-        return refused;
+        return refused.into_response();
     }
     let (ceremony, credential) = match body(finish).and_then(finish_parts) {
         Ok(parts) => parts,
-        Err(refused) => return refused,
+        Err(refused) => return refused.into_response(),
     };
     match door
         .host
@@ -189,7 +200,7 @@ async fn add_finish(
 
 /// A sign-in's step may go on: it comes from a page of this host (there
 /// is no session to go by yet).
-fn sign_in_from_home(door: &Door, headers: &HeaderMap) -> Result<(), Response> {
+fn sign_in_from_home(door: &Door, headers: &HeaderMap) -> Result<(), NotTaken> {
     let own = door.host.public_url();
     match foreign_origin(headers, own) {
         Some(from) => Err(from_elsewhere(own, &from)),
@@ -203,7 +214,7 @@ async fn sign_in_start(
     empty: Result<Json<serde_json::Value>, JsonRejection>,
 ) -> Response {
     if let Err(refused) = sign_in_from_home(&door, &headers).and_then(|()| body(empty).map(drop)) {
-        return refused;
+        return refused.into_response();
     }
     match door.host.start_passkey_sign_in().await {
         Ok(ceremony) => started(ceremony),
@@ -217,11 +228,11 @@ async fn sign_in_finish(
     finish: Result<Json<Finish>, JsonRejection>,
 ) -> Response {
     if let Err(refused) = sign_in_from_home(&door, &headers) {
-        return refused;
+        return refused.into_response();
     }
     let (ceremony, credential) = match body(finish).and_then(finish_parts) {
         Ok(parts) => parts,
-        Err(refused) => return refused,
+        Err(refused) => return refused.into_response(),
     };
     let signed = match door.host.sign_in_with_passkey(&ceremony, credential).await {
         Ok(signed) => signed,
