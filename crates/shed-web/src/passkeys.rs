@@ -90,9 +90,9 @@ struct Finish {
 
 /// A step the door refuses before asking the host: its status and
 /// sentence, answered as the page api answers one.
-struct NotTaken(StatusCode, String);
+struct StepRefused(StatusCode, String);
 
-impl IntoResponse for NotTaken {
+impl IntoResponse for StepRefused {
     fn into_response(self) -> Response {
         json_sentence(self.0, &self.1)
     }
@@ -100,9 +100,9 @@ impl IntoResponse for NotTaken {
 
 /// A JSON body, or the sentence (and status: 415 for another content type,
 /// else 400) saying it did not arrive as one.
-fn body<T>(body: Result<Json<T>, JsonRejection>) -> Result<T, NotTaken> {
+fn body<T>(body: Result<Json<T>, JsonRejection>) -> Result<T, StepRefused> {
     body.map(|Json(body)| body).map_err(|rejection| {
-        NotTaken(
+        StepRefused(
             rejection.status(),
             format!(
                 "a passkey step is JSON sent by this page's script ({}) — reload the page and press the button again",
@@ -113,10 +113,10 @@ fn body<T>(body: Result<Json<T>, JsonRejection>) -> Result<T, NotTaken> {
 }
 
 /// The ceremony and the browser's answer a finish carries.
-fn finish_parts(finish: Finish) -> Result<(String, serde_json::Value), NotTaken> {
+fn finish_parts(finish: Finish) -> Result<(String, serde_json::Value), StepRefused> {
     match (finish.ceremony, finish.credential) {
         (Some(ceremony), Some(credential)) => Ok((ceremony, credential)),
-        _ => Err(NotTaken(
+        _ => Err(StepRefused(
             StatusCode::BAD_REQUEST,
             "a passkey step's finish carries its ceremony and the browser's credential — reload the page and press the button again"
                 .to_string(),
@@ -134,7 +134,7 @@ fn started(ceremony: Ceremony) -> Response {
 
 /// An add's step may go on: it comes from a page of this host (on its
 /// session cookie).
-fn from_home(door: &Door, asking: &WebCaller, headers: &HeaderMap) -> Result<(), NotTaken> {
+fn from_home(door: &Door, asking: &WebCaller, headers: &HeaderMap) -> Result<(), StepRefused> {
     let own = door.host.public_url();
     match asking.writes_from_elsewhere(headers, own) {
         Some(from) => Err(from_elsewhere(own, &from)),
@@ -142,8 +142,8 @@ fn from_home(door: &Door, asking: &WebCaller, headers: &HeaderMap) -> Result<(),
     }
 }
 
-fn from_elsewhere(own: &str, from: &str) -> NotTaken {
-    NotTaken(
+fn from_elsewhere(own: &str, from: &str) -> StepRefused {
+    StepRefused(
         StatusCode::FORBIDDEN,
         format!(
             "a passkey step is taken only from shed's own pages at {own}, and this came from {from} \
@@ -200,7 +200,7 @@ async fn add_finish(
 
 /// A sign-in's step may go on: it comes from a page of this host (there
 /// is no session to go by yet).
-fn sign_in_from_home(door: &Door, headers: &HeaderMap) -> Result<(), NotTaken> {
+fn sign_in_from_home(door: &Door, headers: &HeaderMap) -> Result<(), StepRefused> {
     let own = door.host.public_url();
     match foreign_origin(headers, own) {
         Some(from) => Err(from_elsewhere(own, &from)),
