@@ -69,7 +69,11 @@ impl Door {
                 crate::PAGES_JS.as_bytes().to_vec(),
                 "text/javascript; charset=utf-8",
             )),
-            passkeys_js: Arc::new(crate::passkeys::script()),
+            passkeys_js: Arc::new(Rendered::asset(
+                0,
+                crate::PASSKEYS_JS.as_bytes().to_vec(),
+                "text/javascript; charset=utf-8",
+            )),
             rendered: Mutex::new(HashMap::new()),
         }
     }

@@ -51,6 +51,12 @@ pub const PAGES_JS_PATH: &str = "/_shed/pages.js";
 /// The script of the person's pages: copy buttons.
 const PAGES_JS: &str = include_str!("../static/pages.js");
 
+/// Where the passkeys' script is served, on the platform's host.
+pub const PASSKEYS_JS_PATH: &str = "/_shed/passkeys.js";
+
+/// The passkeys' script: adding one, signing in with one.
+const PASSKEYS_JS: &str = include_str!("../static/passkeys.js");
+
 /// The platform's page that says how to sign in.
 pub const SIGN_IN_PATH: &str = "/_shed/signin";
 

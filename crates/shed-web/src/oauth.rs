@@ -356,8 +356,8 @@ fn sign_in_first(door: &Door, checked: &CheckedAsk, form: &AskForm) -> Response 
          to allow or deny the app.</p>",
         client_words(checked)
     );
-    let mut response = crate::passkeys::with_passkey_sign_in(
-        door,
+    let mut response = crate::reply::with_passkey_sign_in(
+        door.host.passkeys_off().is_none(),
         StatusCode::OK,
         "Sign in to allow an app",
         &body,

@@ -1,6 +1,6 @@
 //! The signed-in person's pages on the platform's host: home (their spaces'
-//! apps, and connecting an agent), account (passkeys — `passkeys.rs` —,
-//! tokens and connected clients, signing out), a space (its members and their roles) and agents (their
+//! apps, and connecting an agent), account (passkeys — added by
+//! `static/passkeys.js` —, tokens and connected clients, signing out), a space (its members and their roles) and agents (their
 //! jobs). Server-rendered; the one script is the copy buttons'
 //! (`static/pages.js`). Every action is a POST form, taken only from a page
 //! of this host ([`WebCaller::writes_from_elsewhere`]); every decision and
@@ -22,13 +22,14 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use shed_host::agents::Job;
 use shed_host::own::{TokenId, TokenRecord};
+use shed_host::passkeys::NAME_CHARS;
 use shed_host::{Caller, HostError, Person, Role};
 
-use crate::PAGES_JS_PATH;
 use crate::caller::WebCaller;
 use crate::door::Door;
 use crate::files::answer;
 use crate::reply::{escape, product_page, see_other, sign_in_page, status_of};
+use crate::{PAGES_JS_PATH, PASSKEYS_JS_PATH};
 
 /// Where the account page is, and where its forms post.
 pub const ACCOUNT_PATH: &str = "/account";
@@ -37,6 +38,7 @@ pub const AGENTS_PATH: &str = "/agents";
 const MAKE_TOKEN_PATH: &str = "/account/tokens";
 const REVOKE_PATH: &str = "/account/tokens/revoke";
 const SIGN_OUT_PATH: &str = "/account/sign-out";
+const REMOVE_PASSKEY_PATH: &str = "/account/passkeys/remove";
 const END_JOB_PATH: &str = "/agents/end";
 
 pub(crate) fn router(door: Arc<Door>) -> Router {
@@ -45,6 +47,7 @@ pub(crate) fn router(door: Arc<Door>) -> Router {
         .route(MAKE_TOKEN_PATH, post(make_token))
         .route(REVOKE_PATH, post(revoke))
         .route(SIGN_OUT_PATH, post(sign_out))
+        .route(REMOVE_PASSKEY_PATH, post(remove_passkey))
         .route("/spaces/{space}", get(space).post(change_member))
         .route("/spaces/{space}/remove", post(remove_member))
         .route(AGENTS_PATH, get(agents))
@@ -68,7 +71,7 @@ pub(crate) enum Outcome {
 }
 
 impl Outcome {
-    pub(crate) fn of(result: Result<String, HostError>) -> Outcome {
+    fn of(result: Result<String, HostError>) -> Outcome {
         match result {
             Ok(html) => Outcome::Done(html),
             Err(error) => Outcome::Refused(error),
@@ -126,7 +129,7 @@ fn header_html(person: &Person, here: Here) -> String {
 }
 
 /// Why a request was not taken before any page was drawn.
-pub(crate) enum NotTaken {
+enum NotTaken {
     /// Nobody is signed in: the sign-in page.
     SignedOut,
     /// A post from a page elsewhere, with the sentence saying so.
@@ -156,11 +159,7 @@ fn signed_in(asking: &WebCaller) -> Result<Person, NotTaken> {
 
 /// The person of a post: a post must come from a page of this host, and
 /// from someone signed in.
-pub(crate) fn poster(
-    door: &Door,
-    asking: &WebCaller,
-    headers: &HeaderMap,
-) -> Result<Person, NotTaken> {
+fn poster(door: &Door, asking: &WebCaller, headers: &HeaderMap) -> Result<Person, NotTaken> {
     let own = door.host.public_url();
     if let Some(from) = asking.writes_from_elsewhere(headers, own) {
         return Err(NotTaken::FromElsewhere(format!(
@@ -172,7 +171,7 @@ pub(crate) fn poster(
 }
 
 /// A form's fields, or the sentence saying it did not arrive as one.
-pub(crate) fn fields<T>(form: Result<Form<T>, FormRejection>) -> Result<T, HostError> {
+fn fields<T>(form: Result<Form<T>, FormRejection>) -> Result<T, HostError> {
     form.map(|Form(fields)| fields).map_err(|rejection| {
         HostError::BadInput(format!(
             "the form did not arrive as a form ({rejection}) — reload the page and send it again"
@@ -181,7 +180,7 @@ pub(crate) fn fields<T>(form: Result<Form<T>, FormRejection>) -> Result<T, HostE
 }
 
 /// A field the form must fill, or the sentence naming it.
-pub(crate) fn required(value: Option<String>, what: &str) -> Result<String, HostError> {
+fn required(value: Option<String>, what: &str) -> Result<String, HostError> {
     value
         .map(|v| v.trim().to_string())
         .filter(|v| !v.is_empty())
@@ -189,7 +188,7 @@ pub(crate) fn required(value: Option<String>, what: &str) -> Result<String, Host
 }
 
 /// Unix seconds as a date and time (UTC), or `never`.
-pub(crate) fn when_seconds(at: Option<i64>, never: &str) -> String {
+fn when_seconds(at: Option<i64>, never: &str) -> String {
     at.and_then(|at| jiff::Timestamp::from_second(at).ok())
         .map_or_else(|| never.to_string(), minutes)
 }
@@ -375,12 +374,7 @@ async fn account(State(door): State<Arc<Door>>, asking: WebCaller) -> Response {
     }
 }
 
-pub(crate) async fn account_page(
-    door: &Door,
-    caller: &Caller,
-    person: &Person,
-    said: Outcome,
-) -> Response {
+async fn account_page(door: &Door, caller: &Caller, person: &Person, said: Outcome) -> Response {
     let tokens = match door.host.own_tokens(caller).await {
         Ok(tokens) => tokens,
         Err(error) => return crate::reply::Refusal::page(error).into_response(),
@@ -389,7 +383,7 @@ pub(crate) async fn account_page(
         .iter()
         .partition(|token| matches!(token.id, TokenId::Grant(_)));
     let mut body = said.html();
-    body.push_str(&crate::passkeys::account_section(door, caller).await);
+    body.push_str(&passkeys_section(door, caller).await);
     body.push_str("<section id=\"tokens\"><h2>Tokens</h2>\n");
     body.push_str(&token_rows(
         &pasted,
@@ -412,6 +406,84 @@ pub(crate) async fn account_page(
         &header_html(person, Here::Account),
         &body,
     )
+}
+
+/// A passkey's id, as the account page lists it.
+#[derive(serde::Deserialize)]
+struct PasskeyChoice {
+    id: Option<String>,
+}
+
+/// A Remove button: the account page again, the outcome on top.
+async fn remove_passkey(
+    State(door): State<Arc<Door>>,
+    headers: HeaderMap,
+    asking: WebCaller,
+    form: Result<Form<PasskeyChoice>, FormRejection>,
+) -> Response {
+    let person = match poster(&door, &asking, &headers) {
+        Ok(person) => person,
+        Err(refused) => return refused.into_response(),
+    };
+    let removed = async {
+        let id = required(fields(form)?.id, "the passkey to remove")?;
+        let name = door.host.remove_own_passkey(&asking.caller, &id).await?;
+        Ok::<_, HostError>(format!(
+            "Removed the passkey {}: it signs nobody in any more.",
+            escape(&name)
+        ))
+    }
+    .await;
+    account_page(&door, &asking.caller, &person, Outcome::of(removed)).await
+}
+
+/// The account page's Passkeys section: the caller's passkeys with their
+/// Remove buttons, and the form that adds one — or why passkeys are off.
+async fn passkeys_section(door: &Door, caller: &Caller) -> String {
+    let mut section = String::from("<section id=\"passkeys\"><h2>Passkeys</h2>\n");
+    if let Some(why) = door.host.passkeys_off() {
+        section.push_str(&format!(
+            "<p class=\"empty\">{}</p>\n</section>\n",
+            escape(why)
+        ));
+        return section;
+    }
+    section.push_str(
+        "<p>A passkey signs you in on this shed's sign-in page with your device's lock \
+         (fingerprint, face, PIN) — no link needed.</p>\n",
+    );
+    match door.host.own_passkeys(caller).await {
+        Ok(passkeys) if passkeys.is_empty() => section
+            .push_str("<p class=\"empty\">No passkeys yet. Add one for this device below.</p>\n"),
+        Ok(passkeys) => {
+            section.push_str("<ul class=\"rows\">\n");
+            for passkey in passkeys {
+                section.push_str(&format!(
+                    "<li><div class=\"what\"><strong>{name}</strong>\
+                     <div class=\"meta\">added {added} · last used {used}</div></div>\
+                     <form method=\"post\" action=\"{REMOVE_PASSKEY_PATH}\"><input type=\"hidden\" name=\"id\" value=\"{id}\">\
+                     <button class=\"danger\" type=\"submit\" aria-label=\"Remove {name}\">Remove</button></form></li>\n",
+                    name = escape(&passkey.name),
+                    added = when_seconds(Some(passkey.created_at), "never"),
+                    used = when_seconds(passkey.last_used_at, "never"),
+                    id = passkey.id,
+                ));
+            }
+            section.push_str("</ul>\n");
+        }
+        Err(error) => section.push_str(&format!(
+            "<p class=\"refused\" role=\"alert\">{}</p>\n",
+            escape(&error.to_string())
+        )),
+    }
+    section.push_str(&format!(
+        "<form class=\"inline\" data-passkey-add>\
+         <label>Passkey name <input name=\"name\" maxlength=\"{NAME_CHARS}\" placeholder=\"laptop\" autocomplete=\"off\"></label>\
+         <button class=\"primary\" type=\"submit\">Add a passkey</button></form>\n\
+         <p id=\"passkey-said\" role=\"status\" hidden></p>\n\
+         <script src=\"{PASSKEYS_JS_PATH}\" defer></script>\n</section>\n"
+    ));
+    section
 }
 
 /// Tokens (or grants) as rows, each with its revoke button.

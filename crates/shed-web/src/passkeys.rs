@@ -1,10 +1,10 @@
 //! Passkeys on the web: the ceremonies' JSON endpoints under
-//! `/_shed/passkeys/…` on the platform's host, the script that hands their
-//! options to `navigator.credentials` (`static/passkeys.js`), the Passkeys
-//! section of the account page with its Remove forms, and the "Sign in
-//! with a passkey" button of the sign-in page and of the signed-out consent
-//! page. Every decision and sentence is shed-host's (`passkeys.rs`); this
-//! door translates HTTP.
+//! `/_shed/passkeys/…` on the platform's host, and the script that hands
+//! their options to `navigator.credentials` (`static/passkeys.js`). (The
+//! account page's Passkeys section is `pages.rs`'s; the "Sign in with a
+//! passkey" button of the sign-in and signed-out consent pages is
+//! `reply.rs`'s.) Every decision and sentence is shed-host's
+//! (`passkeys.rs`); this door translates HTTP.
 //!
 //! The endpoints take only POSTs with a JSON body (`Content-Type:
 //! application/json`, which no form of another site can send without the
@@ -21,22 +21,19 @@
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::rejection::{FormRejection, JsonRejection};
-use axum::extract::{Form, Json, State};
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{Json, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use shed_host::passkeys::{Ceremony, NAME_CHARS};
-use shed_host::{Caller, HostError};
+use shed_host::passkeys::Ceremony;
 
+use crate::PASSKEYS_JS_PATH;
 use crate::caller::{WebCaller, foreign_origin};
 use crate::door::Door;
 use crate::files::answer;
-use crate::pages::{Outcome, account_page, fields, poster, required, when_seconds};
-use crate::reply::{Refusal, escape, json, json_sentence, page, script_page, sign_in_words};
+use crate::reply::{Refusal, json, json_sentence};
 
-/// Where the passkeys' script is served, on the platform's host.
-pub const PASSKEYS_JS_PATH: &str = "/_shed/passkeys.js";
 /// Starts adding a passkey: `{"name"}` → `{"ceremony", "options"}`.
 const ADD_START_PATH: &str = "/_shed/passkeys/add/start";
 /// Finishes adding one: `{"ceremony", "credential"}` → `{"passkey"}`.
@@ -45,11 +42,6 @@ const ADD_FINISH_PATH: &str = "/_shed/passkeys/add/finish";
 const SIGN_IN_START_PATH: &str = "/_shed/passkeys/sign-in/start";
 /// Finishes one: `{"ceremony", "credential"}` → the sessions' cookies and `{"go"}`.
 const SIGN_IN_FINISH_PATH: &str = "/_shed/passkeys/sign-in/finish";
-/// The account page's Remove buttons post here.
-const REMOVE_PATH: &str = "/account/passkeys/remove";
-
-/// The script of the passkeys' buttons.
-const PASSKEYS_JS: &str = include_str!("../static/passkeys.js");
 
 pub(crate) fn router(door: Arc<Door>) -> Router {
     Router::new()
@@ -57,18 +49,8 @@ pub(crate) fn router(door: Arc<Door>) -> Router {
         .route(ADD_FINISH_PATH, post(add_finish))
         .route(SIGN_IN_START_PATH, post(sign_in_start))
         .route(SIGN_IN_FINISH_PATH, post(sign_in_finish))
-        .route(REMOVE_PATH, post(remove))
         .route(PASSKEYS_JS_PATH, get(passkeys_js))
         .with_state(door)
-}
-
-/// The script, as the door's other assets are served.
-pub(crate) fn script() -> crate::page::Rendered {
-    crate::page::Rendered::asset(
-        0,
-        PASSKEYS_JS.as_bytes().to_vec(),
-        "text/javascript; charset=utf-8",
-    )
 }
 
 async fn passkeys_js(State(door): State<Arc<Door>>, headers: HeaderMap) -> Response {
@@ -244,113 +226,4 @@ async fn sign_in_finish(
         response.headers_mut().append(header::SET_COOKIE, cookie);
     }
     response
-}
-
-/// A passkey's id, as the account page lists it.
-#[derive(serde::Deserialize)]
-struct PasskeyChoice {
-    id: Option<String>,
-}
-
-/// A Remove button: the account page again, the outcome on top.
-async fn remove(
-    State(door): State<Arc<Door>>,
-    headers: HeaderMap,
-    asking: WebCaller,
-    form: Result<Form<PasskeyChoice>, FormRejection>,
-) -> Response {
-    let person = match poster(&door, &asking, &headers) {
-        Ok(person) => person,
-        Err(refused) => return refused.into_response(),
-    };
-    let removed = async {
-        let id = required(fields(form)?.id, "the passkey to remove")?;
-        let name = door.host.remove_own_passkey(&asking.caller, &id).await?;
-        Ok::<_, HostError>(format!(
-            "Removed the passkey {}: it signs nobody in any more.",
-            escape(&name)
-        ))
-    }
-    .await;
-    account_page(&door, &asking.caller, &person, Outcome::of(removed)).await
-}
-
-/// The account page's Passkeys section: the caller's passkeys with their
-/// Remove buttons, and the form that adds one — or why passkeys are off.
-pub(crate) async fn account_section(door: &Door, caller: &Caller) -> String {
-    let mut section = String::from("<section id=\"passkeys\"><h2>Passkeys</h2>\n");
-    if let Some(why) = door.host.passkeys_off() {
-        section.push_str(&format!(
-            "<p class=\"empty\">{}</p>\n</section>\n",
-            escape(why)
-        ));
-        return section;
-    }
-    section.push_str(
-        "<p>A passkey signs you in on this shed's sign-in page with your device's lock \
-         (fingerprint, face, PIN) — no link needed.</p>\n",
-    );
-    match door.host.own_passkeys(caller).await {
-        Ok(passkeys) if passkeys.is_empty() => section
-            .push_str("<p class=\"empty\">No passkeys yet. Add one for this device below.</p>\n"),
-        Ok(passkeys) => {
-            section.push_str("<ul class=\"rows\">\n");
-            for passkey in passkeys {
-                section.push_str(&format!(
-                    "<li><div class=\"what\"><strong>{name}</strong>\
-                     <div class=\"meta\">added {added} · last used {used}</div></div>\
-                     <form method=\"post\" action=\"{REMOVE_PATH}\"><input type=\"hidden\" name=\"id\" value=\"{id}\">\
-                     <button class=\"danger\" type=\"submit\" aria-label=\"Remove {name}\">Remove</button></form></li>\n",
-                    name = escape(&passkey.name),
-                    added = when_seconds(Some(passkey.created_at), "never"),
-                    used = when_seconds(passkey.last_used_at, "never"),
-                    id = passkey.id,
-                ));
-            }
-            section.push_str("</ul>\n");
-        }
-        Err(error) => section.push_str(&format!(
-            "<p class=\"refused\" role=\"alert\">{}</p>\n",
-            escape(&error.to_string())
-        )),
-    }
-    section.push_str(&format!(
-        "<form class=\"inline\" data-passkey-add>\
-         <label>Passkey name <input name=\"name\" maxlength=\"{NAME_CHARS}\" placeholder=\"laptop\" autocomplete=\"off\"></label>\
-         <button class=\"primary\" type=\"submit\">Add a passkey</button></form>\n\
-         <p id=\"passkey-said\" role=\"status\" hidden></p>\n\
-         <script src=\"{PASSKEYS_JS_PATH}\" defer></script>\n</section>\n"
-    ));
-    section
-}
-
-/// The button that signs in with a passkey, its sentence's place, and its
-/// script.
-fn sign_in_section() -> String {
-    format!(
-        "<section id=\"passkey\"><h2>Sign in with a passkey</h2>\n\
-         <p>Added a passkey on your account page? Use it here instead of a link.</p>\n\
-         <button type=\"button\" data-passkey-sign-in>Sign in with a passkey</button>\n\
-         <p id=\"passkey-said\" role=\"status\" hidden></p>\n\
-         <script src=\"{PASSKEYS_JS_PATH}\" defer></script>\n</section>"
-    )
-}
-
-/// One of the platform's small pages, with the passkey sign-in button
-/// after `body` — when passkeys are on; else the page as it is.
-pub(crate) fn with_passkey_sign_in(
-    door: &Door,
-    status: StatusCode,
-    title: &str,
-    body: &str,
-) -> Response {
-    if door.host.passkeys_off().is_some() {
-        return page(status, title, body);
-    }
-    script_page(status, title, &format!("{body}\n{}", sign_in_section()))
-}
-
-/// The platform host's sign-in page, after `why`: a link, or a passkey.
-pub(crate) fn sign_in_page(door: &Door, status: StatusCode, why: &str) -> Response {
-    with_passkey_sign_in(door, status, "Sign in", &sign_in_words(why))
 }

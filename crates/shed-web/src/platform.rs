@@ -31,7 +31,7 @@ use crate::caller::{
 use crate::door::Door;
 use crate::files::answer;
 use crate::oauth::pending_ask;
-use crate::reply::{Refusal, escape, form_page, page, see_other};
+use crate::reply::{Refusal, escape, form_page, page, passkey_sign_in_page, see_other};
 use crate::{APP_JS_PATH, HOP_END_PATH, HOP_PATH, SIGN_IN_PATH};
 
 pub(crate) fn router(door: Arc<Door>) -> Router {
@@ -49,8 +49,8 @@ async fn app_js(State(door): State<Arc<Door>>, headers: HeaderMap) -> Response {
 }
 
 async fn sign_in(State(door): State<Arc<Door>>) -> Response {
-    crate::passkeys::sign_in_page(
-        &door,
+    passkey_sign_in_page(
+        door.host.passkeys_off().is_none(),
         StatusCode::OK,
         "You are not signed in on this browser.",
     )
@@ -67,8 +67,8 @@ async fn front(State(door): State<Arc<Door>>, headers: HeaderMap, asking: WebCal
         return see_other(&back, [return_cookie(&door, None)]);
     }
     let Some(person) = caller.person().cloned() else {
-        return crate::passkeys::sign_in_page(
-            &door,
+        return passkey_sign_in_page(
+            door.host.passkeys_off().is_none(),
             StatusCode::OK,
             "This is shed: spaces of small apps, and the commands they give your agent.",
         );

@@ -269,7 +269,7 @@ pub(crate) fn sign_in_page(status: StatusCode, why: &str) -> Response {
 }
 
 /// `why`, then how to sign in with a link: the words of the sign-in page.
-pub(crate) fn sign_in_words(why: &str) -> String {
+fn sign_in_words(why: &str) -> String {
     format!(
         "<p>{}</p>\n<p>shed signs you in with a one-time link. Ask whoever runs this shed to run \
          <code>shed login &lt;your handle&gt;</code> on the server, open the link it prints and press its button: it works once, \
@@ -286,6 +286,39 @@ pub(crate) fn script_page(status: StatusCode, title: &str, body: &str) -> Respon
          base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     );
     html_response(status, small_page_html(title, body), policy)
+}
+
+/// The button that signs in with a passkey, its sentence's place, and its
+/// script.
+fn sign_in_section() -> String {
+    let passkeys_js = crate::PASSKEYS_JS_PATH;
+    format!(
+        "<section id=\"passkey\"><h2>Sign in with a passkey</h2>\n\
+         <p>Added a passkey on your account page? Use it here instead of a link.</p>\n\
+         <button type=\"button\" data-passkey-sign-in>Sign in with a passkey</button>\n\
+         <p id=\"passkey-said\" role=\"status\" hidden></p>\n\
+         <script src=\"{passkeys_js}\" defer></script>\n</section>"
+    )
+}
+
+/// One of the platform's small pages, with the passkey sign-in button
+/// after `body` — when passkeys are `on`; else the page as it is.
+pub(crate) fn with_passkey_sign_in(
+    on: bool,
+    status: StatusCode,
+    title: &str,
+    body: &str,
+) -> Response {
+    if !on {
+        return page(status, title, body);
+    }
+    script_page(status, title, &format!("{body}\n{}", sign_in_section()))
+}
+
+/// The platform host's sign-in page, after `why`: a link, or a passkey
+/// when they are `on`.
+pub(crate) fn passkey_sign_in_page(on: bool, status: StatusCode, why: &str) -> Response {
+    with_passkey_sign_in(on, status, "Sign in", &sign_in_words(why))
 }
 
 /// Text made safe inside HTML.
