@@ -7,7 +7,8 @@
 // link does, and land signed in; sign out; open an MCP client's consent page
 // signed out, sign in with the passkey there and land back on the consent; a
 // copy of the authenticator whose counter went back is refused; remove the
-// passkey and see a passkey sign-in refused with a sentence. The account
+// passkey and see a passkey sign-in refused with a sentence. A person of its
+// own (a viewer of demo) keeps its sign-outs from the other tests. The account
 // page with a passkey and the sign-in page are screenshotted at 1280 and
 // 390 px wide under test-artifacts/pages/.
 import { test, before, after } from 'node:test'
@@ -32,6 +33,9 @@ const skip =
 
 const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } }
 const REDIRECT = 'http://127.0.0.1:4321/callback'
+// A person of this test's own, a viewer of demo: signing out ends every
+// session and unused link of theirs, which the other tests' person keeps.
+const HANDLE = `key${Date.now().toString(36)}`
 
 let browser
 
@@ -102,6 +106,8 @@ async function authorizationUrl(page) {
 before(async () => {
   if (skip) return
   browser = await openBrowser()
+  await cli(['person', 'add', HANDLE, '--name', 'Kay'])
+  await cli(['member', 'add', shed.space, HANDLE, '--role', 'viewer'])
 })
 
 after(async () => {
@@ -121,7 +127,7 @@ test('a passkey added after a link sign-in signs in on the sign-in and consent p
       isUserVerified: true,
     },
   })
-  assert.match(await signIn(page, await cli(['login', 'you', '--public-url', shed.url])), /^You are signed in as /)
+  assert.match(await signIn(page, await cli(['login', HANDLE, '--public-url', shed.url])), /^You are signed in as /)
 
   // A passkey needs a name: the host's sentence, and nothing on the device.
   await page.goto(`${shed.url}/account`)
@@ -179,7 +185,7 @@ test('a passkey added after a link sign-in signs in on the sign-in and consent p
   await signOut(page)
   await screenshots(page, 'sign-in')
   await signInWithPasskey(page, '/', page.locator('header .who'))
-  assert.match(await page.locator('main p').first().innerText(), /^You are signed in as .*\(@you\)/)
+  assert.match(await page.locator('main p').first().innerText(), new RegExp(`^You are signed in as Kay \\(@${HANDLE}\\)`))
   const app = await page.goto(shed.appUrl)
   assert.equal(app.status(), 200, 'the space host took the passkey sign-in too')
   await page.goto(`${shed.url}/account`)
@@ -209,7 +215,7 @@ test('a passkey added after a link sign-in signs in on the sign-in and consent p
 
   // Removed on the account page (signed in by link): the device's passkey
   // signs nobody in any more.
-  await signIn(page, await cli(['login', 'you', '--public-url', shed.url]))
+  await signIn(page, await cli(['login', HANDLE, '--public-url', shed.url]))
   await page.goto(`${shed.url}/account`)
   await listed.getByRole('button', { name: 'Remove laptop' }).click()
   assert.equal(
