@@ -48,6 +48,11 @@ impl PublicUrl {
         &self.full
     }
 
+    /// The host, without its port: `localhost`, `[::1]`.
+    pub(crate) fn host(&self) -> &str {
+        port_of(&self.authority).map_or(&self.authority, |(host, _)| host)
+    }
+
     /// `http://jeff.localhost:7700`
     pub(crate) fn space_origin(&self, space: &str) -> String {
         format!("{}://{space}.{}", self.scheme, self.authority)
@@ -108,6 +113,18 @@ mod tests {
                 .space_origin("jeff"),
             "https://jeff.example.org"
         );
+    }
+
+    #[test]
+    fn the_host_is_the_authority_without_its_port() {
+        for (given, host) in [
+            ("http://localhost:7700", "localhost"),
+            ("https://shed.example.org", "shed.example.org"),
+            ("http://[::1]:7700", "[::1]"),
+            ("http://[::1]", "[::1]"),
+        ] {
+            assert_eq!(PublicUrl::parse(given).unwrap().host(), host, "{given}");
+        }
     }
 
     #[test]

@@ -28,6 +28,7 @@ mod measure;
 mod names;
 pub mod oauth;
 pub mod own;
+pub mod passkeys;
 pub mod prompts;
 mod reach;
 mod registry;
@@ -120,6 +121,8 @@ struct Inner {
     job_scopes: agents::JobScopes,
     /// OAuth clients' metadata documents, as fetched.
     client_documents: oauth::ClientDocuments,
+    /// The platform as a passkeys' relying party, or why it is not one.
+    passkeys: passkeys::RelyingParty,
 }
 
 impl Host {
@@ -187,6 +190,7 @@ impl Host {
         let opened_at = store.generation().await?;
         let (app_changes, _) = tokio::sync::broadcast::channel(256);
         let (memberships, _) = tokio::sync::broadcast::channel(16);
+        let passkeys = passkeys::RelyingParty::of(url.as_str(), url.host());
         Ok(Host {
             inner: Arc::new(Inner {
                 store,
@@ -198,6 +202,7 @@ impl Host {
                 watcher: OnceLock::new(),
                 job_scopes: agents::JobScopes::default(),
                 client_documents: oauth::ClientDocuments::default(),
+                passkeys,
             }),
         })
     }

@@ -146,13 +146,27 @@ impl Host {
         key: &str,
         user_agent: Option<&str>,
     ) -> Result<SignedIn, HostError> {
-        let at = now();
         let store = &self.inner.store;
         let eid = store
-            .use_login_link(&hash(key.trim()), at)
+            .use_login_link(&hash(key.trim()), now())
             .await?
             .ok_or_else(link_spent)?;
         let person = store.person_by_eid(&eid).await?.ok_or_else(link_spent)?;
+        self.open_sessions(person, user_agent).await
+    }
+
+    /// Signs a person in on the web, however they proved who they are (a
+    /// link, a passkey): one sign-in — a session on the platform's host
+    /// with the browser's `user_agent`, a hand-off secret, and a hop for
+    /// each of their spaces carrying the sign-in's id.
+    pub(crate) async fn open_sessions(
+        &self,
+        person: Person,
+        user_agent: Option<&str>,
+    ) -> Result<SignedIn, HostError> {
+        let at = now();
+        let store = &self.inner.store;
+        let eid = person.eid.clone();
         let sign_in = sign_in_id();
         let session = self
             .add_session(&eid, PLATFORM_HOST, &sign_in, user_agent)

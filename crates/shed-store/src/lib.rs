@@ -2,7 +2,7 @@
 //! interfaces a backend implements: the entity–component engine
 //! (`entities.rs`: entities, components, the filter line, apply, query,
 //! history, edges) and the platform's own records (`records.rs`: people,
-//! spaces, apps, deploys, tokens, sign-ins, jobs, OAuth, view keys).
+//! spaces, apps, deploys, tokens, sign-ins, jobs, OAuth, view keys, passkeys).
 //!
 //! The public API speaks only JSON and this crate's own types — never a
 //! database type — and [`Store`] is the one door: it holds a [`Backend`]
@@ -55,6 +55,7 @@ pub mod lifecycle;
 mod model;
 mod names;
 pub mod oauth;
+pub mod passkeys;
 pub mod platform;
 mod postgres;
 mod private;

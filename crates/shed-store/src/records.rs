@@ -2,7 +2,8 @@
 //! people ([`People`]); spaces, members, apps, deploys and their files,
 //! drafts and listed tools ([`Platform`]); sign-ins ([`SignIns`]); jobs
 //! ([`Jobs`]); tokens, and taking access back ([`Revocable`]); OAuth
-//! clients, codes and grants ([`OAuth`]); view keys ([`ViewKeys`]). (An
+//! clients, codes and grants ([`OAuth`]); view keys ([`ViewKeys`]);
+//! passkeys and their ceremonies' states ([`Passkeys`]). (An
 //! app's versions, trash and purge, and the generation, are `lifecycle.rs`'s
 //! `Lifecycle`.) Each declaration makes the trait a backend implements and
 //! the [`Store`](crate::Store) method that calls it.
@@ -10,6 +11,7 @@
 use std::collections::BTreeMap;
 
 use crate::oauth::{ClientRecord, CodeRecord, NewCode, Redeemed, Refreshed};
+use crate::passkeys::{CeremonyKind, CeremonyRecord, NewCeremony, NewPasskey, PasskeyRecord};
 use crate::platform::{AppRecord, Membership, NewDeploy};
 use crate::revocable::{LiveToken, MemberRecord, NewToken, SpaceRecord, TokenRecord};
 use crate::web_sessions::{HopUsed, NewWebSession, SessionSeen, WebSessionRecord};
@@ -344,5 +346,39 @@ interface! {
             slug: &str,
             now: i64,
         ) -> Result<Option<String>, StoreError>;
+    }
+}
+
+interface! {
+    /// Passkeys, and the states of the ceremonies that add one or sign in
+    /// with one (`src/passkeys.rs`).
+    trait Passkeys {
+        /// Keeps a passkey: its id, or `None` when a passkey with its
+        /// credential is kept already (anyone's).
+        async fn add_passkey(&self, passkey: NewPasskey) -> Result<Option<i64>, StoreError>;
+        /// A person's (eid) passkeys, oldest first.
+        async fn passkeys(&self, person: &str) -> Result<Vec<PasskeyRecord>, StoreError>;
+        /// The passkey whose credential has this id (base64url), if one is kept.
+        async fn passkey_by_credential(
+            &self,
+            credential: &str,
+        ) -> Result<Option<PasskeyRecord>, StoreError>;
+        /// Records a sign-in with passkey `id` at `now` (Unix seconds),
+        /// keeping the credential as it now stands (its counter moved):
+        /// whether the passkey is still kept.
+        async fn passkey_used(&self, id: i64, passkey: &str, now: i64) -> Result<bool, StoreError>;
+        /// Removes the person's (eid) passkey `id`: whether they had it.
+        async fn remove_passkey(&self, person: &str, id: i64) -> Result<bool, StoreError>;
+        /// Keeps a ceremony's state, and forgets the states expired by `now`.
+        async fn add_ceremony(&self, ceremony: NewCeremony, now: i64) -> Result<(), StoreError>;
+        /// Takes the ceremony of this kind whose id has this hash, if it lives
+        /// at `now`: its state, once — then it is gone. `None` for one taken
+        /// already, expired, of the other kind, or never made.
+        async fn take_ceremony(
+            &self,
+            hash: &str,
+            kind: CeremonyKind,
+            now: i64,
+        ) -> Result<Option<CeremonyRecord>, StoreError>;
     }
 }

@@ -31,6 +31,8 @@ pub(crate) struct Door {
     pub app_js: Arc<Rendered>,
     /// The script of the person's pages, ready to serve.
     pub pages_js: Arc<Rendered>,
+    /// The passkeys' script, ready to serve.
+    pub passkeys_js: Arc<Rendered>,
     /// Files of deploys, rendered: a deploy never changes, so (deploy, path)
     /// names one answer for good.
     rendered: Mutex<HashMap<(i64, String), Arc<Rendered>>>,
@@ -65,6 +67,11 @@ impl Door {
             pages_js: Arc::new(Rendered::asset(
                 0,
                 crate::PAGES_JS.as_bytes().to_vec(),
+                "text/javascript; charset=utf-8",
+            )),
+            passkeys_js: Arc::new(Rendered::asset(
+                0,
+                crate::PASSKEYS_JS.as_bytes().to_vec(),
                 "text/javascript; charset=utf-8",
             )),
             rendered: Mutex::new(HashMap::new()),

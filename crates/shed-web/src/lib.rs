@@ -1,6 +1,6 @@
 //! shed's web door: the pages of every app at `http://<space>.<public host>/<app>/`,
 //! the page api a page calls (`./api/apply`, `./api/query`), the page script
-//! at `/_shed/app.js`, signing in with a one-time link, and the OAuth 2.1
+//! at `/_shed/app.js`, signing in with a one-time link or a passkey, and the OAuth 2.1
 //! endpoints MCP clients sign in through (consent page included).
 //!
 //! Requests are told apart by their host name: `<space>.<public host>` is a
@@ -20,6 +20,7 @@ mod kinds;
 mod oauth;
 mod page;
 mod pages;
+mod passkeys;
 mod path;
 mod platform;
 mod reply;
@@ -52,6 +53,12 @@ pub const PAGES_JS_PATH: &str = "/_shed/pages.js";
 /// The script of the person's pages: copy buttons.
 const PAGES_JS: &str = include_str!("../static/pages.js");
 
+/// Where the passkeys' script is served, on the platform's host.
+pub const PASSKEYS_JS_PATH: &str = "/_shed/passkeys.js";
+
+/// The passkeys' script: adding one, signing in with one.
+const PASSKEYS_JS: &str = include_str!("../static/passkeys.js");
+
 /// The platform's page that says how to sign in.
 pub const SIGN_IN_PATH: &str = "/_shed/signin";
 
@@ -73,6 +80,7 @@ pub fn router(host: Host, platform: Router) -> Router {
         .merge(oauth::router(door.clone()))
         .merge(pages::router(door.clone()))
         .merge(app_page::router(door.clone()))
+        .merge(passkeys::router(door.clone()))
         .merge(platform);
     Router::new().fallback(move |request: Request| {
         let to = match door.space_of(request.headers(), request.uri()) {

@@ -356,7 +356,12 @@ fn sign_in_first(door: &Door, checked: &CheckedAsk, form: &AskForm) -> Response 
          to allow or deny the app.</p>",
         client_words(checked)
     );
-    let mut response = page(StatusCode::OK, "Sign in to allow an app", &body);
+    let mut response = crate::reply::with_passkey_sign_in(
+        door.host.passkeys_off().is_none(),
+        StatusCode::OK,
+        "Sign in to allow an app",
+        &body,
+    );
     let encoded = utf8_percent_encode(&form.query(), UNRESERVED).to_string();
     if let Some(cookie) = return_cookie(door, Some(&encoded)) {
         response.headers_mut().append(header::SET_COOKIE, cookie);

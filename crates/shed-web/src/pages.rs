@@ -1,6 +1,7 @@
 //! The signed-in person's pages on the platform's host: home (their spaces'
 //! apps, each with its last deploy and by whom, and connecting an agent),
-//! account (tokens and connected clients; sign-in sessions, each with its
+//! account (passkeys — added by `static/passkeys.js` —, tokens and
+//! connected clients; sign-in sessions, each with its
 //! browser, when signed in and last seen, and a sign-out of its own), a
 //! space (its members and their roles, and its apps — those in the trash
 //! too, with Restore) and agents (their jobs). An app's own page (versions,
@@ -25,15 +26,16 @@ use axum::routing::{get, post};
 use shed_host::agents::Job;
 use shed_host::answer::AppOfMine;
 use shed_host::own::{TokenId, TokenRecord};
+use shed_host::passkeys::NAME_CHARS;
 use shed_host::sessions::SignInSession;
 use shed_host::{Caller, HostError, Person, Role};
 
-use crate::PAGES_JS_PATH;
 use crate::browser::browser_words;
 use crate::caller::{WebCaller, cookie};
 use crate::door::Door;
 use crate::files::answer;
 use crate::reply::{escape, product_page, see_other, sign_in_page, status_of};
+use crate::{PAGES_JS_PATH, PASSKEYS_JS_PATH};
 
 /// Where the account page is, and where its forms post.
 pub const ACCOUNT_PATH: &str = "/account";
@@ -43,6 +45,7 @@ const MAKE_TOKEN_PATH: &str = "/account/tokens";
 const REVOKE_PATH: &str = "/account/tokens/revoke";
 const SIGN_OUT_PATH: &str = "/account/sign-out";
 const END_SESSION_PATH: &str = "/account/sessions/end";
+const REMOVE_PASSKEY_PATH: &str = "/account/passkeys/remove";
 const END_JOB_PATH: &str = "/agents/end";
 
 pub(crate) fn router(door: Arc<Door>) -> Router {
@@ -52,6 +55,7 @@ pub(crate) fn router(door: Arc<Door>) -> Router {
         .route(REVOKE_PATH, post(revoke))
         .route(SIGN_OUT_PATH, post(sign_out))
         .route(END_SESSION_PATH, post(end_session))
+        .route(REMOVE_PASSKEY_PATH, post(remove_passkey))
         .route("/spaces/{space}", get(space).post(change_member))
         .route("/spaces/{space}/remove", post(remove_member))
         .route(AGENTS_PATH, get(agents))
@@ -490,6 +494,7 @@ async fn account_page(
         .iter()
         .partition(|token| matches!(token.id, TokenId::Grant(_)));
     let mut body = said.html();
+    body.push_str(&passkeys_section(door, caller).await);
     body.push_str("<section id=\"tokens\"><h2>Tokens</h2>\n");
     body.push_str(&token_rows(
         &pasted,
@@ -562,6 +567,91 @@ fn sessions_section(sessions: &[SignInSession]) -> String {
          type=\"submit\">Sign out everywhere</button></form>\n</section>\n"
     ));
     html
+}
+
+/// A passkey's id, as the account page lists it.
+#[derive(serde::Deserialize)]
+struct PasskeyChoice {
+    id: Option<String>,
+}
+
+/// A Remove button: the account page again, the outcome on top.
+async fn remove_passkey(
+    State(door): State<Arc<Door>>,
+    headers: HeaderMap,
+    asking: WebCaller,
+    form: Result<Form<PasskeyChoice>, FormRejection>,
+) -> Response {
+    let person = match poster(&door, &asking, &headers) {
+        Ok(person) => person,
+        Err(refused) => return refused.into_response(),
+    };
+    let removed = async {
+        let id = required(fields(form)?.id, "the passkey to remove")?;
+        let name = door.host.remove_own_passkey(&asking.caller, &id).await?;
+        Ok::<_, HostError>(format!(
+            "Removed the passkey {}: it signs nobody in any more.",
+            escape(&name)
+        ))
+    }
+    .await;
+    account_page(
+        &door,
+        &asking.caller,
+        &person,
+        &headers,
+        Outcome::of(removed),
+    )
+    .await
+}
+
+/// The account page's Passkeys section: the caller's passkeys with their
+/// Remove buttons, and the form that adds one — or why passkeys are off.
+async fn passkeys_section(door: &Door, caller: &Caller) -> String {
+    let mut section = String::from("<section id=\"passkeys\"><h2>Passkeys</h2>\n");
+    if let Some(why) = door.host.passkeys_off() {
+        section.push_str(&format!(
+            "<p class=\"empty\">{}</p>\n</section>\n",
+            escape(why)
+        ));
+        return section;
+    }
+    section.push_str(
+        "<p>A passkey signs you in on this shed's sign-in page with your device's lock \
+         (fingerprint, face, PIN) — no link needed.</p>\n",
+    );
+    match door.host.own_passkeys(caller).await {
+        Ok(passkeys) if passkeys.is_empty() => section
+            .push_str("<p class=\"empty\">No passkeys yet. Add one for this device below.</p>\n"),
+        Ok(passkeys) => {
+            section.push_str("<ul class=\"rows\">\n");
+            for passkey in passkeys {
+                section.push_str(&format!(
+                    "<li><div class=\"what\"><strong>{name}</strong>\
+                     <div class=\"meta\">added {added} · last used {used}</div></div>\
+                     <form method=\"post\" action=\"{REMOVE_PASSKEY_PATH}\"><input type=\"hidden\" name=\"id\" value=\"{id}\">\
+                     <button class=\"danger\" type=\"submit\" aria-label=\"Remove {name}\">Remove</button></form></li>\n",
+                    name = escape(&passkey.name),
+                    added = when_seconds(Some(passkey.created_at), "never"),
+                    used = when_seconds(passkey.last_used_at, "never"),
+                    id = passkey.id,
+                ));
+            }
+            section.push_str("</ul>\n");
+        }
+        Err(error) => section.push_str(&format!(
+            "<p class=\"refused\" role=\"alert\">{}</p>\n",
+            escape(&error.to_string())
+        )),
+    }
+    section.push_str(&format!(
+        "<form class=\"inline\" data-passkey-add>\
+         <label>Passkey name <input name=\"name\" maxlength=\"{NAME_CHARS}\" placeholder=\"laptop\" autocomplete=\"off\"></label>\
+         <button class=\"primary\" type=\"submit\">Add a passkey</button></form>\n\
+         <p id=\"passkey-said\" role=\"status\" hidden></p>\n\
+         <script src=\"{PASSKEYS_JS_PATH}\" defer></script>\n</section>\n"
+    ));
+    section
 }
 
 /// Tokens (or grants) as rows, each with its revoke button.

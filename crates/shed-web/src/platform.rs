@@ -23,7 +23,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use shed_host::HostError;
-use shed_host::sessions::LOGIN_PATH;
+use shed_host::sessions::{LOGIN_PATH, SignedIn};
 
 use crate::caller::{
     WebCaller, cookie, foreign_origin, return_cookie, session_cookie, sign_in_cookie,
@@ -31,7 +31,7 @@ use crate::caller::{
 use crate::door::Door;
 use crate::files::answer;
 use crate::oauth::pending_ask;
-use crate::reply::{Refusal, escape, form_page, page, see_other, sign_in_page};
+use crate::reply::{Refusal, escape, form_page, page, passkey_sign_in_page, see_other};
 use crate::{APP_JS_PATH, HOP_END_PATH, HOP_PATH, SIGN_IN_PATH};
 
 pub(crate) fn router(door: Arc<Door>) -> Router {
@@ -48,8 +48,12 @@ async fn app_js(State(door): State<Arc<Door>>, headers: HeaderMap) -> Response {
     answer(&door.app_js, &headers, false)
 }
 
-async fn sign_in() -> Response {
-    sign_in_page(StatusCode::OK, "You are not signed in on this browser.")
+async fn sign_in(State(door): State<Arc<Door>>) -> Response {
+    passkey_sign_in_page(
+        door.host.passkeys_off().is_none(),
+        StatusCode::OK,
+        "You are not signed in on this browser.",
+    )
 }
 
 /// The person's home page (`pages.rs`); or how to sign in. A browser
@@ -63,7 +67,8 @@ async fn front(State(door): State<Arc<Door>>, headers: HeaderMap, asking: WebCal
         return see_other(&back, [return_cookie(&door, None)]);
     }
     let Some(person) = caller.person().cloned() else {
-        return sign_in_page(
+        return passkey_sign_in_page(
+            door.host.passkeys_off().is_none(),
             StatusCode::OK,
             "This is shed: spaces of small apps, and the commands they give your agent.",
         );
@@ -156,17 +161,26 @@ async fn login(
         Err(error) => return link_refused(error),
     };
     tracing::info!(person = %signed.person.handle, spaces = signed.hops.len(), "signed in with a link");
+    let (next, cookies) = walk_of(&door, &signed);
+    see_other(&next, cookies)
+}
+
+/// Where a browser just signed in goes — the first space host's hop, or
+/// the front page — and the cookies it takes along: the session here, and
+/// the hand-off the hops confirm with. A sign-in link's button and a
+/// passkey sign-in both send the browser this way.
+pub(crate) fn walk_of(door: &Door, signed: &SignedIn) -> (String, [Option<HeaderValue>; 2]) {
     let chain: Vec<String> = signed
         .hops
         .iter()
         .map(|(space, code)| format!("{space}:{code}"))
         .collect();
     let handoff = (!chain.is_empty())
-        .then(|| sign_in_cookie(&door, &signed.handoff))
+        .then(|| sign_in_cookie(door, &signed.handoff))
         .flatten();
-    see_other(
-        &space_stop(&door, &chain, HOP_PATH),
-        [session_cookie(&door, &signed.session), handoff],
+    (
+        space_stop(door, &chain, HOP_PATH),
+        [session_cookie(door, &signed.session), handoff],
     )
 }
 
@@ -243,7 +257,7 @@ pub(crate) async fn end_hop(
 }
 
 /// The browser's `User-Agent`, kept with the session it signs in.
-fn user_agent(headers: &HeaderMap) -> Option<&str> {
+pub(crate) fn user_agent(headers: &HeaderMap) -> Option<&str> {
     headers
         .get(header::USER_AGENT)
         .and_then(|value| value.to_str().ok())

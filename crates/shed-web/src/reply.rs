@@ -67,23 +67,30 @@ pub(crate) fn form_page(
         )))
         .into_response();
     };
-    let html = format!(
-        "<!doctype html>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+    html_response(status, small_page_html(title, body), policy)
+}
+
+/// The HTML of one of the platform's small pages.
+fn small_page_html(title: &str, body: &str) -> String {
+    format!(
+        "<!doctype html>\n<html lang=\"en\">\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>{title}</title>\n<style>body{{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#222}}\
-         code{{background:#f2f2f2;padding:.1rem .3rem;border-radius:3px}}</style>\n<h1>{title}</h1>\n{body}\n",
+         code{{background:#f2f2f2;padding:.1rem .3rem;border-radius:3px}}\
+         section{{border-top:1px solid #ddd;margin-top:1.5rem;padding-top:.5rem}}h2{{font-size:1.15rem}}\
+         button{{font:inherit;padding:.45rem .9rem;border:1px solid #0b57d0;border-radius:6px;background:#0b57d0;color:#fff;cursor:pointer}}\
+         .refused{{padding:.6rem .8rem;border-radius:6px;background:#ffebe9;border:1px solid #ffcecb}}</style>\n<h1>{title}</h1>\n{body}\n",
         title = escape(title)
-    );
-    html_response(status, html, policy)
+    )
 }
 
 /// A page of the signed-in person's own (home, account, a space, agents):
 /// the product's look and `header`, then `body`. Its forms post only to
-/// this host, and the one script it runs is the pages script (copy
-/// buttons), from this host.
+/// this host; the scripts it runs are this host's own (the copy buttons',
+/// the passkeys'), which may call this host alone.
 pub(crate) fn product_page(status: StatusCode, title: &str, header: &str, body: &str) -> Response {
     let policy = HeaderValue::from_static(
-        "default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; base-uri 'none'; \
-         form-action 'self'; frame-ancestors 'none'",
+        "default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; connect-src 'self'; \
+         base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
     );
     let html = format!(
         "<!doctype html>\n<html lang=\"en\">\n<meta charset=\"utf-8\">\n\
@@ -121,6 +128,7 @@ ul.rows>li:first-child{border-top:0}\
 .tag.running{background:#dafbe1;color:#116329}\
 .acts{display:flex;flex-wrap:wrap;gap:.5rem}\
 form.inline{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:0}\
+ul.rows+form.inline{border-top:1px solid #eef0f2;padding-top:.75rem}\
 label{display:flex;flex-direction:column;gap:.2rem;font-size:.875rem;color:#3b434b}\
 input,select{font:inherit;padding:.4rem .5rem;border:1px solid #c4c9cf;border-radius:6px;background:#fff;min-width:0}\
 button{font:inherit;padding:.4rem .8rem;border:1px solid #c4c9cf;border-radius:6px;background:#fff;cursor:pointer}\
@@ -262,16 +270,60 @@ impl IntoResponse for Refusal {
 
 /// The platform's page saying how to sign in, after `why`.
 pub(crate) fn sign_in_page(status: StatusCode, why: &str) -> Response {
-    page(
-        status,
-        "Sign in",
-        &format!(
-            "<p>{}</p>\n<p>shed signs you in with a one-time link. Ask whoever runs this shed to run \
-             <code>shed login &lt;your handle&gt;</code> on the server, open the link it prints and press its button: it works once, \
-             for ten minutes, and signs you in on every space you belong to.</p>",
-            escape(why)
-        ),
+    page(status, "Sign in", &sign_in_words(why))
+}
+
+/// `why`, then how to sign in with a link: the words of the sign-in page.
+fn sign_in_words(why: &str) -> String {
+    format!(
+        "<p>{}</p>\n<p>shed signs you in with a one-time link. Ask whoever runs this shed to run \
+         <code>shed login &lt;your handle&gt;</code> on the server, open the link it prints and press its button: it works once, \
+         for ten minutes, and signs you in on every space you belong to.</p>",
+        escape(why)
     )
+}
+
+/// One of the platform's small pages that runs this host's own scripts
+/// (the passkeys'), which may call this host alone; its forms post nowhere.
+pub(crate) fn script_page(status: StatusCode, title: &str, body: &str) -> Response {
+    let policy = HeaderValue::from_static(
+        "default-src 'none'; style-src 'unsafe-inline'; script-src 'self'; connect-src 'self'; \
+         base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    );
+    html_response(status, small_page_html(title, body), policy)
+}
+
+/// The button that signs in with a passkey, its sentence's place, and its
+/// script.
+fn sign_in_section() -> String {
+    let passkeys_js = crate::PASSKEYS_JS_PATH;
+    format!(
+        "<section id=\"passkey\"><h2>Sign in with a passkey</h2>\n\
+         <p>Added a passkey on your account page? Use it here instead of a link.</p>\n\
+         <button type=\"button\" data-passkey-sign-in>Sign in with a passkey</button>\n\
+         <p id=\"passkey-said\" role=\"status\" hidden></p>\n\
+         <script src=\"{passkeys_js}\" defer></script>\n</section>"
+    )
+}
+
+/// One of the platform's small pages, with the passkey sign-in button
+/// after `body` — when passkeys are `on`; else the page as it is.
+pub(crate) fn with_passkey_sign_in(
+    on: bool,
+    status: StatusCode,
+    title: &str,
+    body: &str,
+) -> Response {
+    if !on {
+        return page(status, title, body);
+    }
+    script_page(status, title, &format!("{body}\n{}", sign_in_section()))
+}
+
+/// The platform host's sign-in page, after `why`: a link, or a passkey
+/// when they are `on`.
+pub(crate) fn passkey_sign_in_page(on: bool, status: StatusCode, why: &str) -> Response {
+    with_passkey_sign_in(on, status, "Sign in", &sign_in_words(why))
 }
 
 /// Text made safe inside HTML.

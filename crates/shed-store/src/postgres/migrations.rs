@@ -310,7 +310,7 @@ const MIGRATIONS: &[&str] = &[
     );
     "#,
     // 11: sessions a person can tell apart: the sign-in each belongs to,
-    // the browser, when made and last seen (`src/web_sessions.rs`).
+    // the browser, when made and last seen (`postgres/records.rs`).
     r#"
     ALTER TABLE web_sessions ADD COLUMN sign_in TEXT NOT NULL DEFAULT '';
     ALTER TABLE web_sessions ADD COLUMN user_agent TEXT;
@@ -321,6 +321,8 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX web_sessions_sign_in ON web_sessions(person, sign_in);
     ALTER TABLE web_hops ADD COLUMN sign_in TEXT;
     "#,
+    // 12: passkeys and their ceremonies' states (`postgres/passkeys.rs`).
+    super::passkeys::MIGRATION,
 ];
 
 /// Whether every migration this program knows is applied: a sentence

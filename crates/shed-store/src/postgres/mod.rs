@@ -13,6 +13,7 @@ pub(crate) mod connect;
 mod lifecycle;
 pub(crate) mod migrations;
 mod oauth;
+mod passkeys;
 mod query;
 mod records;
 mod revocable;

@@ -108,6 +108,8 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
     // 11: sessions a person can tell apart: the sign-in each belongs to,
     // the browser, when made and last seen (sqlite/sessions.rs).
     Sql(super::sessions::SESSIONS_SEEN_MIGRATION),
+    // 12: passkeys and their ceremonies' states (sqlite/passkeys.rs).
+    Sql(super::passkeys::MIGRATION),
 ];
 
 /// Whether every migration this program knows is applied to the database

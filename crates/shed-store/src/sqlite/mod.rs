@@ -11,6 +11,7 @@ mod jobs;
 mod lifecycle;
 pub(crate) mod migrations;
 mod oauth;
+mod passkeys;
 pub(crate) mod people;
 mod platform;
 mod query;

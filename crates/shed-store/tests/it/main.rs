@@ -9,6 +9,7 @@ mod declare;
 mod deploys;
 mod jobs;
 mod lifecycle;
+mod passkeys;
 mod query;
 mod slow_queries;
 mod taking_back;

@@ -18,6 +18,7 @@ mod migrate;
 mod module_graph;
 mod oauth;
 mod operating_support;
+mod passkeys;
 mod platform_pages;
 mod slow_clients;
 mod slow_queries;

@@ -307,6 +307,30 @@ async fn write_records(store: &Store) {
         })
         .await
         .unwrap();
+    store
+        .add_passkey(shed_store::passkeys::NewPasskey {
+            person: you.clone(),
+            credential: "Y3JlZGVudGlhbA".into(),
+            passkey: "{\"cred\":{}}".into(),
+            name: "laptop".into(),
+            created_at: now,
+        })
+        .await
+        .unwrap();
+    store
+        .add_ceremony(
+            shed_store::passkeys::NewCeremony {
+                hash: "ceremony".into(),
+                kind: shed_store::passkeys::CeremonyKind::SignIn,
+                person: None,
+                name: None,
+                state: "{}".into(),
+                expires_at: now + 300,
+            },
+            now,
+        )
+        .await
+        .unwrap();
     let client = ClientRecord {
         id: "client-1".into(),
         name: "An MCP client".into(),

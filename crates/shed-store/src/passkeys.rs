@@ -1,0 +1,81 @@
+//! Passkeys (WebAuthn credentials) as the platform keeps them: a person's
+//! passkeys — the credential's id, the credential as the WebAuthn library
+//! serialises it (its public key and counter), the name the person gave it,
+//! when it was made and last used — and the short-lived states of the
+//! ceremonies that add one or sign in with one. A ceremony's state is kept
+//! under the sha256 of a random id the browser holds, for five minutes,
+//! and is taken once: a registration or sign-in started on one shed server
+//! may finish on another that shares the database. Plain storage: what a
+//! passkey proves, and who may add or remove one, is decided in shed-host.
+
+/// A passkey as kept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PasskeyRecord {
+    /// The row's id, as the account page's Remove button names it.
+    pub id: i64,
+    /// The person's eid.
+    pub person: String,
+    /// The credential's id, base64url: what a browser's answer names.
+    pub credential: String,
+    /// The credential (public key, counter, flags), serialised as JSON.
+    pub passkey: String,
+    /// The name the person gave it (`laptop`, `phone`).
+    pub name: String,
+    /// Unix seconds.
+    pub created_at: i64,
+    /// Unix seconds; `None` until it first signs in.
+    pub last_used_at: Option<i64>,
+}
+
+/// A passkey to keep.
+#[derive(Clone, Debug)]
+pub struct NewPasskey {
+    pub person: String,
+    pub credential: String,
+    pub passkey: String,
+    pub name: String,
+    pub created_at: i64,
+}
+
+/// Which ceremony a kept state belongs to: one is never taken for the other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CeremonyKind {
+    /// Adding a passkey to a signed-in person.
+    Register,
+    /// Signing in with a passkey.
+    SignIn,
+}
+
+impl CeremonyKind {
+    /// How the `kind` column spells it.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            CeremonyKind::Register => "register",
+            CeremonyKind::SignIn => "sign-in",
+        }
+    }
+}
+
+/// A ceremony's state to keep until `expires_at`.
+#[derive(Clone, Debug)]
+pub struct NewCeremony {
+    /// The sha256 of the ceremony's id (the browser holds the id).
+    pub hash: String,
+    pub kind: CeremonyKind,
+    /// The person adding a passkey (`None` for a sign-in: nobody yet).
+    pub person: Option<String>,
+    /// The name of the passkey being added.
+    pub name: Option<String>,
+    /// The WebAuthn library's state of the ceremony, serialised as JSON.
+    pub state: String,
+    /// Unix seconds.
+    pub expires_at: i64,
+}
+
+/// A ceremony's state, taken (and so gone) to finish it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CeremonyRecord {
+    pub person: Option<String>,
+    pub name: Option<String>,
+    pub state: String,
+}
