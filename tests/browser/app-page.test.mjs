@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { openBrowser } from './lib/chromium.mjs'
-import { RUN_CLUB, artifact } from './lib/places.mjs'
+import { RUN_CLUB, screenshots } from './lib/places.mjs'
 import { shedUnderTest, connectMcp, command, signIn, textOf } from './lib/shed.mjs'
 
 const run = promisify(execFile)
@@ -30,7 +30,6 @@ const skip =
     : 'SHED_URL, SHED_TOKEN, SHED_BIN and SHED_DATA are not set: run tests/browser/against-shed.sh'
 
 const stamp = Date.now().toString(36)
-const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } }
 const APP = `${shed.space}/${shed.app}`
 const TRASHED = `${APP} is in the trash`
 
@@ -55,14 +54,6 @@ async function cliSaying(args, env = {}) {
 }
 
 const loginLink = (handle) => cli(['login', handle, '--public-url', shed.url])
-
-async function screenshots(page, name) {
-  for (const [width, size] of Object.entries(WIDTHS)) {
-    await page.setViewportSize(size)
-    await page.screenshot({ path: await artifact(join('pages', `${name}-${width}.png`)), fullPage: true })
-  }
-  await page.setViewportSize(WIDTHS.desktop)
-}
 
 const outcome = (page) => page.locator('main .note, main .refused').first().innerText()
 

@@ -15,10 +15,9 @@ import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHash, randomBytes } from 'node:crypto'
 import { execFile } from 'node:child_process'
-import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { openBrowser } from './lib/chromium.mjs'
-import { artifact } from './lib/places.mjs'
+import { screenshots } from './lib/places.mjs'
 import { shedUnderTest, signIn } from './lib/shed.mjs'
 import { until } from './lib/wait.mjs'
 
@@ -31,7 +30,6 @@ const skip =
     ? false
     : 'SHED_URL, SHED_BIN and SHED_DATA are not set: run tests/browser/against-shed.sh'
 
-const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } }
 const REDIRECT = 'http://127.0.0.1:4321/callback'
 // A person of this test's own, a viewer of demo: signing out ends every
 // session and unused link of theirs, which the other tests' person keeps.
@@ -43,14 +41,6 @@ let browser
 async function cli(args) {
   const { stdout } = await run(bin, args, { env: { ...process.env, SHED_DATA: data } })
   return stdout.trim()
-}
-
-/** Screenshots of the page at both widths, named after `name`. */
-async function screenshots(page, name) {
-  for (const [width, size] of Object.entries(WIDTHS)) {
-    await page.setViewportSize(size)
-    await page.screenshot({ path: await artifact(join('pages', `${name}-${width}.png`)), fullPage: true })
-  }
 }
 
 /** The sentence the passkeys' script shows, once it shows one. */
@@ -197,9 +187,11 @@ test('a passkey added after a link sign-in signs in on the sign-in and consent p
   const consent = await authorizationUrl(page)
   await page.goto(consent)
   assert.match(await page.locator('body').innerText(), /Passkey test client.* asks to use shed as you/s)
+  await screenshots(page, 'consent-signed-out')
   await signInWithPasskey(page, '/oauth/authorize', page.getByRole('button', { name: 'Allow' }))
   assert.match(await page.locator('body').innerText(), /asks to use shed's MCP server as you/)
   assert.ok(await page.getByRole('button', { name: 'Allow' }).isVisible())
+  await screenshots(page, 'consent')
 
   // A copy of the authenticator as it was before its last use: its counter
   // goes back, and the sign-in is refused.

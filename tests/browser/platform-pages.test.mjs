@@ -11,7 +11,7 @@ import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { openBrowser } from './lib/chromium.mjs'
-import { artifact } from './lib/places.mjs'
+import { screenshots } from './lib/places.mjs'
 import { shedUnderTest, connectMcp, command, signIn } from './lib/shed.mjs'
 
 const run = promisify(execFile)
@@ -25,7 +25,6 @@ const skip =
 
 const VIEWER = 'you can read this app but not change it — its owner can make you an editor'
 const stamp = Date.now().toString(36)
-const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } }
 
 let owner
 let member
@@ -38,14 +37,6 @@ async function cli(args, env = {}) {
 
 /** A fresh one-time sign-in link for `handle`. */
 const loginLink = (handle) => cli(['login', handle, '--public-url', shed.url])
-
-/** Screenshots of the page at both widths, named after `name`. */
-async function screenshots(page, name) {
-  for (const [width, size] of Object.entries(WIDTHS)) {
-    await page.setViewportSize(size)
-    await page.screenshot({ path: await artifact(join('pages', `${name}-${width}.png`)), fullPage: true })
-  }
-}
 
 /** A page's outcome line: the note or the refusal on top of it. */
 const outcome = (page) => page.locator('main .note, main .refused').first().innerText()

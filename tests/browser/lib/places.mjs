@@ -14,3 +14,18 @@ export async function artifact(name) {
   await mkdir(dir, { recursive: true })
   return join(dir, name)
 }
+
+/** The widths every page is screenshotted at: a desktop's and a phone's. */
+export const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } }
+
+/**
+ * Screenshots of `page` at both widths, `test-artifacts/pages/<name>-<width>.png`;
+ * the page is left at the desktop width.
+ */
+export async function screenshots(page, name) {
+  for (const [width, size] of Object.entries(WIDTHS)) {
+    await page.setViewportSize(size)
+    await page.screenshot({ path: await artifact(join('pages', `${name}-${width}.png`)), fullPage: true })
+  }
+  await page.setViewportSize(WIDTHS.desktop)
+}
