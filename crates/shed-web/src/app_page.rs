@@ -17,7 +17,6 @@ use std::sync::Arc;
 use axum::Router;
 use axum::extract::rejection::FormRejection;
 use axum::extract::{Form, Path, State};
-use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use shed_host::answer::{AppOverview, AppVersion};
@@ -26,7 +25,7 @@ use shed_host::{Caller, HostError, Person};
 use crate::caller::WebCaller;
 use crate::door::Door;
 use crate::pages::{
-    Here, Outcome, ago_text, app_page_path, fields, header_html, poster, required, signed_in,
+    Here, Outcome, Posted, ago_text, app_page_path, fields, header_html, required, signed_in,
     space_page,
 };
 use crate::reply::{escape, product_page, status_of};
@@ -235,14 +234,9 @@ struct VersionChoice {
 async fn rollback(
     State(door): State<Arc<Door>>,
     Path((space, app)): Path<(String, String)>,
-    headers: HeaderMap,
-    asking: WebCaller,
+    Posted { asking, person }: Posted,
     form: Result<Form<VersionChoice>, FormRejection>,
 ) -> Response {
-    let person = match poster(&door, &asking, &headers) {
-        Ok(person) => person,
-        Err(refused) => return refused.into_response(),
-    };
     let rolled = async {
         let version =
             shed_host::parse_version(&required(fields(form)?.version, "the version")?)?;
@@ -275,19 +269,17 @@ enum LifeAct {
 async fn trash(
     State(door): State<Arc<Door>>,
     Path((space, app)): Path<(String, String)>,
-    headers: HeaderMap,
-    asking: WebCaller,
+    posted: Posted,
 ) -> Response {
-    life_act(&door, &space, &app, &headers, &asking, LifeAct::Trash).await
+    life_act(&door, &space, &app, posted, LifeAct::Trash).await
 }
 
 async fn restore(
     State(door): State<Arc<Door>>,
     Path((space, app)): Path<(String, String)>,
-    headers: HeaderMap,
-    asking: WebCaller,
+    posted: Posted,
 ) -> Response {
-    life_act(&door, &space, &app, &headers, &asking, LifeAct::Restore).await
+    life_act(&door, &space, &app, posted, LifeAct::Restore).await
 }
 
 /// Trash or restore `space`/`app`: the app page, the host's sentence on top.
@@ -295,14 +287,9 @@ async fn life_act(
     door: &Door,
     space: &str,
     app: &str,
-    headers: &HeaderMap,
-    asking: &WebCaller,
+    Posted { asking, person }: Posted,
     act: LifeAct,
 ) -> Response {
-    let person = match poster(door, asking, headers) {
-        Ok(person) => person,
-        Err(refused) => return refused.into_response(),
-    };
     let name = format!("{space}/{app}");
     let done = match act {
         LifeAct::Trash => door.host.app_trash(&asking.caller, &name).await,
@@ -323,14 +310,9 @@ struct PurgeConfirm {
 async fn purge(
     State(door): State<Arc<Door>>,
     Path((space, app)): Path<(String, String)>,
-    headers: HeaderMap,
-    asking: WebCaller,
+    Posted { asking, person }: Posted,
     form: Result<Form<PurgeConfirm>, FormRejection>,
 ) -> Response {
-    let person = match poster(&door, &asking, &headers) {
-        Ok(person) => person,
-        Err(refused) => return refused.into_response(),
-    };
     let purged = async {
         let typed = fields(form)?.confirm.unwrap_or_default();
         let answer = door

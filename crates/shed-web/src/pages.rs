@@ -19,7 +19,8 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::rejection::FormRejection;
-use axum::extract::{Form, Path, State};
+use axum::extract::{Form, FromRequestParts, Path, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -165,21 +166,33 @@ pub(crate) fn signed_in(asking: &WebCaller) -> Result<Person, NotTaken> {
     asking.caller.person().cloned().ok_or(NotTaken::SignedOut)
 }
 
-/// The person of a post: a post must come from a page of this host, and
-/// from someone signed in.
-pub(crate) fn poster(
-    door: &Door,
-    asking: &WebCaller,
-    headers: &HeaderMap,
-) -> Result<Person, NotTaken> {
-    let own = door.host.public_url();
-    if let Some(from) = asking.writes_from_elsewhere(headers, own) {
-        return Err(NotTaken::FromElsewhere(format!(
-            "shed's pages take a form only from their own pages at {own}, and this came from {from} \
-             — nothing was changed; open {own}/ and use the form there"
-        )));
+/// A form posted to the person's pages: who is asking and the person
+/// signed in. An extractor, so no handler forgets the rule: a post must
+/// come from a page of this host, and from someone signed in — refused
+/// otherwise, before the handler runs.
+pub(crate) struct Posted {
+    pub(crate) asking: WebCaller,
+    pub(crate) person: Person,
+}
+
+impl FromRequestParts<Arc<Door>> for Posted {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, door: &Arc<Door>) -> Result<Self, Response> {
+        let asking = WebCaller::from_request_parts(parts, door)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let own = door.host.public_url();
+        if let Some(from) = asking.writes_from_elsewhere(&parts.headers, own) {
+            return Err(NotTaken::FromElsewhere(format!(
+                "shed's pages take a form only from their own pages at {own}, and this came from {from} \
+                 — nothing was changed; open {own}/ and use the form there"
+            ))
+            .into_response());
+        }
+        let person = signed_in(&asking).map_err(IntoResponse::into_response)?;
+        Ok(Posted { asking, person })
     }
-    signed_in(asking)
 }
 
 /// A form's fields, or the sentence saying it did not arrive as one.
@@ -422,14 +435,9 @@ struct TokenName {
 /// "Make a token": the home page again, the token on it once.
 async fn make_token(
     State(door): State<Arc<Door>>,
-    headers: HeaderMap,
-    asking: WebCaller,
+    Posted { asking, person }: Posted,
     form: Result<Form<TokenName>, FormRejection>,
 ) -> Response {
-    let person = match poster(&door, &asking, &headers) {
-        Ok(person) => person,
-        Err(refused) => return refused.into_response(),
-    };
     let made = async {
         let name = required(fields(form)?.name, "the token's name")?;
         let token = door.host.make_own_token(&asking.caller, &name).await?;
@@ -579,13 +587,9 @@ struct PasskeyChoice {
 async fn remove_passkey(
     State(door): State<Arc<Door>>,
     headers: HeaderMap,
-    asking: WebCaller,
+    Posted { asking, person }: Posted,
     form: Result<Form<PasskeyChoice>, FormRejection>,
 ) -> Response {
-    let person = match poster(&door, &asking, &headers) {
-        Ok(person) => person,
-        Err(refused) => return refused.into_response(),
-    };
     let removed = async {
         let id = required(fields(form)?.id, "the passkey to remove")?;
         let name = door.host.remove_own_passkey(&asking.caller, &id).await?;
@@ -687,13 +691,9 @@ struct TokenChoice {
 async fn revoke(
     State(door): State<Arc<Door>>,
     headers: HeaderMap,
-    asking: WebCaller,
+    Posted { asking, person }: Posted,
     form: Result<Form<TokenChoice>, FormRejection>,
 ) -> Response {
-    let person = match poster(&door, &asking, &headers) {
-        Ok(person) => person,
-        Err(refused) => return refused.into_response(),
-    };
     let revoked = async {
         let id = required(fields(form)?.id, "the token to revoke")?;
         let id = door.host.revoke_own_token(&asking.caller, &id).await?;
@@ -725,13 +725,9 @@ struct SessionChoice {
 async fn end_session(
     State(door): State<Arc<Door>>,
     headers: HeaderMap,
-    asking: WebCaller,
+    Posted { asking, person }: Posted,
     form: Result<Form<SessionChoice>, FormRejection>,
 ) -> Response {
-    let person = match poster(&door, &asking, &headers) {
-        Ok(person) => person,
-        Err(refused) => return refused.into_response(),
-    };
     let ended = async {
         let id = required(fields(form)?.session, "the session to sign out")?;
         let this_browser = door
@@ -762,15 +758,7 @@ async fn end_session(
 
 /// Signing out: every session of the person ends, and the browser goes to
 /// the front page, signed out.
-async fn sign_out(
-    State(door): State<Arc<Door>>,
-    headers: HeaderMap,
-    asking: WebCaller,
-) -> Response {
-    let person = match poster(&door, &asking, &headers) {
-        Ok(person) => person,
-        Err(refused) => return refused.into_response(),
-    };
+async fn sign_out(State(door): State<Arc<Door>>, Posted { person, .. }: Posted) -> Response {
     if let Err(error) = door.host.end_sessions(&person.handle).await {
         return crate::reply::Refusal::page(error).into_response();
     }
@@ -886,14 +874,9 @@ struct MemberForm {
 async fn change_member(
     State(door): State<Arc<Door>>,
     Path(space): Path<String>,
-    headers: HeaderMap,
-    asking: WebCaller,
+    Posted { asking, person }: Posted,
     form: Result<Form<MemberForm>, FormRejection>,
 ) -> Response {
-    let person = match poster(&door, &asking, &headers) {
-        Ok(person) => person,
-        Err(refused) => return refused.into_response(),
-    };
     let changed = async {
         let form = fields(form)?;
         let handle = required(form.handle, "the person's handle")?;
@@ -935,14 +918,9 @@ struct MemberChoice {
 async fn remove_member(
     State(door): State<Arc<Door>>,
     Path(space): Path<String>,
-    headers: HeaderMap,
-    asking: WebCaller,
+    Posted { asking, person }: Posted,
     form: Result<Form<MemberChoice>, FormRejection>,
 ) -> Response {
-    let person = match poster(&door, &asking, &headers) {
-        Ok(person) => person,
-        Err(refused) => return refused.into_response(),
-    };
     let removed = async {
         let handle = required(fields(form)?.handle, "the member to remove")?;
         let role = door
@@ -1048,14 +1026,9 @@ struct JobChoice {
 
 async fn end_job(
     State(door): State<Arc<Door>>,
-    headers: HeaderMap,
-    asking: WebCaller,
+    Posted { asking, person }: Posted,
     form: Result<Form<JobChoice>, FormRejection>,
 ) -> Response {
-    let person = match poster(&door, &asking, &headers) {
-        Ok(person) => person,
-        Err(refused) => return refused.into_response(),
-    };
     let ended = async {
         let name = required(fields(form)?.job, "the job to end")?;
         let job = door.host.end_own_job(&asking.caller, &name).await?;
