@@ -236,3 +236,19 @@ impl Host {
             .await
     }
 }
+
+/// A host on a fresh data folder (and, under `SHED_TEST_DATABASE`, a
+/// PostgreSQL database of its own) answering at `public_url`, for the
+/// modules' tests; the folder lives as long as the returned guard.
+#[cfg(test)]
+pub(crate) async fn test_host(public_url: &str) -> (tempfile::TempDir, Host) {
+    let dir = tempfile::tempdir().unwrap();
+    let host = Host::open(HostConfig {
+        data_dir: dir.path().to_path_buf(),
+        public_url: public_url.into(),
+        database: shed_test_database::for_folder(dir.path()),
+    })
+    .await
+    .unwrap();
+    (dir, host)
+}

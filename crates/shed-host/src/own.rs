@@ -163,18 +163,11 @@ impl Host {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Caller, Host, HostConfig};
+    use crate::Caller;
 
     #[tokio::test]
     async fn a_person_lists_and_ends_their_own_jobs_only() {
-        let dir = tempfile::tempdir().unwrap();
-        let host = Host::open(HostConfig {
-            data_dir: dir.path().to_path_buf(),
-            public_url: "http://localhost:7700".into(),
-            database: shed_test_database::for_folder(dir.path()),
-        })
-        .await
-        .unwrap();
+        let (_dir, host) = crate::test_host("http://localhost:7700").await;
         host.add_person("ada", Some("Ada")).await.unwrap();
         host.add_person("bob", None).await.unwrap();
         let job = |handle: &'static str| {

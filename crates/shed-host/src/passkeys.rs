@@ -467,17 +467,9 @@ impl Host {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::HostConfig;
 
     async fn host_at(public_url: &str) -> (tempfile::TempDir, Host) {
-        let dir = tempfile::tempdir().unwrap();
-        let host = Host::open(HostConfig {
-            data_dir: dir.path().to_path_buf(),
-            public_url: public_url.into(),
-            database: shed_test_database::for_folder(dir.path()),
-        })
-        .await
-        .unwrap();
+        let (dir, host) = crate::test_host(public_url).await;
         host.add_person("ada", Some("Ada")).await.unwrap();
         (dir, host)
     }

@@ -429,17 +429,10 @@ fn sign_ins(records: Vec<WebSessionRecord>, this: Option<&str>) -> Vec<SignInSes
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{HostConfig, Role};
+    use crate::Role;
 
     async fn host() -> (tempfile::TempDir, Host) {
-        let dir = tempfile::tempdir().unwrap();
-        let host = Host::open(HostConfig {
-            data_dir: dir.path().to_path_buf(),
-            public_url: "http://localhost:7700".into(),
-            database: shed_test_database::for_folder(dir.path()),
-        })
-        .await
-        .unwrap();
+        let (dir, host) = crate::test_host("http://localhost:7700").await;
         host.add_person("ada", Some("Ada")).await.unwrap();
         host.add_person("bob", None).await.unwrap();
         host.add_space("demo", "ada").await.unwrap();

@@ -129,17 +129,10 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::{Access, HostConfig, Role};
+    use crate::{Access, Role};
 
     async fn host_with(access: Access) -> (tempfile::TempDir, Host) {
-        let dir = tempfile::tempdir().unwrap();
-        let host = Host::open(HostConfig {
-            data_dir: dir.path().to_path_buf(),
-            public_url: "http://localhost:7700".into(),
-            database: shed_test_database::for_folder(dir.path()),
-        })
-        .await
-        .unwrap();
+        let (dir, host) = crate::test_host("http://localhost:7700").await;
         for handle in ["ada", "vic", "sam"] {
             host.add_person(handle, None).await.unwrap();
         }
