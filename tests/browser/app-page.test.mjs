@@ -11,19 +11,15 @@
 // test-artifacts/pages/: app, app-trashed, account-sessions.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { openBrowser } from './lib/chromium.mjs'
 import { RUN_CLUB, screenshots } from './lib/places.mjs'
-import { shedUnderTest, connectMcp, command, signIn, textOf } from './lib/shed.mjs'
+import { shedCli, shedUnderTest, connectMcp, command, signIn, textOf } from './lib/shed.mjs'
 
-const run = promisify(execFile)
 const shed = shedUnderTest()
-const bin = process.env.SHED_BIN || ''
-const data = process.env.SHED_DATA || ''
+const { bin, data, cli } = shedCli()
 const skip =
   shed.url && shed.token && bin && data
     ? false
@@ -37,12 +33,6 @@ let first
 let second
 let agent
 let folder
-
-/** `shed <args>` on the served data folder: its stdout. */
-async function cli(args, env = {}) {
-  const { stdout } = await run(bin, args, { env: { ...process.env, SHED_DATA: data, ...env } })
-  return stdout.trim()
-}
 
 /** `shed <args>` that may be refused: its stdout, or its refusal's stderr. */
 async function cliSaying(args, env = {}) {

@@ -14,17 +14,13 @@
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHash, randomBytes } from 'node:crypto'
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
 import { openBrowser } from './lib/chromium.mjs'
 import { screenshots } from './lib/places.mjs'
-import { shedUnderTest, signIn } from './lib/shed.mjs'
+import { shedCli, shedUnderTest, signIn } from './lib/shed.mjs'
 import { until } from './lib/wait.mjs'
 
-const run = promisify(execFile)
 const shed = shedUnderTest()
-const bin = process.env.SHED_BIN || ''
-const data = process.env.SHED_DATA || ''
+const { bin, data, cli } = shedCli()
 const skip =
   shed.url && bin && data
     ? false
@@ -36,12 +32,6 @@ const REDIRECT = 'http://127.0.0.1:4321/callback'
 const HANDLE = `key${Date.now().toString(36)}`
 
 let browser
-
-/** `shed <args>` on the served data folder: its stdout. */
-async function cli(args) {
-  const { stdout } = await run(bin, args, { env: { ...process.env, SHED_DATA: data } })
-  return stdout.trim()
-}
 
 /** The sentence the passkeys' script shows, once it shows one. */
 const passkeySaid = (page) =>

@@ -7,17 +7,13 @@
 // screenshotted at 1280 and 390 px wide under test-artifacts/pages/.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { openBrowser } from './lib/chromium.mjs'
 import { screenshots } from './lib/places.mjs'
-import { shedUnderTest, connectMcp, command, signIn } from './lib/shed.mjs'
+import { shedCli, shedUnderTest, connectMcp, command, signIn } from './lib/shed.mjs'
 
-const run = promisify(execFile)
 const shed = shedUnderTest()
-const bin = process.env.SHED_BIN || ''
-const data = process.env.SHED_DATA || ''
+const { bin, data, cli } = shedCli()
 const skip =
   shed.url && bin && data
     ? false
@@ -28,12 +24,6 @@ const stamp = Date.now().toString(36)
 
 let owner
 let member
-
-/** `shed <args>` on the served data folder: its stdout. */
-async function cli(args, env = {}) {
-  const { stdout } = await run(bin, args, { env: { ...process.env, SHED_DATA: data, ...env } })
-  return stdout.trim()
-}
 
 /** A fresh one-time sign-in link for `handle`. */
 const loginLink = (handle) => cli(['login', handle, '--public-url', shed.url])

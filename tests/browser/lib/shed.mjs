@@ -1,6 +1,25 @@
 // The shed under test, as the environment names it, and an MCP client for its
 // door (the official SDK client over Streamable HTTP, with the bearer token).
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+
+const run = promisify(execFile)
+
+/**
+ * The `shed` binary and the data folder it serves (SHED_BIN, SHED_DATA, set
+ * by against-shed.sh), and `cli(args, env)`: `shed <args>` on that folder,
+ * its stdout.
+ */
+export function shedCli(env = process.env) {
+  const bin = env.SHED_BIN || ''
+  const data = env.SHED_DATA || ''
+  const cli = async (args, extra = {}) => {
+    const { stdout } = await run(bin, args, { env: { ...process.env, SHED_DATA: data, ...extra } })
+    return stdout.trim()
+  }
+  return { bin, data, cli }
+}
 
 /**
  * SHED_URL      the server, e.g. http://localhost:7700 (its MCP door is SHED_URL/mcp)
