@@ -9,12 +9,14 @@ use crate::common;
 use std::process::Command;
 
 use common::model_server::{Reply, ScriptedModel, tool_calls, tool_messages};
-use common::{HARNESS, Host, row, stderr};
+use common::{HARNESS, Host, TYPED_TASK, row, stderr};
 use serde_json::{Value, json};
 
-/// `shed-harness run` with a task against `model`, then `extra` flags.
+/// `shed-harness run` with a task the person typed against `model`, then
+/// `extra` flags.
 fn run(host: &Host, model: &ScriptedModel, extra: &[&str]) -> std::process::Output {
-    let mut args = vec![
+    let mut args = TYPED_TASK.to_vec();
+    args.extend([
         "run",
         "--task",
         "log my run",
@@ -22,7 +24,7 @@ fn run(host: &Host, model: &ScriptedModel, extra: &[&str]) -> std::process::Outp
         "smollm2",
         "--base-url",
         &model.url,
-    ];
+    ]);
     args.extend_from_slice(extra);
     host.harness(&args)
 }

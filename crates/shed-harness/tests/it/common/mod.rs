@@ -12,6 +12,9 @@ use serde_json::{Value, json};
 pub const HARNESS: &str = env!("CARGO_BIN_EXE_shed-harness");
 pub const FAKE_HOST: &str = env!("CARGO_BIN_EXE_shed-harness-fake-host");
 
+/// The flags that bind a task the person typed: a run may write only so.
+pub const TYPED_TASK: [&str; 2] = ["--task-slot", "direct-command"];
+
 /// A host the harness can reach: a fixture directory (the "queue") and a
 /// configuration file naming the fake host CLI.
 pub struct Host {
@@ -48,6 +51,22 @@ impl Host {
 
     pub fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
+    }
+
+    /// A file named `name` holding `text`, with `mode`; its path.
+    pub fn file_with_mode(&self, name: &str, text: &str, mode: u32) -> String {
+        use std::os::unix::fs::PermissionsExt;
+        let path = self.path(name);
+        std::fs::write(&path, text).expect("file written");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode))
+            .expect("mode set");
+        path.to_str().expect("utf-8 path").to_string()
+    }
+
+    /// A job id file as the harness takes it (`--command-job-id-file`):
+    /// mode 0600, holding `id`.
+    pub fn job_id_file(&self, id: &str) -> String {
+        self.file_with_mode("job-id", &format!("{id}\n"), 0o600)
     }
 
     pub fn set_listing(&self, commands: Value) {
