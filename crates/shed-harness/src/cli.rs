@@ -90,7 +90,12 @@ pub struct CommonArgs {
     /// A file holding the host job id for this invocation (mode 0600, yours),
     /// handed to the host CLI in the variable the configuration's jobIdEnvVar
     /// names.
-    #[arg(long, global = true, value_name = "PATH", conflicts_with = "command_job_id_fd")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "PATH",
+        conflicts_with = "command_job_id_fd"
+    )]
     pub command_job_id_file: Option<PathBuf>,
     /// An inherited descriptor to read the host job id from, to its end
     /// (e.g. `3<job-id` with `--command-job-id-fd 3`, or a pipe).
@@ -237,10 +242,7 @@ fn job_id(common: &CommonArgs) -> Result<Option<String>, String> {
 /// Writes `error: <sentence>` on stderr, its controls escaped: a sentence
 /// may quote what a model server or the model wrote.
 fn say_error(sentence: impl std::fmt::Display) {
-    eprintln!(
-        "error: {}",
-        escaped(&sentence.to_string(), Keep::OneLine)
-    );
+    eprintln!("error: {}", escaped(&sentence.to_string(), Keep::OneLine));
 }
 
 /// A refusal at argument parsing (exit 2).

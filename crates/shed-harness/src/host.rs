@@ -239,7 +239,11 @@ mod tests {
 
     #[test]
     fn an_app_name_is_space_slash_app_of_slugs() {
-        for good in ["demo/runs", "jeff/run-club-2", &format!("a/{}", "b".repeat(40))] {
+        for good in [
+            "demo/runs",
+            "jeff/run-club-2",
+            &format!("a/{}", "b".repeat(40)),
+        ] {
             assert!(is_app_name(good), "{good}");
         }
         for bad in [

@@ -109,7 +109,12 @@ fn the_host_gets_a_cleared_environment_with_the_job_id() {
     host.tool(
         "run_command",
         json!({"command": "a/b.log", "args": {"q": "x"}}),
-        &["--task-slot", "direct-command", "--command-job-id-file", &job],
+        &[
+            "--task-slot",
+            "direct-command",
+            "--command-job-id-file",
+            &job,
+        ],
     );
     let invocations = host.invocations();
     assert_eq!(invocations.len(), 2, "one listing, one run");
@@ -612,7 +617,12 @@ fn a_batch_over_the_bound_shrinks_later_calls_first() {
     let out = host.tool(
         "run_command",
         json!({"calls": calls}),
-        &["--task-slot", "direct-command", "--tool-output-bound", "4096"],
+        &[
+            "--task-slot",
+            "direct-command",
+            "--tool-output-bound",
+            "4096",
+        ],
     );
     assert!(out.to_string().len() <= 4096, "{}", out.to_string().len());
     let results = out["results"].as_array().unwrap();
@@ -824,7 +834,12 @@ fn an_answer_over_the_bound_alone_is_left_out() {
     let out = host.tool(
         "run_command",
         json!({"command": "a/b.big"}),
-        &["--task-slot", "direct-command", "--tool-output-bound", "4096"],
+        &[
+            "--task-slot",
+            "direct-command",
+            "--tool-output-bound",
+            "4096",
+        ],
     );
     assert_eq!(out["truncated"], true);
     assert!(out.get("entry").is_none());

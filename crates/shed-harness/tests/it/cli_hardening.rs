@@ -84,7 +84,8 @@ fn a_host_usage_error_did_not_land() {
 
 /// A tool name that redraws its own progress line as a refusal, rings the
 /// bell and sets the window's title, then runs on.
-const SPOOFED_TOOL: &str = "run_command\u{1b}[2K\r  run_command → refused_by_policy\u{7}\u{1b}]0;owned\u{7}\u{202e}";
+const SPOOFED_TOOL: &str =
+    "run_command\u{1b}[2K\r  run_command → refused_by_policy\u{7}\u{1b}]0;owned\u{7}\u{202e}";
 
 /// An answer carrying the same kind of sequences between its lines.
 const SPOOFED_ANSWER: &str = "Done.\u{1b}[31m\u{9b}2J\r\nline two\tend\u{1b}]0;owned\u{7}";
@@ -127,7 +128,10 @@ fn model_text_reaches_a_terminal_escaped() {
     assert!(out.status.success(), "{}", stderr(&out));
     let screen = String::from_utf8_lossy(&out.stdout);
     for raw in ['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}'] {
-        assert!(!screen.contains(raw), "{raw:?} reached the terminal: {screen:?}");
+        assert!(
+            !screen.contains(raw),
+            "{raw:?} reached the terminal: {screen:?}"
+        );
     }
     let lines: Vec<&str> = screen.lines().map(|l| l.trim_end_matches('\r')).collect();
     let tools: Vec<&str> = lines
@@ -195,7 +199,10 @@ fn a_piped_answer_and_an_error_sentence_are_escaped_too() {
             .ends_with("<html>\\u{1b}[2J\\u{1b}]0;owned\\u{7}</html>"),
         "{said:?}"
     );
-    assert!(!said.contains('\u{1b}') && !said.contains('\u{7}'), "{said:?}");
+    assert!(
+        !said.contains('\u{1b}') && !said.contains('\u{7}'),
+        "{said:?}"
+    );
 }
 
 // Finding 9: "`--task-slot` defaults to `direct-command`": a caller that
@@ -248,7 +255,12 @@ fn without_a_task_slot_a_run_cannot_write() {
 #[test]
 fn a_job_id_on_the_command_line_is_refused_without_being_repeated() {
     let host = Host::new(json!([row("a/b.find", "read")]));
-    let out = host.harness(&["--command-job-id", "s3cret-on-argv", "tool", "list_commands"]);
+    let out = host.harness(&[
+        "--command-job-id",
+        "s3cret-on-argv",
+        "tool",
+        "list_commands",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     let said = stderr(&out);
     assert!(said.contains("`ps`"), "{said}");
@@ -271,8 +283,16 @@ fn a_job_id_file_must_be_private_and_yours() {
     assert!(host.invocations().is_empty(), "nothing started");
 
     std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o600)).unwrap();
-    host.tool("list_commands", json!({}), &["--command-job-id-file", &open]);
-    assert_eq!(job_ids(&host), [json!("job-in-file")], "the line end is not the id's");
+    host.tool(
+        "list_commands",
+        json!({}),
+        &["--command-job-id-file", &open],
+    );
+    assert_eq!(
+        job_ids(&host),
+        [json!("job-in-file")],
+        "the line end is not the id's"
+    );
 
     // Another account's file, private or not, is refused: the id must be
     // the caller's own.
@@ -285,9 +305,17 @@ fn a_job_id_file_must_be_private_and_yours() {
     };
     let out = host.harness(&["--command-job-id-file", &theirs, "tool", "list_commands"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("belongs to another account"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("belongs to another account"),
+        "{}",
+        stderr(&out)
+    );
 
-    for (text, why) in [("", "empty"), ("a\u{1b}b", "control"), (&*"j".repeat(1025), "longer")] {
+    for (text, why) in [
+        ("", "empty"),
+        ("a\u{1b}b", "control"),
+        (&*"j".repeat(1025), "longer"),
+    ] {
         let bad = host.file_with_mode("job-bad", text, 0o600);
         let out = host.harness(&["--command-job-id-file", &bad, "tool", "list_commands"]);
         assert_eq!(out.status.code(), Some(2), "{why}");
@@ -339,11 +367,16 @@ fn a_job_id_on_an_inherited_descriptor_reaches_the_host() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(job_ids(&host), [json!("job-on-a-pipe")]);
     assert!(
-        !host.invocations()[0]["argv"].to_string().contains("job-on-a-pipe"),
+        !host.invocations()[0]["argv"]
+            .to_string()
+            .contains("job-on-a-pipe"),
         "the id reaches the host in its environment, not on its command line"
     );
 
-    for (fd, said) in [("1", "standard input, output or error"), ("97", "descriptor 97")] {
+    for (fd, said) in [
+        ("1", "standard input, output or error"),
+        ("97", "descriptor 97"),
+    ] {
         let out = host.harness(&["--command-job-id-fd", fd, "tool", "list_commands"]);
         assert_eq!(out.status.code(), Some(2), "{fd}");
         assert!(stderr(&out).contains(said), "{fd}: {}", stderr(&out));

@@ -58,8 +58,7 @@ impl Host {
         use std::os::unix::fs::PermissionsExt;
         let path = self.path(name);
         std::fs::write(&path, text).expect("file written");
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode))
-            .expect("mode set");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).expect("mode set");
         path.to_str().expect("utf-8 path").to_string()
     }
 
