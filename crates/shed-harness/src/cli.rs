@@ -180,9 +180,6 @@ pub struct RunCliDependencies {
     pub command_job_id: Option<String>,
 }
 
-/// The sentence for a job id given on the command line.
-const JOB_ID_ON_COMMAND_LINE: &str = "--command-job-id is refused: every account on this machine can read a command line with `ps` — put the job id in a file only you may read and pass --command-job-id-file PATH, or pass it on a descriptor with --command-job-id-fd N";
-
 /// The embedder's entry point: runs the CLI with `args` (the first is the
 /// program name) and returns the exit code. The job id comes from
 /// `deps.command_job_id` only; the binary's job id flags in `args` are
@@ -200,14 +197,15 @@ where
         }
     };
     let common = &cli.common;
-    if common.command_job_id_file.is_some() || common.command_job_id_fd.is_some() {
-        say_error(
-            "--command-job-id-file and --command-job-id-fd are the shed-harness binary's flags; an embedder supplies the job id as deps.command_job_id",
-        );
-        return 2;
-    }
-    if common.command_job_id.is_some() {
-        say_error(JOB_ID_ON_COMMAND_LINE);
+    let refused = if common.command_job_id.is_some() {
+        Some(ArgumentError::JobIdOnCommandLine)
+    } else if common.command_job_id_file.is_some() || common.command_job_id_fd.is_some() {
+        Some(ArgumentError::JobIdFlagOfTheBinary)
+    } else {
+        None
+    };
+    if let Some(refused) = refused {
+        say_error(refused);
         return 2;
     }
     execute(cli, deps).await
@@ -219,24 +217,24 @@ pub async fn binary_main() -> i32 {
     let cli = Cli::parse();
     match job_id(&cli.common) {
         Ok(command_job_id) => execute(cli, RunCliDependencies { command_job_id }).await,
-        Err(sentence) => {
-            say_error(sentence);
+        Err(refused) => {
+            say_error(refused);
             2
         }
     }
 }
 
 /// The job id the binary's flags give, if any.
-fn job_id(common: &CommonArgs) -> Result<Option<String>, String> {
+fn job_id(common: &CommonArgs) -> Result<Option<String>, ArgumentError> {
     if common.command_job_id.is_some() {
-        return Err(JOB_ID_ON_COMMAND_LINE.to_string());
+        return Err(ArgumentError::JobIdOnCommandLine);
     }
     let read = match (&common.command_job_id_file, common.command_job_id_fd) {
-        (Some(path), _) => config::job_id_from_file(path),
-        (None, Some(fd)) => config::job_id_from_descriptor(fd),
+        (Some(path), _) => config::job_id_from_file(path)?,
+        (None, Some(fd)) => config::job_id_from_descriptor(fd)?,
         (None, None) => return Ok(None),
     };
-    read.map(Some).map_err(|e| e.to_string())
+    Ok(Some(read))
 }
 
 /// Writes `error: <sentence>` on stderr, its controls escaped: a sentence
@@ -250,6 +248,16 @@ fn say_error(sentence: impl std::fmt::Display) {
 pub enum ArgumentError {
     #[error(transparent)]
     Config(#[from] config::ConfigError),
+    #[error(transparent)]
+    JobId(#[from] config::JobIdError),
+    #[error(
+        "--command-job-id is refused: every account on this machine can read a command line with `ps` — put the job id in a file only you may read and pass --command-job-id-file PATH, or pass it on a descriptor with --command-job-id-fd N"
+    )]
+    JobIdOnCommandLine,
+    #[error(
+        "--command-job-id-file and --command-job-id-fd are the shed-harness binary's flags; an embedder supplies the job id as deps.command_job_id"
+    )]
+    JobIdFlagOfTheBinary,
     #[error(
         "--allow-tool {0} is not a tool — the tools are list_commands, run_command and run_read_command"
     )]

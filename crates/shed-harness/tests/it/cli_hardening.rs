@@ -106,27 +106,7 @@ fn spoofing_model() -> ScriptedModel {
 fn model_text_reaches_a_terminal_escaped() {
     let host = Host::new(json!([row("a/b.find", "read")]));
     let model = spoofing_model();
-    let config = host.config();
-    let line = [
-        HARNESS,
-        "--loom-commands-config",
-        config.to_str().unwrap(),
-        "run",
-        "--task",
-        "list",
-        "--model",
-        "m",
-        "--base-url",
-        &model.url,
-    ]
-    .join(" ");
-    let out = Command::new("script")
-        .args(["--quiet", "--return", "--command", &line, "/dev/null"])
-        .env_remove("CF_HARNESS_LOOM_COMMANDS_CONFIG")
-        .output()
-        .expect("`script` (util-linux) runs");
-    assert!(out.status.success(), "{}", stderr(&out));
-    let screen = String::from_utf8_lossy(&out.stdout);
+    let screen = host.run_on_a_terminal(&model.url);
     for raw in ['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}'] {
         assert!(
             !screen.contains(raw),
@@ -162,15 +142,7 @@ fn model_text_reaches_a_terminal_escaped() {
 fn a_piped_answer_and_an_error_sentence_are_escaped_too() {
     let host = Host::new(json!([row("a/b.find", "read")]));
     let model = spoofing_model();
-    let out = host.harness(&[
-        "run",
-        "--task",
-        "list",
-        "--model",
-        "m",
-        "--base-url",
-        &model.url,
-    ]);
+    let out = host.run(&[], "list", &model.url);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
@@ -183,15 +155,7 @@ fn a_piped_answer_and_an_error_sentence_are_escaped_too() {
         headers: "",
         body: "<html>\u{1b}[2J\u{1b}]0;owned\u{7}</html>".into(),
     }]);
-    let out = host.harness(&[
-        "run",
-        "--task",
-        "t",
-        "--model",
-        "m",
-        "--base-url",
-        &server.url,
-    ]);
+    let out = host.run(&[], "t", &server.url);
     assert_eq!(out.status.code(), Some(1));
     let said = stderr(&out);
     assert!(
@@ -217,19 +181,16 @@ fn without_a_task_slot_a_run_cannot_write() {
     ]);
     let transcript = host.path("t.json");
     let trace = host.path("trace.jsonl");
-    let out = host.harness(&[
-        "--transcript",
-        transcript.to_str().unwrap(),
-        "--policy-trace",
-        trace.to_str().unwrap(),
-        "run",
-        "--task",
+    let out = host.run(
+        &[
+            "--transcript",
+            transcript.to_str().unwrap(),
+            "--policy-trace",
+            trace.to_str().unwrap(),
+        ],
         "log a run",
-        "--model",
-        "m",
-        "--base-url",
         &model.url,
-    ]);
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let refused = &tool_messages(&model.requests()[1])[0];
     assert_eq!(refused["status"], "refused_by_policy", "{refused}");

@@ -143,6 +143,48 @@ impl Host {
         harness(&full)
     }
 
+    /// `shed-harness <before> run --task <task> --model m --base-url <model_url>`.
+    pub fn run(&self, before: &[&str], task: &str, model_url: &str) -> Output {
+        let mut args = before.to_vec();
+        args.extend([
+            "run",
+            "--task",
+            task,
+            "--model",
+            "m",
+            "--base-url",
+            model_url,
+        ]);
+        self.harness(&args)
+    }
+
+    /// `shed-harness run --task list` against `model_url` on a terminal:
+    /// `script` (util-linux) gives it one, and records what the terminal
+    /// showed — stdout and stderr as one screen.
+    pub fn run_on_a_terminal(&self, model_url: &str) -> String {
+        let config = self.config();
+        let line = [
+            HARNESS,
+            "--loom-commands-config",
+            config.to_str().expect("utf-8 path"),
+            "run",
+            "--task",
+            "list",
+            "--model",
+            "m",
+            "--base-url",
+            model_url,
+        ]
+        .join(" ");
+        let out = Command::new("script")
+            .args(["--quiet", "--return", "--command", &line, "/dev/null"])
+            .env_remove("CF_HARNESS_LOOM_COMMANDS_CONFIG")
+            .output()
+            .expect("`script` (util-linux) runs");
+        assert!(out.status.success(), "{}", stderr(&out));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     /// Runs one tool and reads its printed result.
     pub fn tool(&self, name: &str, input: Value, extra: &[&str]) -> Value {
         let input = input.to_string();
