@@ -16,7 +16,7 @@ use crate::harness::{DEFAULT_OUTPUT_BOUND, Harness, RunSettings};
 use crate::labels::Ceiling;
 use crate::model::{ModelSettings, ToolChoice, run_task};
 use crate::policy::{Mode, PolicyTrace, TaskSlot};
-use crate::progress::{Keep, Progress, escaped};
+use crate::progress::{Keep, Progress, escaped, json_escaped};
 use crate::tools::{ALL_TOOLS, ToolName};
 use crate::transcript;
 
@@ -374,9 +374,10 @@ async fn tool(settings: RunSettings, args: ToolArgs, transcript_path: Option<&Pa
     };
     let harness = Harness::new(settings);
     let result = harness.call(tool.as_str(), input).await;
+    // A host's rows may hold what a terminal acts on: shown as JSON escapes.
     println!(
         "{}",
-        serde_json::to_string_pretty(&result).unwrap_or_default()
+        json_escaped(&serde_json::to_string_pretty(&result).unwrap_or_default())
     );
     transcript::write(
         transcript_path,

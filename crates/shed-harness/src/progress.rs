@@ -8,7 +8,9 @@
 //! control character (C0, DEL, C1) or a bidirectional override is written as
 //! its escape (`\u{1b}`), so a tool name or an answer cannot move the cursor,
 //! rewrite a line, set a window title or reorder what a person reads; a tool
-//! name is also cut to [`SHOWN_NAME_MAX_CHARS`].
+//! name is also cut to [`SHOWN_NAME_MAX_CHARS`]. A JSON result printed for a
+//! person goes through [`json_escaped`], which does the same with JSON's own
+//! escapes.
 
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
@@ -35,6 +37,23 @@ pub fn escaped(text: &str, keep: Keep) -> String {
         let kept = keep == Keep::LinesAndTabs && matches!(c, '\n' | '\t');
         if !kept && (c.is_control() || is_bidi_control(c)) {
             out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// JSON text with every control and bidirectional formatting character
+/// written as a JSON escape (`\u009b`): the same JSON, read by a program,
+/// and nothing a terminal acts on. (`serde_json` escapes C0 itself, not DEL,
+/// C1 or the bidirectional characters; none can stand outside a string.)
+pub fn json_escaped(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        let structural = c == '\n';
+        if (c.is_control() && !structural) || is_bidi_control(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
         } else {
             out.push(c);
         }
@@ -152,6 +171,23 @@ mod tests {
         );
         assert_eq!(escaped("a\tb\n", Keep::OneLine), "a\\u{9}b\\u{a}");
         assert_eq!(escaped("plain → ok", Keep::OneLine), "plain → ok");
+    }
+
+    #[test]
+    fn json_keeps_its_meaning_and_loses_its_controls() {
+        let value = serde_json::json!({"t": "a\u{1b}[2J\u{9b}2J\u{7f}\u{202e}z\n"});
+        let text = serde_json::to_string_pretty(&value).unwrap();
+        let shown = json_escaped(&text);
+        assert!(
+            !shown
+                .chars()
+                .any(|c| (c.is_control() && c != '\n') || is_bidi_control(c))
+        );
+        assert!(shown.contains("\\u009b2J\\u007f\\u202ez"), "{shown}");
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&shown).unwrap(),
+            value
+        );
     }
 
     #[test]

@@ -169,6 +169,39 @@ fn a_piped_answer_and_an_error_sentence_are_escaped_too() {
     );
 }
 
+// Finding 7, by hand: `tool` prints a result as JSON, and what a host's row
+// holds that a terminal acts on (DEL, C1, a bidirectional override — JSON
+// escapes C0 itself) is written as JSON escapes: the same JSON, nothing raw.
+#[test]
+fn a_tool_result_shows_a_hosts_controls_as_json_escapes() {
+    let host = Host::new(json!([row("a/b.find", "read")]));
+    let text = "row\u{9b}2J\u{1b}[31m\u{7f}\u{202e}end";
+    host.set_outcome(
+        "a/b.find",
+        json!({"ok": true, "code": "ok", "body": {"text": text}}),
+    );
+    let out = host.harness(&[
+        "tool",
+        "run_read_command",
+        "--input",
+        r#"{"command": "a/b.find"}"#,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let printed = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        !printed
+            .chars()
+            .any(|c| (c.is_control() && c != '\n') || ('\u{202a}'..='\u{202e}').contains(&c)),
+        "{printed:?}"
+    );
+    assert!(
+        printed.contains(r"row\u009b2J\u001b[31m\u007f\u202eend"),
+        "{printed}"
+    );
+    let result: Value = serde_json::from_str(&printed).unwrap();
+    assert_eq!(result["entry"]["body"]["text"], text);
+}
+
 // Finding 9: "`--task-slot` defaults to `direct-command`": a caller that
 // forgets the flag must not run a pattern's text with write authority.
 #[test]
