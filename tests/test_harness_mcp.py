@@ -54,9 +54,13 @@ def make_host(tmp_path: Path) -> Path:
 
 
 async def session_run(config: Path, body, extra=()):
+    # The job id in a file only its owner may read, as the harness requires.
+    job = config.parent / "job-id"
+    job.write_text("job-9\n")
+    job.chmod(0o600)
     params = StdioServerParameters(
         command=str(HARNESS),
-        args=["--loom-commands-config", str(config), "--command-job-id", "job-9", *extra, "mcp"],
+        args=["--loom-commands-config", str(config), "--command-job-id-file", str(job), *extra, "mcp"],
     )
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
@@ -96,7 +100,8 @@ def test_tools_call_lists_and_runs_through_the_host(tmp_path):
         unknown = await session.call_tool("run_command", {"command": "log_run"})
         return listing, ran, unknown
 
-    listing, ran, unknown = asyncio.run(session_run(config, body))
+    # The person typed the task: a run writes only so.
+    listing, ran, unknown = asyncio.run(session_run(config, body, ["--task-slot", "direct-command"]))
     listed = listing.structured_content
     assert listed["hidden"] == 1
     assert listed["entries"][0]["signature"] == (
@@ -111,7 +116,7 @@ def test_tools_call_lists_and_runs_through_the_host(tmp_path):
     lines = (tmp_path / "queue" / "invocations.jsonl").read_text().splitlines()
     runs = [json.loads(line) for line in lines if json.loads(line)["argv"][1] == "run"]
     assert len(runs) == 1
-    assert runs[0]["argv"][-2:] == ["--loom", "jeff/runs"]
+    assert runs[0]["argv"][-1] == "--loom=jeff/runs"
     assert sorted(runs[0]["env"]) == ["LOOM_COMMAND_JOB_ID", "LOOM_PAGE_RPC_QUEUE", "PATH"]
     assert runs[0]["env"]["LOOM_COMMAND_JOB_ID"] == "job-9"
 

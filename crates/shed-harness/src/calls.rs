@@ -5,7 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::catalog::Catalog;
-use crate::host::{HostCli, RunError, RunRequest};
+use crate::host::{HostCli, RunError, RunRequest, is_app_name};
 use crate::labels::{Ceiling, Label, Withheld};
 use crate::outcome::{HostOutcome, SummaryForm};
 
@@ -137,8 +137,13 @@ fn parse_call(call: &Value) -> Result<CallSpec, String> {
     }
     let loom_id = match object.get("loomId") {
         None | Some(Value::Null) => None,
-        Some(Value::String(l)) if !l.trim().is_empty() => Some(l.clone()),
-        Some(_) => return Err("loomId must be a loom id, as a non-empty string".into()),
+        Some(Value::String(l)) if is_app_name(l) => Some(l.clone()),
+        Some(_) => {
+            return Err(
+                "loomId must name an app as <space>/<app>, like demo/runs — a-z, 0-9 and -, each part starting with a letter"
+                    .into(),
+            );
+        }
     };
     let expected_version = match object.get("expectedVersion") {
         None | Some(Value::Null) => None,

@@ -1,5 +1,7 @@
 //! The command line: `shed-harness run | tool | mcp` with the common flags,
-//! and the embedder's entry point [`run_cli`].
+//! and the embedder's entry point [`run_cli`]. What the model wrote reaches
+//! the terminal only escaped (`progress::escaped`): the answer keeps its
+//! newlines and tabs, an error sentence nothing.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -14,7 +16,7 @@ use crate::harness::{DEFAULT_OUTPUT_BOUND, Harness, RunSettings};
 use crate::labels::Ceiling;
 use crate::model::{ModelSettings, ToolChoice, run_task};
 use crate::policy::{Mode, PolicyTrace, TaskSlot};
-use crate::progress::Progress;
+use crate::progress::{Keep, Progress, escaped, json_escaped};
 use crate::tools::{ALL_TOOLS, ToolName};
 use crate::transcript;
 
@@ -26,7 +28,17 @@ The observation ceiling is the most a run may see of the host's answers. Give it
 comma list of readers (e.g. `space:jeff,person:ada`, or `public`), or as a JSON label
 `{\"readers\": [\"space:jeff\"], \"integrity\": \"trusted\"}` (a trusted ceiling also withholds
 untrusted answers). An answer whose readers do not include every reader of the ceiling is
-withheld: the model sees only its outcome. Without a ceiling every answer is shown.";
+withheld: the model sees only its outcome. Without a ceiling every answer is shown.
+
+The task slot says how the task reached the run, and so what it may do. It is `absent`
+unless you say otherwise: under the default policy such a run reads but never writes. When
+the person typed the task themselves, bind it so: `--task-slot direct-command`; a task that
+arrived with other content (a request a pattern submitted, a message) is `--task-slot context`.
+
+The job id (the secret `shed job create` printed) is read from a file only you may read,
+`--command-job-id-file PATH` (mode 0600), or from a descriptor the harness inherits,
+`--command-job-id-fd N` (e.g. `3<job-id`) — never from the command line, which `ps` shows.
+The --transcript and --policy-trace files are made readable by you alone (0600).";
 
 /// shed-harness: put a host's commands in front of a model.
 ///
@@ -66,17 +78,32 @@ pub struct CommonArgs {
     /// run_read_command for a context task.
     #[arg(long, global = true, value_enum, default_value = "enforce-explicit")]
     pub policy: Mode,
-    /// How the task is bound: direct-command (the person typed it), context
-    /// (it arrived with other content), quoted, or absent.
-    #[arg(long, global = true, value_enum, default_value = "direct-command")]
+    /// How the task is bound: direct-command (the person typed it: pass this
+    /// to let the run write), context (it arrived with other content),
+    /// quoted, or absent (no authority: the default).
+    #[arg(long, global = true, value_enum, default_value = "absent")]
     pub task_slot: TaskSlot,
     /// The most this run may observe: a comma list of readers or a JSON label
     /// (see below). Without it every answer is shown.
     #[arg(long, global = true, value_name = "CEILING")]
     pub observation_ceiling: Option<String>,
-    /// The host job id for this invocation, handed to the host CLI in the
-    /// variable the configuration's jobIdEnvVar names.
-    #[arg(long, global = true, value_name = "JOB_ID")]
+    /// A file holding the host job id for this invocation (mode 0600, yours),
+    /// handed to the host CLI in the variable the configuration's jobIdEnvVar
+    /// names.
+    #[arg(
+        long,
+        global = true,
+        value_name = "PATH",
+        conflicts_with = "command_job_id_fd"
+    )]
+    pub command_job_id_file: Option<PathBuf>,
+    /// An inherited descriptor to read the host job id from, to its end
+    /// (e.g. `3<job-id` with `--command-job-id-fd 3`, or a pipe).
+    #[arg(long, global = true, value_name = "N")]
+    pub command_job_id_fd: Option<u32>,
+    /// Refused: a job id on the command line is shown by `ps` to every
+    /// account on the machine.
+    #[arg(long, global = true, hide = true, value_name = "JOB_ID")]
     pub command_job_id: Option<String>,
     /// The most bytes of JSON one tool result may show the model.
     #[arg(long, global = true, value_name = "BYTES", default_value_t = DEFAULT_OUTPUT_BOUND)]
@@ -155,7 +182,8 @@ pub struct RunCliDependencies {
 
 /// The embedder's entry point: runs the CLI with `args` (the first is the
 /// program name) and returns the exit code. The job id comes from
-/// `deps.command_job_id` only; `--command-job-id` in `args` is refused.
+/// `deps.command_job_id` only; the binary's job id flags in `args` are
+/// refused.
 pub async fn run_cli<I, T>(args: I, deps: RunCliDependencies) -> i32
 where
     I: IntoIterator<Item = T>,
@@ -168,22 +196,51 @@ where
             return e.exit_code();
         }
     };
-    if cli.common.command_job_id.is_some() {
-        eprintln!(
-            "error: --command-job-id is the shed-harness binary's flag; an embedder supplies the job id as deps.command_job_id"
-        );
+    let common = &cli.common;
+    let refused = if common.command_job_id.is_some() {
+        Some(ArgumentError::JobIdOnCommandLine)
+    } else if common.command_job_id_file.is_some() || common.command_job_id_fd.is_some() {
+        Some(ArgumentError::JobIdFlagOfTheBinary)
+    } else {
+        None
+    };
+    if let Some(refused) = refused {
+        say_error(refused);
         return 2;
     }
     execute(cli, deps).await
 }
 
-/// The binary's entry point: `--command-job-id` becomes the dependency.
+/// The binary's entry point: the job id is read from `--command-job-id-file`
+/// or `--command-job-id-fd` and becomes the dependency.
 pub async fn binary_main() -> i32 {
-    let mut cli = Cli::parse();
-    let deps = RunCliDependencies {
-        command_job_id: cli.common.command_job_id.take(),
+    let cli = Cli::parse();
+    match job_id(&cli.common) {
+        Ok(command_job_id) => execute(cli, RunCliDependencies { command_job_id }).await,
+        Err(refused) => {
+            say_error(refused);
+            2
+        }
+    }
+}
+
+/// The job id the binary's flags give, if any.
+fn job_id(common: &CommonArgs) -> Result<Option<String>, ArgumentError> {
+    if common.command_job_id.is_some() {
+        return Err(ArgumentError::JobIdOnCommandLine);
+    }
+    let read = match (&common.command_job_id_file, common.command_job_id_fd) {
+        (Some(path), _) => config::job_id_from_file(path)?,
+        (None, Some(fd)) => config::job_id_from_descriptor(fd)?,
+        (None, None) => return Ok(None),
     };
-    execute(cli, deps).await
+    Ok(Some(read))
+}
+
+/// Writes `error: <sentence>` on stderr, its controls escaped: a sentence
+/// may quote what a model server or the model wrote.
+fn say_error(sentence: impl std::fmt::Display) {
+    eprintln!("error: {}", escaped(&sentence.to_string(), Keep::OneLine));
 }
 
 /// A refusal at argument parsing (exit 2).
@@ -191,6 +248,16 @@ pub async fn binary_main() -> i32 {
 pub enum ArgumentError {
     #[error(transparent)]
     Config(#[from] config::ConfigError),
+    #[error(transparent)]
+    JobId(#[from] config::JobIdError),
+    #[error(
+        "--command-job-id is refused: every account on this machine can read a command line with `ps` — put the job id in a file only you may read and pass --command-job-id-file PATH, or pass it on a descriptor with --command-job-id-fd N"
+    )]
+    JobIdOnCommandLine,
+    #[error(
+        "--command-job-id-file and --command-job-id-fd are the shed-harness binary's flags; an embedder supplies the job id as deps.command_job_id"
+    )]
+    JobIdFlagOfTheBinary,
     #[error(
         "--allow-tool {0} is not a tool — the tools are list_commands, run_command and run_read_command"
     )]
@@ -259,7 +326,7 @@ async fn execute(cli: Cli, deps: RunCliDependencies) -> i32 {
     let settings = match settings(&cli.common, &deps) {
         Ok(settings) => settings,
         Err(e) => {
-            eprintln!("error: {e}");
+            say_error(e);
             return 2;
         }
     };
@@ -271,7 +338,7 @@ async fn execute(cli: Cli, deps: RunCliDependencies) -> i32 {
             match crate::mcp::serve(harness, transcript_path).await {
                 Ok(()) => 0,
                 Err(e) => {
-                    eprintln!("error: {e}");
+                    say_error(e);
                     1
                 }
             }
@@ -301,15 +368,16 @@ async fn tool(settings: RunSettings, args: ToolArgs, transcript_path: Option<&Pa
     let (tool, input) = match checked {
         Ok(checked) => checked,
         Err(e) => {
-            eprintln!("error: {e}");
+            say_error(e);
             return 2;
         }
     };
     let harness = Harness::new(settings);
     let result = harness.call(tool.as_str(), input).await;
+    // A host's rows may hold what a terminal acts on: shown as JSON escapes.
     println!(
         "{}",
-        serde_json::to_string_pretty(&result).unwrap_or_default()
+        json_escaped(&serde_json::to_string_pretty(&result).unwrap_or_default())
     );
     transcript::write(
         transcript_path,
@@ -321,7 +389,7 @@ async fn run(settings: RunSettings, args: RunArgs, transcript_path: Option<&Path
     let tool_choice = match ToolChoice::parse(&args.tool_choice, &settings.allowed) {
         Ok(choice) => choice,
         Err(e) => {
-            eprintln!("error: {}", ArgumentError::from(e));
+            say_error(ArgumentError::from(e));
             return 2;
         }
     };
@@ -339,11 +407,14 @@ async fn run(settings: RunSettings, args: RunArgs, transcript_path: Option<&Path
     let outcome = run_task(&harness, &model, &args.task, slot, &progress).await;
     let (code, messages) = match outcome {
         Ok(done) => {
-            println!("{}", done.answer);
+            // Escaped on a terminal and in a pipe alike: a pager shows a
+            // pipe's escape sequences too, and a program reading the
+            // answer wants its text, not a terminal's commands.
+            println!("{}", escaped(&done.answer, Keep::LinesAndTabs));
             (0, done.messages)
         }
         Err(failure) => {
-            eprintln!("error: {}", failure.error);
+            say_error(failure.error);
             (1, failure.messages)
         }
     };

@@ -1,6 +1,11 @@
 //! The host configuration file (`--loom-commands-config`): where the host's
-//! CLI is, which variable carries the job id, and the broker queue it talks to.
+//! CLI is, which variable carries the job id, and the broker queue it talks to;
+//! and where the binary reads the job id itself — a file only its owner may
+//! read (`--command-job-id-file`) or a descriptor it inherited
+//! (`--command-job-id-fd`), never its command line, which `ps` shows.
 
+use std::io::Read;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -199,6 +204,122 @@ fn check_job_id_env_var(name: &str, path: &str) -> Result<String, ConfigError> {
         });
     }
     Ok(name.to_string())
+}
+
+/// The most bytes a job id file or descriptor may hold: far past any job id
+/// (shed's is 128 random bits, 32 hex characters), and short enough to
+/// read whole.
+pub const JOB_ID_MAX_BYTES: usize = 1024;
+
+/// The mode bits that let another account read or write a file.
+const OPEN_TO_OTHERS: u32 = 0o077;
+
+/// Why the job id could not be read. No sentence holds the id itself.
+#[derive(Debug, thiserror::Error)]
+pub enum JobIdError {
+    #[error("cannot read the job id file {path}: {source} — check the path and its permissions")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error(
+        "the job id file {path} is not a regular file — write the job id to a file of its own, or pass it on a descriptor with --command-job-id-fd"
+    )]
+    NotAFile { path: String },
+    #[error(
+        "the job id file {path} may be opened by other accounts (mode {mode:o}) — run `chmod 600 {path}` and try again"
+    )]
+    OpenToOthers { path: String, mode: u32 },
+    #[error(
+        "the job id file {path} belongs to another account (uid {owner}) — copy the job id to a file of your own and run `chmod 600` on it"
+    )]
+    NotYours { path: String, owner: u32 },
+    #[error(
+        "--command-job-id-fd {0} is standard input, output or error — pass the job id on a descriptor of its own, 3 or above (e.g. `3<job-id`)"
+    )]
+    StandardDescriptor(u32),
+    #[error(
+        "cannot read the job id from descriptor {fd}: {source} — open it for reading in the calling process (e.g. `{fd}<job-id`)"
+    )]
+    Descriptor { fd: u32, source: std::io::Error },
+    #[error(
+        "the job id from {0} is longer than {JOB_ID_MAX_BYTES} bytes — it must hold the job id alone, as `shed job create` printed it"
+    )]
+    TooLong(String),
+    #[error(
+        "the job id from {0} is empty, not UTF-8, or holds a control character — it must hold the job id alone, as `shed job create` printed it"
+    )]
+    Malformed(String),
+}
+
+/// Reads the job id from the file at `path`, which must be a regular file
+/// of this account that no other account may open (mode 0600 or stricter).
+pub fn job_id_from_file(path: &Path) -> Result<String, JobIdError> {
+    let shown = path.display().to_string();
+    let read = |source| JobIdError::Read {
+        path: shown.clone(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(read)?;
+    // The open file's own status, so the file checked is the file read.
+    let meta = file.metadata().map_err(read)?;
+    if !meta.is_file() {
+        return Err(JobIdError::NotAFile { path: shown });
+    }
+    if meta.uid() != effective_uid() {
+        return Err(JobIdError::NotYours {
+            path: shown,
+            owner: meta.uid(),
+        });
+    }
+    let mode = meta.mode() & 0o777;
+    if mode & OPEN_TO_OTHERS != 0 {
+        return Err(JobIdError::OpenToOthers { path: shown, mode });
+    }
+    job_id_from(file, &shown, read)
+}
+
+/// Reads the job id from descriptor `fd`, inherited from the calling
+/// process (a pipe, or a file it opened), through `/dev/fd`.
+pub fn job_id_from_descriptor(fd: u32) -> Result<String, JobIdError> {
+    if fd <= 2 {
+        return Err(JobIdError::StandardDescriptor(fd));
+    }
+    let opened = std::fs::File::open(format!("/dev/fd/{fd}"))
+        .map_err(|source| JobIdError::Descriptor { fd, source })?;
+    job_id_from(opened, &format!("descriptor {fd}"), |source| {
+        JobIdError::Descriptor { fd, source }
+    })
+}
+
+/// The job id `source` holds: its text without the line end that follows
+/// it, bounded at [`JOB_ID_MAX_BYTES`]; `failed` names a read that failed.
+fn job_id_from(
+    source: impl Read,
+    shown: &str,
+    failed: impl FnOnce(std::io::Error) -> JobIdError,
+) -> Result<String, JobIdError> {
+    let mut bytes = Vec::new();
+    source
+        .take(JOB_ID_MAX_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(failed)?;
+    if bytes.len() > JOB_ID_MAX_BYTES {
+        return Err(JobIdError::TooLong(shown.to_string()));
+    }
+    let malformed = || JobIdError::Malformed(shown.to_string());
+    let text = String::from_utf8(bytes).map_err(|_| malformed())?;
+    let id = text.trim_end_matches(['\n', '\r']);
+    if id.is_empty() || id.chars().any(char::is_control) {
+        return Err(malformed());
+    }
+    Ok(id.to_string())
+}
+
+/// The account this process acts as.
+fn effective_uid() -> u32 {
+    // SAFETY: geteuid takes nothing, cannot fail and touches no memory of ours.
+    unsafe { libc::geteuid() }
 }
 
 #[cfg(test)]

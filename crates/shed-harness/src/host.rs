@@ -1,6 +1,8 @@
 //! Reaching the host: each call is one process of the host's CLI over a
 //! cleared environment (`PATH`, `LOOM_PAGE_RPC_QUEUE`, and the job id variable
-//! when the embedder supplied an id), arguments on stdin.
+//! when the embedder supplied an id), arguments on stdin. Text the model
+//! chose goes in the same word as its flag (`--loom=<app>`), so it cannot
+//! become a flag of its own, and the CLI's usage error (exit 2) means nothing was sent.
 
 use std::ffi::OsString;
 use std::process::Stdio;
@@ -16,6 +18,26 @@ use crate::config::{HostConfig, QUEUE_ENV_VAR};
 const HOST_TIMEOUT: Duration = Duration::from_secs(300);
 /// The `PATH` given to the host when the harness has none.
 const FALLBACK_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+/// The exit status of the host CLI's usage error: it refused its own
+/// command line, and sent nothing to the broker.
+const USAGE_ERROR_STATUS: i32 = 2;
+/// The longest space or app slug the host takes (its `names.rs`).
+const SLUG_MAX_CHARS: usize = 40;
+
+/// Whether `name` is an app's name as the host's `--loom` takes it:
+/// `<space>/<app>`, each a slug of a-z, 0-9 and `-` starting with a letter,
+/// at most [`SLUG_MAX_CHARS`]. The host's rule (shed-host `names.rs`),
+/// restated because the harness links no host crate.
+pub fn is_app_name(name: &str) -> bool {
+    let is_slug = |s: &str| {
+        s.len() <= SLUG_MAX_CHARS
+            && s.starts_with(|c: char| c.is_ascii_lowercase())
+            && s.bytes()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+    };
+    name.split_once('/')
+        .is_some_and(|(space, app)| is_slug(space) && is_slug(app))
+}
 
 /// One call as sent to the host.
 #[derive(Clone, Debug, PartialEq)]
@@ -49,8 +71,9 @@ impl ListError {
 /// Why a run has no answer.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    /// The process never started: nothing was sent.
-    #[error("the host's CLI could not be started: {0}")]
+    /// Nothing was sent: the process never started, or the CLI refused its
+    /// own command line (a usage error).
+    #[error("nothing was sent: {0}")]
     NotSent(String),
     /// The command was sent and the answer was lost.
     #[error("the command was sent but its answer was lost: {0}")]
@@ -67,7 +90,8 @@ pub struct HostCli {
 
 impl HostCli {
     /// `job_id` comes from the embedder (`deps.command_job_id`) or the
-    /// binary's `--command-job-id`, never from the ambient environment.
+    /// binary's `--command-job-id-file` / `--command-job-id-fd`, never from
+    /// the ambient environment.
     pub fn new(config: HostConfig, job_id: Option<String>) -> HostCli {
         let path = std::env::var_os("PATH").unwrap_or_else(|| OsString::from(FALLBACK_PATH));
         HostCli {
@@ -115,7 +139,7 @@ impl HostCli {
         }
     }
 
-    /// `command run <id> --args-json - --json [--loom <id>] [--expect <n>] [--read-only]`.
+    /// `command run <id> --args-json - --json [--loom=<app>] [--expect <n>] [--read-only]`.
     pub async fn run(&self, request: &RunRequest) -> Result<Value, RunError> {
         let mut args: Vec<String> = [
             "command",
@@ -128,7 +152,7 @@ impl HostCli {
         .map(String::from)
         .to_vec();
         if let Some(loom) = &request.loom_id {
-            args.extend(["--loom".to_string(), loom.clone()]);
+            args.push(format!("--loom={loom}"));
         }
         if let Some(version) = request.expected_version {
             args.extend(["--expect".to_string(), version.to_string()]);
@@ -152,6 +176,12 @@ impl HostCli {
             .await
             .map_err(|_| RunError::Lost("the host's CLI did not answer in time".into()))?
             .map_err(|e| RunError::Lost(e.to_string()))?;
+        if output.status.code() == Some(USAGE_ERROR_STATUS) {
+            return Err(RunError::NotSent(format!(
+                "the host's CLI refused the call's command line ({})",
+                failure(&output)
+            )));
+        }
         if !output.status.success() {
             return Err(RunError::Lost(failure(&output)));
         }
@@ -200,5 +230,38 @@ fn failure(output: &std::process::Output) -> String {
         Some(code) if last.is_empty() => format!("it exited with status {code}"),
         Some(code) => format!("it exited with status {code}: {last}"),
         None => "it was stopped by a signal".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_app_name_is_space_slash_app_of_slugs() {
+        for good in [
+            "demo/runs",
+            "jeff/run-club-2",
+            &format!("a/{}", "b".repeat(40)),
+        ] {
+            assert!(is_app_name(good), "{good}");
+        }
+        for bad in [
+            "",
+            "runs",
+            "--read-only",
+            "-a/b",
+            "a/-b",
+            "Demo/runs",
+            "demo/runs/x",
+            "demo/",
+            "/runs",
+            "demo/runs ",
+            "demo/1runs",
+            "démo/runs",
+            &format!("a/{}", "b".repeat(41)),
+        ] {
+            assert!(!is_app_name(bad), "{bad:?}");
+        }
     }
 }

@@ -4,6 +4,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::sync::Mutex;
 
@@ -136,6 +137,7 @@ impl PolicyTrace {
         let file = OpenOptions::new()
             .create(true)
             .append(true)
+            .mode(crate::transcript::PRIVATE_FILE_MODE)
             .open(path)
             .map_err(|source| TraceError {
                 path: path.display().to_string(),

@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{Host, harness, row, stderr};
+use common::{Host, TYPED_TASK, harness, row, stderr};
 use serde_json::{Value, json};
 
 // "The batch CLI accepts `--loom-commands-config /absolute/host-config.json`
@@ -105,10 +105,16 @@ fn the_host_gets_a_cleared_environment_with_the_job_id() {
         c["jobId"] = json!("file-job-must-be-ignored");
         c
     });
+    let job = host.job_id_file("job-42");
     host.tool(
         "run_command",
         json!({"command": "a/b.log", "args": {"q": "x"}}),
-        &["--command-job-id", "job-42"],
+        &[
+            "--task-slot",
+            "direct-command",
+            "--command-job-id-file",
+            &job,
+        ],
     );
     let invocations = host.invocations();
     assert_eq!(invocations.len(), 2, "one listing, one run");
@@ -145,7 +151,7 @@ fn run_invocations_carry_the_spec_arguments_and_stdin() {
     host.tool(
         "run_command",
         json!({"command": "a/b.log", "args": {"q": "x"}, "loomId": "jeff/runs", "expectedVersion": 3}),
-        &[],
+        &TYPED_TASK,
     );
     host.tool(
         "run_read_command",
@@ -162,8 +168,7 @@ fn run_invocations_carry_the_spec_arguments_and_stdin() {
             "--args-json",
             "-",
             "--json",
-            "--loom",
-            "jeff/runs",
+            "--loom=jeff/runs",
             "--expect",
             "3"
         ])
@@ -191,25 +196,25 @@ fn run_invocations_carry_the_spec_arguments_and_stdin() {
 #[test]
 fn a_refused_call_starts_no_process() {
     let host = Host::new(json!([row("a/b.log", "write")]));
-    let unknown = host.tool("run_command", json!({"command": "a/b.nope"}), &[]);
+    let unknown = host.tool("run_command", json!({"command": "a/b.nope"}), &TYPED_TASK);
     assert_eq!(unknown["status"], "unknown_command");
     let malformed = host.tool(
         "run_command",
         json!({"command": "a/b.log", "args": "nope"}),
-        &[],
+        &TYPED_TASK,
     );
     assert_eq!(malformed["status"], "failed_to_deliver");
     assert_eq!(malformed["reason"], "invalid_input");
     let both = host.tool(
         "run_command",
         json!({"command": "a/b.log", "calls": [{"command": "a/b.log"}]}),
-        &[],
+        &TYPED_TASK,
     );
     assert_eq!(both["reason"], "invalid_input");
     let big = host.tool(
         "run_command",
         json!({"command": "a/b.log", "args": {"q": "x".repeat(17 * 1024)}}),
-        &[],
+        &TYPED_TASK,
     );
     assert_eq!(big["landed"], "no");
     assert!(big["message"].as_str().unwrap().contains("16 KiB"));
@@ -230,7 +235,7 @@ fn sixteen_calls_never_have_more_than_four_in_flight() {
     let mut listing = vec![row("a/b.log", "write")];
     listing.push(row("a/b.lost", "write"));
     host.set_listing(json!(listing));
-    let result = host.tool("run_command", json!({"calls": calls}), &[]);
+    let result = host.tool("run_command", json!({"calls": calls}), &TYPED_TASK);
     assert_eq!(host.runs().len(), 16);
     let max = host.max_in_flight();
     assert!(max <= 4, "{max} calls were in flight at once");
@@ -377,7 +382,7 @@ fn a_small_bound_compacts_the_listing() {
 fn a_listing_that_fails_is_reported_and_not_held() {
     let host = Host::new(json!([]));
     host.fail_listing(5);
-    let out = host.tool("run_command", json!({"command": "a/b.log"}), &[]);
+    let out = host.tool("run_command", json!({"command": "a/b.log"}), &TYPED_TASK);
     assert_eq!(out["status"], "failed_to_deliver");
     assert_eq!(out["landed"], "no");
     assert_eq!(out["reason"], "command_failed");
@@ -422,7 +427,7 @@ fn an_executed_call_returns_a_small_summary_and_its_entry() {
     let out = host.tool(
         "run_command",
         json!({"command": "a/b.log", "args": {"q": "x"}}),
-        &[],
+        &TYPED_TASK,
     );
     assert_eq!(out["status"], "executed");
     let outcome = &out["outcome"];
@@ -453,7 +458,7 @@ fn refusals_read_not_granted_and_bad_args_carry_the_signature() {
         "a/b.log",
         json!({"ok": false, "code": "bad-args", "message": "q is a string"}),
     );
-    let denied = host.tool("run_command", json!({"command": "a/b.deny"}), &[]);
+    let denied = host.tool("run_command", json!({"command": "a/b.deny"}), &TYPED_TASK);
     assert_eq!(denied["outcome"]["code"], "not_granted");
     assert_eq!(denied["outcome"]["hostCode"], "forbidden");
     assert!(
@@ -465,7 +470,7 @@ fn refusals_read_not_granted_and_bad_args_carry_the_signature() {
     let bad = host.tool(
         "run_command",
         json!({"command": "a/b.log", "args": {"q": 1}}),
-        &[],
+        &TYPED_TASK,
     );
     assert_eq!(bad["outcome"]["code"], "bad-args");
     assert_eq!(
@@ -486,14 +491,14 @@ fn unknown_commands_get_suggestions() {
         row("graph.apply", "write"),
         row("jeff/runs.log_run_fast", "write"),
     ]));
-    let out = host.tool("run_command", json!({"command": "log_run"}), &[]);
+    let out = host.tool("run_command", json!({"command": "log_run"}), &TYPED_TASK);
     assert_eq!(out["status"], "unknown_command");
     let suggestions = out["suggestions"].as_array().unwrap();
     assert_eq!(suggestions.len(), 3);
     assert_eq!(suggestions[0], "jeff/runs.log_run");
     assert_eq!(suggestions[1], "jeff/runs.log_run_fast");
     assert!(out["hint"].as_str().unwrap().contains("list_commands"));
-    let typo = host.tool("run_command", json!({"command": "graph.qury"}), &[]);
+    let typo = host.tool("run_command", json!({"command": "graph.qury"}), &TYPED_TASK);
     assert_eq!(typo["suggestions"][0], "graph.query");
 }
 
@@ -505,10 +510,12 @@ fn a_lost_answer_is_landed_unknown() {
         row("a/b.log", "write"),
         row("a/b.garbled", "write")
     ]));
-    host.set_outcome("a/b.log", json!({"$exit": 2}));
+    // Exit 1: the broker's answer did not come back. (Exit 2, the CLI's
+    // usage error, sent nothing: `cli_hardening::a_host_usage_error_did_not_land`.)
+    host.set_outcome("a/b.log", json!({"$exit": 1}));
     host.set_outcome("a/b.garbled", json!({"$stdout": "{not json"}));
     for command in ["a/b.log", "a/b.garbled"] {
-        let out = host.tool("run_command", json!({"command": command}), &[]);
+        let out = host.tool("run_command", json!({"command": command}), &TYPED_TASK);
         assert_eq!(out["status"], "failed_to_deliver");
         assert_eq!(out["landed"], "unknown", "{out}");
     }
@@ -521,14 +528,14 @@ fn a_lost_answer_is_landed_unknown() {
 fn batch_limits_and_malformed_calls() {
     let host = Host::new(json!([row("a/b.log", "write")]));
     let seventeen: Vec<Value> = (0..17).map(|_| json!({"command": "a/b.log"})).collect();
-    let out = host.tool("run_command", json!({"calls": seventeen}), &[]);
+    let out = host.tool("run_command", json!({"calls": seventeen}), &TYPED_TASK);
     assert_eq!(out["status"], "failed_to_deliver");
     assert_eq!(out["reason"], "batch_too_large");
     assert!(host.invocations().is_empty());
     let out = host.tool(
         "run_command",
         json!({"calls": [{"command": "a/b.log"}, {"args": {}}]}),
-        &[],
+        &TYPED_TASK,
     );
     assert_eq!(out["status"], "batch");
     assert_eq!(out["results"][0]["status"], "executed");
@@ -563,7 +570,7 @@ fn a_batch_has_compact_summaries_in_call_order() {
     let out = host.tool(
         "run_command",
         json!({"calls": [{"command": "a/b.log"}, {"command": "a/b.deny"}, {"command": "a/b.bad"}, {"command": "zzz"}]}),
-        &[],
+        &TYPED_TASK,
     );
     assert_eq!(out["status"], "batch");
     assert_eq!(out["truncated"], false);
@@ -610,7 +617,12 @@ fn a_batch_over_the_bound_shrinks_later_calls_first() {
     let out = host.tool(
         "run_command",
         json!({"calls": calls}),
-        &["--tool-output-bound", "4096"],
+        &[
+            "--task-slot",
+            "direct-command",
+            "--tool-output-bound",
+            "4096",
+        ],
     );
     assert!(out.to_string().len() <= 4096, "{}", out.to_string().len());
     let results = out["results"].as_array().unwrap();
@@ -709,11 +721,14 @@ fn answers_above_the_ceiling_are_withheld_and_admitted_ones_held() {
     );
     let transcript = host.path("t.json");
     let t = transcript.to_str().unwrap();
+    let job = host.job_id_file("secret-j-7");
     let common = [
+        "--task-slot",
+        "direct-command",
         "--observation-ceiling",
         "space:jeff",
-        "--command-job-id",
-        "secret-j-7",
+        "--command-job-id-file",
+        &job,
         "--transcript",
         t,
     ];
@@ -785,7 +800,7 @@ fn a_batch_records_one_observation_the_join_of_its_labels() {
     let out = host.tool(
         "run_command",
         json!({"calls": [{"command": "a/b.one"}, {"command": "a/b.two"}, {"command": "a/b.plain"}]}),
-        &["--transcript", transcript.to_str().unwrap()],
+        &["--task-slot", "direct-command", "--transcript", transcript.to_str().unwrap()],
     );
     assert!(
         out["results"]
@@ -819,7 +834,12 @@ fn an_answer_over_the_bound_alone_is_left_out() {
     let out = host.tool(
         "run_command",
         json!({"command": "a/b.big"}),
-        &["--tool-output-bound", "4096"],
+        &[
+            "--task-slot",
+            "direct-command",
+            "--tool-output-bound",
+            "4096",
+        ],
     );
     assert_eq!(out["truncated"], true);
     assert!(out.get("entry").is_none());
@@ -841,22 +861,23 @@ fn a_loom_command_gets_only_the_loom_the_call_names() {
     host.tool(
         "run_command",
         json!({"command": "graph.query", "args": {"q": ".jog!"}}),
-        &[],
+        &TYPED_TASK,
     );
     host.tool(
         "run_command",
         json!({"command": "graph.query", "loomId": "jeff/runs"}),
-        &[],
+        &TYPED_TASK,
     );
     let runs = host.runs();
     assert!(
         !runs[0]["argv"]
             .as_array()
             .unwrap()
-            .contains(&json!("--loom"))
+            .iter()
+            .any(|a| a.as_str().unwrap().starts_with("--loom"))
     );
     assert_eq!(
         runs[1]["argv"].as_array().unwrap()[6..],
-        [json!("--loom"), json!("jeff/runs")]
+        [json!("--loom=jeff/runs")]
     );
 }

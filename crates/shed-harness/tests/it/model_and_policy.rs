@@ -138,6 +138,8 @@ fn a_model_lists_runs_and_answers() {
     let transcript = host.path("transcript.json");
     let trace = host.path("trace.jsonl");
     let out = host.harness(&[
+        "--task-slot",
+        "direct-command",
         "--transcript",
         transcript.to_str().unwrap(),
         "--policy-trace",
@@ -239,6 +241,8 @@ fn fifty_run_commands_read_the_catalog_once() {
         json!({"role": "assistant", "content": "done"}),
     ]);
     let out = host.harness(&[
+        "--task-slot",
+        "direct-command",
         "run",
         "--task",
         "log fifty",
@@ -272,6 +276,8 @@ fn list_commands_and_run_read_command_read_afresh() {
         json!({"role": "assistant", "content": "done"}),
     ]);
     let out = host.harness(&[
+        "--task-slot",
+        "direct-command",
         "run",
         "--task",
         "t",

@@ -6,15 +6,15 @@
 
 use crate::common;
 
-use std::process::Command;
-
 use common::model_server::{Reply, ScriptedModel, tool_calls, tool_messages};
-use common::{HARNESS, Host, row, stderr};
+use common::{Host, TYPED_TASK, row, stderr};
 use serde_json::{Value, json};
 
-/// `shed-harness run` with a task against `model`, then `extra` flags.
+/// `shed-harness run` with a task the person typed against `model`, then
+/// `extra` flags.
 fn run(host: &Host, model: &ScriptedModel, extra: &[&str]) -> std::process::Output {
-    let mut args = vec![
+    let mut args = TYPED_TASK.to_vec();
+    args.extend([
         "run",
         "--task",
         "log my run",
@@ -22,7 +22,7 @@ fn run(host: &Host, model: &ScriptedModel, extra: &[&str]) -> std::process::Outp
         "smollm2",
         "--base-url",
         &model.url,
-    ];
+    ]);
     args.extend_from_slice(extra);
     host.harness(&args)
 }
@@ -391,27 +391,7 @@ fn progress_shows_on_a_terminal_and_not_when_piped() {
     assert!(out.stderr.is_empty(), "{}", stderr(&out));
 
     let model = script();
-    let config = host.config();
-    let line = [
-        HARNESS,
-        "--loom-commands-config",
-        config.to_str().unwrap(),
-        "run",
-        "--task",
-        "list",
-        "--model",
-        "m",
-        "--base-url",
-        &model.url,
-    ]
-    .join(" ");
-    let out = Command::new("script")
-        .args(["--quiet", "--return", "--command", &line, "/dev/null"])
-        .env_remove("CF_HARNESS_LOOM_COMMANDS_CONFIG")
-        .output()
-        .expect("`script` (util-linux) runs");
-    assert!(out.status.success(), "{}", stderr(&out));
-    let screen = String::from_utf8_lossy(&out.stdout);
+    let screen = host.run_on_a_terminal(&model.url);
     let lines: Vec<&str> = screen.lines().map(str::trim_end).collect();
     let progress: Vec<&str> = lines
         .iter()

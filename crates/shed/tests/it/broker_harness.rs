@@ -4,6 +4,7 @@
 
 use crate::broker_support;
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -32,7 +33,9 @@ fn harness_binary() -> PathBuf {
 struct Harness {
     bin: PathBuf,
     config: PathBuf,
-    job: String,
+    /// The job's secret, in a file only its owner may read: the harness
+    /// takes it from there, never from its command line.
+    job_file: PathBuf,
 }
 
 impl Harness {
@@ -46,10 +49,13 @@ impl Harness {
             "transport": { "kind": "broker", "queuePath": served.queue },
         });
         std::fs::write(&config, host.to_string()).unwrap();
+        let job_file = served.dir.path().join("job-id");
+        std::fs::write(&job_file, job).unwrap();
+        std::fs::set_permissions(&job_file, std::fs::Permissions::from_mode(0o600)).unwrap();
         Harness {
             bin: harness_binary(),
             config,
-            job,
+            job_file,
         }
     }
 
@@ -57,7 +63,9 @@ impl Harness {
         let mut command = Command::new(&self.bin);
         command
             .args(["--loom-commands-config", self.config.to_str().unwrap()])
-            .args(["--command-job-id", &self.job])
+            .args(["--command-job-id-file", self.job_file.to_str().unwrap()])
+            // The test's tasks are typed by the person: a run writes only so.
+            .args(["--task-slot", "direct-command"])
             .args(["tool", name, "--input", &input.to_string()]);
         if let Some(ceiling) = ceiling {
             command.args(["--observation-ceiling", ceiling]);
@@ -113,9 +121,10 @@ fn the_harness_lists_runs_and_reads_through_the_broker() {
     assert_eq!(entries[1]["readOnlyGranted"], true);
     assert!(entries[2].get("readOnlyGranted").is_none());
 
+    // The loom goes to `shed command run` as one word, `--loom=demo/runs`.
     let one = harness.tool(
         "run_command",
-        json!({"command": "demo/runs.log_run", "args": {"who": "Ada", "miles": 5, "at": "2026-09-01"}}),
+        json!({"command": "demo/runs.log_run", "args": {"who": "Ada", "miles": 5, "at": "2026-09-01"}, "loomId": "demo/runs"}),
         None,
     );
     assert_eq!(one["status"], "executed", "{one}");

@@ -12,6 +12,9 @@ use serde_json::{Value, json};
 pub const HARNESS: &str = env!("CARGO_BIN_EXE_shed-harness");
 pub const FAKE_HOST: &str = env!("CARGO_BIN_EXE_shed-harness-fake-host");
 
+/// The flags that bind a task the person typed: a run may write only so.
+pub const TYPED_TASK: [&str; 2] = ["--task-slot", "direct-command"];
+
 /// A host the harness can reach: a fixture directory (the "queue") and a
 /// configuration file naming the fake host CLI.
 pub struct Host {
@@ -48,6 +51,21 @@ impl Host {
 
     pub fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
+    }
+
+    /// A file named `name` holding `text`, with `mode`; its path.
+    pub fn file_with_mode(&self, name: &str, text: &str, mode: u32) -> String {
+        use std::os::unix::fs::PermissionsExt;
+        let path = self.path(name);
+        std::fs::write(&path, text).expect("file written");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).expect("mode set");
+        path.to_str().expect("utf-8 path").to_string()
+    }
+
+    /// A job id file as the harness takes it (`--command-job-id-file`):
+    /// mode 0600, holding `id`.
+    pub fn job_id_file(&self, id: &str) -> String {
+        self.file_with_mode("job-id", &format!("{id}\n"), 0o600)
     }
 
     pub fn set_listing(&self, commands: Value) {
@@ -123,6 +141,48 @@ impl Host {
         ];
         full.extend_from_slice(args);
         harness(&full)
+    }
+
+    /// `shed-harness <before> run --task <task> --model m --base-url <model_url>`.
+    pub fn run(&self, before: &[&str], task: &str, model_url: &str) -> Output {
+        let mut args = before.to_vec();
+        args.extend([
+            "run",
+            "--task",
+            task,
+            "--model",
+            "m",
+            "--base-url",
+            model_url,
+        ]);
+        self.harness(&args)
+    }
+
+    /// `shed-harness run --task list` against `model_url` on a terminal:
+    /// `script` (util-linux) gives it one, and records what the terminal
+    /// showed — stdout and stderr as one screen.
+    pub fn run_on_a_terminal(&self, model_url: &str) -> String {
+        let config = self.config();
+        let line = [
+            HARNESS,
+            "--loom-commands-config",
+            config.to_str().expect("utf-8 path"),
+            "run",
+            "--task",
+            "list",
+            "--model",
+            "m",
+            "--base-url",
+            model_url,
+        ]
+        .join(" ");
+        let out = Command::new("script")
+            .args(["--quiet", "--return", "--command", &line, "/dev/null"])
+            .env_remove("CF_HARNESS_LOOM_COMMANDS_CONFIG")
+            .output()
+            .expect("`script` (util-linux) runs");
+        assert!(out.status.success(), "{}", stderr(&out));
+        String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
     /// Runs one tool and reads its printed result.
