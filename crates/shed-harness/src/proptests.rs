@@ -11,8 +11,8 @@ use crate::calls::{Answer, CallResult, CallSpec};
 use crate::catalog::Catalog;
 use crate::harness::{render_alone, render_batch};
 use crate::labels::Label;
-use crate::outcome::HostOutcome;
 use crate::listing::{self, json_len};
+use crate::outcome::HostOutcome;
 use crate::signature::{self, SIGNATURE_MAX_CHARS, SignatureSource};
 
 const KEYS: &[&str] = &[
@@ -121,7 +121,14 @@ fn arb_outcome() -> impl Strategy<Value = HostOutcome> {
     (
         any::<bool>(),
         "\\PC{0,80}",
-        prop::sample::select(vec!["ok", "forbidden", "refused", "bad-args", "not-found", "error"]),
+        prop::sample::select(vec![
+            "ok",
+            "forbidden",
+            "refused",
+            "bad-args",
+            "not-found",
+            "error",
+        ]),
         prop::collection::vec("\\PC{0,70}", 0..40),
         "\\PC{0,3000}",
         "\\PC{0,200}",
@@ -168,8 +175,12 @@ fn arb_result() -> impl Strategy<Value = CallResult> {
                 reason_code: "above_observation_ceiling"
             }
         )),
-        (name, prop::collection::vec(name, 0..4))
-            .prop_map(|(command, suggestions)| CallResult::Unknown { command, suggestions }),
+        (name, prop::collection::vec(name, 0..4)).prop_map(|(command, suggestions)| {
+            CallResult::Unknown {
+                command,
+                suggestions,
+            }
+        }),
         message.prop_map(|message| CallResult::NotDelivered {
             reason: "invalid_input",
             message

@@ -8,6 +8,9 @@ use crate::common::{Host, row};
 
 const BOUNDS: [usize; 3] = [1024, 2048, 4096];
 
+/// Whether a result reads as a refusal.
+type IsRefused = fn(&Value) -> bool;
+
 /// A long command name, as a model may send or a host may list.
 fn long_name(tag: &str, i: usize) -> String {
     format!("a/{tag}{i}.{}", "x".repeat(180))
@@ -60,13 +63,7 @@ fn sixteen_unknown_commands_fit_the_bound() {
         .map(|i| json!({"command": long_name("l", i + 10)}))
         .collect();
     for bound in BOUNDS {
-        let out = within_bound(
-            &host,
-            "run_command",
-            &json!({ "calls": calls }),
-            bound,
-            16,
-        );
+        let out = within_bound(&host, "run_command", &json!({ "calls": calls }), bound, 16);
         let results = out["results"].as_array().unwrap();
         assert!(!results.is_empty(), "{out}");
         assert!(results.iter().all(|r| r["status"] == "unknown_command"));
@@ -99,35 +96,21 @@ fn sixteen_refusals_fit_the_bound() {
     let forbidden: Vec<Value> = (0..16)
         .map(|i| json!({"command": long_name("f", i % 8)}))
         .collect();
+    // Each tool, its calls, and what its refusal reads as.
+    let cases: [(&str, Vec<Value>, IsRefused); 2] = [
+        ("run_read_command", read_only, |r| {
+            r["status"] == "not_granted"
+        }),
+        ("run_command", forbidden, |r| {
+            r["outcome"]["code"] == "not_granted"
+        }),
+    ];
     for bound in BOUNDS {
-        let out = within_bound(
-            &host,
-            "run_read_command",
-            &json!({ "calls": read_only }),
-            bound,
-            16,
-        );
-        assert!(
-            out["results"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .all(|r| r["status"] == "not_granted")
-        );
-        let out = within_bound(
-            &host,
-            "run_command",
-            &json!({ "calls": forbidden }),
-            bound,
-            16,
-        );
-        assert!(
-            out["results"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .all(|r| r["outcome"]["code"] == "not_granted")
-        );
+        for (tool, calls, refused) in &cases {
+            let out = within_bound(&host, tool, &json!({ "calls": calls }), bound, 16);
+            let results = out["results"].as_array().unwrap();
+            assert!(results.iter().all(refused), "{out}");
+        }
     }
 }
 

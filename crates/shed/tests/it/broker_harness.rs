@@ -270,7 +270,11 @@ fn a_withheld_answer_reads_the_same_whatever_it_holds() {
     assert_eq!(results[0], results[1], "{batch}");
     let one = |call: Value| {
         harness
-            .tool("run_read_command", json!({ "calls": [call] }), Some("public"))
+            .tool(
+                "run_read_command",
+                json!({ "calls": [call] }),
+                Some("public"),
+            )
             .to_string()
     };
     assert_eq!(one(since("2000-01-01")), one(since("2999-01-01")));
