@@ -187,4 +187,9 @@ fn a_mix_of_every_result_form_fits_the_bound() {
     );
     assert!(out.get("omitted").is_none(), "{out}");
     assert_eq!(out["hints"].as_array().unwrap().len(), 4, "{out}");
+    // The malformed call's refusal quotes its 2,000-character key, cut.
+    let malformed = &out["results"][7];
+    assert_eq!(malformed["reason"], "invalid_input", "{out}");
+    let message = malformed["message"].as_str().unwrap();
+    assert_eq!(message.chars().count(), 400, "{message}");
 }
