@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use crate::catalog::Catalog;
 use crate::host::{HostCli, RunError, RunRequest, is_app_name};
 use crate::labels::{Ceiling, Label, Withheld};
-use crate::outcome::{HostOutcome, SummaryForm};
+use crate::outcome::{HostOutcome, SummaryForm, cut};
 
 /// The most calls a batch carries.
 pub const BATCH_MAX_CALLS: usize = 16;
@@ -15,11 +15,16 @@ pub const BATCH_MAX_CALLS: usize = 16;
 pub const ARGS_MAX_BYTES: usize = 16 * 1024;
 /// The most calls of one batch in flight to the host at once.
 pub const MAX_IN_FLIGHT: usize = 4;
-/// The longest command name repeated in a result.
+/// The longest command name repeated in a result (a suggestion's too).
 const NAME_MAX_CHARS: usize = 200;
+/// The longest `message` a result repeats: a refusal's sentence can quote
+/// what the model sent (an unknown key, say), which the output bound must
+/// not have to carry whole.
+pub const MESSAGE_MAX_CHARS: usize = 400;
 
 pub const NOT_GRANTED_HINT: &str = "The host did not grant this command to this run. Do not retry it: offer it to the person in your answer, so they can run it or grant it.";
 pub const UNKNOWN_HINT: &str = "No command this run can see has that name. Call list_commands and use a name exactly as listed.";
+pub const WITHHELD_HINT: &str = "Nothing of this answer is shown, not even whether it succeeded: it is above this run's observation ceiling. The call was delivered, so a command that changes data may have taken effect. Tell the person rather than sending it again.";
 pub const READ_ONLY_HINT: &str = "run_read_command runs only commands list_commands shows with effect read and readOnlyGranted. Offer this command to the person, or use run_command if the task lets you change data.";
 
 /// One call as the model wrote it.
@@ -322,79 +327,143 @@ pub fn measure(outcome: &HostOutcome, input_label: &Label, ceiling: Option<&Ceil
 /// How much of a result's summary is kept.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Form {
-    /// A call sent alone.
+    /// A call sent alone: the full summary and its hint.
     Alone,
-    /// A batch's call: compact summary, signature kept.
+    /// A batch's call: a compact summary, its `signature` or `suggestions`
+    /// kept; its hint goes once into the batch's `hints`.
     Batch,
-    /// A batch's call past the bound: signature dropped.
-    BatchNoSignature,
-    /// A batch's call further past: only `ok`, `code`, `bodyBytes`.
+    /// A batch's call past the bound: `signature` and `suggestions` dropped.
+    BatchShort,
+    /// A batch's call further past: its status and whether it landed; an
+    /// admitted answer's outcome keeps only `ok`, `code` and `bodyBytes`.
     BatchMinimal,
 }
 
-/// A result without its `entry`.
+/// The result's `status`.
+pub fn status(result: &CallResult) -> &'static str {
+    match result {
+        CallResult::Executed { .. } => "executed",
+        CallResult::Unknown { .. } => "unknown_command",
+        CallResult::NotDelivered { .. } | CallResult::Lost { .. } => "failed_to_deliver",
+        CallResult::NotGranted { .. } => "not_granted",
+    }
+}
+
+/// The hint a result carries when its call is sent alone; a batch carries
+/// each distinct one once, in `hints`. A withheld answer's hint is the same
+/// whatever the answer said.
+pub fn hint(result: &CallResult) -> Option<&'static str> {
+    match result {
+        CallResult::Executed {
+            answer: Answer::Withheld { .. },
+            ..
+        } => Some(WITHHELD_HINT),
+        CallResult::Executed { outcome, .. } if outcome.not_granted() => Some(NOT_GRANTED_HINT),
+        CallResult::Executed { .. } | CallResult::NotDelivered { .. } | CallResult::Lost { .. } => {
+            None
+        }
+        CallResult::Unknown { .. } => Some(UNKNOWN_HINT),
+        CallResult::NotGranted { .. } => Some(READ_ONLY_HINT),
+    }
+}
+
+/// A result without its `entry`. A withheld answer's summary is the same
+/// whatever the answer said: its outcome says only that the call was
+/// delivered ([`HostOutcome::withheld_summary`]).
 pub fn summary(result: &CallResult, output_id: &str, form: Form) -> Value {
     let mut out = Map::new();
     out.insert("outputId".into(), json!(output_id));
-    let name = |c: &str| json!(crate::outcome::cut(c, NAME_MAX_CHARS));
+    out.insert("status".into(), json!(status(result)));
+    let whole = form != Form::BatchMinimal;
+    let aids = matches!(form, Form::Alone | Form::Batch);
+    let name = |c: &str| json!(cut(c, NAME_MAX_CHARS));
+    let message = |m: &str| json!(cut(m, MESSAGE_MAX_CHARS));
+    let mut outcome_marks_itself = false;
     match result {
         CallResult::Executed {
             spec,
             outcome,
             signature,
-            ..
+            answer,
         } => {
-            out.insert("status".into(), json!("executed"));
-            out.insert("command".into(), name(&spec.command));
-            let summary_form = match form {
-                Form::Alone => SummaryForm::Full,
-                Form::Batch | Form::BatchNoSignature => SummaryForm::Compact,
-                Form::BatchMinimal => SummaryForm::Minimal,
-            };
-            out.insert("outcome".into(), outcome.summary(summary_form));
-            if form == Form::Alone && outcome.not_granted() {
-                out.insert("hint".into(), json!(NOT_GRANTED_HINT));
+            if whole {
+                out.insert("command".into(), name(&spec.command));
             }
-            if let Some(signature) = signature
-                && matches!(form, Form::Alone | Form::Batch)
-            {
-                out.insert("signature".into(), json!(signature));
+            match answer {
+                Answer::Withheld { .. } => {
+                    out.insert("outcome".into(), HostOutcome::withheld_summary());
+                }
+                Answer::Admitted { .. } => {
+                    let summary_form = match form {
+                        Form::Alone => SummaryForm::Full,
+                        Form::Batch | Form::BatchShort => SummaryForm::Compact,
+                        Form::BatchMinimal => SummaryForm::Minimal,
+                    };
+                    out.insert("outcome".into(), outcome.summary(summary_form));
+                    // The minimal outcome carries its own `summaryOmitted`.
+                    outcome_marks_itself = true;
+                    if let Some(signature) = signature
+                        && aids
+                    {
+                        out.insert("signature".into(), json!(signature));
+                    }
+                }
             }
         }
         CallResult::Unknown {
             command,
             suggestions,
         } => {
-            out.insert("status".into(), json!("unknown_command"));
-            out.insert("command".into(), name(command));
-            out.insert("suggestions".into(), json!(suggestions));
-            out.insert("hint".into(), json!(UNKNOWN_HINT));
+            if whole {
+                out.insert("command".into(), name(command));
+            }
+            if aids {
+                let suggestions: Vec<Value> = suggestions.iter().map(|s| name(s)).collect();
+                out.insert("suggestions".into(), Value::Array(suggestions));
+            }
         }
-        CallResult::NotDelivered { reason, message } => {
-            out.insert("status".into(), json!("failed_to_deliver"));
+        CallResult::NotDelivered { reason, message: m } => {
             out.insert("landed".into(), json!("no"));
             out.insert("reason".into(), json!(reason));
-            out.insert("message".into(), json!(message));
+            if whole {
+                out.insert("message".into(), message(m));
+            }
         }
-        CallResult::NotGranted { command, message } => {
-            out.insert("status".into(), json!("not_granted"));
+        CallResult::NotGranted {
+            command,
+            message: m,
+        } => {
             out.insert("landed".into(), json!("no"));
-            out.insert("command".into(), name(command));
-            out.insert("message".into(), json!(message));
-            out.insert("hint".into(), json!(READ_ONLY_HINT));
+            if whole {
+                out.insert("command".into(), name(command));
+                out.insert("message".into(), message(m));
+            }
         }
-        CallResult::Lost { command, message } => {
-            out.insert("status".into(), json!("failed_to_deliver"));
+        CallResult::Lost {
+            command,
+            message: m,
+        } => {
             out.insert("landed".into(), json!("unknown"));
             out.insert("reason".into(), json!("answer_lost"));
-            out.insert("command".into(), name(command));
-            out.insert(
-                "message".into(),
-                json!(format!(
-                    "{message} — the command may have taken effect; check before sending it again"
-                )),
-            );
+            if whole {
+                out.insert("command".into(), name(command));
+                out.insert(
+                    "message".into(),
+                    json!(format!(
+                        "{} — the command may have taken effect; check before sending it again",
+                        cut(m, MESSAGE_MAX_CHARS)
+                    )),
+                );
+            }
         }
+    }
+    if form == Form::Alone
+        && let Some(hint) = hint(result)
+    {
+        out.insert("hint".into(), json!(hint));
+    }
+    if !whole && !outcome_marks_itself {
+        out.insert("summaryOmitted".into(), Value::Bool(true));
     }
     Value::Object(out)
 }

@@ -340,17 +340,17 @@ pub fn render_alone(result: &CallResult, output_id: &str, bound: usize) -> (Valu
     (value, false)
 }
 
-/// A batch's result: compact summaries charged in call order against one
-/// bound beside the smallest form of every later call, then the answers
-/// measured in order against what the summaries leave.
+/// A batch's result: each distinct hint once, compact summaries charged in
+/// call order against one bound beside the smallest form of every later
+/// call, then the answers measured in order against what the summaries
+/// leave. Calls whose smallest forms do not fit at all are left out from the
+/// last call back, counted by status in `omitted`, and the batch is marked
+/// truncated: the whole result stays within the bound.
 pub fn render_batch(
     results: &[(String, CallResult)],
     batch_id: &str,
     bound: usize,
 ) -> (Value, Vec<bool>) {
-    let envelope_len = json_len(
-        &json!({"outputId": batch_id, "status": "batch", "results": [], "truncated": false}),
-    );
     // An executed call's summary is charged with room for its `truncated`
     // mark, given back when its answer fits.
     let mark = |r: &CallResult| match r {
@@ -361,13 +361,30 @@ pub fn render_batch(
         .iter()
         .map(|(id, r)| json_len(&calls::summary(r, id, Form::BatchMinimal)) + 1 + mark(r))
         .collect();
-    let mut later_minimal: usize = minimal.iter().sum();
-    let mut used = envelope_len;
-    let mut summaries = Vec::with_capacity(results.len());
-    for ((id, result), own_minimal) in results.iter().zip(&minimal) {
+    // The envelope of a batch showing its first `kept` results: the hints
+    // those need, and the count of the rest.
+    let envelope = |kept: usize| {
+        batch_value(
+            batch_id,
+            &results[..kept],
+            Vec::new(),
+            &results[kept..],
+            false,
+        )
+    };
+    // The most results whose smallest forms fit, from the first.
+    let kept = (0..=results.len())
+        .rev()
+        .find(|&kept| json_len(&envelope(kept)) + minimal[..kept].iter().sum::<usize>() <= bound)
+        .unwrap_or(0);
+    let (shown_results, left_out) = results.split_at(kept);
+    let mut later_minimal: usize = minimal[..kept].iter().sum();
+    let mut used = json_len(&envelope(kept));
+    let mut summaries = Vec::with_capacity(kept);
+    for ((id, result), own_minimal) in shown_results.iter().zip(&minimal) {
         later_minimal -= own_minimal;
         let mut chosen = None;
-        for form in [Form::Batch, Form::BatchNoSignature] {
+        for form in [Form::Batch, Form::BatchShort] {
             let candidate = calls::summary(result, id, form);
             let size = json_len(&candidate) + 1 + mark(result);
             if used + size + later_minimal <= bound {
@@ -383,8 +400,8 @@ pub fn render_batch(
         summaries.push(summary);
     }
     let mut shown = vec![false; results.len()];
-    let mut truncated = false;
-    for (((_, result), summary), was_shown) in results
+    let mut truncated = !left_out.is_empty();
+    for (((_, result), summary), was_shown) in shown_results
         .iter()
         .zip(summaries.iter_mut())
         .zip(shown.iter_mut())
@@ -403,13 +420,44 @@ pub fn render_batch(
             truncated = true;
         }
     }
-    let value = json!({
-        "outputId": batch_id,
-        "status": "batch",
-        "results": summaries,
-        "truncated": truncated,
-    });
+    let value = batch_value(batch_id, shown_results, summaries, left_out, truncated);
     (value, shown)
+}
+
+/// A batch's result value: the hints its shown results call for, each once;
+/// their summaries; and, where results were left out, their count by status.
+fn batch_value(
+    batch_id: &str,
+    shown: &[(String, CallResult)],
+    summaries: Vec<Value>,
+    left_out: &[(String, CallResult)],
+    truncated: bool,
+) -> Value {
+    let mut hints: Vec<&str> = Vec::new();
+    for hint in shown.iter().filter_map(|(_, r)| calls::hint(r)) {
+        if !hints.contains(&hint) {
+            hints.push(hint);
+        }
+    }
+    let mut value = serde_json::Map::new();
+    value.insert("outputId".into(), json!(batch_id));
+    value.insert("status".into(), json!("batch"));
+    if !hints.is_empty() {
+        value.insert("hints".into(), json!(hints));
+    }
+    value.insert("results".into(), Value::Array(summaries));
+    if !left_out.is_empty() {
+        let mut by_status = std::collections::BTreeMap::new();
+        for (_, result) in left_out {
+            *by_status.entry(calls::status(result)).or_insert(0usize) += 1;
+        }
+        value.insert(
+            "omitted".into(),
+            json!({"count": left_out.len(), "byStatus": by_status}),
+        );
+    }
+    value.insert("truncated".into(), json!(truncated));
+    Value::Object(value)
 }
 
 #[cfg(test)]

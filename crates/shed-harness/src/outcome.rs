@@ -131,6 +131,16 @@ impl HostOutcome {
         Value::Object(out)
     }
 
+    /// The `outcome` of an answer the run's observation ceiling withheld: the
+    /// call was delivered, and nothing else. Every other field — `ok`,
+    /// `code`, `id`, `bodyBytes`, `completed`, `mayHaveLanded`, a version or
+    /// a message — can differ with the answer's content (comparing sizes
+    /// across prefix searches spelled out a withheld word), so none is kept;
+    /// whether a write landed is therefore unknown to the model.
+    pub fn withheld_summary() -> Value {
+        json!({"delivered": true, "landed": "unknown"})
+    }
+
     /// The admitted answer as the model sees it, its strings bounded.
     pub fn admitted_entry(&self) -> Value {
         let mut out = Map::new();

@@ -769,7 +769,18 @@ fn answers_above_the_ceiling_are_withheld_and_admitted_ones_held() {
         json!({"status": "withheld", "reasonCode": "above_observation_ceiling"})
     );
     assert!(!theirs.to_string().contains("diary"));
-    assert_eq!(theirs["outcome"]["code"], "ok");
+    // Issue 23, finding 2: its outcome says only that the call was delivered
+    // — no code, size or ids, each of which can differ with the content.
+    assert_eq!(
+        theirs["outcome"],
+        json!({"delivered": true, "landed": "unknown"})
+    );
+    assert!(
+        theirs["hint"]
+            .as_str()
+            .unwrap()
+            .contains("observation ceiling")
+    );
     let record = common::read_json(&transcript);
     assert!(
         record["journal"]["referents"]

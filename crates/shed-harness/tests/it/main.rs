@@ -1,5 +1,6 @@
 //! shed-harness's integration tests, one binary: a module per subject (`cargo test -p shed-harness --test it <module>::`).
 
+mod batch_bound;
 mod cli;
 mod cli_hardening;
 mod common;

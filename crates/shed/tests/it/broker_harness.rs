@@ -211,3 +211,80 @@ fn an_ended_jobs_listing_reports_the_brokers_sentence() {
         "{listed}"
     );
 }
+
+/// Issue 23, finding 2: an answer above the run's observation ceiling says
+/// nothing of its content — not its size, its code or its ids — so two
+/// reads, one matching runs and one matching none, read the same byte for
+/// byte, alone and in a batch (comparing sizes across prefix searches once
+/// spelled out a withheld word).
+#[test]
+fn a_withheld_answer_reads_the_same_whatever_it_holds() {
+    let served = Served::start();
+    let job = served.job(&[
+        "--person",
+        "ada",
+        "--allow",
+        "demo/runs.*",
+        "--read-only",
+        "demo/runs.since",
+    ]);
+    let harness = Harness::for_job(&served, job);
+    for (who, miles) in [("Ada", 5), ("Bo", 12)] {
+        let logged = harness.tool(
+            "run_command",
+            json!({"command": "demo/runs.log_run", "args": {"who": who, "miles": miles, "at": "2026-09-01"}}),
+            None,
+        );
+        assert_eq!(logged["outcome"]["code"], "ok", "{logged}");
+    }
+    let since = |date: &str| json!({"command": "demo/runs.since", "args": {"since": date}});
+    let (matching, matching_none) = (since("2000-01-01"), since("2999-01-01"));
+
+    // Within the ceiling the two answers differ.
+    let all = harness.tool("run_read_command", matching.clone(), Some("space:demo"));
+    let none = harness.tool(
+        "run_read_command",
+        matching_none.clone(),
+        Some("space:demo"),
+    );
+    assert_eq!(all["entry"]["status"], "admitted", "{all}");
+    assert_eq!(none["entry"]["status"], "admitted", "{none}");
+    assert_ne!(all["entry"]["body"], none["entry"]["body"]);
+
+    // Above it, through either tool, they are one and the same result.
+    for tool in ["run_read_command", "run_command"] {
+        let all = harness.tool(tool, matching.clone(), Some("public"));
+        let none = harness.tool(tool, matching_none.clone(), Some("public"));
+        assert_eq!(all["entry"]["status"], "withheld", "{all}");
+        assert_eq!(all.to_string(), none.to_string(), "{tool}");
+        assert_eq!(
+            all["outcome"],
+            json!({"delivered": true, "landed": "unknown"}),
+            "{all}"
+        );
+    }
+
+    // In a batch: the two results alike but for their outputId, and a batch
+    // of either alone the same.
+    let batch = harness.tool(
+        "run_read_command",
+        json!({"calls": [matching, matching_none]}),
+        Some("public"),
+    );
+    let mut results = batch["results"].as_array().unwrap().clone();
+    for result in &mut results {
+        result.as_object_mut().unwrap().remove("outputId");
+    }
+    assert_eq!(results[0]["entry"]["status"], "withheld", "{batch}");
+    assert_eq!(results[0], results[1], "{batch}");
+    let one = |call: Value| {
+        harness
+            .tool(
+                "run_read_command",
+                json!({ "calls": [call] }),
+                Some("public"),
+            )
+            .to_string()
+    };
+    assert_eq!(one(since("2000-01-01")), one(since("2999-01-01")));
+}
