@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
+use crate::data_place::private_folder;
 use crate::operating_support::{
     Shed, call, data_folder, every_run, log_run, shed_on, succeeded,
 };
@@ -56,11 +57,24 @@ fn address(url: &str, host: &str) -> String {
     format!("{host}:{port}")
 }
 
-/// `shed admin person list` on the database `url` names: whether it
+/// `shed person list` on the database `url` names: whether it
 /// succeeded, and its stderr.
 fn list_people(data: &Path, url: &str) -> (bool, String) {
-    let (ok, _, said) = shed_on(data, Some(url), &["admin", "person", "list"]);
+    let (ok, _, said) = shed_on(data, Some(url), &["person", "list"]);
     (ok, said)
+}
+
+/// A private data folder holding a shed database of its own (SQLite), as
+/// `shed migrate` copies from.
+async fn a_folder_with_a_database() -> tempfile::TempDir {
+    let folder = private_folder();
+    shed_store::Store::open(&folder.path().join("shed.db"))
+        .await
+        .unwrap()
+        .close()
+        .await
+        .unwrap();
+    folder
 }
 
 /// A refusal is the one sentence `sentence`, with no password and no panic.
@@ -120,20 +134,21 @@ async fn a_certificate_that_does_not_name_the_host_or_no_trusted_authority_signe
     ) else {
         return;
     };
-    let (_dir, data) = data_folder();
-    let url = shed_test_database::for_folder(&data).unwrap();
+    let folder = a_folder_with_a_database().await;
+    let data = folder.path();
+    let url = shed_test_database::for_folder(data).unwrap();
     let at_address = address(&url, "127.0.0.1");
 
     // The certificate names localhost, not 127.0.0.1.
     let by_address = by(&url, "127.0.0.1", &format!("sslmode=verify-full&sslrootcert={ca}"));
     refused_with(
-        list_people(&data, &by_address),
+        list_people(data, &by_address),
         &format!(
             "the certificate of the database server at {at_address} does not name 127.0.0.1, and sslmode=verify-full checks the name — connect by a name the certificate holds, or set sslmode=verify-ca to check only who signed it"
         ),
     );
     // The same over `shed migrate --to`.
-    let (ok, _, said) = shed_on(&data, None, &["migrate", "--to", &by_address]);
+    let (ok, _, said) = shed_on(data, None, &["migrate", "--to", &by_address]);
     refused_with(
         (ok, said),
         &format!("the certificate of the database server at {at_address} does not name 127.0.0.1"),
@@ -142,7 +157,7 @@ async fn a_certificate_that_does_not_name_the_host_or_no_trusted_authority_signe
     // The system's authorities did not sign it.
     let unknown = by(&url, "localhost", "sslmode=verify-full");
     refused_with(
-        list_people(&data, &unknown),
+        list_people(data, &unknown),
         &format!(
             "the certificate of the database server at {} is not signed by an authority shed trusts — name the server's CA certificate with sslrootcert=FILE in the URL, or set sslmode=require to encrypt without checking",
             address(&url, "localhost")
@@ -152,7 +167,7 @@ async fn a_certificate_that_does_not_name_the_host_or_no_trusted_authority_signe
     // A root certificate file that is not there.
     let missing = by(&url, "localhost", "sslmode=verify-full&sslrootcert=/nonexistent/ca.pem");
     refused_with(
-        list_people(&data, &missing),
+        list_people(data, &missing),
         "sslrootcert=/nonexistent/ca.pem cannot be read",
     );
 
@@ -162,7 +177,7 @@ async fn a_certificate_that_does_not_name_the_host_or_no_trusted_authority_signe
         format!("sslmode=verify-ca&sslrootcert={ca}"),
         "sslmode=require".to_string(),
     ] {
-        let (ok, said) = list_people(&data, &by(&url, "127.0.0.1", &parameters));
+        let (ok, said) = list_people(data, &by(&url, "127.0.0.1", &parameters));
         assert!(ok, "{parameters}: {said}");
     }
 }
@@ -204,14 +219,8 @@ fn a_server_without_tls(
 
 #[tokio::test]
 async fn require_against_a_server_without_tls_is_refused_with_a_sentence() {
-    let (_dir, data) = data_folder();
-    std::fs::create_dir_all(&data).unwrap();
-    shed_store::Store::open(&data.join("shed.db"))
-        .await
-        .unwrap()
-        .close()
-        .await
-        .unwrap();
+    let folder = a_folder_with_a_database().await;
+    let data = folder.path();
     let stop = Arc::new(AtomicBool::new(false));
     let (port, serving) = a_server_without_tls(stop.clone());
     let sentence = |mode: &str| {
@@ -220,8 +229,8 @@ async fn require_against_a_server_without_tls_is_refused_with_a_sentence() {
         )
     };
     for (mode, command) in [
-        ("require", ["admin", "person", "list"].as_slice()),
-        ("verify-full", ["admin", "person", "list"].as_slice()),
+        ("require", ["person", "list"].as_slice()),
+        ("verify-full", ["person", "list"].as_slice()),
         ("require", ["migrate", "--to", "URL"].as_slice()),
     ] {
         let url = format!("postgres://shed:secret@127.0.0.1:{port}/shed?sslmode={mode}");
@@ -230,7 +239,7 @@ async fn require_against_a_server_without_tls_is_refused_with_a_sentence() {
             .map(|a| if *a == "URL" { url.as_str() } else { a })
             .collect();
         let database = (command[0] != "migrate").then_some(url.as_str());
-        let (ok, _, said) = shed_on(&data, database, &args);
+        let (ok, _, said) = shed_on(data, database, &args);
         refused_with((ok, said.clone()), &sentence(mode));
         assert!(!said.contains("secret"), "{said}");
     }
