@@ -29,7 +29,9 @@ use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, Server
 use rustls::crypto::WebPkiSupportedAlgorithms;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
-use rustls::{CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
+use rustls::{
+    CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme,
+};
 use sha2::{Digest, Sha256, Sha384, Sha512};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio_postgres::Socket;
@@ -231,9 +233,7 @@ fn root_store(roots: &Roots) -> Result<RootCertStore, String> {
 /// The sentence for a connection TLS refused, or `None` when it failed
 /// for another reason: `address` is the server's `host:port`.
 pub(crate) fn refusal(e: &tokio_postgres::Error, address: &str, mode: SslMode) -> Option<String> {
-    let host = address
-        .rsplit_once(':')
-        .map_or(address, |(host, _)| host);
+    let host = address.rsplit_once(':').map_or(address, |(host, _)| host);
     let mut cause: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(e);
     while let Some(error) = cause {
         if let Some(failed) = error.downcast_ref::<Failed>() {
@@ -277,9 +277,11 @@ impl Failed {
             );
         };
         match why {
-            CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. } => format!(
-                "the certificate of the database server at {address} does not name {host}, and sslmode=verify-full checks the name — connect by a name the certificate holds, or set sslmode=verify-ca to check only who signed it"
-            ),
+            CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. } => {
+                format!(
+                    "the certificate of the database server at {address} does not name {host}, and sslmode=verify-full checks the name — connect by a name the certificate holds, or set sslmode=verify-ca to check only who signed it"
+                )
+            }
             CertificateError::UnknownIssuer => format!(
                 "the certificate of the database server at {address} is not signed by an authority shed trusts — name the server's CA certificate with sslrootcert=FILE in the URL, or set sslmode=require to encrypt without checking"
             ),
@@ -339,7 +341,12 @@ impl tokio_postgres::tls::TlsStream for TlsStream {
     /// by its signature's hash algorithm (SHA-256 for MD5 and SHA-1), so
     /// SCRAM proves the password to the server that holds the certificate.
     fn channel_binding(&self) -> ChannelBinding {
-        let Some(certificate) = self.0.get_ref().1.peer_certificates().and_then(|c| c.first())
+        let Some(certificate) = self
+            .0
+            .get_ref()
+            .1
+            .peer_certificates()
+            .and_then(|c| c.first())
         else {
             return ChannelBinding::none();
         };
@@ -357,9 +364,15 @@ fn end_point(certificate: &CertificateDer<'_>) -> Option<Vec<u8>> {
     let (_, parsed) = x509_parser::parse_x509_certificate(certificate).ok()?;
     let algorithm = &parsed.signature_algorithm.algorithm;
     let by = |list: &[&x509_parser::der_parser::oid::Oid<'_>]| list.contains(&algorithm);
-    if by(&[&oid::OID_PKCS1_SHA384WITHRSA, &oid::OID_SIG_ECDSA_WITH_SHA384]) {
+    if by(&[
+        &oid::OID_PKCS1_SHA384WITHRSA,
+        &oid::OID_SIG_ECDSA_WITH_SHA384,
+    ]) {
         Some(Sha384::digest(certificate).to_vec())
-    } else if by(&[&oid::OID_PKCS1_SHA512WITHRSA, &oid::OID_SIG_ECDSA_WITH_SHA512]) {
+    } else if by(&[
+        &oid::OID_PKCS1_SHA512WITHRSA,
+        &oid::OID_SIG_ECDSA_WITH_SHA512,
+    ]) {
         Some(Sha512::digest(certificate).to_vec())
     } else if by(&[
         &oid::OID_PKCS1_SHA256WITHRSA,
@@ -459,13 +472,10 @@ impl ServerCertVerifier for ChainOnly {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        match self.0.verify_server_cert(
-            end_entity,
-            intermediates,
-            server_name,
-            ocsp_response,
-            now,
-        ) {
+        match self
+            .0
+            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
+        {
             Err(rustls::Error::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
             )) => Ok(ServerCertVerified::assertion()),
@@ -506,7 +516,10 @@ mod tests {
             "postgres://u:p?w@db.example:5432/shed?sslmode=verify-full&application_name=x&sslrootcert=%2Fetc%2Fca.pem",
         )
         .unwrap();
-        assert_eq!(url, "postgres://u:p?w@db.example:5432/shed?application_name=x");
+        assert_eq!(
+            url,
+            "postgres://u:p?w@db.example:5432/shed?application_name=x"
+        );
         assert_eq!(
             settings,
             Settings {
@@ -525,6 +538,9 @@ mod tests {
     #[test]
     fn an_unknown_sslmode_is_refused_naming_the_modes() {
         let why = split("postgres://u@h/d?sslmode=allow").unwrap_err();
-        assert!(why.contains("sslmode=allow") && why.contains("verify-full"), "{why}");
+        assert!(
+            why.contains("sslmode=allow") && why.contains("verify-full"),
+            "{why}"
+        );
     }
 }

@@ -22,9 +22,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::data_place::private_folder;
-use crate::operating_support::{
-    Shed, call, data_folder, every_run, log_run, shed_on, succeeded,
-};
+use crate::operating_support::{Shed, call, data_folder, every_run, log_run, shed_on, succeeded};
 
 /// The environment variable naming the test server's CA certificate.
 const CA: &str = "SHED_TEST_DATABASE_CA";
@@ -53,7 +51,13 @@ fn by(url: &str, host: &str, parameters: &str) -> String {
 
 /// `host:port` of the test server.
 fn address(url: &str, host: &str) -> String {
-    let port = url.split_once('@').unwrap().1.split([':', '/']).nth(1).unwrap();
+    let port = url
+        .split_once('@')
+        .unwrap()
+        .1
+        .split([':', '/'])
+        .nth(1)
+        .unwrap();
     format!("{host}:{port}")
 }
 
@@ -96,7 +100,11 @@ async fn verify_full_by_the_certificate_s_name_connects_shed_serves_and_every_co
     };
     let (dir, data) = data_folder();
     let url = shed_test_database::for_folder(&data).unwrap();
-    let checked = by(&url, "localhost", &format!("sslmode=verify-full&sslrootcert={ca}"));
+    let checked = by(
+        &url,
+        "localhost",
+        &format!("sslmode=verify-full&sslrootcert={ca}"),
+    );
     let shed = Shed::up_on(&data, Some(&checked), &dir.path().join("logs"), &[]);
     let token = shed.token();
     let (http, mcp) = (reqwest::Client::new(), shed.url("/mcp"));
@@ -140,7 +148,11 @@ async fn a_certificate_that_does_not_name_the_host_or_no_trusted_authority_signe
     let at_address = address(&url, "127.0.0.1");
 
     // The certificate names localhost, not 127.0.0.1.
-    let by_address = by(&url, "127.0.0.1", &format!("sslmode=verify-full&sslrootcert={ca}"));
+    let by_address = by(
+        &url,
+        "127.0.0.1",
+        &format!("sslmode=verify-full&sslrootcert={ca}"),
+    );
     refused_with(
         list_people(data, &by_address),
         &format!(
@@ -165,7 +177,11 @@ async fn a_certificate_that_does_not_name_the_host_or_no_trusted_authority_signe
     );
 
     // A root certificate file that is not there.
-    let missing = by(&url, "localhost", "sslmode=verify-full&sslrootcert=/nonexistent/ca.pem");
+    let missing = by(
+        &url,
+        "localhost",
+        "sslmode=verify-full&sslrootcert=/nonexistent/ca.pem",
+    );
     refused_with(
         list_people(data, &missing),
         "sslrootcert=/nonexistent/ca.pem cannot be read",
@@ -185,9 +201,7 @@ async fn a_certificate_that_does_not_name_the_host_or_no_trusted_authority_signe
 /// A server without TLS, as the test's own listener on loopback: it
 /// answers each TLS request with `N`, as PostgreSQL without `ssl` does,
 /// until `stop` is set, and keeps what each connection sent first.
-fn a_server_without_tls(
-    stop: Arc<AtomicBool>,
-) -> (u16, std::thread::JoinHandle<Vec<Vec<u8>>>) {
+fn a_server_without_tls(stop: Arc<AtomicBool>) -> (u16, std::thread::JoinHandle<Vec<Vec<u8>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -259,7 +273,11 @@ async fn migrate_to_over_tls_copies_and_a_shed_serves_the_copy() {
     let source = Shed::up_on(&data, None, &logs, &[]);
     let token = source.token();
     let http = reqwest::Client::new();
-    succeeded(log_run(&http, &source.url("/mcp"), &token, "Grace").await.unwrap());
+    succeeded(
+        log_run(&http, &source.url("/mcp"), &token, "Grace")
+            .await
+            .unwrap(),
+    );
     assert!(source.stop(libc::SIGTERM).0.success());
 
     let target = by(
