@@ -25,7 +25,6 @@ use std::path::Path;
 use deadpool_postgres::Transaction;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OpenFlags};
-use tokio_postgres::NoTls;
 use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::types::{IsNull, ToSql, Type, to_sql_checked};
 
@@ -67,7 +66,7 @@ pub async fn copy_to_server(
 ) -> Result<Migrated, StoreError> {
     let target = connect::parse(url)?;
     let (reader, source) = Reader::start(file).await?;
-    let manager = deadpool_postgres::Manager::new(target.config.clone(), NoTls);
+    let manager = deadpool_postgres::Manager::new(target.config.clone(), target.tls.clone());
     let pool = deadpool_postgres::Pool::builder(manager)
         .max_size(1)
         .build()

@@ -80,6 +80,7 @@ pub use error::{NotReady, StoreError};
 pub use jobs::{JobRecord, JobTerms};
 pub use model::{Actor, Applied, ColumnType, HistoryEntry, Listing, Person, Vocabulary};
 pub use postgres::backup_on_server;
+pub use postgres::connect::connect_to_server;
 pub use private::{PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE, warn_if_open};
 pub use secret::secret_hash;
 pub use sqlite::backup::{BackupProgress, Copied, backup, restore};

@@ -9,7 +9,6 @@
 use std::path::Path;
 
 use sha2::{Digest, Sha256};
-use tokio_postgres::NoTls;
 use tokio_postgres::error::SqlState;
 
 /// The environment variable naming the server the tests run on.
@@ -55,15 +54,20 @@ pub fn fresh() -> Option<String> {
 }
 
 /// The URL of the database `shed_test_<suffix>` on the test server, made
-/// unless it is there already.
+/// unless it is there already: the server's URL with the database's name
+/// in place of its own, its parameters (`sslmode`, `sslrootcert`) kept.
 fn named(suffix: &str) -> Option<String> {
     let server = server()?;
     let name = format!("shed_test_{suffix}");
     create(&server, &name);
-    let (base, _) = server
+    let (place, parameters) = match server.split_once('?') {
+        Some((place, parameters)) => (place, format!("?{parameters}")),
+        None => (server.as_str(), String::new()),
+    };
+    let (base, _) = place
         .rsplit_once('/')
         .expect("SHED_TEST_DATABASE names a database: postgres://…/postgres");
-    Some(format!("{base}/{name}"))
+    Some(format!("{base}/{name}{parameters}"))
 }
 
 /// Makes the database `name` on `server` unless it is there already. It
@@ -77,10 +81,10 @@ fn create(server: &str, name: &str) {
             .build()
             .expect("a runtime for making the test database");
         runtime.block_on(async {
-            let (client, connection) = tokio_postgres::connect(&server, NoTls)
+            // Connected as shed connects, so the server may ask for TLS.
+            let client = shed_store::connect_to_server(&server)
                 .await
                 .unwrap_or_else(|e| panic!("the test database server {SWITCH} names answers: {e}"));
-            let connection = tokio::spawn(connection);
             match client
                 .batch_execute(&format!("CREATE DATABASE {name}"))
                 .await
@@ -89,8 +93,6 @@ fn create(server: &str, name: &str) {
                 Err(e) if e.code() == Some(&SqlState::DUPLICATE_DATABASE) => {}
                 Err(e) => panic!("could not make the test database {name}: {e}"),
             }
-            drop(client);
-            let _ = connection.await;
         });
     })
     .join()

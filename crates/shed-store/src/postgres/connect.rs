@@ -1,13 +1,15 @@
 //! Reaching a PostgreSQL server named by a URL, with a sentence for each way
 //! it can fail before shed writes anything: a URL that does not parse, a
 //! server that cannot be reached (naming host and port), a refused user or
-//! password, a database that is not there.
+//! password, a database that is not there, a server refused over TLS
+//! (`tls.rs` reads the URL's `sslmode` and `sslrootcert`).
 
 use std::time::Duration;
 
 use tokio_postgres::config::Host;
 use tokio_postgres::error::SqlState;
 
+use super::tls::{self, Tls};
 use crate::StoreError;
 
 /// How long connecting may take before the server counts as unreachable.
@@ -16,6 +18,8 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// A parsed database URL, and where it points, for sentences.
 pub(crate) struct Target {
     pub config: tokio_postgres::Config,
+    /// The connector every connection to the server goes through.
+    pub tls: Tls,
     /// `host:port`, as sentences name the server.
     pub address: String,
     pub database: String,
@@ -26,7 +30,8 @@ pub(crate) fn is_postgres_url(url: &str) -> bool {
     url.starts_with("postgres://") || url.starts_with("postgresql://")
 }
 
-/// Reads `postgres://user[:password]@host[:port]/database`.
+/// Reads `postgres://user[:password]@host[:port]/database[?parameters]`,
+/// `sslmode` and `sslrootcert` among them as libpq reads them.
 pub(crate) fn parse(url: &str) -> Result<Target, StoreError> {
     let shown = redacted(url);
     let bad = |why: String| {
@@ -37,7 +42,9 @@ pub(crate) fn parse(url: &str) -> Result<Target, StoreError> {
     if !is_postgres_url(url) {
         return Err(bad("it does not start with postgres://".into()));
     }
+    let (url, settings) = tls::split(url).map_err(bad)?;
     let mut config: tokio_postgres::Config = url.parse().map_err(|e| bad(format!("{e}")))?;
+    config.ssl_mode(settings.mode.for_tokio_postgres());
     let host = match config.get_hosts().first() {
         Some(Host::Tcp(h)) => h.clone(),
         Some(Host::Unix(p)) => p.display().to_string(),
@@ -54,11 +61,32 @@ pub(crate) fn parse(url: &str) -> Result<Target, StoreError> {
     config.application_name("shed");
     // An acknowledged write is durable whatever the server's default.
     config.options("-c synchronous_commit=on");
+    let tls = Tls::new(&settings).map_err(|why| {
+        StoreError::refused(format!(
+            "TLS to the database server at {host}:{port} cannot be set up: {why}"
+        ))
+    })?;
     Ok(Target {
         config,
+        tls,
         address: format!("{host}:{port}"),
         database,
     })
+}
+
+/// A connection to the server `url` names, made as every connection of
+/// shed is (its `sslmode` and `sslrootcert` read as libpq reads them),
+/// running on a task of the current runtime: for tools and tests that
+/// speak SQL to the server themselves.
+pub async fn connect_to_server(url: &str) -> Result<tokio_postgres::Client, StoreError> {
+    let target = parse(url)?;
+    let (client, connection) = target
+        .config
+        .connect(target.tls.clone())
+        .await
+        .map_err(|e| failure(&target, &e))?;
+    tokio::spawn(connection);
+    Ok(client)
 }
 
 /// The URL with its password hidden, for sentences and logs.
@@ -78,6 +106,9 @@ pub(crate) fn redacted(url: &str) -> String {
 /// The sentence for a failed connection or first statement.
 pub(crate) fn failure(target: &Target, e: &tokio_postgres::Error) -> StoreError {
     let address = &target.address;
+    if let Some(sentence) = tls::refusal(e, address, target.tls.mode()) {
+        return StoreError::refused(sentence);
+    }
     let user = target.config.get_user().unwrap_or("");
     if let Some(db) = e.as_db_error() {
         let code = db.code();

@@ -428,16 +428,14 @@ pub(crate) async fn migrate_in(
 
 #[cfg(test)]
 mod tests {
-    use tokio_postgres::{Client, NoTls};
+    use tokio_postgres::Client;
 
     use super::MIGRATIONS;
     use crate::jobs::version_6;
     use crate::records::Jobs;
 
     async fn connect(url: &str) -> Client {
-        let (client, connection) = tokio_postgres::connect(url, NoTls).await.unwrap();
-        tokio::spawn(connection);
-        client
+        crate::connect_to_server(url).await.unwrap()
     }
 
     /// A new database on the test server (`SHED_TEST_DATABASE`), as shed

@@ -18,13 +18,13 @@ mod query;
 mod records;
 mod revocable;
 pub(crate) mod schema;
+mod tls;
 mod values;
 mod wake;
 
 use std::sync::Arc;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
-use tokio_postgres::NoTls;
 
 use crate::entities::Entities;
 use crate::schema::{Schemas, check_app_name};
@@ -67,7 +67,7 @@ impl Postgres {
         let target = connect::parse(url)?;
         let manager = Manager::from_config(
             target.config.clone(),
-            NoTls,
+            target.tls.clone(),
             ManagerConfig {
                 recycling_method: RecyclingMethod::Fast,
             },
@@ -84,7 +84,7 @@ impl Postgres {
         drop(client);
         Ok(Postgres {
             pool,
-            listener: Box::new(wake::Listener::new(&target.config)),
+            listener: Box::new(wake::Listener::new(&target.config, target.tls.clone())),
             target: Box::new(target),
             schemas: Arc::default(),
         })
@@ -183,7 +183,7 @@ impl Entities for Postgres {
     /// [`READ_DEADLINE`] (`statement_timeout`).
     async fn query(&self, app: &str, filter: &str) -> Result<Listing, StoreError> {
         let line = filter::parse(filter)?;
-        let mut read = Read::new(self.client().await?);
+        let mut read = Read::new(self.client().await?, self.target.tls.clone());
         let listing = async {
             let txn = read
                 .client()
@@ -235,12 +235,15 @@ impl Entities for Postgres {
 /// pooled connection, it could stop the next borrower's statement.
 struct Read {
     client: Option<deadpool_postgres::Client>,
+    /// What the cancel connects through, as the connection did.
+    tls: tls::Tls,
 }
 
 impl Read {
-    fn new(client: deadpool_postgres::Client) -> Self {
+    fn new(client: deadpool_postgres::Client, tls: tls::Tls) -> Self {
         Self {
             client: Some(client),
+            tls,
         }
     }
 
@@ -264,9 +267,10 @@ impl Drop for Read {
         };
         let token = client.cancel_token();
         let connection = deadpool_postgres::Object::take(client);
+        let tls = self.tls.clone();
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
-                let _ = token.cancel_query(NoTls).await;
+                let _ = token.cancel_query(tls).await;
                 drop(connection);
             });
         }

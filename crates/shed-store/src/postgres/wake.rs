@@ -15,8 +15,9 @@ use std::time::Duration;
 
 use deadpool_postgres::GenericClient;
 use tokio::sync::watch;
-use tokio_postgres::{AsyncMessage, Client, Config, Connection, NoTls, Socket};
+use tokio_postgres::{AsyncMessage, Client, Config, Connection, Socket};
 
+use super::tls::{Tls, TlsStream};
 use crate::StoreError;
 
 /// The channel the platform's changes are announced on.
@@ -70,14 +71,15 @@ pub(crate) struct Listener {
     /// What every watcher's receiver is cloned from; the listening task
     /// ends once it and every clone are dropped.
     notified: watch::Receiver<u64>,
-    /// The count's sender and where to connect, until the first watcher
-    /// starts the task with them.
-    unstarted: Mutex<Option<(watch::Sender<u64>, Config)>>,
+    /// The count's sender and where and how to connect, until the first
+    /// watcher starts the task with them.
+    unstarted: Mutex<Option<(watch::Sender<u64>, Config, Tls)>>,
 }
 
 impl Listener {
-    /// A listener of the database `config` reaches, not yet connected.
-    pub(crate) fn new(config: &Config) -> Listener {
+    /// A listener of the database `config` reaches through `tls`, not yet
+    /// connected.
+    pub(crate) fn new(config: &Config, tls: Tls) -> Listener {
         let (sender, notified) = watch::channel(0);
         let mut config = config.clone();
         config
@@ -86,7 +88,7 @@ impl Listener {
             .keepalives_retries(KEEPALIVE_PROBES);
         Listener {
             notified,
-            unstarted: Mutex::new(Some((sender, config))),
+            unstarted: Mutex::new(Some((sender, config, tls))),
         }
     }
 
@@ -98,8 +100,8 @@ impl Listener {
             return None;
         };
         let mut unstarted = self.unstarted.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((sender, config)) = unstarted.take() {
-            runtime.spawn(listen(sender, config));
+        if let Some((sender, config, tls)) = unstarted.take() {
+            runtime.spawn(listen(sender, config, tls));
         }
         Some(self.notified.clone())
     }
@@ -107,11 +109,11 @@ impl Listener {
 
 /// Connects, LISTENs and counts notifications until every receiver is
 /// gone, connecting again whenever the connection is lost.
-async fn listen(notified: watch::Sender<u64>, config: Config) {
+async fn listen(notified: watch::Sender<u64>, config: Config, tls: Tls) {
     let mut retry = FIRST_RETRY;
     loop {
         let lost = tokio::select! {
-            lost = listen_once(&notified, &config) => lost,
+            lost = listen_once(&notified, &config, tls.clone()) => lost,
             () = notified.closed() => return,
         };
         if lost.listened {
@@ -138,9 +140,9 @@ struct Lost {
 /// One connection's life: connect, LISTEN, wake every watcher once (what
 /// was announced before it listened is not lost to them), then count each
 /// notification until the connection fails.
-async fn listen_once(notified: &watch::Sender<u64>, config: &Config) -> Lost {
+async fn listen_once(notified: &watch::Sender<u64>, config: &Config, tls: Tls) -> Lost {
     let lost = |error: String, listened| Lost { error, listened };
-    let (client, mut connection) = match config.connect(NoTls).await {
+    let (client, mut connection) = match config.connect(tls).await {
         Ok(connected) => connected,
         Err(e) => return lost(e.to_string(), false),
     };
@@ -178,7 +180,7 @@ fn count(
 /// notification already arriving counts too).
 async fn subscribe(
     client: &Client,
-    connection: &mut Connection<Socket, tokio_postgres::tls::NoTlsStream>,
+    connection: &mut Connection<Socket, TlsStream>,
     notified: &watch::Sender<u64>,
 ) -> Result<(), String> {
     let statement = format!("LISTEN {CHANNEL}");
