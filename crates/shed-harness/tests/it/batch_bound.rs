@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{Host, row};
+use crate::common::{Host, TYPED_TASK, row};
 
 const BOUNDS: [usize; 3] = [1024, 2048, 4096];
 
@@ -28,6 +28,8 @@ fn within_bound(host: &Host, tool: &str, input: &Value, bound: usize, calls: usi
             &bound.to_string(),
             "--observation-ceiling",
             "space:mine",
+            TYPED_TASK[0],
+            TYPED_TASK[1],
         ],
     );
     let text = out.to_string();
