@@ -15,7 +15,9 @@ pub fn counted(peer: Option<IpAddr>) -> IpAddr {
         None => IpAddr::V6(Ipv6Addr::UNSPECIFIED),
         Some(IpAddr::V6(v6)) => {
             let host_bits = 128 - IPV6_ADDRESS_BITS;
-            IpAddr::V6(Ipv6Addr::from_bits((v6.to_bits() >> host_bits) << host_bits))
+            IpAddr::V6(Ipv6Addr::from_bits(
+                (v6.to_bits() >> host_bits) << host_bits,
+            ))
         }
         Some(v4) => v4,
     }

@@ -9,6 +9,7 @@ use std::{
     sync::{Arc, Mutex},
 };
 
+use axum::extract::ConnectInfo;
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
@@ -19,7 +20,6 @@ use rmcp::{
     },
     service::{NotificationContext, RequestContext, SubscriptionContext},
 };
-use axum::extract::ConnectInfo;
 use shed_host::credentials::Credentials;
 use shed_host::{Answer, Caller, Host, HostError};
 
@@ -280,7 +280,10 @@ impl ServerHandler for Door {
                 return Err(ErrorData::invalid_params(error.to_string(), None));
             }
             Err(error) => unreadable(&error),
-            Ok(call) => match self.dispatch(&caller, client(&context.extensions), call).await {
+            Ok(call) => match self
+                .dispatch(&caller, client(&context.extensions), call)
+                .await
+            {
                 Ok(answer) => answered(answer),
                 Err(error) => refused(&error),
             },

@@ -49,7 +49,11 @@ pub(crate) async fn answer(
                 .extensions
                 .get::<ConnectInfo<SocketAddr>>()
                 .map(|ConnectInfo(peer)| peer.ip());
-            answered(door.host.graph_query(&asking.caller, from, &app, filter).await)
+            answered(
+                door.host
+                    .graph_query(&asking.caller, from, &app, filter)
+                    .await,
+            )
         }
         ("apply", &Method::POST) => {
             let asking = match WebCaller::from_request_parts(request, door).await {

@@ -231,7 +231,10 @@ mod tests {
 
     #[test]
     fn without_a_trusted_proxy_the_headers_are_ignored() {
-        let headers = [("x-forwarded-for", "203.0.113.7"), ("forwarded", "for=203.0.113.8")];
+        let headers = [
+            ("x-forwarded-for", "203.0.113.7"),
+            ("forwarded", "for=203.0.113.8"),
+        ];
         assert_eq!(client_of(&[], PEER, &headers), PEER);
         assert_eq!(client_of(&["10.0.0.0/8"], PEER, &headers), PEER);
     }
@@ -247,18 +250,34 @@ mod tests {
         assert_eq!(xff("::ffff:203.0.113.7"), "203.0.113.7:0");
         assert_eq!(xff("10.0.0.1, 10.0.0.2"), "10.0.0.1:0");
         let fwd = |value| client_of(&trusted, PEER, &[("forwarded", value)]);
-        assert_eq!(fwd("for=192.0.2.60;proto=http;by=203.0.113.43"), "192.0.2.60:0");
-        assert_eq!(fwd("For=\"[2001:db8:cafe::17]:4711\""), "[2001:db8:cafe::17]:4711");
+        assert_eq!(
+            fwd("for=192.0.2.60;proto=http;by=203.0.113.43"),
+            "192.0.2.60:0"
+        );
+        assert_eq!(
+            fwd("For=\"[2001:db8:cafe::17]:4711\""),
+            "[2001:db8:cafe::17]:4711"
+        );
         assert_eq!(fwd("for=192.0.2.43, for=198.51.100.17"), "198.51.100.17:0");
         assert_eq!(fwd("for=192.0.2.43, for=\"10.0.0.9:80\""), "192.0.2.43:0");
         assert_eq!(fwd("for=\"192.0.2.43:_hidden\""), "192.0.2.43:0");
         // Forwarded wins over X-Forwarded-For; several lines are one list.
-        let both = [("x-forwarded-for", "198.51.100.1"), ("forwarded", "for=192.0.2.60")];
+        let both = [
+            ("x-forwarded-for", "198.51.100.1"),
+            ("forwarded", "for=192.0.2.60"),
+        ];
         assert_eq!(client_of(&trusted, PEER, &both), "192.0.2.60:0");
-        let lines = [("forwarded", "for=192.0.2.60"), ("forwarded", "for=192.0.2.61")];
+        let lines = [
+            ("forwarded", "for=192.0.2.60"),
+            ("forwarded", "for=192.0.2.61"),
+        ];
         assert_eq!(client_of(&trusted, PEER, &lines), "192.0.2.61:0");
         // An IPv4 peer seen through an IPv6 socket is still the proxy.
-        let mapped = client_of(&trusted, "[::ffff:127.0.0.1]:1", &[("x-forwarded-for", "192.0.2.1")]);
+        let mapped = client_of(
+            &trusted,
+            "[::ffff:127.0.0.1]:1",
+            &[("x-forwarded-for", "192.0.2.1")],
+        );
         assert_eq!(mapped, "192.0.2.1:0");
     }
 
@@ -279,13 +298,20 @@ mod tests {
             ("x-forwarded-for", "localhost"),
             ("x-forwarded-for", ""),
         ] {
-            assert_eq!(client_of(&trusted, PEER, &[(name, value)]), PEER, "{name}: {value}");
+            assert_eq!(
+                client_of(&trusted, PEER, &[(name, value)]),
+                PEER,
+                "{name}: {value}"
+            );
         }
     }
 
     #[test]
     fn a_trusted_proxy_is_an_address_or_a_block() {
-        assert_eq!(trusted_proxy("127.0.0.1").unwrap().to_string(), "127.0.0.1/32");
+        assert_eq!(
+            trusted_proxy("127.0.0.1").unwrap().to_string(),
+            "127.0.0.1/32"
+        );
         assert_eq!(trusted_proxy("fd00::/8").unwrap().to_string(), "fd00::/8");
         assert_eq!(
             trusted_proxy("proxy.local").unwrap_err(),

@@ -185,7 +185,8 @@ impl ConnectionBudget {
     /// limit leaves room for, raised first as far as [`MAX_CONNECTIONS`]
     /// and [`MAX_QUEUE_CONNECTIONS`] need when the hard limit allows.
     pub fn of_this_process() -> anyhow::Result<ConnectionBudget> {
-        let wanted = RESERVED_FILES + (MAX_CONNECTIONS + MAX_QUEUE_CONNECTIONS) * FILES_PER_CONNECTION;
+        let wanted =
+            RESERVED_FILES + (MAX_CONNECTIONS + MAX_QUEUE_CONNECTIONS) * FILES_PER_CONNECTION;
         let files = raise_file_limit(wanted)
             .context("could not read this process's limit of open files")?;
         ConnectionBudget::for_files(files)
@@ -306,8 +307,15 @@ mod tests {
                 queue: MAX_QUEUE_CONNECTIONS
             }
         );
-        let fewest = ConnectionBudget::for_files(RESERVED_FILES + 18 * FILES_PER_CONNECTION).unwrap();
-        assert_eq!(fewest, ConnectionBudget { http: MIN_CONNECTIONS, queue: MIN_QUEUE_CONNECTIONS });
+        let fewest =
+            ConnectionBudget::for_files(RESERVED_FILES + 18 * FILES_PER_CONNECTION).unwrap();
+        assert_eq!(
+            fewest,
+            ConnectionBudget {
+                http: MIN_CONNECTIONS,
+                queue: MIN_QUEUE_CONNECTIONS
+            }
+        );
         let refused = ConnectionBudget::for_files(100).unwrap_err().to_string();
         assert_eq!(
             refused,

@@ -109,8 +109,7 @@ pub async fn run_server(host: Host, data: &Path, args: &ServeArgs) -> anyhow::Re
         budget.http,
         budget.queue
     );
-    let queue =
-        crate::command_cli::start_queue(&host, data, args.queue.as_deref(), budget.queue)?;
+    let queue = crate::command_cli::start_queue(&host, data, args.queue.as_deref(), budget.queue)?;
     let _metrics = match args.telemetry.metrics_listen {
         Some(listen) => Some(crate::telemetry::serve_metrics(listen, args.listen).await?),
         None => None,
@@ -146,8 +145,8 @@ pub async fn run_server(host: Host, data: &Path, args: &ServeArgs) -> anyhow::Re
         stopping,
         args.drain(),
     )
-        .await
-        .context("the server stopped")?;
+    .await
+    .context("the server stopped")?;
     host.close().await.context("could not close the database")?;
     let cut = if drained.whole {
         String::new()

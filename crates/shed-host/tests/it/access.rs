@@ -137,8 +137,16 @@ async fn nobody_learns_a_private_app_exists_from_outside_its_space() {
         (&Caller::Nobody, SIGN_IN),
         (&c.stranger, "not-found: no app jeff/"),
     ] {
-        let private = outcome(w.host.graph_query(who, None, "jeff/private", ".note!").await);
-        let missing = outcome(w.host.graph_query(who, None, "jeff/nothing", ".note!").await);
+        let private = outcome(
+            w.host
+                .graph_query(who, None, "jeff/private", ".note!")
+                .await,
+        );
+        let missing = outcome(
+            w.host
+                .graph_query(who, None, "jeff/nothing", ".note!")
+                .await,
+        );
         assert!(private.starts_with(sentence), "{private}");
         assert_eq!(private.replace("private", "nothing"), missing);
     }

@@ -90,9 +90,7 @@ async fn idle_queue_connections_leave_the_http_door_its_files() {
     // The idle ones that stay are told, at the deadline, what to do.
     idle.truncate(HELD);
     for mut connection in idle {
-        connection
-            .set_read_timeout(Some(ANSWER_BOUND * 4))
-            .unwrap();
+        connection.set_read_timeout(Some(ANSWER_BOUND * 4)).unwrap();
         let mut answer = String::new();
         connection.read_to_string(&mut answer).unwrap();
         let answer: Value = serde_json::from_str(&answer).unwrap();

@@ -406,8 +406,7 @@ async fn behind_a_trusted_proxy_each_forwarded_address_has_its_own_cap() {
     let served = start_with(&["--trusted-proxy", "127.0.0.1"]);
     let http = reqwest::Client::new();
     for _ in 0..MAX_SIGNED_OUT_SESSIONS_PER_ADDRESS {
-        let answer =
-            initialize_forwarded(&served, &http, ("x-forwarded-for", "203.0.113.7")).await;
+        let answer = initialize_forwarded(&served, &http, ("x-forwarded-for", "203.0.113.7")).await;
         assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
     }
     // The same client however the proxy says it, and whatever the client
@@ -418,7 +417,11 @@ async fn behind_a_trusted_proxy_each_forwarded_address_has_its_own_cap() {
         ("x-forwarded-for", "198.51.100.1, 203.0.113.7"),
     ] {
         let refused = initialize_forwarded(&served, &http, forwarded).await;
-        assert_eq!(refused.status, StatusCode::SERVICE_UNAVAILABLE, "{forwarded:?}");
+        assert_eq!(
+            refused.status,
+            StatusCode::SERVICE_UNAVAILABLE,
+            "{forwarded:?}"
+        );
         assert_eq!(refused.body, SessionRefusal::AddressFull.to_string());
     }
     // Another client behind the same proxy is counted apart.
@@ -427,7 +430,12 @@ async fn behind_a_trusted_proxy_each_forwarded_address_has_its_own_cap() {
         ("x-forwarded-for", "203.0.113.9"),
     ] {
         let answer = initialize_forwarded(&served, &http, forwarded).await;
-        assert_eq!(answer.status, StatusCode::OK, "{forwarded:?}: {}", answer.body);
+        assert_eq!(
+            answer.status,
+            StatusCode::OK,
+            "{forwarded:?}: {}",
+            answer.body
+        );
     }
     // A header the proxy passed on that cannot be read counts as the proxy.
     let unreadable = initialize_forwarded(&served, &http, ("forwarded", "for=unknown")).await;
@@ -440,13 +448,20 @@ async fn without_a_trusted_proxy_forwarding_headers_are_ignored() {
     let http = reqwest::Client::new();
     for n in 0..MAX_SIGNED_OUT_SESSIONS_PER_ADDRESS {
         let address = format!("203.0.113.{n}");
-        let header = if n % 2 == 0 { "x-forwarded-for" } else { "forwarded" };
-        let value = if n % 2 == 0 { address } else { format!("for={address}") };
+        let header = if n % 2 == 0 {
+            "x-forwarded-for"
+        } else {
+            "forwarded"
+        };
+        let value = if n % 2 == 0 {
+            address
+        } else {
+            format!("for={address}")
+        };
         let answer = initialize_forwarded(&served, &http, (header, &value)).await;
         assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
     }
-    let refused =
-        initialize_forwarded(&served, &http, ("x-forwarded-for", "198.51.100.200")).await;
+    let refused = initialize_forwarded(&served, &http, ("x-forwarded-for", "198.51.100.200")).await;
     assert_eq!(refused.status, StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(refused.body, SessionRefusal::AddressFull.to_string());
 }

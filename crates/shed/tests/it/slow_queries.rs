@@ -212,15 +212,25 @@ async fn past_their_searches_a_caller_is_told_to_wait_and_others_are_answered() 
     served.write_long_texts(&ada).await;
 
     // Six at once from ada: four run to the deadline, two are told to wait.
-    assert_eq!(MOST_SEARCHES_PER_CALLER, 4, "six searches are four places and two more");
+    assert_eq!(
+        MOST_SEARCHES_PER_CALLER, 4,
+        "six searches are four places and two more"
+    );
     let line = pathological();
     let search = || served.query(&ada, &line);
     let small = async {
         tokio::time::sleep(Duration::from_millis(300)).await;
         served.query(&bob, ".jog!&limit=5").await
     };
-    let (one, two, three, four, five, six, (status, body)) =
-        tokio::join!(search(), search(), search(), search(), search(), search(), small);
+    let (one, two, three, four, five, six, (status, body)) = tokio::join!(
+        search(),
+        search(),
+        search(),
+        search(),
+        search(),
+        search(),
+        small
+    );
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["rows"].as_array().map(Vec::len), Some(5));
     let mut told_to_wait = 0;
