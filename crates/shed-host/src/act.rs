@@ -3,8 +3,9 @@
 //! bundle to write, or a command with its arguments — and the rule book
 //! decides, the command's template is filled, and the store reads or writes
 //! as the caller — a read that may scan once the caller has a place among
-//! their searches (`crate::searches`). The graph tools, the apps' commands, the built-ins and the
-//! agent path all come here; [`Acted::sentence`] words what it came to.
+//! their searches (`crate::searches`). The graph tools, the apps' commands,
+//! the built-ins and the agent path all come here; [`Acted::sentence`]
+//! words what it came to.
 //!
 //! **Invariant:** nothing else in shed-host calls `Store::query` or
 //! `Store::apply` on an app's data (the test

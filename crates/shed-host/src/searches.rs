@@ -118,13 +118,18 @@ mod tests {
         Searcher::Person("ada".into())
     }
 
-    #[tokio::test]
-    async fn past_its_places_a_caller_waits_then_hears_the_sentence() {
-        let searches = Searches::default();
+    async fn all_of_adas_places(searches: &Searches) -> Vec<Searching> {
         let mut held = Vec::new();
         for _ in 0..MOST_SEARCHES_PER_CALLER {
             held.push(searches.enter(ada()).await.unwrap());
         }
+        held
+    }
+
+    #[tokio::test]
+    async fn past_its_places_a_caller_waits_then_hears_the_sentence() {
+        let searches = Searches::default();
+        let mut held = all_of_adas_places(&searches).await;
         let refused = searches.enter(ada()).await.err().unwrap();
         assert_eq!(
             refused.to_string(),
@@ -141,10 +146,7 @@ mod tests {
     #[tokio::test]
     async fn a_waiting_search_takes_the_place_given_back() {
         let searches = Searches::default();
-        let mut held = Vec::new();
-        for _ in 0..MOST_SEARCHES_PER_CALLER {
-            held.push(searches.enter(ada()).await.unwrap());
-        }
+        let mut held = all_of_adas_places(&searches).await;
         let waiting = tokio::spawn({
             let searches = searches.clone();
             async move { searches.enter(ada()).await.map(drop) }

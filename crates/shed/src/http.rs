@@ -11,9 +11,8 @@
 //! the HTTP door needs, nor HTTP connections the queue's. Each request sees
 //! its client's address as axum's `ConnectInfo<SocketAddr>` — its peer's,
 //! or behind a trusted proxy the one the proxy names (`crate::forwarded`) —
-//! and runs in a `request` span
-//! carrying a request id, its method and its path, so every line logged
-//! while it is answered names it. The span never holds the query string
+//! and runs in a `request` span carrying a request id, its method and its
+//! path, so every line logged while it is answered names it. The span never holds the query string
 //! (a sign-in link's key, a hop's code) nor a view key's path segment.
 //!
 //! Stopping: once `shutdown` completes the listener is closed (a new

@@ -7,14 +7,13 @@
 
 use std::io::Read;
 use std::os::unix::net::UnixStream;
-use std::os::unix::process::CommandExt;
 use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::broker_support::{Served, serve_command, shed};
-use crate::listening::{free_port, wait_until_listening};
+use crate::listening::{free_port, under_file_limit, wait_until_listening};
 use crate::operating_support::{call, succeeded};
 
 /// The server's limit of open files: room for 64 connections, 8 of them
@@ -35,22 +34,7 @@ async fn idle_queue_connections_leave_the_http_door_its_files() {
     let listen = format!("127.0.0.1:{port}");
     let served = Served::start_as(|data, queue| {
         let mut command = serve_command(data, queue, &listen);
-        // SAFETY: between fork and exec the closure only calls setrlimit,
-        // which is async-signal-safe and reads only the rlimit it is given.
-        unsafe {
-            command.pre_exec(|| {
-                let limit = libc::rlimit {
-                    rlim_cur: FILES,
-                    rlim_max: FILES,
-                };
-                if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) == 0 {
-                    Ok(())
-                } else {
-                    Err(std::io::Error::last_os_error())
-                }
-            });
-        }
-        command
+        under_file_limit(&mut command, FILES)
             .env("RUST_LOG", "warn")
             .stderr(Stdio::null())
             .spawn()

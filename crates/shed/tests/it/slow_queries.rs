@@ -114,6 +114,16 @@ impl Served {
         (response.status(), response.json().await.unwrap())
     }
 
+    /// A served folder whose run club holds the long texts: it, ada's
+    /// token and bob's.
+    async fn with_long_texts() -> (Served, String, String) {
+        let served = Served::start();
+        let ada = served.token("ada");
+        let bob = served.token("bob");
+        served.write_long_texts(&ada).await;
+        (served, ada, bob)
+    }
+
     /// Writes [`LONG_ROWS`] runs whose `who` is [`LONG_CHARS`] `a`s.
     async fn write_long_texts(&self, token: &str) {
         let who = "a".repeat(LONG_CHARS);
@@ -146,10 +156,7 @@ fn pathological() -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn slow_queries_are_refused_or_stopped_and_others_are_answered() {
-    let served = Served::start();
-    let ada = served.token("ada");
-    let bob = served.token("bob");
-    served.write_long_texts(&ada).await;
+    let (served, ada, bob) = Served::with_long_texts().await;
 
     // (a) Past the bounds: 400 and the sentence, before the database is asked.
     let (status, body) = served
@@ -206,10 +213,7 @@ async fn slow_queries_are_refused_or_stopped_and_others_are_answered() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn past_their_searches_a_caller_is_told_to_wait_and_others_are_answered() {
-    let served = Served::start();
-    let ada = served.token("ada");
-    let bob = served.token("bob");
-    served.write_long_texts(&ada).await;
+    let (served, ada, bob) = Served::with_long_texts().await;
 
     // Six at once from ada: four run to the deadline, two are told to wait.
     assert_eq!(
