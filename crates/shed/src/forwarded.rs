@@ -74,15 +74,21 @@ pub fn trusted_proxy(given: &str) -> Result<IpNet, String> {
 /// The addresses the request's forwarding headers name, the first hop
 /// first; `None` when it has none, or one that cannot be read whole.
 fn chain(headers: &HeaderMap) -> Option<Vec<SocketAddr>> {
-    let (values, read): (_, fn(&str) -> Option<Vec<SocketAddr>>) =
-        if headers.contains_key(header::FORWARDED) {
-            (headers.get_all(header::FORWARDED), forwarded)
-        } else {
-            (headers.get_all(X_FORWARDED_FOR), x_forwarded_for)
-        };
+    let standard = headers.contains_key(header::FORWARDED);
+    let name = if standard {
+        header::FORWARDED.as_str()
+    } else {
+        X_FORWARDED_FOR
+    };
     let mut chain = Vec::new();
-    for value in values {
-        chain.extend(read(value.to_str().ok()?)?);
+    for value in headers.get_all(name) {
+        let value = value.to_str().ok()?;
+        let hops = if standard {
+            forwarded(value)?
+        } else {
+            x_forwarded_for(value)?
+        };
+        chain.extend(hops);
     }
     (!chain.is_empty()).then_some(chain)
 }
