@@ -144,7 +144,7 @@ fn main() {
     };
     let queue_path = dir.path().join("q.sock");
     let _guard = runtime.enter();
-    let _queue = Queue::start(broker.clone(), &data, &queue_path).expect("the queue");
+    let _queue = Queue::start(broker.clone(), &data, &queue_path, 16).expect("the queue");
     let run = || {
         let mut child = Command::new(&shed)
             .args([

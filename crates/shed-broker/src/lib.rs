@@ -22,7 +22,7 @@ mod queue;
 
 pub use broker::Broker;
 pub use outcome::{Answered, Code, Outcome};
-pub use queue::{Queue, QueueError};
+pub use queue::{Queue, QueueError, REQUEST_TIMEOUT};
 
 /// The variable naming the broker's queue (a Unix socket path).
 pub const QUEUE_ENV_VAR: &str = "LOOM_PAGE_RPC_QUEUE";

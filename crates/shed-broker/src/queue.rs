@@ -4,6 +4,12 @@
 //! start rather than take the socket over. The socket is bound under a
 //! temporary name, made 0600, then renamed over the queue's path, so there
 //! is no moment when the path answers with wider permissions.
+//!
+//! The queue serves at most the connections it is given at once (its share
+//! of the server's open files): at the cap it stops accepting, and new
+//! connections wait in the kernel's backlog until one closes. A connection
+//! has [`REQUEST_TIMEOUT`] to send its whole request — a harness's client
+//! writes it at once — so idle ones give their places back soon.
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Write};
@@ -14,6 +20,7 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::Semaphore;
 
 use shed_host::agents::Label;
 
@@ -21,8 +28,11 @@ use crate::outcome::{Answered, Code, Outcome};
 use crate::protocol::{MAX_REQUEST_BYTES, read_request};
 use crate::{Broker, SERVE_LOCK_NAME};
 
-/// How long a connection may take to send its request.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a connection may take to send its whole request, from when it
+/// was accepted: the CLI has its request made before it connects and writes
+/// it in one go, so 5 s (the HTTP door's head timeout) is room for a loaded
+/// machine, and an idle connection soon gives its place back.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 /// The longest socket path the system takes (sockaddr_un's 108, less the NUL).
 const MAX_SOCKET_PATH: usize = 107;
 
@@ -57,13 +67,19 @@ pub struct Queue {
 }
 
 impl Queue {
-    /// Takes the data folder's lock and opens the queue at `path`. Must be
-    /// called inside a tokio runtime.
-    pub fn start(broker: Arc<Broker>, data: &Path, path: &Path) -> Result<Queue, QueueError> {
+    /// Takes the data folder's lock and opens the queue at `path`, serving
+    /// at most `connections` at once. Must be called inside a tokio runtime.
+    pub fn start(
+        broker: Arc<Broker>,
+        data: &Path,
+        path: &Path,
+        connections: usize,
+    ) -> Result<Queue, QueueError> {
         let lock = lock(data)?;
         let (listener, made) = bind(path)?;
         tracing::info!(queue = %path.display(), "the command broker is listening");
-        let accepting = tokio::spawn(accept(listener, broker));
+        let slots = Arc::new(Semaphore::new(connections));
+        let accepting = tokio::spawn(accept(listener, broker, slots));
         Ok(Queue {
             path: path.to_path_buf(),
             made,
@@ -176,17 +192,24 @@ fn bind(path: &Path) -> Result<(UnixListener, (u64, u64)), QueueError> {
     }
 }
 
-async fn accept(listener: UnixListener, broker: Arc<Broker>) {
-    loop {
-        match listener.accept().await {
-            Ok((stream, _)) => {
-                tokio::spawn(serve_one(broker.clone(), stream));
+/// Accepts connections while a slot is free, each served on a task of its
+/// own that gives its slot back when it ends.
+async fn accept(listener: UnixListener, broker: Arc<Broker>, slots: Arc<Semaphore>) {
+    while let Ok(slot) = slots.clone().acquire_owned().await {
+        let stream = loop {
+            match listener.accept().await {
+                Ok((stream, _)) => break stream,
+                Err(error) => {
+                    tracing::warn!(%error, "the queue could not accept a connection");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
             }
-            Err(error) => {
-                tracing::warn!(%error, "the queue could not accept a connection");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-            }
-        }
+        };
+        let broker = broker.clone();
+        tokio::spawn(async move {
+            serve_one(broker, stream).await;
+            drop(slot);
+        });
     }
 }
 

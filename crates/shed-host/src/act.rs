@@ -2,12 +2,16 @@
 //! caller, their standing, the app and the act — a filter line to read, a
 //! bundle to write, or a command with its arguments — and the rule book
 //! decides, the command's template is filled, and the store reads or writes
-//! as the caller. The graph tools, the apps' commands, the built-ins and the
-//! agent path all come here; [`Acted::sentence`] words what it came to.
+//! as the caller — a read that may scan once the caller has a place among
+//! their searches (`crate::searches`). The graph tools, the apps' commands,
+//! the built-ins and the agent path all come here; [`Acted::sentence`]
+//! words what it came to.
 //!
 //! **Invariant:** nothing else in shed-host calls `Store::query` or
 //! `Store::apply` on an app's data (the test
 //! `doors_hold_no_rules::only_the_act_reads_and_writes_app_data`).
+
+use std::net::IpAddr;
 
 use serde_json::Value;
 use shed_manifest::{Command, Filled};
@@ -15,6 +19,7 @@ use shed_manifest::{Command, Filled};
 use crate::access::{Act, Standing, may, sign_in_first};
 use crate::answer::Acted;
 use crate::registry::LiveApp;
+use crate::searches::Searcher;
 use crate::texts::{count, wrote};
 use crate::{Caller, Host, HostError};
 
@@ -45,12 +50,14 @@ impl Host {
     /// Acts on `app` as `caller`, whose standing in its space is
     /// `standing`: the rule book decides first, then a command's arguments
     /// fill its template, then the store reads or writes — a write recorded
-    /// as the caller's. `expect: Some(n)` refuses unless the app's data
-    /// version is `n`: checked in a write's own transaction, and before a
-    /// read.
+    /// as the caller's, a read that may scan counted among the caller's
+    /// searches (a signed-out caller's by the address it asks `from`).
+    /// `expect: Some(n)` refuses unless the app's data version is `n`:
+    /// checked in a write's own transaction, and before a read.
     pub(crate) async fn act_on_app(
         &self,
         caller: &Caller,
+        from: Option<IpAddr>,
         app: &LiveApp,
         standing: Standing,
         act: AppAct<'_>,
@@ -68,6 +75,13 @@ impl Host {
         match filled {
             Filled::Query(line) => {
                 self.check_expect(app, expect).await?;
+                let scans = shed_store::filter::parse(&line).is_ok_and(|line| line.may_scan());
+                let _searching = if scans {
+                    let searcher = Searcher::of(caller, from);
+                    Some(self.inner.searches.enter(searcher).await?)
+                } else {
+                    None
+                };
                 Ok(Acted::Read(store.query(&app.name, &line).await?))
             }
             Filled::Apply(bundle) => {

@@ -21,6 +21,10 @@ pub enum HostError {
     /// A `was` / expected version did not match.
     #[error("{0}")]
     Conflict(String),
+    /// The caller asks too much at once; asked again later, it may be
+    /// answered (HTTP's 429).
+    #[error("{0}")]
+    Busy(String),
     /// Something broke that is not the caller's doing.
     #[error("the host failed: {0}")]
     Internal(String),

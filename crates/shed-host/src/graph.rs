@@ -1,6 +1,8 @@
 //! `graph_query` and `graph_apply`: the store's own read and write on a named
 //! app, under the same access table as the app's commands.
 
+use std::net::IpAddr;
+
 use serde_json::Value;
 
 use crate::act::AppAct;
@@ -8,14 +10,18 @@ use crate::answer::{Acted, Answer};
 use crate::{Caller, Host, HostError};
 
 impl Host {
-    /// Reads an app's rows with a filter line: `jeff/runs: 12 rows`.
+    /// Reads an app's rows with a filter line: `jeff/runs: 12 rows`. A
+    /// signed-out caller's searches are counted by the address it asks
+    /// `from` (`None`: unknown, one count for all such).
     pub async fn graph_query(
         &self,
         caller: &Caller,
+        from: Option<IpAddr>,
         app: &str,
         filter: &str,
     ) -> Result<Answer<Acted>, HostError> {
-        self.graph_act(caller, app, AppAct::Read { filter }).await
+        self.graph_act(caller, from, app, AppAct::Read { filter })
+            .await
     }
 
     /// Writes a bundle (or a list of them) to an app, as the caller:
@@ -26,17 +32,21 @@ impl Host {
         app: &str,
         bundle: Value,
     ) -> Result<Answer<Acted>, HostError> {
-        self.graph_act(caller, app, AppAct::Write { bundle }).await
+        self.graph_act(caller, None, app, AppAct::Write { bundle })
+            .await
     }
 
     async fn graph_act(
         &self,
         caller: &Caller,
+        from: Option<IpAddr>,
         app: &str,
         act: AppAct<'_>,
     ) -> Result<Answer<Acted>, HostError> {
         let (app, standing) = self.named_app(caller, app).await?;
-        let acted = self.act_on_app(caller, &app, standing, act, None).await?;
+        let acted = self
+            .act_on_app(caller, from, &app, standing, act, None)
+            .await?;
         Ok(Answer {
             text: acted.sentence(&app.name, None),
             data: acted,

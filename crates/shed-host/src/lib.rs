@@ -18,6 +18,7 @@ pub mod answer;
 mod apps;
 pub mod base_href;
 mod caller;
+pub mod client_address;
 pub mod credentials;
 mod deploy;
 mod error;
@@ -33,6 +34,7 @@ pub mod prompts;
 mod reach;
 mod registry;
 mod run;
+pub mod searches;
 mod secrets;
 pub mod sessions;
 mod spaces;
@@ -123,6 +125,8 @@ struct Inner {
     client_documents: oauth::ClientDocuments,
     /// The platform as a passkeys' relying party, or why it is not one.
     passkeys: passkeys::RelyingParty,
+    /// The searches running, by caller.
+    searches: searches::Searches,
 }
 
 impl Host {
@@ -203,6 +207,7 @@ impl Host {
                 job_scopes: agents::JobScopes::default(),
                 client_documents: oauth::ClientDocuments::default(),
                 passkeys,
+                searches: searches::Searches::default(),
             }),
         })
     }

@@ -38,6 +38,7 @@ impl Host {
             let acted = self
                 .act_on_app(
                     caller,
+                    None,
                     &app,
                     standing,
                     AppAct::Command { command, args },

@@ -5,9 +5,11 @@
 
 use std::{
     collections::HashMap,
+    net::{IpAddr, SocketAddr},
     sync::{Arc, Mutex},
 };
 
+use axum::extract::ConnectInfo;
 use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
@@ -89,8 +91,14 @@ impl Door {
         }
     }
 
-    /// One tool call, one host method.
-    async fn dispatch(&self, caller: &Caller, call: ToolCall) -> Result<Answer, HostError> {
+    /// One tool call, one host method; `from` is the address the call came
+    /// from, when known.
+    async fn dispatch(
+        &self,
+        caller: &Caller,
+        from: Option<IpAddr>,
+        call: ToolCall,
+    ) -> Result<Answer, HostError> {
         let host = &self.host;
         match call {
             ToolCall::Commands { app } => host
@@ -102,7 +110,7 @@ impl Door {
                 .await
                 .map(Answer::widen),
             ToolCall::GraphQuery { app, filter } => host
-                .graph_query(caller, &app, &filter)
+                .graph_query(caller, from, &app, &filter)
                 .await
                 .map(Answer::widen),
             ToolCall::GraphApply { app, bundle } => host
@@ -140,6 +148,14 @@ impl Door {
         self.listed.remember(key, stale);
         stale
     }
+}
+
+/// The address an HTTP request came from, as the server saw it (its
+/// `ConnectInfo`); `None` on stdio.
+fn client(extensions: &Extensions) -> Option<IpAddr> {
+    let parts = extensions.get::<http::request::Parts>()?;
+    let ConnectInfo(peer) = parts.extensions.get::<ConnectInfo<SocketAddr>>()?;
+    Some(peer.ip())
 }
 
 /// The caller the HTTP door read from a request before rmcp, handed on in
@@ -264,7 +280,10 @@ impl ServerHandler for Door {
                 return Err(ErrorData::invalid_params(error.to_string(), None));
             }
             Err(error) => unreadable(&error),
-            Ok(call) => match self.dispatch(&caller, call).await {
+            Ok(call) => match self
+                .dispatch(&caller, client(&context.extensions), call)
+                .await
+            {
                 Ok(answer) => answered(answer),
                 Err(error) => refused(&error),
             },

@@ -11,10 +11,11 @@
 //! (`Origin`) and be JSON, so a page elsewhere — a cross-site form above all
 //! — cannot write as the person.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::extract::FromRequestParts;
+use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -44,7 +45,15 @@ pub(crate) async fn answer(
                 Err(refusal) => return refusal.into_json().into_response(),
             };
             let filter = request.uri.query().unwrap_or_default();
-            answered(door.host.graph_query(&asking.caller, &app, filter).await)
+            let from = request
+                .extensions
+                .get::<ConnectInfo<SocketAddr>>()
+                .map(|ConnectInfo(peer)| peer.ip());
+            answered(
+                door.host
+                    .graph_query(&asking.caller, from, &app, filter)
+                    .await,
+            )
         }
         ("apply", &Method::POST) => {
             let asking = match WebCaller::from_request_parts(request, door).await {

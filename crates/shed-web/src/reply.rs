@@ -25,6 +25,7 @@ pub(crate) fn status_of(error: &HostError) -> StatusCode {
         HostError::BadInput(_) => StatusCode::BAD_REQUEST,
         HostError::NotFound(_) => StatusCode::NOT_FOUND,
         HostError::Conflict(_) => StatusCode::CONFLICT,
+        HostError::Busy(_) => StatusCode::TOO_MANY_REQUESTS,
         HostError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
@@ -354,6 +355,7 @@ mod tests {
         assert_eq!(s(HostError::BadInput("x".into())), 400);
         assert_eq!(s(HostError::NotFound("x".into())), 404);
         assert_eq!(s(HostError::Conflict("x".into())), 409);
+        assert_eq!(s(HostError::Busy("x".into())), 429);
         assert_eq!(s(HostError::Internal("x".into())), 500);
     }
 

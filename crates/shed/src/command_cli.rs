@@ -179,16 +179,19 @@ fn human(answer: &Value) -> String {
 }
 
 /// Starts the broker's queue for `shed serve`: at `queue`, or
-/// `<data>/command-queue.sock`, under the data folder's serve lock.
+/// `<data>/command-queue.sock`, under the data folder's serve lock, serving
+/// at most `connections` at once.
 pub fn start_queue(
     host: &shed_host::Host,
     data: &std::path::Path,
     queue: Option<&std::path::Path>,
+    connections: u64,
 ) -> anyhow::Result<shed_broker::Queue> {
     let path = queue.map_or_else(
         || data.join(shed_broker::DEFAULT_QUEUE_NAME),
         std::path::Path::to_path_buf,
     );
     let broker = std::sync::Arc::new(shed_broker::Broker::new(host.clone()));
-    Ok(shed_broker::Queue::start(broker, data, &path)?)
+    let connections = usize::try_from(connections).unwrap_or(usize::MAX);
+    Ok(shed_broker::Queue::start(broker, data, &path, connections)?)
 }

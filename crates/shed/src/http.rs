@@ -5,10 +5,14 @@
 //! with one log line when accepting fails instead of a line per try.
 //!
 //! At the cap the server stops accepting: new connections wait in the
-//! kernel's backlog until one closes. Each request sees its peer's address
-//! as axum's `ConnectInfo<SocketAddr>`, and runs in a `request` span
-//! carrying a request id, its method and its path, so every line logged
-//! while it is answered names it. The span never holds the query string
+//! kernel's backlog until one closes. The cap is the HTTP door's share of
+//! one budget of open files ([`ConnectionBudget`]), the broker's queue
+//! having the other share, so idle queue connections cannot take the files
+//! the HTTP door needs, nor HTTP connections the queue's. Each request sees
+//! its client's address as axum's `ConnectInfo<SocketAddr>` — its peer's,
+//! or behind a trusted proxy the one the proxy names (`crate::forwarded`) —
+//! and runs in a `request` span carrying a request id, its method and its
+//! path, so every line logged while it is answered names it. The span never holds the query string
 //! (a sign-in link's key, a hop's code) nor a view key's path segment.
 //!
 //! Stopping: once `shutdown` completes the listener is closed (a new
@@ -36,6 +40,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tower::ServiceExt;
 use tracing::Instrument;
 
+use crate::forwarded::TrustedProxies;
+
 /// The longest a connection may take to send a whole request head, timed
 /// from when it starts waiting for one — the first, or the next on a
 /// kept-alive connection, so this is also the idle keep-alive timeout. A
@@ -48,8 +54,8 @@ pub const MAX_CONNECTIONS: u64 = 4096;
 
 /// Open files kept for everything but connections: the listener, the
 /// runtime, the database's writer, checkpointer and idle readers, the
-/// queue's socket and its clients, the lock file, the logs, the metrics
-/// listener and its few scrapes.
+/// queue's listening socket (its clients are in the [`ConnectionBudget`]),
+/// the lock file, the logs, the metrics listener and its few scrapes.
 pub const RESERVED_FILES: u64 = 64;
 
 /// Open files each connection may need: its socket, and a read connection's
@@ -59,6 +65,19 @@ pub const FILES_PER_CONNECTION: u64 = 3;
 /// The fewest connections worth serving: below this the file limit is a
 /// mistake to correct, not a server to run.
 pub const MIN_CONNECTIONS: u64 = 16;
+
+/// The broker queue's share of the connections the file limit leaves room
+/// for: one in this many. A harness holds one queue connection per command
+/// it runs, for as long as the command takes; people hold the rest.
+pub const QUEUE_SHARE: u64 = 8;
+
+/// The fewest connections the broker's queue is given, however low the
+/// file limit: a job's command and a second one beside it.
+pub const MIN_QUEUE_CONNECTIONS: u64 = 2;
+
+/// The most connections the broker's queue serves at once, whatever the
+/// file limit: more commands in flight than a machine's harnesses run.
+pub const MAX_QUEUE_CONNECTIONS: u64 = 256;
 
 /// The pause after accepting a connection failed (out of open files, most
 /// often): long enough not to spin, short enough to use a freed file soon.
@@ -74,24 +93,15 @@ pub struct Drained {
     pub whole: bool,
 }
 
-/// Serves `routes` on `listener` until `shutdown` completes, then lets the
-/// open connections finish their requests and close, for at most `drain`.
-pub async fn serve(
-    listener: TcpListener,
-    routes: axum::Router,
-    shutdown: impl Future<Output = ()>,
-    drain: Duration,
-) -> anyhow::Result<Drained> {
-    let limit = connection_limit()?;
-    tracing::info!("shed serves at most {limit} connections at once");
-    serve_at_most(listener, routes, limit, shutdown, drain).await
-}
-
-/// As [`serve`], with at most `limit` connections at once (a listener
-/// beside the public one takes a few of the files left in reserve).
+/// Serves `routes` on `listener` until `shutdown` completes, with at most
+/// `limit` connections at once (the public listener its share of the
+/// [`ConnectionBudget`]; a listener beside it a few of the files left in
+/// reserve), then lets the open connections finish their requests and
+/// close, for at most `drain`.
 pub async fn serve_at_most(
     listener: TcpListener,
     routes: axum::Router,
+    proxies: TrustedProxies,
     limit: u64,
     shutdown: impl Future<Output = ()>,
     drain: Duration,
@@ -107,9 +117,10 @@ pub async fn serve_at_most(
             next = next_connection(&listener, &slots) => next?,
             () = &mut shutdown => break,
         };
-        let routes = routes.clone();
+        let (routes, proxies) = (routes.clone(), proxies.clone());
         let service = tower::service_fn(move |mut request: hyper::Request<Incoming>| {
-            request.extensions_mut().insert(ConnectInfo(peer));
+            let client = proxies.client(peer, request.headers());
+            request.extensions_mut().insert(ConnectInfo(client));
             let span = request_span(&request);
             let started = Instant::now();
             let answer = routes.clone().oneshot(request);
@@ -157,21 +168,48 @@ fn request_span(request: &hyper::Request<Incoming>) -> tracing::Span {
     tracing::info_span!("request", id, method = %request.method(), path = %path)
 }
 
-/// How many connections to serve at once: as many as the open-file limit
-/// leaves room for, raised first as far as [`MAX_CONNECTIONS`] needs when
-/// the hard limit allows, and at most [`MAX_CONNECTIONS`].
-fn connection_limit() -> anyhow::Result<u64> {
-    let wanted = RESERVED_FILES + MAX_CONNECTIONS * FILES_PER_CONNECTION;
-    let files =
-        raise_file_limit(wanted).context("could not read this process's limit of open files")?;
-    let room = files.saturating_sub(RESERVED_FILES) / FILES_PER_CONNECTION;
-    if room < MIN_CONNECTIONS {
-        anyhow::bail!(
-            "shed may open only {files} files, too few to serve: raise the limit to at least {} (ulimit -n) and start again",
-            RESERVED_FILES + MIN_CONNECTIONS * FILES_PER_CONNECTION
-        );
+/// How many connections each door that holds them may serve at once: one
+/// budget of open files, shared by the HTTP door and the broker's queue, so
+/// neither can take the files the other needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConnectionBudget {
+    /// The public HTTP listener's connections.
+    pub http: u64,
+    /// The broker queue's connections.
+    pub queue: u64,
+}
+
+impl ConnectionBudget {
+    /// The budget of this process: as many connections as the open-file
+    /// limit leaves room for, raised first as far as [`MAX_CONNECTIONS`]
+    /// and [`MAX_QUEUE_CONNECTIONS`] need when the hard limit allows.
+    pub fn of_this_process() -> anyhow::Result<ConnectionBudget> {
+        let wanted =
+            RESERVED_FILES + (MAX_CONNECTIONS + MAX_QUEUE_CONNECTIONS) * FILES_PER_CONNECTION;
+        let files = raise_file_limit(wanted)
+            .context("could not read this process's limit of open files")?;
+        ConnectionBudget::for_files(files)
     }
-    Ok(room.min(MAX_CONNECTIONS))
+
+    /// The budget `files` open files make room for: the queue's share
+    /// ([`QUEUE_SHARE`], within its floor and ceiling), the HTTP door the
+    /// rest up to [`MAX_CONNECTIONS`]; too few files is the sentence saying
+    /// which limit to raise.
+    fn for_files(files: u64) -> anyhow::Result<ConnectionBudget> {
+        let room = files.saturating_sub(RESERVED_FILES) / FILES_PER_CONNECTION;
+        let fewest = MIN_CONNECTIONS + MIN_QUEUE_CONNECTIONS;
+        if room < fewest {
+            anyhow::bail!(
+                "shed may open only {files} files, too few to serve: raise the limit to at least {} (ulimit -n) and start again",
+                RESERVED_FILES + fewest * FILES_PER_CONNECTION
+            );
+        }
+        let queue = (room / QUEUE_SHARE).clamp(MIN_QUEUE_CONNECTIONS, MAX_QUEUE_CONNECTIONS);
+        Ok(ConnectionBudget {
+            http: (room - queue).min(MAX_CONNECTIONS),
+            queue,
+        })
+    }
 }
 
 /// Raises the soft limit of open files toward `wanted`, never past the hard
@@ -249,4 +287,38 @@ fn is_connection_error(error: &io::Error) -> bool {
             | io::ErrorKind::ConnectionAborted
             | io::ErrorKind::ConnectionReset
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_queue_and_the_http_door_share_one_budget_of_files() {
+        let low = ConnectionBudget::for_files(300).unwrap();
+        assert_eq!(low, ConnectionBudget { http: 69, queue: 9 });
+        assert!(RESERVED_FILES + (low.http + low.queue) * FILES_PER_CONNECTION <= 300);
+        let high = ConnectionBudget::for_files(1 << 20).unwrap();
+        assert_eq!(
+            high,
+            ConnectionBudget {
+                http: MAX_CONNECTIONS,
+                queue: MAX_QUEUE_CONNECTIONS
+            }
+        );
+        let fewest =
+            ConnectionBudget::for_files(RESERVED_FILES + 18 * FILES_PER_CONNECTION).unwrap();
+        assert_eq!(
+            fewest,
+            ConnectionBudget {
+                http: MIN_CONNECTIONS,
+                queue: MIN_QUEUE_CONNECTIONS
+            }
+        );
+        let refused = ConnectionBudget::for_files(100).unwrap_err().to_string();
+        assert_eq!(
+            refused,
+            "shed may open only 100 files, too few to serve: raise the limit to at least 118 (ulimit -n) and start again"
+        );
+    }
 }

@@ -4,6 +4,7 @@ mod app_cli;
 mod backup_cli;
 mod command_cli;
 mod example;
+mod forwarded;
 mod health;
 mod http;
 mod job_cli;
@@ -141,6 +142,18 @@ pub struct ServeArgs {
     /// URL) — for clients served under a private CA.
     #[arg(long, value_name = "FILE", env = "SHED_OAUTH_EXTRA_CA")]
     oauth_extra_ca: Option<PathBuf>,
+    /// A reverse proxy in front of shed, by address or CIDR block: from it,
+    /// `Forwarded` (for=) or `X-Forwarded-For` names the client, whose
+    /// address the per-address caps count. Repeat for more (commas in the
+    /// variable). Without it those headers are ignored.
+    #[arg(
+        long = "trusted-proxy",
+        value_name = "ADDRESS|CIDR",
+        env = "SHED_TRUSTED_PROXY",
+        value_delimiter = ',',
+        value_parser = forwarded::trusted_proxy
+    )]
+    trusted_proxies: Vec<ipnet::IpNet>,
 }
 
 impl ServeArgs {

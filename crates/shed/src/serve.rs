@@ -103,7 +103,13 @@ pub async fn run_server(host: Host, data: &Path, args: &ServeArgs) -> anyhow::Re
         host.trust_for_client_documents(&pem)
             .with_context(|| format!("--oauth-extra-ca {}", roots.display()))?;
     }
-    let queue = crate::command_cli::start_queue(&host, data, args.queue.as_deref())?;
+    let budget = crate::http::ConnectionBudget::of_this_process()?;
+    tracing::info!(
+        "shed serves at most {} connections at once, and {} on the broker's queue",
+        budget.http,
+        budget.queue
+    );
+    let queue = crate::command_cli::start_queue(&host, data, args.queue.as_deref(), budget.queue)?;
     let _metrics = match args.telemetry.metrics_listen {
         Some(listen) => Some(crate::telemetry::serve_metrics(listen, args.listen).await?),
         None => None,
@@ -131,9 +137,16 @@ pub async fn run_server(host: Host, data: &Path, args: &ServeArgs) -> anyhow::Re
         );
         drop(queue);
     };
-    let drained = crate::http::serve(listener, routes, stopping, args.drain())
-        .await
-        .context("the server stopped")?;
+    let drained = crate::http::serve_at_most(
+        listener,
+        routes,
+        crate::forwarded::TrustedProxies::new(args.trusted_proxies.clone()),
+        budget.http,
+        stopping,
+        args.drain(),
+    )
+    .await
+    .context("the server stopped")?;
     host.close().await.context("could not close the database")?;
     let cut = if drained.whole {
         String::new()

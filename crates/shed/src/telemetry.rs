@@ -117,6 +117,7 @@ pub async fn serve_metrics(
         let served = crate::http::serve_at_most(
             listener,
             routes,
+            crate::forwarded::TrustedProxies::default(),
             METRICS_CONNECTIONS,
             std::future::pending(),
             std::time::Duration::ZERO,

@@ -137,7 +137,7 @@ impl Host {
                 args: call.args.clone(),
             };
             let acted = self
-                .act_on_app(caller, &app, standing, act, call.expect)
+                .act_on_app(caller, None, &app, standing, act, call.expect)
                 .await?;
             Ok(Answer {
                 text: acted.sentence(&app.name, Some(&command.name)),

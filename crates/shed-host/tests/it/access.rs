@@ -58,6 +58,7 @@ fn outcome<T>(result: Result<shed_host::Answer<T>, HostError>) -> String {
                 HostError::NotFound(_) => "not-found",
                 HostError::BadInput(_) => "bad-input",
                 HostError::Conflict(_) => "conflict",
+                HostError::Busy(_) => "busy",
                 HostError::Internal(_) => "internal",
             };
             format!("{kind}: {e}")
@@ -99,7 +100,7 @@ async fn every_cell_of_the_access_table_through_the_graph_tools_exactly() {
     ];
     for (access, who, read, write) in table {
         let app = format!("jeff/{access}");
-        let got_read = outcome(host.graph_query(who, &app, ".note!").await);
+        let got_read = outcome(host.graph_query(who, None, &app, ".note!").await);
         let got_write = outcome(host.graph_apply(who, &app, bundle()).await);
         let cell = format!("{access} × {who:?}");
         assert!(got_read.starts_with(read), "{cell} read: {got_read}");
@@ -107,7 +108,7 @@ async fn every_cell_of_the_access_table_through_the_graph_tools_exactly() {
     }
     // Every write that was let through was kept, by its writer.
     let rows = host
-        .graph_query(&c.owner, "jeff/open", ".note!&.created!")
+        .graph_query(&c.owner, None, "jeff/open", ".note!&.created!")
         .await
         .unwrap();
     let rows_json = rows.data_json();
@@ -122,7 +123,7 @@ async fn every_cell_of_the_access_table_through_the_graph_tools_exactly() {
         assert!(writers.contains(&who), "{who} in {writers:?}");
     }
     let private = host
-        .graph_query(&c.viewer, "jeff/private", ".note!")
+        .graph_query(&c.viewer, None, "jeff/private", ".note!")
         .await
         .unwrap();
     assert_eq!(private.text, "jeff/private: 2 rows");
@@ -136,8 +137,16 @@ async fn nobody_learns_a_private_app_exists_from_outside_its_space() {
         (&Caller::Nobody, SIGN_IN),
         (&c.stranger, "not-found: no app jeff/"),
     ] {
-        let private = outcome(w.host.graph_query(who, "jeff/private", ".note!").await);
-        let missing = outcome(w.host.graph_query(who, "jeff/nothing", ".note!").await);
+        let private = outcome(
+            w.host
+                .graph_query(who, None, "jeff/private", ".note!")
+                .await,
+        );
+        let missing = outcome(
+            w.host
+                .graph_query(who, None, "jeff/nothing", ".note!")
+                .await,
+        );
         assert!(private.starts_with(sentence), "{private}");
         assert_eq!(private.replace("private", "nothing"), missing);
     }

@@ -134,7 +134,7 @@ async fn the_run_club_story() {
 
     // The graph tools read and write the same app.
     let read = host
-        .graph_query(&ada, "jeff/runs", ".jog!&.created!")
+        .graph_query(&ada, None, "jeff/runs", ".jog!&.created!")
         .await
         .unwrap();
     assert_eq!(read.text, "jeff/runs: 1 row");
@@ -155,7 +155,7 @@ async fn the_run_club_story() {
         format!("jeff/runs: wrote 1 entity: $run={jeffs}")
     );
     let mine = host
-        .graph_query(&jeff, "runs", ".jog!&.created!&order=.jog.miles")
+        .graph_query(&jeff, None, "runs", ".jog!&.created!&order=.jog.miles")
         .await
         .unwrap();
     assert_eq!(mine.data_json()["rows"][0]["created"]["by"]["name"], "jeff");
@@ -253,7 +253,7 @@ async fn an_agents_write_names_the_person_and_the_agent() {
     .await
     .unwrap();
     let board = host
-        .graph_query(&agent, "jeff/runs", ".jog!&.created!")
+        .graph_query(&agent, None, "jeff/runs", ".jog!&.created!")
         .await
         .unwrap();
     let created = &board.data_json()["rows"][0]["created"];

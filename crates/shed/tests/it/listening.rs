@@ -1,10 +1,11 @@
 //! Starting a `shed` server under test: a free loopback port to give it, a
-//! bounded wait until it listens there, and `shed up` started that way with
-//! the token it prints.
+//! bounded wait until it listens there, `shed up` started that way with
+//! the token it prints, and a limit of open files it cannot raise.
 
 use crate::data_place::DataIn;
 use std::io::{BufRead, BufReader};
 use std::net::{TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -20,6 +21,26 @@ pub fn free_port() -> u16 {
         .local_addr()
         .unwrap()
         .port()
+}
+
+/// Starts `command` allowed at most `files` open files, soft and hard, so
+/// the server cannot raise the limit itself.
+pub fn under_file_limit(command: &mut Command, files: libc::rlim_t) -> &mut Command {
+    // SAFETY: setrlimit is async-signal-safe, and the closure touches
+    // nothing else between fork and exec.
+    unsafe {
+        command.pre_exec(move || {
+            let limit = libc::rlimit {
+                rlim_cur: files,
+                rlim_max: files,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        })
+    }
 }
 
 /// Waits until something listens on `port`, at most [`START_BOUND`].

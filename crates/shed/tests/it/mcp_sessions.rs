@@ -55,8 +55,13 @@ impl Drop for Served {
 
 /// Runs `shed up` on a free loopback port and reads the token it prints.
 fn start() -> Served {
+    start_with(&[])
+}
+
+/// As [`start`], with `extra` flags.
+fn start_with(extra: &[&str]) -> Served {
     let data = tempfile::tempdir().unwrap();
-    let (child, port, token) = shed_up(data.path(), &[], &[]);
+    let (child, port, token) = shed_up(data.path(), extra, &[]);
     Served {
         child,
         url: format!("http://127.0.0.1:{port}/mcp"),
@@ -124,8 +129,28 @@ async fn post(
     session: Option<&str>,
     message: Value,
 ) -> Answer {
-    let mut request = http
-        .post(&served.url)
+    post_with(http.post(&served.url), token, session, message).await
+}
+
+/// A signed-out `initialize` whose header `name` says it was forwarded for
+/// `value`.
+async fn initialize_forwarded(
+    served: &Served,
+    http: &reqwest::Client,
+    (name, value): (&str, &str),
+) -> Answer {
+    let request = http.post(&served.url).header(name, value);
+    post_with(request, None, None, initialize()).await
+}
+
+/// As [`post`], on `request` (with headers of its own).
+async fn post_with(
+    request: reqwest::RequestBuilder,
+    token: Option<&str>,
+    session: Option<&str>,
+    message: Value,
+) -> Answer {
+    let mut request = request
         .header(header::ACCEPT, "application/json, text/event-stream")
         .json(&message);
     if let Some(token) = token {
@@ -374,4 +399,69 @@ async fn a_session_that_asks_nothing_after_initialize_is_closed() {
     );
     let answer = post(&served, &http, None, Some(&used), tools_list()).await;
     answer.result();
+}
+
+#[tokio::test]
+async fn behind_a_trusted_proxy_each_forwarded_address_has_its_own_cap() {
+    let served = start_with(&["--trusted-proxy", "127.0.0.1"]);
+    let http = reqwest::Client::new();
+    for _ in 0..MAX_SIGNED_OUT_SESSIONS_PER_ADDRESS {
+        let answer = initialize_forwarded(&served, &http, ("x-forwarded-for", "203.0.113.7")).await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    }
+    // The same client however the proxy says it, and whatever the client
+    // wrote left of the address the proxy added.
+    for forwarded in [
+        ("x-forwarded-for", "203.0.113.7"),
+        ("forwarded", "for=203.0.113.7;proto=https"),
+        ("x-forwarded-for", "198.51.100.1, 203.0.113.7"),
+    ] {
+        let refused = initialize_forwarded(&served, &http, forwarded).await;
+        assert_eq!(
+            refused.status,
+            StatusCode::SERVICE_UNAVAILABLE,
+            "{forwarded:?}"
+        );
+        assert_eq!(refused.body, SessionRefusal::AddressFull.to_string());
+    }
+    // Another client behind the same proxy is counted apart.
+    for forwarded in [
+        ("forwarded", "for=203.0.113.8"),
+        ("x-forwarded-for", "203.0.113.9"),
+    ] {
+        let answer = initialize_forwarded(&served, &http, forwarded).await;
+        assert_eq!(
+            answer.status,
+            StatusCode::OK,
+            "{forwarded:?}: {}",
+            answer.body
+        );
+    }
+    // A header the proxy passed on that cannot be read counts as the proxy.
+    let unreadable = initialize_forwarded(&served, &http, ("forwarded", "for=unknown")).await;
+    assert_eq!(unreadable.status, StatusCode::OK, "{}", unreadable.body);
+}
+
+#[tokio::test]
+async fn without_a_trusted_proxy_forwarding_headers_are_ignored() {
+    let served = start();
+    let http = reqwest::Client::new();
+    for n in 0..MAX_SIGNED_OUT_SESSIONS_PER_ADDRESS {
+        let address = format!("203.0.113.{n}");
+        let header = if n % 2 == 0 {
+            "x-forwarded-for"
+        } else {
+            "forwarded"
+        };
+        let value = if n % 2 == 0 {
+            address
+        } else {
+            format!("for={address}")
+        };
+        let answer = initialize_forwarded(&served, &http, (header, &value)).await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    }
+    let refused = initialize_forwarded(&served, &http, ("x-forwarded-for", "198.51.100.200")).await;
+    assert_eq!(refused.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(refused.body, SessionRefusal::AddressFull.to_string());
 }

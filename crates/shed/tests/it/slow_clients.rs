@@ -4,10 +4,9 @@
 //! kept-alive connections by itself. Loopback only; every wait is bounded.
 
 use crate::data_place::DataIn;
-use crate::listening::{free_port, wait_until_listening};
+use crate::listening::{free_port, under_file_limit, wait_until_listening};
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
-use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -57,22 +56,7 @@ impl Shed {
             .data_in(data.path())
             .env("RUST_LOG", "warn")
             .stdout(Stdio::null());
-        // SAFETY: setrlimit is async-signal-safe, and the closure touches
-        // nothing else between fork and exec.
-        unsafe {
-            command.pre_exec(|| {
-                let limit = libc::rlimit {
-                    rlim_cur: FILE_LIMIT,
-                    rlim_max: FILE_LIMIT,
-                };
-                if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) == 0 {
-                    Ok(())
-                } else {
-                    Err(std::io::Error::last_os_error())
-                }
-            });
-        }
-        let child = command.spawn().unwrap();
+        let child = under_file_limit(&mut command, FILE_LIMIT).spawn().unwrap();
         wait_until_listening(port);
         Shed {
             child,

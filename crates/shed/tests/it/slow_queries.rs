@@ -3,7 +3,8 @@
 //! page api with a bearer token, then filter lines past the bounds (400 and
 //! their sentences), a pathological one within them (stopped at the read
 //! deadline with its sentence), and another person's small query answering
-//! while three pathological ones run.
+//! while three pathological ones run; one person starting more searches at
+//! once than they may run is told to wait for the extras.
 
 use crate::broker_support;
 
@@ -17,6 +18,7 @@ use crate::data_place::DataIn;
 use broker_support::{SHED, shed};
 use reqwest::{StatusCode, header};
 use serde_json::{Value, json};
+use shed_host::searches::MOST_SEARCHES_PER_CALLER;
 use shed_store::READ_DEADLINE;
 
 const TOO_LONG: &str = "this query took longer than 2 s and was stopped — narrow it: compare a column (= < >) rather than search with ~, or search a shorter piece of text";
@@ -112,6 +114,16 @@ impl Served {
         (response.status(), response.json().await.unwrap())
     }
 
+    /// A served folder whose run club holds the long texts: it, ada's
+    /// token and bob's.
+    async fn with_long_texts() -> (Served, String, String) {
+        let served = Served::start();
+        let ada = served.token("ada");
+        let bob = served.token("bob");
+        served.write_long_texts(&ada).await;
+        (served, ada, bob)
+    }
+
     /// Writes [`LONG_ROWS`] runs whose `who` is [`LONG_CHARS`] `a`s.
     async fn write_long_texts(&self, token: &str) {
         let who = "a".repeat(LONG_CHARS);
@@ -144,10 +156,7 @@ fn pathological() -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn slow_queries_are_refused_or_stopped_and_others_are_answered() {
-    let served = Served::start();
-    let ada = served.token("ada");
-    let bob = served.token("bob");
-    served.write_long_texts(&ada).await;
+    let (served, ada, bob) = Served::with_long_texts().await;
 
     // (a) Past the bounds: 400 and the sentence, before the database is asked.
     let (status, body) = served
@@ -200,6 +209,51 @@ async fn slow_queries_are_refused_or_stopped_and_others_are_answered() {
     for (status, body) in [one, two, three] {
         stopped(status, &body);
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn past_their_searches_a_caller_is_told_to_wait_and_others_are_answered() {
+    let (served, ada, bob) = Served::with_long_texts().await;
+
+    // Six at once from ada: four run to the deadline, two are told to wait.
+    assert_eq!(
+        MOST_SEARCHES_PER_CALLER, 4,
+        "six searches are four places and two more"
+    );
+    let line = pathological();
+    let search = || served.query(&ada, &line);
+    let small = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        served.query(&bob, ".jog!&limit=5").await
+    };
+    let (one, two, three, four, five, six, (status, body)) = tokio::join!(
+        search(),
+        search(),
+        search(),
+        search(),
+        search(),
+        search(),
+        small
+    );
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["rows"].as_array().map(Vec::len), Some(5));
+    let mut told_to_wait = 0;
+    for (status, body) in [one, two, three, four, five, six] {
+        if status == StatusCode::TOO_MANY_REQUESTS {
+            assert_eq!(
+                body["error"],
+                "you have 4 searches running — wait for one to finish, then ask again"
+            );
+            told_to_wait += 1;
+        } else {
+            stopped(status, &body);
+        }
+    }
+    assert_eq!(told_to_wait, 2);
+
+    // Once they are done, ada searches again.
+    let (status, body) = served.query(&ada, ".jog.who~zzz&limit=5").await;
+    assert_eq!(status, StatusCode::OK, "{body}");
 }
 
 /// The answer to [`pathological`]: stopped at the deadline with its

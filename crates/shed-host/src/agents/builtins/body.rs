@@ -50,6 +50,7 @@ impl<'a> Invocation<'a> {
             .host
             .act_on_app(
                 self.caller,
+                None,
                 app,
                 standing,
                 AppAct::Write { bundle },

@@ -32,7 +32,7 @@ impl BuiltinCommand for GraphQuery {
         let filter = invocation.args.required_text("filter")?;
         invocation
             .host
-            .graph_query(invocation.caller, &app.name, &filter)
+            .graph_query(invocation.caller, None, &app.name, &filter)
             .await
             .map(Answer::widen)
     }

@@ -57,6 +57,15 @@ impl Served {
     /// As [`Served::start`]; with `log`, the server logs everything it says
     /// (`RUST_LOG=debug`) to that file instead of warnings to a pipe.
     pub fn start_logging(log: Option<&Path>) -> Served {
+        Served::start_as(|data, queue| match log {
+            None => serve(data, queue),
+            Some(log) => serve_logging(data, queue, log),
+        })
+    }
+
+    /// As [`Served::start`], the server started by `serve` on the data
+    /// folder and the queue's path.
+    pub fn start_as(serve: impl FnOnce(&Path, &Path) -> Child) -> Served {
         let dir = tempfile::tempdir().unwrap();
         let data = dir.path().join("d");
         let run_club = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/run-club");
@@ -77,10 +86,7 @@ impl Served {
             ],
         );
         let queue = dir.path().join("q.sock");
-        let server = match log {
-            None => serve(&data, &queue),
-            Some(log) => serve_logging(&data, &queue, log),
-        };
+        let server = serve(&data, &queue);
         wait_for(&queue);
         Served { dir, queue, server }
     }
@@ -160,7 +166,7 @@ impl Served {
 }
 
 pub fn serve(data: &Path, queue: &Path) -> Child {
-    serve_command(data, queue)
+    serve_command(data, queue, "127.0.0.1:0")
         .env("RUST_LOG", "warn")
         .stderr(Stdio::piped())
         .spawn()
@@ -170,7 +176,7 @@ pub fn serve(data: &Path, queue: &Path) -> Child {
 /// `shed serve` logging at debug level, stdout and stderr, to `log`.
 pub fn serve_logging(data: &Path, queue: &Path, log: &Path) -> Child {
     let file = std::fs::File::create(log).unwrap();
-    serve_command(data, queue)
+    serve_command(data, queue, "127.0.0.1:0")
         .env("RUST_LOG", "debug")
         .env("NO_COLOR", "1")
         .stdout(file.try_clone().unwrap())
@@ -179,13 +185,14 @@ pub fn serve_logging(data: &Path, queue: &Path, log: &Path) -> Child {
         .unwrap()
 }
 
-fn serve_command(data: &Path, queue: &Path) -> Command {
+/// `shed serve` on the data folder, its queue at `queue`, listening on `listen`.
+pub fn serve_command(data: &Path, queue: &Path, listen: &str) -> Command {
     let mut command = Command::new(SHED);
     command
         .args([
             "serve",
             "--listen",
-            "127.0.0.1:0",
+            listen,
             "--queue",
             queue.to_str().unwrap(),
         ])
