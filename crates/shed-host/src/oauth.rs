@@ -12,6 +12,9 @@
 //! kept as its sha256 only; a PKCE verifier is compared in constant time.
 //! Only public clients are taken (`token_endpoint_auth_method` none): a
 //! client proves itself by its redirect URI and its PKCE verifier.
+//! Registration needs no sign-in, so it is bounded: a client's size, a
+//! rate by address and overall ([`crate::rate`]), and a client that never
+//! got a grant is forgotten after [`UNUSED_CLIENT_SECONDS`].
 
 mod documents;
 
