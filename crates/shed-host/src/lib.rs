@@ -31,6 +31,7 @@ pub mod oauth;
 pub mod own;
 pub mod passkeys;
 pub mod prompts;
+pub mod rate;
 mod reach;
 mod registry;
 mod run;
@@ -123,6 +124,8 @@ struct Inner {
     job_scopes: agents::JobScopes,
     /// OAuth clients' metadata documents, as fetched.
     client_documents: oauth::ClientDocuments,
+    /// The budgets of OAuth client registrations, by address and overall.
+    registrations: rate::Limiter,
     /// The platform as a passkeys' relying party, or why it is not one.
     passkeys: passkeys::RelyingParty,
     /// The searches running, by caller.
@@ -206,6 +209,10 @@ impl Host {
                 watcher: OnceLock::new(),
                 job_scopes: agents::JobScopes::default(),
                 client_documents: oauth::ClientDocuments::default(),
+                registrations: rate::Limiter::new(
+                    oauth::REGISTRATIONS_PER_ADDRESS,
+                    oauth::REGISTRATIONS_OVERALL,
+                ),
                 passkeys,
                 searches: searches::Searches::default(),
             }),

@@ -12,8 +12,14 @@
 //! kept as its sha256 only; a PKCE verifier is compared in constant time.
 //! Only public clients are taken (`token_endpoint_auth_method` none): a
 //! client proves itself by its redirect URI and its PKCE verifier.
+//! Registration needs no sign-in, so it is bounded: a client's size, a
+//! rate by address and overall ([`crate::rate`]), and a client that never
+//! got a grant is forgotten after [`UNUSED_CLIENT_SECONDS`].
 
 mod documents;
+
+use std::net::IpAddr;
+use std::time::{Duration, Instant};
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -23,6 +29,7 @@ use shed_store::revocable::NewToken;
 use subtle::ConstantTimeEq;
 
 use crate::names::shown;
+use crate::rate::{Rate, Spent, Wait};
 use crate::secrets::{hash, now, secret};
 use crate::{Host, HostError, Person};
 
@@ -68,6 +75,29 @@ pub const ACCESS_SECONDS: i64 = 3600;
 const MOST_REDIRECT_URIS: usize = 10;
 /// The most characters of a client's name.
 const MOST_NAME_CHARS: usize = 100;
+/// The most bytes of one redirect URI: a real one is under 200; browsers
+/// and proxies take addresses of a few KB.
+pub const MOST_REDIRECT_URI_BYTES: usize = 2048;
+/// The most bytes of a client as kept — its redirect URIs and its name
+/// together — so every client registered costs the disk at most this.
+pub const MOST_CLIENT_BYTES: usize = 4096;
+/// Registrations from one address (IPv6 by its /64): a machine's few
+/// clients at once, each set up again a few times, then ten an hour.
+pub const REGISTRATIONS_PER_ADDRESS: Rate = Rate {
+    burst: 10,
+    every: Duration::from_secs(6 * 60),
+};
+/// Registrations from all addresses together: sixty at once, then sixty
+/// an hour — with [`UNUSED_CLIENT_SECONDS`], at most ≈ 1,500 clients that
+/// never got a grant are kept, ≈ 6 MB at [`MOST_CLIENT_BYTES`] each.
+pub const REGISTRATIONS_OVERALL: Rate = Rate {
+    burst: 60,
+    every: Duration::from_secs(60),
+};
+/// How long a client that never got a grant is kept, in seconds: a day,
+/// ample for a person to finish the sign-in its registration began. A
+/// client with a live grant is kept as long as the grant.
+pub const UNUSED_CLIENT_SECONDS: i64 = 24 * 60 * 60;
 
 /// A refusal of the authorization server: the RFC's error code and a sentence.
 #[derive(Debug, thiserror::Error)]
@@ -86,6 +116,10 @@ pub enum OAuthError {
     InvalidRedirectUri(String),
     #[error("{0}")]
     InvalidClientMetadata(String),
+    /// Too many registrations lately: the sentence, and the seconds until
+    /// one more is taken (`Retry-After`).
+    #[error("{sentence}")]
+    TooManyRegistrations { sentence: String, retry_after: u64 },
     #[error(transparent)]
     Host(#[from] HostError),
 }
@@ -101,6 +135,7 @@ impl OAuthError {
             OAuthError::InvalidTarget(_) => "invalid_target",
             OAuthError::InvalidRedirectUri(_) => "invalid_redirect_uri",
             OAuthError::InvalidClientMetadata(_) => "invalid_client_metadata",
+            OAuthError::TooManyRegistrations { .. } => "temporarily_unavailable",
             OAuthError::Host(_) => "server_error",
         }
     }
@@ -147,19 +182,12 @@ pub struct CheckedAsk {
     pub resource: String,
 }
 
-/// Why an authorization request is refused: a bad client or redirect gets
-/// a page, never a redirect; anything else goes back to the redirect.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AskRefusal {
-    /// Shown on a page.
-    Page(String),
-    /// Sent to the (checked) redirect URI as `error` and `error_description`.
-    Redirect {
-        redirect_uri: String,
-        error: &'static str,
-        description: String,
-    },
-}
+/// Why an authorization request is refused: a sentence for shed's own
+/// page, never a redirect — the client is sent back only after the person
+/// saw the consent page and chose (RFC 9700 §4.11.2).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct AskRefusal(pub String);
 
 /// Tokens issued by the token endpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -195,7 +223,8 @@ fn host_of(uri: &str) -> Option<String> {
 
 /// A client as a registration or a metadata document describes it, checked:
 /// 1 to [`MOST_REDIRECT_URIS`] redirect URIs, each https or http on
-/// loopback, and a plain name of up to [`MOST_NAME_CHARS`] characters.
+/// loopback and of up to [`MOST_REDIRECT_URI_BYTES`], and a plain name of up
+/// to [`MOST_NAME_CHARS`] characters, all together up to [`MOST_CLIENT_BYTES`].
 fn checked_client(
     id: String,
     name: Option<&str>,
@@ -204,6 +233,16 @@ fn checked_client(
     if redirect_uris.is_empty() || redirect_uris.len() > MOST_REDIRECT_URIS {
         return Err(OAuthError::InvalidRedirectUri(format!(
             "a client registers 1 to {MOST_REDIRECT_URIS} redirect_uris"
+        )));
+    }
+    if let Some(long) = redirect_uris
+        .iter()
+        .find(|uri| uri.len() > MOST_REDIRECT_URI_BYTES)
+    {
+        return Err(OAuthError::InvalidRedirectUri(format!(
+            "the redirect URI {} is {} bytes long, and shed takes redirect URIs of up to {MOST_REDIRECT_URI_BYTES} bytes — register a shorter one",
+            shown(long),
+            long.len()
         )));
     }
     if let Some(bad) = redirect_uris.iter().find(|uri| !acceptable_redirect(uri)) {
@@ -219,11 +258,34 @@ fn checked_client(
             "client_name is up to {MOST_NAME_CHARS} plain characters"
         )));
     }
+    let bytes = redirect_uris.iter().map(String::len).sum::<usize>() + name.map_or(0, str::len);
+    if bytes > MOST_CLIENT_BYTES {
+        return Err(OAuthError::InvalidClientMetadata(format!(
+            "this client's redirect URIs and name come to {bytes} bytes, and shed keeps up to {MOST_CLIENT_BYTES} bytes of a client — register fewer or shorter redirect URIs"
+        )));
+    }
     Ok(ClientRecord {
         id,
         name: name.unwrap_or("an unnamed client").to_string(),
         redirect_uris,
     })
+}
+
+/// The refusal of a registration past a budget of [`REGISTRATIONS_PER_ADDRESS`]
+/// or [`REGISTRATIONS_OVERALL`], with the seconds until one more is taken.
+fn too_many_registrations(wait: Wait) -> OAuthError {
+    let (whose, rate) = match wait.spent {
+        Spent::Address => ("from your address", REGISTRATIONS_PER_ADDRESS),
+        Spent::Everyone => ("here by everyone together", REGISTRATIONS_OVERALL),
+    };
+    let hourly = 3600 / rate.every.as_secs().max(1);
+    OAuthError::TooManyRegistrations {
+        sentence: format!(
+            "too many clients were registered {whose} lately (shed takes {} at once, then {hourly} an hour) — nothing was registered; try again in {} seconds",
+            rate.burst, wait.seconds
+        ),
+        retry_after: wait.seconds,
+    }
 }
 
 /// Whether a PKCE S256 challenge has its shape: 43 characters of base64url.
@@ -311,10 +373,14 @@ impl Host {
 
     /// Registers a public client (RFC 7591): its redirect URIs must each be
     /// https, or http on loopback; it authenticates with nothing but PKCE.
-    /// Answers the client with its new id.
+    /// Answers the client with its new id. Registrations from the address
+    /// `from` (the peer's; unknown counts as one address for all) and from
+    /// everyone are rate-limited; clients registered more than
+    /// [`UNUSED_CLIENT_SECONDS`] ago that never got a grant are forgotten.
     pub async fn register_client(
         &self,
         registration: Registration,
+        from: Option<IpAddr>,
     ) -> Result<ClientRecord, OAuthError> {
         if registration
             .token_endpoint_auth_method
@@ -346,9 +412,15 @@ impl Host {
             registration.redirect_uris,
         )?;
         self.inner
+            .registrations
+            .take(from, Instant::now())
+            .map_err(too_many_registrations)?;
+        let at = now();
+        self.inner
             .store
-            .register_client(client.clone(), now())
+            .forget_unused_clients(at - UNUSED_CLIENT_SECONDS, at)
             .await?;
+        self.inner.store.register_client(client.clone(), at).await?;
         Ok(client)
     }
 
@@ -372,42 +444,43 @@ impl Host {
     }
 
     /// Checks an authorization request before the consent page shows it.
+    /// Every refusal is a sentence for shed's own page: the request is
+    /// checked before its client is looked up, so a malformed one fetches
+    /// no metadata document.
     pub async fn check_ask(&self, ask: &AuthorizationAsk) -> Result<CheckedAsk, AskRefusal> {
-        let page = AskRefusal::Page;
-        let client = self.client(&ask.client_id).await.map_err(page)?;
+        if ask.response_type != "code" {
+            return Err(AskRefusal(format!(
+                "this sign-in asks for response_type {}, and shed answers response_type=code only",
+                shown(&ask.response_type)
+            )));
+        }
+        if ask.code_challenge_method != "S256" || !challenge_shaped(&ask.code_challenge) {
+            return Err(AskRefusal(format!(
+                "this sign-in has no PKCE code_challenge made with code_challenge_method=S256 (it says {}), and shed requires one",
+                shown(&ask.code_challenge_method)
+            )));
+        }
+        if let Some(resource) = &ask.resource
+            && let Some(refused) = self.other_resource(resource)
+        {
+            return Err(AskRefusal(format!(
+                "this sign-in asks for the resource {}, and {refused}",
+                shown(resource)
+            )));
+        }
+        let client = self.client(&ask.client_id).await.map_err(AskRefusal)?;
         let redirect_uri = client
             .redirect_uris
             .iter()
             .find(|registered| redirect_matches(registered, &ask.redirect_uri))
             .map(|_| ask.redirect_uri.clone())
             .ok_or_else(|| {
-                page(format!(
+                AskRefusal(format!(
                     "the redirect URI {} is not one {} registered — nothing was sent to it",
                     shown(&ask.redirect_uri),
                     shown(&client.name)
                 ))
             })?;
-        let back = |error: &'static str, description: String| AskRefusal::Redirect {
-            redirect_uri: redirect_uri.clone(),
-            error,
-            description,
-        };
-        if ask.response_type != "code" {
-            return Err(back(
-                "unsupported_response_type",
-                "only response_type=code is supported".to_string(),
-            ));
-        }
-        if ask.code_challenge_method != "S256" || !challenge_shaped(&ask.code_challenge) {
-            return Err(back(
-                "invalid_request",
-                "PKCE is required: send a code_challenge made with code_challenge_method=S256"
-                    .to_string(),
-            ));
-        }
-        if let Some(refused) = ask.resource.as_deref().and_then(|r| self.other_resource(r)) {
-            return Err(back("invalid_target", refused));
-        }
         let document_host = documents::names_a_document(&client.id)
             .then(|| host_of(&client.id))
             .flatten();
@@ -626,7 +699,7 @@ mod tests {
             ..Registration::default()
         };
         let refused = host
-            .register_client(registration("Evil", "http://evil.example/cb"))
+            .register_client(registration("Evil", "http://evil.example/cb"), None)
             .await
             .unwrap_err();
         assert_eq!(refused.code(), "invalid_redirect_uri");
@@ -634,10 +707,10 @@ mod tests {
             token_endpoint_auth_method: Some("client_secret_basic".into()),
             ..registration("Chat", "http://127.0.0.1/cb")
         };
-        let refused = host.register_client(secretive).await.unwrap_err();
+        let refused = host.register_client(secretive, None).await.unwrap_err();
         assert_eq!(refused.code(), "invalid_client_metadata");
         let client = host
-            .register_client(registration("Chat", "http://127.0.0.1/cb"))
+            .register_client(registration("Chat", "http://127.0.0.1/cb"), None)
             .await
             .unwrap();
         let mut ask = AuthorizationAsk {
@@ -648,13 +721,11 @@ mod tests {
             code_challenge_method: "plain".into(),
             resource: None,
         };
-        assert!(matches!(
-            host.check_ask(&ask).await,
-            Err(AskRefusal::Redirect {
-                error: "invalid_request",
-                ..
-            })
-        ));
+        let refused = host.check_ask(&ask).await.unwrap_err();
+        assert!(
+            refused.0.contains("code_challenge_method=S256"),
+            "{refused}"
+        );
         ask.code_challenge_method = "S256".into();
         let checked = host.check_ask(&ask).await.unwrap();
         assert_eq!(checked.redirect_host, "127.0.0.1");
@@ -662,10 +733,7 @@ mod tests {
             redirect_uri: "https://elsewhere.example/cb".into(),
             ..ask.clone()
         };
-        assert!(matches!(
-            host.check_ask(&other).await,
-            Err(AskRefusal::Page(_))
-        ));
+        assert!(host.check_ask(&other).await.is_err());
 
         let code = host.grant_code(&ada, &ask, &checked).await.unwrap();
         let wrong = "x".repeat(43);

@@ -344,8 +344,9 @@ impl SessionManager for Sessions {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use std::net::Ipv6Addr;
+
+    use super::*;
 
     fn signed_out(last: u8) -> Owner {
         Owner::address(Some(IpAddr::from([192, 0, 2, last])))

@@ -283,6 +283,14 @@ interface! {
     trait OAuth {
         /// Registers (or, for a metadata document read again, updates) a client.
         async fn register_client(&self, client: ClientRecord, now: i64) -> Result<(), StoreError>;
+        /// Forgets the clients registered before `registered_before` that
+        /// hold no live grant and no code unexpired at `now`: a client with a
+        /// grant lives as long as the grant. Answers how many were forgotten.
+        async fn forget_unused_clients(
+            &self,
+            registered_before: i64,
+            now: i64,
+        ) -> Result<u64, StoreError>;
         /// The client with this `client_id`, if registered.
         async fn oauth_client(&self, id: &str) -> Result<Option<ClientRecord>, StoreError>;
         /// Keeps a code until it is redeemed or expires.

@@ -6,14 +6,16 @@
 //!   endpoint as a protected resource, and who authorizes it;
 //! - `/.well-known/oauth-authorization-server` (RFC 8414): the endpoints
 //!   below, PKCE S256 only, public clients, Client ID Metadata Documents;
-//! - `/oauth/register` (RFC 7591, JSON);
+//! - `/oauth/register` (RFC 7591, JSON), with the peer's address for the
+//!   host's rate limit (429 with `Retry-After` past it);
 //! - `/oauth/authorize`: GET is the consent page — which client asks (its
 //!   name *and* the host of its redirect URI), as whom it will act, what it
 //!   will reach — with Allow and Deny; signed out, how to sign in, and a
 //!   cookie that brings the browser back here after the sign-in. POST is the
 //!   decision: from this host's own pages only (`WebCaller::writes_from_elsewhere`),
-//!   as for the sign-in button. A bad `client_id` or redirect URI is a page,
-//!   never a redirect; any other refusal goes to the redirect with `state`;
+//!   as for the sign-in button. Every refusal of the request is shed's own
+//!   page, never a redirect: the client is sent back only after the person
+//!   pressed Allow or Deny (RFC 9700 §4.11.2);
 //! - `/oauth/token` (form: `authorization_code` with PKCE, `refresh_token`),
 //!   answered `Cache-Control: no-store`;
 //! - `/oauth/revoke` (RFC 7009: 200 for a token it does not know too).
@@ -22,11 +24,12 @@
 //! any page (`Access-Control-Allow-Origin: *`): they take no cookie, so a
 //! page gains nothing a program could not.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::rejection::{FormRejection, JsonRejection, QueryRejection};
-use axum::extract::{Form, Json, Query, State};
+use axum::extract::{ConnectInfo, Extension, Form, Json, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -143,24 +146,35 @@ async fn server_metadata(State(door): State<Arc<Door>>) -> Response {
 }
 
 /// An OAuth error body, `{"error", "error_description"}`, with its status:
-/// 401 for `invalid_client`, 500 for `server_error`, else 400.
+/// 401 for `invalid_client`, 429 with `Retry-After` for too many
+/// registrations, 500 for `server_error`, else 400.
 fn oauth_error(error: &OAuthError) -> Response {
     let status = match error {
         OAuthError::InvalidClient(_) => StatusCode::UNAUTHORIZED,
+        OAuthError::TooManyRegistrations { .. } => StatusCode::TOO_MANY_REQUESTS,
         OAuthError::Host(HostError::Internal(why)) => {
             tracing::error!(%why, "the host failed answering an OAuth request");
             StatusCode::INTERNAL_SERVER_ERROR
         }
         _ => StatusCode::BAD_REQUEST,
     };
-    open_json(
+    let mut response = open_json(
         status,
         json!({ "error": error.code(), "error_description": error.to_string() }),
-    )
+    );
+    if let OAuthError::TooManyRegistrations { retry_after, .. } = error {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(*retry_after));
+    }
+    response
 }
 
+/// `POST /oauth/register`: the host decides, by the peer's address, whether
+/// it takes one more registration.
 async fn register(
     State(door): State<Arc<Door>>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
     body: Result<Json<Registration>, JsonRejection>,
 ) -> Response {
     let registration = match body {
@@ -172,7 +186,8 @@ async fn register(
             )));
         }
     };
-    match door.host.register_client(registration).await {
+    let from = peer.map(|Extension(ConnectInfo(peer))| peer.ip());
+    match door.host.register_client(registration, from).await {
         Ok(client) => open_json(
             StatusCode::CREATED,
             json!({
@@ -282,26 +297,6 @@ fn refused_page(sentence: &str) -> Response {
     )
 }
 
-/// The refusal of an authorization request: a page for a bad client or
-/// redirect, else the redirect with `error`, `error_description` and `state`.
-fn ask_refused(refusal: AskRefusal, state: Option<&str>) -> Response {
-    match refusal {
-        AskRefusal::Page(sentence) => refused_page(&sentence),
-        AskRefusal::Redirect {
-            redirect_uri,
-            error,
-            description,
-        } => to_client(&with_params(
-            &redirect_uri,
-            &[
-                ("error", Some(error)),
-                ("error_description", Some(&description)),
-                ("state", state),
-            ],
-        )),
-    }
-}
-
 /// `GET /oauth/authorize`: the consent page, or how to sign in first.
 async fn ask(
     State(door): State<Arc<Door>>,
@@ -319,7 +314,7 @@ async fn ask(
     };
     let checked = match door.host.check_ask(&form.ask()).await {
         Ok(checked) => checked,
-        Err(refusal) => return ask_refused(refusal, form.state.as_deref()),
+        Err(AskRefusal(sentence)) => return refused_page(&sentence),
     };
     match asking.caller.person() {
         Some(person) => consent_page(&door, &asking.caller, person, &checked, &form).await,
@@ -503,7 +498,7 @@ async fn decide(
     let ask = form.ask();
     let checked = match door.host.check_ask(&ask).await {
         Ok(checked) => checked,
-        Err(refusal) => return ask_refused(refusal, form.state.as_deref()),
+        Err(AskRefusal(sentence)) => return refused_page(&sentence),
     };
     let state = form.state.as_deref();
     match form.decision.as_deref() {

@@ -45,6 +45,26 @@ impl OAuth for Postgres {
         .await
     }
 
+    async fn forget_unused_clients(
+        &self,
+        registered_before: i64,
+        now: i64,
+    ) -> Result<u64, StoreError> {
+        self.write(async |txn| {
+            Ok(txn
+                .execute(
+                    "DELETE FROM oauth_clients c WHERE c.registered_at < $1
+                     AND NOT EXISTS (SELECT 1 FROM oauth_grants g
+                                     WHERE g.client = c.id AND g.revoked_at IS NULL)
+                     AND NOT EXISTS (SELECT 1 FROM oauth_codes k
+                                     WHERE k.client = c.id AND k.expires_at > $2)",
+                    &[&registered_before, &now],
+                )
+                .await?)
+        })
+        .await
+    }
+
     async fn oauth_client(&self, id: &str) -> Result<Option<ClientRecord>, StoreError> {
         let c = self.client().await?;
         let stmt = c

@@ -220,6 +220,25 @@ impl crate::records::OAuth for Sqlite {
         .await
     }
 
+    async fn forget_unused_clients(
+        &self,
+        registered_before: i64,
+        now: i64,
+    ) -> Result<u64, StoreError> {
+        self.write(move |txn| {
+            let forgotten = txn.execute(
+                "DELETE FROM oauth_clients WHERE registered_at < ?1
+                 AND NOT EXISTS (SELECT 1 FROM oauth_grants g
+                                 WHERE g.client = oauth_clients.id AND g.revoked_at IS NULL)
+                 AND NOT EXISTS (SELECT 1 FROM oauth_codes k
+                                 WHERE k.client = oauth_clients.id AND k.expires_at > ?2)",
+                params![registered_before, now],
+            )?;
+            Ok(forgotten as u64)
+        })
+        .await
+    }
+
     async fn oauth_client(&self, id: &str) -> Result<Option<ClientRecord>, StoreError> {
         self.read(|conn| client(conn, id)).await
     }

@@ -443,3 +443,90 @@ async fn a_grant_is_listed_as_its_client_and_revoked_by_its_id_not_as_a_pasted_t
         None
     );
 }
+
+#[tokio::test]
+async fn clients_without_a_grant_are_forgotten_and_a_granted_one_lives_as_long_as_its_grant() {
+    const DAY: i64 = 86_400;
+    let (_dir, store, ada) = store_with_ada().await;
+    for id in ["unused", "granted", "revoked", "coded"] {
+        let client = ClientRecord {
+            id: id.into(),
+            name: format!("The {id} client"),
+            redirect_uris: vec!["http://127.0.0.1:9/back".into()],
+        };
+        store.register_client(client, 0).await.unwrap();
+    }
+    let recent = ClientRecord {
+        id: "recent".into(),
+        name: "A client registered just now".into(),
+        redirect_uris: vec!["https://recent.example/back".into()],
+    };
+    store.register_client(recent, DAY).await.unwrap();
+    // granted and revoked each open a grant; revoked's ends.
+    for client in ["granted", "revoked"] {
+        let issued = NewCode {
+            client: client.into(),
+            ..code(&ada, client, 100)
+        };
+        store.add_code(issued).await.unwrap();
+        let Redeemed::Fresh(redeemed) = store.redeem_code(&secret_hash(client), 10).await.unwrap()
+        else {
+            panic!("a fresh code is redeemed");
+        };
+        store
+            .open_grant(
+                &secret_hash(client),
+                redeemed,
+                token(&ada, &format!("{client}-access"), None),
+                &secret_hash(&format!("{client}-refresh")),
+                10,
+            )
+            .await
+            .unwrap();
+    }
+    assert!(
+        store
+            .revoke_grant_of(&secret_hash("revoked-refresh"), 20)
+            .await
+            .unwrap()
+    );
+    // coded holds a code still waiting for its exchange.
+    let waiting = NewCode {
+        client: "coded".into(),
+        ..code(&ada, "waiting", DAY + 60)
+    };
+    store.add_code(waiting).await.unwrap();
+
+    assert_eq!(
+        store.forget_unused_clients(0, DAY).await.unwrap(),
+        0,
+        "nothing registered before the first is forgotten"
+    );
+    assert_eq!(store.forget_unused_clients(DAY, DAY + 30).await.unwrap(), 2);
+    for (id, kept) in [
+        ("unused", false),
+        ("revoked", false),
+        ("granted", true),
+        ("coded", true),
+        ("recent", true),
+    ] {
+        assert_eq!(
+            store.oauth_client(id).await.unwrap().is_some(),
+            kept,
+            "{id}"
+        );
+    }
+    // Once its code has expired, coded is forgotten too; granted stays
+    // until its grant ends.
+    assert_eq!(store.forget_unused_clients(DAY, DAY + 60).await.unwrap(), 1);
+    assert!(store.oauth_client("granted").await.unwrap().is_some());
+    assert!(
+        store
+            .revoke_grant_of(&secret_hash("granted-refresh"), DAY + 70)
+            .await
+            .unwrap()
+    );
+    assert_eq!(store.forget_unused_clients(DAY, DAY + 80).await.unwrap(), 1);
+    assert_eq!(store.oauth_client("granted").await.unwrap(), None);
+    assert!(store.oauth_client("recent").await.unwrap().is_some());
+}

@@ -5,7 +5,10 @@
 //! that do not name themselves or are too large or not JSON, a registration
 //! with a redirect that is neither https nor loopback, a token for another
 //! resource, a replayed refresh token, Deny, and a consent from another
-//! origin. (The whole flow through the official SDK is tests/test_oauth.py.)
+//! origin; a malformed authorization request answered with a page, never a
+//! redirect; registrations bounded in size and rate, so a flood of them
+//! leaves the disk alone. (The whole flow through the official SDK is
+//! tests/test_oauth.py.)
 
 use std::collections::HashMap;
 
@@ -14,6 +17,7 @@ use reqwest::header::{self, HeaderMap};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+use crate::data_place::on_sqlite;
 use crate::web_door::{Jar, Shed, location, run};
 
 /// A PKCE verifier and its S256 challenge (computed apart, in Python).
@@ -215,30 +219,9 @@ async fn the_authorization_request_is_refused_as_the_rfcs_say() {
     let client = shed.client().await;
     let jar = shed.sign_in("ada").await;
 
-    // PKCE missing, or plain: back to the redirect, with state.
-    for params in [
-        without(
-            without(ask(&client), "code_challenge"),
-            "code_challenge_method",
-        ),
-        with(
-            with(ask(&client), "code_challenge_method", "plain"),
-            "code_challenge",
-            VERIFIER,
-        ),
-    ] {
-        let refused = shed.authorize(&jar, &params).await;
-        assert_eq!(
-            redirected_error(&refused),
-            ("invalid_request".into(), "st-1".into())
-        );
-    }
-    // Another resource than shed's MCP endpoint.
-    let elsewhere = with(ask(&client), "resource", "https://other.example/mcp");
-    let refused = shed.authorize(&jar, &elsewhere).await;
-    assert_eq!(redirected_error(&refused).0, "invalid_target");
-
-    // A redirect URI not registered, or an unknown client: a page, never a redirect.
+    // A redirect URI not registered, or an unknown client: a page, never a
+    // redirect (a malformed request is too:
+    // `a_malformed_authorization_request_is_a_page_never_a_redirect`).
     for params in [
         with(
             ask(&client),
@@ -301,6 +284,192 @@ async fn the_authorization_request_is_refused_as_the_rfcs_say() {
         .await;
     assert_eq!(stranger.status(), StatusCode::UNAUTHORIZED);
     assert!(!shed.shed(&["token", "list"]).contains("(OAuth)"));
+}
+
+/// A client's redirect on a stranger's site.
+const STRANGER: &str = "https://evil.example/callback";
+
+#[tokio::test]
+async fn a_malformed_authorization_request_is_a_page_never_a_redirect() {
+    let shed = Shed::start().await;
+    let (status, body) = shed
+        .register(json!({ "client_name": "Stranger", "redirect_uris": [STRANGER] }))
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    let stranger = with(
+        ask(body["client_id"].as_str().unwrap()),
+        "redirect_uri",
+        STRANGER,
+    );
+    let signed_in = shed.sign_in("ada").await;
+    let malformed = [
+        (
+            with(stranger.clone(), "response_type", "x"),
+            "shed answers response_type=code only",
+        ),
+        (
+            without(stranger.clone(), "response_type"),
+            "shed answers response_type=code only",
+        ),
+        (
+            with(
+                with(stranger.clone(), "code_challenge_method", "plain"),
+                "code_challenge",
+                VERIFIER,
+            ),
+            "no PKCE code_challenge made with code_challenge_method=S256 (it says plain)",
+        ),
+        (
+            without(stranger.clone(), "code_challenge"),
+            "no PKCE code_challenge made with code_challenge_method=S256",
+        ),
+        (
+            without(
+                without(stranger.clone(), "code_challenge"),
+                "code_challenge_method",
+            ),
+            "no PKCE code_challenge made with code_challenge_method=S256",
+        ),
+        (
+            with(stranger.clone(), "resource", "https://other.example/mcp"),
+            "asks for the resource https://other.example/mcp, and this server grants access to",
+        ),
+    ];
+    for (jar, who) in [(&Jar::default(), "signed out"), (&signed_in, "signed in")] {
+        for (params, says) in &malformed {
+            let refused = shed.authorize(jar, params).await;
+            assert_eq!(
+                refused.status(),
+                StatusCode::BAD_REQUEST,
+                "{who}: {params:?}"
+            );
+            assert!(refused.headers().get(header::LOCATION).is_none());
+            let page = refused.text().await.unwrap();
+            assert!(
+                page.contains(says) && page.contains("Nothing was sent to the app"),
+                "{who}: {page}"
+            );
+        }
+        // shed grants one scope and says so: another asked is no error,
+        // and no redirect either.
+        let scoped = shed
+            .authorize(jar, &with(stranger.clone(), "scope", "everything"))
+            .await;
+        assert_eq!(scoped.status(), StatusCode::OK, "{who}");
+    }
+    // The consent form posted malformed: a page too.
+    for (params, says) in &malformed {
+        let refused = shed.consent(&signed_in, params, "deny", &shed.url()).await;
+        assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+        assert!(refused.headers().get(header::LOCATION).is_none());
+        assert!(refused.text().await.unwrap().contains(says));
+    }
+    // Sent back only once the person chose on the consent page.
+    let denied = shed
+        .consent(&signed_in, &stranger, "deny", &shed.url())
+        .await;
+    assert_eq!(denied.status(), StatusCode::SEE_OTHER);
+    let back = location(&denied);
+    assert!(back.starts_with(STRANGER), "{back}");
+    assert_eq!(query_of(&back)["error"], "access_denied");
+}
+
+/// How much the database may grow while one address floods the
+/// registration endpoint: ten clients taken, each a few KB, and the
+/// write-ahead log's pages for them.
+const MOST_FLOOD_GROWTH: u64 = 1024 * 1024;
+
+/// The bytes of the data folder's SQLite database and its write-ahead log.
+fn database_bytes(shed: &Shed) -> u64 {
+    ["shed.db", "shed.db-wal"]
+        .iter()
+        .filter_map(|file| std::fs::metadata(shed.data.path().join(file)).ok())
+        .map(|meta| meta.len())
+        .sum()
+}
+
+#[tokio::test]
+async fn registrations_are_bounded_in_size_and_rate_so_a_flood_leaves_the_disk_alone() {
+    let shed = Shed::start().await;
+    // One redirect URI too long; ten that are each short enough but too
+    // much together.
+    let long = format!("https://app.example/{}", "a".repeat(3000));
+    let (status, body) = shed
+        .register(json!({ "client_name": "Long", "redirect_uris": [long] }))
+        .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_redirect_uri"))
+    );
+    let said = body["error_description"].as_str().unwrap();
+    assert!(
+        said.contains("is 3020 bytes long, and shed takes redirect URIs of up to 2048 bytes"),
+        "{said}"
+    );
+    let many: Vec<String> = (0..10)
+        .map(|n| format!("https://app.example/{n}/{}", "b".repeat(1000)))
+        .collect();
+    let (status, body) = shed
+        .register(json!({ "client_name": "Many", "redirect_uris": many }))
+        .await;
+    assert_eq!(
+        (status, body["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_client_metadata"))
+    );
+    assert!(
+        body["error_description"]
+            .as_str()
+            .unwrap()
+            .contains("shed keeps up to 4096 bytes of a client"),
+        "{body}"
+    );
+
+    // 300 registrations as large as may be, one after another from loopback.
+    let before = database_bytes(&shed);
+    let largest: Vec<String> = (0..2)
+        .map(|n| format!("https://app.example/{n}/{}", "c".repeat(1900)))
+        .collect();
+    let mut taken = 0;
+    let mut refusal = None;
+    for _ in 0..300 {
+        let response = shed
+            .http
+            .post(format!("{}/oauth/register", shed.url()))
+            .json(&json!({ "client_name": "Flood", "redirect_uris": largest }))
+            .send()
+            .await
+            .unwrap();
+        match response.status() {
+            StatusCode::CREATED => taken += 1,
+            StatusCode::TOO_MANY_REQUESTS => {
+                let wait = response.headers()[header::RETRY_AFTER]
+                    .to_str()
+                    .unwrap()
+                    .parse::<u64>()
+                    .unwrap();
+                let body: Value = response.json().await.unwrap();
+                refusal = Some((wait, body));
+            }
+            other => panic!("a registration answered {other}"),
+        }
+    }
+    assert_eq!(taken, 10, "an address's burst, then one each six minutes");
+    let (wait, body) = refusal.expect("the flood is refused");
+    assert!((1..=360).contains(&wait), "Retry-After: {wait}");
+    assert_eq!(body["error"], "temporarily_unavailable");
+    let said = body["error_description"].as_str().unwrap();
+    assert!(
+        said.starts_with("too many clients were registered from your address lately")
+            && said.ends_with(&format!("try again in {wait} seconds")),
+        "{said}"
+    );
+    if on_sqlite("registrations_are_bounded… (the database's growth)") {
+        let grown = database_bytes(&shed).saturating_sub(before);
+        assert!(
+            grown < MOST_FLOOD_GROWTH,
+            "the database grew by {grown} bytes under the flood"
+        );
+    }
 }
 
 #[tokio::test]
