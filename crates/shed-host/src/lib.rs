@@ -29,6 +29,7 @@ mod names;
 pub mod oauth;
 pub mod own;
 pub mod passkeys;
+pub mod peers;
 pub mod prompts;
 mod reach;
 mod registry;

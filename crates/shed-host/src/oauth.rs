@@ -13,7 +13,11 @@
 //! Only public clients are taken (`token_endpoint_auth_method` none): a
 //! client proves itself by its redirect URI and its PKCE verifier.
 
+mod addresses;
 mod documents;
+mod fetch;
+
+use std::net::IpAddr;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -27,7 +31,10 @@ use crate::secrets::{hash, now, secret};
 use crate::{Host, HostError, Person};
 
 pub(crate) use documents::ClientDocuments;
-pub use documents::{FETCH_SECONDS, MOST_CACHE_SECONDS, MOST_DOCUMENT_BYTES};
+pub use documents::MOST_CACHE_SECONDS;
+pub use fetch::{
+    FETCH_SECONDS, MOST_DOCUMENT_BYTES, MOST_DOCUMENT_FETCHES, MOST_DOCUMENT_FETCHES_PER_ADDRESS,
+};
 
 /// Where the MCP endpoint's protected resource metadata (RFC 9728) is, on
 /// the platform's host.
@@ -309,6 +316,13 @@ impl Host {
         self.inner.client_documents.trust(pem)
     }
 
+    /// Lets client metadata documents be fetched from loopback addresses,
+    /// and over plain http there (`shed serve
+    /// --oauth-allow-loopback-documents`): for development and tests only.
+    pub fn allow_loopback_client_documents(&self) -> Result<(), HostError> {
+        self.inner.client_documents.allow_loopback()
+    }
+
     /// Registers a public client (RFC 7591): its redirect URIs must each be
     /// https, or http on loopback; it authenticates with nothing but PKCE.
     /// Answers the client with its new id.
@@ -353,10 +367,19 @@ impl Host {
     }
 
     /// The client a `client_id` names: one registered here, or the one its
-    /// metadata document describes. The refusal is a sentence for a page.
-    async fn client(&self, client_id: &str) -> Result<ClientRecord, String> {
+    /// metadata document describes, fetched for `asker` (the address that
+    /// asked). The refusal is a sentence for a page.
+    async fn client(
+        &self,
+        client_id: &str,
+        asker: Option<IpAddr>,
+    ) -> Result<ClientRecord, String> {
         if documents::names_a_document(client_id) {
-            return self.inner.client_documents.client_of(client_id).await;
+            return self
+                .inner
+                .client_documents
+                .client_of(client_id, asker)
+                .await;
         }
         self.inner
             .store
@@ -371,10 +394,15 @@ impl Host {
             })
     }
 
-    /// Checks an authorization request before the consent page shows it.
-    pub async fn check_ask(&self, ask: &AuthorizationAsk) -> Result<CheckedAsk, AskRefusal> {
+    /// Checks an authorization request, asked from the address `asker`,
+    /// before the consent page shows it.
+    pub async fn check_ask(
+        &self,
+        ask: &AuthorizationAsk,
+        asker: Option<IpAddr>,
+    ) -> Result<CheckedAsk, AskRefusal> {
         let page = AskRefusal::Page;
-        let client = self.client(&ask.client_id).await.map_err(page)?;
+        let client = self.client(&ask.client_id, asker).await.map_err(page)?;
         let redirect_uri = client
             .redirect_uris
             .iter()
@@ -649,21 +677,21 @@ mod tests {
             resource: None,
         };
         assert!(matches!(
-            host.check_ask(&ask).await,
+            host.check_ask(&ask, None).await,
             Err(AskRefusal::Redirect {
                 error: "invalid_request",
                 ..
             })
         ));
         ask.code_challenge_method = "S256".into();
-        let checked = host.check_ask(&ask).await.unwrap();
+        let checked = host.check_ask(&ask, None).await.unwrap();
         assert_eq!(checked.redirect_host, "127.0.0.1");
         let other = AuthorizationAsk {
             redirect_uri: "https://elsewhere.example/cb".into(),
             ..ask.clone()
         };
         assert!(matches!(
-            host.check_ask(&other).await,
+            host.check_ask(&other, None).await,
             Err(AskRefusal::Page(_))
         ));
 

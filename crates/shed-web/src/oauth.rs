@@ -22,14 +22,16 @@
 //! any page (`Access-Control-Allow-Origin: *`): they take no cookie, so a
 //! page gains nothing a program could not.
 
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::rejection::{FormRejection, JsonRejection, QueryRejection};
-use axum::extract::{Form, Json, Query, State};
+use axum::extract::{ConnectInfo, Form, Json, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use axum::Extension;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 use serde_json::{Value, json};
 use shed_host::credentials::Told;
@@ -302,9 +304,18 @@ fn ask_refused(refusal: AskRefusal, state: Option<&str>) -> Response {
     }
 }
 
+/// The address a request came from, when the server says (the host caps
+/// the work an address may ask by it).
+type Peer = Option<Extension<ConnectInfo<SocketAddr>>>;
+
+fn address(peer: Peer) -> Option<IpAddr> {
+    peer.map(|Extension(ConnectInfo(at))| at.ip())
+}
+
 /// `GET /oauth/authorize`: the consent page, or how to sign in first.
 async fn ask(
     State(door): State<Arc<Door>>,
+    peer: Peer,
     asking: WebCaller,
     query: Result<Query<AskForm>, QueryRejection>,
 ) -> Response {
@@ -317,7 +328,7 @@ async fn ask(
             ));
         }
     };
-    let checked = match door.host.check_ask(&form.ask()).await {
+    let checked = match door.host.check_ask(&form.ask(), address(peer)).await {
         Ok(checked) => checked,
         Err(refusal) => return ask_refused(refusal, form.state.as_deref()),
     };
@@ -463,6 +474,7 @@ fn origin_of(uri: &str) -> Option<String> {
 /// `POST /oauth/authorize`: Allow or Deny, from this host's own page only.
 async fn decide(
     State(door): State<Arc<Door>>,
+    peer: Peer,
     headers: HeaderMap,
     asking: WebCaller,
     form: Result<Form<AskForm>, FormRejection>,
@@ -501,7 +513,7 @@ async fn decide(
         }
     };
     let ask = form.ask();
-    let checked = match door.host.check_ask(&ask).await {
+    let checked = match door.host.check_ask(&ask, address(peer)).await {
         Ok(checked) => checked,
         Err(refusal) => return ask_refused(refusal, form.state.as_deref()),
     };
