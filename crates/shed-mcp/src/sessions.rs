@@ -18,7 +18,7 @@
 
 use std::{
     collections::HashMap,
-    net::{IpAddr, Ipv6Addr},
+    net::IpAddr,
     sync::{Arc, Mutex, MutexGuard, PoisonError},
     time::Duration,
 };
@@ -345,6 +345,7 @@ impl SessionManager for Sessions {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::net::Ipv6Addr;
 
     fn signed_out(last: u8) -> Owner {
         Owner::address(Some(IpAddr::from([192, 0, 2, last])))

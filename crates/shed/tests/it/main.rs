@@ -8,6 +8,7 @@ mod broker_protocol;
 mod broker_support;
 mod data_folder;
 mod data_place;
+mod document_fetches;
 mod graceful_stop;
 mod health;
 mod job_secret;
