@@ -369,11 +369,7 @@ impl Host {
     /// The client a `client_id` names: one registered here, or the one its
     /// metadata document describes, fetched for `asker` (the address that
     /// asked). The refusal is a sentence for a page.
-    async fn client(
-        &self,
-        client_id: &str,
-        asker: Option<IpAddr>,
-    ) -> Result<ClientRecord, String> {
+    async fn client(&self, client_id: &str, asker: Option<IpAddr>) -> Result<ClientRecord, String> {
         if documents::names_a_document(client_id) {
             return self
                 .inner

@@ -25,13 +25,13 @@
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
+use axum::Extension;
 use axum::Router;
 use axum::extract::rejection::{FormRejection, JsonRejection, QueryRejection};
 use axum::extract::{ConnectInfo, Form, Json, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::Extension;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 use serde_json::{Value, json};
 use shed_host::credentials::Told;

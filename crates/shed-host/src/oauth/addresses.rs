@@ -30,20 +30,20 @@ pub(crate) enum Reach {
 /// Special-Purpose Address Registry, and multicast and the reserved
 /// 240.0.0.0/4 with the broadcast address): `(network, prefix length)`.
 const SPECIAL_V4: [(Ipv4Addr, u32); 14] = [
-    (Ipv4Addr::new(0, 0, 0, 0), 8),        // "this network", 0.0.0.0 among it
-    (Ipv4Addr::new(10, 0, 0, 0), 8),       // private
-    (Ipv4Addr::new(100, 64, 0, 0), 10),    // shared address space (CGNAT)
-    (Ipv4Addr::new(169, 254, 0, 0), 16),   // link-local (cloud metadata)
-    (Ipv4Addr::new(172, 16, 0, 0), 12),    // private
-    (Ipv4Addr::new(192, 0, 0, 0), 24),     // IETF protocol assignments
-    (Ipv4Addr::new(192, 0, 2, 0), 24),     // documentation (TEST-NET-1)
-    (Ipv4Addr::new(192, 88, 99, 0), 24),   // 6to4 relay anycast
-    (Ipv4Addr::new(192, 168, 0, 0), 16),   // private
-    (Ipv4Addr::new(198, 18, 0, 0), 15),    // benchmarking
-    (Ipv4Addr::new(198, 51, 100, 0), 24),  // documentation (TEST-NET-2)
-    (Ipv4Addr::new(203, 0, 113, 0), 24),   // documentation (TEST-NET-3)
-    (Ipv4Addr::new(224, 0, 0, 0), 4),      // multicast
-    (Ipv4Addr::new(240, 0, 0, 0), 4),      // reserved, and the broadcast address
+    (Ipv4Addr::new(0, 0, 0, 0), 8),     // "this network", 0.0.0.0 among it
+    (Ipv4Addr::new(10, 0, 0, 0), 8),    // private
+    (Ipv4Addr::new(100, 64, 0, 0), 10), // shared address space (CGNAT)
+    (Ipv4Addr::new(169, 254, 0, 0), 16), // link-local (cloud metadata)
+    (Ipv4Addr::new(172, 16, 0, 0), 12), // private
+    (Ipv4Addr::new(192, 0, 0, 0), 24),  // IETF protocol assignments
+    (Ipv4Addr::new(192, 0, 2, 0), 24),  // documentation (TEST-NET-1)
+    (Ipv4Addr::new(192, 88, 99, 0), 24), // 6to4 relay anycast
+    (Ipv4Addr::new(192, 168, 0, 0), 16), // private
+    (Ipv4Addr::new(198, 18, 0, 0), 15), // benchmarking
+    (Ipv4Addr::new(198, 51, 100, 0), 24), // documentation (TEST-NET-2)
+    (Ipv4Addr::new(203, 0, 113, 0), 24), // documentation (TEST-NET-3)
+    (Ipv4Addr::new(224, 0, 0, 0), 4),   // multicast
+    (Ipv4Addr::new(240, 0, 0, 0), 4),   // reserved, and the broadcast address
 ];
 
 /// IPv6's global unicast block, 2000::/3: every other address is special.

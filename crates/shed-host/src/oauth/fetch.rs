@@ -123,9 +123,7 @@ impl Fetches {
 
     /// Whether documents may be fetched from loopback addresses.
     pub(crate) fn loopback_allowed(&self) -> bool {
-        self.settings
-            .lock()
-            .is_ok_and(|settings| settings.loopback)
+        self.settings.lock().is_ok_and(|settings| settings.loopback)
     }
 
     /// A place for a fetch asked from `asker`, or the cap it would pass.
@@ -189,9 +187,7 @@ impl Fetches {
         if let Some(address) = literal_of(&parsed)
             && !fetchable(address, self.loopback_allowed())
         {
-            return Err(unreadable(&format!(
-                "{address} is not a public address"
-            )));
+            return Err(unreadable(&format!("{address} is not a public address")));
         }
         let _place = self.take_place(asker)?;
         let client = self.client().map_err(|e| {
@@ -281,7 +277,10 @@ mod tests {
             next += 1;
         }
         let fresh = IpAddr::from([198, 51, 100, 200]);
-        assert_eq!(fetches.take_place(Some(fresh)).err(), Some(FetchRefusal::Busy));
+        assert_eq!(
+            fetches.take_place(Some(fresh)).err(),
+            Some(FetchRefusal::Busy)
+        );
         drop(held);
         assert!(fetches.take_place(Some(one)).is_ok(), "places come back");
         drop(more);

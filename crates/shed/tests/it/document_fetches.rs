@@ -17,9 +17,7 @@ use serde_json::json;
 use shed_host::oauth::{MOST_DOCUMENT_FETCHES, MOST_DOCUMENT_FETCHES_PER_ADDRESS};
 use tokio::net::{TcpListener, TcpStream};
 
-use crate::oauth::{
-    Documents, LOOPBACK_DOCUMENTS, ask, encoded, refusal_naming, refusal_sentence,
-};
+use crate::oauth::{Documents, LOOPBACK_DOCUMENTS, ask, encoded, refusal_naming, refusal_sentence};
 use crate::web_door::{Jar, Shed};
 
 /// A listener on loopback (127.0.0.1, and [::1] at the same port when the
@@ -70,7 +68,10 @@ impl Tripwire {
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        panic!("{} connections reached the listener, not {count}", self.reached());
+        panic!(
+            "{} connections reached the listener, not {count}",
+            self.reached()
+        );
     }
 }
 
@@ -150,8 +151,15 @@ async fn with_the_development_flag_every_failed_fetch_is_refused_alike() {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         listener.local_addr().unwrap().port()
     };
-    let mut sentences = vec![refused_for(&shed, &format!("http://127.0.0.1:{closed}/c.json")).await];
-    for path in ["/error.json", "/other.json", "/array.json", "/page.json", "/missing.json"] {
+    let mut sentences =
+        vec![refused_for(&shed, &format!("http://127.0.0.1:{closed}/c.json")).await];
+    for path in [
+        "/error.json",
+        "/other.json",
+        "/array.json",
+        "/page.json",
+        "/missing.json",
+    ] {
         sentences.push(refused_for(&shed, &documents.url(path)).await);
     }
     assert!(
@@ -203,11 +211,28 @@ fn ask_in_task(
     tokio::spawn(async move { (request.send().await.unwrap(), document) })
 }
 
+/// Asks for `document` from `client`: refused with a sentence saying
+/// `says`, and no more connections reach `wire` than before.
+async fn refused_at_once(
+    shed: &Shed,
+    client: &reqwest::Client,
+    document: String,
+    wire: &Tripwire,
+    says: &str,
+) {
+    let reached = wire.reached();
+    let (refused, _) = ask_in_task(shed, client, document).await.unwrap();
+    let sentence = refusal_sentence(refused).await;
+    assert!(sentence.contains(says), "{sentence}");
+    assert_eq!(wire.reached(), reached);
+}
+
 #[tokio::test]
 async fn fetches_past_the_cap_are_refused_at_once() {
     let shed = Shed::start_with(&[LOOPBACK_DOCUMENTS]).await;
     let wire = Tripwire::set().await;
-    let document = |from: usize, nth: usize| format!("http://127.0.0.1:{}/{from}-{nth}.json", wire.port);
+    let document =
+        |from: usize, nth: usize| format!("http://127.0.0.1:{}/{from}-{nth}.json", wire.port);
     let addresses = MOST_DOCUMENT_FETCHES / MOST_DOCUMENT_FETCHES_PER_ADDRESS;
     let clients: Vec<reqwest::Client> = (0..=addresses)
         .map(|from| client_from(&shed, [127, 0, 0, 1 + from as u8]))
@@ -221,34 +246,21 @@ async fn fetches_past_the_cap_are_refused_at_once() {
     }
     wire.until_reached(MOST_DOCUMENT_FETCHES_PER_ADDRESS).await;
     let over = document(0, MOST_DOCUMENT_FETCHES_PER_ADDRESS);
-    let (refused, _) = ask_in_task(&shed, &clients[0], over.clone()).await.unwrap();
-    let sentence = refusal_sentence(refused).await;
-    assert!(
-        sentence.contains(&format!(
-            "your address already has {MOST_DOCUMENT_FETCHES_PER_ADDRESS} client metadata documents being read"
-        )),
-        "{sentence}"
+    let says = format!(
+        "your address already has {MOST_DOCUMENT_FETCHES_PER_ADDRESS} client metadata documents being read"
     );
-    assert_eq!(wire.reached(), MOST_DOCUMENT_FETCHES_PER_ADDRESS);
+    refused_at_once(&shed, &clients[0], over.clone(), &wire, &says).await;
 
     // Other addresses fill the rest; one more from a new address is refused.
-    for from in 1..addresses {
+    for (from, client) in clients.iter().enumerate().take(addresses).skip(1) {
         for nth in 0..MOST_DOCUMENT_FETCHES_PER_ADDRESS {
-            asked.push(ask_in_task(&shed, &clients[from], document(from, nth)));
+            asked.push(ask_in_task(&shed, client, document(from, nth)));
         }
     }
     wire.until_reached(MOST_DOCUMENT_FETCHES).await;
-    let (refused, _) = ask_in_task(&shed, &clients[addresses], document(addresses, 0))
-        .await
-        .unwrap();
-    let sentence = refusal_sentence(refused).await;
-    assert!(
-        sentence.contains(&format!(
-            "shed is already reading {MOST_DOCUMENT_FETCHES} client metadata documents"
-        )),
-        "{sentence}"
-    );
-    assert_eq!(wire.reached(), MOST_DOCUMENT_FETCHES);
+    let says = format!("shed is already reading {MOST_DOCUMENT_FETCHES} client metadata documents");
+    let newcomer = document(addresses, 0);
+    refused_at_once(&shed, &clients[addresses], newcomer, &wire, &says).await;
     assert!(
         asked.iter().all(|task| !task.is_finished()),
         "the fetches held are still waiting"
@@ -265,5 +277,9 @@ async fn fetches_past_the_cap_are_refused_at_once() {
     wire.until_reached(MOST_DOCUMENT_FETCHES + 1).await;
     wire.let_go();
     let (refused, url) = again.await.unwrap();
-    assert!(refusal_naming(refused, &url).await.contains("could not be read"));
+    assert!(
+        refusal_naming(refused, &url)
+            .await
+            .contains("could not be read")
+    );
 }

@@ -98,7 +98,11 @@ impl Shed {
     }
 
     /// `GET /oauth/authorize?<params>` in the browser holding `jar`.
-    pub(crate) async fn authorize(&self, jar: &Jar, params: &[(&str, String)]) -> reqwest::Response {
+    pub(crate) async fn authorize(
+        &self,
+        jar: &Jar,
+        params: &[(&str, String)],
+    ) -> reqwest::Response {
         let url = format!("{}/oauth/authorize", self.url());
         let mut request = self.http.get(format!("{url}?{}", encoded(params)));
         if let Some(cookies) = jar.header(&url) {
