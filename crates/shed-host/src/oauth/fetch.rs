@@ -102,12 +102,13 @@ impl Drop for Place<'_> {
 }
 
 impl Fetches {
-    /// Changes the settings; the client is made again at the next fetch.
+    /// Changes the settings, and makes the client again from them now, so
+    /// a setting it cannot take is refused when given.
     fn settle(&self, change: impl FnOnce(&mut Settings)) -> Result<(), HostError> {
         let poisoned = || HostError::Internal("the metadata documents' settings".to_string());
         change(&mut *self.settings.lock().map_err(|_| poisoned())?);
         *self.client.lock().map_err(|_| poisoned())? = None;
-        Ok(())
+        self.client().map(drop)
     }
 
     /// Trusts these root certificates besides the system's.
