@@ -4,7 +4,9 @@ first call beyond the handshake is a 401 naming the protected resource's
 metadata; the client discovers the authorization server, registers — by
 Dynamic Client Registration, or by a Client ID Metadata Document this test
 serves over https on loopback under a CA of its own, which shed trusts
-through `SHED_OAUTH_EXTRA_CA` — and sends the person to the consent page,
+through `SHED_OAUTH_EXTRA_CA` and fetches from loopback only with
+`SHED_OAUTH_ALLOW_LOOPBACK_DOCUMENTS` (`--oauth-allow-loopback-documents`,
+for tests) — and sends the person to the consent page,
 which headless chromium drives (tests/browser/oauth-consent.mjs): signed
 out, then a `shed login` link, back to the consent page, Allow. The code is
 exchanged with PKCE; `commands` and a `command` write answer as the person;
@@ -205,6 +207,9 @@ def club(shed: Shed, ca: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatc
         pytest.fail("the browser step needs node and tests/browser/node_modules — run tests/browser/install.sh")
     monkeypatch.setenv("SHED_OAUTH_ACCESS_SECONDS", str(ACCESS_SECONDS))
     monkeypatch.setenv("SHED_OAUTH_EXTRA_CA", str(ca[0]))
+    # The document is served on loopback, which `shed serve` fetches from
+    # only with its development flag.
+    monkeypatch.setenv("SHED_OAUTH_ALLOW_LOOPBACK_DOCUMENTS", "true")
     shed.person("ada", "Ada")
     shed.space("demo", "ada")
     shed.deploy(RUN_CLUB, "demo/runs", "ada", "--title", "Run club")

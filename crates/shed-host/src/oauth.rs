@@ -16,7 +16,9 @@
 //! rate by address and overall ([`crate::rate`]), and a client that never
 //! got a grant is forgotten after [`UNUSED_CLIENT_SECONDS`].
 
+mod addresses;
 mod documents;
+mod fetch;
 
 use std::net::IpAddr;
 use std::time::{Duration, Instant};
@@ -34,7 +36,10 @@ use crate::secrets::{hash, now, secret};
 use crate::{Host, HostError, Person};
 
 pub(crate) use documents::ClientDocuments;
-pub use documents::{FETCH_SECONDS, MOST_CACHE_SECONDS, MOST_DOCUMENT_BYTES};
+pub use documents::MOST_CACHE_SECONDS;
+pub use fetch::{
+    FETCH_SECONDS, MOST_DOCUMENT_BYTES, MOST_DOCUMENT_FETCHES, MOST_DOCUMENT_FETCHES_PER_ADDRESS,
+};
 
 /// Where the MCP endpoint's protected resource metadata (RFC 9728) is, on
 /// the platform's host.
@@ -371,6 +376,13 @@ impl Host {
         self.inner.client_documents.trust(pem)
     }
 
+    /// Lets client metadata documents be fetched from loopback addresses,
+    /// and over plain http there (`shed serve
+    /// --oauth-allow-loopback-documents`): for development and tests only.
+    pub fn allow_loopback_client_documents(&self) -> Result<(), HostError> {
+        self.inner.client_documents.allow_loopback()
+    }
+
     /// Registers a public client (RFC 7591): its redirect URIs must each be
     /// https, or http on loopback; it authenticates with nothing but PKCE.
     /// Answers the client with its new id. Registrations from the address
@@ -425,10 +437,15 @@ impl Host {
     }
 
     /// The client a `client_id` names: one registered here, or the one its
-    /// metadata document describes. The refusal is a sentence for a page.
-    async fn client(&self, client_id: &str) -> Result<ClientRecord, String> {
+    /// metadata document describes, fetched for `asker` (the address that
+    /// asked). The refusal is a sentence for a page.
+    async fn client(&self, client_id: &str, asker: Option<IpAddr>) -> Result<ClientRecord, String> {
         if documents::names_a_document(client_id) {
-            return self.inner.client_documents.client_of(client_id).await;
+            return self
+                .inner
+                .client_documents
+                .client_of(client_id, asker)
+                .await;
         }
         self.inner
             .store
@@ -443,11 +460,16 @@ impl Host {
             })
     }
 
-    /// Checks an authorization request before the consent page shows it.
+    /// Checks an authorization request, asked from the address `asker`,
+    /// before the consent page shows it.
     /// Every refusal is a sentence for shed's own page: the request is
     /// checked before its client is looked up, so a malformed one fetches
     /// no metadata document.
-    pub async fn check_ask(&self, ask: &AuthorizationAsk) -> Result<CheckedAsk, AskRefusal> {
+    pub async fn check_ask(
+        &self,
+        ask: &AuthorizationAsk,
+        asker: Option<IpAddr>,
+    ) -> Result<CheckedAsk, AskRefusal> {
         if ask.response_type != "code" {
             return Err(AskRefusal(format!(
                 "this sign-in asks for response_type {}, and shed answers response_type=code only",
@@ -468,7 +490,7 @@ impl Host {
                 shown(resource)
             )));
         }
-        let client = self.client(&ask.client_id).await.map_err(AskRefusal)?;
+        let client = self.client(&ask.client_id, asker).await.map_err(AskRefusal)?;
         let redirect_uri = client
             .redirect_uris
             .iter()
@@ -721,19 +743,19 @@ mod tests {
             code_challenge_method: "plain".into(),
             resource: None,
         };
-        let refused = host.check_ask(&ask).await.unwrap_err();
+        let refused = host.check_ask(&ask, None).await.unwrap_err();
         assert!(
             refused.0.contains("code_challenge_method=S256"),
             "{refused}"
         );
         ask.code_challenge_method = "S256".into();
-        let checked = host.check_ask(&ask).await.unwrap();
+        let checked = host.check_ask(&ask, None).await.unwrap();
         assert_eq!(checked.redirect_host, "127.0.0.1");
         let other = AuthorizationAsk {
             redirect_uri: "https://elsewhere.example/cb".into(),
             ..ask.clone()
         };
-        assert!(host.check_ask(&other).await.is_err());
+        assert!(host.check_ask(&other, None).await.is_err());
 
         let code = host.grant_code(&ada, &ask, &checked).await.unwrap();
         let wrong = "x".repeat(43);

@@ -24,7 +24,7 @@
 //! any page (`Access-Control-Allow-Origin: *`): they take no cookie, so a
 //! page gains nothing a program could not.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use axum::Router;
@@ -297,9 +297,18 @@ fn refused_page(sentence: &str) -> Response {
     )
 }
 
+/// The address a request came from, when the server says (the host caps
+/// the work an address may ask by it).
+type Peer = Option<Extension<ConnectInfo<SocketAddr>>>;
+
+fn address(peer: Peer) -> Option<IpAddr> {
+    peer.map(|Extension(ConnectInfo(at))| at.ip())
+}
+
 /// `GET /oauth/authorize`: the consent page, or how to sign in first.
 async fn ask(
     State(door): State<Arc<Door>>,
+    peer: Peer,
     asking: WebCaller,
     query: Result<Query<AskForm>, QueryRejection>,
 ) -> Response {
@@ -312,7 +321,7 @@ async fn ask(
             ));
         }
     };
-    let checked = match door.host.check_ask(&form.ask()).await {
+    let checked = match door.host.check_ask(&form.ask(), address(peer)).await {
         Ok(checked) => checked,
         Err(AskRefusal(sentence)) => return refused_page(&sentence),
     };
@@ -458,6 +467,7 @@ fn origin_of(uri: &str) -> Option<String> {
 /// `POST /oauth/authorize`: Allow or Deny, from this host's own page only.
 async fn decide(
     State(door): State<Arc<Door>>,
+    peer: Peer,
     headers: HeaderMap,
     asking: WebCaller,
     form: Result<Form<AskForm>, FormRejection>,
@@ -496,7 +506,7 @@ async fn decide(
         }
     };
     let ask = form.ask();
-    let checked = match door.host.check_ask(&ask).await {
+    let checked = match door.host.check_ask(&ask, address(peer)).await {
         Ok(checked) => checked,
         Err(AskRefusal(sentence)) => return refused_page(&sentence),
     };

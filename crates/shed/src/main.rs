@@ -87,7 +87,7 @@ enum Command {
     /// client configuration to paste; then serve. On an existing one: serve.
     Up(ServeArgs),
     /// Serve the MCP door (Streamable HTTP at /mcp) for the data folder.
-    Serve(ServeArgs),
+    Serve(ServeCommandArgs),
     /// Copy the database to a new FILE while shed serves: a consistent copy
     /// as of the moment it starts, holding everything shed serves (people,
     /// spaces, apps and their files, data, tokens, jobs).
@@ -156,6 +156,19 @@ pub struct ServeArgs {
     trusted_proxies: Vec<ipnet::IpNet>,
 }
 
+/// `shed serve`'s arguments: [`ServeArgs`], and what only development and
+/// tests ask (`shed up` never does).
+#[derive(Args, Clone)]
+pub struct ServeCommandArgs {
+    #[command(flatten)]
+    serving: ServeArgs,
+    /// For development and tests only: fetch OAuth client metadata
+    /// documents from loopback addresses, over plain http too. Off by
+    /// default; never on a shed others reach.
+    #[arg(long, env = "SHED_OAUTH_ALLOW_LOOPBACK_DOCUMENTS")]
+    oauth_allow_loopback_documents: bool,
+}
+
 impl ServeArgs {
     /// The public URL `--public-url` gives, else http://localhost:<listen
     /// port>.
@@ -185,7 +198,8 @@ fn main() -> ExitCode {
         return command_cli::run(command); // no runtime, no logs: it starts fast
     }
     let serving = match &cli.command {
-        Command::Up(args) | Command::Serve(args) => Some(args),
+        Command::Up(args) => Some(args),
+        Command::Serve(args) => Some(&args.serving),
         _ => None,
     };
     let otlp = serving.and_then(|args| args.telemetry.otlp_endpoint.clone());

@@ -13,7 +13,7 @@ use anyhow::Context;
 use shed_host::{Host, HostConfig};
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
-use crate::ServeArgs;
+use crate::{ServeArgs, ServeCommandArgs};
 
 /// Where shed keeps its data — the data folder (the broker's socket, and
 /// the SQLite database unless `database` names a server) — and the address
@@ -179,9 +179,15 @@ pub async fn open_server(place: &Place, args: &ServeArgs) -> anyhow::Result<Host
 }
 
 /// `shed serve`.
-pub async fn serve(place: &Place, args: &ServeArgs) -> anyhow::Result<()> {
-    let host = open_server(place, args).await?;
-    run_server(host, &place.data, args).await
+pub async fn serve(place: &Place, args: &ServeCommandArgs) -> anyhow::Result<()> {
+    let host = open_server(place, &args.serving).await?;
+    if args.oauth_allow_loopback_documents {
+        host.allow_loopback_client_documents()?;
+        tracing::warn!(
+            "OAuth client metadata documents are fetched from loopback addresses too (--oauth-allow-loopback-documents): for development and tests only"
+        );
+    }
+    run_server(host, &place.data, &args.serving).await
 }
 
 /// `shed mcp --as <handle>`.

@@ -1,39 +1,46 @@
 //! Client ID Metadata Documents: a `client_id` that is a URL names the JSON
-//! document describing the client, which shed fetches — https only (plain
-//! http only on a loopback host), at most [`MOST_DOCUMENT_BYTES`], within
-//! [`FETCH_SECONDS`], no redirect followed — and takes only when its own
-//! `client_id` is that URL. A document is kept as long as its
-//! `Cache-Control: max-age` says, at most [`MOST_CACHE_SECONDS`]; one that
-//! says nothing, `no-store` or `no-cache` is fetched again when next named.
-//! A document's body is never repeated in a refusal (the fetch is made on a
-//! stranger's say-so, so it must not become a way to read other addresses).
+//! document describing the client, which shed fetches ([`fetch`]: https
+//! only, from a public address only — plain http and loopback only when
+//! `shed serve --oauth-allow-loopback-documents` says so, for development —
+//! bounded in size, time and how many at once, no redirect followed) and
+//! takes only when its own `client_id` is that URL. A document is kept as
+//! long as its `Cache-Control: max-age` says, at most [`MOST_CACHE_SECONDS`];
+//! one that says nothing, `no-store` or `no-cache` is fetched again when
+//! next named.
+//!
+//! The fetch is made on a stranger's say-so, so it must not become a way to
+//! read other addresses or tell which of them answer: a document's body is
+//! never repeated in a refusal, and every way a fetch fails — no connection,
+//! an HTTP status, an answer too slow, too large, not JSON, or JSON that is
+//! not this document — is refused with the one sentence of [`unreadable`].
 //!
 //! Extra root certificates for these fetches (a private CA's, say) come from
 //! `shed serve --oauth-extra-ca FILE`, added to the system's roots.
+//!
+//! [`fetch`]: super::fetch
 
 use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::net::IpAddr;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use shed_store::oauth::ClientRecord;
 
-use super::{checked_client, is_loopback};
+use super::addresses::{Reach, literal_of, reach};
+use super::checked_client;
+use super::fetch::{FETCH_SECONDS, FetchRefusal, Fetches, MOST_DOCUMENT_BYTES};
 use crate::HostError;
 use crate::names::shown;
 
-/// The most bytes of a metadata document.
-pub const MOST_DOCUMENT_BYTES: usize = 5 * 1024;
-/// The longest a fetch of a document may take, in seconds.
-pub const FETCH_SECONDS: u64 = 5;
 /// The longest a document is kept, whatever its `max-age` says, in seconds.
 pub const MOST_CACHE_SECONDS: u64 = 24 * 60 * 60;
 /// The most documents kept at once.
 const MOST_CACHED: usize = 256;
 
-/// The documents fetched, and the client that fetches them.
+/// The documents fetched, and their fetcher.
 #[derive(Default)]
 pub(crate) struct ClientDocuments {
-    fetcher: OnceLock<reqwest::Client>,
+    fetches: Fetches,
     cache: Mutex<HashMap<String, Kept>>,
 }
 
@@ -49,17 +56,17 @@ pub(crate) fn names_a_document(client_id: &str) -> bool {
 }
 
 /// The document URL's refusal, or `None` when shed may fetch it: https (or
-/// http on loopback), a path beyond `/`, no fragment, no user name, no dot
-/// segments.
-fn unfit_url(url: &str) -> Option<&'static str> {
+/// http on a loopback host, when `loopback` allows), a path beyond `/`, no
+/// fragment, no user name, no dot segments.
+fn unfit_url(url: &str, loopback: bool) -> Option<&'static str> {
     let Ok(uri) = url.parse::<http::Uri>() else {
         return Some("it is not a URL");
     };
-    let host = uri.host().unwrap_or_default();
     match uri.scheme_str() {
         Some("https") => {}
-        Some("http") if is_loopback(host) => {}
-        _ => return Some("it is neither https nor http on a loopback address"),
+        Some("http") if loopback && names_loopback(url) => {}
+        _ if loopback => return Some("it is neither https nor http on a loopback address"),
+        _ => return Some("it is not https"),
     }
     let path = uri.path();
     if url.contains('#') || uri.authority().is_some_and(|a| a.as_str().contains('@')) {
@@ -75,6 +82,26 @@ fn unfit_url(url: &str) -> Option<&'static str> {
         return Some("its path has . or .. segments");
     }
     None
+}
+
+/// Whether the URL's host is `localhost` or a loopback address, however
+/// written.
+fn names_loopback(url: &str) -> bool {
+    reqwest::Url::parse(url).is_ok_and(|parsed| {
+        parsed.host_str() == Some("localhost")
+            || literal_of(&parsed).is_some_and(|address| reach(address) == Reach::Loopback)
+    })
+}
+
+/// The one refusal of a document that could not be read, whatever the
+/// reason (logged at debug level).
+fn unreadable(url: &str) -> String {
+    format!(
+        "the client metadata document at {} could not be read — shed reads one only from a public address, \
+         answered 200 within {FETCH_SECONDS} s with a JSON object of at most {MOST_DOCUMENT_BYTES} bytes \
+         whose client_id is that very URL; the app asking must serve it so",
+        shown(url)
+    )
 }
 
 /// How long a `Cache-Control` header lets a document be kept.
@@ -94,7 +121,7 @@ fn kept_for(cache_control: Option<&str>) -> Duration {
 
 impl ClientDocuments {
     /// Trusts the root certificates of `pem` (one or more PEM blocks) for
-    /// the fetches, besides the system's; before the first fetch only.
+    /// the fetches, besides the system's.
     pub(crate) fn trust(&self, pem: &[u8]) -> Result<(), HostError> {
         let roots = reqwest::Certificate::from_pem_bundle(pem).map_err(|e| {
             HostError::BadInput(format!(
@@ -106,16 +133,24 @@ impl ClientDocuments {
                 "the extra root certificates file holds no certificate — give a file of -----BEGIN CERTIFICATE----- blocks".to_string(),
             ));
         }
-        let fetcher = fetcher(roots)?;
-        self.fetcher.set(fetcher).map_err(|_| {
-            HostError::Internal("the metadata documents' roots were set twice".to_string())
-        })
+        self.fetches.trust(roots)
     }
 
-    /// The client the document at `url` describes: kept, or fetched and
-    /// checked now. The refusal is a sentence for the page.
-    pub(crate) async fn client_of(&self, url: &str) -> Result<ClientRecord, String> {
-        if let Some(why) = unfit_url(url) {
+    /// Lets documents be read from loopback addresses, over plain http
+    /// too: for development and tests only.
+    pub(crate) fn allow_loopback(&self) -> Result<(), HostError> {
+        self.fetches.allow_loopback()
+    }
+
+    /// The client the document at `url` describes: kept, or fetched for
+    /// `asker` (the address that asked) and checked now. The refusal is a
+    /// sentence for the page.
+    pub(crate) async fn client_of(
+        &self,
+        url: &str,
+        asker: Option<IpAddr>,
+    ) -> Result<ClientRecord, String> {
+        if let Some(why) = unfit_url(url, self.fetches.loopback_allowed()) {
             return Err(format!(
                 "the client_id {} cannot name a client metadata document: {why} — a client names an https URL with a path",
                 shown(url)
@@ -124,7 +159,16 @@ impl ClientDocuments {
         if let Some(kept) = self.kept(url) {
             return Ok(kept);
         }
-        let (client, keep) = self.fetch(url).await?;
+        let fetched = self
+            .fetches
+            .fetch(url, asker)
+            .await
+            .map_err(|refusal| match refusal {
+                FetchRefusal::Unreadable => unreadable(url),
+                busy => busy.to_string(),
+            })?;
+        let client = read_document(url, &fetched.body)?;
+        let keep = kept_for(fetched.cache_control.as_deref());
         if !keep.is_zero()
             && let Ok(mut cache) = self.cache.lock()
         {
@@ -153,88 +197,6 @@ impl ClientDocuments {
             .filter(|kept| kept.until > Instant::now())
             .map(|kept| kept.client.clone())
     }
-
-    async fn fetch(&self, url: &str) -> Result<(ClientRecord, Duration), String> {
-        let fetcher = match self.fetcher.get() {
-            Some(fetcher) => fetcher,
-            None => {
-                let made = fetcher(Vec::new()).map_err(|e| e.to_string())?;
-                self.fetcher.get_or_init(|| made)
-            }
-        };
-        let shown_url = shown(url);
-        let unreachable = |why: String| {
-            format!(
-                "the client metadata document at {shown_url} could not be read ({why}) — the app asking must serve it there"
-            )
-        };
-        let mut response = fetcher
-            .get(url)
-            .header(http::header::ACCEPT, "application/json")
-            .send()
-            .await
-            .map_err(|e| unreachable(fetch_failure(&e)))?;
-        if response.status() != reqwest::StatusCode::OK {
-            return Err(unreachable(format!(
-                "it answered HTTP {}",
-                response.status().as_u16()
-            )));
-        }
-        let too_large = || {
-            format!(
-                "the client metadata document at {shown_url} is larger than {MOST_DOCUMENT_BYTES} bytes — a client's document is small"
-            )
-        };
-        if response
-            .content_length()
-            .is_some_and(|length| length > MOST_DOCUMENT_BYTES as u64)
-        {
-            return Err(too_large());
-        }
-        let keep = kept_for(
-            response
-                .headers()
-                .get(http::header::CACHE_CONTROL)
-                .and_then(|value| value.to_str().ok()),
-        );
-        let mut body = Vec::new();
-        while let Some(chunk) = response
-            .chunk()
-            .await
-            .map_err(|e| unreachable(fetch_failure(&e)))?
-        {
-            body.extend_from_slice(&chunk);
-            if body.len() > MOST_DOCUMENT_BYTES {
-                return Err(too_large());
-            }
-        }
-        Ok((read_document(url, &body)?, keep))
-    }
-}
-
-/// A fetch's failure, in words that name no address it reached.
-fn fetch_failure(error: &reqwest::Error) -> String {
-    if error.is_timeout() {
-        format!("it took longer than {FETCH_SECONDS} s")
-    } else if error.is_connect() {
-        "no connection could be made, or its certificate is not trusted".to_string()
-    } else {
-        "the answer broke off".to_string()
-    }
-}
-
-fn fetcher(roots: Vec<reqwest::Certificate>) -> Result<reqwest::Client, HostError> {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(Duration::from_secs(FETCH_SECONDS))
-        .user_agent(concat!("shed/", env!("CARGO_PKG_VERSION")))
-        .tls_certs_merge(roots)
-        .build()
-        .map_err(|e| {
-            HostError::Internal(format!(
-                "could not make the client that reads metadata documents: {e}"
-            ))
-        })
 }
 
 /// The client a fetched document describes, checked: JSON whose `client_id`
@@ -242,14 +204,14 @@ fn fetcher(roots: Vec<reqwest::Certificate>) -> Result<reqwest::Client, HostErro
 /// redirect URIs as a registration needs them.
 fn read_document(url: &str, body: &[u8]) -> Result<ClientRecord, String> {
     let shown_url = shown(url);
-    let document: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(body)
-        .map_err(|_| {
-            format!("the client metadata document at {shown_url} is not a JSON object — the app asking must serve one")
-        })?;
+    let not_this_document = |why: &str| {
+        tracing::debug!(url = %shown_url, why, "a client metadata document was not read");
+        unreadable(url)
+    };
+    let document: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(body).map_err(|_| not_this_document("it is not a JSON object"))?;
     if document.get("client_id").and_then(|id| id.as_str()) != Some(url) {
-        return Err(format!(
-            "the client metadata document at {shown_url} does not name itself: its client_id must be that very URL"
-        ));
+        return Err(not_this_document("its client_id is not its URL"));
     }
     if document.contains_key("client_secret")
         || document
@@ -283,11 +245,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_https_or_loopback_urls_with_a_path_name_documents() {
-        assert_eq!(unfit_url("https://app.example/client.json"), None);
-        assert_eq!(unfit_url("http://127.0.0.1:8123/client.json"), None);
-        for bad in [
+    fn only_https_urls_with_a_path_name_documents_and_http_only_on_loopback_when_allowed() {
+        assert_eq!(unfit_url("https://app.example/client.json", false), None);
+        for loopback in [
+            "http://127.0.0.1:8123/client.json",
+            "http://127.1:8123/client.json",
+            "http://[::1]:8123/client.json",
+            "http://localhost:8123/client.json",
+        ] {
+            assert_eq!(unfit_url(loopback, false), Some("it is not https"));
+            assert_eq!(unfit_url(loopback, true), None, "{loopback}");
+        }
+        for not_loopback in [
             "http://app.example/client.json",
+            "http://0.0.0.0:8123/client.json",
+            "http://[::ffff:127.0.0.1]:8123/client.json",
+        ] {
+            assert_eq!(
+                unfit_url(not_loopback, true),
+                Some("it is neither https nor http on a loopback address"),
+                "{not_loopback}"
+            );
+        }
+        for bad in [
             "https://app.example/",
             "https://app.example",
             "https://user@app.example/c.json",
@@ -295,7 +275,7 @@ mod tests {
             "https://app.example/a/../c.json",
             "ftp://app.example/c.json",
         ] {
-            assert!(unfit_url(bad).is_some(), "{bad}");
+            assert!(unfit_url(bad, true).is_some(), "{bad}");
         }
     }
 
@@ -324,12 +304,13 @@ mod tests {
         assert_eq!((client.id.as_str(), client.name.as_str()), (url, "App"));
         let refused =
             |doc: serde_json::Value| read_document(url, doc.to_string().as_bytes()).unwrap_err();
-        assert!(
+        assert_eq!(
             refused(
                 serde_json::json!({ "client_id": "https://other.example/c.json",
             "redirect_uris": ["http://127.0.0.1/cb"] })
-            )
-            .contains("does not name itself")
+            ),
+            unreadable(url),
+            "JSON that is not this document is refused as any unreadable one"
         );
         assert!(
             refused(serde_json::json!({ "client_id": url, "client_secret": "x",
@@ -341,10 +322,6 @@ mod tests {
             "redirect_uris": ["http://evil.example/cb"] }))
             .contains("neither https nor http")
         );
-        assert!(
-            read_document(url, b"<html>")
-                .unwrap_err()
-                .contains("not a JSON object")
-        );
+        assert_eq!(read_document(url, b"<html>").unwrap_err(), unreadable(url));
     }
 }

@@ -8,6 +8,7 @@ mod broker_protocol;
 mod broker_support;
 mod data_folder;
 mod data_place;
+mod document_fetches;
 mod file_budget;
 mod graceful_stop;
 mod health;

@@ -26,7 +26,7 @@ const CHALLENGE: &str = "YpufkTFi3rca7K9heR3Rw4S55uX_EjflC3Rx4HCLc8c";
 const REDIRECT: &str = "http://127.0.0.1:4321/callback";
 
 /// `name=value&…`, form-encoded.
-fn encoded<K: AsRef<str>, V: AsRef<str>>(pairs: &[(K, V)]) -> String {
+pub(crate) fn encoded<K: AsRef<str>, V: AsRef<str>>(pairs: &[(K, V)]) -> String {
     let mut url = reqwest::Url::parse("http://form.invalid/").unwrap();
     url.query_pairs_mut()
         .extend_pairs(pairs.iter().map(|(k, v)| (k.as_ref(), v.as_ref())));
@@ -53,7 +53,7 @@ fn query_of(url: &str) -> HashMap<String, String> {
 }
 
 /// An authorization request's parameters for `client`, with PKCE S256.
-fn ask(client: &str) -> Vec<(&'static str, String)> {
+pub(crate) fn ask(client: &str) -> Vec<(&'static str, String)> {
     vec![
         ("response_type", "code".into()),
         ("client_id", client.into()),
@@ -102,7 +102,11 @@ impl Shed {
     }
 
     /// `GET /oauth/authorize?<params>` in the browser holding `jar`.
-    async fn authorize(&self, jar: &Jar, params: &[(&str, String)]) -> reqwest::Response {
+    pub(crate) async fn authorize(
+        &self,
+        jar: &Jar,
+        params: &[(&str, String)],
+    ) -> reqwest::Response {
         let url = format!("{}/oauth/authorize", self.url());
         let mut request = self.http.get(format!("{url}?{}", encoded(params)));
         if let Some(cookies) = jar.header(&url) {
@@ -640,9 +644,30 @@ async fn a_person_removed_loses_their_grants() {
     );
 }
 
+/// `shed serve`'s flag letting documents be fetched from loopback.
+pub(crate) const LOOPBACK_DOCUMENTS: &str = "--oauth-allow-loopback-documents";
+
+/// The sentence of a refused authorization request: a page, never a redirect.
+pub(crate) async fn refusal_sentence(refused: reqwest::Response) -> String {
+    assert_eq!(refused.status(), StatusCode::BAD_REQUEST);
+    assert!(refused.headers().get(header::LOCATION).is_none());
+    let page = refused.text().await.unwrap();
+    page.split_once("<p>")
+        .and_then(|(_, rest)| rest.split_once("</p>"))
+        .map(|(sentence, _)| sentence.to_string())
+        .unwrap_or_else(|| panic!("{page}"))
+}
+
+/// [`refusal_sentence`], with the document URL `url` it names written `<url>`.
+pub(crate) async fn refusal_naming(refused: reqwest::Response, url: &str) -> String {
+    let sentence = refusal_sentence(refused).await;
+    assert!(sentence.contains(url), "{url}: {sentence}");
+    sentence.replace(url, "<url>")
+}
+
 #[tokio::test]
 async fn registrations_and_metadata_documents_are_refused_as_the_rfcs_say() {
-    let shed = Shed::start().await;
+    let shed = Shed::start_with(&[LOOPBACK_DOCUMENTS]).await;
     // A redirect that is neither https nor loopback; a client with a secret.
     let (status, body) = shed
         .register(json!({ "client_name": "Evil", "redirect_uris": ["http://evil.example/cb"] }))
@@ -660,7 +685,8 @@ async fn registrations_and_metadata_documents_are_refused_as_the_rfcs_say() {
         .await;
     assert_eq!(body["error"], "invalid_client_metadata");
 
-    // Documents served on loopback (plain http is taken there only).
+    // Documents served on loopback (plain http is taken there only, and
+    // only with the development flag).
     let documents = Documents::serve().await;
     let itself = documents.url("/itself.json");
     documents.put(
@@ -676,17 +702,21 @@ async fn registrations_and_metadata_documents_are_refused_as_the_rfcs_say() {
     documents.put("/too-large.json", json!({ "client_id": documents.url("/too-large.json"), "redirect_uris": [REDIRECT], "padding": "x".repeat(6000) }).to_string());
     documents.put("/not-json.json", "<html>a client</html>".to_string());
     let jar = shed.sign_in("ada").await;
-    for (path, says) in [
-        ("/not-itself.json", "does not name itself"),
-        ("/too-large.json", "is larger than 5120 bytes"),
-        ("/not-json.json", "is not a JSON object"),
-        ("/missing.json", "answered HTTP 404"),
+    // Each is refused with the one sentence of a document not read.
+    for path in [
+        "/not-itself.json",
+        "/too-large.json",
+        "/not-json.json",
+        "/missing.json",
     ] {
-        let refused = shed.authorize(&jar, &ask(&documents.url(path))).await;
-        assert_eq!(refused.status(), StatusCode::BAD_REQUEST, "{path}");
-        assert!(refused.headers().get(header::LOCATION).is_none());
-        let page = refused.text().await.unwrap();
-        assert!(page.contains(says), "{path}: {page}");
+        let url = documents.url(path);
+        let refused = shed.authorize(&jar, &ask(&url)).await;
+        let sentence = refusal_naming(refused, &url).await;
+        assert!(
+            sentence.contains("the client metadata document at <url> could not be read")
+                && sentence.contains("of at most 5120 bytes whose client_id is that very URL"),
+            "{path}: {sentence}"
+        );
     }
     // A document that names itself: its consent page, and its redirect URIs hold.
     let page = shed.authorize(&jar, &ask(&itself)).await;
@@ -718,18 +748,18 @@ async fn registrations_and_metadata_documents_are_refused_as_the_rfcs_say() {
     );
 }
 
-/// A loopback HTTP server answering each path with the body put there
-/// (`Cache-Control: no-store`), and 404 elsewhere.
-struct Documents {
+/// A loopback HTTP server answering each path with the status and body put
+/// there (`Cache-Control: no-store`), and 404 elsewhere.
+pub(crate) struct Documents {
     port: u16,
-    bodies: std::sync::Arc<std::sync::Mutex<HashMap<String, String>>>,
+    bodies: std::sync::Arc<std::sync::Mutex<HashMap<String, (&'static str, String)>>>,
 }
 
 impl Documents {
-    async fn serve() -> Documents {
+    pub(crate) async fn serve() -> Documents {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
-        let bodies = std::sync::Arc::new(std::sync::Mutex::new(HashMap::<String, String>::new()));
+        let bodies = std::sync::Arc::new(std::sync::Mutex::new(HashMap::new()));
         let served = bodies.clone();
         tokio::spawn(async move {
             while let Ok((mut stream, _)) = listener.accept().await {
@@ -739,13 +769,12 @@ impl Documents {
                     let read = stream.read(&mut head).await.unwrap_or(0);
                     let head = String::from_utf8_lossy(&head[..read]).to_string();
                     let path = head.split_whitespace().nth(1).unwrap_or("/").to_string();
-                    let body = served.lock().unwrap().get(&path).cloned();
-                    let status = if body.is_some() {
-                        "200 OK"
-                    } else {
-                        "404 Not Found"
-                    };
-                    let body = body.unwrap_or_default();
+                    let (status, body) = served
+                        .lock()
+                        .unwrap()
+                        .get(&path)
+                        .cloned()
+                        .unwrap_or(("404 Not Found", String::new()));
                     let answer = format!(
                         "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nCache-Control: no-store\r\n\
                          Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -758,11 +787,19 @@ impl Documents {
         Documents { port, bodies }
     }
 
-    fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("http://127.0.0.1:{}{path}", self.port)
     }
 
-    fn put(&self, path: &str, body: String) {
-        self.bodies.lock().unwrap().insert(path.to_string(), body);
+    pub(crate) fn put(&self, path: &str, body: String) {
+        self.answer(path, "200 OK", body);
+    }
+
+    /// Answers `path` with `status` (its line, as `500 Internal Server Error`).
+    pub(crate) fn answer(&self, path: &str, status: &'static str, body: String) {
+        self.bodies
+            .lock()
+            .unwrap()
+            .insert(path.to_string(), (status, body));
     }
 }

@@ -87,6 +87,11 @@ impl Shed {
     }
 
     pub(crate) async fn start() -> Shed {
+        Shed::start_with(&[]).await
+    }
+
+    /// [`Shed::start`], with `flags` given to `shed serve` too.
+    pub(crate) async fn start_with(flags: &[&str]) -> Shed {
         let data = private_folder();
         let port = free_port();
         let on = |args: &[&str]| shed_on(data.path(), port, args);
@@ -116,7 +121,7 @@ impl Shed {
                 access,
             ]);
         }
-        Shed::serve(data, port, None)
+        Shed::serve(data, port, None, flags)
     }
 
     /// A second `shed serve` on this one's database (PostgreSQL only: two
@@ -125,13 +130,13 @@ impl Shed {
     pub(crate) fn beside(&self) -> Shed {
         let database = shed_test_database::for_folder(self.data.path())
             .expect("two servers share a database only on a database server");
-        Shed::serve(private_folder(), free_port(), Some(&database))
+        Shed::serve(private_folder(), free_port(), Some(&database), &[])
     }
 
-    /// `shed serve` on `data` at `port` — on `database` when given, else
-    /// where the data folder keeps its data — once it listens, with a
-    /// client that reaches its host names.
-    fn serve(data: tempfile::TempDir, port: u16, database: Option<&str>) -> Shed {
+    /// `shed serve` on `data` at `port` with `flags` — on `database` when
+    /// given, else where the data folder keeps its data — once it listens,
+    /// with a client that reaches its host names.
+    fn serve(data: tempfile::TempDir, port: u16, database: Option<&str>, flags: &[&str]) -> Shed {
         let mut command = Command::new(SHED);
         command
             .args([
@@ -141,6 +146,7 @@ impl Shed {
                 "--public-url",
                 &format!("http://localhost:{port}"),
             ])
+            .args(flags)
             .data_in(data.path())
             .env("RUST_LOG", "warn")
             .stdout(Stdio::null());
