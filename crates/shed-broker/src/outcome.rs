@@ -33,7 +33,7 @@ impl Code {
     /// The code a host error is.
     pub fn of(error: &HostError) -> Code {
         match error {
-            HostError::SignIn(_) | HostError::Refused(_) => Code::Refused,
+            HostError::SignIn(_) | HostError::Refused(_) | HostError::Busy(_) => Code::Refused,
             HostError::BadInput(_) => Code::BadArgs,
             HostError::NotFound(_) => Code::NotFound,
             HostError::Conflict(_) => Code::Conflict,

@@ -21,6 +21,10 @@ pub enum HostError {
     /// A `was` / expected version did not match.
     #[error("{0}")]
     Conflict(String),
+    /// The caller asks too much at once; asked again later, it may be
+    /// answered (HTTP's 429).
+    #[error("{0}")]
+    Busy(String),
     /// Something broke that is not the caller's doing.
     #[error("the host failed: {0}")]
     Internal(String),
@@ -34,6 +38,30 @@ impl From<shed_store::StoreError> for HostError {
             StoreError::NotFound(sentence) => HostError::NotFound(sentence),
             StoreError::Conflict(sentence) => HostError::Conflict(sentence),
             StoreError::Internal(why) => HostError::Internal(why),
+            StoreError::Database(detail) => {
+                tracing::error!(%detail, "the database failed");
+                HostError::Internal(DATABASE_FAILED.to_string())
+            }
         }
+    }
+}
+
+/// What a caller reads when the database failed: its own words go to the
+/// server's log, never into an answer.
+pub(crate) const DATABASE_FAILED: &str =
+    "the database could not do this — nothing was changed; the server's log says why";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_database_s_own_words_never_reach_the_caller() {
+        let said = "column name \"xmin\" conflicts with a system column name";
+        let error = HostError::from(shed_store::StoreError::Database(said.into()));
+        assert_eq!(
+            error.to_string(),
+            format!("the host failed: {DATABASE_FAILED}")
+        );
     }
 }

@@ -18,6 +18,7 @@ pub mod answer;
 mod apps;
 pub mod base_href;
 mod caller;
+pub mod client_address;
 pub mod credentials;
 mod deploy;
 mod error;

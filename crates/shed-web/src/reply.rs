@@ -25,6 +25,7 @@ pub(crate) fn status_of(error: &HostError) -> StatusCode {
         HostError::BadInput(_) => StatusCode::BAD_REQUEST,
         HostError::NotFound(_) => StatusCode::NOT_FOUND,
         HostError::Conflict(_) => StatusCode::CONFLICT,
+        HostError::Busy(_) => StatusCode::TOO_MANY_REQUESTS,
         HostError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }

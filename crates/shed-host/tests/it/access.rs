@@ -58,6 +58,7 @@ fn outcome<T>(result: Result<shed_host::Answer<T>, HostError>) -> String {
                 HostError::NotFound(_) => "not-found",
                 HostError::BadInput(_) => "bad-input",
                 HostError::Conflict(_) => "conflict",
+                HostError::Busy(_) => "busy",
                 HostError::Internal(_) => "internal",
             };
             format!("{kind}: {e}")

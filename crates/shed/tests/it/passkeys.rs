@@ -187,7 +187,7 @@ async fn a_passkey_step_is_json_from_a_person_signed_in_on_the_web() {
         refused["error"]
             .as_str()
             .unwrap()
-            .starts_with("this passkey sign-in was finished already or is older than five minutes"),
+            .starts_with("this passkey sign-in was finished already or is older than two minutes"),
         "{refused}"
     );
 }

@@ -1302,6 +1302,42 @@ async fn a_column_named_as_the_store_s_own_key_is_refused_at_deploy_and_nothing_
     assert!(deployed.starts_with("deployed demo/pub v2"), "{deployed}");
 }
 
+// PostgreSQL's system columns: refused with the same sentence on both
+// backends, before any database sees them (on a server they used to reach
+// the caller as PostgreSQL's own error).
+#[tokio::test]
+async fn a_column_named_as_a_postgres_system_column_is_refused_at_deploy_on_every_backend() {
+    let shed = Shed::start().await;
+    let app = tempfile::tempdir().unwrap();
+    for file in std::fs::read_dir(run_club()).unwrap() {
+        let file = file.unwrap();
+        std::fs::copy(file.path(), app.path().join(file.file_name())).unwrap();
+    }
+    let system = ["xmin", "xmax", "cmin", "cmax", "ctid", "tableoid"];
+    let columns: Vec<String> = system.iter().map(|c| format!(r#""{c}": "text""#)).collect();
+    std::fs::write(
+        app.path().join("vocab.json"),
+        format!(
+            r#"{{ "jog": {{ "who": "text", "miles": "number", "at": "time" }},
+                 "shoe": {{ {} }} }}"#,
+            columns.join(", ")
+        ),
+    )
+    .unwrap();
+    let sentence: Vec<String> = system
+        .iter()
+        .map(|c| {
+            format!("shoe.{c} is kept by the store on every row — name your column something else")
+        })
+        .collect();
+    assert_eq!(
+        shed.deploy_public(app.path(), "pub"),
+        Err(format!("vocab.json: {}", sentence.join("; ")))
+    );
+    let (status, found) = shed.query("pub", ".jog", None).await;
+    assert_eq!(status, StatusCode::OK, "the app still answers: {found}");
+}
+
 #[tokio::test]
 async fn a_sign_in_step_sent_to_another_browser_signs_nobody_in() {
     let shed = Shed::start().await;

@@ -118,6 +118,7 @@ pub fn refusal<T: std::fmt::Debug>(result: Result<T, HostError>) -> (&'static st
                 HostError::BadInput(_) => "bad-input",
                 HostError::NotFound(_) => "not-found",
                 HostError::Conflict(_) => "conflict",
+                HostError::Busy(_) => "busy",
                 HostError::Internal(_) => "internal",
             };
             (kind, e.to_string())
