@@ -120,6 +120,8 @@ struct Inner {
     watcher: OnceLock<()>,
     /// Each job's compiled scope.
     job_scopes: agents::JobScopes,
+    /// The view keys this process handed out, to hand out again.
+    view_keys: view_keys::Handed,
     /// OAuth clients' metadata documents, as fetched.
     client_documents: oauth::ClientDocuments,
     /// The platform as a passkeys' relying party, or why it is not one.
@@ -202,6 +204,7 @@ impl Host {
                 opened_at,
                 watcher: OnceLock::new(),
                 job_scopes: agents::JobScopes::default(),
+                view_keys: view_keys::Handed::default(),
                 client_documents: oauth::ClientDocuments::default(),
                 passkeys,
             }),

@@ -809,6 +809,26 @@ async fn a_private_apps_view_loads_its_files_through_a_key_of_the_member_who_rea
         StatusCode::OK,
         "a key works as often as the view loads"
     );
+    // Read again and again, the view is drawn with the same key: no read
+    // mints a new one.
+    for _ in 0..20 {
+        let read = shed
+            .mcp_request(
+                &vic,
+                "resources/read",
+                "ui://demo/runs/leaderboard.html",
+                json!({ "uri": "ui://demo/runs/leaderboard.html" }),
+            )
+            .await;
+        let again = read["result"]["contents"][0]["text"].as_str().unwrap();
+        assert!(
+            again.contains(&format!("<base href=\"{base}\">")),
+            "{again}"
+        );
+    }
+    assert_eq!(crate::data_place::rows(shed.data.path(), "view_keys"), 1);
+    let (status, _) = get_as(&shed, &format!("{base}style.css"), None).await;
+    assert_eq!(status, StatusCode::OK, "the view still loads its style");
     // A public app's view keeps the app's plain address.
     let read = shed
         .mcp_request(
