@@ -55,7 +55,8 @@ pub const CEREMONY_SECONDS: i64 = 5 * 60;
 pub const SIGN_IN_CEREMONY_SECONDS: i64 = 2 * 60;
 
 /// The most sign-ins started and not finished kept at once, from every
-/// address: a state is ≈ 0.5 KB, so ≈ 0.5 MB at most.
+/// address: a state is ≈ 0.3 KB (measured: the library's state 155 bytes,
+/// its hash 64), so ≈ 0.3 MB at most.
 pub const MAX_LIVE_SIGN_INS: i64 = 1024;
 
 /// The most sign-ins started and not finished kept from one address: the

@@ -44,14 +44,16 @@ pub const VIEW_KEY_REUSE_SECONDS: i64 = VIEW_KEY_SECONDS / 2;
 /// it the key nearest its end is forgotten.
 pub const MOST_HANDED_VIEW_KEYS: usize = 4096;
 
-/// The view keys handed out, by (person eid, space, app slug): the key and
-/// when it expires.
+/// Whose a view key is: (person eid, space, app slug).
+type Owner = (String, String, String);
+
+/// The view keys handed out, by owner: the key and when it expires.
 #[derive(Default)]
-pub(crate) struct Handed(Mutex<HashMap<(String, String, String), (String, i64)>>);
+pub(crate) struct Handed(Mutex<HashMap<Owner, (String, i64)>>);
 
 impl Handed {
     /// A key for `owner` with more than [`VIEW_KEY_REUSE_SECONDS`] left at `now`.
-    fn reusable(&self, owner: &(String, String, String), now: i64) -> Option<String> {
+    fn reusable(&self, owner: &Owner, now: i64) -> Option<String> {
         let handed = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         handed
             .get(owner)
@@ -62,7 +64,7 @@ impl Handed {
     /// Remembers `key`, expiring at `expires_at`, for `owner`; forgets the
     /// keys too near their end to be handed out again and, at
     /// [`MOST_HANDED_VIEW_KEYS`], the one nearest its end.
-    fn remember(&self, owner: (String, String, String), key: String, expires_at: i64, now: i64) {
+    fn remember(&self, owner: Owner, key: String, expires_at: i64, now: i64) {
         let mut handed = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         handed.retain(|_, (_, expires)| *expires - now > VIEW_KEY_REUSE_SECONDS);
         if handed.len() >= MOST_HANDED_VIEW_KEYS

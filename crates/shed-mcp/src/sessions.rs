@@ -18,7 +18,7 @@
 
 use std::{
     collections::HashMap,
-    net::{IpAddr, Ipv6Addr},
+    net::IpAddr,
     sync::{Arc, Mutex, MutexGuard, PoisonError},
     time::Duration,
 };
@@ -59,8 +59,7 @@ pub const UNUSED_SESSION_TIMEOUT: Duration = Duration::from_secs(10);
 /// keep-alive, five minutes — a client quiet that long has gone.
 pub const IDLE_SESSION_TIMEOUT: Duration = Duration::from_secs(5 * 60);
 
-/// The leading bits that make one IPv6 address: a host is handed a whole /64.
-pub const IPV6_ADDRESS_BITS: u32 = 64;
+pub use shed_host::client_address::IPV6_ADDRESS_BITS;
 
 /// Why a new session was refused: the cap it would pass.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -101,17 +100,7 @@ pub(crate) enum Owner {
 impl Owner {
     /// The owner of a signed-out session from `peer`.
     pub(crate) fn address(peer: Option<IpAddr>) -> Owner {
-        let address = match peer.map(|peer| peer.to_canonical()) {
-            None => IpAddr::V6(Ipv6Addr::UNSPECIFIED),
-            Some(IpAddr::V6(v6)) => {
-                let host_bits = 128 - IPV6_ADDRESS_BITS;
-                IpAddr::V6(Ipv6Addr::from_bits(
-                    (v6.to_bits() >> host_bits) << host_bits,
-                ))
-            }
-            Some(v4) => v4,
-        };
-        Owner::Address(address)
+        Owner::Address(shed_host::client_address::counted(peer))
     }
 }
 
@@ -356,6 +345,7 @@ impl SessionManager for Sessions {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::net::Ipv6Addr;
 
     fn signed_out(last: u8) -> Owner {
         Owner::address(Some(IpAddr::from([192, 0, 2, last])))

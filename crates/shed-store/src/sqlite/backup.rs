@@ -146,7 +146,7 @@ fn check(from: &Path, database: &Path) -> Result<u64, StoreError> {
     )
     .map_err(|e| not_a_backup(from, &e))?;
     let schema_version = schema_version(&backup).map_err(|e| not_a_backup(from, &e))?;
-    let known = super::migrations::MIGRATIONS.len() as u64;
+    let known = migrations::MIGRATIONS.len() as u64;
     if schema_version > known {
         return Err(StoreError::refused(format!(
             "{} was made by a newer shed (schema version {schema_version}; this one knows {known}) — restore it with that shed",

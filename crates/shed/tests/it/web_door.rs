@@ -757,27 +757,24 @@ async fn an_outsider_cannot_tell_a_private_app_or_a_space_from_one_nobody_made()
     }
 }
 
+/// The `<base href>` of the view `uri` as `token`'s person reads it over MCP.
+async fn view_base(shed: &Shed, token: &str, uri: &str) -> String {
+    let read = shed
+        .mcp_request(token, "resources/read", uri, json!({ "uri": uri }))
+        .await;
+    let html = read["result"]["contents"][0]["text"].as_str().unwrap();
+    html.split_once("<base href=\"")
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map(|(base, _)| base.to_string())
+        .unwrap_or_else(|| panic!("no <base href> in {html}"))
+}
+
 #[tokio::test]
 async fn a_private_apps_view_loads_its_files_through_a_key_of_the_member_who_read_it() {
     let shed = Shed::start().await;
     let vic = shed.token("vic");
-    let read = shed
-        .mcp_request(
-            &vic,
-            "resources/read",
-            "ui://demo/runs/leaderboard.html",
-            json!({ "uri": "ui://demo/runs/leaderboard.html" }),
-        )
-        .await;
-    let html = read["result"]["contents"][0]["text"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let base = html
-        .split_once("<base href=\"")
-        .and_then(|(_, rest)| rest.split_once('"'))
-        .map(|(base, _)| base.to_string())
-        .unwrap();
+    let leaderboard = "ui://demo/runs/leaderboard.html";
+    let base = view_base(&shed, &vic, leaderboard).await;
     let keyed = base
         .strip_prefix(&shed.demo("/_shed/view/"))
         .and_then(|rest| rest.strip_suffix("/runs/"))
@@ -812,36 +809,15 @@ async fn a_private_apps_view_loads_its_files_through_a_key_of_the_member_who_rea
     // Read again and again, the view is drawn with the same key: no read
     // mints a new one.
     for _ in 0..20 {
-        let read = shed
-            .mcp_request(
-                &vic,
-                "resources/read",
-                "ui://demo/runs/leaderboard.html",
-                json!({ "uri": "ui://demo/runs/leaderboard.html" }),
-            )
-            .await;
-        let again = read["result"]["contents"][0]["text"].as_str().unwrap();
-        assert!(
-            again.contains(&format!("<base href=\"{base}\">")),
-            "{again}"
-        );
+        assert_eq!(view_base(&shed, &vic, leaderboard).await, base);
     }
     assert_eq!(crate::data_place::rows(shed.data.path(), "view_keys"), 1);
     let (status, _) = get_as(&shed, &format!("{base}style.css"), None).await;
     assert_eq!(status, StatusCode::OK, "the view still loads its style");
     // A public app's view keeps the app's plain address.
-    let read = shed
-        .mcp_request(
-            &vic,
-            "resources/read",
-            "ui://demo/pub/leaderboard.html",
-            json!({ "uri": "ui://demo/pub/leaderboard.html" }),
-        )
-        .await;
-    let html = read["result"]["contents"][0]["text"].as_str().unwrap();
-    assert!(
-        html.contains(&format!("<base href=\"{}\">", shed.demo("/pub/"))),
-        "{html}"
+    assert_eq!(
+        view_base(&shed, &vic, "ui://demo/pub/leaderboard.html").await,
+        shed.demo("/pub/")
     );
 }
 
