@@ -38,6 +38,30 @@ impl From<shed_store::StoreError> for HostError {
             StoreError::NotFound(sentence) => HostError::NotFound(sentence),
             StoreError::Conflict(sentence) => HostError::Conflict(sentence),
             StoreError::Internal(why) => HostError::Internal(why),
+            StoreError::Database(detail) => {
+                tracing::error!(%detail, "the database failed");
+                HostError::Internal(DATABASE_FAILED.to_string())
+            }
         }
+    }
+}
+
+/// What a caller reads when the database failed: its own words go to the
+/// server's log, never into an answer.
+pub(crate) const DATABASE_FAILED: &str =
+    "the database could not do this — nothing was changed; the server's log says why";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_database_s_own_words_never_reach_the_caller() {
+        let said = "column name \"xmin\" conflicts with a system column name";
+        let error = HostError::from(shed_store::StoreError::Database(said.into()));
+        assert_eq!(
+            error.to_string(),
+            format!("the host failed: {DATABASE_FAILED}")
+        );
     }
 }

@@ -122,6 +122,8 @@ struct Inner {
     watcher: OnceLock<()>,
     /// Each job's compiled scope.
     job_scopes: agents::JobScopes,
+    /// The view keys this process handed out, to hand out again.
+    view_keys: view_keys::Handed,
     /// OAuth clients' metadata documents, as fetched.
     client_documents: oauth::ClientDocuments,
     /// The budgets of OAuth client registrations, by address and overall.
@@ -208,6 +210,7 @@ impl Host {
                 opened_at,
                 watcher: OnceLock::new(),
                 job_scopes: agents::JobScopes::default(),
+                view_keys: view_keys::Handed::default(),
                 client_documents: oauth::ClientDocuments::default(),
                 registrations: rate::Limiter::new(
                     oauth::REGISTRATIONS_PER_ADDRESS,

@@ -9,8 +9,9 @@
 //!
 //! Each ceremony is two calls: a start that answers the options the browser
 //! hands `navigator.credentials` and a ceremony id (128 random bits; the
-//! database keeps its sha256 and the library's state for five minutes), and
-//! a finish that takes that state once — so a registration or sign-in
+//! database keeps its sha256 and the library's state for five minutes when
+//! adding a passkey, two for a sign-in), and a finish that takes that state
+//! once — so a registration or sign-in
 //! started on one shed server may finish on another sharing the database,
 //! and an answer sent twice is refused the second time. Signing in asks for
 //! a discoverable credential, so nobody types a handle: the authenticator
@@ -19,11 +20,21 @@
 //! sessions a sign-in link opens ([`Host::sign_in_with_passkey`] answers
 //! the same [`SignedIn`]). A counter that goes backwards — a copied
 //! authenticator — is refused.
+//!
+//! Anyone may start a sign-in, so the sign-ins started and not finished are
+//! capped: [`MAX_LIVE_SIGN_INS`] in all and [`MAX_LIVE_SIGN_INS_PER_ADDRESS`]
+//! from one address (as [`crate::client_address::counted`] counts it), each
+//! kept [`SIGN_IN_CEREMONY_SECONDS`]; past a cap a start is refused with a
+//! sentence and nothing is kept.
+
+use std::net::IpAddr;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sha2::{Digest, Sha256};
-use shed_store::passkeys::{CeremonyKind, NewCeremony, NewPasskey, PasskeyRecord};
+use shed_store::passkeys::{
+    CeremonyCaps, CeremonyKept, CeremonyKind, NewCeremony, NewPasskey, PasskeyRecord,
+};
 use webauthn_rs::prelude::{
     DiscoverableAuthentication, Passkey, PasskeyRegistration, PublicKeyCredential,
     RegisterPublicKeyCredential, Url, Uuid, Webauthn, WebauthnBuilder, WebauthnError,
@@ -34,8 +45,24 @@ use crate::secrets::{hash, now, secret};
 use crate::sessions::SignedIn;
 use crate::{Caller, Host, HostError, Person};
 
-/// How long a ceremony's state lives: enough to find and touch a key.
+/// How long adding a passkey's state lives: enough to find and touch a key.
 pub const CEREMONY_SECONDS: i64 = 5 * 60;
+
+/// How long a sign-in's state lives, and the browser's dialog is told to
+/// wait (the options' timeout): a passkey the authenticator keeps answers
+/// in seconds, and anyone may start one, so it is kept shorter than adding
+/// one.
+pub const SIGN_IN_CEREMONY_SECONDS: i64 = 2 * 60;
+
+/// The most sign-ins started and not finished kept at once, from every
+/// address: a state is ≈ 0.3 KB (measured: the library's state 155 bytes,
+/// its hash 64), so ≈ 0.3 MB at most.
+pub const MAX_LIVE_SIGN_INS: i64 = 1024;
+
+/// The most sign-ins started and not finished kept from one address: the
+/// people of a household or an office behind one address, each pressing
+/// the button a few times.
+pub const MAX_LIVE_SIGN_INS_PER_ADDRESS: i64 = 16;
 
 /// The most characters a passkey's name has.
 pub const NAME_CHARS: usize = 60;
@@ -181,10 +208,28 @@ fn adding_spent() -> HostError {
 
 fn sign_in_spent() -> HostError {
     HostError::SignIn(
-        "this passkey sign-in was finished already or is older than five minutes — \
+        "this passkey sign-in was finished already or is older than two minutes — \
          press Sign in with a passkey again"
             .to_string(),
     )
+}
+
+/// The refusal of a sign-in past a cap, or `None` for one kept.
+fn sign_ins_full(kept: CeremonyKept) -> Option<HostError> {
+    let sentence = match kept {
+        CeremonyKept::Kept => return None,
+        CeremonyKept::AddressFull => format!(
+            "your address has {MAX_LIVE_SIGN_INS_PER_ADDRESS} passkey sign-ins started and not \
+             finished, the most shed keeps for one address — finish one, or press Sign in with \
+             a passkey again in two minutes"
+        ),
+        CeremonyKept::AllFull => format!(
+            "shed has {MAX_LIVE_SIGN_INS} passkey sign-ins started and not finished, the most it \
+             keeps at once — press Sign in with a passkey again in two minutes, or sign in with \
+             a link (`shed login <handle>` on the server)"
+        ),
+    };
+    Some(HostError::Busy(sentence))
 }
 
 fn unknown_passkey() -> HostError {
@@ -271,8 +316,10 @@ impl Host {
                     state: serde_json::to_string(&state)
                         .map_err(|e| internal("a passkey step's state does not write", e))?,
                     expires_at: at + CEREMONY_SECONDS,
+                    address: None,
                 },
                 at,
+                None,
             )
             .await?;
         Ok(Ceremony { id, options })
@@ -365,10 +412,12 @@ impl Host {
         Ok(name)
     }
 
-    /// Starts a passkey sign-in: the options for `navigator.credentials.get`,
-    /// naming no credential (the authenticator offers the ones it keeps for
-    /// this site).
-    pub async fn start_passkey_sign_in(&self) -> Result<Ceremony, HostError> {
+    /// Starts a passkey sign-in asked from the address `from` (when
+    /// known): the options for `navigator.credentials.get`, naming no
+    /// credential (the authenticator offers the ones it keeps for this
+    /// site). Refused past [`MAX_LIVE_SIGN_INS_PER_ADDRESS`] or
+    /// [`MAX_LIVE_SIGN_INS`].
+    pub async fn start_passkey_sign_in(&self, from: Option<IpAddr>) -> Result<Ceremony, HostError> {
         let webauthn = self.relying_party()?;
         let (mut options, state) = webauthn
             .start_discoverable_authentication()
@@ -376,9 +425,11 @@ impl Host {
         // The browser asks at the button's press, in its own dialog: not
         // the form-filling ("conditional") kind the library sets.
         options.mediation = None;
+        options.public_key.timeout = Some(SIGN_IN_CEREMONY_SECONDS as u32 * 1000);
         let id = secret();
         let at = now();
-        self.inner
+        let kept = self
+            .inner
             .store
             .add_ceremony(
                 NewCeremony {
@@ -388,11 +439,20 @@ impl Host {
                     name: None,
                     state: serde_json::to_string(&state)
                         .map_err(|e| internal("a passkey step's state does not write", e))?,
-                    expires_at: at + CEREMONY_SECONDS,
+                    expires_at: at + SIGN_IN_CEREMONY_SECONDS,
+                    address: Some(crate::client_address::counted(from).to_string()),
                 },
                 at,
+                Some(CeremonyCaps {
+                    all: MAX_LIVE_SIGN_INS,
+                    per_address: MAX_LIVE_SIGN_INS_PER_ADDRESS,
+                }),
             )
             .await?;
+        if let Some(refused) = sign_ins_full(kept) {
+            tracing::debug!(%refused, "refused a passkey sign-in");
+            return Err(refused);
+        }
         Ok(Ceremony {
             id,
             options: serde_json::to_value(&options)
@@ -609,7 +669,7 @@ mod tests {
         );
         assert!(host.own_passkeys(&ada).await.unwrap().is_empty());
 
-        let signing = host.start_passkey_sign_in().await.unwrap();
+        let signing = host.start_passkey_sign_in(None).await.unwrap();
         assert!(
             signing.options["mediation"].is_null(),
             "a dialog, not a form's"
@@ -637,7 +697,7 @@ mod tests {
     async fn passkeys_off_refuse_with_the_reason() {
         let (_dir, host) = host_at("http://127.0.0.1:7700").await;
         let why = host.passkeys_off().expect("off at an IP address");
-        let refused = host.start_passkey_sign_in().await.unwrap_err();
+        let refused = host.start_passkey_sign_in(None).await.unwrap_err();
         assert_eq!(refused.to_string(), why);
         let ada = ada(&host).await;
         assert_eq!(

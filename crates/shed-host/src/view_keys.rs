@@ -10,7 +10,16 @@
 //! A public or open app's view keeps the app's plain address.
 //!
 //! The key is 128 random bits; only its sha256 is kept, for
-//! [`VIEW_KEY_SECONDS`].
+//! [`VIEW_KEY_SECONDS`]. A person's every read of a view would otherwise
+//! mint a key (an MCP client reads a view as often as it likes), so the
+//! process remembers the keys it handed out ([`Handed`], in memory: the
+//! database never holds a key itself) and hands one out again while it has
+//! more than [`VIEW_KEY_REUSE_SECONDS`] to live and the store still keeps
+//! it for that person and app — so a read mints nothing new, and each
+//! (person, app) holds a key or two per server at a time.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
 
 use shed_store::ViewKey;
 
@@ -26,6 +35,50 @@ pub const VIEW_KEY_PATH: &str = "/_shed/view/";
 /// address stops working soon after.
 pub const VIEW_KEY_SECONDS: i64 = 24 * 60 * 60;
 
+/// How long a key handed out must still live to be handed out again: half
+/// its life, so a view is always drawn with a key good for twelve hours.
+pub const VIEW_KEY_REUSE_SECONDS: i64 = VIEW_KEY_SECONDS / 2;
+
+/// The most keys remembered to hand out again: one per person and private
+/// app read in the last half day, far more than a shed's people read. Past
+/// it the key nearest its end is forgotten.
+pub const MOST_HANDED_VIEW_KEYS: usize = 4096;
+
+/// Whose a view key is: (person eid, space, app slug).
+type Owner = (String, String, String);
+
+/// The view keys handed out, by owner: the key and when it expires.
+#[derive(Default)]
+pub(crate) struct Handed(Mutex<HashMap<Owner, (String, i64)>>);
+
+impl Handed {
+    /// A key for `owner` with more than [`VIEW_KEY_REUSE_SECONDS`] left at `now`.
+    fn reusable(&self, owner: &Owner, now: i64) -> Option<String> {
+        let handed = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        handed
+            .get(owner)
+            .filter(|(_, expires_at)| expires_at - now > VIEW_KEY_REUSE_SECONDS)
+            .map(|(key, _)| key.clone())
+    }
+
+    /// Remembers `key`, expiring at `expires_at`, for `owner`; forgets the
+    /// keys too near their end to be handed out again and, at
+    /// [`MOST_HANDED_VIEW_KEYS`], the one nearest its end.
+    fn remember(&self, owner: Owner, key: String, expires_at: i64, now: i64) {
+        let mut handed = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        handed.retain(|_, (_, expires)| *expires - now > VIEW_KEY_REUSE_SECONDS);
+        if handed.len() >= MOST_HANDED_VIEW_KEYS
+            && let Some(nearest) = handed
+                .iter()
+                .min_by_key(|(_, (_, expires))| *expires)
+                .map(|(owner, _)| owner.clone())
+        {
+            handed.remove(&nearest);
+        }
+        handed.insert(owner, (key, expires_at));
+    }
+}
+
 fn key_stale() -> HostError {
     HostError::SignIn(
         "this view's address has expired or was never made — open the view again from your \
@@ -36,7 +89,9 @@ fn key_stale() -> HostError {
 
 impl Host {
     /// The address a view of `app` read by `person` takes as its `<base
-    /// href>`: a fresh keyed address for a private app, else the app's own.
+    /// href>`: a keyed address for a private app — the key handed out
+    /// before, while it lives long enough, else a new one — else the app's
+    /// own.
     pub(crate) async fn view_address(
         &self,
         person: &Person,
@@ -45,10 +100,33 @@ impl Host {
         if access::public(app.access) {
             return Ok(app.address.clone());
         }
-        let key = secret();
+        let key = self.view_key(person, app).await?;
+        Ok(format!(
+            "{}{VIEW_KEY_PATH}{key}/{}/",
+            self.space_origin(&app.space),
+            app.slug
+        ))
+    }
+
+    /// A key to `app`'s files for `person`: one handed out before that
+    /// lives more than [`VIEW_KEY_REUSE_SECONDS`] yet and the store still
+    /// keeps for them, else a new one, kept.
+    async fn view_key(&self, person: &Person, app: &LiveApp) -> Result<String, HostError> {
+        let store = &self.inner.store;
+        let handed = &self.inner.view_keys;
+        let owner = (person.eid.clone(), app.space.clone(), app.slug.clone());
         let at = now();
-        self.inner
-            .store
+        if let Some(key) = handed.reusable(&owner, at) {
+            let kept = store
+                .view_key_person(&hash(&key), &app.space, &app.slug, at)
+                .await?;
+            if kept.as_deref() == Some(person.eid.as_str()) {
+                return Ok(key);
+            }
+        }
+        let key = secret();
+        let expires_at = at + VIEW_KEY_SECONDS;
+        store
             .add_view_key(
                 ViewKey {
                     hash: &hash(&key),
@@ -56,15 +134,12 @@ impl Host {
                     space: &app.space,
                     slug: &app.slug,
                 },
-                at + VIEW_KEY_SECONDS,
+                expires_at,
                 at,
             )
             .await?;
-        Ok(format!(
-            "{}{VIEW_KEY_PATH}{key}/{}/",
-            self.space_origin(&app.space),
-            app.slug
-        ))
+        handed.remember(owner, key.clone(), expires_at, at);
+        Ok(key)
     }
 
     /// The caller a view key stands for on app `slug` of `space`: the

@@ -14,9 +14,14 @@ pub enum StoreError {
     /// A `was` or `expect` that no longer holds; nothing was written.
     #[error("{0}")]
     Conflict(String),
-    /// The store itself failed (disk, database); nothing was acknowledged.
+    /// The store itself failed (disk, a thread); nothing was acknowledged.
     #[error("the store failed: {0}")]
     Internal(String),
+    /// The database refused or failed a statement: its own words, for the
+    /// server's log, never for a caller (a door answers a sentence of its
+    /// own); nothing was acknowledged.
+    #[error("the database failed: {0}")]
+    Database(String),
 }
 
 impl StoreError {
@@ -27,7 +32,7 @@ impl StoreError {
 
 impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> StoreError {
-        StoreError::Internal(e.to_string())
+        StoreError::Database(e.to_string())
     }
 }
 
@@ -35,8 +40,8 @@ impl From<tokio_postgres::Error> for StoreError {
     /// The server's own message where it sent one (`db error` says nothing).
     fn from(e: tokio_postgres::Error) -> StoreError {
         match e.as_db_error() {
-            Some(db) => StoreError::Internal(db.message().to_string()),
-            None => StoreError::Internal(e.to_string()),
+            Some(db) => StoreError::Database(db.message().to_string()),
+            None => StoreError::Database(e.to_string()),
         }
     }
 }
@@ -46,7 +51,7 @@ impl From<deadpool_postgres::PoolError> for StoreError {
     fn from(e: deadpool_postgres::PoolError) -> StoreError {
         match e {
             deadpool_postgres::PoolError::Closed => crate::closed(),
-            e => StoreError::Internal(format!("no connection to the database: {e}")),
+            e => StoreError::Database(format!("no connection to the database: {e}")),
         }
     }
 }

@@ -3,10 +3,14 @@
 //! serialises it (its public key and counter), the name the person gave it,
 //! when it was made and last used — and the short-lived states of the
 //! ceremonies that add one or sign in with one. A ceremony's state is kept
-//! under the sha256 of a random id the browser holds, for five minutes,
-//! and is taken once: a registration or sign-in started on one shed server
-//! may finish on another that shares the database. Plain storage: what a
-//! passkey proves, and who may add or remove one, is decided in shed-host.
+//! under the sha256 of a random id the browser holds, until the expiry the
+//! host gives, and is taken once: a registration or sign-in started on one
+//! shed server may finish on another that shares the database. A sign-in's
+//! state also keeps the address it was started from, so the host's caps on
+//! live sign-ins ([`CeremonyCaps`]) are counted in the same transaction
+//! that keeps one, across servers. Plain storage: what a passkey proves,
+//! who may add or remove one, and the caps' numbers are decided in
+//! shed-host.
 
 /// A passkey as kept.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -70,6 +74,41 @@ pub struct NewCeremony {
     pub state: String,
     /// Unix seconds.
     pub expires_at: i64,
+    /// The address the ceremony was started from, as the host counts
+    /// addresses (`None` where it counts none).
+    pub address: Option<String>,
+}
+
+/// The most live ceremonies of a kind a new one is kept beside: in all, and
+/// started from its address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CeremonyCaps {
+    pub all: i64,
+    pub per_address: i64,
+}
+
+/// What became of a ceremony's state given to keep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CeremonyKept {
+    Kept,
+    /// Not kept: its address holds as many live ceremonies of its kind as
+    /// the caps allow one address.
+    AddressFull,
+    /// Not kept: as many live ceremonies of its kind are kept as the caps
+    /// allow in all.
+    AllFull,
+}
+
+impl CeremonyKept {
+    /// Whether a ceremony already kept `live` of its kind in all, and
+    /// `from_address` from its address, may be kept beside them.
+    pub(crate) fn under(caps: Option<CeremonyCaps>, live: i64, from_address: i64) -> CeremonyKept {
+        match caps {
+            Some(caps) if from_address >= caps.per_address => CeremonyKept::AddressFull,
+            Some(caps) if live >= caps.all => CeremonyKept::AllFull,
+            _ => CeremonyKept::Kept,
+        }
+    }
 }
 
 /// A ceremony's state, taken (and so gone) to finish it.

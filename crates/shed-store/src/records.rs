@@ -11,7 +11,10 @@
 use std::collections::BTreeMap;
 
 use crate::oauth::{ClientRecord, CodeRecord, NewCode, Redeemed, Refreshed};
-use crate::passkeys::{CeremonyKind, CeremonyRecord, NewCeremony, NewPasskey, PasskeyRecord};
+use crate::passkeys::{
+    CeremonyCaps, CeremonyKept, CeremonyKind, CeremonyRecord, NewCeremony, NewPasskey,
+    PasskeyRecord,
+};
 use crate::platform::{AppRecord, Membership, NewDeploy};
 use crate::revocable::{LiveToken, MemberRecord, NewToken, SpaceRecord, TokenRecord};
 use crate::web_sessions::{HopUsed, NewWebSession, SessionSeen, WebSessionRecord};
@@ -377,8 +380,16 @@ interface! {
         async fn passkey_used(&self, id: i64, passkey: &str, now: i64) -> Result<bool, StoreError>;
         /// Removes the person's (eid) passkey `id`: whether they had it.
         async fn remove_passkey(&self, person: &str, id: i64) -> Result<bool, StoreError>;
-        /// Keeps a ceremony's state, and forgets the states expired by `now`.
-        async fn add_ceremony(&self, ceremony: NewCeremony, now: i64) -> Result<(), StoreError>;
+        /// Forgets the states expired by `now`, then keeps a ceremony's state
+        /// unless `caps` are reached: counted among the live ceremonies of
+        /// its kind, in all and from its address, in the transaction that
+        /// keeps it.
+        async fn add_ceremony(
+            &self,
+            ceremony: NewCeremony,
+            now: i64,
+            caps: Option<CeremonyCaps>,
+        ) -> Result<CeremonyKept, StoreError>;
         /// Takes the ceremony of this kind whose id has this hash, if it lives
         /// at `now`: its state, once — then it is gone. `None` for one taken
         /// already, expired, of the other kind, or never made.

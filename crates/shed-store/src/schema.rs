@@ -185,7 +185,7 @@ pub(crate) fn check_vocabulary(vocab: &Vocabulary) -> Result<(), StoreError> {
             }
             if STORE_COLUMNS.contains(&column.as_str()) {
                 return Err(StoreError::refused(format!(
-                    "{name}.{column} is the store's own key of every row — name the column otherwise"
+                    "{name}.{column} is kept by the store on every row — name the column otherwise"
                 )));
             }
             if columns[..j].iter().any(|(c, _)| c == column) {

@@ -55,9 +55,13 @@ impl ColumnType {
     }
 }
 
-/// The columns every component's table has of its own — its key `id`, and
-/// SQLite's names for that key — so no component may declare one.
-pub const STORE_COLUMNS: [&str; 3] = ["id", "rowid", "oid"];
+/// The columns every component's table has of its own — its key `id`,
+/// SQLite's names for that key, and PostgreSQL's system columns — so no
+/// component may declare one, on either backend (a folder that deploys on
+/// one must deploy on the other, or `shed migrate` could not move it).
+pub const STORE_COLUMNS: [&str; 9] = [
+    "id", "rowid", "oid", "xmin", "xmax", "cmin", "cmax", "ctid", "tableoid",
+];
 
 #[cfg(test)]
 mod tests {

@@ -311,6 +311,21 @@ fn the_store_s_own_columns_are_refused_in_one_sentence() {
     );
 }
 
+// PostgreSQL keeps these on every row of every table: a folder declaring
+// one would deploy on SQLite and never on a server, so neither takes it.
+#[test]
+fn postgres_s_system_columns_are_refused_on_every_backend() {
+    for column in ["xmin", "xmax", "cmin", "cmax", "ctid", "tableoid"] {
+        let vocab = format!(r#"{{ "jog": {{ "{column}": "text", "miles": "number" }} }}"#);
+        assert_eq!(
+            refused(&[("vocab.json", &vocab)]),
+            format!(
+                "vocab.json: jog.{column} is kept by the store on every row — name your column something else"
+            )
+        );
+    }
+}
+
 #[test]
 fn the_wire_words_are_not_components_but_work_in_a_template() {
     for word in ["entity", "edges", "tombstone", "was"] {

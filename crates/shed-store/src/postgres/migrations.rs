@@ -323,6 +323,9 @@ const MIGRATIONS: &[&str] = &[
     "#,
     // 12: passkeys and their ceremonies' states (`postgres/passkeys.rs`).
     super::passkeys::MIGRATION,
+    // 13: where a ceremony was started from, so live sign-ins are capped
+    // per address (`postgres/passkeys.rs`).
+    super::passkeys::ADDRESS_MIGRATION,
 ];
 
 /// Whether every migration this program knows is applied: a sentence

@@ -280,7 +280,7 @@ impl Drop for Read {
 /// A read the server stopped at its deadline, as SQLite's is answered.
 fn too_long(e: StoreError) -> StoreError {
     match &e {
-        StoreError::Internal(said) if said.contains("statement timeout") => crate::too_long(),
+        StoreError::Database(said) if said.contains("statement timeout") => crate::too_long(),
         _ => e,
     }
 }

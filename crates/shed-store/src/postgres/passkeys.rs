@@ -1,14 +1,19 @@
 //! Passkeys and their ceremonies' states on PostgreSQL (the shapes:
 //! `src/passkeys.rs`) — SQLite's statements (`sqlite/passkeys.rs`) in
 //! PostgreSQL's words. A ceremony is taken with one `DELETE … RETURNING`,
-//! so a state finished twice at once, on two servers, is taken once.
+//! so a state finished twice at once, on two servers, is taken once; one
+//! kept under caps is counted and kept under a lock of the ceremonies'
+//! table, so servers keeping them at once cannot pass the caps together.
 
 use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
 use super::Postgres;
 use crate::StoreError;
-use crate::passkeys::{CeremonyKind, CeremonyRecord, NewCeremony, NewPasskey, PasskeyRecord};
+use crate::passkeys::{
+    CeremonyCaps, CeremonyKept, CeremonyKind, CeremonyRecord, NewCeremony, NewPasskey,
+    PasskeyRecord,
+};
 use crate::records::Passkeys;
 
 /// The tables, appended to the store's migrations.
@@ -33,6 +38,10 @@ pub(super) const MIGRATION: &str = r#"
     );
     CREATE INDEX passkey_ceremonies_expiry ON passkey_ceremonies(expires_at);
 "#;
+
+/// Where a ceremony was started from, appended to the store's migrations.
+pub(super) const ADDRESS_MIGRATION: &str =
+    "ALTER TABLE passkey_ceremonies ADD COLUMN address TEXT;";
 
 const PASSKEY_COLUMNS: &str =
     "id, person, credential, passkey, name, created_at, last_used_at FROM passkeys";
@@ -139,16 +148,40 @@ impl Passkeys for Postgres {
         .await
     }
 
-    async fn add_ceremony(&self, new: NewCeremony, now: i64) -> Result<(), StoreError> {
+    async fn add_ceremony(
+        &self,
+        new: NewCeremony,
+        now: i64,
+        caps: Option<CeremonyCaps>,
+    ) -> Result<CeremonyKept, StoreError> {
         self.write(async |txn| {
+            if caps.is_some() {
+                // Self-excluding, and excluding every other writer of the
+                // table: one count-then-keep at a time, on every server.
+                txn.batch_execute("LOCK TABLE passkey_ceremonies IN SHARE ROW EXCLUSIVE MODE")
+                    .await?;
+            }
             txn.execute(
                 "DELETE FROM passkey_ceremonies WHERE expires_at <= $1",
                 &[&now],
             )
             .await?;
+            if caps.is_some() {
+                let counted = txn
+                    .query_one(
+                        "SELECT COUNT(*), COUNT(*) FILTER (WHERE address IS NOT DISTINCT FROM $2)
+                         FROM passkey_ceremonies WHERE kind = $1",
+                        &[&new.kind.as_str(), &new.address],
+                    )
+                    .await?;
+                let kept = CeremonyKept::under(caps, counted.get(0), counted.get(1));
+                if kept != CeremonyKept::Kept {
+                    return Ok(kept);
+                }
+            }
             txn.execute(
-                "INSERT INTO passkey_ceremonies(hash, kind, person, name, state, expires_at)
-                 VALUES($1, $2, $3, $4, $5, $6)",
+                "INSERT INTO passkey_ceremonies(hash, kind, person, name, state, expires_at, address)
+                 VALUES($1, $2, $3, $4, $5, $6, $7)",
                 &[
                     &new.hash,
                     &new.kind.as_str(),
@@ -156,10 +189,11 @@ impl Passkeys for Postgres {
                     &new.name,
                     &new.state,
                     &new.expires_at,
+                    &new.address,
                 ],
             )
             .await?;
-            Ok(())
+            Ok(CeremonyKept::Kept)
         })
         .await
     }

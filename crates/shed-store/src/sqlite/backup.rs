@@ -8,9 +8,13 @@
 //! and the backup never restarts however much is written. The copy is one
 //! self-contained file (rollback journal, no `-wal` beside it), made mode
 //! 0600 under a temporary name and renamed into place once it is whole and
-//! on disk. A restore checks a backup whole (`PRAGMA integrity_check`) and
-//! that this shed knows its schema, then copies it to the new database's
-//! place, mode 0600.
+//! on disk. A restore copies a backup to the new database's place, mode
+//! 0600, and checks the copy: that this shed knows its schema, that it is
+//! whole (`PRAGMA integrity_check`), and that it holds exactly the tables,
+//! indexes, views and triggers shed makes — what the migrations of its
+//! schema version make, and each app's tables as its catalog describes them
+//! — so an object added to a backup by hand (a trigger that undoes a
+//! revocation, say) never reaches a serving shed. A copy refused is removed.
 
 use std::fs::{File, OpenOptions};
 use std::io::ErrorKind;
@@ -18,10 +22,14 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use std::collections::BTreeMap;
+
 use rusqlite::backup::{Backup, StepResult};
 use rusqlite::{Connection, OpenFlags};
 
-use crate::{PRIVATE_FILE_MODE, StoreError};
+use super::{migrations, schema};
+use crate::names::is_word;
+use crate::{ColumnType, PRIVATE_FILE_MODE, StoreError};
 
 /// Pages copied between two reports of progress: 4 MiB of 4 KiB pages.
 const STEP_PAGES: i32 = 1024;
@@ -91,16 +99,54 @@ pub fn backup(
     })
 }
 
-/// Checks the backup at `from` and copies it to `database`, which must not
-/// exist yet; the caller makes the data folder around it.
+/// Copies the backup at `from` to `database`, which must not exist yet, and
+/// checks the copy; a copy refused is removed. The caller makes the data
+/// folder around it.
 pub fn restore(from: &Path, database: &Path) -> Result<Copied, StoreError> {
+    let bytes = copy_file(from, database)?;
+    match check(from, database) {
+        Ok(schema_version) => Ok(Copied {
+            bytes,
+            schema_version,
+        }),
+        Err(refused) => {
+            let _ = std::fs::remove_file(database);
+            Err(refused)
+        }
+    }
+}
+
+/// Copies the file `from` to the new file `database`, mode
+/// [`PRIVATE_FILE_MODE`], and puts it on disk: its size.
+fn copy_file(from: &Path, database: &Path) -> Result<u64, StoreError> {
+    let mut source = File::open(from)
+        .map_err(|e| StoreError::refused(format!("could not read {}: {e}", from.display())))?;
+    let mut target = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(PRIVATE_FILE_MODE)
+        .open(database)
+        .map_err(|e| StoreError::Internal(format!("could not make {}: {e}", database.display())))?;
+    let copied =
+        std::io::copy(&mut source, &mut target).and_then(|bytes| target.sync_all().map(|()| bytes));
+    copied.map_err(|e| {
+        let _ = std::fs::remove_file(database);
+        StoreError::Internal(format!("could not write {}: {e}", database.display()))
+    })
+}
+
+/// Checks the copy at `database` of the backup `from` (named in the
+/// sentences): its schema version, which this shed must know; SQLite's
+/// integrity check; and that it holds nothing shed does not make. Answers
+/// the schema version.
+fn check(from: &Path, database: &Path) -> Result<u64, StoreError> {
     let backup = Connection::open_with_flags(
-        from,
+        database,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
     .map_err(|e| not_a_backup(from, &e))?;
     let schema_version = schema_version(&backup).map_err(|e| not_a_backup(from, &e))?;
-    let known = super::migrations::MIGRATIONS.len() as u64;
+    let known = migrations::MIGRATIONS.len() as u64;
     if schema_version > known {
         return Err(StoreError::refused(format!(
             "{} was made by a newer shed (schema version {schema_version}; this one knows {known}) — restore it with that shed",
@@ -118,24 +164,154 @@ pub fn restore(from: &Path, database: &Path) -> Result<Copied, StoreError> {
             verdict.join("; ")
         )));
     }
-    drop(backup);
-    let mut source = File::open(from)
-        .map_err(|e| StoreError::refused(format!("could not read {}: {e}", from.display())))?;
-    let mut target = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(PRIVATE_FILE_MODE)
-        .open(database)
-        .map_err(|e| StoreError::Internal(format!("could not make {}: {e}", database.display())))?;
-    let bytes = std::io::copy(&mut source, &mut target)
-        .and_then(|bytes| target.sync_all().map(|()| bytes))
-        .map_err(|e| {
-            StoreError::Internal(format!("could not write {}: {e}", database.display()))
-        })?;
-    Ok(Copied {
-        bytes,
-        schema_version,
-    })
+    let unlike = unlike_shed(&backup, schema_version)
+        .map_err(|why| StoreError::refused(format!("{} {why} — {NOT_RESTORED}", from.display())))?;
+    if !unlike.is_empty() {
+        let more = unlike.len().saturating_sub(NAMED_OBJECTS);
+        let mut named = unlike[..unlike.len() - more].join(", ");
+        if more > 0 {
+            named.push_str(&format!(" and {more} more"));
+        }
+        return Err(StoreError::refused(format!(
+            "{} holds {named} — {NOT_RESTORED}",
+            from.display()
+        )));
+    }
+    Ok(schema_version)
+}
+
+/// How a refusal of a backup's contents ends.
+const NOT_RESTORED: &str = "it was not restored; restore only files `shed backup` wrote";
+
+/// The most objects a refusal names; the rest it counts.
+const NAMED_OBJECTS: usize = 5;
+
+/// The longest object name a refusal shows whole.
+const SHOWN_NAME_CHARS: usize = 64;
+
+/// A row of a database's `sqlite_master`, keyed by its type (`table`,
+/// `index`, `view`, `trigger`) and name: its table and its SQL (none for
+/// the indexes SQLite makes itself).
+type SchemaObjects = BTreeMap<(String, String), (String, Option<String>)>;
+
+fn schema_objects(conn: &Connection) -> Result<SchemaObjects, StoreError> {
+    let mut stmt = conn.prepare("SELECT type, name, tbl_name, sql FROM sqlite_master")?;
+    let rows = stmt.query_map([], |r| Ok(((r.get(0)?, r.get(1)?), (r.get(2)?, r.get(3)?))))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// What the database `backup`, at schema version `version`, holds that
+/// shed does not make, holds other than shed makes it, or lacks: a phrase
+/// per object, naming it. `Err` is a phrase saying why its app tables
+/// cannot be told apart from foreign ones (a catalog shed did not write).
+fn unlike_shed(backup: &Connection, version: u64) -> Result<Vec<String>, String> {
+    let made = shed_made(backup, version)?;
+    let held = schema_objects(backup).map_err(|e| e.to_string())?;
+    let mut unlike = Vec::new();
+    for (key @ (kind, name), object) in &held {
+        match made.get(key) {
+            None => unlike.push(format!(
+                "{} {kind} shed does not make ({})",
+                article(kind),
+                shown(name)
+            )),
+            Some(made) if made != object => unlike.push(format!(
+                "{} {kind} {} unlike the one shed makes",
+                article(kind),
+                shown(name)
+            )),
+            Some(_) => {}
+        }
+    }
+    for (kind, name) in made.keys().filter(|key| !held.contains_key(*key)) {
+        unlike.push(format!("no {kind} {}, which shed makes", shown(name)));
+    }
+    Ok(unlike)
+}
+
+/// The objects shed makes in a database like `backup`: what the migrations
+/// up to `version` make, in a new database in memory, and there too each
+/// app's tables as `backup`'s catalog (`ec_apps`, `ec_components`,
+/// `ec_columns`) describes them, made as declaring makes them — a
+/// component's columns in the order its table holds them (a column
+/// re-typed moves to the end).
+fn shed_made(backup: &Connection, version: u64) -> Result<SchemaObjects, String> {
+    let catalog =
+        |e: rusqlite::Error| format!("has a catalog of app tables shed cannot read ({e})");
+    let made = |e: StoreError| format!("has a catalog of app tables shed did not write ({e})");
+    let fresh = migrations::schema_at(usize::try_from(version).unwrap_or(usize::MAX))
+        .map_err(|e| e.to_string())?;
+    let apps: Vec<i64> = backup
+        .prepare("SELECT id FROM ec_apps ORDER BY id")
+        .and_then(|mut stmt| stmt.query_map([], |r| r.get(0))?.collect())
+        .map_err(catalog)?;
+    for id in apps {
+        schema::create_fts_table(&fresh, id).map_err(made)?;
+    }
+    let components: Vec<(i64, String)> = backup
+        .prepare("SELECT app, name FROM ec_components ORDER BY app, position")
+        .and_then(|mut stmt| {
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect()
+        })
+        .map_err(catalog)?;
+    for (id, component) in components {
+        let not_a_word = |what: &str, name: &str| {
+            format!(
+                "has a catalog of app tables shed did not write (the {what} {} of app {id})",
+                shown(name)
+            )
+        };
+        if !is_word(&component) {
+            return Err(not_a_word("component", &component));
+        }
+        schema::create_component_table(&fresh, id, &component).map_err(made)?;
+        let table = format!("ec_{id}_{component}");
+        let held: Vec<String> = backup
+            .prepare("SELECT name FROM pragma_table_info(?1)")
+            .and_then(|mut stmt| stmt.query_map([&table], |r| r.get(0))?.collect())
+            .map_err(catalog)?;
+        let mut columns: Vec<(String, String)> = backup
+            .prepare("SELECT name, type FROM ec_columns WHERE app = ?1 AND component = ?2")
+            .and_then(|mut stmt| {
+                stmt.query_map(rusqlite::params![id, component], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })?
+                .collect()
+            })
+            .map_err(catalog)?;
+        columns.sort_by_key(|(name, _)| held.iter().position(|h| h == name));
+        for (column, ty) in columns {
+            let ty = ColumnType::from_word(&ty).filter(|_| is_word(&column));
+            let Some(ty) = ty else {
+                return Err(not_a_word("column", &format!("{component}.{column}")));
+            };
+            schema::create_column(&fresh, id, &component, &column, ty).map_err(made)?;
+        }
+    }
+    schema_objects(&fresh).map_err(|e| e.to_string())
+}
+
+/// `a` or `an` before a kind of object (`an index`).
+fn article(kind: &str) -> &'static str {
+    if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
+/// An object's name as a refusal shows it: escaped, and cut when long.
+fn shown(name: &str) -> String {
+    let mut shown: String = name
+        .chars()
+        .take(SHOWN_NAME_CHARS)
+        .flat_map(char::escape_debug)
+        .collect();
+    if name.chars().count() > SHOWN_NAME_CHARS {
+        shown.push('…');
+    }
+    shown
 }
 
 /// Copies every page of `source` into `copy`, a step at a time.

@@ -110,6 +110,9 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
     Sql(super::sessions::SESSIONS_SEEN_MIGRATION),
     // 12: passkeys and their ceremonies' states (sqlite/passkeys.rs).
     Sql(super::passkeys::MIGRATION),
+    // 13: where a ceremony was started from, so live sign-ins are capped
+    // per address (sqlite/passkeys.rs).
+    Sql(super::passkeys::ADDRESS_MIGRATION),
 ];
 
 /// Whether every migration this program knows is applied to the database
@@ -140,15 +143,45 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// The table the migrations applied are recorded in.
+const RECORD_TABLE: &str = "CREATE TABLE IF NOT EXISTS schema_migrations(
+            version INTEGER PRIMARY KEY,
+            applied_at TEXT NOT NULL
+        )";
+
+impl Migration {
+    /// Runs this migration in `tx` and records it as schema version `version`.
+    fn apply(&self, tx: &Transaction<'_>, version: usize) -> Result<(), StoreError> {
+        match self {
+            Sql(sql) => tx.execute_batch(sql)?,
+            Step(step) => step(tx)?,
+        }
+        tx.execute(
+            "INSERT INTO schema_migrations(version, applied_at) VALUES(?1, ?2)",
+            rusqlite::params![version as i64, crate::records::now()],
+        )?;
+        Ok(())
+    }
+}
+
+/// A new database in memory holding what migrations 1 to `version` make,
+/// and nothing else: what a database of that schema version is made of
+/// before any app declares its tables.
+pub(crate) fn schema_at(version: usize) -> Result<Connection, StoreError> {
+    let mut conn = Connection::open_in_memory()?;
+    let tx = conn.transaction()?;
+    tx.execute_batch(RECORD_TABLE)?;
+    for (i, migration) in MIGRATIONS.iter().enumerate().take(version) {
+        migration.apply(&tx, i + 1)?;
+    }
+    tx.commit()?;
+    Ok(conn)
+}
+
 /// Applies every migration not yet applied; answers how many it applied.
 fn apply_pending(conn: &mut Connection) -> Result<usize, StoreError> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    tx.execute_batch(
-        "CREATE TABLE IF NOT EXISTS schema_migrations(
-            version INTEGER PRIMARY KEY,
-            applied_at TEXT NOT NULL
-        )",
-    )?;
+    tx.execute_batch(RECORD_TABLE)?;
     let done: i64 = tx.query_row(
         "SELECT COALESCE(MAX(version), 0) FROM schema_migrations",
         [],
@@ -161,14 +194,7 @@ fn apply_pending(conn: &mut Connection) -> Result<usize, StoreError> {
         )));
     }
     for (i, migration) in MIGRATIONS.iter().enumerate().skip(done as usize) {
-        match migration {
-            Sql(sql) => tx.execute_batch(sql)?,
-            Step(step) => step(&tx)?,
-        }
-        tx.execute(
-            "INSERT INTO schema_migrations(version, applied_at) VALUES(?1, ?2)",
-            rusqlite::params![i as i64 + 1, crate::records::now()],
-        )?;
+        migration.apply(&tx, i + 1)?;
         tracing::info!(version = i + 1, "applied store migration");
     }
     tx.commit()?;

@@ -4,7 +4,10 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use super::Sqlite;
 use crate::StoreError;
-use crate::passkeys::{CeremonyKind, CeremonyRecord, NewCeremony, NewPasskey, PasskeyRecord};
+use crate::passkeys::{
+    CeremonyCaps, CeremonyKept, CeremonyKind, CeremonyRecord, NewCeremony, NewPasskey,
+    PasskeyRecord,
+};
 
 /// The tables, appended to the store's migrations.
 pub(crate) const MIGRATION: &str = r#"
@@ -28,6 +31,10 @@ pub(crate) const MIGRATION: &str = r#"
     ) WITHOUT ROWID;
     CREATE INDEX passkey_ceremonies_expiry ON passkey_ceremonies(expires_at);
 "#;
+
+/// Where a ceremony was started from, appended to the store's migrations.
+pub(crate) const ADDRESS_MIGRATION: &str =
+    "ALTER TABLE passkey_ceremonies ADD COLUMN address TEXT;";
 
 const PASSKEY_COLUMNS: &str =
     "id, person, credential, passkey, name, created_at, last_used_at FROM passkeys";
@@ -61,24 +68,44 @@ fn add_passkey(conn: &Connection, new: &NewPasskey) -> Result<Option<i64>, Store
         .optional()?)
 }
 
-fn add_ceremony(conn: &Connection, new: &NewCeremony, now: i64) -> Result<(), StoreError> {
+fn add_ceremony(
+    conn: &Connection,
+    new: &NewCeremony,
+    now: i64,
+    caps: Option<CeremonyCaps>,
+) -> Result<CeremonyKept, StoreError> {
     conn.execute(
         "DELETE FROM passkey_ceremonies WHERE expires_at <= ?1",
         [now],
     )?;
+    if caps.is_some() {
+        let (live, from_address): (i64, i64) = conn
+            .prepare_cached(
+                "SELECT COUNT(*), COALESCE(SUM(address IS ?2), 0)
+                 FROM passkey_ceremonies WHERE kind = ?1",
+            )?
+            .query_row(params![new.kind.as_str(), new.address], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?;
+        let kept = CeremonyKept::under(caps, live, from_address);
+        if kept != CeremonyKept::Kept {
+            return Ok(kept);
+        }
+    }
     conn.execute(
-        "INSERT INTO passkey_ceremonies(hash, kind, person, name, state, expires_at)
-         VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO passkey_ceremonies(hash, kind, person, name, state, expires_at, address)
+         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         params![
             new.hash,
             new.kind.as_str(),
             new.person,
             new.name,
             new.state,
-            new.expires_at
+            new.expires_at,
+            new.address
         ],
     )?;
-    Ok(())
+    Ok(CeremonyKept::Kept)
 }
 
 fn take_ceremony(
@@ -160,8 +187,13 @@ impl crate::records::Passkeys for Sqlite {
         .await
     }
 
-    async fn add_ceremony(&self, ceremony: NewCeremony, now: i64) -> Result<(), StoreError> {
-        self.write(move |txn| add_ceremony(txn, &ceremony, now))
+    async fn add_ceremony(
+        &self,
+        ceremony: NewCeremony,
+        now: i64,
+        caps: Option<CeremonyCaps>,
+    ) -> Result<CeremonyKept, StoreError> {
+        self.write(move |txn| add_ceremony(txn, &ceremony, now, caps))
             .await
     }
 

@@ -175,11 +175,49 @@ pub(crate) fn ensure_app(txn: &Transaction<'_>, app: &str) -> Result<i64, StoreE
     for c in platform_components() {
         add_component(txn, id, &c.name, &c.columns)?;
     }
+    create_fts_table(txn, id)?;
+    Ok(id)
+}
+
+/// Creates app `id`'s full-text table over `doc` (FTS5 makes its own
+/// tables beside it).
+pub(crate) fn create_fts_table(conn: &Connection, id: i64) -> Result<(), StoreError> {
     let fts = AppSchema::fts(id);
-    txn.execute_batch(&format!(
+    conn.execute_batch(&format!(
         "CREATE VIRTUAL TABLE {fts} USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 2')"
     ))?;
-    Ok(id)
+    Ok(())
+}
+
+/// Creates app `id`'s table of `component`, with no column but its key.
+/// `component` must be a checked word.
+pub(crate) fn create_component_table(
+    conn: &Connection,
+    id: i64,
+    component: &str,
+) -> Result<(), StoreError> {
+    let table = AppSchema::table(id, component);
+    conn.execute_batch(&format!(
+        "CREATE TABLE {table}(id INTEGER PRIMARY KEY REFERENCES ec_entities(id))"
+    ))?;
+    Ok(())
+}
+
+/// Adds `column` to app `id`'s table of `component`, with its index where
+/// the component's columns have one. Both names must be checked words.
+pub(crate) fn create_column(
+    conn: &Connection,
+    id: i64,
+    component: &str,
+    column: &str,
+    ty: ColumnType,
+) -> Result<(), StoreError> {
+    let table = AppSchema::table(id, component);
+    conn.execute_batch(&format!(
+        "ALTER TABLE {table} ADD COLUMN \"{column}\" {}",
+        affinity(ty)
+    ))?;
+    create_index(conn, id, component, column)
 }
 
 fn affinity(ty: ColumnType) -> &'static str {
@@ -209,10 +247,7 @@ fn add_component(
         "INSERT INTO ec_components(app, name, position) VALUES(?1, ?2, ?3)",
         rusqlite::params![id, name, position],
     )?;
-    let table = AppSchema::table(id, name);
-    txn.execute_batch(&format!(
-        "CREATE TABLE {table}(id INTEGER PRIMARY KEY REFERENCES ec_entities(id))"
-    ))?;
+    create_component_table(txn, id, name)?;
     for (column, ty) in columns {
         add_column(txn, id, name, column, *ty)?;
     }
@@ -220,7 +255,7 @@ fn add_component(
 }
 
 fn create_index(
-    txn: &Transaction<'_>,
+    conn: &Connection,
     id: i64,
     component: &str,
     column: &str,
@@ -228,7 +263,7 @@ fn create_index(
     if indexed(component) {
         let table = AppSchema::table(id, component);
         let index = index_name(id, component, column);
-        txn.execute_batch(&format!("CREATE INDEX {index} ON {table}(\"{column}\")"))?;
+        conn.execute_batch(&format!("CREATE INDEX {index} ON {table}(\"{column}\")"))?;
     }
     Ok(())
 }
@@ -249,12 +284,7 @@ fn add_column(
         "INSERT INTO ec_columns(app, component, name, type, position) VALUES(?1, ?2, ?3, ?4, ?5)",
         rusqlite::params![id, component, column, ty.as_str(), position],
     )?;
-    let table = AppSchema::table(id, component);
-    txn.execute_batch(&format!(
-        "ALTER TABLE {table} ADD COLUMN \"{column}\" {}",
-        affinity(ty)
-    ))?;
-    create_index(txn, id, component, column)
+    create_column(txn, id, component, column, ty)
 }
 
 /// Re-types a column that holds no value: drop it and add it anew.
@@ -269,11 +299,9 @@ fn retype_column(
     let index = index_name(id, component, column);
     txn.execute_batch(&format!(
         "DROP INDEX IF EXISTS {index};
-         ALTER TABLE {table} DROP COLUMN \"{column}\";
-         ALTER TABLE {table} ADD COLUMN \"{column}\" {};",
-        affinity(ty)
+         ALTER TABLE {table} DROP COLUMN \"{column}\";"
     ))?;
-    create_index(txn, id, component, column)?;
+    create_column(txn, id, component, column, ty)?;
     txn.execute(
         "UPDATE ec_columns SET type = ?4 WHERE app = ?1 AND component = ?2 AND name = ?3",
         rusqlite::params![id, component, column, ty.as_str()],

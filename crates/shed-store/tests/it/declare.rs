@@ -114,10 +114,10 @@ async fn declare_refuses_bad_names_with_sentences() {
             .await
             .starts_with("jog.Miles is not a column name")
     );
-    for key in ["id", "rowid", "oid"] {
+    for key in shed_words::STORE_COLUMNS {
         assert_eq!(
             err(one("jog", vec![(key.into(), ColumnType::Text)])).await,
-            format!("jog.{key} is the store's own key of every row — name the column otherwise")
+            format!("jog.{key} is kept by the store on every row — name the column otherwise")
         );
     }
     assert!(

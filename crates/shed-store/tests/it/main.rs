@@ -11,6 +11,7 @@ mod jobs;
 mod lifecycle;
 mod passkeys;
 mod query;
+mod restore;
 mod slow_queries;
 mod taking_back;
 mod wake;

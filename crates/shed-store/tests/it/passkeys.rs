@@ -3,7 +3,7 @@
 //! their own, a sign-in moves its record on, a ceremony's state is taken
 //! once and only while it lives, and removing a person forgets theirs.
 
-use shed_store::passkeys::{CeremonyKind, NewCeremony, NewPasskey};
+use shed_store::passkeys::{CeremonyCaps, CeremonyKept, CeremonyKind, NewCeremony, NewPasskey};
 use shed_store::revocable::PersonRemoval;
 use shed_store::{Person, Store, secret_hash};
 
@@ -97,6 +97,7 @@ fn ceremony(secret: &str, kind: CeremonyKind, person: Option<&Person>) -> NewCer
         name: person.map(|_| "laptop".to_string()),
         state: format!("{{\"state\":\"{secret}\"}}"),
         expires_at: 300,
+        address: None,
     }
 }
 
@@ -104,11 +105,11 @@ fn ceremony(secret: &str, kind: CeremonyKind, person: Option<&Person>) -> NewCer
 async fn a_ceremony_is_taken_once_of_its_kind_while_it_lives() {
     let (_dir, store, ada, _bob) = store_with_ada_and_bob().await;
     store
-        .add_ceremony(ceremony("r", CeremonyKind::Register, Some(&ada)), 0)
+        .add_ceremony(ceremony("r", CeremonyKind::Register, Some(&ada)), 0, None)
         .await
         .unwrap();
     store
-        .add_ceremony(ceremony("s", CeremonyKind::SignIn, None), 0)
+        .add_ceremony(ceremony("s", CeremonyKind::SignIn, None), 0, None)
         .await
         .unwrap();
     assert_eq!(
@@ -145,7 +146,7 @@ async fn a_ceremony_is_taken_once_of_its_kind_while_it_lives() {
     );
     // A new state forgets the expired ones; a live one stays.
     store
-        .add_ceremony(ceremony("t", CeremonyKind::SignIn, None), 100)
+        .add_ceremony(ceremony("t", CeremonyKind::SignIn, None), 100, None)
         .await
         .unwrap();
     assert!(
@@ -155,6 +156,64 @@ async fn a_ceremony_is_taken_once_of_its_kind_while_it_lives() {
             .unwrap()
             .is_some()
     );
+}
+
+// Under caps, a sign-in's state is kept only while fewer live sign-ins than
+// the caps are kept from its address and in all; expired ones and
+// registrations do not count.
+#[tokio::test]
+async fn sign_ins_under_caps_are_kept_up_to_them_per_address_and_in_all() {
+    let (_dir, store, ada, _bob) = store_with_ada_and_bob().await;
+    let caps = Some(CeremonyCaps {
+        all: 3,
+        per_address: 2,
+    });
+    let from = |secret: &str, address: &str, expires_at: i64| NewCeremony {
+        address: Some(address.into()),
+        expires_at,
+        ..ceremony(secret, CeremonyKind::SignIn, None)
+    };
+    let kept = async |new: NewCeremony, now: i64| store.add_ceremony(new, now, caps).await.unwrap();
+    // One that expires soon, and registrations, which are not counted.
+    assert_eq!(kept(from("old", "a", 50), 0).await, CeremonyKept::Kept);
+    for i in 0..3 {
+        store
+            .add_ceremony(
+                ceremony(&format!("r{i}"), CeremonyKind::Register, Some(&ada)),
+                0,
+                None,
+            )
+            .await
+            .unwrap();
+    }
+    assert_eq!(kept(from("a1", "a", 300), 10).await, CeremonyKept::Kept);
+    assert_eq!(
+        kept(from("a2", "a", 300), 10).await,
+        CeremonyKept::AddressFull
+    );
+    assert_eq!(kept(from("b1", "b", 300), 10).await, CeremonyKept::Kept);
+    assert_eq!(kept(from("c1", "c", 300), 10).await, CeremonyKept::AllFull);
+    // Once the first expired, its place is free.
+    assert_eq!(kept(from("a3", "a", 300), 60).await, CeremonyKept::Kept);
+    assert_eq!(
+        kept(from("a4", "a", 300), 60).await,
+        CeremonyKept::AddressFull
+    );
+    // Those refused were not kept; the others were.
+    for (secret, there) in [
+        ("a1", true),
+        ("a2", false),
+        ("b1", true),
+        ("c1", false),
+        ("a3", true),
+        ("a4", false),
+    ] {
+        let taken = store
+            .take_ceremony(&secret_hash(secret), CeremonyKind::SignIn, 100)
+            .await
+            .unwrap();
+        assert_eq!(taken.is_some(), there, "{secret}");
+    }
 }
 
 #[tokio::test]
@@ -169,7 +228,7 @@ async fn removing_a_person_forgets_their_passkeys_and_ceremonies() {
         .await
         .unwrap();
     store
-        .add_ceremony(ceremony("r", CeremonyKind::Register, Some(&ada)), 0)
+        .add_ceremony(ceremony("r", CeremonyKind::Register, Some(&ada)), 0, None)
         .await
         .unwrap();
     assert!(matches!(

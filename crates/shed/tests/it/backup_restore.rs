@@ -199,6 +199,84 @@ async fn a_backup_under_writes_restores_every_write_acknowledged_before_it() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backup_holding_objects_shed_does_not_make_is_refused_naming_them() {
+    if !on_sqlite("a_backup_holding_objects_shed_does_not_make_is_refused_naming_them") {
+        return;
+    }
+    let (dir, data) = data_folder();
+    let logs = dir.path().join("logs");
+    let serving = Shed::up(&data, &logs, &[]);
+    let token = serving.token();
+    let http = reqwest::Client::new();
+    let run = written_eid(&succeeded(
+        log_run(&http, &serving.url("/mcp"), &token, "Ada")
+            .await
+            .unwrap(),
+    ));
+    let clean = dir.path().join("clean.db");
+    let (ok, _, said) = shed(&data, &["backup", clean.to_str().unwrap()]);
+    assert!(ok, "{said}");
+    drop(serving);
+
+    for (i, (sql, named)) in [
+        (
+            "CREATE TRIGGER tokens_spy AFTER DELETE ON tokens BEGIN SELECT 1; END",
+            "a trigger shed does not make (tokens_spy)",
+        ),
+        (
+            "CREATE VIEW every_token AS SELECT * FROM tokens",
+            "a view shed does not make (every_token)",
+        ),
+        (
+            "CREATE TABLE stash(x)",
+            "a table shed does not make (stash)",
+        ),
+        (
+            "CREATE INDEX people_by_name ON people(name)",
+            "an index shed does not make (people_by_name)",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let file = dir.path().join(format!("tampered-{i}.db"));
+        std::fs::copy(&clean, &file).unwrap();
+        rusqlite::Connection::open(&file)
+            .unwrap()
+            .execute_batch(sql)
+            .unwrap();
+        // Into a new folder, which is not made; into an empty one, left empty.
+        let new = dir.path().join(format!("new-{i}"));
+        let empty = dir.path().join(format!("empty-{i}"));
+        std::fs::create_dir(&empty).unwrap();
+        for into in [&new, &empty] {
+            let (ok, _, said) = shed(into, &["restore", file.to_str().unwrap()]);
+            assert!(!ok, "{sql}");
+            assert!(
+                said.contains(&format!(
+                    "{} holds {named} — it was not restored; restore only files `shed backup` wrote",
+                    file.display()
+                )),
+                "{sql}: {said}"
+            );
+        }
+        assert!(!new.exists(), "{sql}: the new folder is not made");
+        assert_eq!(
+            std::fs::read_dir(&empty).unwrap().count(),
+            0,
+            "{sql}: the empty folder is left empty"
+        );
+    }
+
+    // The clean backup, with its deployed app and data, still restores.
+    let restored = dir.path().join("restored");
+    let (ok, _, said) = shed(&restored, &["restore", clean.to_str().unwrap()]);
+    assert!(ok, "{said}");
+    let runs = every_run(&http, &Shed::up(&restored, &logs, &[]).url("/mcp"), &token).await;
+    assert_eq!(runs.get(&run).map(String::as_str), Some("Ada"));
+}
+
 /// Runs a PostgreSQL client program (`pg_dump`, `pg_restore`), which must succeed.
 fn client_program(program: &str, args: &[&str]) {
     let out = std::process::Command::new(program)

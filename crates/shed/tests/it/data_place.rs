@@ -89,3 +89,31 @@ pub fn kept(data: &Path) -> Vec<(String, Vec<u8>)> {
     }
     kept
 }
+
+/// How many rows the table `table` holds in what the sheds on `data` keep:
+/// read from the SQLite file, or on the test server with `psql`.
+pub fn rows(data: &Path, table: &str) -> i64 {
+    let count = format!("SELECT COUNT(*) FROM {table}");
+    match shed_test_database::for_folder(data) {
+        Some(url) => {
+            let out = Command::new("psql")
+                .args([url.as_str(), "-tAc", &count])
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "psql: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            String::from_utf8(out.stdout)
+                .unwrap()
+                .trim()
+                .parse()
+                .unwrap()
+        }
+        None => rusqlite::Connection::open(data.join("shed.db"))
+            .unwrap()
+            .query_row(&count, [], |r| r.get(0))
+            .unwrap(),
+    }
+}

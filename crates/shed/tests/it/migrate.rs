@@ -326,8 +326,10 @@ async fn write_records(store: &Store) {
                 name: None,
                 state: "{}".into(),
                 expires_at: now + 300,
+                address: Some("192.0.2.1".into()),
             },
             now,
+            None,
         )
         .await
         .unwrap();

@@ -8,6 +8,7 @@ use reqwest::StatusCode;
 use reqwest::header;
 use serde_json::{Value, json};
 
+use crate::data_place::rows;
 use crate::web_door::Shed;
 
 /// Posts `body` (JSON) to `path` on the platform host with `cookie` (or a
@@ -187,7 +188,52 @@ async fn a_passkey_step_is_json_from_a_person_signed_in_on_the_web() {
         refused["error"]
             .as_str()
             .unwrap()
-            .starts_with("this passkey sign-in was finished already or is older than five minutes"),
+            .starts_with("this passkey sign-in was finished already or is older than two minutes"),
         "{refused}"
+    );
+}
+
+// Anyone may start a sign-in, and each start keeps a state: a bounded flood
+// of starts from one address keeps no more than one address's cap, the
+// rest refused with 429 and the sentence saying why.
+#[tokio::test]
+async fn a_flood_of_sign_in_starts_from_one_address_keeps_at_most_its_cap() {
+    use shed_host::passkeys::MAX_LIVE_SIGN_INS_PER_ADDRESS;
+    /// The starts sent, one after another.
+    const FLOOD: usize = 200;
+    let shed = Shed::start().await;
+    let own = shed.url();
+    let nobody = (header::USER_AGENT.as_str(), "test");
+    let mut started = 0;
+    let mut refusal = None;
+    for _ in 0..FLOOD {
+        let (status, said) = post(
+            &shed,
+            "/_shed/passkeys/sign-in/start",
+            &json!({}),
+            nobody,
+            Some(&own),
+        )
+        .await;
+        match status {
+            StatusCode::OK => started += 1,
+            StatusCode::TOO_MANY_REQUESTS => refusal = Some(said),
+            other => panic!("{other}: {said}"),
+        }
+    }
+    assert_eq!(started, MAX_LIVE_SIGN_INS_PER_ADDRESS);
+    let refusal = refusal.expect("starts past the cap are refused");
+    assert_eq!(
+        refusal["error"].as_str().unwrap(),
+        format!(
+            "your address has {MAX_LIVE_SIGN_INS_PER_ADDRESS} passkey sign-ins started and not \
+             finished, the most shed keeps for one address — finish one, or press Sign in with a \
+             passkey again in two minutes"
+        )
+    );
+    assert_eq!(
+        rows(shed.data.path(), "passkey_ceremonies"),
+        MAX_LIVE_SIGN_INS_PER_ADDRESS,
+        "the states kept after {FLOOD} starts"
     );
 }

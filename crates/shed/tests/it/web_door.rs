@@ -763,27 +763,24 @@ async fn an_outsider_cannot_tell_a_private_app_or_a_space_from_one_nobody_made()
     }
 }
 
+/// The `<base href>` of the view `uri` as `token`'s person reads it over MCP.
+async fn view_base(shed: &Shed, token: &str, uri: &str) -> String {
+    let read = shed
+        .mcp_request(token, "resources/read", uri, json!({ "uri": uri }))
+        .await;
+    let html = read["result"]["contents"][0]["text"].as_str().unwrap();
+    html.split_once("<base href=\"")
+        .and_then(|(_, rest)| rest.split_once('"'))
+        .map(|(base, _)| base.to_string())
+        .unwrap_or_else(|| panic!("no <base href> in {html}"))
+}
+
 #[tokio::test]
 async fn a_private_apps_view_loads_its_files_through_a_key_of_the_member_who_read_it() {
     let shed = Shed::start().await;
     let vic = shed.token("vic");
-    let read = shed
-        .mcp_request(
-            &vic,
-            "resources/read",
-            "ui://demo/runs/leaderboard.html",
-            json!({ "uri": "ui://demo/runs/leaderboard.html" }),
-        )
-        .await;
-    let html = read["result"]["contents"][0]["text"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let base = html
-        .split_once("<base href=\"")
-        .and_then(|(_, rest)| rest.split_once('"'))
-        .map(|(base, _)| base.to_string())
-        .unwrap();
+    let leaderboard = "ui://demo/runs/leaderboard.html";
+    let base = view_base(&shed, &vic, leaderboard).await;
     let keyed = base
         .strip_prefix(&shed.demo("/_shed/view/"))
         .and_then(|rest| rest.strip_suffix("/runs/"))
@@ -815,19 +812,18 @@ async fn a_private_apps_view_loads_its_files_through_a_key_of_the_member_who_rea
         StatusCode::OK,
         "a key works as often as the view loads"
     );
+    // Read again and again, the view is drawn with the same key: no read
+    // mints a new one.
+    for _ in 0..20 {
+        assert_eq!(view_base(&shed, &vic, leaderboard).await, base);
+    }
+    assert_eq!(crate::data_place::rows(shed.data.path(), "view_keys"), 1);
+    let (status, _) = get_as(&shed, &format!("{base}style.css"), None).await;
+    assert_eq!(status, StatusCode::OK, "the view still loads its style");
     // A public app's view keeps the app's plain address.
-    let read = shed
-        .mcp_request(
-            &vic,
-            "resources/read",
-            "ui://demo/pub/leaderboard.html",
-            json!({ "uri": "ui://demo/pub/leaderboard.html" }),
-        )
-        .await;
-    let html = read["result"]["contents"][0]["text"].as_str().unwrap();
-    assert!(
-        html.contains(&format!("<base href=\"{}\">", shed.demo("/pub/"))),
-        "{html}"
+    assert_eq!(
+        view_base(&shed, &vic, "ui://demo/pub/leaderboard.html").await,
+        shed.demo("/pub/")
     );
 }
 
@@ -1306,6 +1302,42 @@ async fn a_column_named_as_the_store_s_own_key_is_refused_at_deploy_and_nothing_
     std::fs::copy(run_club().join("vocab.json"), app.path().join("vocab.json")).unwrap();
     let deployed = shed.deploy_public(app.path(), "pub").unwrap();
     assert!(deployed.starts_with("deployed demo/pub v2"), "{deployed}");
+}
+
+// PostgreSQL's system columns: refused with the same sentence on both
+// backends, before any database sees them (on a server they used to reach
+// the caller as PostgreSQL's own error).
+#[tokio::test]
+async fn a_column_named_as_a_postgres_system_column_is_refused_at_deploy_on_every_backend() {
+    let shed = Shed::start().await;
+    let app = tempfile::tempdir().unwrap();
+    for file in std::fs::read_dir(run_club()).unwrap() {
+        let file = file.unwrap();
+        std::fs::copy(file.path(), app.path().join(file.file_name())).unwrap();
+    }
+    let system = ["xmin", "xmax", "cmin", "cmax", "ctid", "tableoid"];
+    let columns: Vec<String> = system.iter().map(|c| format!(r#""{c}": "text""#)).collect();
+    std::fs::write(
+        app.path().join("vocab.json"),
+        format!(
+            r#"{{ "jog": {{ "who": "text", "miles": "number", "at": "time" }},
+                 "shoe": {{ {} }} }}"#,
+            columns.join(", ")
+        ),
+    )
+    .unwrap();
+    let sentence: Vec<String> = system
+        .iter()
+        .map(|c| {
+            format!("shoe.{c} is kept by the store on every row — name your column something else")
+        })
+        .collect();
+    assert_eq!(
+        shed.deploy_public(app.path(), "pub"),
+        Err(format!("vocab.json: {}", sentence.join("; ")))
+    );
+    let (status, found) = shed.query("pub", ".jog", None).await;
+    assert_eq!(status, StatusCode::OK, "the app still answers: {found}");
 }
 
 #[tokio::test]
