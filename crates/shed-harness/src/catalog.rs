@@ -1,11 +1,15 @@
 //! The run's catalog: the host's listing read into rows the model may see,
-//! with the rows an agent may not run hidden and the unreadable ones omitted.
+//! with the rows an agent may not run, and those whose label the run's
+//! observation ceiling would withhold, hidden, and the unreadable ones
+//! omitted. A row's title and description reach the model without control
+//! characters.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
 use serde_json::Value;
 
+use crate::labels::{Ceiling, Label};
 use crate::signature::{self, SignatureSource};
 
 /// The most rows a catalog holds; rows past it are counted as omitted.
@@ -25,6 +29,9 @@ pub struct CatalogRow {
     /// The broker's literal `readOnlyGranted: true`.
     pub read_only_granted: bool,
     pub signature: String,
+    /// The row's own label (`ifc`): who may read its text and whether its
+    /// author is trusted. `None` where the host gives none.
+    pub label: Option<Label>,
 }
 
 /// The listing as held for a run.
@@ -32,7 +39,8 @@ pub struct CatalogRow {
 pub struct Catalog {
     rows: Vec<CatalogRow>,
     by_name: HashMap<String, usize>,
-    /// Rows whose own declarations say an agent may not run them.
+    /// Rows whose own declarations say an agent may not run them, and rows
+    /// whose label the run's observation ceiling would withhold.
     pub hidden: usize,
     /// Rows that could not be read or fell past [`CATALOG_MAX_ROWS`].
     pub omitted: usize,
@@ -53,6 +61,15 @@ impl Catalog {
 
     /// Reads `{ "commands": [row, …] }`, taking the listing's rows over.
     pub fn from_listing_owned(listing: Value) -> Result<Catalog, MalformedListing> {
+        Catalog::from_listing_within(listing, None)
+    }
+
+    /// Reads `{ "commands": [row, …] }`, taking the listing's rows over,
+    /// and hides each row whose label `ceiling` would withhold.
+    pub fn from_listing_within(
+        listing: Value,
+        ceiling: Option<&Ceiling>,
+    ) -> Result<Catalog, MalformedListing> {
         let Value::Object(mut listing) = listing else {
             return Err(MalformedListing);
         };
@@ -78,7 +95,18 @@ impl Catalog {
                 catalog.omitted += 1;
                 continue;
             };
-            if hidden {
+            let label = match fields.label.as_ref().map(Label::from_json).transpose() {
+                Ok(label) => label,
+                Err(_) => {
+                    catalog.omitted += 1;
+                    continue;
+                }
+            };
+            let above_ceiling = match (ceiling, &label) {
+                (Some(ceiling), Some(label)) => ceiling.admits(label).is_err(),
+                _ => false,
+            };
+            if hidden || above_ceiling {
                 catalog.hidden += 1;
                 continue;
             }
@@ -102,13 +130,17 @@ impl Catalog {
             });
             catalog.rows.push(CatalogRow {
                 name,
-                title: fields.title.map(truncate_title).unwrap_or_default(),
-                description: fields.description.unwrap_or_default(),
+                title: fields
+                    .title
+                    .map(|t| truncate_title(plain(t)))
+                    .unwrap_or_default(),
+                description: fields.description.map(plain).unwrap_or_default(),
                 input_schema,
                 effect: fields.effect,
                 scope: fields.scope,
                 read_only_granted: fields.read_only_granted,
                 signature,
+                label,
             });
         }
         Ok(catalog)
@@ -159,6 +191,7 @@ struct RowFields {
     effect: Option<String>,
     scope: Option<String>,
     read_only_granted: bool,
+    label: Option<Value>,
 }
 
 impl RowFields {
@@ -174,11 +207,28 @@ impl RowFields {
                 ("inputSchema", schema) => fields.input_schema = Some(schema),
                 ("outputs", outputs) => fields.outputs = Some(outputs),
                 ("readOnlyGranted", flag) => fields.read_only_granted = flag == Value::Bool(true),
+                ("ifc", label) => fields.label = Some(label),
                 _ => {}
             }
         }
         fields
     }
+}
+
+/// Text without control characters: a line break or tab becomes a space,
+/// any other (ESC, BEL, NUL, …) is dropped, so no text a deployer wrote
+/// reaches the model or a terminal as a control.
+fn plain(text: String) -> String {
+    if !text.chars().any(char::is_control) {
+        return text;
+    }
+    text.chars()
+        .filter_map(|c| match c {
+            '\n' | '\r' | '\t' => Some(' '),
+            c if c.is_control() => None,
+            c => Some(c),
+        })
+        .collect()
 }
 
 /// A title cut to [`TITLE_MAX_CHARS`] characters.
@@ -272,6 +322,41 @@ mod tests {
         assert_eq!(catalog.omitted, 3);
         assert_eq!(catalog.hidden, 1);
         assert!(Catalog::from_listing(&json!([1])).is_err());
+    }
+
+    #[test]
+    fn control_characters_never_reach_a_title_or_description() {
+        let catalog = Catalog::from_listing(&json!({"commands": [
+            {"name": "a", "title": "t\u{1b}[31mred\u{7}", "description": "one\r\ntwo\u{0}\u{9b}three\tend"}
+        ]}))
+        .unwrap();
+        let row = &catalog.rows()[0];
+        assert_eq!(row.title, "t[31mred");
+        assert_eq!(row.description, "one  twothree end");
+    }
+
+    #[test]
+    fn rows_the_ceiling_would_withhold_are_hidden_and_bad_labels_omitted() {
+        let listing = json!({"commands": [
+            {"name": "demo/a.x", "ifc": {"readers": ["space:demo"], "integrity": "trusted"}},
+            {"name": "other/b.y", "ifc": {"readers": ["space:other"], "integrity": "trusted"}},
+            {"name": "open/c.z", "ifc": {"readers": ["public"], "integrity": "untrusted"}},
+            {"name": "apps.list"},
+            {"name": "bad/d.w", "ifc": {"readers": "space:demo"}},
+        ]});
+        let ceiling = Ceiling::parse("space:demo").unwrap();
+        let catalog = Catalog::from_listing_within(listing.clone(), Some(&ceiling)).unwrap();
+        let names: Vec<&str> = catalog.rows().iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["demo/a.x", "open/c.z", "apps.list"]);
+        assert_eq!((catalog.hidden, catalog.omitted), (1, 1));
+        assert!(catalog.suggestions("other/b.y").iter().all(|n| n != "other/b.y"));
+
+        let trusted =
+            Ceiling::parse(r#"{"readers": ["space:demo"], "integrity": "trusted"}"#).unwrap();
+        let catalog = Catalog::from_listing_within(listing.clone(), Some(&trusted)).unwrap();
+        assert_eq!(catalog.rows().len(), 2, "an untrusted row is withheld too");
+        let everything = Catalog::from_listing_within(listing, None).unwrap();
+        assert_eq!(everything.rows().len(), 4);
     }
 
     #[test]

@@ -4,3 +4,4 @@ mod cli;
 mod common;
 mod model_and_policy;
 mod model_server;
+mod policy_trace;

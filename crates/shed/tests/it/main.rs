@@ -9,6 +9,7 @@ mod broker_support;
 mod data_folder;
 mod data_place;
 mod graceful_stop;
+mod harness_attacks;
 mod health;
 mod job_secret;
 mod listening;
