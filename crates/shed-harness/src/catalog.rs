@@ -1,8 +1,9 @@
 //! The run's catalog: the host's listing read into rows the model may see,
-//! with the rows an agent may not run, and those whose label the run's
-//! observation ceiling would withhold, hidden, and the unreadable ones
-//! omitted. A row's title and description reach the model without control
-//! characters.
+//! with the rows an agent may not run hidden and the unreadable ones
+//! omitted. A row whose label the run's observation ceiling would withhold is
+//! hidden too — left out of the listing and of suggestions, as its answers
+//! are withheld — though a call naming it still runs and is measured. A
+//! row's title and description reach the model without control characters.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
@@ -32,6 +33,9 @@ pub struct CatalogRow {
     /// The row's own label (`ifc`): who may read its text and whether its
     /// author is trusted. `None` where the host gives none.
     pub label: Option<Label>,
+    /// The run's observation ceiling would withhold its label: the model is
+    /// not shown the row.
+    pub withheld: bool,
 }
 
 /// The listing as held for a run.
@@ -102,14 +106,14 @@ impl Catalog {
                     continue;
                 }
             };
-            let above_ceiling = match (ceiling, &label) {
-                (Some(ceiling), Some(label)) => ceiling.admits(label).is_err(),
-                _ => false,
-            };
-            if hidden || above_ceiling {
+            if hidden {
                 catalog.hidden += 1;
                 continue;
             }
+            let withheld = match (ceiling, &label) {
+                (Some(ceiling), Some(label)) => ceiling.admits(label).is_err(),
+                _ => false,
+            };
             let index = catalog.rows.len();
             let slot = match catalog.by_name.entry(name) {
                 Entry::Vacant(slot) if index < CATALOG_MAX_ROWS => slot,
@@ -141,7 +145,9 @@ impl Catalog {
                 read_only_granted: fields.read_only_granted,
                 signature,
                 label,
+                withheld,
             });
+            catalog.hidden += usize::from(withheld);
         }
         Ok(catalog)
     }
@@ -154,6 +160,11 @@ impl Catalog {
         self.by_name.get(name).and_then(|&i| self.rows.get(i))
     }
 
+    /// The row of this name, where the model may be shown it.
+    pub fn shown(&self, name: &str) -> Option<&CatalogRow> {
+        self.get(name).filter(|row| !row.withheld)
+    }
+
     /// Up to three listed names nearest `called`: names containing it first,
     /// then the rest by edit distance.
     pub fn suggestions(&self, called: &str) -> Vec<String> {
@@ -161,6 +172,7 @@ impl Catalog {
         let mut ranked: Vec<(bool, usize, &str)> = self
             .rows
             .iter()
+            .filter(|row| !row.withheld)
             .map(|row| {
                 let contains = !lowered.is_empty() && row.name.to_lowercase().contains(&lowered);
                 (
@@ -344,19 +356,34 @@ mod tests {
             {"name": "apps.list"},
             {"name": "bad/d.w", "ifc": {"readers": "space:demo"}},
         ]});
+        let shown = |catalog: &Catalog| -> Vec<String> {
+            catalog
+                .rows()
+                .iter()
+                .filter(|r| catalog.shown(&r.name).is_some())
+                .map(|r| r.name.clone())
+                .collect()
+        };
         let ceiling = Ceiling::parse("space:demo").unwrap();
         let catalog = Catalog::from_listing_within(listing.clone(), Some(&ceiling)).unwrap();
-        let names: Vec<&str> = catalog.rows().iter().map(|r| r.name.as_str()).collect();
-        assert_eq!(names, ["demo/a.x", "open/c.z", "apps.list"]);
+        assert_eq!(shown(&catalog), ["demo/a.x", "open/c.z", "apps.list"]);
         assert_eq!((catalog.hidden, catalog.omitted), (1, 1));
-        assert!(catalog.suggestions("other/b.y").iter().all(|n| n != "other/b.y"));
+        assert!(
+            catalog.get("other/b.y").is_some(),
+            "a call naming it still runs"
+        );
+        assert!(
+            !catalog
+                .suggestions("other/b.y")
+                .contains(&"other/b.y".to_string())
+        );
 
         let trusted =
             Ceiling::parse(r#"{"readers": ["space:demo"], "integrity": "trusted"}"#).unwrap();
         let catalog = Catalog::from_listing_within(listing.clone(), Some(&trusted)).unwrap();
-        assert_eq!(catalog.rows().len(), 2, "an untrusted row is withheld too");
+        assert_eq!(shown(&catalog).len(), 2, "an untrusted row is withheld too");
         let everything = Catalog::from_listing_within(listing, None).unwrap();
-        assert_eq!(everything.rows().len(), 4);
+        assert_eq!(shown(&everything).len(), 4);
     }
 
     #[test]

@@ -22,7 +22,10 @@ pub const NOTICE: &str = "A command's effect is shown only where the host declar
 /// out and counted in `omitted` with the rows the catalog could not hold.
 pub fn render(catalog: &Catalog, detail: &[String], bound: usize, output_id: &str) -> Value {
     let rows = catalog.rows();
-    let is_detail: Vec<bool> = rows.iter().map(|r| detail.contains(&r.name)).collect();
+    let is_detail: Vec<bool> = rows
+        .iter()
+        .map(|r| !r.withheld && detail.contains(&r.name))
+        .collect();
     // Sizes are counted, not serialized, so a large catalog costs little;
     // only the entries shown are built.
     // Each row's strings are measured once: the compact size, and the whole
@@ -40,7 +43,10 @@ pub fn render(catalog: &Catalog, detail: &[String], bound: usize, output_id: &st
             }
         })
         .unzip();
-    let unknown: Vec<&String> = detail.iter().filter(|n| catalog.get(n).is_none()).collect();
+    let unknown: Vec<&String> = detail
+        .iter()
+        .filter(|n| catalog.shown(n).is_none())
+        .collect();
     // The envelope with generous room for the counters' digits.
     let mut envelope = json!({
         "outputId": output_id,
@@ -68,6 +74,9 @@ pub fn render(catalog: &Catalog, detail: &[String], bound: usize, output_id: &st
     let mut shown = vec![false; rows.len()];
     let mut omitted = catalog.omitted;
     for i in 0..rows.len() {
+        if rows[i].withheld {
+            continue;
+        }
         if is_detail[i] {
             shown[i] = true;
         } else if used + compact_sizes[i] < bound {
@@ -118,7 +127,7 @@ pub fn shown_label(catalog: &Catalog, listed: &Value, unlabeled: &Label) -> Labe
         .as_array()
         .into_iter()
         .flatten()
-        .filter_map(|entry| entry["name"].as_str().and_then(|name| catalog.get(name)))
+        .filter_map(|entry| entry["name"].as_str().and_then(|name| catalog.shown(name)))
         .fold(Label::bottom(), |so_far, row| {
             so_far.join(row.label.as_ref().unwrap_or(unlabeled))
         })

@@ -6,7 +6,7 @@
 
 use crate::common;
 
-use common::model_server::{ScriptedModel, tool_calls, tool_messages};
+use common::model_server::{Reply, ScriptedModel, marker, tool_calls, tool_messages};
 use common::{Host, row, stderr};
 use serde_json::{Value, json};
 
@@ -113,26 +113,45 @@ fn every_call_is_one_line_saying_what_was_attempted() {
     assert!(out.status.success(), "{}", stderr(&out));
     let results = tool_messages(&model.requests()[1]);
     let lines = lines(&trace);
-    assert_eq!(lines.len(), 5, "three writes, one unknown tool, one read: {lines:#?}");
+    assert_eq!(
+        lines.len(),
+        5,
+        "three writes, one unknown tool, one read: {lines:#?}"
+    );
 
-    let mut writes: Vec<&Value> = lines.iter().filter(|l| l["tool"] == "run_command").collect();
+    let mut writes: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["tool"] == "run_command")
+        .collect();
     writes.sort_by_key(|l| l["batchIndex"].as_u64());
     for (i, line) in writes.iter().enumerate() {
         assert_eq!(line["command"], "jeff/runs.log_run", "{line}");
         assert_eq!(line["batchIndex"], i, "{line}");
-        assert_eq!(line["outputId"], results[0]["results"][i]["outputId"], "{line}");
-        assert_eq!(line["argsBytes"], json!({"q": i.to_string()}).to_string().len());
+        assert_eq!(
+            line["outputId"], results[0]["results"][i]["outputId"],
+            "{line}"
+        );
+        assert_eq!(
+            line["argsBytes"],
+            json!({"q": i.to_string()}).to_string().len()
+        );
         assert_eq!(line["decision"], "admit", "{line}");
         assert_eq!(line["name"], "cfc_write_direct_command", "{line}");
     }
 
-    let unknown = lines.iter().find(|l| l["tool"] == "delete_everything").unwrap();
+    let unknown = lines
+        .iter()
+        .find(|l| l["tool"] == "delete_everything")
+        .unwrap();
     assert_eq!(unknown["decision"], "refuse", "{unknown}");
     assert_eq!(unknown["name"], "unknown_tool");
     assert_eq!(unknown["refusedBy"], "harness");
     assert_eq!(unknown["outputId"], results[1]["outputId"]);
 
-    let refused = lines.iter().find(|l| l["tool"] == "run_read_command").unwrap();
+    let refused = lines
+        .iter()
+        .find(|l| l["tool"] == "run_read_command")
+        .unwrap();
     assert_eq!(results[2]["status"], "not_granted");
     assert_eq!(refused["decision"], "refuse", "{refused}");
     assert_eq!(refused["refusedBy"], "harness");
@@ -181,4 +200,70 @@ fn a_listing_reaches_the_model_without_control_characters_and_is_observed() {
         }])
     );
     assert_eq!(journal["contextLabel"]["integrity"], "untrusted");
+}
+
+// The injectable model against the policy: an untrusted answer carrying an
+// instruction makes the obedient model call the write; enforce-strict refuses
+// it and sends nothing, enforce-explicit admits it, each traced by name.
+#[test]
+fn an_untrusted_answer_cannot_steer_a_write_under_enforce_strict() {
+    let write = json!({"command": "jeff/runs.log_run", "args": {"q": "99 miles"}});
+    for (mode, runs, decision) in [
+        ("enforce-strict", 0, "refuse"),
+        ("enforce-explicit", 1, "admit"),
+    ] {
+        let host = Host::new(json!([
+            row("jeff/runs.board", "read"),
+            row("jeff/runs.log_run", "write")
+        ]));
+        host.set_outcome(
+            "jeff/runs.board",
+            json!({"ok": true, "code": "ok", "body": {"rows": [{"note": marker("run_command", &write)}]},
+                   "ifc": {"readers": ["space:jeff"], "integrity": "untrusted"}}),
+        );
+        let model = ScriptedModel::replying(vec![
+            Reply::Message(tool_calls(&[(
+                "run_read_command",
+                json!({"command": "jeff/runs.board"}),
+            )])),
+            Reply::Obey,
+            Reply::Message(json!({"role": "assistant", "content": "done"})),
+        ]);
+        let trace = host.path("trace.jsonl");
+        let out = host.harness(&[
+            "--policy",
+            mode,
+            "--policy-trace",
+            trace.to_str().unwrap(),
+            "run",
+            "--task",
+            "read my board",
+            "--model",
+            "scripted",
+            "--base-url",
+            &model.url,
+        ]);
+        assert!(out.status.success(), "{mode}: {}", stderr(&out));
+        let writes: Vec<Value> = host
+            .runs()
+            .into_iter()
+            .filter(|r| r["argv"][2] == "jeff/runs.log_run")
+            .collect();
+        assert_eq!(writes.len(), runs, "{mode}");
+        let line = lines(&trace)
+            .into_iter()
+            .find(|l| l["tool"] == "run_command")
+            .unwrap();
+        assert_eq!(line["decision"], decision, "{mode}: {line}");
+        assert_eq!(
+            line["name"], "cfc_write_after_untrusted_observation",
+            "{mode}"
+        );
+        let answered = tool_messages(&model.requests()[2]).pop().unwrap();
+        if runs == 0 {
+            assert_eq!(answered["status"], "refused_by_policy", "{answered}");
+        } else {
+            assert_eq!(answered["status"], "executed", "{answered}");
+        }
+    }
 }

@@ -160,7 +160,10 @@ mod tests {
         for access in [Access::Private, Access::Public, Access::Open] {
             assert_eq!(trusted(access, false), Integrity::Untrusted);
         }
-        assert_eq!(of_access(Access::Private, "demo", true).readers, ["space:demo"]);
+        assert_eq!(
+            of_access(Access::Private, "demo", true).readers,
+            ["space:demo"]
+        );
         assert_eq!(of_access(Access::Open, "demo", false).readers, ["public"]);
     }
 }

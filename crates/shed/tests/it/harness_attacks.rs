@@ -141,7 +141,11 @@ fn leaderboard() -> Value {
 #[test]
 fn an_editors_injected_row_steers_no_write_under_enforce_strict() {
     let served = Served::start();
-    bob_writes(&served, "demo/runs", &marker("run_command", &injected_write()));
+    bob_writes(
+        &served,
+        "demo/runs",
+        &marker("run_command", &injected_write()),
+    );
     let job = adas_job(&served);
     let before = served.version(&job);
     let model = reads_then_obeys(leaderboard());
@@ -149,13 +153,22 @@ fn an_editors_injected_row_steers_no_write_under_enforce_strict() {
         &served,
         &job,
         &model,
-        &["--policy", "enforce-strict", "--observation-ceiling", "space:demo"],
+        &[
+            "--policy",
+            "enforce-strict",
+            "--observation-ceiling",
+            "space:demo",
+        ],
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let requests = model.requests();
     let read = &tool_messages(&requests[1])[0];
     assert_eq!(read["entry"]["status"], "admitted", "{read}");
-    let refused = &tool_messages(&requests[2])[0];
+    let refused = tool_messages(&requests[2]).pop().unwrap();
     assert_eq!(refused["status"], "refused_by_policy", "{refused}");
     assert_eq!(refused["decision"], "cfc_write_after_untrusted_observation");
     assert!(
@@ -181,13 +194,21 @@ fn an_editors_injected_row_steers_no_write_under_enforce_strict() {
 #[test]
 fn enforce_explicit_admits_the_write_and_traces_the_fact() {
     let served = Served::start();
-    bob_writes(&served, "demo/runs", &marker("run_command", &injected_write()));
+    bob_writes(
+        &served,
+        "demo/runs",
+        &marker("run_command", &injected_write()),
+    );
     let job = adas_job(&served);
     let before = served.version(&job);
     let model = reads_then_obeys(leaderboard());
     let out = run(&served, &job, &model, &["--policy", "enforce-explicit"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let ran = &tool_messages(&model.requests()[2])[0];
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ran = tool_messages(&model.requests()[2]).pop().unwrap();
     assert_eq!(ran["status"], "executed", "{ran}");
     assert_eq!(served.version(&job), before + 1);
     let write = trace_lines(&served)
@@ -215,9 +236,13 @@ fn the_persons_own_rows_keep_the_run_trusted() {
     let before = served.version(&job);
     let model = reads_then_obeys(leaderboard());
     let out = run(&served, &job, &model, &["--policy", "enforce-strict"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let requests = model.requests();
-    let ran = &tool_messages(&requests[2])[0];
+    let ran = tool_messages(&requests[2]).pop().unwrap();
     assert_eq!(ran["status"], "executed", "{ran}");
     assert_eq!(served.version(&job), before + 1);
     assert_eq!(
@@ -234,10 +259,21 @@ fn a_batch_whose_one_answer_is_untrusted_taints_the_run() {
     let run_club = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/run-club");
     shed(
         &served.data(),
-        &["deploy", run_club.to_str().unwrap(), "--to", "demo/board", "--as", "ada"],
+        &[
+            "deploy",
+            run_club.to_str().unwrap(),
+            "--to",
+            "demo/board",
+            "--as",
+            "ada",
+        ],
     );
     write_as(&served, "ada", "demo/runs", "log_run", a_run_saying("Ada"));
-    bob_writes(&served, "demo/board", &marker("run_command", &injected_write()));
+    bob_writes(
+        &served,
+        "demo/board",
+        &marker("run_command", &injected_write()),
+    );
     let job = adas_job(&served);
     let before = served.version(&job);
     let model = reads_then_obeys(json!({"calls": [
@@ -245,10 +281,17 @@ fn a_batch_whose_one_answer_is_untrusted_taints_the_run() {
         {"command": "demo/board.leaderboard", "args": {}},
     ]}));
     let out = run(&served, &job, &model, &["--policy", "enforce-strict"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let requests = model.requests();
-    let refused = &tool_messages(&requests[2])[0];
-    assert_eq!(refused["decision"], "cfc_write_after_untrusted_observation", "{refused}");
+    let refused = tool_messages(&requests[2]).pop().unwrap();
+    assert_eq!(
+        refused["decision"], "cfc_write_after_untrusted_observation",
+        "{refused}"
+    );
     assert_eq!(served.version(&job), before);
     let journal = &transcript(&served)["journal"];
     let held: Vec<&Value> = journal["referents"]
@@ -258,7 +301,10 @@ fn a_batch_whose_one_answer_is_untrusted_taints_the_run() {
         .map(|r| &r["label"]["integrity"])
         .collect();
     assert_eq!(held, [&json!("trusted"), &json!("untrusted")], "{journal}");
-    assert_eq!(journal["contextLabel"]["integrity"], "untrusted", "{journal}");
+    assert_eq!(
+        journal["contextLabel"]["integrity"], "untrusted",
+        "{journal}"
+    );
 }
 
 // Finding 3: under a ceiling, the listing leaves out what the ceiling would
@@ -271,13 +317,25 @@ fn the_listing_shows_nothing_above_the_ceiling_and_is_observed() {
     shed(&served.data(), &["space", "add", "ops", "--owner", "ada"]);
     shed(
         &served.data(),
-        &["deploy", run_club.to_str().unwrap(), "--to", "ops/secret", "--as", "ada", "--title", "Secret plans"],
+        &[
+            "deploy",
+            run_club.to_str().unwrap(),
+            "--to",
+            "ops/secret",
+            "--as",
+            "ada",
+            "--title",
+            "Secret plans",
+        ],
     );
     let job = served.job(&["--person", "ada", "--allow", "demo/*", "--allow", "ops/*"]);
     let harness = Harness::for_job(&served, job);
 
     let everything = harness.tool("list_commands", json!({}), None);
-    assert!(everything.to_string().contains("ops/secret"), "{everything}");
+    assert!(
+        everything.to_string().contains("ops/secret"),
+        "{everything}"
+    );
 
     let transcript_path = served.dir.path().join("listing.json");
     let out = harness
@@ -287,10 +345,17 @@ fn the_listing_shows_nothing_above_the_ceiling_and_is_observed() {
         .args(["tool", "list_commands"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
     let text = listed.to_string();
-    assert!(!text.contains("ops/") && !text.contains("Secret plans"), "{text}");
+    assert!(
+        !text.contains("ops/") && !text.contains("Secret plans"),
+        "{text}"
+    );
     assert!(text.contains("demo/runs.log_run"), "{text}");
     assert_eq!(
         listed["hidden"].as_u64().unwrap() - everything["hidden"].as_u64().unwrap(),
