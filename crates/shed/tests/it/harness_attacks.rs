@@ -11,9 +11,9 @@ use crate::broker_support;
 use crate::data_place::DataIn;
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
-use broker_support::{SHED, Served, shed};
+use broker_support::{SHED, Served, deploy_run_club, shed};
 use serde_json::{Value, json};
 
 #[allow(dead_code)] // the fixture serves other suites' scripts too
@@ -69,12 +69,13 @@ fn write_as(served: &Served, handle: &str, app: &str, command: &str, args: Value
     answer["result"]["structuredContent"].clone()
 }
 
-/// `shed-harness run` for `job` against `model`, with `flags`; the trace
-/// and transcript files it wrote sit in the served folder.
-fn run(served: &Served, job: &str, model: &ScriptedModel, flags: &[&str]) -> Output {
+/// `shed-harness run` for `job` against `model`, with `flags`, asserting it
+/// ends well; the trace and transcript files it wrote sit in the served
+/// folder.
+fn run(served: &Served, job: &str, model: &ScriptedModel, flags: &[&str]) {
     let trace = served.dir.path().join("trace.jsonl");
     let transcript = served.dir.path().join("transcript.json");
-    Harness::for_job(served, job.to_string())
+    let out = Harness::for_job(served, job.to_string())
         .command()
         .args(["--policy-trace", trace.to_str().unwrap()])
         .args(["--transcript", transcript.to_str().unwrap()])
@@ -82,15 +83,22 @@ fn run(served: &Served, job: &str, model: &ScriptedModel, flags: &[&str]) -> Out
         .args(["run", "--task", "show me the leaderboard", "--model", "m"])
         .args(["--base-url", &model.url])
         .output()
-        .unwrap()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
-fn trace_lines(served: &Served) -> Vec<Value> {
+/// The trace line of the run's `run_command` call.
+fn traced_write(served: &Served) -> Value {
     std::fs::read_to_string(served.dir.path().join("trace.jsonl"))
         .unwrap_or_default()
         .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|l| l["tool"] == "run_command")
+        .expect("a run_command line")
 }
 
 fn transcript(served: &Served) -> Value {
@@ -110,15 +118,16 @@ fn adas_job(served: &Served) -> String {
     ])
 }
 
-/// Bob, an editor of demo, has his agent log a run whose text carries
-/// `text`: a row Ada did not write.
-fn bob_writes(served: &Served, app: &str, text: &str) {
+/// Bob, an editor of demo, has his agent log a run in `app` whose text
+/// carries the injected write: a row Ada did not write.
+fn bob_injects(served: &Served, app: &str) {
+    let text = marker("run_command", &injected_write());
     shed(
         &served.data(),
         &["member", "add", "demo", "bob", "--role", "editor"],
     );
     let bob = served.job(&["--person", "bob", "--allow", "demo/*"]);
-    let outcome = served.run(&bob, &format!("{app}.log_run"), a_run_saying(text), &[]);
+    let outcome = served.run(&bob, &format!("{app}.log_run"), a_run_saying(&text), &[]);
     assert_eq!(outcome["code"], "ok", "{outcome}");
 }
 
@@ -141,15 +150,11 @@ fn leaderboard() -> Value {
 #[test]
 fn an_editors_injected_row_steers_no_write_under_enforce_strict() {
     let served = Served::start();
-    bob_writes(
-        &served,
-        "demo/runs",
-        &marker("run_command", &injected_write()),
-    );
+    bob_injects(&served, "demo/runs");
     let job = adas_job(&served);
     let before = served.version(&job);
     let model = reads_then_obeys(leaderboard());
-    let out = run(
+    run(
         &served,
         &job,
         &model,
@@ -159,11 +164,6 @@ fn an_editors_injected_row_steers_no_write_under_enforce_strict() {
             "--observation-ceiling",
             "space:demo",
         ],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
     let requests = model.requests();
     let read = &tool_messages(&requests[1])[0];
@@ -179,10 +179,7 @@ fn an_editors_injected_row_steers_no_write_under_enforce_strict() {
         "{refused}"
     );
     assert_eq!(served.version(&job), before, "nothing was written");
-    let write = trace_lines(&served)
-        .into_iter()
-        .find(|l| l["tool"] == "run_command")
-        .unwrap();
+    let write = traced_write(&served);
     assert_eq!(write["decision"], "refuse", "{write}");
     assert_eq!(write["name"], "cfc_write_after_untrusted_observation");
     assert_eq!(write["command"], "demo/runs.log_run");
@@ -194,27 +191,15 @@ fn an_editors_injected_row_steers_no_write_under_enforce_strict() {
 #[test]
 fn enforce_explicit_admits_the_write_and_traces_the_fact() {
     let served = Served::start();
-    bob_writes(
-        &served,
-        "demo/runs",
-        &marker("run_command", &injected_write()),
-    );
+    bob_injects(&served, "demo/runs");
     let job = adas_job(&served);
     let before = served.version(&job);
     let model = reads_then_obeys(leaderboard());
-    let out = run(&served, &job, &model, &["--policy", "enforce-explicit"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run(&served, &job, &model, &["--policy", "enforce-explicit"]);
     let ran = tool_messages(&model.requests()[2]).pop().unwrap();
     assert_eq!(ran["status"], "executed", "{ran}");
     assert_eq!(served.version(&job), before + 1);
-    let write = trace_lines(&served)
-        .into_iter()
-        .find(|l| l["tool"] == "run_command")
-        .unwrap();
+    let write = traced_write(&served);
     assert_eq!(write["decision"], "admit", "{write}");
     assert_eq!(write["name"], "cfc_write_after_untrusted_observation");
 }
@@ -235,12 +220,7 @@ fn the_persons_own_rows_keep_the_run_trusted() {
     let job = adas_job(&served);
     let before = served.version(&job);
     let model = reads_then_obeys(leaderboard());
-    let out = run(&served, &job, &model, &["--policy", "enforce-strict"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run(&served, &job, &model, &["--policy", "enforce-strict"]);
     let requests = model.requests();
     let ran = tool_messages(&requests[2]).pop().unwrap();
     assert_eq!(ran["status"], "executed", "{ran}");
@@ -256,36 +236,16 @@ fn the_persons_own_rows_keep_the_run_trusted() {
 #[test]
 fn a_batch_whose_one_answer_is_untrusted_taints_the_run() {
     let served = Served::start();
-    let run_club = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/run-club");
-    shed(
-        &served.data(),
-        &[
-            "deploy",
-            run_club.to_str().unwrap(),
-            "--to",
-            "demo/board",
-            "--as",
-            "ada",
-        ],
-    );
+    deploy_run_club(&served.data(), "demo/board", &["--as", "ada"]);
     write_as(&served, "ada", "demo/runs", "log_run", a_run_saying("Ada"));
-    bob_writes(
-        &served,
-        "demo/board",
-        &marker("run_command", &injected_write()),
-    );
+    bob_injects(&served, "demo/board");
     let job = adas_job(&served);
     let before = served.version(&job);
     let model = reads_then_obeys(json!({"calls": [
         leaderboard(),
         {"command": "demo/board.leaderboard", "args": {}},
     ]}));
-    let out = run(&served, &job, &model, &["--policy", "enforce-strict"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run(&served, &job, &model, &["--policy", "enforce-strict"]);
     let requests = model.requests();
     let refused = tool_messages(&requests[2]).pop().unwrap();
     assert_eq!(
@@ -313,20 +273,11 @@ fn a_batch_whose_one_answer_is_untrusted_taints_the_run() {
 #[test]
 fn the_listing_shows_nothing_above_the_ceiling_and_is_observed() {
     let served = Served::start();
-    let run_club = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/run-club");
     shed(&served.data(), &["space", "add", "ops", "--owner", "ada"]);
-    shed(
+    deploy_run_club(
         &served.data(),
-        &[
-            "deploy",
-            run_club.to_str().unwrap(),
-            "--to",
-            "ops/secret",
-            "--as",
-            "ada",
-            "--title",
-            "Secret plans",
-        ],
+        "ops/secret",
+        &["--as", "ada", "--title", "Secret plans"],
     );
     let job = served.job(&["--person", "ada", "--allow", "demo/*", "--allow", "ops/*"]);
     let harness = Harness::for_job(&served, job);
@@ -345,11 +296,6 @@ fn the_listing_shows_nothing_above_the_ceiling_and_is_observed() {
         .args(["tool", "list_commands"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
     let text = listed.to_string();
     assert!(
