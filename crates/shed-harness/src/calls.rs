@@ -221,8 +221,17 @@ pub struct CallContext<'a> {
     pub cancelled: &'a (dyn Fn() -> bool + Sync),
 }
 
-/// Checks one call, sends it when every check passes, and measures its answer.
-pub async fn perform(ctx: &CallContext<'_>, call: Result<CallSpec, String>) -> CallResult {
+/// What runs just before a checked call is sent: the run's record of its
+/// decision. An error (the sentence why) means the call is not sent.
+pub type BeforeSend<'a> = dyn Fn(&CallSpec) -> Result<(), String> + Sync + 'a;
+
+/// Checks one call, sends it when every check passes and `before_send`
+/// agrees, and measures its answer.
+pub async fn perform(
+    ctx: &CallContext<'_>,
+    call: Result<CallSpec, String>,
+    before_send: &BeforeSend<'_>,
+) -> CallResult {
     let spec = match call {
         Ok(spec) => spec,
         Err(message) => {
@@ -265,6 +274,12 @@ pub async fn perform(ctx: &CallContext<'_>, call: Result<CallSpec, String>) -> C
                 message,
             };
         }
+    }
+    if let Err(message) = before_send(&spec) {
+        return CallResult::NotDelivered {
+            reason: "policy_trace_failed",
+            message,
+        };
     }
     let request = RunRequest {
         command: spec.command.clone(),

@@ -1,11 +1,16 @@
 //! The run's catalog: the host's listing read into rows the model may see,
-//! with the rows an agent may not run hidden and the unreadable ones omitted.
+//! with the rows an agent may not run hidden and the unreadable ones
+//! omitted. A row whose label the run's observation ceiling would withhold is
+//! hidden too — left out of the listing and of suggestions, as its answers
+//! are withheld — though a call naming it still runs and is measured. A
+//! row's title and description reach the model without control characters.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 
 use serde_json::Value;
 
+use crate::labels::{Ceiling, Label};
 use crate::signature::{self, SignatureSource};
 
 /// The most rows a catalog holds; rows past it are counted as omitted.
@@ -25,6 +30,12 @@ pub struct CatalogRow {
     /// The broker's literal `readOnlyGranted: true`.
     pub read_only_granted: bool,
     pub signature: String,
+    /// The row's own label (`ifc`): who may read its text and whether its
+    /// author is trusted. `None` where the host gives none.
+    pub label: Option<Label>,
+    /// The run's observation ceiling would withhold its label: the model is
+    /// not shown the row.
+    pub withheld: bool,
 }
 
 /// The listing as held for a run.
@@ -32,7 +43,8 @@ pub struct CatalogRow {
 pub struct Catalog {
     rows: Vec<CatalogRow>,
     by_name: HashMap<String, usize>,
-    /// Rows whose own declarations say an agent may not run them.
+    /// Rows whose own declarations say an agent may not run them, and rows
+    /// whose label the run's observation ceiling would withhold.
     pub hidden: usize,
     /// Rows that could not be read or fell past [`CATALOG_MAX_ROWS`].
     pub omitted: usize,
@@ -53,6 +65,15 @@ impl Catalog {
 
     /// Reads `{ "commands": [row, …] }`, taking the listing's rows over.
     pub fn from_listing_owned(listing: Value) -> Result<Catalog, MalformedListing> {
+        Catalog::from_listing_within(listing, None)
+    }
+
+    /// Reads `{ "commands": [row, …] }`, taking the listing's rows over,
+    /// and hides each row whose label `ceiling` would withhold.
+    pub fn from_listing_within(
+        listing: Value,
+        ceiling: Option<&Ceiling>,
+    ) -> Result<Catalog, MalformedListing> {
         let Value::Object(mut listing) = listing else {
             return Err(MalformedListing);
         };
@@ -78,10 +99,21 @@ impl Catalog {
                 catalog.omitted += 1;
                 continue;
             };
+            let label = match fields.label.as_ref().map(Label::from_json).transpose() {
+                Ok(label) => label,
+                Err(_) => {
+                    catalog.omitted += 1;
+                    continue;
+                }
+            };
             if hidden {
                 catalog.hidden += 1;
                 continue;
             }
+            let withheld = match (ceiling, &label) {
+                (Some(ceiling), Some(label)) => ceiling.admits(label).is_err(),
+                _ => false,
+            };
             let index = catalog.rows.len();
             let slot = match catalog.by_name.entry(name) {
                 Entry::Vacant(slot) if index < CATALOG_MAX_ROWS => slot,
@@ -102,14 +134,20 @@ impl Catalog {
             });
             catalog.rows.push(CatalogRow {
                 name,
-                title: fields.title.map(truncate_title).unwrap_or_default(),
-                description: fields.description.unwrap_or_default(),
+                title: fields
+                    .title
+                    .map(|t| truncate_title(plain(t)))
+                    .unwrap_or_default(),
+                description: fields.description.map(plain).unwrap_or_default(),
                 input_schema,
                 effect: fields.effect,
                 scope: fields.scope,
                 read_only_granted: fields.read_only_granted,
                 signature,
+                label,
+                withheld,
             });
+            catalog.hidden += usize::from(withheld);
         }
         Ok(catalog)
     }
@@ -122,6 +160,11 @@ impl Catalog {
         self.by_name.get(name).and_then(|&i| self.rows.get(i))
     }
 
+    /// The row of this name, where the model may be shown it.
+    pub fn shown(&self, name: &str) -> Option<&CatalogRow> {
+        self.get(name).filter(|row| !row.withheld)
+    }
+
     /// Up to three listed names nearest `called`: names containing it first,
     /// then the rest by edit distance.
     pub fn suggestions(&self, called: &str) -> Vec<String> {
@@ -129,6 +172,7 @@ impl Catalog {
         let mut ranked: Vec<(bool, usize, &str)> = self
             .rows
             .iter()
+            .filter(|row| !row.withheld)
             .map(|row| {
                 let contains = !lowered.is_empty() && row.name.to_lowercase().contains(&lowered);
                 (
@@ -159,6 +203,7 @@ struct RowFields {
     effect: Option<String>,
     scope: Option<String>,
     read_only_granted: bool,
+    label: Option<Value>,
 }
 
 impl RowFields {
@@ -174,11 +219,28 @@ impl RowFields {
                 ("inputSchema", schema) => fields.input_schema = Some(schema),
                 ("outputs", outputs) => fields.outputs = Some(outputs),
                 ("readOnlyGranted", flag) => fields.read_only_granted = flag == Value::Bool(true),
+                ("ifc", label) => fields.label = Some(label),
                 _ => {}
             }
         }
         fields
     }
+}
+
+/// Text without control characters: a line break or tab becomes a space,
+/// any other (ESC, BEL, NUL, …) is dropped, so no text a deployer wrote
+/// reaches the model or a terminal as a control.
+fn plain(text: String) -> String {
+    if !text.chars().any(char::is_control) {
+        return text;
+    }
+    text.chars()
+        .filter_map(|c| match c {
+            '\n' | '\r' | '\t' => Some(' '),
+            c if c.is_control() => None,
+            c => Some(c),
+        })
+        .collect()
 }
 
 /// A title cut to [`TITLE_MAX_CHARS`] characters.
@@ -272,6 +334,56 @@ mod tests {
         assert_eq!(catalog.omitted, 3);
         assert_eq!(catalog.hidden, 1);
         assert!(Catalog::from_listing(&json!([1])).is_err());
+    }
+
+    #[test]
+    fn control_characters_never_reach_a_title_or_description() {
+        let catalog = Catalog::from_listing(&json!({"commands": [
+            {"name": "a", "title": "t\u{1b}[31mred\u{7}", "description": "one\r\ntwo\u{0}\u{9b}three\tend"}
+        ]}))
+        .unwrap();
+        let row = &catalog.rows()[0];
+        assert_eq!(row.title, "t[31mred");
+        assert_eq!(row.description, "one  twothree end");
+    }
+
+    #[test]
+    fn rows_the_ceiling_would_withhold_are_hidden_and_bad_labels_omitted() {
+        let listing = json!({"commands": [
+            {"name": "demo/a.x", "ifc": {"readers": ["space:demo"], "integrity": "trusted"}},
+            {"name": "other/b.y", "ifc": {"readers": ["space:other"], "integrity": "trusted"}},
+            {"name": "open/c.z", "ifc": {"readers": ["public"], "integrity": "untrusted"}},
+            {"name": "apps.list"},
+            {"name": "bad/d.w", "ifc": {"readers": "space:demo"}},
+        ]});
+        let shown = |catalog: &Catalog| -> Vec<String> {
+            catalog
+                .rows()
+                .iter()
+                .filter(|r| catalog.shown(&r.name).is_some())
+                .map(|r| r.name.clone())
+                .collect()
+        };
+        let ceiling = Ceiling::parse("space:demo").unwrap();
+        let catalog = Catalog::from_listing_within(listing.clone(), Some(&ceiling)).unwrap();
+        assert_eq!(shown(&catalog), ["demo/a.x", "open/c.z", "apps.list"]);
+        assert_eq!((catalog.hidden, catalog.omitted), (1, 1));
+        assert!(
+            catalog.get("other/b.y").is_some(),
+            "a call naming it still runs"
+        );
+        assert!(
+            !catalog
+                .suggestions("other/b.y")
+                .contains(&"other/b.y".to_string())
+        );
+
+        let trusted =
+            Ceiling::parse(r#"{"readers": ["space:demo"], "integrity": "trusted"}"#).unwrap();
+        let catalog = Catalog::from_listing_within(listing.clone(), Some(&trusted)).unwrap();
+        assert_eq!(shown(&catalog).len(), 2, "an untrusted row is withheld too");
+        let everything = Catalog::from_listing_within(listing, None).unwrap();
+        assert_eq!(shown(&everything).len(), 4);
     }
 
     #[test]

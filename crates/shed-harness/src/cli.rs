@@ -379,10 +379,17 @@ async fn tool(settings: RunSettings, args: ToolArgs, transcript_path: Option<&Pa
         "{}",
         json_escaped(&serde_json::to_string_pretty(&result).unwrap_or_default())
     );
-    transcript::write(
+    let written = transcript::write(
         transcript_path,
         json!({ "journal": harness.journal_json() }),
-    )
+    );
+    match harness.trace_failure() {
+        Some(sentence) => {
+            eprintln!("error: {sentence}");
+            1
+        }
+        None => written,
+    }
 }
 
 async fn run(settings: RunSettings, args: RunArgs, transcript_path: Option<&Path>) -> i32 {

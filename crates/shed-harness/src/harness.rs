@@ -8,14 +8,14 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use futures::StreamExt;
 use serde_json::{Value, json};
 
-use crate::calls::{self, CallContext, CallResult, Form, Input, MAX_IN_FLIGHT, Refusal};
+use crate::calls::{self, CallContext, CallResult, CallSpec, Form, Input, MAX_IN_FLIGHT, Refusal};
 use crate::catalog::Catalog;
 use crate::config::HostConfig;
 use crate::host::{HostCli, ListError};
 use crate::journal::{Journal, Provenance};
 use crate::labels::{Ceiling, Label};
 use crate::listing::{self, DETAIL_MAX_NAMES, json_len};
-use crate::policy::{self, Mode, PolicyTrace, TaskSlot};
+use crate::policy::{self, Attempt, Decision, Mode, PolicyTrace, TaskSlot, TraceLine, Verdict};
 use crate::tools::ToolName;
 
 /// The model bound for one tool result unless the run says otherwise (32 KiB).
@@ -55,6 +55,16 @@ pub struct Harness {
     catalog: tokio::sync::Mutex<Option<Arc<Catalog>>>,
     next_output: AtomicU64,
     journal: Mutex<Journal>,
+    /// Set when a decision could not be recorded: the sentence the run ends
+    /// with. No call is made after it.
+    trace_failure: Mutex<Option<String>>,
+}
+
+/// A tool call as the policy judged it, with what it judged by.
+struct Judged {
+    tool: ToolName,
+    decision: Decision,
+    context: Label,
 }
 
 impl Harness {
@@ -70,6 +80,7 @@ impl Harness {
             catalog: tokio::sync::Mutex::new(None),
             next_output: AtomicU64::new(1),
             journal,
+            trace_failure: Mutex::new(None),
         }
     }
 
@@ -86,6 +97,55 @@ impl Harness {
             .unwrap_or(Value::Null)
     }
 
+    /// Why the run stopped: a decision that could not be recorded. Whoever
+    /// drives the run ends it with this sentence and a non-zero exit.
+    pub fn trace_failure(&self) -> Option<String> {
+        self.trace_failure.lock().ok().and_then(|f| f.clone())
+    }
+
+    /// Records one call's decision; when it cannot be recorded the run
+    /// stops, and the caller must not make the call.
+    fn trace(&self, line: &TraceLine<'_>) -> Result<(), String> {
+        let Err(error) = self.settings.trace.record(line) else {
+            return Ok(());
+        };
+        let sentence = format!(
+            "{error} — the call was not made, and the run stops: make room or point --policy-trace at a writable file, then run again"
+        );
+        if let Ok(mut failure) = self.trace_failure.lock() {
+            failure.get_or_insert_with(|| sentence.clone());
+        }
+        Err(sentence)
+    }
+
+    /// A trace line for a call of this run.
+    fn line<'a>(
+        &self,
+        tool: &'a str,
+        context: &'a Label,
+        attempt: Attempt<'a>,
+        output_id: &'a str,
+        verdict: Verdict<'a>,
+    ) -> TraceLine<'a> {
+        TraceLine {
+            mode: self.settings.mode,
+            slot: self.settings.task_slot,
+            context,
+            tool,
+            effect_class: ToolName::parse(tool).map(ToolName::effect_class),
+            attempt,
+            output_id,
+            verdict,
+        }
+    }
+
+    fn context_label(&self) -> Label {
+        self.journal
+            .lock()
+            .map(|j| j.context_label())
+            .unwrap_or_else(|_| Label::bottom())
+    }
+
     fn mint(&self) -> String {
         format!("out-{}", self.next_output.fetch_add(1, Ordering::SeqCst))
     }
@@ -98,32 +158,65 @@ impl Harness {
 
     /// Runs one tool call; calls reached after `cancel` is set are not sent.
     pub async fn call_cancellable(&self, name: &str, input: Value, cancel: &CancelFlag) -> Value {
+        if let Some(sentence) = self.trace_failure() {
+            return calls::refusal(&trace_failed(sentence), &self.mint());
+        }
+        let context = self.context_label();
         let Some(tool) = ToolName::parse(name).filter(|t| self.settings.allowed.contains(t)) else {
+            let id = self.mint();
+            let line = self.line(name, &context, Attempt::Tool, &id, Verdict::UnknownTool);
+            let _ = self.trace(&line);
             let offered: Vec<&str> = self.settings.allowed.iter().map(|t| t.as_str()).collect();
             return json!({
-                "outputId": self.mint(),
+                "outputId": id,
                 "status": "unknown_tool",
                 "message": format!("this run has no tool named {name:?}; it offers {}", if offered.is_empty() { "none".to_string() } else { offered.join(", ") }),
             });
         };
-        let decision = policy::decide(self.settings.mode, self.settings.task_slot, tool);
-        self.settings
-            .trace
-            .record(self.settings.mode, self.settings.task_slot, tool, &decision);
+        let decision = policy::decide(self.settings.mode, self.settings.task_slot, tool, &context);
         if !decision.admitted {
+            let id = self.mint();
+            let line = self.line(
+                tool.as_str(),
+                &context,
+                attempt_of(tool, &input),
+                &id,
+                Verdict::Policy(&decision),
+            );
+            let _ = self.trace(&line);
             return json!({
-                "outputId": self.mint(),
+                "outputId": id,
                 "status": "refused_by_policy",
                 "policy": self.settings.mode.as_str(),
                 "decision": decision.name,
                 "message": format!("{} was not run: {}", tool.as_str(), decision.reason),
             });
         }
+        let judged = Judged {
+            tool,
+            decision,
+            context,
+        };
         match tool {
-            ToolName::ListCommands => self.list_commands(&input).await,
-            ToolName::RunCommand => self.run_commands(tool, &input, false, cancel).await,
-            ToolName::RunReadCommand => self.run_commands(tool, &input, true, cancel).await,
+            ToolName::ListCommands => self.list_commands(&judged, &input).await,
+            ToolName::RunCommand => self.run_commands(&judged, &input, false, cancel).await,
+            ToolName::RunReadCommand => self.run_commands(&judged, &input, true, cancel).await,
         }
+    }
+
+    /// Traces a tool call the harness refused whole, before sending
+    /// anything; the refusal as the model reads it.
+    fn refuse_whole(&self, judged: &Judged, input: &Value, refusal: &Refusal) -> Value {
+        let id = self.mint();
+        let verdict = Verdict::Harness {
+            policy: &judged.decision,
+            code: refusal.reason,
+            message: &refusal.message,
+        };
+        let attempt = attempt_of(judged.tool, input);
+        let line = self.line(judged.tool.as_str(), &judged.context, attempt, &id, verdict);
+        let _ = self.trace(&line);
+        calls::refusal(refusal, &id)
     }
 
     async fn read_catalog(&self, fresh: bool) -> Result<Arc<Catalog>, Refusal> {
@@ -134,11 +227,12 @@ impl Harness {
         if !fresh && let Some(catalog) = held.as_ref() {
             return Ok(catalog.clone());
         }
+        let ceiling = self.settings.ceiling.as_ref();
         let catalog = host
             .list()
             .await
             .and_then(|listing| {
-                Catalog::from_listing_owned(listing)
+                Catalog::from_listing_within(listing, ceiling)
                     .map_err(|e| ListError::MalformedPayload(e.to_string()))
             })
             .map_err(|e| Refusal {
@@ -150,57 +244,71 @@ impl Harness {
         Ok(catalog)
     }
 
-    async fn list_commands(&self, input: &Value) -> Value {
+    /// The listing, recorded as an observation with the join of the labels
+    /// of the rows it shows: their titles and descriptions are written by
+    /// whoever deployed each app.
+    async fn list_commands(&self, judged: &Judged, input: &Value) -> Value {
         let detail = match read_detail(input) {
             Ok(detail) => detail,
             Err(message) => {
-                return calls::refusal(
-                    &Refusal {
-                        reason: "invalid_input",
-                        message,
-                    },
-                    &self.mint(),
-                );
+                let refusal = Refusal {
+                    reason: "invalid_input",
+                    message,
+                };
+                return self.refuse_whole(judged, input, &refusal);
             }
         };
+        let id = self.mint();
+        let line = self.line(
+            judged.tool.as_str(),
+            &judged.context,
+            Attempt::Tool,
+            &id,
+            Verdict::Policy(&judged.decision),
+        );
+        if let Err(sentence) = self.trace(&line) {
+            return calls::refusal(&trace_failed(sentence), &id);
+        }
         match self.read_catalog(true).await {
             Ok(catalog) => {
-                listing::render(&catalog, &detail, self.settings.output_bound, &self.mint())
+                let value = listing::render(&catalog, &detail, self.settings.output_bound, &id);
+                let label = listing::shown_label(&catalog, &value, &judged.context);
+                if let Ok(mut journal) = self.journal.lock() {
+                    journal.observe(judged.tool.as_str(), &id, &label);
+                }
+                value
             }
-            Err(refusal) => calls::refusal(&refusal, &self.mint()),
+            Err(refusal) => calls::refusal(&refusal, &id),
         }
     }
 
     async fn run_commands(
         &self,
-        tool: ToolName,
+        judged: &Judged,
         input: &Value,
         read_only: bool,
         cancel: &CancelFlag,
     ) -> Value {
+        let tool = judged.tool;
         let parsed = match calls::parse_input(input) {
             Ok(parsed) => parsed,
-            Err(refusal) => return calls::refusal(&refusal, &self.mint()),
+            Err(refusal) => return self.refuse_whole(judged, input, &refusal),
         };
         if cancel.is_cancelled() {
             let refusal = Refusal {
                 reason: "cancelled",
                 message: "the turn was cancelled before anything was sent".into(),
             };
-            return calls::refusal(&refusal, &self.mint());
+            return self.refuse_whole(judged, input, &refusal);
         }
         let catalog = match self.read_catalog(read_only).await {
             Ok(catalog) => catalog,
-            Err(refusal) => return calls::refusal(&refusal, &self.mint()),
+            Err(refusal) => return self.refuse_whole(judged, input, &refusal),
         };
         let Some(host) = &self.host else {
-            return calls::refusal(&not_configured(), &self.mint());
+            return self.refuse_whole(judged, input, &not_configured());
         };
-        let input_label = self
-            .journal
-            .lock()
-            .map(|j| j.context_label())
-            .unwrap_or_else(|_| Label::bottom());
+        let input_label = judged.context.clone();
         let is_cancelled = || cancel.is_cancelled();
         let ctx = CallContext {
             host,
@@ -213,7 +321,7 @@ impl Harness {
         match parsed {
             Input::Single(spec) => {
                 let id = self.mint();
-                let result = calls::perform(&ctx, Ok(spec)).await;
+                let result = self.perform_traced(&ctx, judged, Ok(spec), None, &id).await;
                 let (value, shown) = render_alone(&result, &id, self.settings.output_bound);
                 self.record(tool, std::slice::from_ref(&(id, result)), &[shown]);
                 value
@@ -221,8 +329,13 @@ impl Harness {
             Input::Batch(specs) => {
                 let batch_id = self.mint();
                 let ids: Vec<String> = specs.iter().map(|_| self.mint()).collect();
-                let results: Vec<CallResult> = futures::stream::iter(specs)
-                    .map(|spec| calls::perform(&ctx, spec))
+                let ctx = &ctx;
+                let calls = specs.into_iter().zip(ids.clone()).enumerate();
+                let results: Vec<CallResult> = futures::stream::iter(calls)
+                    .map(|(index, (spec, id))| async move {
+                        self.perform_traced(ctx, judged, spec, Some(index), &id)
+                            .await
+                    })
                     .buffered(MAX_IN_FLIGHT)
                     .collect()
                     .await;
@@ -232,6 +345,44 @@ impl Harness {
                 value
             }
         }
+    }
+
+    /// One call, its decision traced: the policy's admission just before it
+    /// is sent (a call whose line cannot be written is not sent), or the
+    /// harness's refusal when a check stopped it first.
+    async fn perform_traced(
+        &self,
+        ctx: &CallContext<'_>,
+        judged: &Judged,
+        call: Result<CallSpec, String>,
+        batch_index: Option<usize>,
+        id: &str,
+    ) -> CallResult {
+        let command = call.as_ref().ok().map(|spec| spec.command.clone());
+        let args_bytes = call.as_ref().ok().map(|spec| json_len(&spec.args));
+        let attempt = || Attempt::Call {
+            command: command.as_deref(),
+            batch_index,
+            args_bytes,
+        };
+        let tool = judged.tool.as_str();
+        let sent = AtomicBool::new(false);
+        let before_send = |_: &CallSpec| {
+            sent.store(true, Ordering::SeqCst);
+            let verdict = Verdict::Policy(&judged.decision);
+            self.trace(&self.line(tool, &judged.context, attempt(), id, verdict))
+        };
+        let result = calls::perform(ctx, call, &before_send).await;
+        if !sent.load(Ordering::SeqCst) {
+            let (code, message) = refusal_of(&result);
+            let verdict = Verdict::Harness {
+                policy: &judged.decision,
+                code,
+                message: &message,
+            };
+            let _ = self.trace(&self.line(tool, &judged.context, attempt(), id, verdict));
+        }
+        result
     }
 
     /// Holds every admitted answer as a referent and records one observation
@@ -278,6 +429,54 @@ impl Harness {
             };
             journal.observe(tool.as_str(), &id, &label);
         }
+    }
+}
+
+/// What a call stopped before it was sent comes to, for its trace line.
+fn refusal_of(result: &CallResult) -> (&'static str, String) {
+    match result {
+        CallResult::Unknown { .. } => (
+            "unknown_command",
+            "the run's catalog shows no command of that name; nothing was sent".into(),
+        ),
+        CallResult::NotGranted { message, .. } => ("not_granted", message.clone()),
+        CallResult::NotDelivered { reason, message } => (reason, message.clone()),
+        CallResult::Executed { .. } | CallResult::Lost { .. } => (
+            "not_sent",
+            "the call was answered without being sent".into(),
+        ),
+    }
+}
+
+/// A tool call's input as a trace line names it, read loosely: the batch's
+/// commands, or the one call's command and the size of its args.
+fn attempt_of(tool: ToolName, input: &Value) -> Attempt<'_> {
+    if tool == ToolName::ListCommands {
+        return Attempt::Tool;
+    }
+    if let Some(calls) = input.get("calls").and_then(Value::as_array) {
+        return Attempt::Batch(
+            calls
+                .iter()
+                .map(|call| call.get("command").and_then(Value::as_str).unwrap_or(""))
+                .collect(),
+        );
+    }
+    match input.get("command").and_then(Value::as_str) {
+        Some(command) => Attempt::Call {
+            command: Some(command),
+            batch_index: None,
+            args_bytes: Some(input.get("args").map_or(0, json_len)),
+        },
+        None => Attempt::Tool,
+    }
+}
+
+/// The refusal of a call whose decision could not be recorded.
+fn trace_failed(sentence: String) -> Refusal {
+    Refusal {
+        reason: "policy_trace_failed",
+        message: sentence,
     }
 }
 
@@ -532,7 +731,7 @@ mod tests {
             loom_id: None,
             expected_version: None,
         };
-        let result = calls::perform(&ctx, Ok(spec)).await;
+        let result = calls::perform(&ctx, Ok(spec), &|_| Ok(())).await;
         assert!(matches!(
             result,
             CallResult::NotDelivered {

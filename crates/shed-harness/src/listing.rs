@@ -1,10 +1,11 @@
 //! The `list_commands` answer: entries with signatures, the `detail` schemas,
 //! `hidden`, `omitted`, `compacted`, and the model bound that compacts the
-//! listing's tail.
+//! listing's tail; and the label of what a listing showed.
 
 use serde_json::{Map, Value, json};
 
 use crate::catalog::{Catalog, CatalogRow};
+use crate::labels::Label;
 use crate::schema::detail_schema;
 
 /// The most names `detail` may carry.
@@ -21,7 +22,10 @@ pub const NOTICE: &str = "A command's effect is shown only where the host declar
 /// out and counted in `omitted` with the rows the catalog could not hold.
 pub fn render(catalog: &Catalog, detail: &[String], bound: usize, output_id: &str) -> Value {
     let rows = catalog.rows();
-    let is_detail: Vec<bool> = rows.iter().map(|r| detail.contains(&r.name)).collect();
+    let is_detail: Vec<bool> = rows
+        .iter()
+        .map(|r| !r.withheld && detail.contains(&r.name))
+        .collect();
     // Sizes are counted, not serialized, so a large catalog costs little;
     // only the entries shown are built.
     // Each row's strings are measured once: the compact size, and the whole
@@ -39,7 +43,10 @@ pub fn render(catalog: &Catalog, detail: &[String], bound: usize, output_id: &st
             }
         })
         .unzip();
-    let unknown: Vec<&String> = detail.iter().filter(|n| catalog.get(n).is_none()).collect();
+    let unknown: Vec<&String> = detail
+        .iter()
+        .filter(|n| catalog.shown(n).is_none())
+        .collect();
     // The envelope with generous room for the counters' digits.
     let mut envelope = json!({
         "outputId": output_id,
@@ -67,6 +74,9 @@ pub fn render(catalog: &Catalog, detail: &[String], bound: usize, output_id: &st
     let mut shown = vec![false; rows.len()];
     let mut omitted = catalog.omitted;
     for i in 0..rows.len() {
+        if rows[i].withheld {
+            continue;
+        }
         if is_detail[i] {
             shown[i] = true;
         } else if used + compact_sizes[i] < bound {
@@ -107,6 +117,20 @@ pub fn render(catalog: &Catalog, detail: &[String], bound: usize, output_id: &st
     envelope["omitted"] = json!(omitted);
     envelope["compacted"] = json!(compacted);
     envelope
+}
+
+/// The label of what a rendered listing showed the model: the join of its
+/// entries' rows' labels, a row without one taking `unlabeled` (the label of
+/// the call's input, as an unlabeled answer does).
+pub fn shown_label(catalog: &Catalog, listed: &Value, unlabeled: &Label) -> Label {
+    listed["entries"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| entry["name"].as_str().and_then(|name| catalog.shown(name)))
+        .fold(Label::bottom(), |so_far, row| {
+            so_far.join(row.label.as_ref().unwrap_or(unlabeled))
+        })
 }
 
 fn entry(row: &CatalogRow, with_description: bool, with_schema: bool) -> Value {
@@ -233,6 +257,28 @@ mod tests {
             .filter(|e| e.get("description").is_none())
             .count();
         assert_eq!(without, compacted);
+    }
+
+    #[test]
+    fn the_label_shown_is_the_join_of_the_entries_shown() {
+        let cat = Catalog::from_listing(&json!({"commands": [
+            {"name": "a", "ifc": {"readers": ["space:demo", "space:ops"], "integrity": "trusted"}},
+            {"name": "b", "ifc": {"readers": ["space:demo"], "integrity": "untrusted"}},
+            {"name": "c"},
+        ]}))
+        .unwrap();
+        let context = Label::bottom();
+        let all = render(&cat, &[], 32 * 1024, "o1");
+        assert_eq!(
+            shown_label(&cat, &all, &context).to_json(),
+            json!({"readers": ["space:demo"], "integrity": "untrusted"})
+        );
+        let mut only_a = all.clone();
+        only_a["entries"] = json!([all["entries"][0]]);
+        assert_eq!(
+            shown_label(&cat, &only_a, &context).to_json(),
+            json!({"readers": ["space:demo", "space:ops"], "integrity": "trusted"})
+        );
     }
 
     #[test]

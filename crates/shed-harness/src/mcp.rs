@@ -1,4 +1,6 @@
-//! `shed-harness mcp`: the allowed tools served over MCP stdio (rmcp).
+//! `shed-harness mcp`: the allowed tools served over MCP stdio (rmcp). A
+//! call whose decision could not be recorded ends the service with that
+//! sentence.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -19,6 +21,8 @@ use crate::transcript;
 pub struct McpServer {
     harness: Arc<Harness>,
     transcript: Option<PathBuf>,
+    /// Told when the run stops: a decision could not be recorded.
+    stopped: Arc<tokio::sync::Notify>,
 }
 
 /// Serves until the client closes stdin.
@@ -26,19 +30,27 @@ pub async fn serve(
     harness: Arc<Harness>,
     transcript: Option<PathBuf>,
 ) -> Result<(), std::io::Error> {
+    let stopped = Arc::new(tokio::sync::Notify::new());
     let server = McpServer {
-        harness,
+        harness: harness.clone(),
         transcript,
+        stopped: stopped.clone(),
     };
     let running = server
         .serve(rmcp::transport::stdio())
         .await
         .map_err(|e| std::io::Error::other(format!("MCP initialization failed: {e}")))?;
-    running
-        .waiting()
-        .await
-        .map_err(|e| std::io::Error::other(format!("the MCP service stopped: {e}")))?;
-    Ok(())
+    let token = running.cancellation_token();
+    tokio::select! {
+        done = running.waiting() => {
+            done.map_err(|e| std::io::Error::other(format!("the MCP service stopped: {e}")))?;
+            Ok(())
+        }
+        () = stopped.notified() => {
+            token.cancel();
+            Err(std::io::Error::other(harness.trace_failure().unwrap_or_default()))
+        }
+    }
 }
 
 impl ServerHandler for McpServer {
@@ -95,6 +107,9 @@ impl ServerHandler for McpServer {
             self.transcript.as_deref(),
             json!({ "journal": self.harness.journal_json() }),
         );
+        if self.harness.trace_failure().is_some() {
+            self.stopped.notify_one();
+        }
         let text = result.to_string();
         let mut answer = CallToolResult::success(vec![ContentBlock::text(text)]);
         answer.structured_content = Some(result);

@@ -122,6 +122,9 @@ pub enum ModelError {
         "the model made tool calls for {0} turns without answering — raise --max-turns or simplify the task"
     )]
     TooManyTurns(usize),
+    /// A call's decision could not be recorded: the call was not made.
+    #[error("{0}")]
+    PolicyTrace(String),
 }
 
 const SYSTEM_PROMPT: &str = "You act for a person on their host through the host's commands. Call list_commands to see the commands this run may use, each as a typed signature, then run_command (or run_read_command for granted reads) to run them. Never invent a command. When a command is not granted, tell the person rather than retrying. When you are done, answer in plain text.";
@@ -218,6 +221,12 @@ pub async fn run_task(
                 "tool_call_id": id,
                 "content": result.to_string(),
             }));
+            if let Some(sentence) = harness.trace_failure() {
+                return Err(Failed {
+                    error: ModelError::PolicyTrace(sentence),
+                    messages,
+                });
+            }
         }
     }
     Err(Failed {

@@ -1,6 +1,8 @@
 //! Policy: which tool calls a run may make, judged by the tool's effect class
-//! (from [`crate::tools`]), the run's mode and the slot its task is bound in,
-//! and the JSONL trace every decision is written to.
+//! (from [`crate::tools`]), the run's mode, the slot its task is bound in and
+//! the run's context label (whether it has observed untrusted data), and the
+//! JSONL trace every call's decision is written to — one line per call, before
+//! the call is made, so a call whose decision cannot be recorded is not made.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -8,9 +10,14 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::sync::Mutex;
 
-use serde_json::json;
+use serde_json::{Map, Value, json};
 
+use crate::labels::{Integrity, Label};
 use crate::tools::{EffectClass, ToolName};
+
+/// The longest tool or command name a trace line repeats, in characters: the
+/// names come from the model, so a line stays small whatever it sent.
+const TRACE_NAME_MAX_CHARS: usize = 200;
 
 /// The run's policy mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -66,8 +73,13 @@ pub struct Decision {
     pub reason: String,
 }
 
-/// Judges one tool call. A batch is one call: it is judged whole.
-pub fn decide(mode: Mode, slot: TaskSlot, tool: ToolName) -> Decision {
+/// The sentence a write refused after an untrusted observation carries: what
+/// the model should do instead.
+pub const OFFER_THE_WRITE: &str = "this run has read data that someone other than the person wrote (untrusted), and enforce-strict makes no write after that — do not retry it: offer the write to the person in your answer (the command and its arguments), so they can make it themselves";
+
+/// Judges one tool call, given the run's context label (the join of every
+/// observation so far). A batch is one call: it is judged whole.
+pub fn decide(mode: Mode, slot: TaskSlot, tool: ToolName, context: &Label) -> Decision {
     let class = tool.effect_class();
     let admit = |name, reason: &str| Decision {
         admitted: true,
@@ -81,6 +93,19 @@ pub fn decide(mode: Mode, slot: TaskSlot, tool: ToolName) -> Decision {
     };
     match (mode, class, slot) {
         (Mode::Off, _, _) => admit("cfc_off", "policy is off: every tool call runs"),
+        (Mode::EnforceStrict, EffectClass::Write, TaskSlot::DirectCommand)
+            if context.integrity == Integrity::Untrusted =>
+        {
+            refuse("cfc_write_after_untrusted_observation", OFFER_THE_WRITE)
+        }
+        (Mode::EnforceExplicit, EffectClass::Write, TaskSlot::DirectCommand)
+            if context.integrity == Integrity::Untrusted =>
+        {
+            admit(
+                "cfc_write_after_untrusted_observation",
+                "a write tool runs for a task the person typed (direct-command), and this run has read untrusted data: enforce-explicit admits it, enforce-strict would refuse it",
+            )
+        }
         (_, EffectClass::Write, TaskSlot::DirectCommand) => admit(
             "cfc_write_direct_command",
             "a write tool runs for a task the person typed (direct-command)",
@@ -148,32 +173,174 @@ impl PolicyTrace {
         })
     }
 
-    /// Writes one decision.
-    pub fn record(&self, mode: Mode, slot: TaskSlot, tool: ToolName, decision: &Decision) {
-        let line = json!({
-            "atMs": std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_millis() as u64)
-                .unwrap_or(0),
-            "tool": tool.as_str(),
-            "effectClass": tool.effect_class().as_str(),
-            "mode": mode.as_str(),
-            "taskSlot": slot.as_str(),
-            "decision": if decision.admitted { "admit" } else { "refuse" },
-            "name": decision.name,
-            "reason": decision.reason,
-        });
+    /// Writes one call's line, whole, before the call is made. An error
+    /// means the decision was not recorded, so the call must not be made.
+    pub fn record(&self, line: &TraceLine<'_>) -> Result<(), TraceWriteError> {
         tracing::info!(
-            tool = tool.as_str(),
-            decision = decision.name,
-            admitted = decision.admitted,
+            tool = line.tool,
+            decision = line.verdict.name(),
+            admitted = line.verdict.admitted(),
             "policy"
         );
-        if let Some(file) = &self.file
-            && let Ok(mut f) = file.lock()
-            && let Err(e) = writeln!(f, "{line}")
-        {
-            tracing::warn!("could not write the policy trace: {e}");
+        let Some(file) = &self.file else {
+            return Ok(());
+        };
+        let mut text = line.to_json().to_string();
+        text.push('\n');
+        let mut file = file.lock().map_err(|_| TraceWriteError::Poisoned)?;
+        file.write_all(text.as_bytes())
+            .map_err(TraceWriteError::Write)
+    }
+}
+
+/// Why a decision could not be recorded.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceWriteError {
+    #[error("the policy trace could not be written ({0})")]
+    Write(std::io::Error),
+    #[error("the policy trace could not be written (an earlier write panicked)")]
+    Poisoned,
+}
+
+/// What decided one call.
+#[derive(Clone, Copy, Debug)]
+pub enum Verdict<'a> {
+    /// The policy's decision, and nothing else stopped the call.
+    Policy(&'a Decision),
+    /// The policy admitted the tool call, and the harness refused this call
+    /// before sending it: `code` (`not_granted`, `unknown_command`,
+    /// `invalid_input`, …) with its sentence.
+    Harness {
+        policy: &'a Decision,
+        code: &'a str,
+        message: &'a str,
+    },
+    /// The model named a tool this run does not offer.
+    UnknownTool,
+}
+
+impl Verdict<'_> {
+    fn admitted(&self) -> bool {
+        matches!(self, Verdict::Policy(decision) if decision.admitted)
+    }
+
+    fn name(&self) -> &str {
+        match self {
+            Verdict::Policy(decision) => decision.name,
+            Verdict::Harness { code, .. } => code,
+            Verdict::UnknownTool => "unknown_tool",
         }
+    }
+}
+
+/// One call as the trace records it.
+#[derive(Clone, Debug)]
+pub struct TraceLine<'a> {
+    pub mode: Mode,
+    pub slot: TaskSlot,
+    /// The run's context label when the call was judged.
+    pub context: &'a Label,
+    /// The tool as the model named it.
+    pub tool: &'a str,
+    /// The tool's effect class; `None` for a tool this run does not offer.
+    pub effect_class: Option<EffectClass>,
+    /// What the tool call attempted.
+    pub attempt: Attempt<'a>,
+    /// The result's `outputId`.
+    pub output_id: &'a str,
+    pub verdict: Verdict<'a>,
+}
+
+/// What one traced tool call attempted.
+#[derive(Clone, Debug)]
+pub enum Attempt<'a> {
+    /// No command: `list_commands`, an unknown tool, an input that did not read.
+    Tool,
+    /// One call: alone (`batch_index` `None`) or one call of a batch; its
+    /// command and the size of its `args` as JSON, where it read.
+    Call {
+        command: Option<&'a str>,
+        batch_index: Option<usize>,
+        args_bytes: Option<usize>,
+    },
+    /// A batch judged whole (a policy refusal): each call's command, where
+    /// it named one.
+    Batch(Vec<&'a str>),
+}
+
+impl TraceLine<'_> {
+    fn to_json(&self) -> Value {
+        let mut line = Map::new();
+        let at_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0);
+        line.insert("atMs".into(), json!(at_ms));
+        line.insert("tool".into(), json!(cut(self.tool)));
+        line.insert(
+            "effectClass".into(),
+            json!(self.effect_class.map(EffectClass::as_str)),
+        );
+        line.insert("mode".into(), json!(self.mode.as_str()));
+        line.insert("taskSlot".into(), json!(self.slot.as_str()));
+        line.insert("contextLabel".into(), self.context.to_json());
+        match &self.attempt {
+            Attempt::Tool => {}
+            Attempt::Call {
+                command,
+                batch_index,
+                args_bytes,
+            } => {
+                line.insert("command".into(), json!(command.map(cut)));
+                if let Some(index) = batch_index {
+                    line.insert("batchIndex".into(), json!(index));
+                }
+                if let Some(bytes) = args_bytes {
+                    line.insert("argsBytes".into(), json!(bytes));
+                }
+            }
+            Attempt::Batch(commands) => {
+                let names: Vec<&str> = commands.iter().map(|c| cut(c)).collect();
+                line.insert("commands".into(), json!(names));
+            }
+        }
+        line.insert("outputId".into(), json!(self.output_id));
+        let admitted = self.verdict.admitted();
+        line.insert(
+            "decision".into(),
+            json!(if admitted { "admit" } else { "refuse" }),
+        );
+        line.insert("name".into(), json!(self.verdict.name()));
+        match self.verdict {
+            Verdict::Policy(decision) => {
+                line.insert("reason".into(), json!(decision.reason));
+                if !admitted {
+                    line.insert("refusedBy".into(), json!("policy"));
+                }
+            }
+            Verdict::Harness {
+                policy, message, ..
+            } => {
+                line.insert("reason".into(), json!(message));
+                line.insert("refusedBy".into(), json!("harness"));
+                line.insert("policy".into(), json!(policy.name));
+            }
+            Verdict::UnknownTool => {
+                line.insert(
+                    "reason".into(),
+                    json!("this run offers no tool of that name; nothing was run"),
+                );
+                line.insert("refusedBy".into(), json!("harness"));
+            }
+        }
+        Value::Object(line)
+    }
+}
+
+/// A name cut to [`TRACE_NAME_MAX_CHARS`] characters.
+fn cut(name: &str) -> &str {
+    match name.char_indices().nth(TRACE_NAME_MAX_CHARS) {
+        Some((end, _)) => &name[..end],
+        None => name,
     }
 }

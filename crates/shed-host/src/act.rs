@@ -167,6 +167,7 @@ mod tests {
         let read = Acted::Read(Listing {
             rows: vec![json!({}); 12],
             next: Some("c".into()),
+            authors: Vec::new(),
         });
         assert_eq!(
             read.sentence("jeff/runs", Some("leaderboard")),

@@ -394,6 +394,7 @@ mod tests {
         let listing = Listing {
             rows: vec![json!({ "eid": "a1" })],
             next: None,
+            authors: Vec::new(),
         };
         assert_eq!(
             Data::from(Acted::Read(listing)).into_json(),

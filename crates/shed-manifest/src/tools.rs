@@ -126,6 +126,11 @@ fn read_description(
                     "{label}.description is {} characters — say it in 1,000 or fewer",
                     thousands(length)
                 )
+            } else if let Some(control) = text.chars().find(|c| c.is_control()) {
+                format!(
+                    "{label}.description holds the control character U+{:04X} — write it as one line of plain text",
+                    u32::from(control)
+                )
             } else {
                 return Some(text.to_owned());
             }

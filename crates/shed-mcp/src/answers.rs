@@ -46,6 +46,7 @@ mod tests {
             data: Data::Rows(Listing {
                 rows: Vec::new(),
                 next: None,
+                authors: Vec::new(),
             }),
         });
         let wire = serde_json::to_value(&result).unwrap();

@@ -347,7 +347,6 @@ mod tests {
     use std::net::Ipv6Addr;
 
     use super::*;
-    use std::net::Ipv6Addr;
 
     fn signed_out(last: u8) -> Owner {
         Owner::address(Some(IpAddr::from([192, 0, 2, last])))

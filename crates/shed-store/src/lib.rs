@@ -78,7 +78,9 @@ use std::time::Duration;
 pub use copy_to_server::{CopyProgress, Migrated, copy_to_server};
 pub use error::{NotReady, StoreError};
 pub use jobs::{JobRecord, JobTerms};
-pub use model::{Actor, Applied, ColumnType, HistoryEntry, Listing, Person, Vocabulary};
+pub use model::{
+    Actor, Applied, Authorship, ColumnType, HistoryEntry, Listing, Person, Vocabulary,
+};
 pub use postgres::backup_on_server;
 pub use postgres::connect::connect_to_server;
 pub use private::{PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE, warn_if_open};

@@ -44,6 +44,27 @@ pub struct Applied {
 pub struct Listing {
     pub rows: Vec<serde_json::Value>,
     pub next: Option<String>,
+    /// Who wrote each row, in the rows' order, whether or not the filter line
+    /// shows its stamps: what a row's label is read from. Not part of the
+    /// answer's JSON.
+    pub authors: Vec<Authorship>,
+}
+
+/// Who wrote a row: who created it, and who changed it last.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Authorship {
+    pub created: Actor,
+    pub updated: Actor,
+}
+
+impl Authorship {
+    /// Whether the row was written only by `person` (an eid) themself: they
+    /// created it and changed it last, and no agent did either.
+    pub fn only_by(&self, person: &str) -> bool {
+        [&self.created, &self.updated]
+            .into_iter()
+            .all(|actor| actor.person == person && actor.via.is_none())
+    }
 }
 
 impl From<Listing> for serde_json::Value {

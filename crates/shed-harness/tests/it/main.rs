@@ -6,3 +6,4 @@ mod cli_hardening;
 mod common;
 mod model_and_policy;
 mod model_server;
+mod policy_trace;

@@ -1,13 +1,15 @@
 //! The protocol's command rows (`shed command list --json`): every command of
 //! every app in the person's reach, named `<space>/<app>.<command>` with
-//! scope `app`, and the built-in commands beside them. A job's listing
-//! (`job_calls`) narrows them to its scope and stamps `readOnlyGranted`.
+//! scope `app`, and the built-in commands beside them, each with the label
+//! (`ifc`) of its title and description. A job's listing (`job_calls`)
+//! narrows them to its scope and stamps `readOnlyGranted`.
 
 use serde_json::json;
 use shed_manifest::Command;
 
 use super::builtins::Builtin;
 use super::command::{CommandRow, Effect, into_map};
+use super::label::Label;
 use crate::address::without_scheme;
 use crate::reach::Reach;
 use crate::registry::{LiveApp, Snapshot};
@@ -15,7 +17,9 @@ use crate::{Caller, Host, HostError};
 
 impl Host {
     /// Every command the caller's person reaches: the apps' commands, in the
-    /// `commands` listing's order, then the built-ins.
+    /// `commands` listing's order, then the built-ins; each app's rows
+    /// labelled as the caller reads what its deployer wrote, a built-in's as
+    /// the platform's own (public, trusted).
     pub(super) async fn agent_commands(
         &self,
         caller: &Caller,
@@ -25,13 +29,15 @@ impl Host {
             .apps(&snapshot)
             .into_iter()
             .flat_map(|app| {
+                let label = Label::of_listing(app, caller);
                 app.manifest
                     .commands
                     .iter()
-                    .map(|command| app_row(app, command))
+                    .map(move |command| labelled(app_row(app, command), &label))
             })
             .collect();
-        rows.extend(Builtin::ALL.map(Builtin::row));
+        let platform = Label::public();
+        rows.extend(Builtin::ALL.map(|builtin| labelled(builtin.row(), &platform)));
         Ok(rows)
     }
 }
@@ -56,6 +62,14 @@ pub(super) fn app_command_row(
         .manifest
         .command(command)
         .map(|command| app_row(app, command)))
+}
+
+/// The row with its label as `ifc`.
+fn labelled(mut row: CommandRow, label: &Label) -> CommandRow {
+    if let Ok(ifc) = serde_json::to_value(label) {
+        row.row.insert("ifc".into(), ifc);
+    }
+    row
 }
 
 /// An app command's row.

@@ -1,7 +1,8 @@
 //! Running one command for an agent: an app command (`demo/runs.log_run`)
 //! through the app's ordinary doors as the caller, or a built-in. Whatever
-//! happens, the answer carries the label of what it read or wrote and the
-//! app's data version after the call.
+//! happens, the answer carries the label of what it read or wrote — for rows
+//! read, the join of the rows' labels — and the app's data version after the
+//! call.
 
 use std::sync::Arc;
 
@@ -10,7 +11,7 @@ use super::command::{AgentCall, Scope, split_app_command};
 use super::label::Label;
 use crate::access::{Act, may};
 use crate::act::AppAct;
-use crate::answer::Answer;
+use crate::answer::{Answer, Data};
 use crate::names::shown;
 use crate::reach::Reach;
 use crate::registry::{LiveApp, Snapshot};
@@ -54,7 +55,14 @@ impl Host {
                         None
                     }
                 };
-                (Label::of_app(app), version, Some(app.name.clone()))
+                let label = match &answer {
+                    Ok(Answer {
+                        data: Data::Rows(listing),
+                        ..
+                    }) => Label::of_rows(app, caller, &listing.authors),
+                    _ => Label::of_app(app),
+                };
+                (label, version, Some(app.name.clone()))
             }
             None => (Label::of_caller(caller), None, None),
         };

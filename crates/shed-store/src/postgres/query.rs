@@ -14,10 +14,12 @@ use tokio_postgres::types::ToSql;
 use crate::filter::FilterLine;
 use crate::query::cursor;
 use crate::query::plan::{self, Lookup, Plan};
-use crate::query::sql::{self, ALIAS, Dialect, EID, ID, NUM, ORDER_VALUE, Statement, VERSION};
+use crate::query::sql::{
+    self, ALIAS, AUTHORS, Dialect, EID, ID, NUM, ORDER_VALUE, Statement, VERSION,
+};
 use crate::schema::AppSchema;
 use crate::values::{Sql, render_time, to_json};
-use crate::{ColumnType, Listing, StoreError};
+use crate::{Actor, Authorship, ColumnType, Listing, StoreError};
 
 /// A connection answers a plan's lookups.
 pub(super) struct Names<'c, C>(pub(super) &'c C);
@@ -58,6 +60,7 @@ pub(crate) async fn run(
         return Ok(Listing {
             rows: Vec::new(),
             next: None,
+            authors: Vec::new(),
         });
     };
     let statement = sql::write(&plan, Dialect::Postgres);
@@ -72,8 +75,10 @@ pub(crate) async fn run(
     found.truncate(plan.limit as usize);
     let names = shown_names(client, &plan, &statement, &found).await?;
     let mut rows = Vec::with_capacity(found.len());
+    let mut authors = Vec::with_capacity(found.len());
     for r in &found {
         rows.push(shape(client, &plan, &statement, &names, r).await?);
+        authors.push(authorship(r)?);
     }
     let next = match (more, found.last()) {
         (true, Some(r)) => Some(cursor::encode(
@@ -83,7 +88,25 @@ pub(crate) async fn run(
         )),
         _ => None,
     };
-    Ok(Listing { rows, next })
+    Ok(Listing {
+        rows,
+        next,
+        authors,
+    })
+}
+
+/// Who wrote a row, from its [`AUTHORS`] columns.
+fn authorship(r: &Row) -> Result<Authorship, StoreError> {
+    Ok(Authorship {
+        created: Actor {
+            person: r.try_get(AUTHORS)?,
+            via: r.try_get(AUTHORS + 1)?,
+        },
+        updated: Actor {
+            person: r.try_get(AUTHORS + 2)?,
+            via: r.try_get(AUTHORS + 3)?,
+        },
+    })
 }
 
 /// The names of the people and entities a page shows: eid → name.

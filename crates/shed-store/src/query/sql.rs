@@ -23,6 +23,9 @@ pub(crate) const VERSION: usize = 3;
 pub(crate) const ALIAS: usize = 4;
 /// The column of its sort value, which a cursor holds.
 pub(crate) const ORDER_VALUE: usize = 5;
+/// The first of the four columns of who wrote it, always read: who created
+/// it and by which agent, then who changed it last and by which agent.
+pub(crate) const AUTHORS: usize = 6;
 
 /// A plan as SQL, and where its rows hold what the plan carries.
 pub(crate) struct Statement {
@@ -87,6 +90,10 @@ pub(crate) fn write(plan: &Plan<'_>, dialect: Dialect) -> Statement {
         "e.version".into(),
         "e.alias".into(),
         order_expr.clone(),
+        "e.created_by".into(),
+        "e.created_via".into(),
+        "e.updated_by".into(),
+        "e.updated_via".into(),
     ];
     let mut stamps = Vec::with_capacity(plan.stamps.len());
     for &stamp in &plan.stamps {

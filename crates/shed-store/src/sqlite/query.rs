@@ -44,6 +44,7 @@ pub(crate) fn run(
         return Ok(Listing {
             rows: Vec::new(),
             next: None,
+            authors: Vec::new(),
         });
     };
     let statement = sql::write(&plan, Dialect::Sqlite);

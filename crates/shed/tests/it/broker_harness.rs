@@ -12,7 +12,7 @@ use broker_support::{SHED, Served, shed};
 use serde_json::{Value, json};
 
 /// The harness binary beside this test's target directory, built when missing.
-fn harness_binary() -> PathBuf {
+pub fn harness_binary() -> PathBuf {
     if let Some(bin) = std::env::var_os("SHED_HARNESS_BIN") {
         return PathBuf::from(bin);
     }
@@ -30,7 +30,8 @@ fn harness_binary() -> PathBuf {
     bin
 }
 
-struct Harness {
+/// `shed-harness` set up to reach a served shed's broker for one job.
+pub struct Harness {
     bin: PathBuf,
     config: PathBuf,
     /// The job's secret, in a file only its owner may read: the harness
@@ -41,7 +42,7 @@ struct Harness {
 impl Harness {
     /// The harness binary with a host configuration naming `served`'s broker
     /// queue, acting for `job`.
-    fn for_job(served: &Served, job: String) -> Harness {
+    pub fn for_job(served: &Served, job: String) -> Harness {
         let config = served.dir.path().join("host.json");
         let host = json!({
             "cliPath": SHED,
@@ -59,12 +60,20 @@ impl Harness {
         }
     }
 
-    fn tool(&self, name: &str, input: Value, ceiling: Option<&str>) -> Value {
+    /// `shed-harness --loom-commands-config … --command-job-id-file …`, to add a
+    /// subcommand and flags to.
+    pub fn command(&self) -> Command {
         let mut command = Command::new(&self.bin);
         command
             .args(["--loom-commands-config", self.config.to_str().unwrap()])
-            .args(["--command-job-id-file", self.job_file.to_str().unwrap()])
-            // The test's tasks are typed by the person: a run writes only so.
+            .args(["--command-job-id-file", self.job_file.to_str().unwrap()]);
+        command
+    }
+
+    /// Runs one tool, the task typed by the person (a run writes only so).
+    pub fn tool(&self, name: &str, input: Value, ceiling: Option<&str>) -> Value {
+        let mut command = self.command();
+        command
             .args(["--task-slot", "direct-command"])
             .args(["tool", name, "--input", &input.to_string()]);
         if let Some(ceiling) = ceiling {

@@ -11,6 +11,7 @@ mod data_place;
 mod document_fetches;
 mod file_budget;
 mod graceful_stop;
+mod harness_attacks;
 mod health;
 mod job_secret;
 mod listening;

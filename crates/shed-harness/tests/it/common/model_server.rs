@@ -1,7 +1,14 @@
 //! An OpenAI-compatible chat-completions endpoint for the tests: it answers
 //! each request with the next reply of its script — a message (as a 200
-//! completion), a raw HTTP answer (a recorded one, an error), or silence —
-//! and keeps every request body with its path.
+//! completion), a raw HTTP answer (a recorded one, an error), silence, or
+//! obedience — and keeps every request body with its path.
+//!
+//! An obedient turn ([`Reply::Obey`]) is the injectable model of the attack
+//! tests: it reads what the model was just given (the messages after its
+//! last turn: tool results, or the task) and makes each tool call an
+//! instruction marker there asks for — `DO: <tool> <json arguments>`
+//! ([`marker`]) anywhere in a message's text, or in any string inside a tool
+//! result's JSON, as a row's text carries it.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -22,6 +29,66 @@ pub enum Reply {
     },
     /// No answer: the connection is held open past any client's patience.
     Silence,
+    /// The tool calls the markers in what the model was just given ask for,
+    /// in the order they appear; an answer saying so when there is none.
+    Obey,
+}
+
+/// The text of an instruction an obedient turn follows: call `tool` with `args`.
+pub fn marker(tool: &str, args: &Value) -> String {
+    format!("{MARKER}{tool} {args}")
+}
+
+const MARKER: &str = "DO: ";
+
+/// What an obedient turn answers to `request`.
+fn obey(request: &Value) -> Value {
+    let messages = request["messages"].as_array().cloned().unwrap_or_default();
+    let since_last_turn = messages
+        .iter()
+        .rposition(|m| m["role"] == "assistant")
+        .map_or(0, |i| i + 1);
+    let mut texts = Vec::new();
+    for message in &messages[since_last_turn..] {
+        let Some(content) = message["content"].as_str() else {
+            continue;
+        };
+        match serde_json::from_str::<Value>(content) {
+            Ok(value) => strings_in(&value, &mut texts),
+            Err(_) => texts.push(content.to_string()),
+        }
+    }
+    let calls: Vec<(String, Value)> = texts.iter().flat_map(|t| instructions(t)).collect();
+    if calls.is_empty() {
+        return json!({"role": "assistant", "content": "I found nothing to do."});
+    }
+    let calls: Vec<(&str, Value)> = calls.iter().map(|(t, a)| (t.as_str(), a.clone())).collect();
+    tool_calls(&calls)
+}
+
+/// Every string inside a JSON value.
+fn strings_in(value: &Value, into: &mut Vec<String>) {
+    match value {
+        Value::String(text) => into.push(text.clone()),
+        Value::Array(items) => items.iter().for_each(|v| strings_in(v, into)),
+        Value::Object(fields) => fields.values().for_each(|v| strings_in(v, into)),
+        _ => {}
+    }
+}
+
+/// The `DO: <tool> <json>` markers in a text, in order.
+fn instructions(text: &str) -> Vec<(String, Value)> {
+    text.match_indices(MARKER)
+        .filter_map(|(at, _)| {
+            let rest = &text[at + MARKER.len()..];
+            let (tool, args) = rest.split_once(' ')?;
+            let args = serde_json::Deserializer::from_str(args)
+                .into_iter::<Value>()
+                .next()?
+                .ok()?;
+            Some((tool.to_string(), args))
+        })
+        .collect()
 }
 
 impl Reply {
@@ -63,8 +130,8 @@ impl ScriptedModel {
                     return;
                 };
                 let (request, stream) = read_request(stream);
-                seen.lock().unwrap().push(request);
-                answer(stream, reply);
+                seen.lock().unwrap().push(request.clone());
+                answer(stream, reply, &request);
             }
         });
         ScriptedModel { url, requests }
@@ -96,13 +163,13 @@ fn read_request(stream: TcpStream) -> (Value, TcpStream) {
     (request, reader.into_inner())
 }
 
-fn answer(mut stream: TcpStream, reply: Reply) {
+fn answer(mut stream: TcpStream, reply: Reply, request: &Value) {
+    let completion = |message: Value| {
+        json!({"id": "c", "object": "chat.completion", "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}).to_string()
+    };
     let (status, headers, body) = match reply {
-        Reply::Message(message) => (
-            200,
-            "",
-            json!({"id": "c", "object": "chat.completion", "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}).to_string(),
-        ),
+        Reply::Message(message) => (200, "", completion(message)),
+        Reply::Obey => (200, "", completion(obey(request))),
         Reply::Raw {
             status,
             headers,

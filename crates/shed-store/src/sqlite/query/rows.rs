@@ -12,10 +12,10 @@ use serde_json::{Map, Value, json};
 
 use crate::query::cursor;
 use crate::query::plan::Plan;
-use crate::query::sql::{ALIAS, EID, ID, NUM, ORDER_VALUE, Statement, VERSION};
+use crate::query::sql::{ALIAS, AUTHORS, EID, ID, NUM, ORDER_VALUE, Statement, VERSION};
 use crate::schema::AppSchema;
 use crate::values::{render_time, to_json};
-use crate::{ColumnType, Listing, StoreError};
+use crate::{Actor, Authorship, ColumnType, Listing, StoreError};
 
 /// Runs a plan's statement and answers its rows. Every lookup runs while the
 /// statement is active, so all of them read the same snapshot.
@@ -26,6 +26,7 @@ pub(super) fn read(
 ) -> Result<Listing, StoreError> {
     let mut names = Names::new(conn, plan.app_id);
     let mut rows: Vec<Value> = Vec::with_capacity(plan.limit.min(64) as usize);
+    let mut authors: Vec<Authorship> = Vec::with_capacity(rows.capacity());
     let mut last: Option<(Sql, i64)> = None;
     let mut more = false;
     let mut stmt = conn.prepare_cached(&statement.sql)?;
@@ -37,6 +38,7 @@ pub(super) fn read(
         }
         let id: i64 = r.get(ID)?;
         rows.push(shape(conn, plan, statement, &mut names, r, id)?);
+        authors.push(authorship(r)?);
         if rows.len() as u32 == plan.limit {
             last = Some((r.get(ORDER_VALUE)?, id));
         }
@@ -45,7 +47,25 @@ pub(super) fn read(
         (true, Some((value, id))) => Some(cursor::encode(&plan.order.signature, &value, id)),
         _ => None,
     };
-    Ok(Listing { rows, next })
+    Ok(Listing {
+        rows,
+        next,
+        authors,
+    })
+}
+
+/// Who wrote a row, from its [`AUTHORS`] columns.
+fn authorship(r: &Row<'_>) -> Result<Authorship, StoreError> {
+    Ok(Authorship {
+        created: Actor {
+            person: r.get(AUTHORS)?,
+            via: r.get(AUTHORS + 1)?,
+        },
+        updated: Actor {
+            person: r.get(AUTHORS + 2)?,
+            via: r.get(AUTHORS + 3)?,
+        },
+    })
 }
 
 /// One row as JSON: kind, entity, carried components, stamps, edges.

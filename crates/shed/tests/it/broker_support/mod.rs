@@ -68,23 +68,10 @@ impl Served {
     pub fn start_as(serve: impl FnOnce(&Path, &Path) -> Child) -> Served {
         let dir = tempfile::tempdir().unwrap();
         let data = dir.path().join("d");
-        let run_club = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/run-club");
         shed(&data, &["person", "add", "ada", "--name", "Ada"]);
         shed(&data, &["person", "add", "bob", "--name", "Bob"]);
         shed(&data, &["space", "add", "demo", "--owner", "ada"]);
-        shed(
-            &data,
-            &[
-                "deploy",
-                run_club.to_str().unwrap(),
-                "--to",
-                "demo/runs",
-                "--as",
-                "ada",
-                "--title",
-                "Run club",
-            ],
-        );
+        deploy_run_club(&data, "demo/runs", &["--as", "ada", "--title", "Run club"]);
         let queue = dir.path().join("q.sock");
         let server = serve(&data, &queue);
         wait_for(&queue);
@@ -163,6 +150,14 @@ impl Served {
             .as_u64()
             .unwrap_or_else(|| panic!("no version: {outcome}"))
     }
+}
+
+/// `shed deploy examples/run-club --to <app> [flags…]` on the data folder.
+pub fn deploy_run_club(data: &Path, app: &str, flags: &[&str]) {
+    let run_club = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/run-club");
+    let mut args = vec!["deploy", run_club.to_str().unwrap(), "--to", app];
+    args.extend_from_slice(flags);
+    shed(data, &args);
 }
 
 pub fn serve(data: &Path, queue: &Path) -> Child {
