@@ -7,7 +7,7 @@
 use crate::common;
 
 use common::model_server::{Reply, ScriptedModel, marker, tool_calls, tool_messages};
-use common::{Host, row, stderr};
+use common::{Host, TYPED_TASK, row, stderr};
 use serde_json::{Value, json};
 
 fn lines(path: &std::path::Path) -> Vec<Value> {
@@ -25,6 +25,8 @@ fn lines(path: &std::path::Path) -> Vec<Value> {
 fn a_decision_that_cannot_be_recorded_is_not_made() {
     let host = Host::new(json!([row("jeff/runs.log_run", "write")]));
     let out = host.harness(&[
+        TYPED_TASK[0],
+        TYPED_TASK[1],
         "--policy-trace",
         "/dev/full",
         "tool",
@@ -60,6 +62,8 @@ fn a_decision_that_cannot_be_recorded_is_not_made() {
         json!({"role": "assistant", "content": "done"}),
     ]);
     let out = host.harness(&[
+        TYPED_TASK[0],
+        TYPED_TASK[1],
         "--policy-trace",
         "/dev/full",
         "run",
@@ -100,6 +104,8 @@ fn every_call_is_one_line_saying_what_was_attempted() {
     ]);
     let trace = host.path("trace.jsonl");
     let out = host.harness(&[
+        TYPED_TASK[0],
+        TYPED_TASK[1],
         "--policy-trace",
         trace.to_str().unwrap(),
         "run",
@@ -231,6 +237,8 @@ fn an_untrusted_answer_cannot_steer_a_write_under_enforce_strict() {
         ]);
         let trace = host.path("trace.jsonl");
         let out = host.harness(&[
+            TYPED_TASK[0],
+            TYPED_TASK[1],
             "--policy",
             mode,
             "--policy-trace",

@@ -69,9 +69,9 @@ fn write_as(served: &Served, handle: &str, app: &str, command: &str, args: Value
     answer["result"]["structuredContent"].clone()
 }
 
-/// `shed-harness run` for `job` against `model`, with `flags`, asserting it
-/// ends well; the trace and transcript files it wrote sit in the served
-/// folder.
+/// `shed-harness run` for `job` against `model`, with `flags`, the task
+/// typed by the person (`--task-slot direct-command`), asserting it ends
+/// well; the trace and transcript files it wrote sit in the served folder.
 fn run(served: &Served, job: &str, model: &ScriptedModel, flags: &[&str]) {
     let trace = served.dir.path().join("trace.jsonl");
     let transcript = served.dir.path().join("transcript.json");
@@ -79,6 +79,7 @@ fn run(served: &Served, job: &str, model: &ScriptedModel, flags: &[&str]) {
         .command()
         .args(["--policy-trace", trace.to_str().unwrap()])
         .args(["--transcript", transcript.to_str().unwrap()])
+        .args(["--task-slot", "direct-command"])
         .args(flags)
         .args(["run", "--task", "show me the leaderboard", "--model", "m"])
         .args(["--base-url", &model.url])
