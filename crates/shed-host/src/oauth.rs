@@ -490,7 +490,10 @@ impl Host {
                 shown(resource)
             )));
         }
-        let client = self.client(&ask.client_id, asker).await.map_err(AskRefusal)?;
+        let client = self
+            .client(&ask.client_id, asker)
+            .await
+            .map_err(AskRefusal)?;
         let redirect_uri = client
             .redirect_uris
             .iter()

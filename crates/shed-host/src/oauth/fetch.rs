@@ -20,8 +20,8 @@ use std::time::Duration;
 
 use super::addresses::{PublicOnly, fetchable, literal_of};
 use crate::HostError;
-use crate::names::shown;
 use crate::client_address;
+use crate::names::shown;
 
 /// The most bytes of a metadata document.
 pub const MOST_DOCUMENT_BYTES: usize = 5 * 1024;

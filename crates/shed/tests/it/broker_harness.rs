@@ -73,9 +73,12 @@ impl Harness {
     /// Runs one tool, the task typed by the person (a run writes only so).
     pub fn tool(&self, name: &str, input: Value, ceiling: Option<&str>) -> Value {
         let mut command = self.command();
-        command
-            .args(["--task-slot", "direct-command"])
-            .args(["tool", name, "--input", &input.to_string()]);
+        command.args(["--task-slot", "direct-command"]).args([
+            "tool",
+            name,
+            "--input",
+            &input.to_string(),
+        ]);
         if let Some(ceiling) = ceiling {
             command.args(["--observation-ceiling", ceiling]);
         }
