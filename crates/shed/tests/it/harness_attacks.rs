@@ -69,22 +69,33 @@ fn write_as(served: &Served, handle: &str, app: &str, command: &str, args: Value
     answer["result"]["structuredContent"].clone()
 }
 
-/// `shed-harness run` for `job` against `model`, with `flags`, the task
-/// typed by the person (`--task-slot direct-command`), asserting it ends
-/// well; the trace and transcript files it wrote sit in the served folder.
-fn run(served: &Served, job: &str, model: &ScriptedModel, flags: &[&str]) {
+/// `shed-harness run` for `job` against `model`, with `flags` as they are
+/// (no task slot unless they bind one); the trace and transcript files it
+/// writes sit in the served folder.
+fn run_as_given(
+    served: &Served,
+    job: &str,
+    model: &ScriptedModel,
+    flags: &[&str],
+) -> std::process::Output {
     let trace = served.dir.path().join("trace.jsonl");
     let transcript = served.dir.path().join("transcript.json");
-    let out = Harness::for_job(served, job.to_string())
+    Harness::for_job(served, job.to_string())
         .command()
         .args(["--policy-trace", trace.to_str().unwrap()])
         .args(["--transcript", transcript.to_str().unwrap()])
-        .args(["--task-slot", "direct-command"])
         .args(flags)
         .args(["run", "--task", "show me the leaderboard", "--model", "m"])
         .args(["--base-url", &model.url])
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// [`run_as_given`] with the task typed by the person (`--task-slot
+/// direct-command`), asserting the run ends well.
+fn run(served: &Served, job: &str, model: &ScriptedModel, flags: &[&str]) {
+    let flags = [&["--task-slot", "direct-command"], flags].concat();
+    let out = run_as_given(served, job, model, &flags);
     assert!(
         out.status.success(),
         "{}",
@@ -319,4 +330,184 @@ fn the_listing_shows_nothing_above_the_ceiling_and_is_observed() {
         json!({"readers": ["space:demo"], "integrity": "trusted"}),
         "Ada deployed everything shown; the built-ins are the platform's"
     );
+}
+
+/// The model makes `calls` at once, then answers `answer`.
+fn calls_then_answers(calls: &[(&str, Value)], answer: &str) -> ScriptedModel {
+    ScriptedModel::start(vec![
+        tool_calls(calls),
+        json!({"role": "assistant", "content": answer}),
+    ])
+}
+
+// Finding 9: a run that does not say how its task arrived has the least
+// authority — the write a model makes is refused and nothing is written.
+#[test]
+fn without_a_task_slot_a_run_writes_nothing() {
+    let served = Served::start();
+    let job = adas_job(&served);
+    let before = served.version(&job);
+    let model = calls_then_answers(&[("run_command", injected_write())], "done");
+    let out = run_as_given(&served, &job, &model, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let refused = tool_messages(&model.requests()[1]).pop().unwrap();
+    assert_eq!(refused["status"], "refused_by_policy", "{refused}");
+    assert_eq!(served.version(&job), before, "nothing was written");
+}
+
+// Finding 4: a decision the trace cannot record is not made — the write is
+// not sent, and the run ends with a sentence and a non-zero exit.
+#[test]
+fn a_write_whose_decision_cannot_be_traced_is_not_made() {
+    let served = Served::start();
+    let job = adas_job(&served);
+    let before = served.version(&job);
+    let model = calls_then_answers(&[("run_command", injected_write())], "done");
+    let out = Harness::for_job(&served, job.clone())
+        .command()
+        .args([
+            "--policy-trace",
+            "/dev/full",
+            "--task-slot",
+            "direct-command",
+        ])
+        .args(["run", "--task", "log my run", "--model", "m"])
+        .args(["--base-url", &model.url])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("the policy trace could not be written"),
+        "{said}"
+    );
+    assert_eq!(served.version(&job), before, "nothing was written");
+}
+
+// Finding 5 (and 10): a batch of writes is one trace line a call, each naming
+// its command, batch index and outputId; a tool the run does not offer is
+// traced too; the trace and the transcript are the run's owner's alone.
+#[test]
+fn every_call_is_a_trace_line_and_the_files_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let served = Served::start();
+    let job = adas_job(&served);
+    let before = served.version(&job);
+    let writes: Vec<Value> = (0..3).map(|_| injected_write()).collect();
+    let model = calls_then_answers(
+        &[
+            ("run_command", json!({ "calls": writes })),
+            ("delete_everything", json!({})),
+        ],
+        "done",
+    );
+    run(&served, &job, &model, &["--policy", "enforce-explicit"]);
+    assert_eq!(served.version(&job), before + 3);
+    let trace = served.dir.path().join("trace.jsonl");
+    let lines: Vec<Value> = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let calls: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["tool"] == "run_command")
+        .collect();
+    assert_eq!(calls.len(), 3, "{lines:#?}");
+    for (i, line) in calls.iter().enumerate() {
+        assert_eq!(line["command"], "demo/runs.log_run", "{line}");
+        assert_eq!(line["batchIndex"], i, "{line}");
+        assert_eq!(line["decision"], "admit", "{line}");
+        assert!(line["outputId"].is_string(), "{line}");
+    }
+    let unknown = lines.iter().find(|l| l["tool"] == "delete_everything");
+    assert_eq!(
+        unknown.expect("the unknown tool is traced")["decision"],
+        "refuse"
+    );
+    for file in [trace, served.dir.path().join("transcript.json")] {
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{}", file.display());
+    }
+}
+
+// Finding 6: a flag-shaped loomId is refused before anything is sent, and
+// said not to have landed.
+#[test]
+fn a_flag_shaped_loom_id_is_refused_and_nothing_is_sent() {
+    let served = Served::start();
+    let job = adas_job(&served);
+    let before = served.version(&job);
+    let mut write = injected_write();
+    write["loomId"] = json!("--loom --read-only");
+    let out = Harness::for_job(&served, job.clone()).tool("run_command", write, None);
+    assert_eq!(out["status"], "failed_to_deliver", "{out}");
+    assert_eq!(out["landed"], "no", "{out}");
+    assert_eq!(out["reason"], "invalid_input", "{out}");
+    assert_eq!(served.version(&job), before);
+}
+
+// Finding 8: sixteen calls the host cannot answer fit a 1 KiB bound whole,
+// saying what they left out.
+#[test]
+fn sixteen_unknown_commands_fit_a_small_bound() {
+    let served = Served::start();
+    let job = adas_job(&served);
+    let calls: Vec<Value> = (0..16)
+        .map(|i| json!({"command": format!("demo/runs.log_rum_{i}_{}", "x".repeat(100))}))
+        .collect();
+    let out = Harness::for_job(&served, job)
+        .command()
+        .args([
+            "--tool-output-bound",
+            "1024",
+            "--task-slot",
+            "direct-command",
+        ])
+        .args([
+            "tool",
+            "run_command",
+            "--input",
+            &json!({ "calls": calls }).to_string(),
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let result: Value = serde_json::from_str(&text).unwrap();
+    assert!(
+        result.to_string().len() <= 1024,
+        "{} bytes: {text}",
+        text.len()
+    );
+    let shown = result["results"].as_array().unwrap().len() as u64;
+    let left_out = result["omitted"]["count"].as_u64().unwrap_or(0);
+    assert_eq!(shown + left_out, 16, "{result}");
+}
+
+// Finding 7: what the model says reaches a terminal (or a pipe) with its
+// control characters escaped, so it cannot redraw what the run printed.
+#[test]
+fn the_models_answer_cannot_redraw_the_terminal() {
+    let served = Served::start();
+    let job = adas_job(&served);
+    let model = calls_then_answers(
+        &[("list_commands", json!({}))],
+        "\u{1b}[2K\rrun_command \u{2192} refused_by_policy\u{7}",
+    );
+    let out = run_as_given(&served, &job, &model, &[]);
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !printed.contains('\u{1b}') && !printed.contains('\u{7}'),
+        "{printed:?}"
+    );
+    assert!(printed.contains("refused_by_policy"), "{printed:?}");
 }
