@@ -11,17 +11,17 @@
 //! (`Origin`) and be JSON, so a page elsewhere — a cross-site form above all
 //! — cannot write as the person.
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::extract::{ConnectInfo, FromRequestParts};
+use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use shed_host::Data;
 
 use crate::caller::WebCaller;
+use crate::client_address::ClientAddress;
 use crate::door::Door;
 use crate::reply::{Refusal, json, json_sentence};
 
@@ -45,10 +45,7 @@ pub(crate) async fn answer(
                 Err(refusal) => return refusal.into_json().into_response(),
             };
             let filter = request.uri.query().unwrap_or_default();
-            let from = request
-                .extensions
-                .get::<ConnectInfo<SocketAddr>>()
-                .map(|ConnectInfo(peer)| peer.ip());
+            let ClientAddress(from) = ClientAddress::of(request);
             answered(
                 door.host
                     .graph_query(&asking.caller, from, &app, filter)

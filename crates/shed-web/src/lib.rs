@@ -14,6 +14,7 @@ mod api;
 mod app_page;
 mod browser;
 mod caller;
+mod client_address;
 mod door;
 mod files;
 mod kinds;

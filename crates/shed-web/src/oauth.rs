@@ -24,12 +24,11 @@
 //! any page (`Access-Control-Allow-Origin: *`): they take no cookie, so a
 //! page gains nothing a program could not.
 
-use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::rejection::{FormRejection, JsonRejection, QueryRejection};
-use axum::extract::{ConnectInfo, Extension, Form, Json, Query, State};
+use axum::extract::{Form, Json, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -43,6 +42,7 @@ use shed_host::oauth::{
 use shed_host::{Caller, HostError, Person};
 
 use crate::caller::{WebCaller, cookie, return_cookie};
+use crate::client_address::ClientAddress;
 use crate::door::Door;
 use crate::reply::{Refusal, escape, form_page, json, page, see_other};
 
@@ -174,7 +174,7 @@ fn oauth_error(error: &OAuthError) -> Response {
 /// it takes one more registration.
 async fn register(
     State(door): State<Arc<Door>>,
-    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    ClientAddress(from): ClientAddress,
     body: Result<Json<Registration>, JsonRejection>,
 ) -> Response {
     let registration = match body {
@@ -186,7 +186,6 @@ async fn register(
             )));
         }
     };
-    let from = peer.map(|Extension(ConnectInfo(peer))| peer.ip());
     match door.host.register_client(registration, from).await {
         Ok(client) => open_json(
             StatusCode::CREATED,
@@ -297,18 +296,10 @@ fn refused_page(sentence: &str) -> Response {
     )
 }
 
-/// The address a request came from, when the server says (the host caps
-/// the work an address may ask by it).
-type Peer = Option<Extension<ConnectInfo<SocketAddr>>>;
-
-fn address(peer: Peer) -> Option<IpAddr> {
-    peer.map(|Extension(ConnectInfo(at))| at.ip())
-}
-
 /// `GET /oauth/authorize`: the consent page, or how to sign in first.
 async fn ask(
     State(door): State<Arc<Door>>,
-    peer: Peer,
+    ClientAddress(asker): ClientAddress,
     asking: WebCaller,
     query: Result<Query<AskForm>, QueryRejection>,
 ) -> Response {
@@ -321,7 +312,7 @@ async fn ask(
             ));
         }
     };
-    let checked = match door.host.check_ask(&form.ask(), address(peer)).await {
+    let checked = match door.host.check_ask(&form.ask(), asker).await {
         Ok(checked) => checked,
         Err(AskRefusal(sentence)) => return refused_page(&sentence),
     };
@@ -467,7 +458,7 @@ fn origin_of(uri: &str) -> Option<String> {
 /// `POST /oauth/authorize`: Allow or Deny, from this host's own page only.
 async fn decide(
     State(door): State<Arc<Door>>,
-    peer: Peer,
+    ClientAddress(asker): ClientAddress,
     headers: HeaderMap,
     asking: WebCaller,
     form: Result<Form<AskForm>, FormRejection>,
@@ -506,7 +497,7 @@ async fn decide(
         }
     };
     let ask = form.ask();
-    let checked = match door.host.check_ask(&ask, address(peer)).await {
+    let checked = match door.host.check_ask(&ask, asker).await {
         Ok(checked) => checked,
         Err(AskRefusal(sentence)) => return refused_page(&sentence),
     };

@@ -18,19 +18,19 @@
 //! ending on the front page, which sends a browser that set out to allow
 //! an app back to its consent page.
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
+use axum::Router;
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{ConnectInfo, Json, State};
+use axum::extract::{Json, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Extension, Router};
 use shed_host::passkeys::Ceremony;
 
 use crate::PASSKEYS_JS_PATH;
 use crate::caller::{WebCaller, foreign_origin};
+use crate::client_address::ClientAddress;
 use crate::door::Door;
 use crate::files::answer;
 use crate::reply::{Refusal, json, json_sentence};
@@ -193,14 +193,13 @@ fn sign_in_from_home(door: &Door, headers: &HeaderMap) -> Result<(), StepRefused
 
 async fn sign_in_start(
     State(door): State<Arc<Door>>,
-    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    ClientAddress(from): ClientAddress,
     headers: HeaderMap,
     empty: Result<Json<serde_json::Value>, JsonRejection>,
 ) -> Response {
     if let Err(refused) = sign_in_from_home(&door, &headers).and_then(|()| body(empty).map(drop)) {
         return refused.into_response();
     }
-    let from = peer.map(|Extension(ConnectInfo(peer))| peer.ip());
     match door.host.start_passkey_sign_in(from).await {
         Ok(ceremony) => started(ceremony),
         Err(error) => Refusal::json(error).into_response(),
