@@ -140,15 +140,22 @@ class Shed:
     # -- MCP clients --------------------------------------------------------
     @asynccontextmanager
     async def http(
-        self, handle: str | None = None, *, mode: str = "auto", token: str | None = None, **options: Any
+        self,
+        handle: str | None = None,
+        *,
+        mode: str = "auto",
+        token: str | None = None,
+        event_hooks: dict[str, list[Any]] | None = None,
+        **options: Any,
     ) -> AsyncIterator[Client]:
         """An MCP client over Streamable HTTP, signed in as `handle` (or with
-        `token`), or signed out when both are None; `options` go to `Client`."""
+        `token`), or signed out when both are None; `event_hooks` go to its
+        HTTP client (to watch the requests it sends), `options` to `Client`."""
         headers = {}
         bearer = token if token is not None else (self.token(handle) if handle else None)
         if bearer is not None:
             headers["Authorization"] = f"Bearer {bearer}"
-        async with httpx2.AsyncClient(headers=headers, timeout=30) as http_client:
+        async with httpx2.AsyncClient(headers=headers, timeout=30, event_hooks=event_hooks) as http_client:
             async with Client(
                 streamable_http_client(self.mcp_url, http_client=http_client), mode=mode, **options
             ) as client:

@@ -158,7 +158,13 @@ async fn answer(State(door): State<Arc<HttpDoor>>, request: Request) -> Response
         Err(refusal) => return refusal,
     };
     request.extensions_mut().insert(Resolved(caller));
-    let response = door.service.handle(request).await;
+    let ends_a_session = request.method() == Method::DELETE;
+    let mut response = door.service.handle(request).await;
+    // rmcp answers a session's DELETE 202 Accepted once the session is
+    // closed; clients (the official Python SDK) take only 200 or 204 as done.
+    if ends_a_session && response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::NO_CONTENT;
+    }
     if let Some(reservation) = reservation
         && let Some(id) = session_id(response.headers())
     {
