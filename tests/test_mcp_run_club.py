@@ -8,6 +8,7 @@ import json
 import re
 import subprocess
 import time
+from datetime import datetime, timezone
 from typing import Any
 
 import httpx2
@@ -162,3 +163,42 @@ async def test_the_run_club_over_a_handshake_session(shed: Shed, up: str) -> Non
 async def test_the_run_club_over_stdio(shed: Shed, up: str) -> None:
     async with shed.stdio("you") as client:
         await run_club_story(client, shed)
+
+
+TIME = (
+    "a time, like 2026-09-01 or 2026-09-01T10:00:00Z, or now, today or yesterday (the server's clock, UTC)"
+)
+
+
+def utc_today() -> str:
+    return datetime.now(timezone.utc).date().isoformat()
+
+
+async def test_a_run_logged_as_the_readme_asks_lands_today(shed: Shed, up: str) -> None:
+    """'Log a 5 mile run for Ada': a model has no date, so the listing says
+    what a time takes, a call that leaves `at` out is told, and `today`
+    (or `now`) lands as today's date by the server's clock."""
+    async with shed.http("you") as client:
+        listing = text(await client.call_tool("commands", {}))
+        assert f"\nat, since: {TIME}" in listing, listing
+
+        forgot = await client.call_tool("command", {"name": "log_run", "args": {"who": "Ada", "miles": 5}})
+        assert refused(forgot) == f"at is required — {TIME}"
+        misread = await client.call_tool(
+            "command", {"name": "log_run", "args": {"who": "Ada", "miles": 5, "at": "tomorrow"}}
+        )
+        assert refused(misread) == f"at is {TIME}"
+
+        before = utc_today()
+        today = ok(
+            await client.call_tool("command", {"name": "log_run", "args": {"who": "Ada", "miles": 5, "at": "today"}})
+        )["aliases"]["$run"]
+        now = ok(
+            await client.call_tool("command", {"name": "log_run", "args": {"who": "Ada", "miles": 3, "at": "now"}})
+        )["aliases"]["$run"]
+        after = utc_today()
+
+        rows = ok(await client.call_tool("command", {"name": "since", "args": {"since": "today"}}))["rows"]
+        at = {r["entity"]["eid"]: r["jog"]["at"] for r in rows}
+        assert at[today] in (f"{before}T00:00:00Z", f"{after}T00:00:00Z"), at
+        assert at[now][:10] in (before, after) and at[now] != f"{at[now][:10]}T00:00:00Z", at

@@ -33,10 +33,9 @@ static CLUB: LazyLock<Option<Manifest>> = LazyLock::new(|| {
 
 fuzz_target!(|data: &[u8]| {
     let Some(club) = CLUB.as_ref() else { return };
-    let args = serde_json::from_slice(data).unwrap_or_else(|_| {
-        serde_json::Value::String(String::from_utf8_lossy(data).into_owned())
-    });
+    let args = serde_json::from_slice(data)
+        .unwrap_or_else(|_| serde_json::Value::String(String::from_utf8_lossy(data).into_owned()));
     for command in &club.commands {
-        let _ = command.fill(&args);
+        let _ = command.fill(&args, shed_manifest::Timestamp::now());
     }
 });

@@ -15,7 +15,10 @@ fuzz_target!(|data: &[u8]| {
     // The first 0xFF byte, if any, ends vocab.json; the rest is the tools file.
     let (vocab, tools) = match rest.iter().position(|b| *b == 0xFF) {
         Some(at) => (&rest[..at], &rest[at + 1..]),
-        None => (&b"{ \"jog\": { \"who\": \"text\", \"miles\": \"number\" } }"[..], rest),
+        None => (
+            &b"{ \"jog\": { \"who\": \"text\", \"miles\": \"number\" } }"[..],
+            rest,
+        ),
     };
     let mut files = BTreeMap::new();
     files.insert("vocab.json".to_owned(), vocab.to_vec());
@@ -27,7 +30,7 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(manifest) = shed_manifest::read_app(&files, "club/runs") {
         for command in &manifest.commands {
             let _ = command.input_schema();
-            let _ = command.fill(&serde_json::Value::Null);
+            let _ = command.fill(&serde_json::Value::Null, shed_manifest::Timestamp::now());
         }
     }
 });

@@ -129,6 +129,18 @@ pub enum ModelError {
 
 const SYSTEM_PROMPT: &str = "You act for a person on their host through the host's commands. Call list_commands to see the commands this run may use, each as a typed signature, then run_command (or run_read_command for granted reads) to run them. Never invent a command. When a command is not granted, tell the person rather than retrying. When you are done, answer in plain text.";
 
+/// The system prompt: what the run is, the date and time `now` in UTC — a
+/// model has no clock, and a command's time wants one — and the task's slot.
+fn system_prompt(slot: TaskSlot, now: jiff::Timestamp) -> String {
+    let now = now
+        .to_zoned_datetime(jiff::tz::TimeZone::UTC)
+        .strftime("%A %Y-%m-%d %H:%M");
+    format!(
+        "{SYSTEM_PROMPT} It is now {now} UTC. The task below is bound as {}.",
+        slot.as_str()
+    )
+}
+
 /// Runs `task` until the model answers with text.
 pub async fn run_task(
     harness: &Harness,
@@ -138,7 +150,7 @@ pub async fn run_task(
     progress: &Progress,
 ) -> Result<Finished, Failed> {
     let mut messages = vec![
-        json!({"role": "system", "content": format!("{SYSTEM_PROMPT} The task below is bound as {}.", slot.as_str())}),
+        json!({"role": "system", "content": system_prompt(slot, jiff::Timestamp::now())}),
         json!({"role": "user", "content": task}),
     ];
     let tools: Vec<Value> = harness
@@ -280,6 +292,18 @@ mod tests {
         );
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
         message_of(&text).unwrap()
+    }
+
+    #[test]
+    fn the_system_prompt_says_the_date_and_time_in_utc() {
+        let now: jiff::Timestamp = "2026-12-01T23:50:12+02:00".parse().unwrap();
+        let prompt = system_prompt(TaskSlot::DirectCommand, now);
+        assert!(
+            prompt.ends_with(
+                " It is now Tuesday 2026-12-01 21:50 UTC. The task below is bound as direct-command."
+            ),
+            "{prompt}"
+        );
     }
 
     // llama-cpp-python sends `content: null` beside its tool calls, and the

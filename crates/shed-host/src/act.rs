@@ -68,7 +68,7 @@ impl Host {
             AppAct::Read { filter } => Filled::Query(filter.to_string()),
             AppAct::Write { bundle } => Filled::Apply(bundle),
             AppAct::Command { command, args } => command
-                .fill(&args)
+                .fill(&args, jiff::Timestamp::now())
                 .map_err(|errors| HostError::BadInput(errors.to_string()))?,
         };
         let store = &self.inner.store;

@@ -130,6 +130,10 @@ impl LiveApp {
             }
             self.rows.push(row);
         }
+        if let Some(times) = self.manifest.time_arguments_line() {
+            listing.push('\n');
+            listing.push_str(&times);
+        }
         self.listing = listing;
     }
 }

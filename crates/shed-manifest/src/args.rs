@@ -1,22 +1,29 @@
 //! A call's arguments read under the types the command declared: `"5"` for a
-//! number is 5, `"true"` for a bool is true, a time is a date or an RFC 3339
-//! time, a url an absolute http(s) address. What cannot be read is refused by
+//! number is 5, `"true"` for a bool is true, a time is a date, an RFC 3339
+//! time, or `now`, `today` or `yesterday` by the clock the caller passes in,
+//! a url an absolute http(s) address. What cannot be read is refused by
 //! name; every refusal of one call comes back together.
 
+use jiff::Timestamp;
+use jiff::tz::TimeZone;
 use serde_json::{Number, Value};
 
 use crate::{ArgErrors, ArgType, Command};
 
-/// The shape a `time` argument wants, as its schema and its refusal say it.
-pub(crate) const TIME_SHAPE: &str = "a time, like 2026-09-01 or 2026-09-01T10:00:00Z";
+/// The shape a `time` argument wants, as its schema, its refusal and a
+/// listing's line about time arguments say it.
+pub(crate) const TIME_SHAPE: &str = "a time, like 2026-09-01 or 2026-09-01T10:00:00Z, \
+                                     or now, today or yesterday (the server's clock, UTC)";
 /// The shape a `url` argument wants, as its schema and its refusal say it.
 pub(crate) const URL_SHAPE: &str = "a web address, like https://example.com/";
 
 /// Each declared argument's value, in declaration order: `None` for an
-/// optional one left out. Arguments nobody declared are dropped.
+/// optional one left out; a `time` read by the clock `now`. Arguments nobody
+/// declared are dropped.
 pub(crate) fn read<'c>(
     command: &'c Command,
     args: &Value,
+    now: Timestamp,
 ) -> Result<Vec<(&'c str, Option<Value>)>, ArgErrors> {
     let given = match args {
         Value::Object(given) => Some(given),
@@ -34,11 +41,11 @@ pub(crate) fn read<'c>(
     for argument in &command.input {
         let name = argument.name.as_str();
         match given.and_then(|g| g.get(name)).filter(|v| !v.is_null()) {
-            Some(value) => match coerce(name, argument.ty, value) {
+            Some(value) => match coerce(name, argument.ty, value, now) {
                 Ok(value) => values.push((name, Some(value))),
                 Err(error) => errors.push(error),
             },
-            None if argument.required => errors.push(format!("{name} is required")),
+            None if argument.required => errors.push(required(name, argument.ty)),
             None => values.push((name, None)),
         }
     }
@@ -49,13 +56,24 @@ pub(crate) fn read<'c>(
     }
 }
 
-/// `value` read as `ty`, or the sentence naming `name` and what it must be.
-pub(crate) fn coerce(name: &str, ty: ArgType, value: &Value) -> Result<Value, String> {
+/// The sentence for a required argument left out: `miles is required`, and
+/// for a time or a url the shape wanted, so the next call can send one.
+fn required(name: &str, ty: ArgType) -> String {
+    match ty {
+        ArgType::Time => format!("{name} is required — {TIME_SHAPE}"),
+        ArgType::Url => format!("{name} is required — {URL_SHAPE}"),
+        ArgType::Text | ArgType::Number | ArgType::Bool => format!("{name} is required"),
+    }
+}
+
+/// `value` read as `ty` (a time by the clock `now`), or the sentence naming
+/// `name` and what it must be.
+fn coerce(name: &str, ty: ArgType, value: &Value, now: Timestamp) -> Result<Value, String> {
     let read = match ty {
         ArgType::Text => as_text(value),
         ArgType::Number => as_number(value),
         ArgType::Bool => as_bool(value),
-        ArgType::Time => value.as_str().and_then(as_time),
+        ArgType::Time => value.as_str().and_then(|text| as_time(text, now)),
         ArgType::Url => value.as_str().and_then(as_web_address),
     };
     read.ok_or_else(|| match ty {
@@ -111,10 +129,26 @@ fn as_bool(value: &Value) -> Option<Value> {
 }
 
 /// A date (`2026-09-01`, kept as it is) or a time with an offset, said as
-/// RFC 3339 in UTC.
-fn as_time(text: &str) -> Option<Value> {
+/// RFC 3339 in UTC; or one of the words, read by the clock `now` in UTC:
+/// `now` the time to the second, `today` and `yesterday` dates, as if
+/// written — so `today` is the start of today, UTC.
+fn as_time(text: &str, now: Timestamp) -> Option<Value> {
     let text = text.trim();
-    if let Ok(at) = text.parse::<jiff::Timestamp>() {
+    let word = |w: &str| text.eq_ignore_ascii_case(w);
+    if word("now") {
+        let to_the_second = Timestamp::from_second(now.as_second()).ok()?;
+        return Some(Value::String(to_the_second.to_string()));
+    }
+    if word("today") || word("yesterday") {
+        let today = now.to_zoned_datetime(TimeZone::UTC).date();
+        let date = if word("today") {
+            today
+        } else {
+            today.yesterday().ok()?
+        };
+        return Some(Value::String(date.to_string()));
+    }
+    if let Ok(at) = text.parse::<Timestamp>() {
         return Some(Value::String(at.to_string()));
     }
     let date_shaped = text.len() == "2026-09-01".len();

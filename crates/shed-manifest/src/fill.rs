@@ -6,6 +6,7 @@
 
 use std::borrow::Cow;
 
+use jiff::Timestamp;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::Value;
 
@@ -25,9 +26,11 @@ type Values<'c> = [(&'c str, Option<Value>)];
 
 impl Command {
     /// The apply body or the filter line this call makes, or every problem
-    /// with its arguments.
-    pub fn fill(&self, args: &Value) -> Result<Filled, ArgErrors> {
-        let values = args::read(self, args)?;
+    /// with its arguments. `now` is the clock a `time` argument's `now`,
+    /// `today` and `yesterday` are read by: the caller's, since this
+    /// library reads no clock of its own.
+    pub fn fill(&self, args: &Value, now: Timestamp) -> Result<Filled, ArgErrors> {
+        let values = args::read(self, args, now)?;
         Ok(match &self.act {
             Act::Apply(template) => {
                 Filled::Apply(fill_value(template, &values).unwrap_or(Value::Null))

@@ -21,6 +21,10 @@ mod vocab;
 pub use read::{read_app, read_app_with};
 pub use types::{ArgType, ColumnType};
 
+/// The clock [`Command::fill`] reads a `time` argument's `now`, `today` and
+/// `yesterday` by, handed in by the caller.
+pub use jiff::Timestamp;
+
 /// The files whose contents [`read_app`] reads; of every other file it only
 /// asks whether the app has it (a command's `view`).
 pub const MANIFEST_FILES: &[&str] = &["vocab.json", "tools.json", "tools.yml"];

@@ -1,11 +1,28 @@
 //! How a command presents its input to a caller: the JSON Schema `commands`
-//! prints and `command` fills `args` from, and the short call shape a listing
-//! prints (`log_run(who, miles)`, `add_recipe(title, body?, alias?)`).
+//! prints and `command` fills `args` from, the short call shape a listing
+//! prints (`log_run(who, miles)`, `add_recipe(title, body?, alias?)`), and
+//! the listing's line saying what an app's `time` arguments take.
 
 use serde_json::{Map, Value, json};
 
 use crate::args::{TIME_SHAPE, URL_SHAPE};
-use crate::{ArgType, Argument, Command};
+use crate::{ArgType, Argument, Command, Manifest};
+
+impl Manifest {
+    /// A listing's line naming the app's `time` arguments and what they
+    /// take (`at, since: a time, like 2026-09-01 …, or now, today or
+    /// yesterday …`), when any command has one.
+    pub fn time_arguments_line(&self) -> Option<String> {
+        let mut names: Vec<&str> = Vec::new();
+        let times = self.commands.iter().flat_map(|c| &c.input);
+        for argument in times.filter(|a| a.ty == ArgType::Time) {
+            if !names.contains(&argument.name.as_str()) {
+                names.push(&argument.name);
+            }
+        }
+        (!names.is_empty()).then(|| format!("{}: {TIME_SHAPE}", names.join(", ")))
+    }
+}
 
 impl Command {
     /// The JSON Schema of the command's input: `text`, `time` and `url` are

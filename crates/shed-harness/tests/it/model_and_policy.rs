@@ -185,6 +185,43 @@ fn a_model_lists_runs_and_answers() {
     assert_eq!(std::fs::read_to_string(&trace).unwrap().lines().count(), 2);
 }
 
+/// Today's date, UTC, as 2026-12-01.
+fn utc_today() -> String {
+    jiff::Timestamp::now()
+        .to_zoned_datetime(jiff::tz::TimeZone::UTC)
+        .date()
+        .to_string()
+}
+
+// A model has no clock: the system prompt it receives carries the date and
+// time (UTC), so "log today's run" can name a date.
+#[test]
+fn the_model_is_told_the_date_and_time() {
+    let host = Host::new(json!([row("jeff/runs.log_run", "write")]));
+    let model = ScriptedModel::start(vec![json!({"role": "assistant", "content": "Done."})]);
+    let before = utc_today();
+    let out = host.harness(&[
+        "run",
+        "--task",
+        "log my 5 mile run today",
+        "--model",
+        "scripted",
+        "--base-url",
+        &model.url,
+    ]);
+    let after = utc_today();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let requests = model.requests();
+    let system = &requests[0]["messages"][0];
+    assert_eq!(system["role"], "system");
+    let prompt = system["content"].as_str().unwrap();
+    assert!(
+        prompt.contains(&format!("{before} ")) || prompt.contains(&format!("{after} ")),
+        "no date {before} in: {prompt}"
+    );
+    assert!(prompt.contains(" UTC"), "{prompt}");
+}
+
 // "so a task that arrived as `context` — a request a pattern submitted, say —
 // cannot invoke this tool."
 #[test]

@@ -7,7 +7,11 @@ use crate::common;
 use common::{arg_errors, command, query, read};
 use percent_encoding::percent_decode_str;
 use serde_json::{Value, json};
-use shed_manifest::{Filled, Manifest};
+use shed_manifest::{Filled, Manifest, Timestamp};
+
+/// What a `time` argument takes, as its schema and its refusals say it.
+const TIME: &str = "a time, like 2026-09-01 or 2026-09-01T10:00:00Z, \
+                    or now, today or yesterday (the server's clock, UTC)";
 
 /// An app with one command per type: `put_<type>` writes the value whole into
 /// a column, `say_<type>` splices it into a sentence, `ask_<type>` a filter.
@@ -41,7 +45,7 @@ fn typed_app() -> Manifest {
 
 /// What `put_<ty>` wrote into the column, or the argument errors.
 fn put(app: &Manifest, ty: &str, value: Value) -> Result<Value, String> {
-    match command(app, &format!("put_{ty}")).fill(&json!({ "v": value })) {
+    match command(app, &format!("put_{ty}")).fill(&json!({ "v": value }), common::clock()) {
         Ok(Filled::Apply(body)) => Ok(body["thing"][ty].clone()),
         Ok(other) => panic!("put_{ty} filled {other:?}"),
         Err(errors) => Err(errors.to_string()),
@@ -51,7 +55,7 @@ fn put(app: &Manifest, ty: &str, value: Value) -> Result<Value, String> {
 #[test]
 fn every_type_reads_good_values_and_refuses_bad_ones() {
     let app = typed_app();
-    let time = "v is a time, like 2026-09-01 or 2026-09-01T10:00:00Z";
+    let time = &format!("v is {TIME}");
     let url = "v is a web address, like https://example.com/";
     #[rustfmt::skip]
     let table: Vec<(&str, Value, Result<Value, &str>)> = vec![
@@ -87,7 +91,7 @@ fn every_type_reads_good_values_and_refuses_bad_ones() {
         ("time", json!("2026-09-01T10:00:00.5Z"), Ok(json!("2026-09-01T10:00:00.5Z"))),
         ("time", json!("2026-02-30"), Err(time)),
         ("time", json!("2026-09-01T10:00:00"), Err(time)),
-        ("time", json!("yesterday"), Err(time)),
+        ("time", json!("last week"), Err(time)),
         ("time", json!(20260901), Err(time)),
         ("url", json!("https://example.com/"), Ok(json!("https://example.com/"))),
         ("url", json!("http://localhost:7700/runs/?a=1#top"), Ok(json!("http://localhost:7700/runs/?a=1#top"))),
@@ -187,11 +191,12 @@ fn a_command_taking_nothing_takes_no_args_at_all() {
 #[test]
 fn a_spliced_hole_is_text() {
     let app = typed_app();
-    let title =
-        |ty: &str, v: Value| match command(&app, &format!("say_{ty}")).fill(&json!({ "v": v })) {
-            Ok(Filled::Apply(body)) => body["doc"]["title"].clone(),
-            other => panic!("{other:?}"),
-        };
+    let title = |ty: &str, v: Value| match command(&app, &format!("say_{ty}"))
+        .fill(&json!({ "v": v }), common::clock())
+    {
+        Ok(Filled::Apply(body)) => body["doc"]["title"].clone(),
+        other => panic!("{other:?}"),
+    };
     assert_eq!(title("number", json!("5")), json!("It is 5."));
     assert_eq!(title("number", json!(2.5)), json!("It is 2.5."));
     assert_eq!(title("bool", json!("true")), json!("It is true."));
@@ -242,4 +247,89 @@ fn a_hole_in_a_query_survives_the_store_reader() {
         store_reads(&url, ".thing.url="),
         "https://example.com/?a=1&b=2"
     );
+}
+
+#[test]
+fn a_time_takes_now_today_and_yesterday_by_the_clock_handed_in() {
+    let app = typed_app();
+    let time = format!("v is {TIME}");
+    #[rustfmt::skip]
+    let table: Vec<(&str, Result<&str, &str>)> = vec![
+        ("now", Ok("2026-12-01T18:50:12Z")),
+        ("today", Ok("2026-12-01")),
+        ("yesterday", Ok("2026-11-30")),
+        (" Today ", Ok("2026-12-01")),
+        ("NOW", Ok("2026-12-01T18:50:12Z")),
+        ("YesterDay", Ok("2026-11-30")),
+        ("tomorrow", Err(&time)),
+        ("to day", Err(&time)),
+        ("today at 10", Err(&time)),
+        ("nowhere", Err(&time)),
+        ("", Err(&time)),
+    ];
+    for (given, wanted) in table {
+        let got = put(&app, "time", json!(given));
+        assert_eq!(
+            got,
+            wanted.map(|v| json!(v)).map_err(str::to_owned),
+            "given {given:?}"
+        );
+    }
+    let new_year: Timestamp = "2027-01-01T00:00:05Z".parse().expect("a timestamp");
+    let put_time = command(&app, "put_time");
+    let at = |word: &str| match put_time.fill(&json!({ "v": word }), new_year) {
+        Ok(Filled::Apply(body)) => body["thing"]["time"].clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(at("yesterday"), json!("2026-12-31"), "across a year");
+    assert_eq!(at("today"), json!("2027-01-01"));
+    assert_eq!(
+        query(command(&app, "ask_time"), json!({ "v": "today" })),
+        ".thing.time=2026-12-01&.doc?",
+        "a query reads the word as the date it means"
+    );
+}
+
+#[test]
+fn a_missing_time_says_what_to_send() {
+    let app = typed_app();
+    assert_eq!(
+        arg_errors(command(&app, "put_time"), json!({})),
+        format!("v is required — {TIME}")
+    );
+    assert_eq!(
+        arg_errors(command(&app, "put_url"), json!({})),
+        "v is required — a web address, like https://example.com/"
+    );
+    assert_eq!(
+        arg_errors(command(&app, "put_number"), json!({})),
+        "v is required"
+    );
+}
+
+#[test]
+fn the_schema_and_the_listing_line_name_the_words() {
+    let app = typed_app();
+    let schema = command(&app, "put_time").input_schema();
+    assert_eq!(schema["properties"]["v"]["description"], json!(TIME));
+    assert_eq!(app.time_arguments_line(), Some(format!("v: {TIME}")));
+    let club = read(&[
+        (
+            "vocab.json",
+            r#"{ "jog": { "who": "text", "at": "time" } }"#,
+        ),
+        (
+            "tools.json",
+            r#"{ "since": { "description": "Runs logged since a date",
+                            "input": { "since": "time" },
+                            "query": ".jog!&.created.at>={{since}}" } }"#,
+        ),
+    ]);
+    assert_eq!(
+        club.time_arguments_line(),
+        Some(format!("since, at: {TIME}")),
+        "each name once, in the order the commands say them"
+    );
+    let untimed = read(&[("vocab.json", r#"{ "jog": { "who": "text" } }"#)]);
+    assert_eq!(untimed.time_arguments_line(), None);
 }

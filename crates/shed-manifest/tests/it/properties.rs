@@ -1,6 +1,7 @@
 //! Property tests: arbitrary JSON and YAML documents as manifests, and
 //! arbitrary argument objects for a command, give a manifest, a sentence or
-//! argument errors — never a panic.
+//! argument errors — never a panic; any text given a `time`, by any clock,
+//! is a time or the one sentence saying what a time is.
 
 use crate::common;
 
@@ -8,7 +9,7 @@ use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
-use shed_manifest::{Filled, read_app};
+use shed_manifest::{Filled, Timestamp, read_app};
 
 /// Words a manifest is made of, so arbitrary documents reach deep checks
 /// rather than stopping at the first unknown key.
@@ -54,6 +55,24 @@ fn json_value() -> impl Strategy<Value = Value> {
     })
 }
 
+/// Text near a time: the words in any case and spacing, words like them,
+/// dates and times, and anything at all.
+fn time_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[ \t]{0,2}(now|today|yesterday)[ \t]{0,2}",
+        "(?i)(now|today|yesterday)",
+        "(now|today|yesterday|tomorrow|to day|noon|midnight|last week)[ !.0-9a-z]{0,4}",
+        "[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2})?(Z|[+-][0-9]{2}:[0-9]{2})?)?",
+        any::<String>(),
+    ]
+}
+
+/// Any instant jiff can hold, to the second: the clock a call is filled by.
+fn clock() -> impl Strategy<Value = Timestamp> {
+    (Timestamp::MIN.as_second()..=Timestamp::MAX.as_second())
+        .prop_map(|second| Timestamp::from_second(second).expect("in range"))
+}
+
 fn to_yaml(value: &Value) -> String {
     serde_yaml_ng::to_string(value).unwrap_or_default()
 }
@@ -65,7 +84,7 @@ fn exercise(files: &BTreeMap<String, Vec<u8>>, args: &Value) {
             for command in &manifest.commands {
                 let _ = command.input_schema();
                 let _ = command.call_shape();
-                if let Ok(Filled::Query(line)) = command.fill(args) {
+                if let Ok(Filled::Query(line)) = command.fill(args, common::clock()) {
                     assert!(!line.contains("{{"), "a hole left in {line}");
                 }
             }
@@ -144,7 +163,7 @@ proptest! {
                 // name to log a run for): it comes back as given. Only when
                 // no value does is any `{{` in the fill a hole left unfilled.
                 let given_braces = args.to_string().contains("{{");
-                match command.fill(args) {
+                match command.fill(args, common::clock()) {
                     Ok(Filled::Apply(body)) => {
                         prop_assert!(given_braces || !body.to_string().contains("{{"))
                     }
@@ -165,5 +184,39 @@ proptest! {
             .decode_utf8()
             .map(|d| d.into_owned());
         prop_assert_eq!(decoded.ok(), Some(value));
+    }
+
+    #[test]
+    fn any_text_for_a_time_is_a_time_or_the_sentence(text in time_text(), now in clock()) {
+        let app = common::read(&[
+            ("vocab.json", r#"{ "jog": { "at": "time" }, "tools": false }"#),
+            ("tools.json", r#"{ "log_run": { "description": "Log a run at a time",
+                "input": { "at": "time" },
+                "apply": { "entity": { "eid": "$run" }, "jog": { "at": "{{at}}" } } } }"#),
+        ]);
+        let log_run = common::command(&app, "log_run");
+        let trimmed = text.trim();
+        let a_word = ["now", "today", "yesterday"].iter().any(|w| trimmed.eq_ignore_ascii_case(w));
+        let a_time = trimmed.parse::<Timestamp>().is_ok();
+        let a_date = trimmed.len() == "2026-09-01".len() && trimmed.parse::<jiff::civil::Date>().is_ok();
+        match log_run.fill(&json!({ "at": text }), now) {
+            Ok(Filled::Apply(body)) => {
+                let kept = body["jog"]["at"].as_str().unwrap_or_default().to_owned();
+                prop_assert!(
+                    kept.parse::<Timestamp>().is_ok() || kept.parse::<jiff::civil::Date>().is_ok(),
+                    "{text:?} kept as {kept:?}, not a time"
+                );
+                prop_assert!(a_word || a_time || a_date, "{text:?} taken as {kept:?}");
+            }
+            Ok(other) => prop_assert!(false, "log_run filled {other:?}"),
+            Err(errors) => {
+                prop_assert!(!(a_time || a_date), "{text:?} refused: {errors}");
+                prop_assert_eq!(
+                    errors.to_string(),
+                    "at is a time, like 2026-09-01 or 2026-09-01T10:00:00Z, \
+                     or now, today or yesterday (the server's clock, UTC)"
+                );
+            }
+        }
     }
 }

@@ -246,7 +246,12 @@ since:
         assert_eq!(a.description, b.description);
         assert_eq!(a.input_schema(), b.input_schema());
         let args = json!({ "who": "Ada", "miles": 3, "at": "2026-09-01", "since": "2026-09-01" });
-        assert_eq!(a.fill(&args).ok(), b.fill(&args).ok(), "{}", a.name);
+        assert_eq!(
+            a.fill(&args, common::clock()).ok(),
+            b.fill(&args, common::clock()).ok(),
+            "{}",
+            a.name
+        );
     }
 }
 
@@ -421,7 +426,8 @@ fn input_schemas_type_every_argument() {
                 "who": { "type": "string" },
                 "miles": { "type": "number" },
                 "at": { "type": "string",
-                        "description": "a time, like 2026-09-01 or 2026-09-01T10:00:00Z" }
+                        "description": "a time, like 2026-09-01 or 2026-09-01T10:00:00Z, \
+                                        or now, today or yesterday (the server's clock, UTC)" }
             },
             "required": ["who", "miles", "at"]
         })

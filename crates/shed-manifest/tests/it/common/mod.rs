@@ -2,7 +2,13 @@
 
 use std::collections::BTreeMap;
 
-use shed_manifest::{Command, Filled, Manifest, Refusal, read_app};
+use shed_manifest::{Command, Filled, Manifest, Refusal, Timestamp, read_app};
+
+/// The clock the tests fill commands by: a `time` argument's `now` is
+/// 2026-12-01T18:50:12Z, `today` 2026-12-01, `yesterday` 2026-11-30.
+pub fn clock() -> Timestamp {
+    "2026-12-01T18:50:12.345Z".parse().expect("a timestamp")
+}
 
 /// An app's files from `(path, text)` pairs.
 pub fn files(pairs: &[(&str, &str)]) -> BTreeMap<String, Vec<u8>> {
@@ -48,7 +54,7 @@ pub fn command<'m>(manifest: &'m Manifest, name: &str) -> &'m Command {
 
 /// The filter line a query command fills to.
 pub fn query(command: &Command, args: serde_json::Value) -> String {
-    match command.fill(&args) {
+    match command.fill(&args, clock()) {
         Ok(Filled::Query(line)) => line,
         other => panic!("{} filled {other:?}", command.name),
     }
@@ -56,7 +62,7 @@ pub fn query(command: &Command, args: serde_json::Value) -> String {
 
 /// The bundle(s) an apply command fills to.
 pub fn apply(command: &Command, args: serde_json::Value) -> serde_json::Value {
-    match command.fill(&args) {
+    match command.fill(&args, clock()) {
         Ok(Filled::Apply(body)) => body,
         other => panic!("{} filled {other:?}", command.name),
     }
@@ -64,7 +70,7 @@ pub fn apply(command: &Command, args: serde_json::Value) -> serde_json::Value {
 
 /// The argument errors of a call that must fail, as the one sentence.
 pub fn arg_errors(command: &Command, args: serde_json::Value) -> String {
-    match command.fill(&args) {
+    match command.fill(&args, clock()) {
         Err(errors) => errors.to_string(),
         Ok(filled) => panic!("{} filled {filled:?}", command.name),
     }
