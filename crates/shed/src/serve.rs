@@ -93,18 +93,30 @@ pub fn routes(host: &Host, listen: std::net::SocketAddr) -> anyhow::Result<axum:
         .layer(tower::layer::layer_fn(crate::telemetry::Measured)))
 }
 
-/// Listens where `args` say — first, before a server sets anything up, so
+/// How many connections the kernel holds for the server before it accepts
+/// them: tokio's own `TcpListener::bind` figure, which the server listened
+/// with before it bound its port apart from listening.
+const LISTEN_BACKLOG: u32 = 1024;
+
+/// Takes the port `args` say — first, before a server sets anything up, so
 /// a port already taken changes nothing: it is refused with a sentence
-/// naming it and the flag that picks another. Listening on every address
-/// with no public URL given says the links will name localhost, and how to
-/// set the address others reach.
-pub async fn listen(
-    args: &ServeArgs,
-    public_url: Option<&str>,
-) -> anyhow::Result<tokio::net::TcpListener> {
+/// naming it and the flag that picks another. The socket is bound, not yet
+/// listening: [`run_server`] listens once it serves, so a client that
+/// connects is served. Taking every address with no public URL given says
+/// the links will name localhost, and how to set the address others reach.
+pub fn bind(args: &ServeArgs, public_url: Option<&str>) -> anyhow::Result<tokio::net::TcpSocket> {
     let at = args.listen();
-    let listener = match tokio::net::TcpListener::bind(at).await {
-        Ok(listener) => listener,
+    let bound = (|| {
+        let socket = match at {
+            std::net::SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+            std::net::SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+        };
+        socket.set_reuseaddr(true)?;
+        socket.bind(at)?;
+        Ok::<_, std::io::Error>(socket)
+    })();
+    let socket = match bound {
+        Ok(socket) => socket,
         Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => anyhow::bail!(
             "port {port} on {ip} is taken: another program (another shed?) listens there — choose another port with --port {free} (or --listen {ip}:{free}); nothing was changed",
             port = at.port(),
@@ -121,7 +133,7 @@ pub async fn listen(
             port = at.port()
         );
     }
-    Ok(listener)
+    Ok(socket)
 }
 
 /// A port free on `at`'s address now, to suggest in place of a taken one.
@@ -132,13 +144,13 @@ fn free_port(at: std::net::SocketAddr) -> Option<u16> {
         .ok()
 }
 
-/// Serves `host` over HTTP on `listener` (see [`listen`]) until SIGTERM or
+/// Serves `host` over HTTP on `socket` (see [`bind`]) until SIGTERM or
 /// SIGINT, then stops as the module says.
 pub async fn run_server(
     host: Host,
     data: &Path,
     args: &ServeArgs,
-    listener: tokio::net::TcpListener,
+    socket: tokio::net::TcpSocket,
 ) -> anyhow::Result<()> {
     let mut terminate = signal(SignalKind::terminate()).context("could not listen for SIGTERM")?;
     let mut interrupt = signal(SignalKind::interrupt()).context("could not listen for SIGINT")?;
@@ -159,7 +171,7 @@ pub async fn run_server(
         budget.queue
     );
     let queue = crate::command_cli::start_queue(&host, data, args.queue.as_deref(), budget.queue)?;
-    let address = listener
+    let address = socket
         .local_addr()
         .context("could not read the listening address")?;
     let _metrics = match args.telemetry.metrics_listen {
@@ -167,6 +179,9 @@ pub async fn run_server(
         None => None,
     };
     let routes = routes(&host, address)?;
+    let listener = socket
+        .listen(LISTEN_BACKLOG)
+        .with_context(|| format!("could not listen on {address}"))?;
     host.record_public_url()
         .await
         .context("could not record the public URL")?;
@@ -226,7 +241,7 @@ pub async fn open_server(place: &Place, args: &ServeArgs) -> anyhow::Result<Host
 
 /// `shed serve`.
 pub async fn serve(place: &Place, args: &ServeCommandArgs) -> anyhow::Result<()> {
-    let listener = listen(&args.serving, place.public_url.as_deref()).await?;
+    let socket = bind(&args.serving, place.public_url.as_deref())?;
     let host = open_server(place, &args.serving).await?;
     if args.oauth_allow_loopback_documents {
         host.allow_loopback_client_documents()?;
@@ -234,7 +249,7 @@ pub async fn serve(place: &Place, args: &ServeCommandArgs) -> anyhow::Result<()>
             "OAuth client metadata documents are fetched from loopback addresses too (--oauth-allow-loopback-documents): for development and tests only"
         );
     }
-    run_server(host, &place.data, &args.serving, listener).await
+    run_server(host, &place.data, &args.serving, socket).await
 }
 
 /// `shed mcp --as <handle>`.

@@ -1,5 +1,5 @@
-//! `shed up`: the first run. It listens first (a port already taken
-//! changes nothing). On a data folder — or database — with nobody in it
+//! `shed up`: the first run. It takes its port first (a port already
+//! taken changes nothing). On a data folder — or database — with nobody in it
 //! yet, it makes the person `you`, the space `demo` and the run club app,
 //! creates a token and a one-time sign-in link, and prints how to connect
 //! an MCP client and a browser; then it serves. On one set up earlier it
@@ -18,7 +18,7 @@ use crate::{ServeArgs, example, serve};
 /// `shed up`.
 pub async fn up(place: &serve::Place, args: &ServeArgs) -> anyhow::Result<()> {
     let data = place.data.as_path();
-    let listener = serve::listen(args, place.public_url.as_deref()).await?;
+    let socket = serve::bind(args, place.public_url.as_deref())?;
     let host = serve::open_server(place, args).await?;
     // Fresh is a folder or database with nobody in it: a first run, or one
     // a command made before this shed refused to make folders.
@@ -28,7 +28,7 @@ pub async fn up(place: &serve::Place, args: &ServeArgs) -> anyhow::Result<()> {
     } else {
         println!("{}", again(&host, data).await);
     }
-    serve::run_server(host, data, args, listener).await
+    serve::run_server(host, data, args, socket).await
 }
 
 /// What `shed up` prints on a data folder set up earlier: the MCP address

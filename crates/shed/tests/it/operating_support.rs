@@ -125,8 +125,8 @@ impl Shed {
     }
 
     /// What follows `prefix` on the first line `shed up` printed starting
-    /// with it, trimmed. It prints once it listens, before it serves, but
-    /// the thread reading stdout may not have taken the line yet on a busy
+    /// with it, trimmed. It prints before the server listens, but the
+    /// thread reading stdout may not have taken the line yet on a busy
     /// machine: waits up to 10 s for it; `None` when it never came.
     pub fn printed_line(&self, prefix: &str) -> Option<String> {
         let deadline = Instant::now() + Duration::from_secs(10);
