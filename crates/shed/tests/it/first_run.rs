@@ -6,6 +6,7 @@
 //! on every run, and says where the links point when it listens on every
 //! address.
 
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::data_place::{on_server, private_folder};
@@ -23,6 +24,18 @@ const CLI_COMMANDS: &[&[&str]] = &[
     &["job", "list"],
     &["app", "list"],
 ];
+
+/// The server `shed <args>` starts on `data` (and its database, on the
+/// test server), listening on loopback `port`; its logs in [`logs`].
+fn start(data: &Path, args: &[&str], port: u16) -> Shed {
+    let database = shed_test_database::for_folder(data);
+    Shed::start(data, database.as_deref(), args, port, &logs(data), &[])
+}
+
+/// The file the servers [`start`] starts on `data` log to, beside it.
+fn logs(data: &Path) -> PathBuf {
+    data.with_file_name("logs")
+}
 
 #[test]
 fn a_command_where_there_is_no_data_folder_changes_nothing_and_says_how_to_make_one() {
@@ -101,19 +114,9 @@ fn a_taken_port_is_refused_before_anything_is_set_up() {
 
 #[test]
 fn shed_up_takes_a_port_and_prints_the_configuration_for_it_on_every_run() {
-    let (dir, data) = data_folder();
-    let logs = dir.path().join("logs");
-    let database = shed_test_database::for_folder(&data);
+    let (_dir, data) = data_folder();
     let first = free_port();
-    let port = first.to_string();
-    let up = Shed::start(
-        &data,
-        database.as_deref(),
-        &["up", "--port", &port],
-        first,
-        &logs,
-        &[],
-    );
+    let up = start(&data, &["up", "--port", &first.to_string()], first);
     let mcp = format!("http://localhost:{first}/mcp");
     assert_eq!(
         up.printed_line("MCP address:"),
@@ -130,14 +133,7 @@ fn shed_up_takes_a_port_and_prints_the_configuration_for_it_on_every_run() {
 
     let again = free_port();
     let listen = format!("localhost:{again}");
-    let up = Shed::start(
-        &data,
-        database.as_deref(),
-        &["up", "--listen", &listen],
-        again,
-        &logs,
-        &[],
-    );
+    let up = start(&data, &["up", "--listen", &listen], again);
     let sign_in = up.printed_line("Sign in on the web:");
     let home = format!("`shed login you` prints a one-time link to http://localhost:{again}/");
     assert!(
@@ -161,20 +157,14 @@ fn shed_up_takes_a_port_and_prints_the_configuration_for_it_on_every_run() {
 
 #[test]
 fn listening_on_every_address_without_a_public_url_says_the_links_use_localhost() {
-    let (dir, data) = data_folder();
-    let logs = dir.path().join("logs");
-    let database = shed_test_database::for_folder(&data);
+    let (_dir, data) = data_folder();
     let port = free_port();
-    let every = format!("0.0.0.0:{port}");
-    drop(Shed::start(
+    drop(start(
         &data,
-        database.as_deref(),
-        &["serve", "--listen", &every],
+        &["serve", "--listen", &format!("0.0.0.0:{port}")],
         port,
-        &logs,
-        &[],
     ));
-    let said = std::fs::read_to_string(&logs).unwrap();
+    let said = std::fs::read_to_string(logs(&data)).unwrap();
     let links = format!("the links it prints and serves use http://localhost:{port}");
     assert!(
         said.contains(&links) && said.contains("--public-url"),
