@@ -119,8 +119,8 @@ fn welcome(host: &Host, data: &Path, deployed: &str, token: &str, sign_in: &str)
          Token:       {token}\n\
          (shown once; `shed token create you` makes another)\n\
          Sign in:     {sign_in}\n\
-         (opens your home page, {url}/, in a browser: press \"Sign in\"; it works once, for\n\
-         {minutes} minutes — `shed login you` prints another)\n\
+         (one time, to your home page {url}/: open it in a browser and press \"Sign in\";\n\
+         it works for {minutes} minutes — `shed login you` prints another)\n\
          The app:     {app}\n\
          \n\
          Paste this into your MCP client's configuration:\n\
