@@ -186,9 +186,11 @@ def fresh_database() -> str | None:
 
 @pytest.fixture
 def shed(shed_bin: Path, tmp_path: Path) -> Any:
-    """A fresh data folder (and on a server, a fresh database) and a port;
+    """A fresh, empty data folder (and on a server, a fresh database) and a port;
     `shed.serve()` starts the server, which is killed after the test."""
     instance = Shed(bin=shed_bin, data=tmp_path / "data", port=free_port(), database=fresh_database())
+    # Set up by hand, as `mkdir -m 700` does: only a server makes a data folder.
+    instance.data.mkdir(mode=0o700)
     yield instance
     instance.stop()
 

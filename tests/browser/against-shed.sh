@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs the browser tests against a real shed: starts `shed up` on a fresh data
 # folder at a free loopback port (public URL http://localhost:<port>, so the
-# run club lives at http://demo.localhost:<port>/runs/), takes the token it
-# prints and a one-time sign-in link from `shed login you`, runs
-# `npm test` with SHED_URL, SHED_TOKEN and SHED_LOGIN_URL set (and SHED_BIN and
-# SHED_DATA, for tests that run the CLI on the same data folder), and stops
+# run club lives at http://demo.localhost:<port>/runs/), takes the token and
+# the one-time sign-in link it prints and another link from `shed login you`,
+# runs `npm test` with SHED_URL, SHED_TOKEN, SHED_UP_SIGN_IN_URL and
+# SHED_LOGIN_URL set (and SHED_BIN and SHED_DATA, for tests that run the CLI
+# on the same data folder), and stops
 # the server however the tests end.
 #
 #   tests/browser/against-shed.sh [path/to/shed]
@@ -38,8 +39,9 @@ for _ in $(seq 1 300); do
 done
 token="$(sed -n 's/^Token: *//p' "$data/up.txt")"
 [ -n "$token" ] || { echo "shed up printed no token:" >&2; cat "$data/up.txt" "$log" >&2; exit 1; }
+up_sign_in="$(sed -n 's/^Sign in: *//p' "$data/up.txt")"
 login="$("$shed" login you --data "$data/shed-data" --public-url "$url" 2>/dev/null)"
 
 echo "==> browser tests against shed at $url"
 cd "$here"
-SHED_URL="$url" SHED_TOKEN="$token" SHED_LOGIN_URL="$login" SHED_BIN="$shed" SHED_DATA="$data/shed-data" npm test
+SHED_URL="$url" SHED_TOKEN="$token" SHED_UP_SIGN_IN_URL="$up_sign_in" SHED_LOGIN_URL="$login" SHED_BIN="$shed" SHED_DATA="$data/shed-data" npm test

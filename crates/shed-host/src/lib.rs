@@ -63,6 +63,21 @@ pub use error::HostError;
 /// is in it.
 pub const DATABASE_FILE: &str = "shed.db";
 
+/// Makes the data folder `data_dir` (mode 0700) when it is not there yet:
+/// what a server does, and only a server.
+fn make_data_folder(data_dir: &Path) -> Result<(), HostError> {
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(shed_store::PRIVATE_FOLDER_MODE)
+        .create(data_dir)
+        .map_err(|e| {
+            HostError::Internal(format!(
+                "could not make the data directory {}: {e}",
+                data_dir.display()
+            ))
+        })
+}
+
 /// The public URL a CLI command's links use when it is given none and no
 /// server recorded one: `shed serve`'s own default.
 pub const DEFAULT_PUBLIC_URL: &str = "http://localhost:7700";
@@ -141,6 +156,7 @@ impl Host {
     /// either is open to other accounts.
     pub async fn open(config: HostConfig) -> Result<Host, HostError> {
         let url = address::PublicUrl::parse(&config.public_url)?;
+        make_data_folder(&config.data_dir)?;
         let store = Self::open_store(&config.data_dir, config.database.as_deref()).await?;
         Self::with_store(store, url).await
     }
@@ -149,12 +165,23 @@ impl Host {
     /// `database` names) at the public URL `given`, else the one the last
     /// server on it recorded ([`Host::record_public_url`]), else
     /// [`DEFAULT_PUBLIC_URL`]: what a CLI command opens, so the links it
-    /// prints point where the server is.
+    /// prints point where the server is. It makes no data folder — only a
+    /// server does: on the SQLite file, a folder that is not there is
+    /// refused ([`HostError::NotFound`]) with how to make one, and nothing is
+    /// made; on a database server the folder is not needed, and not touched.
     pub async fn open_at_served_url(
         data_dir: &Path,
         database: Option<&str>,
         given: Option<&str>,
     ) -> Result<Host, HostError> {
+        if database.is_none() && !data_dir.is_dir() {
+            return Err(HostError::NotFound(format!(
+                "there is no data folder at {0} — `shed up` makes one and serves it \
+                 (`mkdir -m 700 {0}` makes an empty one to set up by hand), or name yours \
+                 with --data or SHED_DATA; nothing was changed",
+                data_dir.display()
+            )));
+        }
         let store = Self::open_store(data_dir, database).await?;
         let recorded = match given {
             Some(_) => None,
@@ -176,18 +203,8 @@ impl Host {
     }
 
     /// The store at `<data_dir>/shed.db`, or on the database server
-    /// `database` names; the folder made as [`Host::open`] says.
+    /// `database` names, in a folder already there.
     async fn open_store(data_dir: &Path, database: Option<&str>) -> Result<Store, HostError> {
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(shed_store::PRIVATE_FOLDER_MODE)
-            .create(data_dir)
-            .map_err(|e| {
-                HostError::Internal(format!(
-                    "could not make the data directory {}: {e}",
-                    data_dir.display()
-                ))
-            })?;
         shed_store::warn_if_open("the data folder", data_dir, shed_store::PRIVATE_FOLDER_MODE);
         Ok(match database {
             Some(url) => Store::connect(url).await?,

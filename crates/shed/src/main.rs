@@ -37,7 +37,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[derive(Parser)]
 #[command(name = "shed", version, about, long_about)]
 struct Cli {
-    /// The folder holding shed's database and apps. Created when missing.
+    /// The folder holding shed's database and apps. `up` and `serve` make
+    /// it when missing; every other command needs it there.
     #[arg(long, global = true, env = "SHED_DATA", default_value = "shed-data")]
     data: PathBuf,
 
@@ -83,8 +84,9 @@ enum Command {
     /// Print shed's version.
     Version,
     /// Start here. On a new data folder: make the person `you`, the space
-    /// `demo` and its run club app, print the MCP address, a token and a
-    /// client configuration to paste; then serve. On an existing one: serve.
+    /// `demo` and its run club app, print the MCP address, a token, a
+    /// one-time sign-in link and a client configuration to paste; then
+    /// serve. On an existing one: print the configuration, and serve.
     Up(ServeArgs),
     /// Serve the MCP door (Streamable HTTP at /mcp) for the data folder.
     Serve(ServeCommandArgs),
@@ -124,9 +126,15 @@ enum Command {
 /// Where to listen, and how to serve.
 #[derive(Args, Clone)]
 pub struct ServeArgs {
-    /// The address and port to listen on.
-    #[arg(long, default_value = "127.0.0.1:7700")]
-    listen: SocketAddr,
+    /// The address and port to listen on: 127.0.0.1:7700 (the default),
+    /// localhost:7700, or 0.0.0.0:7700 for every address (then give
+    /// --public-url too, the address others reach).
+    #[arg(long, value_name = "ADDRESS:PORT", value_parser = listen_address, conflicts_with = "port")]
+    listen: Option<SocketAddr>,
+    /// The port to listen on, on 127.0.0.1: the same as --listen
+    /// localhost:PORT.
+    #[arg(long, value_name = "PORT")]
+    port: Option<u16>,
     /// The broker's queue for `shed command …`: a Unix socket, made mode
     /// 0600. Default: <data>/command-queue.sock.
     #[arg(long, value_name = "PATH")]
@@ -169,13 +177,45 @@ pub struct ServeCommandArgs {
     oauth_allow_loopback_documents: bool,
 }
 
+/// Where a server listens when given neither --listen nor --port.
+const DEFAULT_LISTEN: SocketAddr = SocketAddr::V4(std::net::SocketAddrV4::new(
+    std::net::Ipv4Addr::LOCALHOST,
+    7700,
+));
+
+/// `--listen`'s value: an address and port (`127.0.0.1:7700`,
+/// `[::1]:7700`), or `localhost:PORT`, read as 127.0.0.1.
+fn listen_address(value: &str) -> Result<SocketAddr, String> {
+    let localhost = value
+        .strip_prefix("localhost:")
+        .and_then(|port| port.parse::<u16>().ok());
+    match localhost {
+        Some(port) => Ok(SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, port))),
+        None => value.parse().map_err(|_| {
+            format!(
+                "{value} is not an address to listen on — give an address and port, like 127.0.0.1:7700, localhost:7700 or 0.0.0.0:7700 (or just --port 7700)"
+            )
+        }),
+    }
+}
+
 impl ServeArgs {
+    /// The address to listen on: --listen, else 127.0.0.1:--port, else
+    /// [`DEFAULT_LISTEN`].
+    pub fn listen(&self) -> SocketAddr {
+        match (self.listen, self.port) {
+            (Some(listen), _) => listen,
+            (None, Some(port)) => SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, port)),
+            (None, None) => DEFAULT_LISTEN,
+        }
+    }
+
     /// The public URL `--public-url` gives, else http://localhost:<listen
     /// port>.
     pub fn public_url(&self, given: Option<&str>) -> String {
         match given {
             Some(url) => url.to_string(),
-            None => format!("http://localhost:{}", self.listen.port()),
+            None => format!("http://localhost:{}", self.listen().port()),
         }
     }
 

@@ -40,7 +40,9 @@ pub async fn open(place: &Place, public_url: &str) -> anyhow::Result<Host> {
 
 /// Opens the host on `place` for a CLI command, at its public URL when
 /// given, else at the address the last server on the data recorded, so the
-/// links it prints point where the server is.
+/// links it prints point where the server is. A data folder that is not
+/// there is refused with the host's sentence (how to make one), and none
+/// is made.
 pub async fn open_for_cli(place: &Place) -> anyhow::Result<Host> {
     let opened = Host::open_at_served_url(
         &place.data,
@@ -48,7 +50,10 @@ pub async fn open_for_cli(place: &Place) -> anyhow::Result<Host> {
         place.public_url.as_deref(),
     )
     .await;
-    said_where(place, opened)
+    match opened {
+        Err(missing @ shed_host::HostError::NotFound(_)) => Err(missing.into()),
+        opened => said_where(place, opened),
+    }
 }
 
 /// What a CLI command answered: printed on stdout, or the host's refusal —
@@ -81,16 +86,72 @@ fn said_where(place: &Place, opened: Result<Host, shed_host::HostError>) -> anyh
 /// The whole HTTP server's routes, each request measured. Other doors merge
 /// theirs here; the platform's host answers the MCP door and the health
 /// routes.
-pub fn routes(host: &Host, args: &ServeArgs) -> anyhow::Result<axum::Router> {
+pub fn routes(host: &Host, listen: std::net::SocketAddr) -> anyhow::Result<axum::Router> {
     let platform =
-        shed_mcp::router(host.clone(), args.listen)?.merge(crate::health::routes(host.clone()));
+        shed_mcp::router(host.clone(), listen)?.merge(crate::health::routes(host.clone()));
     Ok(shed_web::router(host.clone(), platform)
         .layer(tower::layer::layer_fn(crate::telemetry::Measured)))
 }
 
-/// Serves `host` over HTTP until SIGTERM or SIGINT, then stops as the
-/// module says.
-pub async fn run_server(host: Host, data: &Path, args: &ServeArgs) -> anyhow::Result<()> {
+/// How many connections the kernel holds for the server before it accepts
+/// them: tokio's own `TcpListener::bind` figure, which the server listened
+/// with before it bound its port apart from listening.
+const LISTEN_BACKLOG: u32 = 1024;
+
+/// Takes the port `args` say — first, before a server sets anything up, so
+/// a port already taken changes nothing: it is refused with a sentence
+/// naming it and the flag that picks another. The socket is bound, not yet
+/// listening: [`run_server`] listens once it serves, so a client that
+/// connects is served. Taking every address with no public URL given says
+/// the links will name localhost, and how to set the address others reach.
+pub fn bind(args: &ServeArgs, public_url: Option<&str>) -> anyhow::Result<tokio::net::TcpSocket> {
+    let at = args.listen();
+    let bound = (|| {
+        let socket = match at {
+            std::net::SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+            std::net::SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+        };
+        socket.set_reuseaddr(true)?;
+        socket.bind(at)?;
+        Ok::<_, std::io::Error>(socket)
+    })();
+    let socket = match bound {
+        Ok(socket) => socket,
+        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => anyhow::bail!(
+            "port {port} on {ip} is taken: another program (another shed?) listens there — choose another port with --port {free} (or --listen {ip}:{free}); nothing was changed",
+            port = at.port(),
+            ip = at.ip(),
+            free = free_port(at).map_or("PORT".to_string(), |port| port.to_string()),
+        ),
+        Err(e) => anyhow::bail!(
+            "could not listen on {at}: {e} — choose another address with --listen or --port; nothing was changed"
+        ),
+    };
+    if at.ip().is_unspecified() && public_url.is_none() {
+        tracing::warn!(
+            "shed listens on every address ({at}), but the links it prints and serves use http://localhost:{port}, which only this machine reaches — pass --public-url http://<this machine's name>:{port} (or set SHED_PUBLIC_URL) to the address others reach it at",
+            port = at.port()
+        );
+    }
+    Ok(socket)
+}
+
+/// A port free on `at`'s address now, to suggest in place of a taken one.
+fn free_port(at: std::net::SocketAddr) -> Option<u16> {
+    std::net::TcpListener::bind((at.ip(), 0))
+        .and_then(|free| free.local_addr())
+        .map(|free| free.port())
+        .ok()
+}
+
+/// Serves `host` over HTTP on `socket` (see [`bind`]) until SIGTERM or
+/// SIGINT, then stops as the module says.
+pub async fn run_server(
+    host: Host,
+    data: &Path,
+    args: &ServeArgs,
+    socket: tokio::net::TcpSocket,
+) -> anyhow::Result<()> {
     let mut terminate = signal(SignalKind::terminate()).context("could not listen for SIGTERM")?;
     let mut interrupt = signal(SignalKind::interrupt()).context("could not listen for SIGINT")?;
     if let Some(roots) = &args.oauth_extra_ca {
@@ -110,17 +171,17 @@ pub async fn run_server(host: Host, data: &Path, args: &ServeArgs) -> anyhow::Re
         budget.queue
     );
     let queue = crate::command_cli::start_queue(&host, data, args.queue.as_deref(), budget.queue)?;
-    let _metrics = match args.telemetry.metrics_listen {
-        Some(listen) => Some(crate::telemetry::serve_metrics(listen, args.listen).await?),
-        None => None,
-    };
-    let routes = routes(&host, args)?;
-    let listener = tokio::net::TcpListener::bind(args.listen)
-        .await
-        .with_context(|| format!("could not listen on {} — is another shed running there? pass --listen with a free port", args.listen))?;
-    let address = listener
+    let address = socket
         .local_addr()
         .context("could not read the listening address")?;
+    let _metrics = match args.telemetry.metrics_listen {
+        Some(listen) => Some(crate::telemetry::serve_metrics(listen, address).await?),
+        None => None,
+    };
+    let routes = routes(&host, address)?;
+    let listener = socket
+        .listen(LISTEN_BACKLOG)
+        .with_context(|| format!("could not listen on {address}"))?;
     host.record_public_url()
         .await
         .context("could not record the public URL")?;
@@ -180,6 +241,7 @@ pub async fn open_server(place: &Place, args: &ServeArgs) -> anyhow::Result<Host
 
 /// `shed serve`.
 pub async fn serve(place: &Place, args: &ServeCommandArgs) -> anyhow::Result<()> {
+    let socket = bind(&args.serving, place.public_url.as_deref())?;
     let host = open_server(place, &args.serving).await?;
     if args.oauth_allow_loopback_documents {
         host.allow_loopback_client_documents()?;
@@ -187,7 +249,7 @@ pub async fn serve(place: &Place, args: &ServeCommandArgs) -> anyhow::Result<()>
             "OAuth client metadata documents are fetched from loopback addresses too (--oauth-allow-loopback-documents): for development and tests only"
         );
     }
-    run_server(host, &place.data, &args.serving).await
+    run_server(host, &place.data, &args.serving, socket).await
 }
 
 /// `shed mcp --as <handle>`.

@@ -1,38 +1,77 @@
-//! `shed up`: the first run. On a new data folder it makes the person `you`,
-//! the space `demo` and the run club app, creates a token and prints how to
-//! connect an MCP client; then it serves. On an existing folder it serves.
+//! `shed up`: the first run. It takes its port first (a port already
+//! taken changes nothing). On a data folder — or database — with nobody in it
+//! yet, it makes the person `you`, the space `demo` and the run club app,
+//! creates a token and a one-time sign-in link, and prints how to connect
+//! an MCP client and a browser; then it serves. On one set up earlier it
+//! prints the configuration for the address it serves at, and how to sign
+//! in on the web, and serves.
 
 use std::path::Path;
 
 use anyhow::Context;
 use serde_json::json;
 use shed_host::Host;
+use shed_host::sessions::LOGIN_LINK_SECONDS;
 
 use crate::{ServeArgs, example, serve};
 
 /// `shed up`.
 pub async fn up(place: &serve::Place, args: &ServeArgs) -> anyhow::Result<()> {
     let data = place.data.as_path();
-    let file_was_there = data.join(shed_host::DATABASE_FILE).exists();
+    let socket = serve::bind(args, place.public_url.as_deref())?;
     let host = serve::open_server(place, args).await?;
-    // On a database server, fresh is a database where `you` is not made yet.
-    let fresh = match place.database {
-        None => !file_was_there,
-        Some(_) => host.caller_for_handle("you").await.is_err(),
-    };
-    if fresh {
+    // Fresh is a folder or database with nobody in it: a first run, or one
+    // a command made before this shed refused to make folders.
+    if host.people().await?.is_empty() {
         let welcome = set_up(&host, data).await?;
         println!("{welcome}");
     } else {
-        println!(
-            "shed is serving {data} at {url}{mcp} (made earlier; `shed token create <handle>` prints a new token; \
-             a hosted chat client takes {url}{mcp} and signs in through the browser)",
-            data = data.display(),
-            url = host.public_url(),
-            mcp = shed_mcp::MCP_PATH,
-        );
+        println!("{}", again(&host, data).await);
     }
-    serve::run_server(host, data, args).await
+    serve::run_server(host, data, args, socket).await
+}
+
+/// What `shed up` prints on a data folder set up earlier: the MCP address
+/// and a configuration for it — the address it serves at now — and how to
+/// get a token and a sign-in link.
+async fn again(host: &Host, data: &Path) -> String {
+    let mcp_url = format!("{}{}", host.public_url(), shed_mcp::MCP_PATH);
+    // The person `shed up` made, if still there; else any person's handle.
+    let handle = match host.caller_for_handle("you").await {
+        Ok(_) => "you",
+        Err(_) => "<handle>",
+    };
+    format!(
+        "shed is serving {data} at {mcp_url} (set up earlier).\n\
+         \n\
+         Paste this into your MCP client's configuration, with a token `shed token create {handle}` prints:\n\
+         {http}\n\
+         \n\
+         Sign in on the web: `shed login {handle}` prints a one-time link to {url}/ (run it while shed serves).\n\
+         A hosted chat client takes {mcp_url} and signs in through the browser.\n",
+        data = data.display(),
+        url = host.public_url(),
+        http = pretty(&http_config(&mcp_url, "<token>")),
+    )
+}
+
+/// An MCP client's configuration for the Streamable HTTP door at
+/// `mcp_url` with a bearer token.
+fn http_config(mcp_url: &str, token: &str) -> serde_json::Value {
+    json!({
+        "mcpServers": {
+            "shed": {
+                "type": "http",
+                "url": mcp_url,
+                "headers": { "Authorization": format!("Bearer {token}") }
+            }
+        }
+    })
+}
+
+/// JSON as a person pastes it.
+fn pretty(value: &serde_json::Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_default()
 }
 
 /// Makes the first person, space and app, and says how to connect.
@@ -51,22 +90,15 @@ async fn set_up(host: &Host, data: &Path) -> anyhow::Result<String> {
         .await
         .context("could not deploy the run club example")?;
     let token = host.create_token("you", Default::default()).await?;
-    Ok(welcome(host, data, &deployed.text, &token))
+    let sign_in = host.login_link("you").await?;
+    Ok(welcome(host, data, &deployed.text, &token, &sign_in.url))
 }
 
 /// What `shed up` prints on a new data folder.
-fn welcome(host: &Host, data: &Path, deployed: &str, token: &str) -> String {
+fn welcome(host: &Host, data: &Path, deployed: &str, token: &str, sign_in: &str) -> String {
     let mcp_url = format!("{}{}", host.public_url(), shed_mcp::MCP_PATH);
     let data_dir = std::path::absolute(data).unwrap_or_else(|_| data.to_path_buf());
-    let http_client = json!({
-        "mcpServers": {
-            "shed": {
-                "type": "http",
-                "url": mcp_url,
-                "headers": { "Authorization": format!("Bearer {token}") }
-            }
-        }
-    });
+    let http_client = http_config(&mcp_url, token);
     let shed = std::env::current_exe()
         .map(|path| path.display().to_string())
         .unwrap_or_else(|_| "shed".to_string());
@@ -78,8 +110,6 @@ fn welcome(host: &Host, data: &Path, deployed: &str, token: &str) -> String {
             }
         }
     });
-    let pretty =
-        |value: &serde_json::Value| serde_json::to_string_pretty(value).unwrap_or_default();
     format!(
         "shed is set up in {data}: the person `you`, the space `demo`, and its run club app.\n\
          \n\
@@ -88,6 +118,9 @@ fn welcome(host: &Host, data: &Path, deployed: &str, token: &str) -> String {
          MCP address: {mcp_url}\n\
          Token:       {token}\n\
          (shown once; `shed token create you` makes another)\n\
+         Sign in:     {sign_in}\n\
+         (one time, to your home page {url}/: open it in a browser and press \"Sign in\";\n\
+         it works for {minutes} minutes — `shed login you` prints another)\n\
          The app:     {app}\n\
          \n\
          Paste this into your MCP client's configuration:\n\
@@ -103,6 +136,8 @@ fn welcome(host: &Host, data: &Path, deployed: &str, token: &str) -> String {
          Then ask your agent to \"log a 5 mile run for Ada\" — it calls `commands`, then\n\
          `command` with log_run.\n",
         data = data.display(),
+        url = host.public_url(),
+        minutes = LOGIN_LINK_SECONDS / 60,
         app = host.app_address("demo", "runs"),
         http = pretty(&http_client),
         stdio = pretty(&stdio_client),

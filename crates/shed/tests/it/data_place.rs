@@ -4,6 +4,7 @@
 //! `shed` started on the folder as `SHED_DATABASE_URL`, so each test has a
 //! database of its own and every process on one folder shares it.
 
+use std::os::unix::fs::DirBuilderExt;
 use std::path::Path;
 use std::process::Command;
 
@@ -46,6 +47,16 @@ pub fn private_folder() -> tempfile::TempDir {
     let private = std::os::unix::fs::PermissionsExt::from_mode(0o700);
     std::fs::set_permissions(folder.path(), private).unwrap();
     folder
+}
+
+/// Makes the folder `data` private (mode 0700), as `mkdir -m 700` does: a
+/// data folder set up by hand, for commands run before any server (only a
+/// server makes one).
+pub fn make_private(data: &Path) {
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(data)
+        .unwrap_or_else(|e| panic!("{}: {e}", data.display()));
 }
 
 /// The store the sheds on `data` keep, opened as they open it.

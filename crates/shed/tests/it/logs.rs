@@ -16,7 +16,7 @@ use std::process::{Command, Stdio};
 use reqwest::{StatusCode, header};
 use serde_json::{Value, json};
 
-use crate::data_place::DataIn;
+use crate::data_place::{DataIn, make_private};
 use crate::operating_support::{SHED, Shed, call, data_folder, log_run, shed, succeeded};
 
 /// A browser's cookies, per host name, and every value it was ever given.
@@ -286,6 +286,7 @@ async fn json_logs_are_one_object_a_line_with_the_request_span() {
 #[test]
 fn piped_logs_carry_no_escape_codes() {
     let (_dir, data) = data_folder();
+    make_private(&data);
     let output = Command::new(SHED)
         .args(["person", "add", "ada"])
         .data_in(&data)

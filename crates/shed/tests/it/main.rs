@@ -10,6 +10,7 @@ mod data_folder;
 mod data_place;
 mod document_fetches;
 mod file_budget;
+mod first_run;
 mod graceful_stop;
 mod harness_attacks;
 mod health;

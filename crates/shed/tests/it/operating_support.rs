@@ -53,6 +53,24 @@ impl Shed {
     /// in the folder's SQLite file when none, whatever the tests run on.
     pub fn up_on(data: &Path, database: Option<&str>, logs: &Path, env: &[(&str, &str)]) -> Shed {
         let port = free_port();
+        let listen = format!("127.0.0.1:{port}");
+        let url = format!("http://localhost:{port}");
+        let args = ["up", "--listen", &listen, "--public-url", &url];
+        Shed::start(data, database, &args, port, logs, env)
+    }
+
+    /// `shed <args>` on `data` (in the database `database` names, or the
+    /// folder's SQLite file), a server the args make listen on loopback
+    /// `port`, with `env` set, its stderr appended to `logs`; waits until
+    /// it listens.
+    pub fn start(
+        data: &Path,
+        database: Option<&str>,
+        args: &[&str],
+        port: u16,
+        logs: &Path,
+        env: &[(&str, &str)],
+    ) -> Shed {
         let log = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
@@ -60,13 +78,7 @@ impl Shed {
             .unwrap();
         let mut command = Command::new(SHED);
         command
-            .args([
-                "up",
-                "--listen",
-                &format!("127.0.0.1:{port}"),
-                "--public-url",
-                &format!("http://localhost:{port}"),
-            ])
+            .args(args)
             .data_on(data, database)
             .env("RUST_LOG", "info")
             .stdin(Stdio::null())
@@ -106,22 +118,27 @@ impl Shed {
         self.stdout.lock().unwrap().clone()
     }
 
-    /// The token a first `shed up` printed. It is printed before the server
-    /// listens, but the thread reading stdout may not have taken its line
-    /// yet on a busy machine: waits up to 10 s for it.
+    /// The token a first `shed up` printed.
     pub fn token(&self) -> String {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        self.printed_line("Token:")
+            .expect("shed up prints a token on a new data folder")
+    }
+
+    /// What follows `prefix` on the first line `shed up` printed starting
+    /// with it, trimmed. It prints before the server listens, but the
+    /// thread reading stdout may not have taken the line yet on a busy
+    /// machine: waits up to 10 s for it; `None` when it never came.
+    pub fn printed_line(&self, prefix: &str) -> Option<String> {
+        let deadline = Instant::now() + Duration::from_secs(10);
         loop {
-            let token = self
+            let found = self
                 .printed()
                 .iter()
-                .find_map(|line| line.strip_prefix("Token:").map(|t| t.trim().to_string()));
-            match token {
-                Some(token) => return token,
-                None if std::time::Instant::now() < deadline => {
-                    std::thread::sleep(std::time::Duration::from_millis(20))
-                }
-                None => panic!("shed up prints a token on a new data folder"),
+                .find_map(|line| line.strip_prefix(prefix).map(|t| t.trim().to_string()));
+            match found {
+                Some(found) => return Some(found),
+                None if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+                None => return None,
             }
         }
     }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::data_place::DataIn;
+use crate::data_place::{DataIn, make_private};
 use serde_json::Value;
 
 pub const SHED: &str = env!("CARGO_BIN_EXE_shed");
@@ -68,6 +68,7 @@ impl Served {
     pub fn start_as(serve: impl FnOnce(&Path, &Path) -> Child) -> Served {
         let dir = tempfile::tempdir().unwrap();
         let data = dir.path().join("d");
+        make_private(&data);
         shed(&data, &["person", "add", "ada", "--name", "Ada"]);
         shed(&data, &["person", "add", "bob", "--name", "Bob"]);
         shed(&data, &["space", "add", "demo", "--owner", "ada"]);
