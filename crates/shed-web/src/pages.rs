@@ -414,7 +414,7 @@ fn connect_section(door: &Door, token: Option<&str>) -> String {
     let bearer = token.map_or_else(|| "&lt;your token&gt;".to_string(), escape);
     let config = format!(
         "{{\n  \"mcpServers\": {{\n    \"shed\": {{\n      \"type\": \"http\",\n      \"url\": \"{mcp}\",\n      \
-         \"headers\": {{ \"Authorization\": \"Bearer {bearer}\" }}\n    }}\n  }}\n}}",
+         \"headers\": {{\n        \"Authorization\": \"Bearer {bearer}\"\n      }}\n    }}\n  }}\n}}",
         mcp = escape(&mcp)
     );
     format!(

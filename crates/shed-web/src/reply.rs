@@ -140,6 +140,7 @@ code{padding:.1rem .3rem;overflow-wrap:anywhere}\
 pre{padding:.75rem;white-space:pre-wrap;overflow-wrap:anywhere}\
 .copyable{display:flex;flex-wrap:wrap;gap:.5rem;align-items:flex-start}\
 .copyable>code,.copyable>pre{flex:1 1 14rem;min-width:0;margin:0}\
+.copyable>pre{flex-basis:20rem}\
 .note{padding:.6rem .8rem;border-radius:6px;background:#dafbe1;border:1px solid #aceebb}\
 .refused{padding:.6rem .8rem;border-radius:6px;background:#ffebe9;border:1px solid #ffcecb}\
 .once{padding:.6rem .8rem;border-radius:6px;background:#fff8c5;border:1px solid #eed888}\

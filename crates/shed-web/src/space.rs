@@ -137,7 +137,7 @@ async fn space_root(door: &Arc<Door>, parts: &mut Parts, space: &str) -> Respons
     match front.role {
         Some(role) => body.push_str(&format!(
             "<p>You are {} of {}; its members and versions are on \
-             <a href=\"{public}/spaces/{space}\">its page</a>.</p>\n",
+             <a href=\"{public}/spaces/{space}\">its page on shed</a>.</p>\n",
             role.with_article(),
             escape(space),
             space = escape(space),
