@@ -327,7 +327,7 @@ pub(crate) fn app_row(mine: &AppOfMine) -> String {
 
 /// An app's Open link to its address; for an app whose deploy has no
 /// `index.html` (nothing to open), the words saying so.
-pub(crate) fn open_link(app: &SpaceApp) -> String {
+fn open_link(app: &SpaceApp) -> String {
     if app.index_page {
         format!(
             "<a class=\"open\" href=\"{}\">Open</a>",
