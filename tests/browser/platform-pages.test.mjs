@@ -2,8 +2,9 @@
 // chromium against a real `shed up`: sign in by link; make a token on home and
 // see it once; invite a member and sign them in with their link in a second
 // browser; make them a viewer and see their MCP `command` write refused at
-// once; revoke a token on the account page and see /mcp answer 401; end a job
-// on the agents page and see `shed command run` refused. Every page is
+// once; the last owner offered no way to step down; revoke a token on the
+// account page and see /mcp answer 401; end a job on the agents page and see
+// `shed command run` refused. Every page is
 // screenshotted at 1280 and 390 px wide under test-artifacts/pages/.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
@@ -94,10 +95,12 @@ test('the pages: tokens, members, roles, revoking and ending jobs, through the b
   )
   await agent.close()
 
-  // The last owner cannot step down: the rule book's sentence on the page.
-  await page.locator('li[data-member="you"] select').selectOption('viewer')
-  await page.locator('li[data-member="you"]').getByRole('button', { name: 'Change role' }).click()
-  assert.match(await outcome(page), /^you is the last owner of demo, and a space keeps at least one/)
+  // The last owner cannot step down: the page offers them no way to, and
+  // says why (the host's refusal of a post is platform_pages.rs's).
+  const lastOwner = page.locator('li[data-member="you"]')
+  assert.equal(await lastOwner.locator('select').count(), 0)
+  assert.equal(await lastOwner.getByRole('button').count(), 0)
+  assert.match(await lastOwner.innerText(), /the last owner — make another owner/)
 
   // Revoked on the account page: /mcp answers 401 at once.
   await page.goto(`${shed.url}/account`)

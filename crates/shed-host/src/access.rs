@@ -294,7 +294,7 @@ fn last_owner(role: Role, roles: &[Role]) -> bool {
 /// last owner of.
 pub fn last_owner_stays(handle: &str, spaces: &str, example_space: &str) -> HostError {
     HostError::Refused(format!(
-        "{handle} is the last owner of {spaces}, and a space keeps at least one — make another \
+        "the last owner of {spaces} is @{handle}, and a space keeps at least one — make another \
          owner first (`shed member add {example_space} <handle> --role owner`)"
     ))
 }
@@ -629,7 +629,7 @@ mod tests {
             may_remove_member("jeff", OPERATOR, "jeff", Owner, &[Owner, Viewer]).unwrap_err();
         assert_eq!(
             last.to_string(),
-            "jeff is the last owner of jeff, and a space keeps at least one — make another \
+            "the last owner of jeff is @jeff, and a space keeps at least one — make another \
              owner first (`shed member add jeff <handle> --role owner`)"
         );
         assert!(may_remove_member("jeff", OPERATOR, "ada", Owner, &[Owner, Owner]).is_ok());

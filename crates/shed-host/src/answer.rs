@@ -189,6 +189,10 @@ pub struct SpaceApp {
     pub access: &'static str,
     /// `http://jeff.localhost:7700/runs/`
     pub address: String,
+    /// Its deploy holds `index.html`, so its address opens a page (for a
+    /// page's Open link; not sent).
+    #[serde(skip)]
+    pub index_page: bool,
     pub version: i64,
     /// The deploy that answers: when, and by whom.
     pub last_deploy: Stamp,
@@ -207,6 +211,7 @@ impl SpaceApp {
             title: app.title.clone(),
             access: app.access.as_str(),
             address: app.address.clone(),
+            index_page: app.index_page,
             version: app.version,
             last_deploy: Stamp::of(&app.deployed_at, &app.deployed_by),
             commands: app.command_names(),

@@ -12,7 +12,7 @@ use shed_store::platform::NewDeploy;
 
 use crate::access::{Act, Standing, Subject, may, name_in_the_trash};
 use crate::answer::{Answer, Deployed};
-use crate::names::{AppName, and_list, bad_slug, check_path, is_slug};
+use crate::names::{AppName, INDEX_PAGE, and_list, bad_slug, check_path, is_slug};
 use crate::reach::Reach;
 use crate::{Access, Caller, Host, HostError, Person};
 
@@ -158,6 +158,7 @@ impl Host {
             return Err(bad_slug("app", &target.slug));
         }
         check_files(&files)?;
+        let index_page = files.contains_key(INDEX_PAGE);
         let title = title.map(|t| check_title(&t)).transpose()?;
         if let Some(wanted) = access {
             let current = match self
@@ -198,6 +199,11 @@ impl Host {
             })
             .await?;
         let address = self.app_address(&record.space, &record.slug);
+        let opens = if index_page {
+            address.clone()
+        } else {
+            format!("no pages — add an {INDEX_PAGE} to open it at {address}")
+        };
         let commands: Vec<String> = manifest.commands.iter().map(|c| c.name.clone()).collect();
         tracing::info!(app = %name, version = record.version, by = %target.person.handle, "deployed");
         let listed = if commands.is_empty() {
@@ -207,7 +213,7 @@ impl Host {
         };
         Ok(Answer {
             text: format!(
-                "deployed {name} v{}: {address}\ncommands: {listed}",
+                "deployed {name} v{}: {opens}\ncommands: {listed}",
                 record.version
             ),
             data: Deployed {

@@ -57,6 +57,7 @@ pub use answer::{Answer, Data};
 pub use apps::parse_version;
 pub use caller::{Access, Caller, NotARole, NotAnAccess, Person, Role};
 pub use error::HostError;
+pub use names::SLUG_CHARS;
 
 /// The database's file in a data folder: everything shed serves — people,
 /// spaces, apps with every file of their deploys, their data, tokens, jobs —

@@ -3,14 +3,20 @@
 
 use crate::HostError;
 
+/// The page an app's address opens (and a folder's, under it).
+pub(crate) const INDEX_PAGE: &str = "index.html";
+
 /// The longest file path an app may hold.
 const MAX_PATH: usize = 200;
+
+/// The most characters a slug (of a space, an app) or a handle may have.
+pub const SLUG_CHARS: usize = 40;
 
 /// A space or app slug, like a handle: `[a-z][a-z0-9-]{0,39}`.
 pub(crate) fn is_slug(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
-        && b.len() <= 40
+        && b.len() <= SLUG_CHARS
         && b.first().is_some_and(u8::is_ascii_lowercase)
         && b.iter()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')

@@ -9,7 +9,7 @@
 /// shapes, named here so a door need not depend on the store.
 pub use shed_store::revocable::{TokenId, TokenRecord};
 
-use crate::access::{Act, Subject, may, sign_in_first};
+use crate::access::{Act, Subject, may, may_remove_member, sign_in_first};
 use crate::agents::Job;
 use crate::names::shown;
 use crate::sessions::LoginLink;
@@ -32,7 +32,16 @@ pub struct Invitation {
 pub struct SpaceMembers {
     pub role: Role,
     pub may_manage: bool,
-    pub members: Vec<(Person, Role)>,
+    pub members: Vec<SpaceMember>,
+}
+
+/// A member of a space, and whether the rule book lets the caller remove
+/// them or change their role (never the last owner's).
+#[derive(Clone, Debug)]
+pub struct SpaceMember {
+    pub person: Person,
+    pub role: Role,
+    pub may_change: bool,
 }
 
 /// The person calling, or "sign in first".
@@ -110,11 +119,22 @@ impl Host {
             )));
         };
         let standing = reach.standing(space);
+        let members = self.members(space).await?;
+        let roles: Vec<Role> = members.iter().map(|(_, role)| *role).collect();
+        let members = members
+            .into_iter()
+            .map(|(person, role)| SpaceMember {
+                may_change: may_remove_member(space, standing, &person.handle, role, &roles)
+                    .is_ok(),
+                person,
+                role,
+            })
+            .collect();
         Ok(SpaceMembers {
             role,
             may_manage: may(Subject::space(space), standing, Act::Invite).is_ok()
                 && may(Subject::space(space), standing, Act::RemoveMember).is_ok(),
-            members: self.members(space).await?,
+            members,
         })
     }
 

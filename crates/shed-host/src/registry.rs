@@ -17,6 +17,7 @@ use shed_store::platform::{AppRecord, Trashed};
 use shed_store::{Person, Store};
 
 use crate::address::{PublicUrl, without_scheme};
+use crate::names::INDEX_PAGE;
 use crate::{Access, HostError};
 
 /// One deployed app, as its last good deploy answers.
@@ -40,6 +41,8 @@ pub(crate) struct LiveApp {
     pub trashed: Option<Trashed>,
     /// `http://jeff.localhost:7700/runs/`
     pub address: String,
+    /// Its deploy holds `index.html`: its address opens a page.
+    pub index_page: bool,
     pub manifest: Manifest,
     /// The app's section of the `commands` text, heading included.
     pub listing: String,
@@ -73,7 +76,7 @@ impl LiveApp {
             .collect()
     }
 
-    fn build(record: &AppRecord, manifest: Manifest, url: &PublicUrl) -> LiveApp {
+    fn build(record: &AppRecord, manifest: Manifest, index_page: bool, url: &PublicUrl) -> LiveApp {
         let name = record.name();
         let address = url.app_address(&record.space, &record.slug);
         let access = record.access.parse().unwrap_or_else(|_| {
@@ -92,6 +95,7 @@ impl LiveApp {
             deployed_by: record.deployed_by.clone(),
             trashed: record.trashed.clone(),
             address,
+            index_page,
             manifest,
             listing: String::new(),
             rows: Vec::new(),
@@ -240,5 +244,6 @@ async fn load(store: &Store, record: &AppRecord, url: &PublicUrl) -> Result<Live
         tracing::warn!(app = %record.name(), %refusal, "a stored deploy no longer reads; it offers no commands");
         Manifest { vocab: Default::default(), commands: Vec::new() }
     });
-    Ok(LiveApp::build(record, manifest, url))
+    let index_page = files.contains_key(INDEX_PAGE);
+    Ok(LiveApp::build(record, manifest, index_page, url))
 }

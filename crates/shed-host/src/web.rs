@@ -12,9 +12,10 @@
 //!   A private app's view loads its files through a keyed address made for
 //!   the member who read it (`view_keys`).
 
-use crate::access::{self, Act, may};
-use crate::names::{check_path, is_slug, shown};
-use crate::{Caller, Host, HostError};
+use crate::access::{self, Act, Standing, may};
+use crate::answer::SpaceApp;
+use crate::names::{INDEX_PAGE, check_path, is_slug, shown};
+use crate::{Caller, Host, HostError, Role};
 
 /// The files of an app the web never serves (at the app's root).
 pub const INSIDE_FILES: [&str; 4] = ["tools.json", "tools.yml", "vocab.json", "worker.js"];
@@ -37,6 +38,16 @@ pub struct WebFile {
     pub private: bool,
 }
 
+/// What a space's root shows the caller: the apps of the space they may read.
+#[derive(Clone, Debug)]
+pub struct SpaceFront {
+    /// The caller's role in the space, if they belong to it.
+    pub role: Option<Role>,
+    /// Its apps out of the trash that the caller may read, in the order
+    /// they were made.
+    pub apps: Vec<SpaceApp>,
+}
+
 /// "no file x in jeff/runs" — the same for a file that is not there, one of
 /// the app's inside, and a path that is not one.
 fn no_file(path: &str, app: &str) -> HostError {
@@ -57,6 +68,35 @@ impl Host {
             .strip_suffix(&authority.to_ascii_lowercase())?
             .strip_suffix('.')?;
         is_slug(space).then(|| space.to_string())
+    }
+
+    /// The apps of `space` the caller may read, for the space's root on the
+    /// web: a member's every app, anybody else's those the access table lets
+    /// them read (public and open ones). A space the caller neither belongs
+    /// to nor may read an app of answers "no space …", as one nobody made
+    /// does: its root tells an outsider nothing.
+    pub async fn space_front(&self, caller: &Caller, space: &str) -> Result<SpaceFront, HostError> {
+        let (role, snapshot) = match caller.person() {
+            Some(_) => {
+                let (reach, snapshot) = self.reach_and_snapshot(caller).await?;
+                (reach.role(space), snapshot)
+            }
+            None => (None, self.snapshot().await?),
+        };
+        let standing = Standing::of(caller.person().is_some(), role);
+        let apps: Vec<SpaceApp> = snapshot
+            .apps_in(space)
+            .into_iter()
+            .filter(|app| may(app.subject(), standing, Act::Read).is_ok())
+            .map(|app| SpaceApp::of(app))
+            .collect();
+        if role.is_none() && apps.is_empty() {
+            return Err(HostError::NotFound(format!(
+                "no space {} you may read",
+                shown(space)
+            )));
+        }
+        Ok(SpaceFront { role, apps })
     }
 
     /// Where a space lives on the web: `http://jeff.localhost:7700`.
@@ -82,7 +122,7 @@ impl Host {
         }
         let (app, standing) = self.named_app(caller, &name).await?;
         let path = if path.is_empty() || path.ends_with('/') {
-            format!("{path}index.html")
+            format!("{path}{INDEX_PAGE}")
         } else {
             path.to_string()
         };
@@ -118,7 +158,7 @@ impl Host {
         Ok(self
             .inner
             .store
-            .deploy_file(file.deploy, &format!("{}/index.html", file.path))
+            .deploy_file(file.deploy, &format!("{}/{INDEX_PAGE}", file.path))
             .await?
             .is_some())
     }

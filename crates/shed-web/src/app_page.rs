@@ -135,13 +135,17 @@ fn overview_html(overview: &AppOverview) -> String {
             }
             html.push_str("</section>\n");
         }
-        None => {
+        None if app.index_page => {
             html.push_str(&format!(
                 "<p><a class=\"open\" href=\"{}\">Open {}</a></p>\n",
                 escape(&app.address),
                 escape(&app.address)
             ));
         }
+        None => html.push_str(
+            "<p class=\"meta\">It has no pages: its deploy holds no <code>index.html</code>, \
+             so there is nothing to open; its commands answer over MCP.</p>\n",
+        ),
     }
     html.push_str("<section id=\"versions\"><h2>Versions</h2>\n<ul class=\"rows\">\n");
     let may_roll_back = mine.may.rollback && app.trashed.is_none();

@@ -33,6 +33,8 @@ pub(crate) struct Door {
     pub pages_js: Arc<Rendered>,
     /// The passkeys' script, ready to serve.
     pub passkeys_js: Arc<Rendered>,
+    /// shed's icon, at [`crate::FAVICON_PATH`] on every host.
+    pub favicon: Arc<Rendered>,
     /// Files of deploys, rendered: a deploy never changes, so (deploy, path)
     /// names one answer for good.
     rendered: Mutex<HashMap<(i64, String), Arc<Rendered>>>,
@@ -74,6 +76,7 @@ impl Door {
                 crate::PASSKEYS_JS.as_bytes().to_vec(),
                 "text/javascript; charset=utf-8",
             )),
+            favicon: Arc::new(Rendered::asset(0, crate::FAVICON.to_vec(), "image/x-icon")),
             rendered: Mutex::new(HashMap::new()),
         }
     }

@@ -60,6 +60,14 @@ pub const PASSKEYS_JS_PATH: &str = "/_shed/passkeys.js";
 /// The passkeys' script: adding one, signing in with one.
 const PASSKEYS_JS: &str = include_str!("../static/passkeys.js");
 
+/// Where a browser asks for a site's icon, on every host.
+pub const FAVICON_PATH: &str = "/favicon.ico";
+
+/// shed's icon (32 px, a PNG in an ICO), answered at [`FAVICON_PATH`] on the
+/// platform's host and every space's (an app lives under `/<app>/`, so the
+/// root's icon is never an app's own; an app's page may name its own).
+const FAVICON: &[u8] = include_bytes!("../static/favicon.ico");
+
 /// The platform's page that says how to sign in.
 pub const SIGN_IN_PATH: &str = "/_shed/signin";
 
@@ -84,11 +92,14 @@ pub fn router(host: Host, platform: Router) -> Router {
         .merge(passkeys::router(door.clone()))
         .merge(platform);
     Router::new().fallback(move |request: Request| {
-        let to = match door.space_of(request.headers(), request.uri()) {
-            Some(_) => spaces.clone(),
-            None => platform.clone(),
+        let (to, browser_at_mcp) = match door.space_of(request.headers(), request.uri()) {
+            Some(_) => (spaces.clone(), None),
+            None => (platform.clone(), platform::browser_at_mcp(&door, &request)),
         };
         async move {
+            if let Some(page) = browser_at_mcp {
+                return page;
+            }
             let answered: Result<Response, std::convert::Infallible> = to.oneshot(request).await;
             match answered {
                 Ok(response) => response,

@@ -25,11 +25,11 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use shed_host::agents::Job;
-use shed_host::answer::AppOfMine;
+use shed_host::answer::{AppOfMine, SpaceApp};
 use shed_host::own::{TokenId, TokenRecord};
 use shed_host::passkeys::NAME_CHARS;
 use shed_host::sessions::SignInSession;
-use shed_host::{Caller, HostError, Person, Role};
+use shed_host::{Caller, HostError, Person, Role, SLUG_CHARS};
 
 use crate::browser::browser_words;
 use crate::caller::{WebCaller, cookie};
@@ -312,10 +312,7 @@ pub(crate) fn app_row(mine: &AppOfMine) -> String {
                         .join(" ")
                 )
             },
-            format!(
-                "<a class=\"open\" href=\"{}\">Open</a>",
-                escape(&app.address)
-            ),
+            open_link(app),
         ),
     };
     format!(
@@ -326,6 +323,19 @@ pub(crate) fn app_row(mine: &AppOfMine) -> String {
         title = escape(&app.title),
         access = escape(app.access),
     )
+}
+
+/// An app's Open link to its address; for an app whose deploy has no
+/// `index.html` (nothing to open), the words saying so.
+fn open_link(app: &SpaceApp) -> String {
+    if app.index_page {
+        format!(
+            "<a class=\"open\" href=\"{}\">Open</a>",
+            escape(&app.address)
+        )
+    } else {
+        "<span class=\"meta\">no pages</span>".to_string()
+    }
 }
 
 /// The home page, signed in: the person's spaces and their apps, and how
@@ -404,7 +414,7 @@ fn connect_section(door: &Door, token: Option<&str>) -> String {
     let bearer = token.map_or_else(|| "&lt;your token&gt;".to_string(), escape);
     let config = format!(
         "{{\n  \"mcpServers\": {{\n    \"shed\": {{\n      \"type\": \"http\",\n      \"url\": \"{mcp}\",\n      \
-         \"headers\": {{ \"Authorization\": \"Bearer {bearer}\" }}\n    }}\n  }}\n}}",
+         \"headers\": {{\n        \"Authorization\": \"Bearer {bearer}\"\n      }}\n    }}\n  }}\n}}",
         mcp = escape(&mcp)
     );
     format!(
@@ -806,15 +816,21 @@ pub(crate) async fn space_page(
         seen.role.as_str(),
         app_rows(&apps, space)
     ));
-    for (member, their_role) in &seen.members {
-        let handle = escape(&member.handle);
+    for member in &seen.members {
+        let handle = escape(&member.person.handle);
+        let their_role = member.role;
         body.push_str(&format!(
             "<li data-member=\"{handle}\"><div class=\"what\"><strong>{}</strong> <span class=\"meta\">@{handle}</span> \
              <span class=\"tag\">{}</span></div>",
-            escape(&member.name),
+            escape(&member.person.name),
             their_role.as_str()
         ));
-        if owner {
+        if owner && !member.may_change {
+            body.push_str(
+                "<div class=\"meta\">the last owner — make another owner before this one \
+                 leaves or changes role</div>",
+            );
+        } else if owner {
             body.push_str(&format!(
                 "<div class=\"acts\"><form class=\"inline\" method=\"post\" action=\"{action}\">\
                  <input type=\"hidden\" name=\"handle\" value=\"{handle}\">\
@@ -834,7 +850,7 @@ pub(crate) async fn space_page(
              <p>By handle. A handle new to this shed adds the person, and you get a one-time \
              sign-in link to send them.</p>\n\
              <form class=\"inline\" method=\"post\" action=\"{action}\">\
-             <label>Handle <input name=\"handle\" required maxlength=\"64\" autocomplete=\"off\"></label>\
+             <label>Handle <input name=\"handle\" required maxlength=\"{SLUG_CHARS}\" autocomplete=\"off\"></label>\
              <label>Role <select name=\"role\">{}</select></label>\
              <button class=\"primary\" type=\"submit\">Invite</button></form>\n</section>\n",
             role_options("editor")

@@ -18,8 +18,8 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::rejection::FormRejection;
-use axum::extract::{Form, Query, RawQuery, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::extract::{Form, Query, RawQuery, Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use shed_host::HostError;
@@ -32,7 +32,7 @@ use crate::door::Door;
 use crate::files::answer;
 use crate::oauth::pending_ask;
 use crate::reply::{Refusal, escape, form_page, page, passkey_sign_in_page, see_other};
-use crate::{APP_JS_PATH, HOP_END_PATH, HOP_PATH, SIGN_IN_PATH};
+use crate::{APP_JS_PATH, FAVICON_PATH, HOP_END_PATH, HOP_PATH, SIGN_IN_PATH};
 
 pub(crate) fn router(door: Arc<Door>) -> Router {
     Router::new()
@@ -41,8 +41,59 @@ pub(crate) fn router(door: Arc<Door>) -> Router {
         .route(LOGIN_PATH, get(confirm_login).post(login))
         .route(HOP_PATH, get(vouch_for_hop))
         .route(APP_JS_PATH, get(app_js))
+        .route(FAVICON_PATH, get(favicon))
         .with_state(door)
 }
+
+/// shed's icon, on the platform's host as on every space's.
+pub(crate) async fn favicon(State(door): State<Arc<Door>>, headers: HeaderMap) -> Response {
+    answer(&door.favicon, &headers, false)
+}
+
+/// The page a browser gets at the MCP address, when it asks for a page
+/// (`Accept: text/html`, not `text/event-stream`) and names no MCP session:
+/// what the address is for and how to connect a client. Every other request
+/// there — an MCP client's POSTs, and its GETs of a session's stream — is
+/// the MCP door's, unchanged.
+pub(crate) fn browser_at_mcp(door: &Door, request: &Request) -> Option<Response> {
+    let mcp = door.host.mcp_resource();
+    let path = mcp.parse::<Uri>().ok()?.path().to_string();
+    let headers = request.headers();
+    let accepts = |kind: &str| {
+        headers
+            .get_all(header::ACCEPT)
+            .iter()
+            .filter_map(|value| value.to_str().ok())
+            .any(|value| value.contains(kind))
+    };
+    let wants_a_page = matches!(*request.method(), Method::GET | Method::HEAD)
+        && request.uri().path() == path
+        && !headers.contains_key(MCP_SESSION_HEADER)
+        && accepts("text/html")
+        && !accepts("text/event-stream");
+    wants_a_page.then(|| {
+        page(
+            StatusCode::OK,
+            "shed's MCP address",
+            &format!(
+                "<p>This address, <code id=\"mcp-url\">{mcp}</code>, is where an MCP client — \
+                 your agent — reaches the commands of this shed's apps. There is nothing here \
+                 for a browser to show.</p>\n\
+                 <p><strong>A hosted client</strong> (one that adds a remote MCP server by its \
+                 URL): give it this address. It signs in by itself — you confirm it on this \
+                 shed once.</p>\n\
+                 <p><strong>A client that takes a token</strong>: make one on your home page, \
+                 under <a href=\"/#connect\">Connect your agent</a>, with the configuration \
+                 to paste into it.</p>",
+                mcp = escape(&mcp)
+            ),
+        )
+    })
+}
+
+/// The header an MCP client names its session with: a request carrying it
+/// is the MCP door's.
+const MCP_SESSION_HEADER: &str = "mcp-session-id";
 
 async fn app_js(State(door): State<Arc<Door>>, headers: HeaderMap) -> Response {
     answer(&door.app_js, &headers, false)

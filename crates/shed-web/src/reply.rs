@@ -137,9 +137,10 @@ button.primary{background:#0b57d0;border-color:#0b57d0;color:#fff}\
 button.danger{color:#b42318;border-color:#e8b4ae}\
 code,pre{font:.85rem/1.4 ui-monospace,SFMono-Regular,Menlo,monospace;background:#f2f4f6;border-radius:4px}\
 code{padding:.1rem .3rem;overflow-wrap:anywhere}\
-pre{padding:.75rem;overflow-x:auto;white-space:pre}\
+pre{padding:.75rem;white-space:pre-wrap;overflow-wrap:anywhere}\
 .copyable{display:flex;flex-wrap:wrap;gap:.5rem;align-items:flex-start}\
 .copyable>code,.copyable>pre{flex:1 1 14rem;min-width:0;margin:0}\
+.copyable>pre{flex-basis:20rem}\
 .note{padding:.6rem .8rem;border-radius:6px;background:#dafbe1;border:1px solid #aceebb}\
 .refused{padding:.6rem .8rem;border-radius:6px;background:#ffebe9;border:1px solid #ffcecb}\
 .once{padding:.6rem .8rem;border-radius:6px;background:#fff8c5;border:1px solid #eed888}\

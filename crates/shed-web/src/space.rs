@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{FromRequestParts, Request, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
@@ -15,7 +16,8 @@ use crate::door::Door;
 use crate::files::{self, answer};
 use crate::path::{AppPath, split_app_path};
 use crate::reply::{Refusal, escape, page};
-use crate::{APP_JS_PATH, HOP_END_PATH, HOP_PATH, api, platform};
+use crate::{APP_JS_PATH, FAVICON_PATH, HOP_END_PATH, HOP_PATH, SIGN_IN_PATH, api, platform};
+use shed_host::HostError;
 use shed_host::view_keys::VIEW_KEY_PATH;
 
 pub(crate) fn router(door: Arc<Door>) -> Router {
@@ -38,6 +40,9 @@ async fn handle(State(door): State<Arc<Door>>, request: Request) -> Response {
     let reading = matches!(parts.method, Method::GET | Method::HEAD);
     if raw_path == APP_JS_PATH && reading {
         return answer(&door.app_js, &parts.headers, false);
+    }
+    if raw_path == FAVICON_PATH && reading {
+        return answer(&door.favicon, &parts.headers, false);
     }
     if let Some(keyed) = raw_path.strip_prefix(VIEW_KEY_PATH) {
         return view_file(&door, &parts, &space, keyed, reading).await;
@@ -84,26 +89,85 @@ async fn handle(State(door): State<Arc<Door>>, request: Request) -> Response {
                     [(header::LOCATION, location)],
                 )
                     .into_response(),
-                Err(_) => Refusal::page(shed_host::HostError::NotFound("no such page".into()))
-                    .into_response(),
+                Err(_) => Refusal::page(HostError::NotFound("no such page".into())).into_response(),
             }
         }
-        AppPath::Space => page(
-            StatusCode::NOT_FOUND,
-            &format!("Space {space}"),
-            &format!(
-                "<p>This is the space {}. Its apps live at <code>/&lt;app&gt;/</code>; the platform's page is at <a href=\"{}/\">{}</a>.</p>",
-                escape(&space),
-                escape(door.host.public_url()),
-                escape(door.host.public_url())
-            ),
-        ),
+        AppPath::Space => space_root(&door, &mut parts, &space).await,
         AppPath::Unreadable => page(
             StatusCode::NOT_FOUND,
             "Not here",
             "<p>No file of an app has this address — a path may not step out of its app.</p>",
         ),
     }
+}
+
+/// `GET /` on a space's host: the apps of the space the caller may read
+/// (`Host::space_front`), each linked to its pages — one whose deploy has no
+/// `index.html` listed without a link — and, signed out, how to sign in. A
+/// space the caller may read nothing of answers as one nobody made: a 404.
+async fn space_root(door: &Arc<Door>, parts: &mut Parts, space: &str) -> Response {
+    let caller = match WebCaller::from_request_parts(parts, door).await {
+        Ok(asking) => asking.caller,
+        Err(refusal) => return refusal.into_response(),
+    };
+    let public = escape(door.host.public_url());
+    let sign_in = match caller.person() {
+        Some(_) => String::new(),
+        None => format!(
+            "<p>You are not signed in here: <a href=\"{public}{SIGN_IN_PATH}\">sign in</a> to \
+             see the apps of the spaces you belong to.</p>\n"
+        ),
+    };
+    let front = match door.host.space_front(&caller, space).await {
+        Ok(front) => front,
+        Err(HostError::NotFound(_)) => {
+            return page(
+                StatusCode::NOT_FOUND,
+                &format!("Space {space}"),
+                &format!(
+                    "<p>This is the space {}. Its apps live at <code>/&lt;app&gt;/</code>; the \
+                     platform's page is at <a href=\"{public}/\">{public}</a>.</p>\n{sign_in}",
+                    escape(space),
+                ),
+            );
+        }
+        Err(error) => return Refusal::page(error).into_response(),
+    };
+    let mut body = sign_in;
+    match front.role {
+        Some(role) => body.push_str(&format!(
+            "<p>You are {} of {}; its members and versions are on \
+             <a href=\"{public}/spaces/{space}\">its page on shed</a>.</p>\n",
+            role.with_article(),
+            escape(space),
+            space = escape(space),
+        )),
+        None if caller.person().is_some() => body.push_str(&format!(
+            "<p>You are not a member of {}: these are the apps of it anybody may read.</p>\n",
+            escape(space)
+        )),
+        None => {}
+    }
+    if front.apps.is_empty() {
+        body.push_str("<p>No apps here yet.</p>\n");
+    } else {
+        body.push_str("<ul>\n");
+        for app in &front.apps {
+            let title = escape(&app.title);
+            let named = if app.index_page {
+                format!("<a href=\"{}\">{title}</a>", escape(&app.address))
+            } else {
+                format!("{title} (no pages: its commands answer over MCP)")
+            };
+            body.push_str(&format!(
+                "<li>{named} — <code>{}</code>, {}</li>\n",
+                escape(&app.at),
+                escape(app.access)
+            ));
+        }
+        body.push_str("</ul>\n");
+    }
+    page(StatusCode::OK, &format!("Space {space}"), &body)
 }
 
 /// `GET /_shed/view/<key>/<app>/<path>`: a file of a private app's view, read

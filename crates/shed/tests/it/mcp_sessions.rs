@@ -381,6 +381,63 @@ async fn past_the_cap_a_signed_out_initialize_is_a_503_with_a_sentence() {
 }
 
 #[tokio::test]
+async fn a_browser_at_the_mcp_address_gets_a_page_and_a_client_its_stream() {
+    let served = start();
+    let http = reqwest::Client::new();
+    let html = |response: &reqwest::Response| {
+        response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .is_some_and(|kind| kind.to_str().unwrap().starts_with("text/html"))
+    };
+    // A browser's GET: a page saying what the address is and how to connect.
+    let browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+    let page = http
+        .get(&served.url)
+        .header(header::ACCEPT, browser)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), StatusCode::OK);
+    assert!(html(&page));
+    let page = page.text().await.unwrap();
+    for said in ["/mcp</code>", "signs in by itself", "href=\"/#connect\""] {
+        assert!(page.contains(said), "{said} in {page}");
+    }
+    // A client's GET in its session still opens the stream.
+    let token = Some(served.token.as_str());
+    let session = open_session(&served, &http, token).await;
+    let stream = http
+        .get(&served.url)
+        .bearer_auth(&served.token)
+        .header(header::ACCEPT, "text/event-stream")
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", LEGACY)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), StatusCode::OK);
+    assert_eq!(stream.headers()[header::CONTENT_TYPE], "text/event-stream");
+    drop(stream);
+    // A GET naming a session, or asking for a stream, is never the page.
+    for (accept, session) in [
+        (browser, Some(session.as_str())),
+        ("text/event-stream", None),
+    ] {
+        let mut request = http.get(&served.url).header(header::ACCEPT, accept);
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        let answer = request.send().await.unwrap();
+        assert!(!html(&answer), "{accept} {session:?}: {answer:?}");
+    }
+    // POSTs are answered as ever.
+    let listed = post(&served, &http, token, Some(&session), tools_list()).await;
+    assert_eq!(listed.status, StatusCode::OK, "{}", listed.body);
+    listed.result();
+}
+
+#[tokio::test]
 async fn a_session_that_asks_nothing_after_initialize_is_closed() {
     let served = start();
     let http = reqwest::Client::new();

@@ -106,7 +106,7 @@ async fn the_last_owner_stays_and_only_an_owner_invites() {
     let ada = platform_cookie(&shed, "ada").await;
     let own = shed.url();
     let from = Some(own.as_str());
-    let last = "ada is the last owner of demo, and a space keeps at least one";
+    let last = "the last owner of demo is @ada, and a space keeps at least one";
     let (status, page) = post(&shed, "/spaces/demo/remove", "handle=ada", &ada, from).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{page}");
     assert!(page.contains(last), "{page}");
@@ -170,6 +170,54 @@ async fn the_last_owner_stays_and_only_an_owner_invites() {
     assert!(!shed.shed(&["person", "list"]).contains("zed"));
 
     assert!(!shed.shed(&["person", "list"]).contains("zed"));
+}
+
+/// The row of member `handle` on a space's page.
+fn member_row<'p>(page: &'p str, handle: &str) -> &'p str {
+    page.split_once(&format!("data-member=\"{handle}\""))
+        .and_then(|(_, rest)| rest.split("</li>").next())
+        .unwrap_or_else(|| panic!("no row of {handle} in {page}"))
+}
+
+#[tokio::test]
+async fn a_space_page_offers_only_what_the_rule_book_allows() {
+    let shed = Shed::start().await;
+    let ada = platform_cookie(&shed, "ada").await;
+    let own = shed.url();
+    let from = Some(own.as_str());
+    let space = format!("{own}/spaces/demo");
+    let (status, _, page) = shed.get(&space, Some(&ada)).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    // The sole owner's own row offers neither Remove nor Change role, and
+    // says why; every other member's offers both.
+    let mine = member_row(&page, "ada");
+    assert!(
+        !mine.contains("Remove") && !mine.contains("Change role"),
+        "{mine}"
+    );
+    assert!(mine.contains("the last owner"), "{mine}");
+    for other in ["ed", "vic"] {
+        let row = member_row(&page, other);
+        assert!(
+            row.contains("Remove") && row.contains("Change role"),
+            "{row}"
+        );
+    }
+    // The handle field takes as much as a handle may be.
+    assert!(
+        page.contains("<input name=\"handle\" required maxlength=\"40\""),
+        "{page}"
+    );
+    // With a second owner, both are offered to each.
+    let (status, page) = post(&shed, "/spaces/demo", "handle=ed&role=owner", &ada, from).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    for owner in ["ada", "ed"] {
+        let row = member_row(&page, owner);
+        assert!(
+            row.contains("Remove") && row.contains("Change role"),
+            "{row}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -170,7 +170,7 @@ async fn a_member_taken_out_is_refused_at_the_next_request_and_the_last_owner_st
 
     assert_eq!(
         shed.refused(&["member", "remove", "demo", "ada"]),
-        "ada is the last owner of demo, and a space keeps at least one — make another owner \
+        "the last owner of demo is @ada, and a space keeps at least one — make another owner \
          first (`shed member add demo <handle> --role owner`)"
     );
     assert_eq!(
@@ -227,7 +227,7 @@ async fn a_removed_person_is_refused_everywhere_and_what_they_wrote_stays() {
 
     assert_eq!(
         shed.refused(&["person", "remove", "ada"]),
-        "ada is the last owner of demo, and a space keeps at least one — make another owner \
+        "the last owner of demo is @ada, and a space keeps at least one — make another owner \
          first (`shed member add <space> <handle> --role owner`)"
     );
 }

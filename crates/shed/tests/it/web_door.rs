@@ -763,6 +763,116 @@ async fn an_outsider_cannot_tell_a_private_app_or_a_space_from_one_nobody_made()
     }
 }
 
+#[tokio::test]
+async fn a_space_s_root_lists_the_apps_the_caller_may_read() {
+    let shed = Shed::start().await;
+    let link = |app: &str| format!("href=\"{}\"", shed.demo(&format!("/{app}/")));
+    let sign_in = format!("href=\"{}/_shed/signin\"", shed.url());
+    // A member sees every app of the space, each linked to its pages.
+    let vic = shed.token("vic");
+    let (status, page) = get_as(&shed, &shed.demo("/"), Some(&vic)).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    for app in ["runs", "pub", "open"] {
+        assert!(page.contains(&link(app)), "{app}: {page}");
+    }
+    assert!(!page.contains(&sign_in), "{page}");
+    // Somebody outside demo, and nobody signed in: its public and open apps
+    // only; signed out, how to sign in.
+    let sam = shed.token("sam");
+    for token in [Some(sam.as_str()), None] {
+        let (status, page) = get_as(&shed, &shed.demo("/"), token).await;
+        assert_eq!(status, StatusCode::OK, "{page}");
+        assert!(
+            page.contains(&link("pub")) && page.contains(&link("open")),
+            "{page}"
+        );
+        assert!(
+            !page.contains(&link("runs")),
+            "a private app listed: {page}"
+        );
+        assert_eq!(page.contains(&sign_in), token.is_none(), "{page}");
+    }
+    // A space with nothing the caller may read answers as a space nobody
+    // made: a 404, the same page (signed out, with how to sign in).
+    for token in [Some(shed.token("ed")), None] {
+        let club = format!("http://club.localhost:{}/", shed.port);
+        let nosuch = format!("http://evil.localhost:{}/", shed.port);
+        let (status, page) = get_as(&shed, &club, token.as_deref()).await;
+        let (made_up, made_up_page) = get_as(&shed, &nosuch, token.as_deref()).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{page}");
+        assert_eq!(made_up, StatusCode::NOT_FOUND, "{made_up_page}");
+        assert_eq!(page.replace("club", "evil"), made_up_page);
+        assert_eq!(page.contains(&sign_in), token.is_none(), "{page}");
+    }
+}
+
+#[tokio::test]
+async fn an_app_without_index_html_has_no_open_link_and_its_deploy_says_so() {
+    let shed = Shed::start().await;
+    let folder = tempfile::tempdir().unwrap();
+    let vocab = folder.path().join("vocab.json");
+    std::fs::copy(run_club().join("vocab.json"), vocab).unwrap();
+    let said = shed.deploy_public(folder.path(), "bare").unwrap();
+    assert!(
+        said.starts_with(&format!(
+            "deployed demo/bare v1: no pages — add an index.html to open it at {}\n",
+            shed.demo("/bare/")
+        )),
+        "{said}"
+    );
+    let with_pages = shed.deploy_public(&run_club(), "pub").unwrap();
+    assert!(
+        with_pages.starts_with(&format!("deployed demo/pub v2: {}\n", shed.demo("/pub/"))),
+        "{with_pages}"
+    );
+    // No Open link on home, the space's page, the app's page, the space's root.
+    let jar = shed.sign_in("ada").await;
+    let platform = jar.header(&format!("{}/", shed.url())).unwrap();
+    let demo = jar.header(&shed.demo("/")).unwrap();
+    // (Those that list the space's apps link to the others' pages.)
+    for (url, cookie, lists) in [
+        (format!("{}/", shed.url()), &platform, true),
+        (format!("{}/spaces/demo", shed.url()), &platform, true),
+        (
+            format!("{}/spaces/demo/apps/bare", shed.url()),
+            &platform,
+            false,
+        ),
+        (shed.demo("/"), &demo, true),
+    ] {
+        let (status, _, page) = shed.get(&url, Some(cookie)).await;
+        assert_eq!(status, StatusCode::OK, "{url}: {page}");
+        assert!(page.contains("demo/bare"), "{url}: {page}");
+        let link = |app: &str| format!("href=\"{}\"", shed.demo(&format!("/{app}/")));
+        assert!(!page.contains(&link("bare")), "{url}: {page}");
+        assert_eq!(page.contains(&link("pub")), lists, "{url}: {page}");
+        assert!(page.contains("no pages"), "{url}: {page}");
+    }
+}
+
+#[tokio::test]
+async fn every_host_answers_favicon_ico_with_shed_s_icon() {
+    let shed = Shed::start().await;
+    for url in [
+        shed.demo("/favicon.ico"),
+        format!("{}/favicon.ico", shed.url()),
+    ] {
+        let response = shed.http.get(&url).send().await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{url}");
+        assert_eq!(
+            response.headers()[header::CONTENT_TYPE],
+            "image/x-icon",
+            "{url}"
+        );
+        let icon = response.bytes().await.unwrap();
+        assert_eq!(
+            icon.get(..4),
+            Some(&[0u8, 0, 1, 0][..]),
+            "{url}: not an icon"
+        );
+    }
+}
+
 /// The `<base href>` of the view `uri` as `token`'s person reads it over MCP.
 async fn view_base(shed: &Shed, token: &str, uri: &str) -> String {
     let read = shed
