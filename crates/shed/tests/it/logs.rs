@@ -299,3 +299,46 @@ fn piped_logs_carry_no_escape_codes() {
     assert!(said.contains("applied store migration"), "{said}");
     assert!(!said.contains('\u{1b}'), "{said:?}");
 }
+
+#[test]
+fn a_new_data_folder_logs_one_line_for_its_store_and_none_per_migration() {
+    let (dir, data) = data_folder();
+    let logs = dir.path().join("logs");
+    let served = Shed::up(&data, &logs, &[]);
+    let (status, _) = served.stop(libc::SIGTERM);
+    assert_eq!(status.code(), Some(0));
+    let log = std::fs::read_to_string(&logs).unwrap();
+    let store: Vec<&str> = log
+        .lines()
+        .filter(|line| line.contains("migration") || line.contains("schema version"))
+        .collect();
+    assert_eq!(store.len(), 1, "{log}");
+    assert!(
+        store[0].contains("made the store at schema version "),
+        "{}",
+        store[0]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_line_shed_serve_writes_in_json_mode_is_json() {
+    let (dir, data) = data_folder();
+    let logs = dir.path().join("logs");
+    let served = Shed::serve(&data, &logs, &[("SHED_LOG_FORMAT", "json")]);
+    let health = reqwest::get(served.url("/healthz")).await.unwrap();
+    assert_eq!(health.status(), StatusCode::OK);
+    let (status, printed) = served.stop(libc::SIGINT);
+    assert_eq!(status.code(), Some(0));
+    let log = std::fs::read_to_string(&logs).unwrap();
+    let mut stopped = None;
+    for line in printed.iter().map(String::as_str).chain(log.lines()) {
+        let line: Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        let message = line["fields"]["message"].as_str().unwrap_or_default();
+        if message.starts_with("shed stopped") {
+            stopped = Some(line.clone());
+        }
+    }
+    let stopped = stopped.unwrap_or_else(|| panic!("no stop logged: {log}"));
+    assert_eq!(stopped["level"], json!("INFO"), "{stopped}");
+}

@@ -52,6 +52,23 @@ impl Shed {
     /// [`Shed::up`] keeping its data in the database `database` names, or
     /// in the folder's SQLite file when none, whatever the tests run on.
     pub fn up_on(data: &Path, database: Option<&str>, logs: &Path, env: &[(&str, &str)]) -> Shed {
+        Shed::start("up", data, database, logs, env)
+    }
+
+    /// `shed serve` on `data` (made already), as [`Shed::up`] starts `up`.
+    pub fn serve(data: &Path, logs: &Path, env: &[(&str, &str)]) -> Shed {
+        let database = shed_test_database::for_folder(data);
+        Shed::start("serve", data, database.as_deref(), logs, env)
+    }
+
+    /// `shed <subcommand>` (`up` or `serve`) on a free loopback port.
+    fn start(
+        subcommand: &str,
+        data: &Path,
+        database: Option<&str>,
+        logs: &Path,
+        env: &[(&str, &str)],
+    ) -> Shed {
         let port = free_port();
         let log = std::fs::OpenOptions::new()
             .create(true)
@@ -61,7 +78,7 @@ impl Shed {
         let mut command = Command::new(SHED);
         command
             .args([
-                "up",
+                subcommand,
                 "--listen",
                 &format!("127.0.0.1:{port}"),
                 "--public-url",
