@@ -177,17 +177,17 @@ pub async fn serve_at_most(
             let span = request_span(&request);
             let started = Instant::now();
             let call = InFlight::begin(&calls);
-            let may_only_notify = waits_on_no_call(&request);
-            let streams = streams.clone();
+            let streams = waits_on_no_call(&request).then(|| streams.clone());
             let answer = routes.clone().oneshot(request);
             async move {
                 let Ok(response) = answer.await;
                 tracing::debug!(status = response.status().as_u16(), took = ?started.elapsed(), "answered");
-                let response = if may_only_notify && is_event_stream(&response) {
-                    drop(call);
-                    response.map(|body| Body::new(EndsAtStop::new(body, streams)))
-                } else {
-                    response.map(|body| Body::new(Answering { body, _call: call }))
+                let response = match streams {
+                    Some(stop) if is_event_stream(&response) => {
+                        drop(call);
+                        response.map(|body| Body::new(EndsAtStop::new(body, stop)))
+                    }
+                    _ => response.map(|body| Body::new(Answering { body, _call: call })),
                 };
                 Ok::<_, std::convert::Infallible>(response)
             }
