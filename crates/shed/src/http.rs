@@ -185,9 +185,9 @@ pub async fn serve_at_most(
                 let response = match streams {
                     Some(stop) if is_event_stream(&response) => {
                         drop(call);
-                        response.map(|body| Body::new(EndsAtStop::new(body, stop)))
+                        response.map(|body| Answer::of_stream(body, stop))
                     }
-                    _ => response.map(|body| Body::new(Answering { body, _call: call })),
+                    _ => response.map(|body| Answer::of_call(body, call)),
                 };
                 Ok::<_, std::convert::Infallible>(response)
             }
@@ -291,14 +291,47 @@ impl Drop for InFlight {
     }
 }
 
-/// An answer's body, its call counted in flight until the body is sent or
-/// dropped.
-struct Answering {
+/// An answer's body as the server sends it.
+struct Answer {
     body: Body,
-    _call: InFlight,
+    role: Role,
 }
 
-impl hyper::body::Body for Answering {
+/// What an answer is to a stop.
+enum Role {
+    /// A call's answer: the call counted in flight until the body is sent
+    /// or dropped.
+    Call { _in_flight: InFlight },
+    /// An event stream that waits on no call: ended (a clean end of the
+    /// stream, as when its server closes it) once a stop begins.
+    Stream {
+        stop: Pin<Box<dyn Future<Output = ()> + Send>>,
+    },
+}
+
+impl Answer {
+    /// A call's answer, `in_flight` until it is sent.
+    fn of_call(body: Body, in_flight: InFlight) -> Body {
+        Body::new(Answer {
+            body,
+            role: Role::Call {
+                _in_flight: in_flight,
+            },
+        })
+    }
+
+    /// A stream's, ended once `stop` begins draining.
+    fn of_stream(body: Body, mut stop: watch::Receiver<Stop>) -> Body {
+        Body::new(Answer {
+            body,
+            role: Role::Stream {
+                stop: Box::pin(async move { reached(&mut stop, Stop::Draining).await }),
+            },
+        })
+    }
+}
+
+impl hyper::body::Body for Answer {
     type Data = Bytes;
     type Error = axum::Error;
 
@@ -306,6 +339,11 @@ impl hyper::body::Body for Answering {
         mut self: Pin<&mut Self>,
         cx: &mut TaskContext<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        if let Role::Stream { stop } = &mut self.role
+            && stop.as_mut().poll(cx).is_ready()
+        {
+            return Poll::Ready(None);
+        }
         Pin::new(&mut self.body).poll_frame(cx)
     }
 
@@ -314,38 +352,10 @@ impl hyper::body::Body for Answering {
     }
 
     fn size_hint(&self) -> SizeHint {
-        self.body.size_hint()
-    }
-}
-
-/// An event stream that waits on no call, ended (a clean end of the
-/// stream, as when its server closes it) once a stop begins.
-struct EndsAtStop {
-    body: Body,
-    stop: Pin<Box<dyn Future<Output = ()> + Send>>,
-}
-
-impl EndsAtStop {
-    fn new(body: Body, mut stop: watch::Receiver<Stop>) -> EndsAtStop {
-        EndsAtStop {
-            body,
-            stop: Box::pin(async move { reached(&mut stop, Stop::Draining).await }),
+        match self.role {
+            Role::Call { .. } => self.body.size_hint(),
+            Role::Stream { .. } => SizeHint::default(),
         }
-    }
-}
-
-impl hyper::body::Body for EndsAtStop {
-    type Data = Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut TaskContext<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
-        if self.stop.as_mut().poll(cx).is_ready() {
-            return Poll::Ready(None);
-        }
-        Pin::new(&mut self.body).poll_frame(cx)
     }
 }
 
