@@ -221,6 +221,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let format = cli.log_format;
     let ran = runtime.block_on(run(cli));
     drop(runtime);
     // Sends the spans not yet exported, outside the runtime (the exporter's
@@ -233,7 +234,11 @@ fn main() -> ExitCode {
     match ran {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("shed: {error:#}");
+            // Every line in the chosen format: JSON logs say it as an event.
+            match format {
+                LogFormat::Text => eprintln!("shed: {error:#}"),
+                LogFormat::Json => tracing::error!("shed: {error:#}"),
+            }
             ExitCode::FAILURE
         }
     }

@@ -342,3 +342,35 @@ async fn every_line_shed_serve_writes_in_json_mode_is_json() {
     let stopped = stopped.unwrap_or_else(|| panic!("no stop logged: {log}"));
     assert_eq!(stopped["level"], json!("INFO"), "{stopped}");
 }
+
+#[test]
+fn a_serve_that_cannot_start_says_why_in_json_in_json_mode() {
+    let (_dir, data) = data_folder();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let output = Command::new(SHED)
+        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+        .data_in(&data)
+        .env("SHED_LOG_FORMAT", "json")
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let said = String::from_utf8(output.stderr).unwrap();
+    let lines: Vec<Value> = said
+        .lines()
+        .chain(std::str::from_utf8(&output.stdout).unwrap().lines())
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}")))
+        .collect();
+    let why = lines
+        .iter()
+        .find(|line| line["level"] == json!("ERROR"))
+        .unwrap_or_else(|| panic!("no error logged: {said}"));
+    assert!(
+        why["fields"]["message"]
+            .as_str()
+            .is_some_and(|message| message.contains(&port.to_string())),
+        "{why}"
+    );
+}
