@@ -320,9 +320,18 @@ fn a_new_data_folder_logs_one_line_for_its_store_and_none_per_migration() {
     );
 }
 
+/// A data folder `shed up` made (and stopped): what `shed serve` serves.
+fn made_folder() -> (tempfile::TempDir, std::path::PathBuf) {
+    let (dir, data) = data_folder();
+    let made = Shed::up(&data, &dir.path().join("made"), &[]);
+    let (status, _) = made.stop(libc::SIGTERM);
+    assert_eq!(status.code(), Some(0));
+    (dir, data)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_line_shed_serve_writes_in_json_mode_is_json() {
-    let (dir, data) = data_folder();
+    let (dir, data) = made_folder();
     let logs = dir.path().join("logs");
     let served = Shed::serve(&data, &logs, &[("SHED_LOG_FORMAT", "json")]);
     let health = reqwest::get(served.url("/healthz")).await.unwrap();
@@ -345,7 +354,7 @@ async fn every_line_shed_serve_writes_in_json_mode_is_json() {
 
 #[test]
 fn a_serve_that_cannot_start_says_why_in_json_in_json_mode() {
-    let (_dir, data) = data_folder();
+    let (_dir, data) = made_folder();
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = taken.local_addr().unwrap().port();
     let output = Command::new(SHED)
