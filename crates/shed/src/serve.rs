@@ -137,12 +137,14 @@ pub async fn run_server(host: Host, data: &Path, args: &ServeArgs) -> anyhow::Re
     tokio::spawn(async move {
         let name = first_signal(&mut terminate, &mut interrupt).await;
         tracing::info!(
-            "shed is stopping ({name}): it accepts nothing new, closes the streams no call waits on, and answers the calls in flight for at most {drain_seconds} s — a second {name} stops it at once"
+            "shed is stopping ({name}): it accepts nothing new, closes the streams no call waits on, and answers the calls in flight for at most {drain_seconds} s; Ctrl-C again (SIGINT or SIGTERM) stops it at once"
         );
         drop(queue);
         stop.send_replace(Stop::Draining);
         let name = first_signal(&mut terminate, &mut interrupt).await;
-        tracing::info!("shed is stopping at once ({name} again)");
+        tracing::info!(
+            "shed is stopping at once ({name} again): the calls still in flight are cut"
+        );
         stop.send_replace(Stop::Now);
     });
     let drained = crate::http::serve_at_most(
