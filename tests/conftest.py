@@ -113,17 +113,31 @@ class Shed:
         return self.run("deploy", str(folder), "--to", app, "--as", handle, *extra, check=check)
 
     # -- the server ---------------------------------------------------------
-    def serve(self) -> None:
+    def serve(self, *, output: Path | None = None, env: dict[str, str | None] | None = None) -> None:
+        """Starts `shed serve` and waits until it listens. `output`: a file
+        that takes what it prints on stdout and stderr (else stdout is
+        dropped and stderr kept for a failed start); `env`: variables to set
+        over `env()`'s, None to unset one."""
+        environment = self.env()
+        for name, value in (env or {}).items():
+            if value is None:
+                environment.pop(name, None)
+            else:
+                environment[name] = value
+        printed = output.open("ab") if output is not None else None
         self.process = subprocess.Popen(
             [str(self.bin), "serve", "--data", str(self.data), "--listen", f"127.0.0.1:{self.port}"],
-            env=self.env(),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            env=environment,
+            stdout=printed or subprocess.DEVNULL,
+            stderr=printed or subprocess.PIPE,
         )
+        if printed is not None:
+            printed.close()  # the child holds its own
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise AssertionError(f"shed serve exited: {self.process.stderr.read().decode() if self.process.stderr else ''}")
+                said = output.read_text() if output is not None else self.process.stderr.read().decode()
+                raise AssertionError(f"shed serve exited: {said}")
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
                     return

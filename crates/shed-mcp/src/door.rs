@@ -14,9 +14,10 @@ use rmcp::{
     ErrorData, RoleServer, ServerHandler,
     model::{
         CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, Extensions,
-        GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
-        ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-        ReadResourceResponse, Reference, ServerCapabilities, ServerConfig, SubscriptionFilter,
+        GetPromptRequestParams, GetPromptResponse, Implementation, InitializeRequestParams,
+        InitializeResult, ListPromptsResult, ListResourcesResult, ListToolsResult,
+        PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, Reference,
+        ServerCapabilities, ServerConfig, SubscriptionFilter,
     },
     service::{NotificationContext, RequestContext, SubscriptionContext},
 };
@@ -28,6 +29,7 @@ use crate::{
     args::{ArgumentError, ToolCall},
     measured::Timed,
     prompts,
+    session_log::SessionLog,
     tools::{TOOLS_CHANGED_LINE, fingerprint, tools},
     views,
     watch::{Notifier, ReachWatch},
@@ -46,6 +48,8 @@ pub struct Door {
     host: Host,
     identity: Identity,
     listed: ListedTools,
+    /// The session this handler serves, logged as it opens and closes.
+    session: SessionLog,
 }
 
 /// How the door knows who is calling.
@@ -64,6 +68,7 @@ impl Door {
             host,
             identity: Identity::Bearer,
             listed,
+            session: SessionLog::default(),
         }
     }
 
@@ -73,6 +78,7 @@ impl Door {
             host,
             identity: Identity::Fixed(caller),
             listed: ListedTools::default(),
+            session: SessionLog::default(),
         }
     }
 
@@ -243,6 +249,22 @@ impl ServerHandler for Door {
         )
         .with_server_info(Implementation::new("shed", env!("CARGO_PKG_VERSION")))
         .with_instructions(INSTRUCTIONS)
+    }
+
+    /// A session opens: logged with its client and caller, then answered
+    /// as rmcp answers.
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        let caller = self
+            .caller(&context.extensions)
+            .await
+            .unwrap_or(Caller::Nobody);
+        self.session.opened(&request.client_info.name, &caller);
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
     }
 
     #[tracing::instrument(level = "debug", name = "mcp call", skip_all, fields(method, tool))]

@@ -15,6 +15,7 @@ mod door;
 mod http;
 mod measured;
 mod prompts;
+mod session_log;
 mod sessions;
 mod stdio;
 mod tools;
@@ -24,6 +25,7 @@ mod watch;
 pub use args::{ArgumentError, ToolCall};
 pub use door::{Door, ListedTools};
 pub use http::{AllowedCallers, HttpDoorError, MCP_PATH, router};
+pub use session_log::MAX_LOGGED_CLIENT_NAME;
 pub use sessions::{
     IPV6_ADDRESS_BITS, MAX_SESSIONS, MAX_SESSIONS_PER_PERSON, MAX_SIGNED_OUT_SESSIONS,
     MAX_SIGNED_OUT_SESSIONS_PER_ADDRESS, SessionRefusal, UNUSED_SESSION_TIMEOUT,

@@ -52,6 +52,7 @@ mod error;
 pub mod filter;
 mod jobs;
 pub mod lifecycle;
+mod migrations;
 mod model;
 mod names;
 pub mod oauth;

@@ -15,28 +15,32 @@
 //! path, so every line logged while it is answered names it. The span never holds the query string
 //! (a sign-in link's key, a hop's code) nor a view key's path segment.
 //!
-//! Stopping: once `shutdown` completes the listener is closed (a new
+//! Stopping ([`Stop`]): once a stop begins the listener is closed (a new
 //! connection is refused, which a client may retry), idle kept-alive
-//! connections are closed, and requests in flight are answered, each on a
-//! connection then closed — for at most the drain bound, after which the
-//! connections still open are left to be dropped.
+//! connections are closed, an event stream that waits on no call (an MCP
+//! session's GET stream, a `subscriptions/listen`) ends at once, and the
+//! calls in flight are answered, each on a connection then closed — for at
+//! most the drain bound, or until the stop is asked again, when the
+//! connections still open are closed at once.
 
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::task::{Context as TaskContext, Poll};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use axum::body::{Body, Bytes};
 use axum::extract::ConnectInfo;
-use hyper::body::Incoming;
+use hyper::body::{Frame, Incoming, SizeHint};
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tower::ServiceExt;
 use tracing::Instrument;
 
@@ -83,74 +87,276 @@ pub const MAX_QUEUE_CONNECTIONS: u64 = 256;
 /// often): long enough not to spin, short enough to use a freed file soon.
 pub const ACCEPT_PAUSE: Duration = Duration::from_millis(250);
 
-/// How a stop went: how long the requests in flight took to be answered.
+/// How far a stop has gone. A first SIGTERM or SIGINT drains the server, a
+/// second stops it at once; ordered, so a later phase includes the earlier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Stop {
+    /// Accepting and answering.
+    Serving,
+    /// Accepting nothing new; the streams no call waits on ended, the calls
+    /// in flight answered.
+    Draining,
+    /// Every connection still open closed at once.
+    Now,
+}
+
+impl Stop {
+    /// The phases of a server nothing stops (its sender is gone at once).
+    pub fn never() -> watch::Receiver<Stop> {
+        watch::channel(Stop::Serving).1
+    }
+}
+
+/// Waits until `stop` reaches `phase`; forever when nothing can move it.
+async fn reached(stop: &mut watch::Receiver<Stop>, phase: Stop) {
+    if stop.wait_for(|now| *now >= phase).await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}
+
+/// How a stop went.
 pub struct Drained {
     /// From the listener's close to the last connection's.
     pub took: Duration,
-    /// Connections open when the stop began.
-    pub open: usize,
-    /// Whether every one closed within the bound.
-    pub whole: bool,
+    /// The calls in flight when the stop began.
+    pub calls: usize,
+    /// The calls still in flight when it ended, cut: none when every call
+    /// was answered.
+    pub cut: usize,
+    /// Why it ended.
+    pub ended: Ended,
 }
 
-/// Serves `routes` on `listener` until `shutdown` completes, with at most
-/// `limit` connections at once (the public listener its share of the
-/// [`ConnectionBudget`]; a listener beside it a few of the files left in
-/// reserve), then lets the open connections finish their requests and
-/// close, for at most `drain`.
+/// Why a drain ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    /// Every connection closed: every call was answered.
+    Answered,
+    /// At the drain bound.
+    Bound,
+    /// The stop was asked again.
+    AskedAgain,
+}
+
+/// Serves `routes` on `listener` until `stop` reaches [`Stop::Draining`],
+/// with at most `limit` connections at once (the public listener its share
+/// of the [`ConnectionBudget`]; a listener beside it a few of the files left
+/// in reserve), then lets the calls in flight finish and their connections
+/// close, for at most `drain` or until `stop` reaches [`Stop::Now`].
 pub async fn serve_at_most(
     listener: TcpListener,
     routes: axum::Router,
     proxies: TrustedProxies,
     limit: u64,
-    shutdown: impl Future<Output = ()>,
+    mut stop: watch::Receiver<Stop>,
     drain: Duration,
 ) -> anyhow::Result<Drained> {
-    let slots = Arc::new(Semaphore::new(usize::try_from(limit).unwrap_or(usize::MAX)));
+    let limit = u32::try_from(limit).unwrap_or(u32::MAX);
+    let slots = Arc::new(Semaphore::new(limit as usize));
     let mut http = http1::Builder::new();
     http.timer(TokioTimer::new())
         .header_read_timeout(REQUEST_HEAD_TIMEOUT);
-    let graceful = GracefulShutdown::new();
-    let mut shutdown = std::pin::pin!(shutdown);
+    // The phase every connection and stream follows: the one `stop` asks,
+    // or `Now` at the drain bound.
+    let (phase, phases) = watch::channel(Stop::Serving);
+    let calls = Arc::new(AtomicUsize::new(0));
     loop {
         let (stream, peer, slot) = tokio::select! {
             next = next_connection(&listener, &slots) => next?,
-            () = &mut shutdown => break,
+            () = reached(&mut stop, Stop::Draining) => break,
         };
-        let (routes, proxies) = (routes.clone(), proxies.clone());
+        let (routes, proxies, calls, streams) = (
+            routes.clone(),
+            proxies.clone(),
+            calls.clone(),
+            phases.clone(),
+        );
         let service = tower::service_fn(move |mut request: hyper::Request<Incoming>| {
             let client = proxies.client(peer, request.headers());
             request.extensions_mut().insert(ConnectInfo(client));
             let span = request_span(&request);
             let started = Instant::now();
+            let call = InFlight::begin(&calls);
+            let streams = waits_on_no_call(&request).then(|| streams.clone());
             let answer = routes.clone().oneshot(request);
             async move {
                 let Ok(response) = answer.await;
                 tracing::debug!(status = response.status().as_u16(), took = ?started.elapsed(), "answered");
+                let response = match streams {
+                    Some(stop) if is_event_stream(&response) => {
+                        drop(call);
+                        response.map(|body| Answer::of_stream(body, stop))
+                    }
+                    _ => response.map(|body| Answer::of_call(body, call)),
+                };
                 Ok::<_, std::convert::Infallible>(response)
             }
             .instrument(span)
         });
-        let connection = graceful
-            .watch(http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service)));
+        let connection =
+            http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
+        let mut phase = phases.clone();
         tokio::spawn(async move {
-            if let Err(error) = connection.await {
+            let mut connection = std::pin::pin!(connection);
+            let ended = tokio::select! {
+                ended = connection.as_mut() => Some(ended),
+                () = reached(&mut phase, Stop::Draining) => None,
+            };
+            let ended = match ended {
+                Some(ended) => ended,
+                None => {
+                    connection.as_mut().graceful_shutdown();
+                    tokio::select! {
+                        ended = connection.as_mut() => ended,
+                        // Dropped: closed at once.
+                        () = reached(&mut phase, Stop::Now) => Ok(()),
+                    }
+                }
+            };
+            if let Err(error) = ended {
                 tracing::debug!(%peer, %error, "a connection ended in an error");
             }
             drop(slot);
         });
     }
     drop(listener);
-    let open = graceful.count();
+    let in_flight = calls.load(Ordering::Relaxed);
     let started = Instant::now();
-    let whole = tokio::time::timeout(drain, graceful.shutdown())
-        .await
-        .is_ok();
+    phase.send_replace(Stop::Draining);
+    // Every connection has given its slot back.
+    let all_closed = || slots.acquire_many(limit);
+    let ended = tokio::select! {
+        closed = tokio::time::timeout(drain, all_closed()) => match closed {
+            Ok(_) => Ended::Answered,
+            Err(_) => Ended::Bound,
+        },
+        () = reached(&mut stop, Stop::Now) => Ended::AskedAgain,
+    };
+    let took = started.elapsed();
+    let cut = calls.load(Ordering::Relaxed);
+    if ended != Ended::Answered {
+        phase.send_replace(Stop::Now);
+        let _ = all_closed().await;
+    }
     Ok(Drained {
-        took: started.elapsed(),
-        open,
-        whole,
+        took,
+        calls: in_flight,
+        cut,
+        ended,
     })
+}
+
+/// Whether a request may be answered with a stream that waits on no call,
+/// only carrying notifications while it is open: a GET (an MCP session's
+/// stream, any event stream a browser opens), or MCP's
+/// `subscriptions/listen`. Its answer must be an event stream too
+/// ([`is_event_stream`]).
+fn waits_on_no_call(request: &hyper::Request<Incoming>) -> bool {
+    request.method() == hyper::Method::GET
+        || request
+            .headers()
+            .get(MCP_METHOD)
+            .is_some_and(|method| method == MCP_LISTEN)
+}
+
+/// The header a 2026-07-28 MCP client names its request's method in (rmcp
+/// refuses a request whose body says another), and the method that opens a
+/// stream of notifications.
+const MCP_METHOD: &str = "mcp-method";
+const MCP_LISTEN: &str = "subscriptions/listen";
+
+/// Whether an answer is a `text/event-stream`.
+fn is_event_stream(response: &hyper::Response<Body>) -> bool {
+    response
+        .headers()
+        .get(hyper::header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("text/event-stream"))
+}
+
+/// A call in flight, counted from its request's head to its answer's last
+/// byte (or its connection's close).
+struct InFlight(Arc<AtomicUsize>);
+
+impl InFlight {
+    fn begin(calls: &Arc<AtomicUsize>) -> InFlight {
+        calls.fetch_add(1, Ordering::Relaxed);
+        InFlight(calls.clone())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// An answer's body as the server sends it.
+struct Answer {
+    body: Body,
+    role: Role,
+}
+
+/// What an answer is to a stop.
+enum Role {
+    /// A call's answer: the call counted in flight until the body is sent
+    /// or dropped.
+    Call { _in_flight: InFlight },
+    /// An event stream that waits on no call: ended (a clean end of the
+    /// stream, as when its server closes it) once a stop begins.
+    Stream {
+        stop: Pin<Box<dyn Future<Output = ()> + Send>>,
+    },
+}
+
+impl Answer {
+    /// A call's answer, `in_flight` until it is sent.
+    fn of_call(body: Body, in_flight: InFlight) -> Body {
+        Body::new(Answer {
+            body,
+            role: Role::Call {
+                _in_flight: in_flight,
+            },
+        })
+    }
+
+    /// A stream's, ended once `stop` begins draining.
+    fn of_stream(body: Body, mut stop: watch::Receiver<Stop>) -> Body {
+        Body::new(Answer {
+            body,
+            role: Role::Stream {
+                stop: Box::pin(async move { reached(&mut stop, Stop::Draining).await }),
+            },
+        })
+    }
+}
+
+impl hyper::body::Body for Answer {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        if let Role::Stream { stop } = &mut self.role
+            && stop.as_mut().poll(cx).is_ready()
+        {
+            return Poll::Ready(None);
+        }
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match self.role {
+            Role::Call { .. } => self.body.size_hint(),
+            Role::Stream { .. } => SizeHint::default(),
+        }
+    }
 }
 
 /// Request ids, counted from 1 in each process.

@@ -261,6 +261,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let format = cli.log_format;
     let ran = runtime.block_on(run(cli));
     drop(runtime);
     // Sends the spans not yet exported, outside the runtime (the exporter's
@@ -273,7 +274,11 @@ fn main() -> ExitCode {
     match ran {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("shed: {error:#}");
+            // Every line in the chosen format: JSON logs say it as an event.
+            match format {
+                LogFormat::Text => eprintln!("shed: {error:#}"),
+                LogFormat::Json => tracing::error!("shed: {error:#}"),
+            }
             ExitCode::FAILURE
         }
     }
@@ -310,6 +315,12 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
 /// never hold a secret.
 const CAPPED: &[(&str, tracing::Level)] = &[("rmcp", tracing::Level::INFO)];
 
+/// A crate whose info lines are shed's debug: rmcp logs each session's life
+/// (and each sessionless request's) at info, as whole Rust `Debug`
+/// structures, where shed logs one line as a session opens and one as it
+/// closes. Its info lines show only when RUST_LOG asks it for debug.
+const CHATTY: &str = "rmcp";
+
 /// Logs go to stderr (stdout is the MCP stream of `shed mcp`), filtered by
 /// RUST_LOG, else at `default` level, and never past [`CAPPED`], as
 /// `format` says. Text carries colours only when stderr is a terminal and
@@ -328,6 +339,17 @@ fn logs(
     let capped = tracing_subscriber::filter::Targets::new()
         .with_default(tracing::Level::TRACE)
         .with_targets(CAPPED.iter().copied());
+    let asked_of_chatty = std::env::var("RUST_LOG").unwrap_or_else(|_| default.to_string());
+    let chatty = tracing_subscriber::filter::Targets::new()
+        .with_default(tracing::Level::TRACE)
+        .with_target(
+            CHATTY,
+            if asks_for_debug(&asked_of_chatty, CHATTY) {
+                tracing::Level::TRACE
+            } else {
+                tracing::Level::WARN
+            },
+        );
     let no_colour = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let lines = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
@@ -337,7 +359,8 @@ fn logs(
         LogFormat::Json => lines.json().boxed(),
     }
     .with_filter(asked)
-    .with_filter(capped);
+    .with_filter(capped)
+    .with_filter(chatty);
     let (provider, traces) = match otlp {
         Some(endpoint) => {
             let (provider, tracer) = telemetry::otlp(endpoint)?;
@@ -357,4 +380,17 @@ fn logs(
         .with(traces)
         .try_init();
     Ok(provider)
+}
+
+/// Whether the RUST_LOG `directives` ask `target` for debug lines: read as
+/// targets and levels, else (span or field directives) by the most verbose
+/// level they ask of anything.
+fn asks_for_debug(directives: &str, target: &str) -> bool {
+    match directives.parse::<tracing_subscriber::filter::Targets>() {
+        Ok(targets) => targets.would_enable(target, &tracing::Level::DEBUG),
+        Err(_) => tracing_subscriber::EnvFilter::try_new(directives)
+            .ok()
+            .and_then(|filter| filter.max_level_hint())
+            .is_some_and(|most| most >= tracing::Level::DEBUG),
+    }
 }

@@ -3,9 +3,10 @@
 //! routes) or MCP on stdio as one person.
 //!
 //! A server stops on SIGTERM or SIGINT: it stops accepting (HTTP and the
-//! broker's queue), lets the calls in flight finish for at most
-//! `--drain-seconds`, commits every write made and closes the database,
-//! prints how long the drain took, and exits 0.
+//! broker's queue), ends the streams no call waits on, lets the calls in
+//! flight finish for at most `--drain-seconds` (a second signal cuts them at
+//! once), commits every write made and closes the database, logs what it
+//! waited for, and exits 0.
 
 use std::path::{Path, PathBuf};
 
@@ -13,6 +14,7 @@ use anyhow::Context;
 use shed_host::{Host, HostConfig};
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
+use crate::http::{Drained, Ended, Stop};
 use crate::{ServeArgs, ServeCommandArgs};
 
 /// Where shed keeps its data — the data folder (the broker's socket, and
@@ -191,38 +193,65 @@ pub async fn run_server(
         host.public_url(),
         shed_mcp::MCP_PATH
     );
-    let stopping = async move {
+    let (stop, stops) = tokio::sync::watch::channel(Stop::Serving);
+    let drain_seconds = args.drain_seconds;
+    tokio::spawn(async move {
         let name = first_signal(&mut terminate, &mut interrupt).await;
         tracing::info!(
-            "shed is stopping ({name}): it accepts nothing new and answers the calls in flight"
+            "shed is stopping ({name}): it accepts nothing new, closes the streams no call waits on, and answers the calls in flight for at most {drain_seconds} s; Ctrl-C again (SIGINT or SIGTERM) stops it at once"
         );
         drop(queue);
-    };
+        stop.send_replace(Stop::Draining);
+        let name = first_signal(&mut terminate, &mut interrupt).await;
+        tracing::info!(
+            "shed is stopping at once ({name} again): the calls still in flight are cut"
+        );
+        stop.send_replace(Stop::Now);
+    });
     let drained = crate::http::serve_at_most(
         listener,
         routes,
         crate::forwarded::TrustedProxies::new(args.trusted_proxies.clone()),
         budget.http,
-        stopping,
+        stops,
         args.drain(),
     )
     .await
     .context("the server stopped")?;
     host.close().await.context("could not close the database")?;
-    let cut = if drained.whole {
-        String::new()
-    } else {
-        format!(
-            " (the connections still open after {} s were closed)",
-            args.drain_seconds
-        )
-    };
-    println!(
-        "shed stopped: {} connections drained in {:.3} s{cut}; every write is committed and the database closed",
-        drained.open,
-        drained.took.as_secs_f64()
+    tracing::info!(
+        "shed stopped: {}; every write is committed and the database closed",
+        what_it_waited_for(&drained, drain_seconds)
     );
     Ok(())
+}
+
+/// What a stop waited for, said in a few words: `no calls in flight`,
+/// `waited 0.4 s for 2 calls in flight`, and what it cut and why.
+fn what_it_waited_for(drained: &Drained, drain_seconds: u64) -> String {
+    let calls = |n: usize| match n {
+        1 => "1 call".to_string(),
+        n => format!("{n} calls"),
+    };
+    let waited = match drained.calls {
+        0 => "no calls in flight".to_string(),
+        n => format!(
+            "waited {:.1} s for {} in flight",
+            drained.took.as_secs_f64(),
+            calls(n)
+        ),
+    };
+    match (drained.ended, drained.cut) {
+        (Ended::Answered, _) | (_, 0) => waited,
+        (Ended::Bound, cut) => format!(
+            "{waited}, and cut the {} still running after {drain_seconds} s (--drain-seconds)",
+            calls(cut)
+        ),
+        (Ended::AskedAgain, cut) => format!(
+            "{waited}, and cut the {} still running when asked again",
+            calls(cut)
+        ),
+    }
 }
 
 /// Waits for SIGTERM or SIGINT; the name of the one that came.

@@ -119,7 +119,7 @@ pub async fn serve_metrics(
             routes,
             crate::forwarded::TrustedProxies::default(),
             METRICS_CONNECTIONS,
-            std::future::pending(),
+            crate::http::Stop::never(),
             std::time::Duration::ZERO,
         );
         if let Err(error) = served.await {

@@ -359,17 +359,19 @@ pub(crate) async fn migrate(
 ) -> Result<(), StoreError> {
     let failed = |e: tokio_postgres::Error| failure(target, &e);
     let txn = client.transaction().await.map_err(failed)?;
-    migrate_in(&txn, target).await?;
+    let was_at = migrate_in(&txn, target).await?;
     txn.commit().await.map_err(failed)?;
+    crate::migrations::log_applied(was_at, MIGRATIONS.len());
     Ok(())
 }
 
 /// [`migrate`] inside a transaction the caller commits (`shed migrate`
-/// copies its rows in the same one).
+/// copies its rows in the same one); answers the schema version the
+/// database was at.
 pub(crate) async fn migrate_in(
     txn: &impl GenericClient,
     target: &Target,
-) -> Result<(), StoreError> {
+) -> Result<usize, StoreError> {
     let failed = |e: tokio_postgres::Error| failure(target, &e);
     txn.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
         .await
@@ -424,9 +426,9 @@ pub(crate) async fn migrate_in(
         )
         .await
         .map_err(failed)?;
-        tracing::info!(version = i + 1, "applied store migration");
+        tracing::debug!(version = i + 1, "applied store migration");
     }
-    Ok(())
+    Ok(done as usize)
 }
 
 #[cfg(test)]

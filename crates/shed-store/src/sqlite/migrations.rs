@@ -195,9 +195,10 @@ fn apply_pending(conn: &mut Connection) -> Result<usize, StoreError> {
     }
     for (i, migration) in MIGRATIONS.iter().enumerate().skip(done as usize) {
         migration.apply(&tx, i + 1)?;
-        tracing::info!(version = i + 1, "applied store migration");
+        tracing::debug!(version = i + 1, "applied store migration");
     }
     tx.commit()?;
+    crate::migrations::log_applied(done as usize, MIGRATIONS.len());
     Ok(MIGRATIONS.len() - done as usize)
 }
 

@@ -300,3 +300,87 @@ fn piped_logs_carry_no_escape_codes() {
     assert!(said.contains("applied store migration"), "{said}");
     assert!(!said.contains('\u{1b}'), "{said:?}");
 }
+
+#[test]
+fn a_new_data_folder_logs_one_line_for_its_store_and_none_per_migration() {
+    let (dir, data) = data_folder();
+    let logs = dir.path().join("logs");
+    let served = Shed::up(&data, &logs, &[]);
+    let (status, _) = served.stop(libc::SIGTERM);
+    assert_eq!(status.code(), Some(0));
+    let log = std::fs::read_to_string(&logs).unwrap();
+    let store: Vec<&str> = log
+        .lines()
+        .filter(|line| line.contains("migration") || line.contains("schema version"))
+        .collect();
+    assert_eq!(store.len(), 1, "{log}");
+    assert!(
+        store[0].contains("made the store at schema version "),
+        "{}",
+        store[0]
+    );
+}
+
+/// A data folder `shed up` made (and stopped): what `shed serve` serves.
+fn made_folder() -> (tempfile::TempDir, std::path::PathBuf) {
+    let (dir, data) = data_folder();
+    let made = Shed::up(&data, &dir.path().join("made"), &[]);
+    let (status, _) = made.stop(libc::SIGTERM);
+    assert_eq!(status.code(), Some(0));
+    (dir, data)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_line_shed_serve_writes_in_json_mode_is_json() {
+    let (dir, data) = made_folder();
+    let logs = dir.path().join("logs");
+    let served = Shed::serve(&data, &logs, &[("SHED_LOG_FORMAT", "json")]);
+    let health = reqwest::get(served.url("/healthz")).await.unwrap();
+    assert_eq!(health.status(), StatusCode::OK);
+    let (status, printed) = served.stop(libc::SIGINT);
+    assert_eq!(status.code(), Some(0));
+    let log = std::fs::read_to_string(&logs).unwrap();
+    let mut stopped = None;
+    for line in printed.iter().map(String::as_str).chain(log.lines()) {
+        let line: Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        let message = line["fields"]["message"].as_str().unwrap_or_default();
+        if message.starts_with("shed stopped") {
+            stopped = Some(line.clone());
+        }
+    }
+    let stopped = stopped.unwrap_or_else(|| panic!("no stop logged: {log}"));
+    assert_eq!(stopped["level"], json!("INFO"), "{stopped}");
+}
+
+#[test]
+fn a_serve_that_cannot_start_says_why_in_json_in_json_mode() {
+    let (_dir, data) = made_folder();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let output = Command::new(SHED)
+        .args(["serve", "--listen", &format!("127.0.0.1:{port}")])
+        .data_in(&data)
+        .env("SHED_LOG_FORMAT", "json")
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let said = String::from_utf8(output.stderr).unwrap();
+    let lines: Vec<Value> = said
+        .lines()
+        .chain(std::str::from_utf8(&output.stdout).unwrap().lines())
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}")))
+        .collect();
+    let why = lines
+        .iter()
+        .find(|line| line["level"] == json!("ERROR"))
+        .unwrap_or_else(|| panic!("no error logged: {said}"));
+    assert!(
+        why["fields"]["message"]
+            .as_str()
+            .is_some_and(|message| message.contains(&port.to_string())),
+        "{why}"
+    );
+}

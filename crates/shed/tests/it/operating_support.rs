@@ -52,10 +52,27 @@ impl Shed {
     /// [`Shed::up`] keeping its data in the database `database` names, or
     /// in the folder's SQLite file when none, whatever the tests run on.
     pub fn up_on(data: &Path, database: Option<&str>, logs: &Path, env: &[(&str, &str)]) -> Shed {
+        Shed::on_a_free_port("up", data, database, logs, env)
+    }
+
+    /// `shed serve` on `data` (made already), as [`Shed::up`] starts `up`.
+    pub fn serve(data: &Path, logs: &Path, env: &[(&str, &str)]) -> Shed {
+        let database = shed_test_database::for_folder(data);
+        Shed::on_a_free_port("serve", data, database.as_deref(), logs, env)
+    }
+
+    /// `shed <subcommand>` (`up` or `serve`) on a free loopback port.
+    fn on_a_free_port(
+        subcommand: &str,
+        data: &Path,
+        database: Option<&str>,
+        logs: &Path,
+        env: &[(&str, &str)],
+    ) -> Shed {
         let port = free_port();
         let listen = format!("127.0.0.1:{port}");
         let url = format!("http://localhost:{port}");
-        let args = ["up", "--listen", &listen, "--public-url", &url];
+        let args = [subcommand, "--listen", &listen, "--public-url", &url];
         Shed::start(data, database, &args, port, logs, env)
     }
 
