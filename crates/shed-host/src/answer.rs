@@ -327,12 +327,6 @@ impl CommandList {
             .collect()
     }
 
-    /// Whether the listing holds every command's row (else each app's
-    /// summary, [`AppInReach`]).
-    pub fn has_every_command(&self) -> bool {
-        self.every_command
-    }
-
     /// `{"commands": [row, …]}`: the rows copied once into one array sized
     /// at once — the answer's whole cost, since a door hands its wire an
     /// owned JSON value; or `{"apps": [app, …]}`.
