@@ -162,9 +162,8 @@ impl HostOutcome {
     /// whose data passes the run's bound; none when the host's text is its
     /// sentence alone.
     pub fn said_entry(&self) -> Option<Value> {
-        if self.message.lines().nth(1).is_none() {
-            return None;
-        }
+        // A text of one line is the sentence alone: nothing to show.
+        self.message.lines().nth(1)?;
         let mut out = Map::new();
         out.insert("status".into(), json!("admitted"));
         out.insert("text".into(), json!(self.message));

@@ -377,72 +377,38 @@ impl Data {
     /// Where the data's rows are, what a text calls them, and how to read
     /// those a bounded text leaves out.
     fn rows(&self) -> Rows {
-        let (at, one, many, how): (_, _, _, Box<dyn Fn(usize) -> String>) = match self {
-            Data::Rows(_) => (
-                AT_ROWS,
-                "row",
-                "rows",
-                Box::new(|shown| {
-                    format!(
-                        "graph_query reads them a page at a time: the same filter line with limit={shown}, \
-                         then after= the next cursor each answer carries; a command reads fewer through \
-                         its own arguments"
-                    )
-                }),
-            ),
-            Data::Wrote(_) => (
-                AT_ENTITIES,
-                "entity",
-                "entities",
-                Box::new(|_| "graph_query with eid=<eid> reads one back".to_string()),
-            ),
-            Data::Commands(list) if list.every_command => (
-                AT_COMMANDS,
-                "command",
-                "commands",
-                Box::new(|_| ONE_APP_AT_A_TIME.to_string()),
-            ),
-            Data::Commands(_) => (
-                AT_APPS,
-                "app",
-                "apps",
-                Box::new(|_| format!("spaces names every app by space; {ONE_APP_AT_A_TIME}")),
-            ),
-            Data::Spaces(_) => (
-                AT_SPACES_APPS,
-                "app",
-                "apps",
-                Box::new(|_| ONE_APP_AT_A_TIME.to_string()),
-            ),
-            Data::Apps(_) => (
-                AT_APPS,
-                "app",
-                "apps",
-                Box::new(|_| ONE_APP_AT_A_TIME.to_string()),
-            ),
-            Data::Files(_) => (
-                AT_FILES_READ,
-                "file",
-                "files",
-                Box::new(|_| "app_files with read naming a few paths reads those back".to_string()),
-            ),
-            Data::Deployed(_) => (
-                AT_COMMANDS,
-                "command",
-                "commands",
-                Box::new(|_| ONE_APP_AT_A_TIME.to_string()),
-            ),
-            Data::Versions(_) => (
-                AT_VERSIONS,
-                "version",
-                "versions",
-                Box::new(|_| "the newest are above".to_string()),
-            ),
-            Data::Invited(_) | Data::Token(_) | Data::AppChange(_) => {
-                (&[], "row", "rows", Box::new(|_| String::new()))
+        let one_app_at_a_time =
+            |at, one, many| Rows::new(at, one, many, |_| ONE_APP_AT_A_TIME.to_string());
+        match self {
+            Data::Rows(_) => Rows::new(AT_ROWS, "row", "rows", |shown| {
+                format!(
+                    "graph_query reads them a page at a time: the same filter line with limit={shown}, \
+                     then after= the next cursor each answer carries; a command reads fewer through \
+                     its own arguments"
+                )
+            }),
+            Data::Wrote(_) => Rows::new(AT_ENTITIES, "entity", "entities", |_| {
+                "graph_query with eid=<eid> reads one back".to_string()
+            }),
+            Data::Commands(list) if list.every_command => {
+                one_app_at_a_time(AT_COMMANDS, "command", "commands")
             }
-        };
-        Rows { at, one, many, how }
+            Data::Commands(_) => Rows::new(AT_APPS, "app", "apps", |_| {
+                format!("spaces names every app by space; {ONE_APP_AT_A_TIME}")
+            }),
+            Data::Spaces(_) => one_app_at_a_time(AT_SPACES_APPS, "app", "apps"),
+            Data::Apps(_) => one_app_at_a_time(AT_APPS, "app", "apps"),
+            Data::Files(_) => Rows::new(AT_FILES_READ, "file", "files", |_| {
+                "app_files with read naming a few paths reads those back".to_string()
+            }),
+            Data::Deployed(_) => one_app_at_a_time(AT_COMMANDS, "command", "commands"),
+            Data::Versions(_) => Rows::new(AT_VERSIONS, "version", "versions", |_| {
+                "the newest are above".to_string()
+            }),
+            Data::Invited(_) | Data::Token(_) | Data::AppChange(_) => {
+                Rows::new(&[], "row", "rows", |_| String::new())
+            }
+        }
     }
 
     /// The data as the JSON a program reads; the rows of a read and the

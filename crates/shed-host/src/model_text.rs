@@ -26,6 +26,22 @@ pub(crate) struct Rows {
     pub how: Box<dyn Fn(usize) -> String>,
 }
 
+impl Rows {
+    pub(crate) fn new(
+        at: &'static [&'static [&'static str]],
+        one: &'static str,
+        many: &'static str,
+        how: impl Fn(usize) -> String + 'static,
+    ) -> Rows {
+        Rows {
+            at,
+            one,
+            many,
+            how: Box::new(how),
+        }
+    }
+}
+
 /// `lines`, then `data` as compact JSON, within `bound` bytes where the
 /// answer's first line and its last line leave room for a row.
 pub(crate) fn model_text(lines: &str, data: &Value, rows: &Rows, bound: usize) -> String {
@@ -165,12 +181,7 @@ mod tests {
         at: &'static [&'static [&'static str]],
         how: impl Fn(usize) -> String + 'static,
     ) -> Rows {
-        Rows {
-            at,
-            one: "row",
-            many: "rows",
-            how: Box::new(how),
-        }
+        Rows::new(at, "row", "rows", how)
     }
 
     fn board(n: usize, width: usize) -> Value {

@@ -842,7 +842,15 @@ fn an_answer_over_the_bound_alone_is_left_out() {
         .map(|i| format!("{i}{}", "x".repeat(1000)))
         .collect();
     host.set_outcome("a/b.big", json!({"ok": true, "code": "ok", "body": body}));
-    let out = host.tool(
+    let out = run_big_under_4_kib(&host);
+    assert_eq!(out["truncated"], true);
+    assert!(out.get("entry").is_none());
+    assert_eq!(out["outcome"]["ok"], true);
+}
+
+/// `run_command` of `a/b.big` as a direct command, under a 4 KiB bound.
+fn run_big_under_4_kib(host: &Host) -> Value {
+    host.tool(
         "run_command",
         json!({"command": "a/b.big"}),
         &[
@@ -851,10 +859,7 @@ fn an_answer_over_the_bound_alone_is_left_out() {
             "--tool-output-bound",
             "4096",
         ],
-    );
-    assert_eq!(out["truncated"], true);
-    assert!(out.get("entry").is_none());
-    assert_eq!(out["outcome"]["ok"], true);
+    )
 }
 
 // Issue 24, point 1: an answer over the bound alone shows the host's own
@@ -874,16 +879,7 @@ fn an_answer_over_the_bound_shows_the_hosts_bounded_text() {
         "a/b.big",
         json!({"ok": true, "code": "ok", "body": {"rows": rows}, "message": said, "version": 3}),
     );
-    let out = host.tool(
-        "run_command",
-        json!({"command": "a/b.big"}),
-        &[
-            "--task-slot",
-            "direct-command",
-            "--tool-output-bound",
-            "4096",
-        ],
-    );
+    let out = run_big_under_4_kib(&host);
     assert_eq!(out["truncated"], true, "{out}");
     assert_eq!(
         out["entry"],
