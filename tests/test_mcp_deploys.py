@@ -39,10 +39,12 @@ async def test_a_deploy_through_mcp_names_the_commands_it_planted(jeff: Shed) ->
     async with jeff.http("jeff") as client:
         deployed = await deploy(client, "jeff/runs", run_club_files(), title="Run club")
         ok(deployed)
-        assert text(deployed).splitlines() == [
+        *said, answer = text(deployed).splitlines()
+        assert said == [
             f"deployed jeff/runs v1: http://jeff.localhost:{jeff.port}/runs/",
             "commands: log_run, leaderboard, since, add_jog, find_jog",
         ]
+        assert json.loads(answer) == ok(deployed)
 
 
 async def test_a_bad_manifest_is_one_sentence_and_the_old_commands_still_answer(jeff: Shed) -> None:

@@ -98,7 +98,9 @@ async def run_club_story(client: Any, shed: Shed) -> None:
     wrote = ok(logged)
     eid = wrote["aliases"]["$run"]
     assert wrote["entities"] == [eid]
-    assert text(logged) == f"log_run: wrote 1 entity in demo/runs: $run={eid}"
+    sentence, answer = text(logged).splitlines()
+    assert sentence == f"log_run: wrote 1 entity in demo/runs: $run={eid}"
+    assert json.loads(answer) == wrote
 
     board = await client.call_tool("command", {"name": "leaderboard", "args": {}})
     rows = ok(board)["rows"]
@@ -107,6 +109,7 @@ async def run_club_story(client: Any, shed: Shed) -> None:
     assert mine["jog"]["who"] == "Ada"
     assert mine["created"]["by"]["name"] == "You"
     assert text(board).startswith("leaderboard: ")
+    assert json.loads(text(board).splitlines()[1]) == ok(board)
 
     since_later = ok(await client.call_tool("command", {"name": "since", "args": {"since": "2999-01-01"}}))
     assert since_later["rows"] == []

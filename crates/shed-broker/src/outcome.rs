@@ -82,7 +82,8 @@ pub struct Outcome {
     pub ifc: Label,
     /// The app's data version after the call, where it named an app.
     pub version: Option<u64>,
-    /// The answer's text, or the sentence of a refusal.
+    /// The answer's text — its lines, then its data as compact JSON,
+    /// bounded as every door bounds it — or the sentence of a refusal.
     pub message: String,
     /// Who the command ran as, `agent:<job name>`, when it ran.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -98,7 +99,10 @@ impl Outcome {
     /// What a job's run came to.
     pub fn of_job(outcome: JobOutcome) -> Outcome {
         let (ok, code, body, message) = match outcome.answer {
-            Ok(answer) => (true, Code::Ok, answer.data.into_json(), answer.text),
+            Ok(answer) => {
+                let said = answer.said();
+                (true, Code::Ok, said.json, said.text)
+            }
             Err(refusal) => (
                 false,
                 Code::of_refusal(&refusal),

@@ -8,7 +8,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use futures::StreamExt;
 use serde_json::{Value, json};
 
-use crate::calls::{self, CallContext, CallResult, CallSpec, Form, Input, MAX_IN_FLIGHT, Refusal};
+use crate::calls::{
+    self, Answer, CallContext, CallResult, CallSpec, Form, Input, MAX_IN_FLIGHT, Refusal,
+};
 use crate::catalog::Catalog;
 use crate::config::HostConfig;
 use crate::host::{HostCli, ListError};
@@ -521,20 +523,34 @@ fn read_detail(input: &Value) -> Result<Vec<String>, String> {
 /// What a `truncated` mark adds to a result.
 const TRUNCATED_MARK: &str = ",\"truncated\":true";
 
-/// A call sent alone: its answer is left out when the whole result would
-/// pass the bound.
+/// A call sent alone: when the whole result would pass the bound, an
+/// admitted answer is shown as the host's own bounded text (its first rows
+/// whole, the rows `shed command run` prints) where that fits, and left
+/// out where it does not; the result is marked truncated either way.
 pub fn render_alone(result: &CallResult, output_id: &str, bound: usize) -> (Value, bool) {
     let mut value = calls::summary(result, output_id, Form::Alone);
-    let CallResult::Executed { answer, .. } = result else {
+    let CallResult::Executed {
+        answer, outcome, ..
+    } = result
+    else {
         return (value, false);
     };
     value["entry"] = answer.entry();
     if json_len(&value) <= bound {
         return (value, true);
     }
+    let Some(object) = value.as_object_mut() else {
+        return (value, false);
+    };
+    object.insert("truncated".into(), Value::Bool(true));
+    if let (Answer::Admitted { .. }, Some(said)) = (answer, outcome.said_entry()) {
+        object.insert("entry".into(), said);
+        if json_len(&value) <= bound {
+            return (value, true);
+        }
+    }
     if let Some(object) = value.as_object_mut() {
         object.remove("entry");
-        object.insert("truncated".into(), Value::Bool(true));
     }
     (value, false)
 }

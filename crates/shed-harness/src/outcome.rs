@@ -141,17 +141,36 @@ impl HostOutcome {
         json!({"delivered": true, "landed": "unknown"})
     }
 
-    /// The admitted answer as the model sees it, its strings bounded.
+    /// The admitted answer as the model sees it, its strings bounded: the
+    /// host's data as `body`, beside the first line of the host's text —
+    /// the sentence; the lines after it are that data again, as JSON.
     pub fn admitted_entry(&self) -> Value {
         let mut out = Map::new();
         out.insert("status".into(), json!("admitted"));
         out.insert("body".into(), bound_strings(&self.body, ENTRY_STRING_CHARS));
-        if !self.message.is_empty() {
-            out.insert(
-                "message".into(),
-                json!(cut(&self.message, ENTRY_STRING_CHARS)),
-            );
+        let sentence = self.message.lines().next().unwrap_or_default();
+        if !sentence.is_empty() {
+            out.insert("message".into(), json!(cut(sentence, ENTRY_STRING_CHARS)));
         }
+        self.with_version(out)
+    }
+
+    /// The admitted answer as the host's own text — its sentence, its data
+    /// as JSON with only the first rows, each whole, where the data passed
+    /// the host's bound, and a line saying how many more and how to read
+    /// them: what `shed command run` prints. Shown in place of an entry
+    /// whose data passes the run's bound; none when the host's text is its
+    /// sentence alone.
+    pub fn said_entry(&self) -> Option<Value> {
+        // A text of one line is the sentence alone: nothing to show.
+        self.message.lines().nth(1)?;
+        let mut out = Map::new();
+        out.insert("status".into(), json!("admitted"));
+        out.insert("text".into(), json!(self.message));
+        Some(self.with_version(out))
+    }
+
+    fn with_version(&self, mut out: Map<String, Value>) -> Value {
         if !self.version.is_null() {
             out.insert(
                 "version".into(),

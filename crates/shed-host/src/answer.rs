@@ -14,13 +14,38 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 pub use shed_store::{Applied, Listing};
 
+use crate::model_text::{ANSWER_TEXT_BYTES, Rows, model_text};
 use crate::registry::LiveApp;
+use crate::texts::bounded_list;
 
 /// A call's answer: the text a person reads and the data a program reads.
 #[derive(Debug, Clone)]
 pub struct Answer<T = Data> {
     pub text: String,
     pub data: T,
+}
+
+/// An answer as a door hands it on: the text a model reads — the answer's
+/// lines, then its data as compact JSON, bounded at [`ANSWER_TEXT_BYTES`] —
+/// and the data as JSON, whole (MCP's `structuredContent`, the broker's
+/// `body`).
+#[derive(Debug, Clone)]
+pub struct Said {
+    pub text: String,
+    pub json: Value,
+}
+
+impl Answer<Data> {
+    /// The answer as every door hands it on, built here once so each door
+    /// says the same.
+    pub fn said(self) -> Said {
+        let rows = self.data.rows();
+        let json = self.data.into_json();
+        Said {
+            text: model_text(&self.text, &json, &rows, ANSWER_TEXT_BYTES),
+            json,
+        }
+    }
 }
 
 impl<T: Into<Data>> Answer<T> {
@@ -272,10 +297,26 @@ pub struct FileRead {
 }
 
 /// The command rows of the apps a listing names, each app's rows built at
-/// its deploy.
+/// its deploy — or, for a listing of every app in reach too large for one
+/// answer, those apps without their commands.
 #[derive(Debug, Clone)]
 pub struct CommandList {
     pub(crate) apps: Vec<Arc<LiveApp>>,
+    /// Every command's row, or only each app's summary.
+    pub(crate) every_command: bool,
+}
+
+/// An app in a listing too large to hold every command: where it is, what
+/// it is called, and its commands by name.
+#[derive(Debug, Clone, Serialize)]
+pub struct AppInReach {
+    /// `jeff/runs`: what `commands` and `command` take as `app`.
+    pub app: String,
+    pub title: String,
+    /// How many commands it offers.
+    pub commands: usize,
+    /// What it is for, in a line: its commands' names.
+    pub offers: String,
 }
 
 impl CommandList {
@@ -293,21 +334,88 @@ impl CommandList {
 
     /// `{"commands": [row, …]}`: the rows copied once into one array sized
     /// at once — the answer's whole cost, since a door hands its wire an
-    /// owned JSON value.
+    /// owned JSON value; or `{"apps": [app, …]}`.
     pub(crate) fn into_json(self) -> Value {
+        let mut data = Map::with_capacity(1);
+        if !self.every_command {
+            let apps: Vec<AppInReach> = self
+                .apps
+                .iter()
+                .map(|app| AppInReach {
+                    app: app.name.clone(),
+                    title: app.title.clone(),
+                    commands: app.manifest.commands.len(),
+                    offers: bounded_list(&app.command_names()),
+                })
+                .collect();
+            data.insert(
+                "apps".into(),
+                serde_json::to_value(apps).unwrap_or(Value::Null),
+            );
+            return Value::Object(data);
+        }
         let mut rows = Vec::with_capacity(self.apps.iter().map(|app| app.rows.len()).sum());
         for app in &self.apps {
             rows.extend(app.rows.iter().cloned());
         }
         // Moved in, not through `json!`, which would serialize the rows
         // into a second copy.
-        let mut data = Map::with_capacity(1);
         data.insert("commands".into(), Value::Array(rows));
         Value::Object(data)
     }
 }
 
+// Where each kind of data keeps its rows.
+const AT_ROWS: &[&[&str]] = &[&["rows"]];
+const AT_ENTITIES: &[&[&str]] = &[&["entities"]];
+const AT_COMMANDS: &[&[&str]] = &[&["commands"]];
+const AT_APPS: &[&[&str]] = &[&["apps"]];
+const AT_SPACES_APPS: &[&[&str]] = &[&["spaces", "apps"]];
+const AT_FILES_READ: &[&[&str]] = &[&["files"], &["read"]];
+const AT_VERSIONS: &[&[&str]] = &[&["versions"]];
+
+/// How to read the apps a bounded text leaves out.
+const ONE_APP_AT_A_TIME: &str =
+    "call commands with app (its slug, or space/app) for one app's commands, whole";
+
 impl Data {
+    /// Where the data's rows are, what a text calls them, and how to read
+    /// those a bounded text leaves out.
+    fn rows(&self) -> Rows {
+        let one_app_at_a_time =
+            |at, one, many| Rows::new(at, one, many, |_| ONE_APP_AT_A_TIME.to_string());
+        match self {
+            Data::Rows(_) => Rows::new(AT_ROWS, "row", "rows", |shown| {
+                format!(
+                    "graph_query reads them a page at a time: the same filter line with limit={shown}, \
+                     then after= the next cursor each answer carries; a command reads fewer through \
+                     its own arguments"
+                )
+            }),
+            Data::Wrote(_) => Rows::new(AT_ENTITIES, "entity", "entities", |_| {
+                "graph_query with eid=<eid> reads one back".to_string()
+            }),
+            Data::Commands(list) if list.every_command => {
+                one_app_at_a_time(AT_COMMANDS, "command", "commands")
+            }
+            Data::Commands(_) => Rows::new(AT_APPS, "app", "apps", |_| {
+                format!("spaces names every app by space; {ONE_APP_AT_A_TIME}")
+            }),
+            Data::Spaces(_) => one_app_at_a_time(AT_SPACES_APPS, "app", "apps"),
+            Data::Apps(_) => one_app_at_a_time(AT_APPS, "app", "apps"),
+            Data::Files(_) => Rows::new(AT_FILES_READ, "file", "files", |_| {
+                "app_files with read naming a few paths reads those back".to_string()
+            }),
+            Data::Deployed(_) => one_app_at_a_time(AT_COMMANDS, "command", "commands"),
+            Data::Versions(_) => Rows::new(AT_VERSIONS, "version", "versions", |_| {
+                "the newest are above".to_string()
+            }),
+            Data::Invited(_) | Data::Token(_) | Data::AppChange(_) => {
+                Rows::new(&[], "row", "rows", |_| String::new())
+            }
+        }
+    }
+
     /// The data as the JSON a program reads; the rows of a read and the
     /// command rows move in rather than being copied.
     pub fn into_json(self) -> Value {

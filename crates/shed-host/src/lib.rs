@@ -26,6 +26,7 @@ mod files;
 mod graph;
 mod listing;
 mod measure;
+mod model_text;
 mod names;
 pub mod oauth;
 pub mod own;
@@ -53,11 +54,12 @@ use std::sync::{Arc, OnceLock};
 use shed_store::Store;
 
 pub use access::{SIGN_IN_HOW, VIEWER_SENTENCE};
-pub use answer::{Answer, Data};
+pub use answer::{Answer, Data, Said};
 pub use apps::parse_version;
 pub use caller::{Access, Caller, NotARole, NotAnAccess, Person, Role};
 pub use error::HostError;
 pub use names::SLUG_CHARS;
+pub use model_text::ANSWER_TEXT_BYTES;
 
 /// The database's file in a data folder: everything shed serves — people,
 /// spaces, apps with every file of their deploys, their data, tokens, jobs —

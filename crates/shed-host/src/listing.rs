@@ -1,13 +1,25 @@
 //! `commands`: what the apps in the caller's spaces can do, grouped by app
 //! under `## space/app`, each command's call shape, description, and the
 //! app's title and address; its data, one row per command. Each app's part is
-//! rendered once per deploy (see the registry), so a listing is a join.
+//! rendered once per deploy (see the registry), so a listing is a join. A
+//! listing of every app too large for one answer ([`WHOLE_LISTING_BYTES`])
+//! lists the apps instead, each with its commands by name, and says how to
+//! list one app's.
 
 use std::sync::Arc;
 
 use crate::answer::{Answer, CommandList};
+use crate::model_text::ANSWER_TEXT_BYTES;
 use crate::registry::LiveApp;
+use crate::texts::count;
 use crate::{Caller, Host, HostError};
+
+/// The most bytes the text of `commands` without `app` may take listing
+/// every command — its lines and its rows as JSON; past it, the listing
+/// names the apps instead. The answer's own text bound, so a listing that
+/// fits one answer is never cut, and one that does not is never cut in the
+/// middle of an app: one app's listing (`commands` with `app`) stays whole.
+pub const WHOLE_LISTING_BYTES: usize = ANSWER_TEXT_BYTES;
 
 impl Host {
     /// The commands of every app in reach, or of the one app `app` names (a
@@ -26,6 +38,25 @@ impl Host {
             .iter()
             .filter(|app| !app.manifest.commands.is_empty())
             .collect();
+        if app.is_none() && whole_listing_bytes(&with_commands) > WHOLE_LISTING_BYTES {
+            let commands: usize = with_commands
+                .iter()
+                .map(|app| app.manifest.commands.len())
+                .sum();
+            return Ok(Answer {
+                text: format!(
+                    "{} in your spaces offer {} — too many to list in one answer, so here are the apps \
+                     with their commands by name; call commands with app (its slug, or space/app) for \
+                     one app's commands, whole",
+                    count(with_commands.len(), "app", "apps"),
+                    count(commands, "command", "commands"),
+                ),
+                data: CommandList {
+                    apps: with_commands.into_iter().cloned().collect(),
+                    every_command: false,
+                },
+            });
+        }
         let text = match (app, with_commands.is_empty()) {
             (Some(_), true) => apps.first().map_or_else(String::new, |app| {
                 format!(
@@ -44,7 +75,19 @@ impl Host {
         let apps = with_commands.into_iter().cloned().collect();
         Ok(Answer {
             text,
-            data: CommandList { apps },
+            data: CommandList {
+                apps,
+                every_command: true,
+            },
         })
     }
+}
+
+/// The bytes of the text listing every command of `apps`: their parts,
+/// a blank line between two, then `{"commands":[…]}`.
+fn whole_listing_bytes(apps: &[&Arc<LiveApp>]) -> usize {
+    apps.iter()
+        .map(|app| app.listing.len() + 2 + app.rows_bytes)
+        .sum::<usize>()
+        + r#"{"commands":[]}"#.len()
 }

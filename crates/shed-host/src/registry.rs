@@ -48,6 +48,9 @@ pub(crate) struct LiveApp {
     pub listing: String,
     /// The app's rows of the `commands` structured answer.
     pub rows: Vec<Value>,
+    /// The bytes of its rows as compact JSON, commas between them: what
+    /// they add to a listing's text.
+    pub rows_bytes: usize,
     /// The pages its commands name, each once, in the order first named.
     pub views: Vec<String>,
 }
@@ -99,6 +102,7 @@ impl LiveApp {
             manifest,
             listing: String::new(),
             rows: Vec::new(),
+            rows_bytes: 0,
             views: Vec::new(),
         };
         app.render();
@@ -139,6 +143,7 @@ impl LiveApp {
             listing.push_str(&times);
         }
         self.listing = listing;
+        self.rows_bytes = self.rows.iter().map(|row| row.to_string().len() + 1).sum();
     }
 }
 

@@ -1,8 +1,9 @@
 //! `spaces`: the caller's spaces, their role in each, and each space's apps
-//! (title, access, address, version).
+//! (title, access, address, version). Its first line counts them, so a text
+//! bounded to its first line and its first apps still says what is there.
 
 use crate::answer::{Answer, SpaceApp, SpaceEntry, SpaceList};
-use crate::texts::NO_APPS_YET;
+use crate::texts::{NO_APPS_YET, bounded_list, count};
 use crate::{Caller, Host, HostError};
 
 impl Host {
@@ -20,6 +21,8 @@ impl Host {
         }
         let mut parts = Vec::new();
         let mut spaces = Vec::new();
+        let mut counted = Vec::new();
+        let mut all_apps = 0;
         for (space, role) in &reach.roles {
             let apps = snapshot.apps_in(space);
             let mut lines = vec![format!("## {space} — you are {}", role.with_article())];
@@ -33,14 +36,26 @@ impl Host {
                 ));
             }
             parts.push(lines.join("\n"));
+            all_apps += apps.len();
+            counted.push(format!(
+                "{space} ({}, {})",
+                role.as_str(),
+                count(apps.len(), "app", "apps")
+            ));
             spaces.push(SpaceEntry {
                 space: space.clone(),
                 role: role.as_str(),
                 apps: apps.iter().map(|app| SpaceApp::of(app)).collect(),
             });
         }
+        let first = format!(
+            "you belong to {}, with {} in them: {}",
+            count(counted.len(), "space", "spaces"),
+            count(all_apps, "app", "apps"),
+            bounded_list(&counted)
+        );
         Ok(Answer {
-            text: parts.join("\n\n"),
+            text: format!("{first}\n\n{}", parts.join("\n\n")),
             data: SpaceList { spaces },
         })
     }

@@ -1,6 +1,7 @@
-//! Turns what the host answered into a tool result: the answer's text as
-//! `content`, its data as `structuredContent`; a refusal as an `isError`
-//! result whose text is the host's sentence.
+//! Turns what the host answered into a tool result: the text the host says
+//! a model reads (its lines, then its data as compact JSON, bounded) as
+//! `content`, its data whole as `structuredContent`; a refusal as an
+//! `isError` result whose text is the host's sentence.
 
 use rmcp::model::{CallToolResult, ContentBlock};
 use shed_host::{Answer, HostError};
@@ -9,8 +10,9 @@ use crate::args::ArgumentError;
 
 /// The tool result of an answer.
 pub fn answered(answer: Answer) -> CallToolResult {
-    let mut result = CallToolResult::success(vec![ContentBlock::text(answer.text)]);
-    result.structured_content = Some(answer.data.into_json());
+    let said = answer.said();
+    let mut result = CallToolResult::success(vec![ContentBlock::text(said.text)]);
+    result.structured_content = Some(said.json);
     result
 }
 
@@ -52,7 +54,7 @@ mod tests {
         let wire = serde_json::to_value(&result).unwrap();
         assert_eq!(
             wire["content"][0]["text"],
-            "leaderboard: 1 rows in demo/runs"
+            "leaderboard: 1 rows in demo/runs\n{\"rows\":[]}"
         );
         assert_eq!(wire["structuredContent"], json!({"rows": []}));
         assert_eq!(wire.get("isError"), Some(&json!(false)));

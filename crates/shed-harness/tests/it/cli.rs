@@ -842,7 +842,15 @@ fn an_answer_over_the_bound_alone_is_left_out() {
         .map(|i| format!("{i}{}", "x".repeat(1000)))
         .collect();
     host.set_outcome("a/b.big", json!({"ok": true, "code": "ok", "body": body}));
-    let out = host.tool(
+    let out = run_big_under_4_kib(&host);
+    assert_eq!(out["truncated"], true);
+    assert!(out.get("entry").is_none());
+    assert_eq!(out["outcome"]["ok"], true);
+}
+
+/// `run_command` of `a/b.big` as a direct command, under a 4 KiB bound.
+fn run_big_under_4_kib(host: &Host) -> Value {
+    host.tool(
         "run_command",
         json!({"command": "a/b.big"}),
         &[
@@ -851,10 +859,57 @@ fn an_answer_over_the_bound_alone_is_left_out() {
             "--tool-output-bound",
             "4096",
         ],
+    )
+}
+
+// Issue 24, point 1: an answer over the bound alone shows the host's own
+// text — its sentence, its first rows whole and the line saying how many
+// more — the rows `shed command run` prints, rather than nothing.
+#[test]
+fn an_answer_over_the_bound_shows_the_hosts_bounded_text() {
+    let host = Host::new(json!([row("a/b.big", "read")]));
+    let rows: Vec<Value> = (0..20)
+        .map(|i| json!({"num": i, "note": "x".repeat(1000)}))
+        .collect();
+    let said = format!(
+        "big: 20 rows in a/b\n{}\n… and 18 more rows not shown here",
+        json!({"rows": rows[..2]})
     );
-    assert_eq!(out["truncated"], true);
-    assert!(out.get("entry").is_none());
+    host.set_outcome(
+        "a/b.big",
+        json!({"ok": true, "code": "ok", "body": {"rows": rows}, "message": said, "version": 3}),
+    );
+    let out = run_big_under_4_kib(&host);
+    assert_eq!(out["truncated"], true, "{out}");
+    assert_eq!(
+        out["entry"],
+        json!({"status": "admitted", "text": said, "version": 3}),
+        "{out}"
+    );
     assert_eq!(out["outcome"]["ok"], true);
+}
+
+// The host's text after its sentence is its data again: beside the data as
+// `body`, an entry carries the sentence alone.
+#[test]
+fn an_entry_carries_the_hosts_sentence_beside_its_body() {
+    let host = Host::new(json!([row("a/b.board", "read")]));
+    let body = json!({"rows": [{"num": 1}]});
+    host.set_outcome(
+        "a/b.board",
+        json!({"ok": true, "code": "ok", "body": body,
+               "message": format!("board: 1 row in a/b\n{body}")}),
+    );
+    let out = host.tool(
+        "run_command",
+        json!({"command": "a/b.board"}),
+        &["--task-slot", "direct-command"],
+    );
+    assert_eq!(
+        out["entry"],
+        json!({"status": "admitted", "body": body, "message": "board: 1 row in a/b"}),
+        "{out}"
+    );
 }
 
 // "A command whose target is `loom` takes a `loomId`; `run_command` passes

@@ -208,11 +208,13 @@ async fn the_run_club_story() {
     let (_, sentence) = refusal(host.read_view(&ada, "ui://jeff/runs/tools.json").await);
     assert_eq!(sentence, "no resource ui://jeff/runs/tools.json");
 
-    // spaces: the role and the apps with their title, access, version, address.
+    // spaces: how many, then the role and the apps with their title, access,
+    // version, address.
     let spaces = host.spaces(&ada).await.unwrap();
     assert_eq!(
         spaces.text,
-        "## jeff — you are an editor\njeff/runs — Run club, private, v2 — http://jeff.localhost:7700/runs/"
+        "you belong to 1 space, with 1 app in them: jeff (editor, 1 app)\n\n\
+         ## jeff — you are an editor\njeff/runs — Run club, private, v2 — http://jeff.localhost:7700/runs/"
     );
     assert_eq!(spaces.data_json()["spaces"][0]["apps"][0]["version"], 2);
 

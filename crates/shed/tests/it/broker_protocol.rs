@@ -118,6 +118,46 @@ fn a_write_is_the_jobs_agent_for_its_person_whatever_the_request_names() {
     );
 }
 
+/// Issue 24, point 1: `shed command run` says what the MCP door says — the
+/// sentence, then the answer as compact JSON (the outcome's `body`) — as
+/// its `message` and, without `--json`, on stdout; a write's too.
+#[test]
+fn a_run_says_its_sentence_then_its_answer_as_json() {
+    let served = Served::start();
+    let (job, _) = served.named_job(&["--person", "ada", "--allow", "demo/runs.*"]);
+    let wrote = served.run(&job, "demo/runs.log_run", a_run(), &[]);
+    let message = wrote["message"].as_str().unwrap();
+    let (sentence, answer) = message.split_once('\n').unwrap();
+    let eid = wrote["body"]["aliases"]["$run"].as_str().unwrap();
+    assert_eq!(
+        sentence,
+        format!("log_run: wrote 1 entity in demo/runs: $run={eid}")
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(answer).unwrap(),
+        wrote["body"]
+    );
+
+    let board = served.run(&job, "demo/runs.leaderboard", json!({}), &[]);
+    let message = board["message"].as_str().unwrap();
+    let (sentence, answer) = message.split_once('\n').unwrap();
+    assert_eq!(sentence, "leaderboard: 1 row in demo/runs");
+    assert_eq!(
+        serde_json::from_str::<Value>(answer).unwrap(),
+        board["body"]
+    );
+
+    let printed = served.cli(Some(&job), &["command", "run", "demo/runs.leaderboard"], "");
+    assert!(printed.status.success());
+    let printed = String::from_utf8(printed.stdout).unwrap();
+    let (sentence, answer) = printed.trim_end().split_once('\n').unwrap();
+    assert_eq!(sentence, "leaderboard: 1 row in demo/runs");
+    assert_eq!(
+        serde_json::from_str::<Value>(answer).unwrap(),
+        board["body"]
+    );
+}
+
 #[test]
 fn read_only_runs_only_granted_reads() {
     let served = Served::start();
