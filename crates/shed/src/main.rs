@@ -11,6 +11,7 @@ mod job_cli;
 mod login_cli;
 mod migrate_cli;
 mod serve;
+mod table;
 mod telemetry;
 mod up;
 // Written by the host crate's owner: `person add`, `space add`, `member add`,
