@@ -300,7 +300,7 @@ async fn administer(host: &Host, command: AdminCommand) -> Result<String, HostEr
             Ok(format!("revoked token {id}"))
         }
         AdminCommand::Deploy(args) => {
-            let caller: Caller = host.caller_for_handle(&args.handle).await?;
+            let caller: Caller = host.caller_at_terminal(&args.handle).await?;
             let files = read_folder(&args.dir)?;
             let answer = host
                 .deploy_folder(&caller, &args.to, files, args.title, args.access)

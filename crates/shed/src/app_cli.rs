@@ -151,11 +151,11 @@ async fn act(host: &Host, command: AppCommand) -> Result<String, HostError> {
         AppCommand::List {
             handle: Some(handle),
         } => {
-            let caller = host.caller_for_handle(&handle).await?;
+            let caller = host.caller_at_terminal(&handle).await?;
             app_table(&host.apps(&caller).await?.data, true)
         }
         AppCommand::Versions { app, acting } => {
-            let caller = host.caller_for_handle(&acting.handle).await?;
+            let caller = host.caller_at_terminal(&acting.handle).await?;
             host.app_versions(&caller, &app).await?.text
         }
         AppCommand::Rollback {
@@ -163,15 +163,15 @@ async fn act(host: &Host, command: AppCommand) -> Result<String, HostError> {
             version,
             acting,
         } => {
-            let caller = host.caller_for_handle(&acting.handle).await?;
+            let caller = host.caller_at_terminal(&acting.handle).await?;
             host.app_rollback(&caller, &app, version).await?.text
         }
         AppCommand::Trash { app, acting } => {
-            let caller = host.caller_for_handle(&acting.handle).await?;
+            let caller = host.caller_at_terminal(&acting.handle).await?;
             host.app_trash(&caller, &app).await?.text
         }
         AppCommand::Restore { app, acting } => {
-            let caller = host.caller_for_handle(&acting.handle).await?;
+            let caller = host.caller_at_terminal(&acting.handle).await?;
             host.app_restore(&caller, &app).await?.text
         }
         AppCommand::Purge {
@@ -179,7 +179,7 @@ async fn act(host: &Host, command: AppCommand) -> Result<String, HostError> {
             confirm,
             acting,
         } => {
-            let caller = host.caller_for_handle(&acting.handle).await?;
+            let caller = host.caller_at_terminal(&acting.handle).await?;
             host.app_purge(&caller, &app, &confirm).await?.text
         }
     })

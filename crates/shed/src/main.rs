@@ -39,7 +39,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[command(name = "shed", version, about, long_about)]
 struct Cli {
     /// The folder holding shed's database and apps. Created when missing.
-    #[arg(long, global = true, env = "SHED_DATA", default_value = "shed-data")]
+    #[arg(long, global = true, env = "SHED_DATA", default_value = serve::DEFAULT_DATA)]
     data: PathBuf,
 
     /// Keep the data in a PostgreSQL database instead of the data folder's

@@ -69,14 +69,14 @@ pub fn now_millis() -> i64 {
         .unwrap_or(0)
 }
 
-/// The refusal for a job that is not there. What was given is repeated only
+/// The refusal for a job that is not there, `listed` saying where the jobs
+/// are listed, as the caller's door does it. What was given is repeated only
 /// when it reads as a name: a mistyped secret is not echoed.
-pub(crate) fn no_job(given: &str) -> HostError {
+pub(crate) fn no_job(given: &str, listed: &str) -> HostError {
     HostError::NotFound(if given.starts_with("job-") {
-        format!("no job {} — `shed job list` shows the jobs", shown(given))
+        format!("no job {} — {listed}", shown(given))
     } else {
-        "no job has that name or secret — `shed job list` shows the jobs by name (job-1, job-2, …)"
-            .to_string()
+        format!("no job has that name or secret — {listed} by name (job-1, job-2, …)")
     })
 }
 
@@ -138,6 +138,7 @@ impl Host {
         let caller = Caller::Person {
             person: person.clone(),
             token: None,
+            door: crate::Door::Agent,
         };
         let rows = self.agent_commands(&caller).await?;
         let commands: Vec<(&str, Effect)> = rows
@@ -201,6 +202,12 @@ impl Host {
     /// named by its public name, as `shed job list` shows it, or by its
     /// secret, as `shed job create` printed it.
     pub async fn end_job(&self, name_or_secret: &str) -> Result<Job, HostError> {
+        let no_job = |given: &str| {
+            no_job(
+                given,
+                &format!("{} shows the jobs", self.shed_command("job list")),
+            )
+        };
         let name = match self.job_named(name_or_secret).await? {
             Some(job) => job.name,
             None => {

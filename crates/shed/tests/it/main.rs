@@ -28,6 +28,7 @@ mod platform_pages;
 mod postgres_tls;
 mod slow_clients;
 mod slow_queries;
+mod suggestions;
 mod take_back;
 mod telemetry;
 mod two_servers;
