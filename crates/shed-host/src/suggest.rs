@@ -41,15 +41,12 @@ impl Suggest<'_> {
     }
 
     /// The app's page, where its versions, Roll back, Trash, Restore and
-    /// Purge are: a path on the pages, a full address elsewhere.
+    /// Purge are: a full address, since an app's own pages (where a page
+    /// may say this) are on its space's origin, not the platform's.
     fn page(&self, app: &str) -> String {
-        let path = match app.split_once('/') {
-            Some((space, slug)) => format!("/spaces/{space}/apps/{slug}"),
-            None => format!("/spaces/{app}"),
-        };
-        match self.door {
-            Door::Web => path,
-            _ => format!("{}{path}", self.home),
+        match app.split_once('/') {
+            Some((space, slug)) => format!("{}/spaces/{space}/apps/{slug}", self.home),
+            None => format!("{}/spaces/{app}", self.home),
         }
     }
 
@@ -148,7 +145,7 @@ mod tests {
         );
         assert_eq!(
             at(&Door::Web).restore("demo/runs"),
-            "with Restore on its page, /spaces/demo/apps/runs"
+            "with Restore on its page, http://localhost:7700/spaces/demo/apps/runs"
         );
         assert_eq!(
             at(&Door::Mcp).restore("demo/runs"),

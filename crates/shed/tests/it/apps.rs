@@ -23,8 +23,7 @@ const SHED: &str = env!("CARGO_BIN_EXE_shed");
 const TRASHED: &str = "demo/runs is in the trash — an owner or an editor of demo can restore it";
 
 /// [`TRASHED`] and how, as a door restores it: at the terminal, `shed app
-/// restore … --as …`; on a page, its Restore; over MCP and to an agent, the
-/// page at the public URL `home` (empty on the pages themselves).
+/// restore … --as …`; elsewhere, the Restore on its page at the public URL.
 fn trashed(how: &str) -> String {
     format!("{TRASHED} ({how})")
 }
@@ -255,13 +254,13 @@ async fn a_trashed_app_is_refused_through_every_door_and_restored_whole() {
     // The web: the page and the page api.
     let (status, page) = shed.runs_page(&cookie).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
-    assert!(page.contains(&restore_on_page("")), "{page}");
+    assert!(page.contains(&restore_on_page(&shed.url())), "{page}");
     let (status, said) = shed.query("runs", ".jog!", Some(&cookie)).await;
     assert_eq!(
         (status, said),
         (
             StatusCode::FORBIDDEN,
-            json!({ "error": restore_on_page("") })
+            json!({ "error": restore_on_page(&shed.url()) })
         )
     );
     let (status, said) = shed.apply("runs", run("Ed", 2.0), Some(&cookie)).await;
@@ -269,7 +268,7 @@ async fn a_trashed_app_is_refused_through_every_door_and_restored_whole() {
         (status, said),
         (
             StatusCode::FORBIDDEN,
-            json!({ "error": restore_on_page("") })
+            json!({ "error": restore_on_page(&shed.url()) })
         )
     );
     // The broker.
