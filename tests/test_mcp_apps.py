@@ -62,7 +62,10 @@ async def test_a_rollback_moves_the_views_and_commands_and_never_the_tools(two: 
         listed = ok(await client.call_tool("commands", {}))
         assert listed["commands"] == []
         sentence = refused(await client.call_tool("commands", {"app": "ada/runs"}))
-        assert sentence == "ada/runs is in the trash — an owner or an editor of ada can restore it (`shed app restore ada/runs`)"
+        assert sentence == (
+            "ada/runs is in the trash — an owner or an editor of ada can restore it "
+            f"(with Restore on its page, {two.public_url}/spaces/ada/apps/runs)"
+        )
         assert (await client.list_tools(cache_mode="bypass")).model_dump_json() == tools_before
 
         two.run("app", "restore", "ada/runs", "--as", "ada")

@@ -277,7 +277,7 @@ async def sign_in_use_and_refresh(
             assert 'error="invalid_token"' in challenge
 
     listed = club.run("token", "list", "ada").stdout
-    grant = re.search(rf"^(oauth-\d+)  {re.escape(name)} \(OAuth\)  ada  ", listed, re.M)
+    grant = re.search(rf"^(oauth-\d+) +{re.escape(name)} \(OAuth\) +ada  ", listed, re.M)
     assert grant, listed
     return kept, person
 
@@ -315,7 +315,7 @@ async def test_cimd_sign_in_refresh_and_revoke_by_its_id(club: Shed, documents: 
     assert "described by a document at 127.0.0.1" in person.visits[0]["consentPage"]
     assert documents.fetched[path] == 1, "kept for its max-age: the consent's GET and POST fetched it once"
 
-    grant = re.search(r"^(oauth-\d+)  Test CIMD client", club.run("token", "list").stdout, re.M)
+    grant = re.search(r"^(oauth-\d+) +Test CIMD client", club.run("token", "list").stdout, re.M)
     assert grant
     assert club.run("token", "revoke", grant.group(1)).stdout.strip() == f"revoked token {grant.group(1)}"
     challenge = unauthorized(club, "tools/call", COMMANDS, token=kept.tokens[-1].access_token)

@@ -21,6 +21,10 @@ const FALLBACK_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 /// The exit status of the host CLI's usage error: it refused its own
 /// command line, and sent nothing to the broker.
 const USAGE_ERROR_STATUS: i32 = 2;
+/// The exit status of a call the host answered with a refusal (shed's
+/// `command` exits so, with the outcome on stdout): an answer, read as one.
+/// A host that exits 0 on a refusal is read the same way.
+const REFUSED_STATUS: i32 = 3;
 /// The longest space or app slug the host takes (its `names.rs`).
 const SLUG_MAX_CHARS: usize = 40;
 
@@ -128,7 +132,7 @@ impl HostCli {
             .await
             .map_err(|_| ListError::CommandFailed("it did not answer in time".into()))?
             .map_err(|e| ListError::CommandFailed(e.to_string()))?;
-        if !output.status.success() {
+        if !answered(&output) {
             return Err(ListError::CommandFailed(failure(&output)));
         }
         let listing: Value = serde_json::from_slice(&output.stdout)
@@ -182,7 +186,7 @@ impl HostCli {
                 failure(&output)
             )));
         }
-        if !output.status.success() {
+        if !answered(&output) {
             return Err(RunError::Lost(failure(&output)));
         }
         let value: Value = serde_json::from_slice(&output.stdout).map_err(|e| {
@@ -216,6 +220,12 @@ fn refused_listing(answer: &Value) -> Option<String> {
         .take(300)
         .collect();
     Some(format!("the host refused the listing — {sentence}"))
+}
+
+/// Whether the host answered: it exited 0, or [`REFUSED_STATUS`] with its
+/// outcome on stdout.
+fn answered(output: &std::process::Output) -> bool {
+    output.status.success() || output.status.code() == Some(REFUSED_STATUS)
 }
 
 fn failure(output: &std::process::Output) -> String {

@@ -217,9 +217,9 @@ pub fn may(subject: Subject<'_>, standing: Standing, act: Act) -> Result<(), Hos
             "{name} is public: anyone reads it, and only the owners and editors of {space} \
              change it — an owner of {space} can add you"
         ))),
+        // What to do next depends on the door (`Suggest::deploy_into`).
         Verdict::NotYourSpace => Err(HostError::NotFound(format!(
-            "{space} is not a space you own or edit — `spaces` lists yours, an owner of a space \
-             can add you as an editor, and `shed space add {space} --owner <handle>` makes a new one"
+            "{space} is not a space you own or edit"
         ))),
         Verdict::OwnerSetsAccess => Err(HostError::Refused(format!(
             "only an owner of {space} changes who may read {name} (it is {}) — deploy without an \
@@ -256,27 +256,34 @@ fn who_may(act: Act, space: &str) -> String {
 /// Whether an app can be reached at all: not while it is in the trash. To
 /// somebody the table would not let read it, the refusal they would have
 /// read (so nobody learns a private app exists); to anyone else, the
-/// sentence saying it is in the trash and who may restore it.
-pub fn reachable(subject: Subject<'_>, standing: Standing, trashed: bool) -> Result<(), HostError> {
+/// sentence saying it is in the trash and who may restore it — and, for a
+/// caller who came in by a door, how (`restore`, as that door does it).
+pub fn reachable(
+    subject: Subject<'_>,
+    standing: Standing,
+    trashed: bool,
+    restore: Option<&str>,
+) -> Result<(), HostError> {
     if !trashed {
         return Ok(());
     }
     may(subject, standing, Act::Read)?;
     let Subject { name, space, .. } = subject;
+    let how = restore.map_or_else(String::new, |how| format!(" ({how})"));
     Err(HostError::Refused(format!(
-        "{name} is in the trash — {} can restore it (`shed app restore {name}`)",
+        "{name} is in the trash — {} can restore it{how}",
         who_may(Act::Trash, space)
     )))
 }
 
 /// The sentence refusing a deploy (or a draft) to the name of an app in the
-/// trash: its name is not free until it is purged.
-pub fn name_in_the_trash(subject: Subject<'_>) -> HostError {
+/// trash: its name is not free until it is purged. `restore` and `purge`
+/// say how, as the caller's door does it.
+pub fn name_in_the_trash(subject: Subject<'_>, restore: &str, purge: &str) -> HostError {
     let Subject { name, space, .. } = subject;
     HostError::Refused(format!(
         "{name} is in the trash, and its name stays taken until it is purged — {} can restore \
-         it (`shed app restore {name}`), and an owner of {space} can purge it (`shed app purge \
-         {name} --confirm {name}`) to use the name again",
+         it ({restore}), and an owner of {space} can purge it ({purge}) to use the name again",
         who_may(Act::Trash, space)
     ))
 }
@@ -520,9 +527,7 @@ mod tests {
             ),
             "not-your-space" => (
                 "not-found",
-                "jeff is not a space you own or edit — `spaces` lists yours, an owner of a space \
-                 can add you as an editor, and `shed space add jeff --owner <handle>` makes a new one"
-                    .to_string(),
+                "jeff is not a space you own or edit".to_string(),
             ),
             "owner-sets-access" => (
                 "refused",
@@ -532,7 +537,10 @@ mod tests {
                     access.as_str()
                 ),
             ),
-            "owner-invites" => ("refused", "only an owner of jeff invites people to it".to_string()),
+            "owner-invites" => (
+                "refused",
+                "only an owner of jeff invites people to it".to_string(),
+            ),
             "owner-removes" => (
                 "refused",
                 "only an owner of jeff takes people out of it".to_string(),
@@ -589,32 +597,33 @@ mod tests {
             access,
         };
         let viewer = Standing::Member(Role::Viewer);
-        assert!(reachable(subject(Access::Private), viewer, false).is_ok());
-        let trashed = reachable(subject(Access::Private), viewer, true).unwrap_err();
+        let restore = Some("`shed app restore jeff/runs --as ada`");
+        assert!(reachable(subject(Access::Private), viewer, false, restore).is_ok());
+        let trashed = reachable(subject(Access::Private), viewer, true, restore).unwrap_err();
         assert_eq!(kind(&trashed), "refused");
         assert_eq!(
             trashed.to_string(),
             "jeff/runs is in the trash — an owner or an editor of jeff can restore it \
-             (`shed app restore jeff/runs`)"
+             (`shed app restore jeff/runs --as ada`)"
         );
         // Nobody learns from the trash that a private app exists.
-        let outsider = reachable(subject(Access::Private), Standing::Outsider, true).unwrap_err();
+        let outsider =
+            reachable(subject(Access::Private), Standing::Outsider, true, restore).unwrap_err();
         assert_eq!(outsider.to_string(), "no app jeff/runs");
-        let signed_out = reachable(subject(Access::Private), Standing::SignedOut, true);
+        let signed_out = reachable(subject(Access::Private), Standing::SignedOut, true, None);
         assert_eq!(kind(&signed_out.unwrap_err()), "sign-in");
         // A public app was anyone's to read: anyone is told it is in the trash.
-        let public = reachable(subject(Access::Public), Standing::SignedOut, true).unwrap_err();
-        assert!(public.to_string().starts_with("jeff/runs is in the trash"));
-        assert!(
-            name_in_the_trash(subject(Access::Private))
-                .to_string()
-                .starts_with(
-                    "jeff/runs is in the trash, and its name stays taken until it is purged"
-                )
+        let public =
+            reachable(subject(Access::Public), Standing::SignedOut, true, None).unwrap_err();
+        assert_eq!(
+            public.to_string(),
+            "jeff/runs is in the trash — an owner or an editor of jeff can restore it"
         );
         // The whole sentence, one space between its words.
+        let restore = "`shed app restore jeff/runs`";
+        let purge = "`shed app purge jeff/runs --confirm jeff/runs`";
         assert_eq!(
-            name_in_the_trash(subject(Access::Private)).to_string(),
+            name_in_the_trash(subject(Access::Private), restore, purge).to_string(),
             "jeff/runs is in the trash, and its name stays taken until it is purged — an owner \
              or an editor of jeff can restore it (`shed app restore jeff/runs`), and an owner of \
              jeff can purge it (`shed app purge jeff/runs --confirm jeff/runs`) to use the name \

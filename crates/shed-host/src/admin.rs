@@ -8,18 +8,10 @@ use crate::access::{SIGN_IN_HOW, last_owner_of_space};
 use crate::credentials::Presented;
 use crate::names::{bad_slug, is_slug, shown};
 use crate::secrets::{hash, now};
-use crate::{Caller, Host, HostError, Person, Role};
+use crate::{Caller, Door, Host, HostError, Person, Role};
 
 /// How often, at most, a token's "last used" is written, in seconds.
 const LAST_USED_EVERY: i64 = 60;
-
-fn no_person(handle: &str) -> HostError {
-    HostError::NotFound(format!(
-        "no person {} — `shed person add {}` adds them",
-        shown(handle),
-        shown(handle)
-    ))
-}
 
 impl Host {
     /// Adds a person (`name` defaults to the handle).
@@ -37,7 +29,13 @@ impl Host {
             .store
             .present_person(handle)
             .await?
-            .ok_or_else(|| no_person(handle))
+            .ok_or_else(|| {
+                HostError::NotFound(format!(
+                    "no person {} — {} adds them",
+                    shown(handle),
+                    self.shed_command(&format!("person add {}", shown(handle)))
+                ))
+            })
     }
 
     /// Makes a space owned by the person `owner_handle`.
@@ -120,6 +118,10 @@ impl Host {
         Ok(Caller::Person {
             person: live.person,
             token: Some(live.id),
+            door: match to {
+                Presented::ToMcp => Door::Mcp,
+                Presented::ToWeb => Door::Web,
+            },
         })
     }
 
@@ -128,6 +130,20 @@ impl Host {
         Ok(Caller::Person {
             person: self.person(handle).await?,
             token: None,
+            door: Door::Mcp,
+        })
+    }
+
+    /// The person with this handle, as a `shed … --as <handle>` command at
+    /// the server's terminal acts for them: the commands its sentences
+    /// suggest carry `--as <handle>` and the flags of [`Host::at_terminal`].
+    pub async fn caller_at_terminal(&self, handle: &str) -> Result<Caller, HostError> {
+        Ok(Caller::Person {
+            person: self.person(handle).await?,
+            token: None,
+            door: Door::Terminal {
+                flags: self.terminal_flags.to_string(),
+            },
         })
     }
 

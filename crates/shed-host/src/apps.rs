@@ -132,14 +132,17 @@ impl Host {
         let versions = self.inner.store.app_versions(&app.space, &app.slug).await?;
         let Some(wanted) = versions.iter().find(|record| record.version == version) else {
             return Err(HostError::BadInput(format!(
-                "{} has no version {version} — it has v1 to v{}; `shed app versions {}` lists them",
-                app.name, app.version, app.name
+                "{} has no version {version} — it has v1 to v{}; {}",
+                app.name,
+                app.version,
+                reach.suggest().versions(&app.name)
             )));
         };
         if version == app.version {
             return Err(HostError::BadInput(format!(
-                "{} v{version} is the version answering now — roll back to an earlier one (`shed app versions {}` lists them)",
-                app.name, app.name
+                "{} v{version} is the version answering now — roll back to an earlier one ({})",
+                app.name,
+                reach.suggest().versions(&app.name)
             )));
         }
         let files = self.inner.store.deploy_files(wanted.deploy).await?;
@@ -187,15 +190,18 @@ impl Host {
             .await?;
         if !trashed {
             return Err(HostError::BadInput(format!(
-                "{name} is in the trash already — `shed app restore {name}` takes it out"
+                "{name} is in the trash already — restore takes it out ({})",
+                reach.suggest().restore(name)
             )));
         }
         tracing::info!(app = %name, by = %reach.person.handle, "trashed");
         Ok(Answer {
             text: format!(
                 "{name} is in the trash: its commands, pages, views and data are out of reach, \
-                 and its data is kept — `shed app restore {name}` brings it all back, \
-                 `shed app purge {name} --confirm {name}` deletes it for good"
+                 and its data is kept — restore it to bring it all back ({}), or purge it to \
+                 delete it for good ({})",
+                reach.suggest().restore(name),
+                reach.suggest().purge(name)
             ),
             data: changed(&app, "trashed", &reach),
         })
@@ -243,7 +249,8 @@ impl Host {
         if app.trashed.is_none() {
             return Err(HostError::BadInput(format!(
                 "only an app in the trash is purged, and {name} is not in it — put it there first \
-                 (`shed app trash {name}`)"
+                 ({})",
+                reach.suggest().trash(name)
             )));
         }
         if typed != name.as_str() {

@@ -5,14 +5,24 @@ use std::str::FromStr;
 
 pub use shed_store::Person;
 
+pub use crate::suggest::Door;
+
+/// An agent's door, for [`Caller::door`].
+static AGENT_DOOR: Door = Door::Agent;
+
 /// The one calling the host: nobody (signed out), a person, or an agent acting
 /// for a person. An agent never has more than its person.
 #[derive(Clone, Debug)]
 pub enum Caller {
     /// Signed out.
     Nobody,
-    /// A person, with the id of the bearer token used (None for `shed mcp --as`).
-    Person { person: Person, token: Option<i64> },
+    /// A person, with the id of the bearer token used (None for `shed mcp
+    /// --as`), and the door they came in by (what a suggestion must suit).
+    Person {
+        person: Person,
+        token: Option<i64>,
+        door: Door,
+    },
     /// An agent acting for the person, as `agent:<job>`: the job's public
     /// name (`job-3`), never its secret.
     Agent { person: Person, job: String },
@@ -24,6 +34,15 @@ impl Caller {
         match self {
             Caller::Nobody => None,
             Caller::Person { person, .. } | Caller::Agent { person, .. } => Some(person),
+        }
+    }
+
+    /// The door the caller came in by; none for nobody.
+    pub fn door(&self) -> Option<&Door> {
+        match self {
+            Caller::Nobody => None,
+            Caller::Person { door, .. } => Some(door),
+            Caller::Agent { .. } => Some(&AGENT_DOOR),
         }
     }
 
@@ -53,6 +72,7 @@ impl Caller {
             Caller::Person {
                 person,
                 token: None,
+                ..
             } => Some(format!("person:{}", person.eid)),
             Caller::Agent { job, .. } => Some(format!("agent:{job}")),
         }

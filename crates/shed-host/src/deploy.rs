@@ -126,11 +126,25 @@ impl Host {
             }
         };
         let standing = reach.standing(&space);
-        may(Subject::space(&space), standing, Act::Deploy)?;
+        if let Err(refused) = may(Subject::space(&space), standing, Act::Deploy) {
+            return Err(match refused {
+                HostError::NotFound(sentence) => {
+                    let exists = self.inner.store.space_exists(&space).await?;
+                    let next = reach.suggest().deploy_into(&space, exists);
+                    HostError::NotFound(format!("{sentence} — {next}"))
+                }
+                other => other,
+            });
+        }
         if let Some(app) = snapshot.app(&format!("{space}/{slug}"))
             && app.trashed.is_some()
         {
-            return Err(name_in_the_trash(app.subject()));
+            let suggest = reach.suggest();
+            return Err(name_in_the_trash(
+                app.subject(),
+                &suggest.restore(&app.name),
+                &suggest.purge(&app.name),
+            ));
         }
         Ok(Target {
             space,

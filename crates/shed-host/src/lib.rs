@@ -40,6 +40,7 @@ pub mod searches;
 mod secrets;
 pub mod sessions;
 mod spaces;
+mod suggest;
 pub mod take_back;
 mod texts;
 pub mod view_keys;
@@ -56,7 +57,7 @@ use shed_store::Store;
 pub use access::{SIGN_IN_HOW, VIEWER_SENTENCE};
 pub use answer::{Answer, Data, Said};
 pub use apps::parse_version;
-pub use caller::{Access, Caller, NotARole, NotAnAccess, Person, Role};
+pub use caller::{Access, Caller, Door, NotARole, NotAnAccess, Person, Role};
 pub use error::HostError;
 pub use names::SLUG_CHARS;
 pub use model_text::ANSWER_TEXT_BYTES;
@@ -125,6 +126,9 @@ pub struct ViewPage {
 #[derive(Clone)]
 pub struct Host {
     inner: Arc<Inner>,
+    /// The flags a `shed` command suggested at this terminal needs to reach
+    /// this data again (`--data '/srv/my shed'`); empty for a server.
+    terminal_flags: Arc<str>,
 }
 
 struct Inner {
@@ -221,6 +225,7 @@ impl Host {
         let (memberships, _) = tokio::sync::broadcast::channel(16);
         let passkeys = passkeys::RelyingParty::of(url.as_str(), url.host());
         Ok(Host {
+            terminal_flags: Arc::from(""),
             inner: Arc::new(Inner {
                 store,
                 url,
@@ -257,6 +262,23 @@ impl Host {
     /// The address the platform answers at, e.g. `http://localhost:7700`.
     pub fn public_url(&self) -> &str {
         self.inner.url.as_str()
+    }
+
+    /// This host as the `shed` CLI opens it at a terminal: the commands its
+    /// sentences suggest carry `flags` (`--data '/srv/my shed'`), so they
+    /// run as printed.
+    pub fn at_terminal(mut self, flags: &str) -> Host {
+        self.terminal_flags = Arc::from(flags);
+        self
+    }
+
+    /// `` `shed <words> [flags]` ``: a command as it runs at this terminal.
+    pub(crate) fn shed_command(&self, words: &str) -> String {
+        if self.terminal_flags.is_empty() {
+            format!("`shed {words}`")
+        } else {
+            format!("`shed {words} {}`", self.terminal_flags)
+        }
     }
 
     /// Where an app lives: `http://jeff.localhost:7700/runs/`.

@@ -84,7 +84,10 @@ impl Host {
             .parse()
             .map_err(|e: shed_store::revocable::NotATokenId| HostError::BadInput(e.to_string()))?;
         if !theirs.iter().any(|token| token.id == id) {
-            return Err(crate::take_back::no_token(id));
+            return Err(crate::take_back::no_token(
+                id,
+                "your account page lists yours",
+            ));
         }
         self.revoke_token(&id.to_string()).await
     }
@@ -99,7 +102,10 @@ impl Host {
         let person = signed_in(caller)?;
         match self.job_named(name.trim()).await? {
             Some(job) if job.person.eid == person.eid => self.end_job(&job.name).await,
-            _ => Err(crate::agents::no_job(name.trim())),
+            _ => Err(crate::agents::no_job(
+                name.trim(),
+                "your agents' page lists yours",
+            )),
         }
     }
 
@@ -209,7 +215,7 @@ mod tests {
         let refused = host.end_own_job(&ada, &bobs).await.unwrap_err();
         assert_eq!(
             refused.to_string(),
-            format!("no job {bobs} — `shed job list` shows the jobs")
+            format!("no job {bobs} — your agents' page lists yours")
         );
         assert!(
             host.end_own_job(&ada, &adas)

@@ -175,6 +175,7 @@ fn web_person(caller: &Caller) -> Result<&Person, HostError> {
         Caller::Person {
             person,
             token: None,
+            ..
         } => Ok(person),
         Caller::Person { .. } | Caller::Agent { .. } => Err(HostError::Refused(
             "passkeys are added and removed on the account page, in a browser signed in to shed — \
@@ -612,6 +613,7 @@ mod tests {
         let with_token = Caller::Person {
             person: person.clone(),
             token: Some(1),
+            door: crate::Door::Mcp,
         };
         let agent = Caller::Agent {
             person,

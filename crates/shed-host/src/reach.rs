@@ -13,15 +13,21 @@ use std::sync::Arc;
 use crate::access::{Standing, reachable, sign_in_first};
 use crate::names::{AppName, and_list};
 use crate::registry::{LiveApp, Snapshot};
-use crate::{Caller, Host, HostError, Person, Role};
+use crate::suggest::Suggest;
+use crate::{Caller, Door, Host, HostError, Person, Role};
 use shed_store::platform::Membership;
 
-/// A signed-in caller's spaces and roles.
+/// A signed-in caller's spaces and roles, and where their suggestions must
+/// work.
 #[derive(Debug, Clone)]
 pub(crate) struct Reach {
     pub person: Person,
     /// space slug → role
     pub roles: BTreeMap<String, Role>,
+    /// The door the caller came in by.
+    pub door: Door,
+    /// The platform's public URL, for a page a sentence points to.
+    pub home: String,
 }
 
 impl Reach {
@@ -42,6 +48,15 @@ impl Reach {
             .collect()
     }
 
+    /// What to suggest to this caller, as their door does it.
+    pub(crate) fn suggest(&self) -> Suggest<'_> {
+        Suggest {
+            door: &self.door,
+            handle: &self.person.handle,
+            home: &self.home,
+        }
+    }
+
     /// Refused with the trash's sentence when `app`, of the caller's
     /// spaces, is in the trash.
     pub(crate) fn reachable(&self, app: &LiveApp) -> Result<(), HostError> {
@@ -49,6 +64,7 @@ impl Reach {
             app.subject(),
             self.standing(&app.space),
             app.trashed.is_some(),
+            Some(&self.suggest().restore(&app.name)),
         )
     }
 
@@ -112,7 +128,7 @@ impl Reach {
 
     /// A person's reach from their memberships; a role word this build does
     /// not know is logged and left out.
-    fn of(person: Person, memberships: Vec<Membership>) -> Reach {
+    fn of(person: Person, memberships: Vec<Membership>, door: Door, home: String) -> Reach {
         let roles = memberships
             .into_iter()
             .filter_map(|m| match m.role.parse::<Role>() {
@@ -123,7 +139,12 @@ impl Reach {
                 }
             })
             .collect();
-        Reach { person, roles }
+        Reach {
+            person,
+            roles,
+            door,
+            home,
+        }
     }
 
     /// The caller's role in a space, if they belong to it.
@@ -143,7 +164,7 @@ impl Host {
     pub(crate) async fn reach(&self, caller: &Caller) -> Result<Reach, HostError> {
         let person = caller.person().ok_or_else(sign_in_first)?.clone();
         let memberships = self.inner.store.memberships(&person.eid).await?;
-        Ok(Reach::of(person, memberships))
+        Ok(self.reach_of(caller, person, memberships))
     }
 
     /// [`Host::reach`] and the registry's snapshot, from one read of the
@@ -163,7 +184,12 @@ impl Host {
             .registry
             .snapshot_at(&self.inner.store, &self.inner.url, generation)
             .await?;
-        Ok((Reach::of(person, memberships), snapshot))
+        Ok((self.reach_of(caller, person, memberships), snapshot))
+    }
+
+    fn reach_of(&self, caller: &Caller, person: Person, memberships: Vec<Membership>) -> Reach {
+        let door = caller.door().cloned().unwrap_or(Door::Mcp);
+        Reach::of(person, memberships, door, self.public_url().to_string())
     }
 
     /// The app a graph or files call names, and where the caller stands to it.
@@ -193,7 +219,15 @@ impl Host {
                     Some(_) => HostError::NotFound(format!("no app {name}")),
                     None => sign_in_first(),
                 })?;
-                reachable(app.subject(), standing, app.trashed.is_some())?;
+                let restore = reach
+                    .as_ref()
+                    .map(|reach| reach.suggest().restore(&app.name));
+                reachable(
+                    app.subject(),
+                    standing,
+                    app.trashed.is_some(),
+                    restore.as_deref(),
+                )?;
                 Ok((app, standing))
             }
             AppName::Slug(_) => {

@@ -23,7 +23,7 @@ use shed_store::web_sessions::{NewWebSession, WebSessionRecord};
 
 use crate::secrets::{hash, now, secret};
 
-use crate::{Caller, Host, HostError, Person};
+use crate::{Caller, Door, Host, HostError, Person};
 
 /// Where a sign-in link lands on the platform's own host.
 pub const LOGIN_PATH: &str = "/_shed/login";
@@ -331,6 +331,7 @@ impl Host {
             Some(person) => Caller::Person {
                 person,
                 token: None,
+                door: Door::Web,
             },
             None => Caller::Nobody,
         })

@@ -26,25 +26,10 @@ pub struct TokenSpec<'a> {
 /// The most characters of a token's name.
 const MOST_NAME_CHARS: usize = 100;
 
-pub(crate) fn no_token(id: TokenId) -> HostError {
-    HostError::NotFound(format!(
-        "no live token {id} — `shed token list` shows the live ones"
-    ))
-}
-
-fn not_a_member(handle: &str, space: &str) -> HostError {
-    HostError::NotFound(format!(
-        "{handle} is no member of {} — `shed member list {}` shows who is",
-        shown(space),
-        shown(space)
-    ))
-}
-
-fn no_space(space: &str) -> HostError {
-    let space = shown(space);
-    HostError::NotFound(format!(
-        "no space {space} — `shed space list` shows the spaces"
-    ))
+/// "no live token 3 — `listed`", `listed` saying where the live ones are
+/// listed, as the caller's door does it.
+pub(crate) fn no_token(id: TokenId, listed: &str) -> HostError {
+    HostError::NotFound(format!("no live token {id} — {listed}"))
 }
 
 impl Host {
@@ -117,7 +102,14 @@ impl Host {
             TokenId::Pasted(token) => self.inner.store.revoke_token(token, now()).await?,
             TokenId::Grant(grant) => self.inner.store.revoke_grant(grant, now()).await?,
         };
-        if live { Ok(id) } else { Err(no_token(id)) }
+        if live {
+            Ok(id)
+        } else {
+            Err(no_token(
+                id,
+                &format!("{} shows the live ones", self.shed_command("token list")),
+            ))
+        }
     }
 
     /// Everyone who may sign in, by handle.
@@ -146,6 +138,29 @@ impl Host {
         Ok(self.inner.store.spaces().await?)
     }
 
+    /// "no space demo — …", where the spaces are listed at this terminal.
+    fn no_space(&self, space: &str) -> HostError {
+        HostError::NotFound(format!(
+            "no space {} — {} shows the spaces",
+            shown(space),
+            self.shed_command("space list")
+        ))
+    }
+
+    /// "ed is no member of demo — …", where its members are listed for
+    /// `by` (the space's page; at the terminal, `shed member list`).
+    fn not_a_member(&self, by: Option<&Caller>, handle: &str, space: &str) -> HostError {
+        let space = shown(space);
+        let listed = match by {
+            Some(_) => "the space's page lists who is".to_string(),
+            None => format!(
+                "{} shows who is",
+                self.shed_command(&format!("member list {space}"))
+            ),
+        };
+        HostError::NotFound(format!("{handle} is no member of {space} — {listed}"))
+    }
+
     /// The members of a space and their roles, owners first.
     pub async fn members(&self, space: &str) -> Result<Vec<(Person, Role)>, HostError> {
         let members = self
@@ -153,7 +168,7 @@ impl Host {
             .store
             .members(space)
             .await?
-            .ok_or_else(|| no_space(space))?;
+            .ok_or_else(|| self.no_space(space))?;
         members
             .into_iter()
             .map(|member| {
@@ -185,14 +200,14 @@ impl Host {
             .find(|(member, _)| member.eid == person.eid)
             .map(|(_, role)| *role)
         else {
-            return Err(not_a_member(&person.handle, space));
+            return Err(self.not_a_member(by, &person.handle, space));
         };
         let roles: Vec<Role> = members.iter().map(|(_, role)| *role).collect();
         may_remove_member(space, standing, &person.handle, role, &roles)?;
         match self.inner.store.remove_member(space, &person.eid).await? {
             MemberChange::Done => Ok(role),
             MemberChange::LastOwner => Err(last_owner_of_space(&person.handle, space)),
-            MemberChange::NotAMember => Err(not_a_member(&person.handle, space)),
+            MemberChange::NotAMember => Err(self.not_a_member(by, &person.handle, space)),
         }
     }
 }

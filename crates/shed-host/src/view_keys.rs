@@ -160,6 +160,7 @@ impl Host {
         Ok(Caller::Person {
             person,
             token: None,
+            door: crate::Door::Web,
         })
     }
 }

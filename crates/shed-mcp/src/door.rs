@@ -195,6 +195,7 @@ impl ListedTools {
             Caller::Person {
                 person,
                 token: None,
+                ..
             } => Some(format!("person:{}", person.eid)),
             Caller::Agent { job, .. } => Some(format!("agent:{job}")),
         }

@@ -910,7 +910,7 @@ async fn change_member(
                 "@{handle} is new here, added as {role} — send them this sign-in link; it works \
                  once, for ten minutes:</p>\n<div class=\"copyable once\"><code id=\"invite-link\">{}</code>\
                  <button type=\"button\" data-copy=\"invite-link\">Copy</button></div><p class=\"meta\">\
-                 Later they sign in with a link from <code>shed login {handle}</code>.",
+                 Once signed in, they can add a passkey on their account page and sign in with it from then on.",
                 escape(&link.url),
                 role = role.as_str()
             ),

@@ -11,6 +11,8 @@ use shed_host::take_back::TokenSpec;
 use shed_host::{Access, Caller, Host, HostError, Role};
 use walkdir::WalkDir;
 
+use crate::table::{count, table};
+
 #[derive(Subcommand)]
 pub enum AdminCommand {
     /// Add, list and remove people who can sign in and belong to spaces.
@@ -196,36 +198,57 @@ async fn administer(host: &Host, command: AdminCommand) -> Result<String, HostEr
                 role.with_article()
             ))
         }
-        AdminCommand::Person(PersonCommand::List) => Ok(lines(
-            host.people()
+        AdminCommand::Person(PersonCommand::List) => {
+            let rows: Vec<Vec<String>> = host
+                .people()
                 .await?
                 .into_iter()
-                .map(|person| format!("{}  {}", person.handle, person.name)),
-            "no people yet — `shed person add <handle>` adds one",
-        )),
+                .map(|person| vec![person.handle, person.name])
+                .collect();
+            Ok(table(
+                &["HANDLE", "NAME"],
+                &rows,
+                "no people yet — `shed person add <handle>` adds one",
+            ))
+        }
         AdminCommand::Person(PersonCommand::Remove { handle }) => {
             let removed = host.remove_person(&handle).await?;
             Ok(format!(
-                "removed {handle}: {} tokens revoked, {} sessions and {} jobs ended, out of {} spaces; what they wrote stays theirs",
-                removed.tokens, removed.sessions, removed.jobs, removed.memberships
+                "removed {handle}: {} revoked, {} and {} ended, out of {}; what they wrote stays theirs",
+                count(removed.tokens, "token", "tokens"),
+                count(removed.sessions, "session", "sessions"),
+                count(removed.jobs, "job", "jobs"),
+                count(removed.memberships, "space", "spaces")
             ))
         }
-        AdminCommand::Space(SpaceCommand::List) => Ok(lines(
-            host.all_spaces().await?.into_iter().map(|space| {
-                format!(
-                    "{}  {} members, {} apps",
-                    space.slug, space.members, space.apps
-                )
-            }),
-            "no spaces yet — `shed space add <slug> --owner <handle>` makes one",
-        )),
-        AdminCommand::Member(MemberCommand::List { space }) => Ok(lines(
-            host.members(&space)
+        AdminCommand::Space(SpaceCommand::List) => {
+            let rows: Vec<Vec<String>> = host
+                .all_spaces()
                 .await?
                 .into_iter()
-                .map(|(person, role)| format!("{}  {role}  {}", person.handle, person.name)),
-            "no members",
-        )),
+                .map(|space| {
+                    vec![
+                        space.slug,
+                        space.members.to_string(),
+                        space.apps.to_string(),
+                    ]
+                })
+                .collect();
+            Ok(table(
+                &["SPACE", "MEMBERS", "APPS"],
+                &rows,
+                "no spaces yet — `shed space add <slug> --owner <handle>` makes one",
+            ))
+        }
+        AdminCommand::Member(MemberCommand::List { space }) => {
+            let rows: Vec<Vec<String>> = host
+                .members(&space)
+                .await?
+                .into_iter()
+                .map(|(person, role)| vec![person.handle, role.to_string(), person.name])
+                .collect();
+            Ok(table(&["HANDLE", "ROLE", "NAME"], &rows, "no members"))
+        }
         AdminCommand::Member(MemberCommand::Remove { space, handle }) => {
             let role = host.remove_member(None, &space, &handle).await?;
             Ok(format!(
@@ -250,29 +273,34 @@ async fn administer(host: &Host, command: AdminCommand) -> Result<String, HostEr
             )
             .await
         }
-        AdminCommand::Token(TokenCommand::List { handle }) => Ok(lines(
-            host.tokens(handle.as_deref())
+        AdminCommand::Token(TokenCommand::List { handle }) => {
+            let rows: Vec<Vec<String>> = host
+                .tokens(handle.as_deref())
                 .await?
                 .into_iter()
                 .map(|token| {
-                    format!(
-                        "{}  {}  {}  created {}  last used {}  expires {}",
-                        token.id,
-                        token.name.as_deref().unwrap_or("-"),
+                    vec![
+                        token.id.to_string(),
+                        token.name.unwrap_or_else(|| "-".to_string()),
                         token.person.handle,
-                        token.created_at,
-                        when(token.last_used_at, "never"),
-                        when(token.expires_at, "never"),
-                    )
-                }),
-            "no live tokens",
-        )),
+                        crate::table::time(&token.created_at),
+                        crate::table::seconds(token.last_used_at, "never"),
+                        crate::table::seconds(token.expires_at, "never"),
+                    ]
+                })
+                .collect();
+            Ok(table(
+                &["ID", "NAME", "PERSON", "CREATED", "LAST USED", "EXPIRES"],
+                &rows,
+                "no live tokens",
+            ))
+        }
         AdminCommand::Token(TokenCommand::Revoke { id }) => {
             let id = host.revoke_token(&id).await?;
             Ok(format!("revoked token {id}"))
         }
         AdminCommand::Deploy(args) => {
-            let caller: Caller = host.caller_for_handle(&args.handle).await?;
+            let caller: Caller = host.caller_at_terminal(&args.handle).await?;
             let files = read_folder(&args.dir)?;
             let answer = host
                 .deploy_folder(&caller, &args.to, files, args.title, args.access)
@@ -280,22 +308,6 @@ async fn administer(host: &Host, command: AdminCommand) -> Result<String, HostEr
             Ok(answer.text)
         }
     }
-}
-
-/// The lines, or `none` when there are none.
-fn lines(lines: impl Iterator<Item = String>, none: &str) -> String {
-    let lines: Vec<String> = lines.collect();
-    if lines.is_empty() {
-        none.to_string()
-    } else {
-        lines.join("\n")
-    }
-}
-
-/// Unix seconds as RFC 3339, or `never`.
-fn when(at: Option<i64>, never: &str) -> String {
-    at.and_then(|at| jiff::Timestamp::from_second(at).ok())
-        .map_or_else(|| never.to_string(), |at| at.to_string())
 }
 
 /// Every file under `dir` (path relative to it, `/`-separated → bytes),

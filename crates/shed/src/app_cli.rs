@@ -5,6 +5,7 @@
 //! sentence alone on stderr and exits non-zero.
 
 use clap::{Args, Subcommand};
+use shed_host::answer::AppList;
 use shed_host::{Host, HostError};
 
 /// An app's versions, roll back, trash, restore and purge.
@@ -88,6 +89,50 @@ pub struct Acting {
     handle: String,
 }
 
+/// `shed app list`: a row per app, with the person's role when `--as`
+/// names one.
+fn app_table(list: &AppList, with_role: bool) -> String {
+    let mut headers = vec!["APP", "TITLE", "ACCESS", "VERSION", "DEPLOYED", "BY"];
+    if with_role {
+        headers.push("ROLE");
+    }
+    headers.extend(["TRASH", "COMMANDS"]);
+    let rows: Vec<Vec<String>> = list
+        .apps
+        .iter()
+        .map(|mine| {
+            let app = &mine.app;
+            let mut row = vec![
+                app.at.clone(),
+                app.title.clone(),
+                app.access.to_string(),
+                format!("v{}", app.version),
+                crate::table::time(&app.last_deploy.at),
+                app.last_deploy.handle.clone(),
+            ];
+            if with_role {
+                row.push(mine.role.unwrap_or("-").to_string());
+            }
+            row.push(app.trashed.as_ref().map_or_else(
+                || "-".to_string(),
+                |at| format!("since {} by {}", crate::table::time(&at.at), at.handle),
+            ));
+            row.push(if app.commands.is_empty() {
+                "-".to_string()
+            } else {
+                app.commands.join(", ")
+            });
+            row
+        })
+        .collect();
+    let none = if with_role {
+        "no apps in their spaces yet — `shed deploy <folder> --to <space>/<app> --as <handle>` makes one"
+    } else {
+        "no apps yet — `shed deploy <folder> --to <space>/<app> --as <handle>` makes one"
+    };
+    crate::table::table(&headers, &rows, none)
+}
+
 /// `2` or `v2`, as the host reads a version.
 fn parse_version(word: &str) -> Result<i64, String> {
     shed_host::parse_version(word).map_err(|refused| refused.to_string())
@@ -102,15 +147,15 @@ pub async fn run(command: AppCommand, place: &crate::serve::Place) -> anyhow::Re
 /// What the command prints, or the host's sentence.
 async fn act(host: &Host, command: AppCommand) -> Result<String, HostError> {
     Ok(match command {
-        AppCommand::List { handle: None } => host.all_apps().await?.text,
+        AppCommand::List { handle: None } => app_table(&host.all_apps().await?.data, false),
         AppCommand::List {
             handle: Some(handle),
         } => {
-            let caller = host.caller_for_handle(&handle).await?;
-            host.apps(&caller).await?.text
+            let caller = host.caller_at_terminal(&handle).await?;
+            app_table(&host.apps(&caller).await?.data, true)
         }
         AppCommand::Versions { app, acting } => {
-            let caller = host.caller_for_handle(&acting.handle).await?;
+            let caller = host.caller_at_terminal(&acting.handle).await?;
             host.app_versions(&caller, &app).await?.text
         }
         AppCommand::Rollback {
@@ -118,15 +163,15 @@ async fn act(host: &Host, command: AppCommand) -> Result<String, HostError> {
             version,
             acting,
         } => {
-            let caller = host.caller_for_handle(&acting.handle).await?;
+            let caller = host.caller_at_terminal(&acting.handle).await?;
             host.app_rollback(&caller, &app, version).await?.text
         }
         AppCommand::Trash { app, acting } => {
-            let caller = host.caller_for_handle(&acting.handle).await?;
+            let caller = host.caller_at_terminal(&acting.handle).await?;
             host.app_trash(&caller, &app).await?.text
         }
         AppCommand::Restore { app, acting } => {
-            let caller = host.caller_for_handle(&acting.handle).await?;
+            let caller = host.caller_at_terminal(&acting.handle).await?;
             host.app_restore(&caller, &app).await?.text
         }
         AppCommand::Purge {
@@ -134,7 +179,7 @@ async fn act(host: &Host, command: AppCommand) -> Result<String, HostError> {
             confirm,
             acting,
         } => {
-            let caller = host.caller_for_handle(&acting.handle).await?;
+            let caller = host.caller_at_terminal(&acting.handle).await?;
             host.app_purge(&caller, &app, &confirm).await?.text
         }
     })

@@ -3,9 +3,15 @@
 //! `LOOM_COMMAND_JOB_ID` (the job), sends one request and prints the answer.
 //! It needs no data folder and no runtime: it starts, asks and exits.
 //!
-//! Exit status: 0 whenever the host answered, a refusal included; 1 when the
-//! queue could not be reached or the answer was lost; 2 for a call this CLI
-//! could not even send (bad flags, args that are not JSON).
+//! It runs inside a job: a harness (or a person trying the protocol) sets
+//! the two variables; without the queue it says what a job is and how to
+//! make one.
+//!
+//! Exit status: 0 when the host answered and ran it; 3 when the host
+//! answered with a refusal (the outcome, `ok: false` and its `code`, still
+//! on stdout); 1 when the queue could not be reached or the answer was
+//! lost; 2 for a call this CLI could not even send (bad flags, args that
+//! are not JSON).
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -18,13 +24,23 @@ use shed_broker::protocol::{Request, RunRequest};
 use shed_broker::{JOB_ENV_VAR, QUEUE_ENV_VAR};
 
 const ENVIRONMENT: &str = "\
-Environment (nothing else is read — no data folder, no config file):
-  LOOM_PAGE_RPC_QUEUE   the broker's queue: the socket `shed serve` opened
-                        (default <data>/command-queue.sock)
-  LOOM_COMMAND_JOB_ID   the job the request runs for (`shed job create`)
+`shed command` runs inside a job: what an agent may run for a person, and until
+when. `shed job create --person you --allow 'demo/runs.*'` makes one and prints
+its secret; an agent's harness (shed-harness) then runs `shed command` with:
+  LOOM_PAGE_RPC_QUEUE   the broker's queue: the socket `shed serve` or `shed up`
+                        opened (default <data>/command-queue.sock)
+  LOOM_COMMAND_JOB_ID   the job's secret, as `shed job create` printed it
 
-Exit status: 0 when the host answered (a refusal too: read `code`), 1 when the
-queue could not be reached or the answer was lost, 2 when nothing could be sent.";
+Nothing else is read: shed's global flags (--data, --database, --public-url,
+--log-format) are taken and ignored here, and no data folder is opened.
+
+Exit status: 0 when the host ran it; 3 when the host refused it (the outcome,
+with `ok: false` and its `code`, still on stdout); 1 when the queue could not be
+reached or the answer was lost; 2 when nothing could be sent.";
+
+/// The exit status of a call the host answered with a refusal: its outcome
+/// is on stdout all the same. shed-harness reads it as an answer.
+const REFUSED_STATUS: u8 = 3;
 
 /// Run an app's commands as an agent, through the broker of `shed serve`.
 #[derive(Subcommand)]
@@ -70,7 +86,8 @@ pub struct RunArgs {
 /// Runs `shed command …` and says how it went.
 pub fn run(command: &CommandCommand) -> ExitCode {
     match ask(command) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(Answered::Ran) => ExitCode::SUCCESS,
+        Ok(Answered::Refused) => ExitCode::from(REFUSED_STATUS),
         Err(Failure::NotSent(why)) => {
             eprintln!("shed command: {why}");
             ExitCode::from(2)
@@ -82,16 +99,27 @@ pub fn run(command: &CommandCommand) -> ExitCode {
     }
 }
 
+/// How the host answered.
+enum Answered {
+    Ran,
+    /// An outcome with `ok: false`: the broker or the command layer refused.
+    Refused,
+}
+
 enum Failure {
     NotSent(String),
     NoAnswer(String),
 }
 
-fn ask(command: &CommandCommand) -> Result<(), Failure> {
+fn ask(command: &CommandCommand) -> Result<Answered, Failure> {
     let queue = std::env::var_os(QUEUE_ENV_VAR).filter(|q| !q.is_empty()).ok_or_else(|| {
         Failure::NoAnswer(format!(
-            "{QUEUE_ENV_VAR} is not set — set it to the broker's queue, the socket `shed serve` opened \
-             (<data>/command-queue.sock unless --queue said otherwise)"
+            "{QUEUE_ENV_VAR} is not set — `shed command` runs inside a job, as an agent's harness \
+             runs it: a job is what an agent may run for a person, and `shed job create --person \
+             <handle> --allow '<space>/<app>.*'` makes one and prints its secret; then set \
+             {QUEUE_ENV_VAR} to the broker's queue, the socket `shed serve` or `shed up` opened \
+             (<data>/command-queue.sock unless --queue said otherwise), and {JOB_ENV_VAR} to the \
+             job's secret"
         ))
     })?;
     let queue = PathBuf::from(queue);
@@ -119,7 +147,11 @@ fn ask(command: &CommandCommand) -> Result<(), Failure> {
     } else {
         println!("{}", human(&answer));
     }
-    Ok(())
+    Ok(if answer.get("ok") == Some(&Value::Bool(false)) {
+        Answered::Refused
+    } else {
+        Answered::Ran
+    })
 }
 
 /// `--args-json`: JSON text, or `-` for stdin.

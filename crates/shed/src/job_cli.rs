@@ -5,6 +5,9 @@
 //! (`job-3`, which `create` says on stderr) is what `list`, rows, answers
 //! and logs show.
 
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
 use clap::{Args, Subcommand};
 use shed_broker::jobs::{self, DEFAULT_TTL};
 
@@ -37,6 +40,16 @@ pub struct CreateArgs {
     /// How long the job lasts: 90s, 30m, 2h, 1h30m, 7d.
     #[arg(long, value_name = "DURATION", default_value = DEFAULT_TTL)]
     ttl: String,
+    /// Also write the host configuration shed-harness reads
+    /// (`--loom-commands-config`) to FILE: this shed binary as cliPath,
+    /// LOOM_COMMAND_JOB_ID as jobIdEnvVar, and the broker's queue. It holds
+    /// no secret: the harness reads the job's from a file of its own.
+    #[arg(long, value_name = "FILE")]
+    host_config: Option<PathBuf>,
+    /// The broker's queue the host configuration names, when `shed serve`
+    /// was given --queue. Default: <data>/command-queue.sock.
+    #[arg(long, value_name = "PATH", requires = "host_config")]
+    queue: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -61,6 +74,21 @@ pub async fn run(command: JobCommand, place: &crate::serve::Place) -> anyhow::Re
             let ttl = jobs::parse_ttl(&args.ttl)?;
             let host = open().await?;
             let made = jobs::create(&host, &args.person, args.allow, args.read_only, ttl).await?;
+            if let Some(file) = &args.host_config {
+                let queue = args
+                    .queue
+                    .clone()
+                    .unwrap_or_else(|| place.data.join(shed_broker::DEFAULT_QUEUE_NAME));
+                if let Err(error) = write_host_config(file, &queue) {
+                    // No job whose secret was never shown stays running.
+                    host.end_job(&made.job.name).await?;
+                    return Err(error);
+                }
+                eprintln!(
+                    "wrote shed-harness's host configuration to {} — pass it as --loom-commands-config",
+                    file.display()
+                );
+            }
             println!("{}", made.secret);
             eprintln!(
                 "made {} for {} — the line above is its secret, shown this once (only its hash is kept); rows and `shed job list` name the job {}",
@@ -76,14 +104,65 @@ pub async fn run(command: JobCommand, place: &crate::serve::Place) -> anyhow::Re
             if args.json {
                 let list: Vec<serde_json::Value> = all.iter().map(jobs::to_json).collect();
                 println!("{}", serde_json::Value::Array(list));
-            } else if all.is_empty() {
-                println!("no jobs yet — `shed job create --person <handle>` makes one");
             } else {
-                for job in &all {
-                    println!("{}", jobs::line(job));
-                }
+                println!("{}", job_table(&all));
             }
         }
     }
     Ok(())
+}
+
+/// Writes the host configuration shed-harness reads for a job on this shed:
+/// this binary as `cliPath`, `LOOM_COMMAND_JOB_ID` as `jobIdEnvVar`, the
+/// broker's `queue` — each path absolute, as the harness requires.
+fn write_host_config(file: &Path, queue: &Path) -> anyhow::Result<()> {
+    let cli = std::env::current_exe().context(
+        "could not tell where this shed binary is, for the host configuration's cliPath",
+    )?;
+    let queue = std::path::absolute(queue)
+        .with_context(|| format!("could not make {} an absolute path", queue.display()))?;
+    let config = serde_json::json!({
+        "cliPath": cli,
+        "jobIdEnvVar": shed_broker::JOB_ENV_VAR,
+        "transport": { "kind": "broker", "queuePath": queue },
+    });
+    let text = serde_json::to_string_pretty(&config)?;
+    std::fs::write(file, format!("{text}\n")).with_context(|| {
+        format!(
+            "could not write the host configuration to {} — no job was left running",
+            file.display()
+        )
+    })
+}
+
+/// `shed job list`: a row per job, by name — never a secret.
+fn job_table(all: &[shed_host::agents::Job]) -> String {
+    let now = shed_host::agents::now_millis();
+    let rows: Vec<Vec<String>> = all
+        .iter()
+        .map(|job| {
+            let until = match (job.ended_at, job.expires_at) {
+                (Some(at), _) => format!("ended {}", crate::table::millis(at)),
+                (None, Some(at)) => crate::table::millis(at),
+                (None, None) => "-".to_string(),
+            };
+            vec![
+                job.name.clone(),
+                job.person.handle.clone(),
+                job.state(now).as_str().to_string(),
+                until,
+                job.allow.join(" "),
+                if job.read_only.is_empty() {
+                    "-".to_string()
+                } else {
+                    job.read_only.join(" ")
+                },
+            ]
+        })
+        .collect();
+    crate::table::table(
+        &["JOB", "PERSON", "STATE", "UNTIL", "ALLOW", "READ-ONLY"],
+        &rows,
+        "no jobs yet — `shed job create --person <handle>` makes one",
+    )
 }

@@ -11,6 +11,7 @@ mod job_cli;
 mod login_cli;
 mod migrate_cli;
 mod serve;
+mod table;
 mod telemetry;
 mod up;
 // Written by the host crate's owner: `person add`, `space add`, `member add`,
@@ -39,7 +40,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 struct Cli {
     /// The folder holding shed's database and apps. `up` and `serve` make
     /// it when missing; every other command needs it there.
-    #[arg(long, global = true, env = "SHED_DATA", default_value = "shed-data")]
+    #[arg(long, global = true, env = "SHED_DATA", default_value = serve::DEFAULT_DATA)]
     data: PathBuf,
 
     /// Keep the data in a PostgreSQL database instead of the data folder's

@@ -40,6 +40,31 @@ pub async fn open(place: &Place, public_url: &str) -> anyhow::Result<Host> {
     said_where(place, opened)
 }
 
+/// The flags a `shed` command the host suggests needs, besides `--as`, to
+/// reach this data again when pasted into the same shell: `--data <folder>`
+/// unless it is the default folder or the one `SHED_DATA` names.
+fn terminal_flags(place: &Place) -> String {
+    let from_env = std::env::var_os("SHED_DATA").is_some_and(|data| place.data == data);
+    if place.data == std::path::Path::new(DEFAULT_DATA) || from_env {
+        return String::new();
+    }
+    format!("--data {}", shell_word(&place.data.to_string_lossy()))
+}
+
+/// The data folder `--data` defaults to.
+pub const DEFAULT_DATA: &str = "shed-data";
+
+/// `word` as one word of a POSIX shell: as it is when it holds nothing a
+/// shell reads, else single-quoted.
+fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_./-+:=@%,".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
 /// Opens the host on `place` for a CLI command, at its public URL when
 /// given, else at the address the last server on the data recorded, so the
 /// links it prints point where the server is. A data folder that is not
@@ -54,7 +79,7 @@ pub async fn open_for_cli(place: &Place) -> anyhow::Result<Host> {
     .await;
     match opened {
         Err(missing @ shed_host::HostError::NotFound(_)) => Err(missing.into()),
-        opened => said_where(place, opened),
+        opened => Ok(said_where(place, opened)?.at_terminal(&terminal_flags(place))),
     }
 }
 

@@ -8,7 +8,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use shed_store::{JobRecord, JobTerms};
 
-use super::scope::JobScope;
+use super::command::Effect;
+use super::scope::{JobScope, first_admitting_nothing};
 use crate::access::JobState;
 use crate::names::shown;
 use crate::secrets::{hash, secret};
@@ -68,14 +69,14 @@ pub fn now_millis() -> i64 {
         .unwrap_or(0)
 }
 
-/// The refusal for a job that is not there. What was given is repeated only
+/// The refusal for a job that is not there, `listed` saying where the jobs
+/// are listed, as the caller's door does it. What was given is repeated only
 /// when it reads as a name: a mistyped secret is not echoed.
-pub(crate) fn no_job(given: &str) -> HostError {
+pub(crate) fn no_job(given: &str, listed: &str) -> HostError {
     HostError::NotFound(if given.starts_with("job-") {
-        format!("no job {} — `shed job list` shows the jobs", shown(given))
+        format!("no job {} — {listed}", shown(given))
     } else {
-        "no job has that name or secret — `shed job list` shows the jobs by name (job-1, job-2, …)"
-            .to_string()
+        format!("no job has that name or secret — {listed} by name (job-1, job-2, …)")
     })
 }
 
@@ -96,6 +97,8 @@ impl Host {
             .person()
             .cloned()
             .ok_or_else(crate::access::sign_in_first)?;
+        self.refuse_a_scope_admitting_nothing(&person, &allow, &read_only)
+            .await?;
         let created_at = now_millis();
         let expires_at = ttl.map(|ttl| {
             created_at.saturating_add(i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX))
@@ -122,6 +125,67 @@ impl Host {
         })
     }
 
+    /// Refuses a glob that admits no command `person` reaches (a typo, an
+    /// app name without `.*`, an app not made yet): its job could never run
+    /// what it names. The sentence names the apps they reach and the
+    /// built-ins, as globs that would admit them.
+    async fn refuse_a_scope_admitting_nothing(
+        &self,
+        person: &Person,
+        allow: &[String],
+        read_only: &[String],
+    ) -> Result<(), HostError> {
+        let caller = Caller::Person {
+            person: person.clone(),
+            token: None,
+            door: crate::Door::Agent,
+        };
+        let rows = self.agent_commands(&caller).await?;
+        let commands: Vec<(&str, Effect)> = rows
+            .iter()
+            .map(|row| (row.name.as_str(), row.effect))
+            .collect();
+        let Some((flag, glob)) = first_admitting_nothing(allow, read_only, &commands)
+            .map_err(|e| HostError::BadInput(e.0))?
+        else {
+            return Ok(());
+        };
+        let mut apps: Vec<String> = Vec::new();
+        let mut builtins: Vec<String> = Vec::new();
+        for (name, _) in &commands {
+            match name.split_once('.') {
+                Some((app, _)) if app.contains('/') => {
+                    let app = format!("'{app}.*'");
+                    if !apps.contains(&app) {
+                        apps.push(app);
+                    }
+                }
+                _ => builtins.push(name.to_string()),
+            }
+        }
+        let what = if flag == "--read-only" {
+            "read command"
+        } else {
+            "command"
+        };
+        let apps = if apps.is_empty() {
+            format!("{} reaches no app yet", person.handle)
+        } else {
+            format!(
+                "the apps {} reaches are {}",
+                person.handle,
+                crate::texts::bounded_list(&apps)
+            )
+        };
+        Err(HostError::BadInput(format!(
+            "{flag} '{}' admits no {what} {} reaches, so the job could run nothing by it — \
+             {apps}, and the built-ins are {}; nothing was made",
+            shown(glob),
+            person.handle,
+            crate::texts::bounded_list(&builtins)
+        )))
+    }
+
     /// The job whose secret this is, whatever its state.
     pub async fn job_by_secret(&self, secret: &str) -> Result<Option<Job>, HostError> {
         let record = self.inner.store.job_by_secret_hash(&hash(secret)).await?;
@@ -138,6 +202,12 @@ impl Host {
     /// named by its public name, as `shed job list` shows it, or by its
     /// secret, as `shed job create` printed it.
     pub async fn end_job(&self, name_or_secret: &str) -> Result<Job, HostError> {
+        let no_job = |given: &str| {
+            no_job(
+                given,
+                &format!("{} shows the jobs", self.shed_command("job list")),
+            )
+        };
         let name = match self.job_named(name_or_secret).await? {
             Some(job) => job.name,
             None => {

@@ -67,6 +67,33 @@ impl JobScope {
     }
 }
 
+/// The first glob, as `(flag, glob)`, that admits none of `commands` (each a
+/// name and its effect): an `--allow` glob naming no command, or a
+/// `--read-only` glob naming no read. A job holding one could never run what
+/// it names, so it is refused before it is made.
+pub fn first_admitting_nothing<'a>(
+    allow: &'a [String],
+    read_only: &'a [String],
+    commands: &[(&str, Effect)],
+) -> Result<Option<(&'static str, &'a str)>, BadGlob> {
+    for glob in allow {
+        let set = compile("--allow", std::slice::from_ref(glob))?;
+        if !commands.iter().any(|(name, _)| set.is_match(name)) {
+            return Ok(Some(("--allow", glob)));
+        }
+    }
+    for glob in read_only {
+        let set = compile("--read-only", std::slice::from_ref(glob))?;
+        let reads = commands
+            .iter()
+            .filter(|(_, effect)| *effect == Effect::Read);
+        if !reads.into_iter().any(|(name, _)| set.is_match(name)) {
+            return Ok(Some(("--read-only", glob)));
+        }
+    }
+    Ok(None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,6 +129,30 @@ mod tests {
             "{error}"
         );
         assert!(JobScope::new(&[], &[" ".to_string()]).is_err());
+    }
+
+    #[test]
+    fn a_glob_that_admits_no_command_is_named() {
+        let commands = [
+            ("demo/runs.log_run", Effect::Write),
+            ("demo/runs.leaderboard", Effect::Read),
+        ];
+        let globs = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let allow = globs(&["demo/runs.*", "runs"]);
+        assert_eq!(
+            first_admitting_nothing(&allow, &[], &commands).unwrap(),
+            Some(("--allow", "runs"))
+        );
+        let read_only = globs(&["demo/runs.log_*"]);
+        assert_eq!(
+            first_admitting_nothing(&[], &read_only, &commands).unwrap(),
+            Some(("--read-only", "demo/runs.log_*"))
+        );
+        let fine = globs(&["demo/runs.*"]);
+        assert_eq!(
+            first_admitting_nothing(&fine, &fine, &commands).unwrap(),
+            None
+        );
     }
 
     proptest::proptest! {

@@ -257,8 +257,8 @@ async fn only_owners_and_editors_deploy_and_write_files() {
         answers[0],
         (
             "not-found",
-            "<space> is not a space you own or edit — `spaces` lists yours, an owner of a space \
-             can add you as an editor, and `shed space add <space> --owner <handle>` makes a new one"
+            "<space> is not a space you own or edit — `spaces` lists the spaces you belong to, and \
+             an owner of a space can add you as an editor"
                 .to_string()
         )
     );

@@ -273,6 +273,7 @@ async fn a_token_signs_in_and_a_wrong_one_is_told_how() {
     let Caller::Person {
         person,
         token: Some(_),
+        ..
     } = host.caller_for_token(&token).await.unwrap()
     else {
         panic!("a token signs a person in");

@@ -18,9 +18,22 @@ use crate::web_door::{Shed, run, run_club};
 
 const SHED: &str = env!("CARGO_BIN_EXE_shed");
 
-/// What every door says of demo/runs while it is in the trash.
-const TRASHED: &str = "demo/runs is in the trash — an owner or an editor of demo can restore it \
-                       (`shed app restore demo/runs`)";
+/// What every door says of demo/runs while it is in the trash, before how
+/// to restore it, which each door says its own way ([`trashed`]).
+const TRASHED: &str = "demo/runs is in the trash — an owner or an editor of demo can restore it";
+
+/// [`TRASHED`] and how, as a door restores it: at the terminal, `shed app
+/// restore … --as …`; elsewhere, the Restore on its page at the public URL.
+fn trashed(how: &str) -> String {
+    format!("{TRASHED} ({how})")
+}
+
+/// The app page's Restore, as a door not on the pages points to it.
+fn restore_on_page(home: &str) -> String {
+    trashed(&format!(
+        "with Restore on its page, {home}/spaces/demo/apps/runs"
+    ))
+}
 
 /// The run club's second edition: its page retitled, `since` gone and
 /// `longest` new.
@@ -184,12 +197,12 @@ async fn a_roll_back_is_a_new_deploy_of_the_old_files_and_the_tool_list_stays() 
     );
     assert_eq!(
         shed.refused(&["app", "rollback", "demo/runs", "9", "--as", "ada"]),
-        "demo/runs has no version 9 — it has v1 to v3; `shed app versions demo/runs` lists them"
+        "demo/runs has no version 9 — it has v1 to v3; `shed app versions demo/runs --as ada` lists them"
     );
     assert_eq!(
         shed.refused(&["app", "rollback", "demo/runs", "3", "--as", "ada"]),
         "demo/runs v3 is the version answering now — roll back to an earlier one \
-         (`shed app versions demo/runs` lists them)"
+         (`shed app versions demo/runs --as ada` lists them)"
     );
 }
 
@@ -236,27 +249,37 @@ async fn a_trashed_app_is_refused_through_every_door_and_restored_whole() {
     ] {
         let (error, said) = shed.mcp(&token, tool, arguments).await;
         assert!(error, "{tool} reached a trashed app: {said}");
-        assert_eq!(said, TRASHED, "{tool}");
+        assert_eq!(said, restore_on_page(&shed.url()), "{tool}");
     }
     // The web: the page and the page api.
     let (status, page) = shed.runs_page(&cookie).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
-    assert!(page.contains(TRASHED), "{page}");
+    assert!(page.contains(&restore_on_page(&shed.url())), "{page}");
     let (status, said) = shed.query("runs", ".jog!", Some(&cookie)).await;
     assert_eq!(
         (status, said),
-        (StatusCode::FORBIDDEN, json!({ "error": TRASHED }))
+        (
+            StatusCode::FORBIDDEN,
+            json!({ "error": restore_on_page(&shed.url()) })
+        )
     );
     let (status, said) = shed.apply("runs", run("Ed", 2.0), Some(&cookie)).await;
     assert_eq!(
         (status, said),
-        (StatusCode::FORBIDDEN, json!({ "error": TRASHED }))
+        (
+            StatusCode::FORBIDDEN,
+            json!({ "error": restore_on_page(&shed.url()) })
+        )
     );
     // The broker.
     let outcome = shed.run_as_job(&job);
     assert_eq!(
         (&outcome["ok"], &outcome["code"], &outcome["message"]),
-        (&json!(false), &json!("refused"), &json!(TRASHED)),
+        (
+            &json!(false),
+            &json!("refused"),
+            &json!(restore_on_page(&shed.url()))
+        ),
         "{outcome}"
     );
     assert!(
@@ -291,10 +314,34 @@ async fn a_trashed_app_is_refused_through_every_door_and_restored_whole() {
     assert!(error);
     assert_eq!(said, "no app demo/runs");
     let listed = shed.shed(&["app", "list", "--as", "ed"]);
+    assert_eq!(
+        crate::cli_lists::cells(listed.lines().next().unwrap()),
+        [
+            "APP", "TITLE", "ACCESS", "VERSION", "DEPLOYED", "BY", "ROLE", "TRASH", "COMMANDS"
+        ]
+    );
+    let runs = crate::cli_lists::rows(&listed)
+        .into_iter()
+        .find(|row| row[0] == "demo/runs")
+        .unwrap_or_else(|| panic!("{listed}"));
+    assert_eq!(
+        [runs[1], runs[2], runs[3], runs[5], runs[6], runs[8]],
+        [
+            "Run club",
+            "private",
+            "v1",
+            "ada",
+            "editor",
+            "log_run, leaderboard, since, add_jog, find_jog"
+        ],
+        "{listed}"
+    );
     assert!(
-        listed.lines().any(|line| line.starts_with("demo/runs — Run club, private, v1, deployed 20")
-            && line.contains(" by ada — commands: log_run, leaderboard, since, add_jog, find_jog — in the trash since 20")
-            && line.ends_with(" (by ed) — you are editor")),
+        runs[4].starts_with("20") && runs[4].ends_with(" UTC"),
+        "{listed}"
+    );
+    assert!(
+        runs[7].starts_with("since 20") && runs[7].ends_with(" UTC by ed"),
         "{listed}"
     );
 
@@ -335,7 +382,7 @@ async fn a_purge_asks_the_exact_name_of_a_trashed_app_and_frees_it() {
     assert_eq!(
         shed.refused(&purge("demo/runs", "ada")),
         "only an app in the trash is purged, and demo/runs is not in it — put it there first \
-         (`shed app trash demo/runs`)"
+         (`shed app trash demo/runs --as ada`)"
     );
     shed.shed(&["app", "trash", "demo/runs", "--as", "ada"]);
     assert_eq!(

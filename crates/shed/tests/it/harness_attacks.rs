@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 #[allow(dead_code)] // the fixture serves other suites' scripts too
 #[path = "../../../shed-harness/tests/it/common/model_server.rs"]
-mod model_server;
+pub mod model_server;
 
 use model_server::{Reply, ScriptedModel, marker, tool_calls, tool_messages};
 

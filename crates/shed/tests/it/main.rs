@@ -1,11 +1,13 @@
 //! shed's integration tests, one binary: a module per subject (`cargo test -p shed --test it <module>::`).
 
 mod access_matrix;
+mod agent_start;
 mod apps;
 mod backup_restore;
 mod broker_harness;
 mod broker_protocol;
 mod broker_support;
+mod cli_lists;
 mod data_folder;
 mod data_place;
 mod document_fetches;
@@ -27,6 +29,7 @@ mod platform_pages;
 mod postgres_tls;
 mod slow_clients;
 mod slow_queries;
+mod suggestions;
 mod take_back;
 mod telemetry;
 mod two_servers;

@@ -268,7 +268,7 @@ async fn a_person_revokes_their_own_tokens_only() {
     let own = shed.url();
     shed.token("ed");
     let eds = shed.shed(&["token", "list", "ed"]);
-    let ed_id = eds.split_whitespace().next().unwrap().to_string();
+    let ed_id = crate::cli_lists::rows(&eds)[0][0].to_string();
     let (status, page) = post(
         &shed,
         "/account/tokens/revoke",

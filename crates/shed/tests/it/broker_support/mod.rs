@@ -122,7 +122,7 @@ impl Served {
     }
 
     /// `shed command run <name> --args-json - --json [extra…]`, asserting the
-    /// CLI exits 0 (the host answered); the outcome.
+    /// host answered (exit 0, or 3 for a refusal); the outcome.
     pub fn run(&self, job: &str, name: &str, args: Value, extra: &[&str]) -> Value {
         answered(&self.run_output(job, name, args, extra))
     }
@@ -230,16 +230,27 @@ pub fn cli(queue: &Path, job: Option<&str>, args: &[&str], stdin: &str) -> Outpu
     child.wait_with_output().unwrap()
 }
 
-/// The CLI exited 0 with JSON: that JSON.
+/// The exit status of `shed command` when the host answered with a refusal.
+pub const REFUSED_STATUS: i32 = 3;
+
+/// The host answered with JSON: that JSON. The CLI exited 0 when it ran,
+/// [`REFUSED_STATUS`] when the answer is a refusal (`ok: false`).
 pub fn answered(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "the CLI failed ({:?}): {}",
-        out.status,
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {} (stderr: {})",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let refused = answer["ok"] == Value::Bool(false);
+    assert_eq!(
+        out.status.code(),
+        Some(if refused { REFUSED_STATUS } else { 0 }),
+        "the CLI's exit status does not match its answer {answer}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+    answer
 }
 
 pub fn names(rows: &[Value]) -> Vec<String> {
