@@ -59,8 +59,9 @@ pub use answer::{Answer, Data, Said};
 pub use apps::parse_version;
 pub use caller::{Access, Caller, Door, NotARole, NotAnAccess, Person, Role};
 pub use error::HostError;
-pub use names::SLUG_CHARS;
 pub use model_text::ANSWER_TEXT_BYTES;
+pub use names::SLUG_CHARS;
+pub use suggest::shell_word;
 
 /// The database's file in a data folder: everything shed serves — people,
 /// spaces, apps with every file of their deploys, their data, tokens, jobs —
@@ -184,9 +185,10 @@ impl Host {
         if database.is_none() && !data_dir.is_dir() {
             return Err(HostError::NotFound(format!(
                 "there is no data folder at {0} — `shed up` makes one and serves it \
-                 (`mkdir -m 700 {0}` makes an empty one to set up by hand), or name yours \
+                 (`mkdir -m 700 {1}` makes an empty one to set up by hand), or name yours \
                  with --data or SHED_DATA; nothing was changed",
-                data_dir.display()
+                data_dir.display(),
+                shell_word(&data_dir.to_string_lossy())
             )));
         }
         let store = Self::open_store(data_dir, database).await?;

@@ -4,6 +4,17 @@
 //! the page's own action; over MCP, a tool or the app's page; to an agent,
 //! what to offer its person.
 
+/// `word` as one word of a POSIX shell: as it is when it holds nothing a
+/// shell reads, else single-quoted.
+pub fn shell_word(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_./-+:=@%,".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
 /// The door a caller came in by: where a suggestion has to work.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Door {

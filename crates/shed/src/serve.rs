@@ -48,22 +48,14 @@ fn terminal_flags(place: &Place) -> String {
     if place.data == std::path::Path::new(DEFAULT_DATA) || from_env {
         return String::new();
     }
-    format!("--data {}", shell_word(&place.data.to_string_lossy()))
+    format!(
+        "--data {}",
+        shed_host::shell_word(&place.data.to_string_lossy())
+    )
 }
 
 /// The data folder `--data` defaults to.
 pub const DEFAULT_DATA: &str = "shed-data";
-
-/// `word` as one word of a POSIX shell: as it is when it holds nothing a
-/// shell reads, else single-quoted.
-fn shell_word(word: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "_./-+:=@%,".contains(c);
-    if !word.is_empty() && word.chars().all(plain) {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
-    }
-}
 
 /// Opens the host on `place` for a CLI command, at its public URL when
 /// given, else at the address the last server on the data recorded, so the

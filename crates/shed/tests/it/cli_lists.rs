@@ -71,6 +71,7 @@ fn regex_free_minute(list: &str) -> bool {
 fn lists_have_a_header_readable_times_and_columns_that_hold() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("d");
+    crate::data_place::make_private(&data);
     shed(&data, &["person", "add", "ada", "--name", "Ada Love Lace"]);
     shed(&data, &["person", "add", "bo", "--name", "Bo"]);
     shed(&data, &["space", "add", "demo", "--owner", "ada"]);

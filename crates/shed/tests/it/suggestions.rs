@@ -22,6 +22,7 @@ impl Terminal {
     fn new() -> Terminal {
         let dir = tempfile::tempdir().unwrap();
         let data = dir.path().join("my data");
+        crate::data_place::make_private(&data);
         Terminal { dir, data }
     }
 
