@@ -147,8 +147,11 @@ async def test_hundreds_of_apps_are_listed_as_apps_and_one_app_whole(two: Shed) 
 
         one = await client.call_tool("commands", {"app": "ada/runs-7"})
         assert text(one).splitlines()[0] == "## ada/runs-7"
+        # The app's heading, its five commands, the line saying what a time
+        # argument takes; then the answer as JSON.
         listed = text(one).splitlines()[:-1]
-        assert len(listed) == 6 and all("/runs-7/" in line for line in listed[1:]), listed
+        assert len(listed) == 7 and all("/runs-7/" in line for line in listed[1:6]), listed
+        assert listed[6].startswith("at, since: a time, like "), listed[6]
         assert len(data_line(one)["commands"]) == 5
 
         spaces = await client.call_tool("spaces", {})
