@@ -8,6 +8,8 @@
 //! `Lifecycle`.) Each declaration makes the trait a backend implements and
 //! the [`Store`](crate::Store) method that calls it.
 
+pub(crate) mod passkeys;
+
 use std::collections::BTreeMap;
 
 use crate::oauth::{ClientRecord, CodeRecord, NewCode, Redeemed, Refreshed};

@@ -19,6 +19,7 @@ mod records;
 mod revocable;
 pub(crate) mod schema;
 mod tls;
+mod txn;
 mod values;
 mod wake;
 

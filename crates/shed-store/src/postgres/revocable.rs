@@ -265,7 +265,8 @@ impl Revocable for Postgres {
                 announce(txn, Change::Membership).await?;
             }
             let sessions = end_sessions(txn, person).await?;
-            super::passkeys::remove_persons_passkeys(txn, person).await?;
+            crate::records::passkeys::remove_persons_passkeys(&super::txn::Txn::Write(txn), person)
+                .await?;
             let jobs = txn
                 .execute(
                     "UPDATE jobs SET ended_at = $2 WHERE person = $1 AND ended_at IS NULL",

@@ -18,6 +18,7 @@ mod query;
 mod revocable;
 pub(crate) mod schema;
 mod sessions;
+mod txn;
 mod view_keys;
 
 use std::path::Path;

@@ -195,7 +195,10 @@ fn remove_person(conn: &Connection, person: &str, now: i64) -> Result<PersonRemo
     )?;
     let memberships = conn.execute("DELETE FROM members WHERE person = ?1", [person])?;
     let sessions = end_sessions(conn, person)?;
-    super::passkeys::remove_persons_passkeys(conn, person)?;
+    crate::query::at_once(crate::records::passkeys::remove_persons_passkeys(
+        &super::txn::Txn(conn),
+        person,
+    ))?;
     let jobs = conn.execute(
         "UPDATE jobs SET ended_at = ?2 WHERE person = ?1 AND ended_at IS NULL",
         params![person, now * 1000],
