@@ -6,9 +6,14 @@
 //! passkeys and their ceremonies' states ([`Passkeys`]). (An
 //! app's versions, trash and purge, and the generation, are `lifecycle.rs`'s
 //! `Lifecycle`.) Each declaration makes the trait a backend implements and
-//! the [`Store`](crate::Store) method that calls it.
+//! the [`Store`](crate::Store) method that calls it. An interface written
+//! once for every backend is implemented in a child module of this one
+//! (`records/passkeys.rs`, `records/sign_ins.rs`, `records/view_keys.rs`),
+//! over `txn.rs`'s transaction trait.
 
 pub(crate) mod passkeys;
+pub(crate) mod sign_ins;
+mod view_keys;
 
 use std::collections::BTreeMap;
 

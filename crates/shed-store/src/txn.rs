@@ -16,6 +16,11 @@ use crate::values::Sql;
 /// A transaction (or, for a read, a connection) the records' statements
 /// run in.
 pub(crate) trait Txn {
+    /// What a `SELECT` ends with to hold the rows it reads against other
+    /// writers until the transaction ends: nothing on SQLite, whose one
+    /// writer already holds the database; ` FOR UPDATE` on PostgreSQL.
+    const LOCK: &'static str;
+
     /// Runs a statement that answers no rows: how many rows it changed.
     async fn execute(&self, sql: &str, params: &[Sql]) -> Result<u64, StoreError>;
     /// The rows a statement answers.

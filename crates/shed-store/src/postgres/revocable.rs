@@ -6,7 +6,7 @@ use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
 use super::Postgres;
-use super::records::{end_sessions, locked_space, only_owner, person_at};
+use super::records::{locked_space, only_owner, person_at};
 use super::wake::{Change, announce};
 use crate::records::Revocable;
 use crate::revocable::{
@@ -264,7 +264,9 @@ impl Revocable for Postgres {
             if memberships > 0 {
                 announce(txn, Change::Membership).await?;
             }
-            let sessions = end_sessions(txn, person).await?;
+            let sessions =
+                crate::records::sign_ins::end_sessions(&super::txn::Txn::Write(txn), person)
+                    .await?;
             crate::records::passkeys::remove_persons_passkeys(&super::txn::Txn::Write(txn), person)
                 .await?;
             let jobs = txn

@@ -46,6 +46,8 @@ impl Txn<'_> {
 }
 
 impl crate::txn::Txn for Txn<'_> {
+    const LOCK: &'static str = " FOR UPDATE";
+
     async fn execute(&self, sql: &str, params: &[Sql]) -> Result<u64, StoreError> {
         let params = bound(params);
         Ok(match self {

@@ -6,7 +6,6 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::Sqlite;
 use super::people::person_at;
 use super::platform::{only_owner, space_id};
-use super::sessions::end_sessions;
 use crate::revocable::{
     LiveToken, MemberChange, MemberRecord, NewToken, PersonRemoval, Removed, SpaceRecord, TokenId,
     TokenRecord,
@@ -194,7 +193,10 @@ fn remove_person(conn: &Connection, person: &str, now: i64) -> Result<PersonRemo
         params![person, now],
     )?;
     let memberships = conn.execute("DELETE FROM members WHERE person = ?1", [person])?;
-    let sessions = end_sessions(conn, person)?;
+    let sessions = crate::query::at_once(crate::records::sign_ins::end_sessions(
+        &super::txn::Txn(conn),
+        person,
+    ))?;
     crate::query::at_once(crate::records::passkeys::remove_persons_passkeys(
         &super::txn::Txn(conn),
         person,

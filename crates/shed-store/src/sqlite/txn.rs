@@ -52,6 +52,8 @@ impl Txn<'_> {
 }
 
 impl crate::txn::Txn for Txn<'_> {
+    const LOCK: &'static str = "";
+
     async fn execute(&self, sql: &str, params: &[Sql]) -> Result<u64, StoreError> {
         let changed = self
             .0
