@@ -8,9 +8,11 @@
 //! `Lifecycle`.) Each declaration makes the trait a backend implements and
 //! the [`Store`](crate::Store) method that calls it. An interface written
 //! once for every backend is implemented in a child module of this one
-//! (`records/passkeys.rs`, `records/sign_ins.rs`, `records/view_keys.rs`),
+//! (`records/jobs.rs`, `records/passkeys.rs`, `records/sign_ins.rs`,
+//! `records/view_keys.rs`),
 //! over `txn.rs`'s transaction trait.
 
+mod jobs;
 pub(crate) mod passkeys;
 pub(crate) mod sign_ins;
 mod view_keys;

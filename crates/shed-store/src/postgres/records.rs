@@ -1,9 +1,9 @@
 //! The platform's own records on PostgreSQL: people, spaces and members,
-//! apps and their deploys (files as `bytea` rows), drafts, listed tools,
-//! and jobs — the statements of SQLite's
-//! (`sqlite/platform.rs`, `jobs.rs`, `people.rs`) in PostgreSQL's words, each write one transaction. A
-//! deploy and a membership's change are announced to every server as they
-//! commit (`wake::announce`).
+//! apps and their deploys (files as `bytea` rows), drafts and listed tools
+//! — the statements of SQLite's (`sqlite/platform.rs`, `people.rs`) in
+//! PostgreSQL's words, each write one transaction. A deploy and a
+//! membership's change are announced to every server as they commit
+//! (`wake::announce`).
 
 use std::collections::BTreeMap;
 
@@ -12,14 +12,13 @@ use tokio_postgres::Row;
 
 use super::Postgres;
 use super::wake::{Change, announce};
-use crate::jobs::{globs_text, name_of, num_of};
 use crate::names::{handle_taken, new_person};
 use crate::platform::{
     APP_COLUMNS, AppRecord, Membership, NewDeploy, Trashed, deploy_vanished, no_space, space_taken,
 };
-use crate::records::{Jobs, People, Platform, now};
+use crate::records::{People, Platform, now};
 use crate::revocable::MemberChange;
-use crate::{JobRecord, JobTerms, Person, StoreError};
+use crate::{Person, StoreError};
 
 pub(super) async fn space_id(
     c: &impl GenericClient,
@@ -393,104 +392,5 @@ impl Platform for Postgres {
             Ok(())
         })
         .await
-    }
-}
-
-const JOB_COLUMNS: &str =
-    "num, person, allow, read_only, created_at, expires_at, ended_at FROM jobs";
-
-fn job(r: &Row) -> Result<JobRecord, StoreError> {
-    let globs = |i: usize| -> Result<Vec<String>, StoreError> {
-        serde_json::from_str(r.get(i)).map_err(|e| StoreError::Internal(e.to_string()))
-    };
-    Ok(JobRecord {
-        name: name_of(r.get(0)),
-        terms: JobTerms {
-            person: r.get(1),
-            allow: globs(2)?,
-            read_only: globs(3)?,
-            created_at: r.get(4),
-            expires_at: r.get(5),
-        },
-        ended_at: r.get(6),
-    })
-}
-
-async fn job_where(
-    c: &impl GenericClient,
-    condition: &str,
-    value: &(dyn tokio_postgres::types::ToSql + Sync),
-) -> Result<Option<JobRecord>, StoreError> {
-    let stmt = c
-        .prepare_cached(&format!("SELECT {JOB_COLUMNS} WHERE {condition}"))
-        .await?;
-    c.query_opt(&stmt, &[value])
-        .await?
-        .as_ref()
-        .map(job)
-        .transpose()
-}
-
-impl Jobs for Postgres {
-    async fn add_job(&self, secret_hash: String, job: JobTerms) -> Result<JobRecord, StoreError> {
-        self.write(async |txn| {
-            let num: i64 = txn
-                .query_one(
-                    "INSERT INTO jobs(secret_hash, person, allow, read_only, created_at, expires_at, ended_at)
-                     VALUES($1, $2, $3, $4, $5, $6, NULL) RETURNING num",
-                    &[
-                        &secret_hash,
-                        &job.person,
-                        &globs_text(&job.allow)?,
-                        &globs_text(&job.read_only)?,
-                        &job.created_at,
-                        &job.expires_at,
-                    ],
-                )
-                .await?
-                .get(0);
-            Ok(JobRecord {
-                name: name_of(num),
-                terms: job,
-                ended_at: None,
-            })
-        })
-        .await
-    }
-
-    async fn job_by_secret_hash(&self, hash: &str) -> Result<Option<JobRecord>, StoreError> {
-        job_where(&self.client().await?, "secret_hash = $1", &hash).await
-    }
-
-    async fn job_named(&self, name: &str) -> Result<Option<JobRecord>, StoreError> {
-        let Some(num) = num_of(name) else {
-            return Ok(None);
-        };
-        job_where(&self.client().await?, "num = $1", &num).await
-    }
-
-    async fn end_job(&self, name: &str, at: i64) -> Result<Option<JobRecord>, StoreError> {
-        self.write(async |txn| {
-            let Some(num) = num_of(name) else {
-                return Ok(None);
-            };
-            txn.execute(
-                "UPDATE jobs SET ended_at = $2 WHERE num = $1 AND ended_at IS NULL",
-                &[&num, &at],
-            )
-            .await?;
-            job_where(txn, "num = $1", &num).await
-        })
-        .await
-    }
-
-    async fn jobs(&self) -> Result<Vec<JobRecord>, StoreError> {
-        self.client()
-            .await?
-            .query(&format!("SELECT {JOB_COLUMNS} ORDER BY num"), &[])
-            .await?
-            .iter()
-            .map(job)
-            .collect()
     }
 }
