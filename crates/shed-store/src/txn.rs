@@ -155,6 +155,12 @@ impl From<&str> for Sql {
     }
 }
 
+impl From<String> for Sql {
+    fn from(s: String) -> Sql {
+        Sql::Text(s)
+    }
+}
+
 impl From<&String> for Sql {
     fn from(s: &String) -> Sql {
         Sql::Text(s.clone())

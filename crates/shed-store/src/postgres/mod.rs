@@ -12,7 +12,6 @@ mod apply;
 pub(crate) mod connect;
 mod lifecycle;
 pub(crate) mod migrations;
-mod oauth;
 mod passkeys;
 mod query;
 mod records;
