@@ -269,11 +269,8 @@ async fn a_column_of_another_type_is_an_error_not_a_panic() {
                 .unwrap();
         }
         Some(url) => {
-            let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+            crate::common::server_client(&url)
                 .await
-                .unwrap();
-            tokio::spawn(connection);
-            client
                 .batch_execute(
                     "ALTER TABLE passkeys ALTER COLUMN created_at TYPE TEXT USING 'then'",
                 )
