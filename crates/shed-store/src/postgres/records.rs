@@ -12,11 +12,10 @@ use tokio_postgres::Row;
 
 use super::Postgres;
 use super::wake::{Change, announce};
-use crate::names::{handle_taken, new_person};
 use crate::platform::{
     APP_COLUMNS, AppRecord, Membership, NewDeploy, Trashed, deploy_vanished, no_space, space_taken,
 };
-use crate::records::{People, Platform, now};
+use crate::records::{Platform, now};
 use crate::revocable::MemberChange;
 use crate::{Person, StoreError};
 
@@ -119,49 +118,6 @@ pub(super) fn person_at(r: &Row, first: usize) -> Person {
         eid: r.get(first),
         handle: r.get(first + 1),
         name: r.get(first + 2),
-    }
-}
-
-impl People for Postgres {
-    async fn add_person(&self, handle: &str, name: &str) -> Result<Person, StoreError> {
-        let person = new_person(handle, name)?;
-        self.write(async |txn| {
-            let added = txn
-                .execute(
-                    "INSERT INTO people(eid, handle, name, created_at) VALUES($1, $2, $3, $4)
-                     ON CONFLICT(handle) DO NOTHING",
-                    &[&person.eid, &person.handle, &person.name, &now()],
-                )
-                .await?;
-            if added == 0 {
-                return Err(handle_taken(handle));
-            }
-            Ok(person)
-        })
-        .await
-    }
-
-    async fn person(&self, handle: &str) -> Result<Option<Person>, StoreError> {
-        let handle = handle.strip_prefix('@').unwrap_or(handle);
-        let c = self.client().await?;
-        let stmt = c
-            .prepare_cached("SELECT eid, handle, name FROM people WHERE handle = $1")
-            .await?;
-        Ok(c.query_opt(&stmt, &[&handle])
-            .await?
-            .as_ref()
-            .map(|r| person_at(r, 0)))
-    }
-
-    async fn person_by_eid(&self, eid: &str) -> Result<Option<Person>, StoreError> {
-        let c = self.client().await?;
-        let stmt = c
-            .prepare_cached("SELECT eid, handle, name FROM people WHERE eid = $1")
-            .await?;
-        Ok(c.query_opt(&stmt, &[&eid])
-            .await?
-            .as_ref()
-            .map(|r| person_at(r, 0)))
     }
 }
 
