@@ -8,10 +8,24 @@ use crate::names::{handle_taken, new_person};
 use crate::txn::{Records, Txn, args};
 use crate::{Person, StoreError};
 
+/// The person whose `column` (`handle`, `eid`) is `value`.
+async fn person_where(
+    t: &impl Txn,
+    column: &str,
+    value: &str,
+) -> Result<Option<Person>, StoreError> {
+    t.optional(
+        &format!("SELECT eid, handle, name FROM people WHERE {column} = $1"),
+        args![value],
+    )
+    .await?
+    .map(|r| person_at(&r, 0))
+    .transpose()
+}
+
 impl<B: Records> super::People for B {
     async fn add_person(&self, handle: &str, name: &str) -> Result<Person, StoreError> {
         let person = new_person(handle, name)?;
-        let handle = handle.to_string();
         self.write_records(async move |t| {
             let added = t
                 .execute(
@@ -21,7 +35,7 @@ impl<B: Records> super::People for B {
                 )
                 .await?;
             if added == 0 {
-                return Err(handle_taken(&handle));
+                return Err(handle_taken(&person.handle));
             }
             Ok(person.clone())
         })
@@ -30,28 +44,12 @@ impl<B: Records> super::People for B {
 
     async fn person(&self, handle: &str) -> Result<Option<Person>, StoreError> {
         let handle = handle.strip_prefix('@').unwrap_or(handle);
-        self.read_records(async |t| {
-            t.optional(
-                "SELECT eid, handle, name FROM people WHERE handle = $1",
-                args![handle],
-            )
-            .await?
-            .map(|r| person_at(&r, 0))
-            .transpose()
-        })
-        .await
+        self.read_records(async |t| person_where(t, "handle", handle).await)
+            .await
     }
 
     async fn person_by_eid(&self, eid: &str) -> Result<Option<Person>, StoreError> {
-        self.read_records(async |t| {
-            t.optional(
-                "SELECT eid, handle, name FROM people WHERE eid = $1",
-                args![eid],
-            )
-            .await?
-            .map(|r| person_at(&r, 0))
-            .transpose()
-        })
-        .await
+        self.read_records(async |t| person_where(t, "eid", eid).await)
+            .await
     }
 }
