@@ -66,6 +66,7 @@ pub mod revocable;
 mod schema;
 mod secret;
 mod sqlite;
+mod txn;
 mod values;
 mod view_keys;
 mod wake;

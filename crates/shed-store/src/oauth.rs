@@ -7,8 +7,9 @@
 //! request reads them as it reads a pasted token. Every secret is kept as
 //! its sha256 only. Plain storage: what is checked is decided in shed-host.
 //!
-//! The shapes callers see are here; each backend keeps them in its own
-//! tables (`sqlite/oauth.rs`, `postgres/oauth.rs`).
+//! The shapes callers see are here; their statements are written once for
+//! both backends (`records/oauth.rs`), each backend making its own tables
+//! (`sqlite/oauth.rs`, `postgres/migrations.rs`).
 
 /// A registered client.
 #[derive(Clone, Debug, PartialEq, Eq)]

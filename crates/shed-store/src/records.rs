@@ -6,7 +6,17 @@
 //! passkeys and their ceremonies' states ([`Passkeys`]). (An
 //! app's versions, trash and purge, and the generation, are `lifecycle.rs`'s
 //! `Lifecycle`.) Each declaration makes the trait a backend implements and
-//! the [`Store`](crate::Store) method that calls it.
+//! the [`Store`](crate::Store) method that calls it. An interface written
+//! once for every backend is implemented in a child module of this one
+//! (`records/jobs.rs`, `oauth.rs`, `passkeys.rs`, `people.rs`, `sign_ins.rs`,
+//! `view_keys.rs`), over `txn.rs`'s transaction trait.
+
+mod jobs;
+pub(crate) mod oauth;
+pub(crate) mod passkeys;
+mod people;
+pub(crate) mod sign_ins;
+mod view_keys;
 
 use std::collections::BTreeMap;
 
@@ -17,8 +27,19 @@ use crate::passkeys::{
 };
 use crate::platform::{AppRecord, Membership, NewDeploy};
 use crate::revocable::{LiveToken, MemberRecord, NewToken, SpaceRecord, TokenRecord};
+use crate::txn::Row;
 use crate::web_sessions::{HopUsed, NewWebSession, SessionSeen, WebSessionRecord};
 use crate::{JobRecord, JobTerms, Person, StoreError, ViewKey};
+
+/// The person whose eid, handle and name are a row's columns `first`,
+/// `first + 1` and `first + 2`.
+pub(crate) fn person_at(r: &Row, first: usize) -> Result<Person, StoreError> {
+    Ok(Person {
+        eid: r.get(first)?,
+        handle: r.get(first + 1)?,
+        name: r.get(first + 2)?,
+    })
+}
 
 /// The time now as the records' text columns keep a moment (`created_at`,
 /// a deploy's `at`, a trash's, a migration's `applied_at`): RFC 3339, UTC.

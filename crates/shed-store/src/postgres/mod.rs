@@ -12,13 +12,13 @@ mod apply;
 pub(crate) mod connect;
 mod lifecycle;
 pub(crate) mod migrations;
-mod oauth;
 mod passkeys;
 mod query;
 mod records;
 mod revocable;
 pub(crate) mod schema;
 mod tls;
+mod txn;
 mod values;
 mod wake;
 

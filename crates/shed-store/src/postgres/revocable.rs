@@ -6,7 +6,7 @@ use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
 use super::Postgres;
-use super::records::{end_sessions, locked_space, only_owner, person_at};
+use super::records::{locked_space, only_owner, person_at};
 use super::wake::{Change, announce};
 use crate::records::Revocable;
 use crate::revocable::{
@@ -14,31 +14,6 @@ use crate::revocable::{
     TokenRecord,
 };
 use crate::{Person, StoreError};
-
-/// Keeps a token (a pasted one, or an OAuth grant's access token with its
-/// grant and resource): its id.
-pub(super) async fn insert_token(
-    c: &impl GenericClient,
-    token: &NewToken,
-    grant: Option<(i64, &str)>,
-) -> Result<i64, StoreError> {
-    let (grant, resource) = grant.unzip();
-    Ok(c.query_one(
-        "INSERT INTO tokens(person, hash, created_at, name, expires_at, grant_id, resource)
-             VALUES($1, $2, $3, $4, $5, $6, $7) RETURNING id",
-        &[
-            &token.person,
-            &token.hash,
-            &crate::records::now(),
-            &token.name,
-            &token.expires_at,
-            &grant,
-            &resource,
-        ],
-    )
-    .await?
-    .get(0))
-}
 
 fn token_record(r: &Row) -> TokenRecord {
     TokenRecord {
@@ -53,8 +28,10 @@ fn token_record(r: &Row) -> TokenRecord {
 
 impl Revocable for Postgres {
     async fn add_token(&self, token: NewToken) -> Result<i64, StoreError> {
-        self.write(async |txn| insert_token(txn, &token, None).await)
-            .await
+        self.write(async |txn| {
+            crate::records::oauth::insert_token(&super::txn::Txn::Write(txn), &token, None).await
+        })
+        .await
     }
 
     async fn live_token(&self, hash: &str, now: i64) -> Result<Option<LiveToken>, StoreError> {
@@ -264,8 +241,11 @@ impl Revocable for Postgres {
             if memberships > 0 {
                 announce(txn, Change::Membership).await?;
             }
-            let sessions = end_sessions(txn, person).await?;
-            super::passkeys::remove_persons_passkeys(txn, person).await?;
+            let sessions =
+                crate::records::sign_ins::end_sessions(&super::txn::Txn::Write(txn), person)
+                    .await?;
+            crate::records::passkeys::remove_persons_passkeys(&super::txn::Txn::Write(txn), person)
+                .await?;
             let jobs = txn
                 .execute(
                     "UPDATE jobs SET ended_at = $2 WHERE person = $1 AND ended_at IS NULL",

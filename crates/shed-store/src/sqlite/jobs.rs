@@ -1,10 +1,10 @@
-//! The jobs table on SQLite (the shapes and names: `src/jobs.rs`).
+//! The jobs table on SQLite and its migrations (the shapes and names:
+//! `src/jobs.rs`; the statements, written once: `src/records/jobs.rs`).
 
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use rusqlite::{Transaction, params};
 
-use super::Sqlite;
-use crate::jobs::{globs_text, name_of, num_of};
-use crate::{JobRecord, JobTerms, StoreError};
+use crate::StoreError;
+use crate::jobs::name_of;
 
 /// The table as migration 3 made it: the secret itself as the key.
 pub(crate) const MIGRATION: &str = r#"
@@ -85,96 +85,4 @@ pub(crate) fn name_jobs(tx: &Transaction<'_>) -> Result<(), StoreError> {
          CREATE INDEX jobs_created ON jobs(created_at);",
     )?;
     Ok(())
-}
-
-const COLUMNS: &str = "num, person, allow, read_only, created_at, expires_at, ended_at FROM jobs";
-
-fn globs(text: String) -> rusqlite::Result<Vec<String>> {
-    serde_json::from_str(&text).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
-}
-
-fn record(r: &rusqlite::Row<'_>) -> rusqlite::Result<JobRecord> {
-    Ok(JobRecord {
-        name: name_of(r.get(0)?),
-        terms: JobTerms {
-            person: r.get(1)?,
-            allow: globs(r.get(2)?)?,
-            read_only: globs(r.get(3)?)?,
-            created_at: r.get(4)?,
-            expires_at: r.get(5)?,
-        },
-        ended_at: r.get(6)?,
-    })
-}
-
-fn add(conn: &Connection, secret_hash: &str, job: &JobTerms) -> Result<JobRecord, StoreError> {
-    conn.execute(
-        "INSERT INTO jobs(secret_hash, person, allow, read_only, created_at, expires_at, ended_at)
-         VALUES(?1, ?2, ?3, ?4, ?5, ?6, NULL)",
-        params![
-            secret_hash,
-            job.person,
-            globs_text(&job.allow)?,
-            globs_text(&job.read_only)?,
-            job.created_at,
-            job.expires_at,
-        ],
-    )?;
-    Ok(JobRecord {
-        name: name_of(conn.last_insert_rowid()),
-        terms: job.clone(),
-        ended_at: None,
-    })
-}
-
-fn by_num(conn: &Connection, num: i64) -> Result<Option<JobRecord>, StoreError> {
-    let mut stmt = conn.prepare_cached(&format!("SELECT {COLUMNS} WHERE num = ?1"))?;
-    Ok(stmt.query_row([num], record).optional()?)
-}
-
-fn by_secret_hash(conn: &Connection, hash: &str) -> Result<Option<JobRecord>, StoreError> {
-    let mut stmt = conn.prepare_cached(&format!("SELECT {COLUMNS} WHERE secret_hash = ?1"))?;
-    Ok(stmt.query_row([hash], record).optional()?)
-}
-
-fn end(conn: &Connection, num: i64, at: i64) -> Result<Option<JobRecord>, StoreError> {
-    conn.execute(
-        "UPDATE jobs SET ended_at = ?2 WHERE num = ?1 AND ended_at IS NULL",
-        params![num, at],
-    )?;
-    by_num(conn, num)
-}
-
-fn all(conn: &Connection) -> Result<Vec<JobRecord>, StoreError> {
-    let mut stmt = conn.prepare_cached(&format!("SELECT {COLUMNS} ORDER BY num"))?;
-    let rows = stmt.query_map([], record)?;
-    Ok(rows.collect::<Result<_, _>>()?)
-}
-
-impl crate::records::Jobs for Sqlite {
-    async fn add_job(&self, secret_hash: String, job: JobTerms) -> Result<JobRecord, StoreError> {
-        self.write(move |txn| add(txn, &secret_hash, &job)).await
-    }
-
-    async fn job_by_secret_hash(&self, hash: &str) -> Result<Option<JobRecord>, StoreError> {
-        self.read(|conn| by_secret_hash(conn, hash)).await
-    }
-
-    async fn job_named(&self, name: &str) -> Result<Option<JobRecord>, StoreError> {
-        let Some(num) = num_of(name) else {
-            return Ok(None);
-        };
-        self.read(|conn| by_num(conn, num)).await
-    }
-
-    async fn end_job(&self, name: &str, at: i64) -> Result<Option<JobRecord>, StoreError> {
-        let Some(num) = num_of(name) else {
-            return Ok(None);
-        };
-        self.write(move |txn| end(txn, num, at)).await
-    }
-
-    async fn jobs(&self) -> Result<Vec<JobRecord>, StoreError> {
-        self.read(all).await
-    }
 }

@@ -18,16 +18,16 @@ mod query;
 mod revocable;
 pub(crate) mod schema;
 mod sessions;
+mod txn;
 mod view_keys;
 
 use std::path::Path;
 use std::sync::Arc;
 
 use crate::entities::Entities;
-use crate::records::People;
 use crate::schema::{Schemas, check_app_name};
 use crate::{
-    Actor, Applied, HistoryEntry, Listing, NotReady, Person, StoreError, Vocabulary, filter, wire,
+    Actor, Applied, HistoryEntry, Listing, NotReady, StoreError, Vocabulary, filter, wire,
 };
 use engine::Engine;
 use schema::WriterSchemas;
@@ -239,23 +239,6 @@ impl Entities for Sqlite {
     ) -> Result<Vec<HistoryEntry>, StoreError> {
         self.read(|conn| apply::history(conn, app, eid_or_alias))
             .await
-    }
-}
-
-impl People for Sqlite {
-    async fn add_person(&self, handle: &str, name: &str) -> Result<Person, StoreError> {
-        let handle = handle.to_string();
-        let name = name.to_string();
-        self.write(move |txn| people::add(txn, &handle, &name))
-            .await
-    }
-
-    async fn person(&self, handle: &str) -> Result<Option<Person>, StoreError> {
-        self.read(|conn| people::by_handle(conn, handle)).await
-    }
-
-    async fn person_by_eid(&self, eid: &str) -> Result<Option<Person>, StoreError> {
-        self.read(|conn| people::by_eid(conn, eid)).await
     }
 }
 

@@ -1,27 +1,10 @@
-//! People: the platform's persons, by handle and by eid.
+//! The platform's persons as SQLite's engine looks them up (a ref's
+//! `@handle`, an apply's check of an eid, a row's names); the `People`
+//! interface is written once in `src/records/people.rs`.
 
-use rusqlite::{Connection, OptionalExtension, Transaction};
+use rusqlite::{Connection, OptionalExtension};
 
-use crate::names::{handle_taken, new_person};
 use crate::{Person, StoreError};
-
-/// Adds a person with a fresh eid.
-pub(crate) fn add(txn: &Transaction<'_>, handle: &str, name: &str) -> Result<Person, StoreError> {
-    let person = new_person(handle, name)?;
-    if by_handle(txn, handle)?.is_some() {
-        return Err(handle_taken(handle));
-    }
-    txn.execute(
-        "INSERT INTO people(eid, handle, name, created_at) VALUES(?1, ?2, ?3, ?4)",
-        rusqlite::params![
-            person.eid,
-            person.handle,
-            person.name,
-            crate::records::now()
-        ],
-    )?;
-    Ok(person)
-}
 
 /// The person with this handle (`ada` or `@ada`).
 pub(crate) fn by_handle(conn: &Connection, handle: &str) -> Result<Option<Person>, StoreError> {

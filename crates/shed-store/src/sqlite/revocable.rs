@@ -6,7 +6,6 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::Sqlite;
 use super::people::person_at;
 use super::platform::{only_owner, space_id};
-use super::sessions::end_sessions;
 use crate::revocable::{
     LiveToken, MemberChange, MemberRecord, NewToken, PersonRemoval, Removed, SpaceRecord, TokenId,
     TokenRecord,
@@ -25,30 +24,6 @@ pub(crate) const MIGRATION: &str = r#"
         at INTEGER NOT NULL
     ) WITHOUT ROWID;
 "#;
-
-/// Keeps a token (a pasted one, or an OAuth grant's access token with its
-/// grant and resource): its id.
-pub(super) fn insert_token(
-    conn: &Connection,
-    token: &NewToken,
-    grant: Option<(i64, &str)>,
-) -> Result<i64, StoreError> {
-    let (grant, resource) = grant.unzip();
-    conn.execute(
-        "INSERT INTO tokens(person, hash, created_at, name, expires_at, grant_id, resource)
-         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        params![
-            token.person,
-            token.hash,
-            crate::records::now(),
-            token.name,
-            token.expires_at,
-            grant,
-            resource
-        ],
-    )?;
-    Ok(conn.last_insert_rowid())
-}
 
 fn live_token(conn: &Connection, hash: &str, now: i64) -> Result<Option<LiveToken>, StoreError> {
     let mut stmt = conn.prepare_cached(
@@ -194,8 +169,14 @@ fn remove_person(conn: &Connection, person: &str, now: i64) -> Result<PersonRemo
         params![person, now],
     )?;
     let memberships = conn.execute("DELETE FROM members WHERE person = ?1", [person])?;
-    let sessions = end_sessions(conn, person)?;
-    super::passkeys::remove_persons_passkeys(conn, person)?;
+    let sessions = crate::query::at_once(crate::records::sign_ins::end_sessions(
+        &super::txn::Txn(conn),
+        person,
+    ))?;
+    crate::query::at_once(crate::records::passkeys::remove_persons_passkeys(
+        &super::txn::Txn(conn),
+        person,
+    ))?;
     let jobs = conn.execute(
         "UPDATE jobs SET ended_at = ?2 WHERE person = ?1 AND ended_at IS NULL",
         params![person, now * 1000],
@@ -210,7 +191,14 @@ fn remove_person(conn: &Connection, person: &str, now: i64) -> Result<PersonRemo
 
 impl crate::records::Revocable for Sqlite {
     async fn add_token(&self, token: NewToken) -> Result<i64, StoreError> {
-        self.write(move |txn| insert_token(txn, &token, None)).await
+        self.write(move |txn| {
+            crate::query::at_once(crate::records::oauth::insert_token(
+                &super::txn::Txn(txn),
+                &token,
+                None,
+            ))
+        })
+        .await
     }
 
     async fn live_token(&self, hash: &str, now: i64) -> Result<Option<LiveToken>, StoreError> {

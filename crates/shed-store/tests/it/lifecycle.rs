@@ -43,11 +43,8 @@ async fn relations(dir: &Path) -> Vec<String> {
             .collect::<Result<_, _>>()
             .unwrap();
     };
-    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+    crate::common::server_client(&url)
         .await
-        .unwrap();
-    tokio::spawn(connection);
-    client
         .query(
             "SELECT c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
              WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'i') ORDER BY 1",

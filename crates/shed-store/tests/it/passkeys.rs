@@ -250,3 +250,39 @@ async fn removing_a_person_forgets_their_passkeys_and_ceremonies() {
         "bob keeps his"
     );
 }
+
+/// A column that holds another type than the store reads (here a passkey's
+/// `created_at` made text behind the store's back) is the database failing
+/// the store: a read answers a typed error, and nothing panics.
+#[tokio::test]
+async fn a_column_of_another_type_is_an_error_not_a_panic() {
+    let (dir, store, ada, _bob) = store_with_ada_and_bob().await;
+    store
+        .add_passkey(passkey(&ada, "YWRh", "laptop"))
+        .await
+        .unwrap();
+    match shed_test_database::for_folder(dir.path()) {
+        None => {
+            rusqlite::Connection::open(dir.path().join("shed.db"))
+                .unwrap()
+                .execute("UPDATE passkeys SET created_at = 'then'", [])
+                .unwrap();
+        }
+        Some(url) => {
+            crate::common::server_client(&url)
+                .await
+                .batch_execute(
+                    "ALTER TABLE passkeys ALTER COLUMN created_at TYPE TEXT USING 'then'",
+                )
+                .await
+                .unwrap();
+        }
+    }
+    let read = tokio::spawn(async move { store.passkeys(&ada.eid).await })
+        .await
+        .expect("a read of a column of another type does not panic");
+    assert!(
+        matches!(read, Err(shed_store::StoreError::Database(_))),
+        "{read:?}"
+    );
+}

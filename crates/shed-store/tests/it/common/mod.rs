@@ -70,6 +70,16 @@ pub fn run_club() -> Vocabulary {
 
 pub use shed_test_database::{fresh as fresh_database, on_sqlite};
 
+/// A connection of the test's own to the database at `url` on the test
+/// server, to look at or change it behind the store's back.
+pub async fn server_client(url: &str) -> tokio_postgres::Client {
+    let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    client
+}
+
 /// A fresh, empty store: in `dir` on SQLite, or a new database on the test server.
 pub async fn open_store(dir: &std::path::Path) -> Store {
     match shed_test_database::for_folder(dir) {

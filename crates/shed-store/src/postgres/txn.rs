@@ -1,0 +1,100 @@
+//! PostgreSQL's adapter of the records written once (`src/txn.rs`): a
+//! pooled connection (a read) or a write's transaction as a
+//! [`crate::txn::Txn`], each statement prepared once per connection and
+//! cached, each row read with `try_get` into the store's values — a column
+//! of a type the store does not keep is a typed error, never a panic.
+
+use deadpool_postgres::GenericClient;
+use tokio_postgres::types::ToSql;
+
+use super::Postgres;
+use crate::StoreError;
+use crate::txn::{Records, Row};
+use crate::values::Sql;
+
+/// Where the records' statements run: a connection of the pool (a read)
+/// or a write's transaction.
+pub(crate) enum Txn<'t> {
+    Read(&'t deadpool_postgres::Client),
+    Write(&'t deadpool_postgres::Transaction<'t>),
+}
+
+/// The parameters as tokio-postgres binds them.
+fn bound(params: &[Sql]) -> Vec<&(dyn ToSql + Sync)> {
+    params.iter().map(|p| p as &(dyn ToSql + Sync)).collect()
+}
+
+fn row(r: &tokio_postgres::Row) -> Result<Row, StoreError> {
+    let values = (0..r.len())
+        .map(|i| r.try_get::<_, Sql>(i))
+        .collect::<Result<_, _>>()?;
+    Ok(Row::new(values))
+}
+
+impl Txn<'_> {
+    async fn rows(
+        &self,
+        sql: &str,
+        params: &[Sql],
+    ) -> Result<Vec<tokio_postgres::Row>, StoreError> {
+        let params = bound(params);
+        Ok(match self {
+            Txn::Read(c) => c.query(&c.prepare_cached(sql).await?, &params).await?,
+            Txn::Write(t) => t.query(&t.prepare_cached(sql).await?, &params).await?,
+        })
+    }
+}
+
+impl crate::txn::Txn for Txn<'_> {
+    const LOCK: &'static str = " FOR UPDATE";
+
+    async fn execute(&self, sql: &str, params: &[Sql]) -> Result<u64, StoreError> {
+        let params = bound(params);
+        Ok(match self {
+            Txn::Read(c) => c.execute(&c.prepare_cached(sql).await?, &params).await?,
+            Txn::Write(t) => t.execute(&t.prepare_cached(sql).await?, &params).await?,
+        })
+    }
+
+    async fn all(&self, sql: &str, params: &[Sql]) -> Result<Vec<Row>, StoreError> {
+        self.rows(sql, params).await?.iter().map(row).collect()
+    }
+
+    async fn optional(&self, sql: &str, params: &[Sql]) -> Result<Option<Row>, StoreError> {
+        match self.rows(sql, params).await?.as_slice() {
+            [] => Ok(None),
+            [one] => row(one).map(Some),
+            [..] => Err(StoreError::Database(
+                "a statement of one row at most answered more".into(),
+            )),
+        }
+    }
+
+    async fn lock_table(&self, table: &str) -> Result<(), StoreError> {
+        let lock = format!("LOCK TABLE {table} IN SHARE ROW EXCLUSIVE MODE");
+        match self {
+            Txn::Read(c) => c.batch_execute(&lock).await?,
+            Txn::Write(t) => t.batch_execute(&lock).await?,
+        }
+        Ok(())
+    }
+}
+
+impl Records for Postgres {
+    type Txn<'t> = Txn<'t>;
+
+    async fn read_records<T>(
+        &self,
+        body: impl AsyncFnOnce(&Txn<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let client = self.client().await?;
+        body(&Txn::Read(&client)).await
+    }
+
+    async fn write_records<T: Send + 'static>(
+        &self,
+        body: impl AsyncFn(&Txn<'_>) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        self.write(async |txn| body(&Txn::Write(txn)).await).await
+    }
+}

@@ -1,0 +1,185 @@
+//! The platform records' statements, written once for both backends. A
+//! record's body (`records/*.rs`) is an `async fn` over a [`Txn`]: its SQL
+//! written once with `$n` placeholders in the words both databases take,
+//! its parameters as the store's values ([`Sql`]), its rows read through
+//! [`Row::get`], which answers a typed [`StoreError`] for a column of
+//! another type rather than panic. A backend gives an adapter: its [`Txn`]
+//! (SQLite's answering in place, so a body is polled once on the caller's
+//! or the writer's thread with [`crate::query::at_once`]; PostgreSQL's
+//! awaited), and [`Records`], which runs a body as a read or as one write
+//! — on SQLite in the writer's group commit, on PostgreSQL in a
+//! transaction of its own — as the engine's apply runs its [`Writes`](crate::apply::Writes).
+
+use crate::StoreError;
+use crate::values::Sql;
+
+/// A transaction (or, for a read, a connection) the records' statements
+/// run in.
+pub(crate) trait Txn {
+    /// What a `SELECT` ends with to hold the rows it reads against other
+    /// writers until the transaction ends: nothing on SQLite, whose one
+    /// writer already holds the database; ` FOR UPDATE` on PostgreSQL.
+    const LOCK: &'static str;
+
+    /// Runs a statement that answers no rows: how many rows it changed.
+    async fn execute(&self, sql: &str, params: &[Sql]) -> Result<u64, StoreError>;
+    /// The rows a statement answers.
+    async fn all(&self, sql: &str, params: &[Sql]) -> Result<Vec<Row>, StoreError>;
+    /// The row a statement answers, if any (it answers one at most).
+    async fn optional(&self, sql: &str, params: &[Sql]) -> Result<Option<Row>, StoreError>;
+    /// Holds a table against every other writer of it until the
+    /// transaction ends (PostgreSQL's `SHARE ROW EXCLUSIVE` lock; on SQLite
+    /// the one writer already does).
+    async fn lock_table(&self, table: &str) -> Result<(), StoreError>;
+
+    /// The one row a statement answers (a count, an `INSERT … RETURNING`).
+    async fn one(&self, sql: &str, params: &[Sql]) -> Result<Row, StoreError> {
+        self.optional(sql, params).await?.ok_or_else(|| {
+            StoreError::Internal(format!("a statement answered no row: {}", first_line(sql)))
+        })
+    }
+}
+
+/// How a backend runs a record's body: as a read (a connection that sees
+/// the last committed state) or as one write, all or nothing.
+pub(crate) trait Records {
+    /// The backend's [`Txn`].
+    type Txn<'t>: Txn;
+
+    /// Runs `body` as a read.
+    async fn read_records<T>(
+        &self,
+        body: impl AsyncFnOnce(&Self::Txn<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError>;
+
+    /// Runs `body` in one transaction and commits it. On SQLite it may run
+    /// again, should another write of its group be refused, so it changes
+    /// nothing but the database.
+    async fn write_records<T: Send + 'static>(
+        &self,
+        body: impl AsyncFn(&Self::Txn<'_>) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError>;
+}
+
+/// The first line of a statement, for a sentence in the server's log.
+fn first_line(sql: &str) -> &str {
+    sql.trim().lines().next().unwrap_or_default()
+}
+
+/// A row a statement answered, its values as the store keeps them.
+pub(crate) struct Row(Vec<Sql>);
+
+impl Row {
+    pub(crate) fn new(values: Vec<Sql>) -> Row {
+        Row(values)
+    }
+
+    /// Column `i` read as a `T`: a column it lacks, or a value of another
+    /// type, is the database failing the store — a typed error, never a
+    /// panic (the value itself is not said: it may be a secret's hash).
+    pub(crate) fn get<T: Column>(&self, i: usize) -> Result<T, StoreError> {
+        let value = self.0.get(i).ok_or_else(|| {
+            StoreError::Database(format!(
+                "a row of {} columns has no column {i}",
+                self.0.len()
+            ))
+        })?;
+        T::read(value).ok_or_else(|| {
+            let held = match value {
+                Sql::Null => "null",
+                Sql::Integer(_) => "an integer",
+                Sql::Real(_) => "a real number",
+                Sql::Text(_) => "text",
+            };
+            StoreError::Database(format!(
+                "column {i} of a row holds {held}, where the store reads {}",
+                T::WHAT
+            ))
+        })
+    }
+}
+
+/// A type a record's column is read as.
+pub(crate) trait Column: Sized {
+    /// The type, as a sentence names it.
+    const WHAT: &'static str;
+    fn read(value: &Sql) -> Option<Self>;
+}
+
+impl Column for i64 {
+    const WHAT: &'static str = "an integer";
+    fn read(value: &Sql) -> Option<i64> {
+        match value {
+            Sql::Integer(i) => Some(*i),
+            _ => None,
+        }
+    }
+}
+
+impl Column for bool {
+    const WHAT: &'static str = "a bool";
+    fn read(value: &Sql) -> Option<bool> {
+        i64::read(value).map(|i| i != 0)
+    }
+}
+
+impl Column for String {
+    const WHAT: &'static str = "text";
+    fn read(value: &Sql) -> Option<String> {
+        match value {
+            Sql::Text(s) => Some(s.clone()),
+            _ => None,
+        }
+    }
+}
+
+impl<T: Column> Column for Option<T> {
+    const WHAT: &'static str = T::WHAT;
+    fn read(value: &Sql) -> Option<Option<T>> {
+        match value {
+            Sql::Null => Some(None),
+            value => T::read(value).map(Some),
+        }
+    }
+}
+
+impl From<i64> for Sql {
+    fn from(i: i64) -> Sql {
+        Sql::Integer(i)
+    }
+}
+
+impl From<&str> for Sql {
+    fn from(s: &str) -> Sql {
+        Sql::Text(s.to_string())
+    }
+}
+
+impl From<String> for Sql {
+    fn from(s: String) -> Sql {
+        Sql::Text(s)
+    }
+}
+
+impl From<&String> for Sql {
+    fn from(s: &String) -> Sql {
+        Sql::Text(s.clone())
+    }
+}
+
+impl<T> From<Option<T>> for Sql
+where
+    Sql: From<T>,
+{
+    fn from(value: Option<T>) -> Sql {
+        value.map_or(Sql::Null, Sql::from)
+    }
+}
+
+/// A statement's parameters, `$1` first: `args![person, id]`.
+macro_rules! args {
+    ($($value:expr),* $(,)?) => {
+        &[$($crate::values::Sql::from($value)),*]
+    };
+}
+pub(crate) use args;
