@@ -51,10 +51,12 @@ pub(crate) fn model_text(lines: &str, data: &Value, rows: &Rows, bound: usize) -
     }
     let head = lines.lines().next().unwrap_or("");
     let total = count(data, rows);
-    // The last line with the widest counts it can say, so what is left
-    // for the rows holds whatever it says.
-    let widest = tail(rows, total, 0);
-    let room = bound.saturating_sub(head.len() + 1 + 1 + widest.len());
+    // A first guess at the room the rows have, beside the last line with
+    // its counts at their widest.
+    let widest = tail(rows, total, 0)
+        .len()
+        .max(tail(rows, total, total).len());
+    let room = bound.saturating_sub(head.len() + 1 + 1 + widest);
     let lengths = row_lengths(data, rows);
     let skeleton = pruned(data, rows, 0).to_string().len();
     let mut shown = 0;
@@ -68,14 +70,18 @@ pub(crate) fn model_text(lines: &str, data: &Value, rows: &Rows, bound: usize) -
         shown += 1;
     }
     // A space's own fields, kept with its first row, are not in the
-    // estimate: shed rows from the end until the text fits.
+    // guess, and the last line's counts (how many are shown, the `limit=`
+    // of how to read on) change with the rows kept: shed rows from the end
+    // until the whole text fits.
+    let fits = |kept: &str, last: &str| head.len() + 1 + kept.len() + 1 + last.len() <= bound;
     let mut kept = pruned(data, rows, shown).to_string();
-    while kept.len() > room && shown > 0 {
+    let mut last = tail(rows, total, shown);
+    while !fits(&kept, &last) && shown > 0 {
         shown -= 1;
         kept = pruned(data, rows, shown).to_string();
+        last = tail(rows, total, shown);
     }
-    let last = tail(rows, total, shown);
-    if kept.len() > room {
+    if !fits(&kept, &last) {
         // Not even the answer without its rows fits: the line alone.
         return format!("{head}\n{last}");
     }
