@@ -137,9 +137,15 @@ test('the pages: tokens, members, roles, revoking and ending jobs, through the b
   await job.getByRole('button', { name: `End ${name}` }).click()
   assert.equal(await outcome(page), `Ended ${name}: its agent runs nothing more.`)
   assert.equal(await page.locator(`li[data-job="${name}"] .tag`).innerText(), 'ended')
-  const refused = JSON.parse(
-    await cli(['command', 'run', 'demo/runs.log_run', '--args-json', runArgs, '--json'], queue),
+  // A refusal exits 3 with its outcome on stdout.
+  const refusedRun = await cli(['command', 'run', 'demo/runs.log_run', '--args-json', runArgs, '--json'], queue).then(
+    (stdout) => assert.fail(`an ended job's run exited 0: ${stdout}`),
+    (error) => {
+      assert.equal(error.code, 3, String(error))
+      return error.stdout
+    },
   )
+  const refused = JSON.parse(refusedRun)
   assert.equal(refused.ok, false, JSON.stringify(refused))
   assert.match(refused.message, /ended/, JSON.stringify(refused))
   await screenshots(page, 'agents-ended')
