@@ -276,11 +276,7 @@ impl Host {
 
     /// `` `shed <words> [flags]` ``: a command as it runs at this terminal.
     pub(crate) fn shed_command(&self, words: &str) -> String {
-        if self.terminal_flags.is_empty() {
-            format!("`shed {words}`")
-        } else {
-            format!("`shed {words} {}`", self.terminal_flags)
-        }
+        suggest::shed_command(words, &self.terminal_flags)
     }
 
     /// Where an app lives: `http://jeff.localhost:7700/runs/`.

@@ -15,6 +15,16 @@ pub fn shell_word(word: &str) -> String {
     }
 }
 
+/// `` `shed <words> [flags]` ``: a command as it runs at a terminal whose
+/// data needs `flags` (empty when none).
+pub(crate) fn shed_command(words: &str, flags: &str) -> String {
+    if flags.is_empty() {
+        format!("`shed {words}`")
+    } else {
+        format!("`shed {words} {flags}`")
+    }
+}
+
 /// The door a caller came in by: where a suggestion has to work.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Door {
@@ -45,10 +55,10 @@ impl Suggest<'_> {
     /// A `shed …` command as it runs at this terminal: `--as` and the flags added.
     fn command(&self, words: &str) -> String {
         let flags = match self.door {
-            Door::Terminal { flags } if !flags.is_empty() => format!(" {flags}"),
-            _ => String::new(),
+            Door::Terminal { flags } => flags.as_str(),
+            _ => "",
         };
-        format!("`shed {words} --as {}{flags}`", self.handle)
+        shed_command(&format!("{words} --as {}", self.handle), flags)
     }
 
     /// The app's page, where its versions, Roll back, Trash, Restore and
@@ -64,25 +74,25 @@ impl Suggest<'_> {
     /// How to take `app` out of the trash: `shed app restore … --as …`, or
     /// Restore on its page.
     pub(crate) fn restore(&self, app: &str) -> String {
-        match self.door {
-            Door::Terminal { .. } => self.command(&format!("app restore {app}")),
-            _ => format!("with Restore on its page, {}", self.page(app)),
-        }
+        self.act(app, &format!("app restore {app}"), "Restore")
     }
 
     /// How to delete `app` for good from the trash.
     pub(crate) fn purge(&self, app: &str) -> String {
-        match self.door {
-            Door::Terminal { .. } => self.command(&format!("app purge {app} --confirm {app}")),
-            _ => format!("with Purge on its page, {}", self.page(app)),
-        }
+        self.act(app, &format!("app purge {app} --confirm {app}"), "Purge")
     }
 
     /// How to put `app` in the trash.
     pub(crate) fn trash(&self, app: &str) -> String {
+        self.act(app, &format!("app trash {app}"), "Trash")
+    }
+
+    /// An act on `app`: at the terminal the command `words`, elsewhere the
+    /// page's `button`.
+    fn act(&self, app: &str, words: &str, button: &str) -> String {
         match self.door {
-            Door::Terminal { .. } => self.command(&format!("app trash {app}")),
-            _ => format!("with Trash on its page, {}", self.page(app)),
+            Door::Terminal { .. } => self.command(words),
+            _ => format!("with {button} on its page, {}", self.page(app)),
         }
     }
 
