@@ -56,6 +56,11 @@ pub(crate) async fn favicon(State(door): State<Arc<Door>>, headers: HeaderMap) -
 /// there — an MCP client's POSTs, and its GETs of a session's stream — is
 /// the MCP door's, unchanged.
 pub(crate) fn browser_at_mcp(door: &Door, request: &Request) -> Option<Response> {
+    // Most requests here are MCP clients' POSTs: they leave at the method,
+    // before any address is made.
+    if !matches!(*request.method(), Method::GET | Method::HEAD) {
+        return None;
+    }
     let mcp = door.host.mcp_resource();
     let path = mcp.parse::<Uri>().ok()?.path().to_string();
     let headers = request.headers();
@@ -66,8 +71,7 @@ pub(crate) fn browser_at_mcp(door: &Door, request: &Request) -> Option<Response>
             .filter_map(|value| value.to_str().ok())
             .any(|value| value.contains(kind))
     };
-    let wants_a_page = matches!(*request.method(), Method::GET | Method::HEAD)
-        && request.uri().path() == path
+    let wants_a_page = request.uri().path() == path
         && !headers.contains_key(MCP_SESSION_HEADER)
         && accepts("text/html")
         && !accepts("text/event-stream");
