@@ -9,8 +9,8 @@
 //! person keeps their row, so what they wrote stays attributed to them; their
 //! handle is not given out again.
 //!
-//! The shapes callers see are here; each backend keeps them in its own
-//! tables (`sqlite/revocable.rs`, `postgres/revocable.rs`).
+//! The shapes callers see are here; their statements, written once for
+//! both backends, are `records/revocable.rs`.
 
 use crate::Person;
 

@@ -11,6 +11,7 @@
 //! transaction of its own — as the engine's apply runs its [`Writes`](crate::apply::Writes).
 
 use crate::StoreError;
+use crate::postgres::Change;
 use crate::values::Sql;
 
 /// A transaction (or, for a read, a connection) the records' statements
@@ -20,6 +21,11 @@ pub(crate) trait Txn {
     /// writers until the transaction ends: nothing on SQLite, whose one
     /// writer already holds the database; ` FOR UPDATE` on PostgreSQL.
     const LOCK: &'static str;
+    /// What follows a text column in an `ORDER BY` to sort it by its
+    /// bytes, as SQLite sorts text: nothing on SQLite; ` COLLATE "C"` on
+    /// PostgreSQL, whose default collation may follow a locale's rules
+    /// (which, for one, pass over hyphens).
+    const BY_BYTES: &'static str;
 
     /// Runs a statement that answers no rows: how many rows it changed.
     async fn execute(&self, sql: &str, params: &[Sql]) -> Result<u64, StoreError>;
@@ -31,6 +37,10 @@ pub(crate) trait Txn {
     /// transaction ends (PostgreSQL's `SHARE ROW EXCLUSIVE` lock; on SQLite
     /// the one writer already does).
     async fn lock_table(&self, table: &str) -> Result<(), StoreError>;
+    /// Tells every server's watchers of `change` once the transaction
+    /// commits (PostgreSQL's `NOTIFY`); nothing on SQLite, whose watchers
+    /// poll.
+    async fn announce(&self, change: Change) -> Result<(), StoreError>;
 
     /// The one row a statement answers (a count, an `INSERT … RETURNING`).
     async fn one(&self, sql: &str, params: &[Sql]) -> Result<Row, StoreError> {

@@ -15,7 +15,6 @@ pub(crate) mod migrations;
 mod passkeys;
 mod query;
 mod records;
-mod revocable;
 pub(crate) mod schema;
 mod tls;
 mod txn;
@@ -34,6 +33,7 @@ use crate::{
 };
 
 pub(crate) use connect::is_postgres_url;
+pub(crate) use wake::Change;
 
 /// What `shed backup` and `shed restore` answer for data kept on a
 /// database server: they copy a data folder's database file, and the

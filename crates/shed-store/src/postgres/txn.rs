@@ -8,6 +8,7 @@ use deadpool_postgres::GenericClient;
 use tokio_postgres::types::ToSql;
 
 use super::Postgres;
+use super::wake::{Change, announce};
 use crate::StoreError;
 use crate::txn::{Records, Row};
 use crate::values::Sql;
@@ -47,6 +48,7 @@ impl Txn<'_> {
 
 impl crate::txn::Txn for Txn<'_> {
     const LOCK: &'static str = " FOR UPDATE";
+    const BY_BYTES: &'static str = " COLLATE \"C\"";
 
     async fn execute(&self, sql: &str, params: &[Sql]) -> Result<u64, StoreError> {
         let params = bound(params);
@@ -77,6 +79,13 @@ impl crate::txn::Txn for Txn<'_> {
             Txn::Write(t) => t.batch_execute(&lock).await?,
         }
         Ok(())
+    }
+
+    async fn announce(&self, change: Change) -> Result<(), StoreError> {
+        match self {
+            Txn::Read(c) => announce(*c, change).await,
+            Txn::Write(t) => announce(*t, change).await,
+        }
     }
 }
 

@@ -8,6 +8,7 @@ use rusqlite::{Connection, params_from_iter};
 
 use super::Sqlite;
 use crate::StoreError;
+use crate::postgres::Change;
 use crate::query::at_once;
 use crate::txn::{Records, Row};
 use crate::values::Sql;
@@ -53,6 +54,7 @@ impl Txn<'_> {
 
 impl crate::txn::Txn for Txn<'_> {
     const LOCK: &'static str = "";
+    const BY_BYTES: &'static str = "";
 
     async fn execute(&self, sql: &str, params: &[Sql]) -> Result<u64, StoreError> {
         let changed = self
@@ -71,6 +73,10 @@ impl crate::txn::Txn for Txn<'_> {
     }
 
     async fn lock_table(&self, _table: &str) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    async fn announce(&self, _change: Change) -> Result<(), StoreError> {
         Ok(())
     }
 }

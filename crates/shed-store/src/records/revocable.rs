@@ -1,0 +1,317 @@
+//! What can be taken back — tokens, memberships, people (the shapes:
+//! `src/revocable.rs`) — and the lists an administrator reads them from,
+//! written once for both backends ([`Records`]). A member's removal locks
+//! their space's row ([`Txn::LOCK`]) and a person's the members table, so
+//! the check that a space keeps an owner holds, on every server, until the
+//! change it allows is committed; either is announced to every server's
+//! watchers as it commits ([`Txn::announce`]).
+
+use super::person_at;
+use crate::postgres::Change;
+use crate::revocable::{
+    LiveToken, MemberChange, MemberRecord, NewToken, PersonRemoval, Removed, SpaceRecord, TokenId,
+    TokenRecord,
+};
+use crate::txn::{Records, Row, Txn, args};
+use crate::{Person, StoreError};
+
+/// The id of the space of this slug; `locked`, its row locked until the
+/// transaction ends (where the backend locks rows), so changes to its
+/// members wait on one another.
+async fn space_id<T: Txn>(t: &T, slug: &str, locked: bool) -> Result<Option<i64>, StoreError> {
+    let lock = if locked { T::LOCK } else { "" };
+    t.optional(
+        &format!("SELECT id FROM spaces WHERE slug = $1{lock}"),
+        args![slug],
+    )
+    .await?
+    .map(|r| r.get(0))
+    .transpose()
+}
+
+/// Whether the person is the one owner of the space (by id).
+async fn only_owner(t: &impl Txn, space: i64, person: &str) -> Result<bool, StoreError> {
+    let counted = t
+        .one(
+            "SELECT COUNT(*), COUNT(*) FILTER (WHERE person = $2) FROM members
+             WHERE space = $1 AND role = 'owner'",
+            args![space, person],
+        )
+        .await?;
+    Ok(counted.get::<i64>(0)? == 1 && counted.get::<i64>(1)? == 1)
+}
+
+fn token_record(r: Row) -> Result<TokenRecord, StoreError> {
+    Ok(TokenRecord {
+        id: TokenId::Pasted(r.get(0)?),
+        name: r.get(1)?,
+        person: person_at(&r, 2)?,
+        created_at: r.get(5)?,
+        last_used_at: r.get(6)?,
+        expires_at: r.get(7)?,
+    })
+}
+
+async fn remove_member(
+    t: &impl Txn,
+    space: &str,
+    person: &str,
+) -> Result<MemberChange, StoreError> {
+    let Some(id) = space_id(t, space, true).await? else {
+        return Ok(MemberChange::NotAMember);
+    };
+    if only_owner(t, id, person).await? {
+        return Ok(MemberChange::LastOwner);
+    }
+    let removed = t
+        .execute(
+            "DELETE FROM members WHERE person = $2 AND space = $1",
+            args![id, person],
+        )
+        .await?;
+    if removed == 0 {
+        return Ok(MemberChange::NotAMember);
+    }
+    t.announce(Change::Membership).await?;
+    Ok(MemberChange::Done)
+}
+
+async fn remove_person<T: Txn>(t: &T, person: &str, now: i64) -> Result<PersonRemoval, StoreError> {
+    // No membership changes until this commits (a member change locks its
+    // space's row, then writes `members`; on SQLite the one writer does),
+    // so the owners counted here are the owners the removal leaves.
+    t.lock_table("members").await?;
+    let last_owner_of = t
+        .all(
+            &format!(
+                "SELECT s.slug FROM members m JOIN spaces s ON s.id = m.space
+                 WHERE m.person = $1 AND m.role = 'owner' AND NOT EXISTS (
+                     SELECT 1 FROM members o
+                     WHERE o.space = m.space AND o.role = 'owner' AND o.person <> $1)
+                 ORDER BY s.slug{}",
+                T::BY_BYTES
+            ),
+            args![person],
+        )
+        .await?
+        .into_iter()
+        .map(|r| r.get(0))
+        .collect::<Result<Vec<String>, _>>()?;
+    if !last_owner_of.is_empty() {
+        return Ok(PersonRemoval::LastOwnerOf(last_owner_of));
+    }
+    t.execute(
+        "INSERT INTO removed_people(eid, at) VALUES($1, $2) ON CONFLICT(eid) DO NOTHING",
+        args![person, now],
+    )
+    .await?;
+    let tokens = t
+        .execute(
+            "UPDATE tokens SET revoked_at = $2 WHERE person = $1 AND revoked_at IS NULL",
+            args![person, now],
+        )
+        .await?;
+    t.execute(
+        "UPDATE oauth_grants SET revoked_at = $2, refresh_hash = NULL
+         WHERE person = $1 AND revoked_at IS NULL",
+        args![person, now],
+    )
+    .await?;
+    let memberships = t
+        .execute("DELETE FROM members WHERE person = $1", args![person])
+        .await?;
+    if memberships > 0 {
+        t.announce(Change::Membership).await?;
+    }
+    let sessions = super::sign_ins::end_sessions(t, person).await?;
+    super::passkeys::remove_persons_passkeys(t, person).await?;
+    let jobs = t
+        .execute(
+            "UPDATE jobs SET ended_at = $2 WHERE person = $1 AND ended_at IS NULL",
+            args![person, now * 1000],
+        )
+        .await?;
+    Ok(PersonRemoval::Done(Removed {
+        tokens: tokens as usize,
+        memberships: memberships as usize,
+        sessions,
+        jobs: jobs as usize,
+    }))
+}
+
+impl<B: Records> super::Revocable for B {
+    async fn add_token(&self, token: NewToken) -> Result<i64, StoreError> {
+        self.write_records(async move |t| super::oauth::insert_token(t, &token, None).await)
+            .await
+    }
+
+    async fn live_token(&self, hash: &str, now: i64) -> Result<Option<LiveToken>, StoreError> {
+        self.read_records(async |t| {
+            t.optional(
+                "SELECT t.id, t.last_used_at, p.eid, p.handle, p.name, t.resource
+                 FROM tokens t JOIN people p ON p.eid = t.person
+                 WHERE t.hash = $1 AND t.revoked_at IS NULL
+                   AND (t.expires_at IS NULL OR t.expires_at > $2)",
+                args![hash, now],
+            )
+            .await?
+            .map(|r| {
+                Ok(LiveToken {
+                    id: r.get(0)?,
+                    last_used_at: r.get(1)?,
+                    person: person_at(&r, 2)?,
+                    resource: r.get(5)?,
+                })
+            })
+            .transpose()
+        })
+        .await
+    }
+
+    async fn token_used(&self, id: i64, now: i64) -> Result<(), StoreError> {
+        self.write_records(async move |t| {
+            t.execute(
+                "UPDATE tokens SET last_used_at = $2 WHERE id = $1",
+                args![id, now],
+            )
+            .await?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn tokens(&self, person: Option<&str>, now: i64) -> Result<Vec<TokenRecord>, StoreError> {
+        self.read_records(async |t| {
+            t.all(
+                "SELECT t.id, t.name, p.eid, p.handle, p.name, t.created_at, t.last_used_at,
+                        t.expires_at
+                 FROM tokens t JOIN people p ON p.eid = t.person
+                 WHERE t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)
+                   AND t.grant_id IS NULL
+                   AND (CAST($1 AS TEXT) IS NULL OR t.person = $1)
+                 ORDER BY t.id",
+                args![person, now],
+            )
+            .await?
+            .into_iter()
+            .map(token_record)
+            .collect()
+        })
+        .await
+    }
+
+    async fn revoke_token(&self, id: i64, now: i64) -> Result<bool, StoreError> {
+        self.write_records(async move |t| {
+            let revoked = t
+                .execute(
+                    "UPDATE tokens SET revoked_at = $2
+                     WHERE id = $1 AND grant_id IS NULL AND revoked_at IS NULL",
+                    args![id, now],
+                )
+                .await?;
+            Ok(revoked > 0)
+        })
+        .await
+    }
+
+    async fn present_person(&self, handle: &str) -> Result<Option<Person>, StoreError> {
+        let handle = handle.strip_prefix('@').unwrap_or(handle);
+        self.read_records(async |t| {
+            t.optional(
+                "SELECT eid, handle, name FROM people
+                 WHERE handle = $1 AND eid NOT IN (SELECT eid FROM removed_people)",
+                args![handle],
+            )
+            .await?
+            .map(|r| person_at(&r, 0))
+            .transpose()
+        })
+        .await
+    }
+
+    async fn people(&self) -> Result<Vec<Person>, StoreError> {
+        self.read_records(async |t| {
+            t.all(
+                &format!(
+                    "SELECT eid, handle, name FROM people
+                     WHERE eid NOT IN (SELECT eid FROM removed_people) ORDER BY handle{}",
+                    <B::Txn<'_> as Txn>::BY_BYTES
+                ),
+                args![],
+            )
+            .await?
+            .iter()
+            .map(|r| person_at(r, 0))
+            .collect()
+        })
+        .await
+    }
+
+    async fn spaces(&self) -> Result<Vec<SpaceRecord>, StoreError> {
+        self.read_records(async |t| {
+            t.all(
+                &format!(
+                    "SELECT s.slug,
+                            (SELECT COUNT(*) FROM members m WHERE m.space = s.id),
+                            (SELECT COUNT(*) FROM apps a WHERE a.space = s.id)
+                     FROM spaces s ORDER BY s.slug{}",
+                    <B::Txn<'_> as Txn>::BY_BYTES
+                ),
+                args![],
+            )
+            .await?
+            .into_iter()
+            .map(|r| {
+                Ok(SpaceRecord {
+                    slug: r.get(0)?,
+                    members: r.get(1)?,
+                    apps: r.get(2)?,
+                })
+            })
+            .collect()
+        })
+        .await
+    }
+
+    async fn members(&self, space: &str) -> Result<Option<Vec<MemberRecord>>, StoreError> {
+        self.read_records(async |t| {
+            let Some(space) = space_id(t, space, false).await? else {
+                return Ok(None);
+            };
+            t.all(
+                &format!(
+                    "SELECT p.eid, p.handle, p.name, m.role
+                     FROM members m JOIN people p ON p.eid = m.person
+                     WHERE m.space = $1
+                     ORDER BY CASE m.role WHEN 'owner' THEN 0 WHEN 'editor' THEN 1 ELSE 2 END,
+                              p.handle{}",
+                    <B::Txn<'_> as Txn>::BY_BYTES
+                ),
+                args![space],
+            )
+            .await?
+            .into_iter()
+            .map(|r| {
+                Ok(MemberRecord {
+                    person: person_at(&r, 0)?,
+                    role: r.get(3)?,
+                })
+            })
+            .collect::<Result<_, _>>()
+            .map(Some)
+        })
+        .await
+    }
+
+    async fn remove_member(&self, space: &str, person: &str) -> Result<MemberChange, StoreError> {
+        let (space, person) = (space.to_string(), person.to_string());
+        self.write_records(async move |t| remove_member(t, &space, &person).await)
+            .await
+    }
+
+    async fn remove_person(&self, person: &str, now: i64) -> Result<PersonRemoval, StoreError> {
+        let person = person.to_string();
+        self.write_records(async move |t| remove_person(t, &person, now).await)
+            .await
+    }
+}
