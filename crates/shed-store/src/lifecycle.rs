@@ -1,6 +1,6 @@
 //! An app's life after its first deploy, and where the platform is served —
-//! what migration 10 made, behind the [`Lifecycle`] interface each backend
-//! implements (`sqlite/lifecycle.rs`, `postgres/lifecycle.rs`):
+//! what migration 10 made, behind the [`Lifecycle`] interface, written once
+//! for both backends (`records/lifecycle.rs`):
 //!
 //! - **Versions**: every deploy of an app, with who made it and when, and
 //!   the version a roll back brought back (`deploys.rolls_back_to`); a deploy

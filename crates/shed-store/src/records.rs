@@ -3,15 +3,17 @@
 //! drafts and listed tools ([`Platform`]); sign-ins ([`SignIns`]); jobs
 //! ([`Jobs`]); tokens, and taking access back ([`Revocable`]); OAuth
 //! clients, codes and grants ([`OAuth`]); view keys ([`ViewKeys`]);
-//! passkeys and their ceremonies' states ([`Passkeys`]). (An
-//! app's versions, trash and purge, and the generation, are `lifecycle.rs`'s
+//! passkeys and their ceremonies' states ([`Passkeys`]). (An app's
+//! versions, trash and purge, and the generation, are `lifecycle.rs`'s
 //! `Lifecycle`.) Each declaration makes the trait a backend implements and
 //! the [`Store`](crate::Store) method that calls it. An interface written
 //! once for every backend is implemented in a child module of this one
-//! (`records/jobs.rs`, `oauth.rs`, `passkeys.rs`, `people.rs`, `revocable.rs`,
-//! `sign_ins.rs`, `view_keys.rs`), over `txn.rs`'s transaction trait.
+//! (`records/jobs.rs`, `lifecycle.rs`, `oauth.rs`, `passkeys.rs`,
+//! `people.rs`, `revocable.rs`, `sign_ins.rs`, `view_keys.rs`), over
+//! `txn.rs`'s transaction trait.
 
 mod jobs;
+mod lifecycle;
 pub(crate) mod oauth;
 pub(crate) mod passkeys;
 mod people;

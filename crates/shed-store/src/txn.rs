@@ -26,9 +26,16 @@ pub(crate) trait Txn {
     /// PostgreSQL, whose default collation may follow a locale's rules
     /// (which, for one, pass over hyphens).
     const BY_BYTES: &'static str;
+    /// Whether an app's full-text index is a table of its own beside its
+    /// components' (SQLite's FTS5), not a column of its `doc` table
+    /// (PostgreSQL).
+    const FTS_TABLE: bool;
 
     /// Runs a statement that answers no rows: how many rows it changed.
     async fn execute(&self, sql: &str, params: &[Sql]) -> Result<u64, StoreError>;
+    /// Runs statements made at run time (a table's `DROP`), without
+    /// parameters and not kept prepared.
+    async fn batch(&self, sql: &str) -> Result<(), StoreError>;
     /// The rows a statement answers.
     async fn all(&self, sql: &str, params: &[Sql]) -> Result<Vec<Row>, StoreError>;
     /// The row a statement answers, if any (it answers one at most).
@@ -62,11 +69,29 @@ pub(crate) trait Records {
         body: impl AsyncFnOnce(&Self::Txn<'_>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError>;
 
+    /// Runs `body` as a read of one snapshot: every statement sees the
+    /// database as the first saw it (a transaction; PostgreSQL's read-only
+    /// `REPEATABLE READ`).
+    async fn read_snapshot<T>(
+        &self,
+        body: impl AsyncFnOnce(&Self::Txn<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError>;
+
     /// Runs `body` in one transaction and commits it. On SQLite it may run
     /// again, should another write of its group be refused, so it changes
     /// nothing but the database.
     async fn write_records<T: Send + 'static>(
         &self,
+        body: impl AsyncFn(&Self::Txn<'_>) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError>;
+
+    /// As [`Records::write_records`], then forgets the readers' catalog of
+    /// the app `forget`, whatever came of the write, before the caller is
+    /// answered — on SQLite on the writer's thread, so even a caller gone
+    /// meanwhile leaves no catalog of tables the write dropped.
+    async fn write_records_forgetting<T: Send + 'static>(
+        &self,
+        forget: String,
         body: impl AsyncFn(&Self::Txn<'_>) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError>;
 }

@@ -10,7 +10,6 @@
 
 mod apply;
 pub(crate) mod connect;
-mod lifecycle;
 pub(crate) mod migrations;
 mod passkeys;
 mod query;

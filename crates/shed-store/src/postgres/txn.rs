@@ -14,7 +14,7 @@ use crate::txn::{Records, Row};
 use crate::values::Sql;
 
 /// Where the records' statements run: a connection of the pool (a read)
-/// or a write's transaction.
+/// or a transaction (a write's, or a read's of one snapshot).
 pub(crate) enum Txn<'t> {
     Read(&'t deadpool_postgres::Client),
     Write(&'t deadpool_postgres::Transaction<'t>),
@@ -49,6 +49,7 @@ impl Txn<'_> {
 impl crate::txn::Txn for Txn<'_> {
     const LOCK: &'static str = " FOR UPDATE";
     const BY_BYTES: &'static str = " COLLATE \"C\"";
+    const FTS_TABLE: bool = false;
 
     async fn execute(&self, sql: &str, params: &[Sql]) -> Result<u64, StoreError> {
         let params = bound(params);
@@ -56,6 +57,14 @@ impl crate::txn::Txn for Txn<'_> {
             Txn::Read(c) => c.execute(&c.prepare_cached(sql).await?, &params).await?,
             Txn::Write(t) => t.execute(&t.prepare_cached(sql).await?, &params).await?,
         })
+    }
+
+    async fn batch(&self, sql: &str) -> Result<(), StoreError> {
+        match self {
+            Txn::Read(c) => c.batch_execute(sql).await?,
+            Txn::Write(t) => t.batch_execute(sql).await?,
+        }
+        Ok(())
     }
 
     async fn all(&self, sql: &str, params: &[Sql]) -> Result<Vec<Row>, StoreError> {
@@ -100,10 +109,36 @@ impl Records for Postgres {
         body(&Txn::Read(&client)).await
     }
 
+    async fn read_snapshot<T>(
+        &self,
+        body: impl AsyncFnOnce(&Txn<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut client = self.client().await?;
+        let txn = client
+            .build_transaction()
+            .read_only(true)
+            .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+            .start()
+            .await?;
+        let read = body(&Txn::Write(&txn)).await?;
+        txn.commit().await?;
+        Ok(read)
+    }
+
     async fn write_records<T: Send + 'static>(
         &self,
         body: impl AsyncFn(&Txn<'_>) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
         self.write(async |txn| body(&Txn::Write(txn)).await).await
+    }
+
+    async fn write_records_forgetting<T: Send + 'static>(
+        &self,
+        forget: String,
+        body: impl AsyncFn(&Txn<'_>) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let written = self.write_records(body).await;
+        self.forget_schema(&forget);
+        written
     }
 }

@@ -169,12 +169,6 @@ fn space_exists(conn: &Connection, slug: &str) -> Result<bool, StoreError> {
     Ok(space_id(conn, slug)?.is_some())
 }
 
-pub(super) fn apps(conn: &Connection) -> Result<Vec<AppRecord>, StoreError> {
-    let mut stmt = conn.prepare_cached(&format!("SELECT {APP_COLUMNS} ORDER BY s.slug, a.id"))?;
-    let rows = stmt.query_map([], app_record)?;
-    Ok(rows.collect::<Result<_, _>>()?)
-}
-
 fn app_by_name(
     conn: &Connection,
     space: &str,

@@ -55,6 +55,7 @@ impl Txn<'_> {
 impl crate::txn::Txn for Txn<'_> {
     const LOCK: &'static str = "";
     const BY_BYTES: &'static str = "";
+    const FTS_TABLE: bool = true;
 
     async fn execute(&self, sql: &str, params: &[Sql]) -> Result<u64, StoreError> {
         let changed = self
@@ -62,6 +63,10 @@ impl crate::txn::Txn for Txn<'_> {
             .prepare_cached(&numbered(sql))?
             .execute(params_from_iter(params))?;
         Ok(changed as u64)
+    }
+
+    async fn batch(&self, sql: &str) -> Result<(), StoreError> {
+        Ok(self.0.execute_batch(sql)?)
     }
 
     async fn all(&self, sql: &str, params: &[Sql]) -> Result<Vec<Row>, StoreError> {
@@ -91,10 +96,35 @@ impl Records for Sqlite {
         self.read(|conn| at_once(body(&Txn(conn)))).await
     }
 
+    async fn read_snapshot<T>(
+        &self,
+        body: impl AsyncFnOnce(&Txn<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.read(|conn| {
+            // A read connection's transaction, rolled back when dropped.
+            let snapshot = conn.unchecked_transaction()?;
+            at_once(body(&Txn(&snapshot)))
+        })
+        .await
+    }
+
     async fn write_records<T: Send + 'static>(
         &self,
         body: impl AsyncFn(&Txn<'_>) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
         self.write(move |txn| at_once(body(&Txn(txn)))).await
+    }
+
+    async fn write_records_forgetting<T: Send + 'static>(
+        &self,
+        forget: String,
+        body: impl AsyncFn(&Txn<'_>) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let schemas = self.schemas.clone();
+        self.write_then(
+            move |txn| at_once(body(&Txn(txn))),
+            move |_| schemas.forget(&forget),
+        )
+        .await
     }
 }

@@ -1,0 +1,386 @@
+//! An app's versions, trash and purge, the generation, and the served
+//! address (the shapes and what each means: `src/lifecycle.rs`), written
+//! once for both backends ([`Records`]). Each write first locks the app's
+//! row ([`Txn::LOCK`]), so a trash, a restore, a purge and a deploy of one
+//! app take their turns across servers; what reads several tables reads
+//! them in one snapshot.
+
+use super::{now, person_at};
+use crate::StoreError;
+use crate::lifecycle::{Change, Changes, Generation, Purged, VersionRecord};
+use crate::platform::{APP_COLUMNS, AppRecord, Membership, Trashed};
+use crate::schema::AppSchema;
+use crate::txn::{Records, Row, Txn, args};
+
+/// The generation's two ids, as one row's columns.
+const GENERATION: &str = "(SELECT COALESCE(MAX(id), 0) FROM deploys) AS deploy,
+    (SELECT COALESCE(MAX(id), 0) FROM app_changes) AS change";
+
+async fn generation(t: &impl Txn) -> Result<Generation, StoreError> {
+    let r = t.one(&format!("SELECT {GENERATION}"), args![]).await?;
+    Ok(Generation {
+        deploy: r.get(0)?,
+        change: r.get(1)?,
+    })
+}
+
+/// An app, from a row of [`APP_COLUMNS`].
+fn app_record(r: &Row) -> Result<AppRecord, StoreError> {
+    let trashed = match r.get::<Option<String>>(10)? {
+        Some(at) => Some(Trashed {
+            at,
+            by: person_at(r, 11)?,
+        }),
+        None => None,
+    };
+    Ok(AppRecord {
+        space: r.get(0)?,
+        slug: r.get(1)?,
+        title: r.get(2)?,
+        access: r.get(3)?,
+        version: r.get(4)?,
+        deploy: r.get(5)?,
+        deployed_at: r.get(6)?,
+        deployed_by: person_at(r, 7)?,
+        trashed,
+    })
+}
+
+async fn changes_since(t: &impl Txn, after: Generation) -> Result<Changes, StoreError> {
+    let mut now = after;
+    let mut apps = Vec::new();
+    let deploys = t
+        .all(
+            "SELECT d.id, s.slug || '/' || a.slug FROM deploys d
+             JOIN apps a ON a.id = d.app JOIN spaces s ON s.id = a.space
+             WHERE d.id > $1 ORDER BY d.id",
+            args![after.deploy],
+        )
+        .await?;
+    for r in deploys {
+        now.deploy = r.get(0)?;
+        apps.push(r.get(1)?);
+    }
+    let changes = t
+        .all(
+            "SELECT id, app FROM app_changes WHERE id > $1 ORDER BY id",
+            args![after.change],
+        )
+        .await?;
+    for r in changes {
+        now.change = r.get(0)?;
+        apps.push(r.get(1)?);
+    }
+    let members = t
+        .one("SELECT COUNT(*) FROM members", args![])
+        .await?
+        .get(0)?;
+    Ok(Changes { now, apps, members })
+}
+
+/// The app's row, locked until the transaction ends: its id, whether it
+/// is in the trash, and its space's id.
+async fn lock_app_row<T: Txn>(
+    t: &T,
+    space: &str,
+    slug: &str,
+) -> Result<Option<(i64, bool, i64)>, StoreError> {
+    // The space's row is read in a subquery, so only the app's is locked.
+    t.optional(
+        &format!(
+            "SELECT id, trashed_at IS NOT NULL, space FROM apps
+             WHERE space = (SELECT id FROM spaces WHERE slug = $1) AND slug = $2{}",
+            T::LOCK
+        ),
+        args![space, slug],
+    )
+    .await?
+    .map(|r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+    .transpose()
+}
+
+/// Records that `change` happened to the app `space/slug`, by `by`: the
+/// row that moves the generation — the one place a trash, a restore or a
+/// purge is announced, so whatever else should hear of it goes here. The
+/// table is locked first (until the commit), so the rows' ids are taken in
+/// the order their writes commit and a reader of "the changes after id n"
+/// never misses one committed late.
+async fn record_change(
+    t: &impl Txn,
+    app: &str,
+    change: Change,
+    by: &str,
+) -> Result<(), StoreError> {
+    t.lock_table("app_changes").await?;
+    t.execute(
+        "INSERT INTO app_changes(app, change, at, by) VALUES($1, $2, $3, $4)",
+        args![app, change.as_str(), now(), by],
+    )
+    .await?;
+    t.announce(crate::postgres::Change::Lifecycle).await
+}
+
+/// Marks the app trashed (`trash`) or not (`!trash`); false when it was so
+/// already, or is no app.
+async fn set_trashed(
+    t: &impl Txn,
+    space: &str,
+    slug: &str,
+    by: &str,
+    trash: bool,
+) -> Result<bool, StoreError> {
+    let Some((app, trashed, _)) = lock_app_row(t, space, slug).await? else {
+        return Ok(false);
+    };
+    if trashed == trash {
+        return Ok(false);
+    }
+    let (at, who, change) = if trash {
+        (Some(now()), Some(by), Change::Trash)
+    } else {
+        (None, None, Change::Restore)
+    };
+    t.execute(
+        "UPDATE apps SET trashed_at = $2, trashed_by = $3 WHERE id = $1",
+        args![app, at, who],
+    )
+    .await?;
+    record_change(t, &format!("{space}/{slug}"), change, by).await?;
+    Ok(true)
+}
+
+/// Deletes a trashed app whole; `None` when it is not in the trash.
+async fn purge(
+    t: &impl Txn,
+    space: &str,
+    slug: &str,
+    by: &str,
+) -> Result<Option<Purged>, StoreError> {
+    let Some((app, true, space_id)) = lock_app_row(t, space, slug).await? else {
+        return Ok(None);
+    };
+    let name = format!("{space}/{slug}");
+    let versions = t
+        .one("SELECT COUNT(*) FROM deploys WHERE app = $1", args![app])
+        .await?
+        .get(0)?;
+    t.execute(
+        "DELETE FROM deploy_files WHERE deploy IN (SELECT id FROM deploys WHERE app = $1)",
+        args![app],
+    )
+    .await?;
+    t.execute("DELETE FROM deploys WHERE app = $1", args![app])
+        .await?;
+    t.execute(
+        "DELETE FROM drafts WHERE space = $1 AND app = $2",
+        args![space_id, slug],
+    )
+    .await?;
+    t.execute(
+        "DELETE FROM view_keys WHERE space = $1 AND slug = $2",
+        args![space, slug],
+    )
+    .await?;
+    t.execute("DELETE FROM apps WHERE id = $1", args![app])
+        .await?;
+    let entities = purge_data(t, &name).await?;
+    record_change(t, &name, Change::Purge, by).await?;
+    Ok(Some(Purged { versions, entities }))
+}
+
+/// Deletes an app's data — its tables (`ec_<id>_<component>`, and its
+/// full-text index, a table of its own on SQLite, a column of the `doc`
+/// table on PostgreSQL; every index going with them), entities, edges,
+/// history and catalog — and answers how many entities it held. The
+/// catalog's row is locked first, as every write to the app locks it, so a
+/// write of the app running on another server finishes before, or waits.
+async fn purge_data<T: Txn>(t: &T, name: &str) -> Result<i64, StoreError> {
+    let Some(id) = t
+        .optional(
+            &format!("SELECT id FROM ec_apps WHERE name = $1{}", T::LOCK),
+            args![name],
+        )
+        .await?
+    else {
+        return Ok(0);
+    };
+    let id: i64 = id.get(0)?;
+    let components = t
+        .all("SELECT name FROM ec_components WHERE app = $1", args![id])
+        .await?;
+    for component in components {
+        // A component's name is a checked word: its table's name is safe.
+        let table = AppSchema::table(id, &component.get::<String>(0)?);
+        t.batch(&format!("DROP TABLE IF EXISTS {table}")).await?;
+    }
+    if T::FTS_TABLE {
+        t.batch(&format!("DROP TABLE IF EXISTS {}", AppSchema::fts(id)))
+            .await?;
+    }
+    let entities = t
+        .one("SELECT COUNT(*) FROM ec_entities WHERE app = $1", args![id])
+        .await?
+        .get(0)?;
+    t.execute(
+        "DELETE FROM ec_history WHERE entity IN (SELECT id FROM ec_entities WHERE app = $1)",
+        args![id],
+    )
+    .await?;
+    t.execute(
+        "DELETE FROM ec_edges WHERE src IN (SELECT id FROM ec_entities WHERE app = $1)",
+        args![id],
+    )
+    .await?;
+    for table in ["ec_entities", "ec_columns", "ec_components"] {
+        t.execute(&format!("DELETE FROM {table} WHERE app = $1"), args![id])
+            .await?;
+    }
+    t.execute("DELETE FROM ec_apps WHERE id = $1", args![id])
+        .await?;
+    Ok(entities)
+}
+
+impl<B: Records> crate::lifecycle::Lifecycle for B {
+    async fn generation(&self) -> Result<Generation, StoreError> {
+        self.read_records(async |t| generation(t).await).await
+    }
+
+    /// One statement (one snapshot, one trip to the server): read on every
+    /// call a signed-in caller makes. The generation rides on each
+    /// membership's row, or on a row of its own for a person in no space.
+    async fn memberships_and_generation(
+        &self,
+        person_eid: &str,
+    ) -> Result<(Vec<Membership>, Generation), StoreError> {
+        self.read_records(async |t| {
+            let rows = t
+                .all(
+                    &format!(
+                        "SELECT g.deploy, g.change, s.slug, m.role
+                         FROM (SELECT {GENERATION}) g
+                         LEFT JOIN (members m JOIN spaces s ON s.id = m.space) ON m.person = $1
+                         ORDER BY s.slug"
+                    ),
+                    args![person_eid],
+                )
+                .await?;
+            let generation = match rows.first() {
+                Some(r) => Generation {
+                    deploy: r.get(0)?,
+                    change: r.get(1)?,
+                },
+                None => Generation::default(),
+            };
+            let mut memberships = Vec::new();
+            for r in &rows {
+                if let Some(space) = r.get(2)? {
+                    memberships.push(Membership {
+                        space,
+                        role: r.get(3)?,
+                    });
+                }
+            }
+            Ok((memberships, generation))
+        })
+        .await
+    }
+
+    async fn changes_since(&self, after: Generation) -> Result<Changes, StoreError> {
+        self.read_snapshot(async |t| changes_since(t, after).await)
+            .await
+    }
+
+    async fn platform_apps(&self) -> Result<(Generation, Vec<AppRecord>), StoreError> {
+        self.read_snapshot(async |t| {
+            let apps = t
+                .all(
+                    &format!("SELECT {APP_COLUMNS} ORDER BY s.slug, a.id"),
+                    args![],
+                )
+                .await?
+                .iter()
+                .map(app_record)
+                .collect::<Result<_, _>>()?;
+            Ok((generation(t).await?, apps))
+        })
+        .await
+    }
+
+    async fn app_versions(
+        &self,
+        space: &str,
+        slug: &str,
+    ) -> Result<Vec<VersionRecord>, StoreError> {
+        self.read_records(async |t| {
+            t.all(
+                "SELECT d.version, d.id, d.at, p.eid, p.handle, p.name, d.rolls_back_to
+                 FROM deploys d JOIN apps a ON a.id = d.app JOIN spaces s ON s.id = a.space
+                 JOIN people p ON p.eid = d.by
+                 WHERE s.slug = $1 AND a.slug = $2 ORDER BY d.version",
+                args![space, slug],
+            )
+            .await?
+            .iter()
+            .map(|r| {
+                Ok(VersionRecord {
+                    version: r.get(0)?,
+                    deploy: r.get(1)?,
+                    at: r.get(2)?,
+                    by: person_at(r, 3)?,
+                    rolls_back_to: r.get(6)?,
+                })
+            })
+            .collect()
+        })
+        .await
+    }
+
+    async fn trash_app(&self, space: &str, slug: &str, by: &str) -> Result<bool, StoreError> {
+        let [space, slug, by] = [space, slug, by].map(str::to_string);
+        self.write_records(async move |t| set_trashed(t, &space, &slug, &by, true).await)
+            .await
+    }
+
+    async fn restore_app(&self, space: &str, slug: &str, by: &str) -> Result<bool, StoreError> {
+        let [space, slug, by] = [space, slug, by].map(str::to_string);
+        self.write_records(async move |t| set_trashed(t, &space, &slug, &by, false).await)
+            .await
+    }
+
+    async fn purge_app(
+        &self,
+        space: &str,
+        slug: &str,
+        by: &str,
+    ) -> Result<Option<Purged>, StoreError> {
+        let [space, slug, by] = [space, slug, by].map(str::to_string);
+        self.write_records_forgetting(format!("{space}/{slug}"), async move |t| {
+            purge(t, &space, &slug, &by).await
+        })
+        .await
+    }
+
+    async fn record_public_url(&self, url: &str) -> Result<(), StoreError> {
+        let url = url.to_string();
+        self.write_records(async move |t| {
+            t.execute(
+                "INSERT INTO served_at(id, public_url, at) VALUES(1, $1, $2)
+                 ON CONFLICT(id) DO UPDATE SET public_url = excluded.public_url, at = excluded.at",
+                args![&url, now()],
+            )
+            .await?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn recorded_public_url(&self) -> Result<Option<String>, StoreError> {
+        self.read_records(async |t| {
+            t.optional("SELECT public_url FROM served_at WHERE id = 1", args![])
+                .await?
+                .map(|r| r.get(0))
+                .transpose()
+        })
+        .await
+    }
+}
