@@ -15,6 +15,7 @@ mod jobs;
 pub(crate) mod oauth;
 pub(crate) mod passkeys;
 mod people;
+pub(crate) mod platform;
 pub(crate) mod sign_ins;
 mod view_keys;
 

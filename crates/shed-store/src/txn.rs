@@ -31,6 +31,10 @@ pub(crate) trait Txn {
     /// transaction ends (PostgreSQL's `SHARE ROW EXCLUSIVE` lock; on SQLite
     /// the one writer already does).
     async fn lock_table(&self, table: &str) -> Result<(), StoreError>;
+    /// Tells every server on the database, as the transaction commits,
+    /// that something their watchers read changed (`src/wake.rs`):
+    /// PostgreSQL's notification; nothing on SQLite, whose watchers poll.
+    async fn announce(&self, change: Change) -> Result<(), StoreError>;
 
     /// The one row a statement answers (a count, an `INSERT … RETURNING`).
     async fn one(&self, sql: &str, params: &[Sql]) -> Result<Row, StoreError> {
@@ -38,6 +42,15 @@ pub(crate) trait Txn {
             StoreError::Internal(format!("a statement answered no row: {}", first_line(sql)))
         })
     }
+}
+
+/// What a write changed that the platform's watchers read again for.
+#[derive(Clone, Copy)]
+pub(crate) enum Change {
+    /// An app's deploy.
+    Deploy,
+    /// A membership added or changed.
+    Membership,
 }
 
 /// How a backend runs a record's body: as a read (a connection that sees
@@ -51,6 +64,15 @@ pub(crate) trait Records {
         &self,
         body: impl AsyncFnOnce(&Self::Txn<'_>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError>;
+
+    /// As [`Records::read_records`], for a read that can take long (a
+    /// deploy's files): on SQLite it runs as `Sqlite::read_long` does.
+    async fn read_long_records<T>(
+        &self,
+        body: impl AsyncFnOnce(&Self::Txn<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.read_records(body).await
+    }
 
     /// Runs `body` in one transaction and commits it. On SQLite it may run
     /// again, should another write of its group be refused, so it changes
@@ -90,6 +112,7 @@ impl Row {
                 Sql::Integer(_) => "an integer",
                 Sql::Real(_) => "a real number",
                 Sql::Text(_) => "text",
+                Sql::Blob(_) => "bytes",
             };
             StoreError::Database(format!(
                 "column {i} of a row holds {held}, where the store reads {}",
@@ -133,6 +156,16 @@ impl Column for String {
     }
 }
 
+impl Column for Vec<u8> {
+    const WHAT: &'static str = "bytes";
+    fn read(value: &Sql) -> Option<Vec<u8>> {
+        match value {
+            Sql::Blob(b) => Some(b.clone()),
+            _ => None,
+        }
+    }
+}
+
 impl<T: Column> Column for Option<T> {
     const WHAT: &'static str = T::WHAT;
     fn read(value: &Sql) -> Option<Option<T>> {
@@ -164,6 +197,12 @@ impl From<String> for Sql {
 impl From<&String> for Sql {
     fn from(s: &String) -> Sql {
         Sql::Text(s.clone())
+    }
+}
+
+impl From<&[u8]> for Sql {
+    fn from(b: &[u8]) -> Sql {
+        Sql::Blob(b.to_vec())
     }
 }
 

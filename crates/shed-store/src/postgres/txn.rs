@@ -8,8 +8,9 @@ use deadpool_postgres::GenericClient;
 use tokio_postgres::types::ToSql;
 
 use super::Postgres;
+use super::wake::{self, announce};
 use crate::StoreError;
-use crate::txn::{Records, Row};
+use crate::txn::{Change, Records, Row};
 use crate::values::Sql;
 
 /// Where the records' statements run: a connection of the pool (a read)
@@ -77,6 +78,17 @@ impl crate::txn::Txn for Txn<'_> {
             Txn::Write(t) => t.batch_execute(&lock).await?,
         }
         Ok(())
+    }
+
+    async fn announce(&self, change: Change) -> Result<(), StoreError> {
+        let change = match change {
+            Change::Deploy => wake::Change::Deploy,
+            Change::Membership => wake::Change::Membership,
+        };
+        match self {
+            Txn::Read(c) => announce(*c, change).await,
+            Txn::Write(t) => announce(*t, change).await,
+        }
     }
 }
 

@@ -9,7 +9,7 @@ use rusqlite::{Connection, params_from_iter};
 use super::Sqlite;
 use crate::StoreError;
 use crate::query::at_once;
-use crate::txn::{Records, Row};
+use crate::txn::{Change, Records, Row};
 use crate::values::Sql;
 
 /// A connection the records' statements run on.
@@ -73,6 +73,10 @@ impl crate::txn::Txn for Txn<'_> {
     async fn lock_table(&self, _table: &str) -> Result<(), StoreError> {
         Ok(())
     }
+
+    async fn announce(&self, _change: Change) -> Result<(), StoreError> {
+        Ok(())
+    }
 }
 
 impl Records for Sqlite {
@@ -83,6 +87,13 @@ impl Records for Sqlite {
         body: impl AsyncFnOnce(&Txn<'_>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         self.read(|conn| at_once(body(&Txn(conn)))).await
+    }
+
+    async fn read_long_records<T>(
+        &self,
+        body: impl AsyncFnOnce(&Txn<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.read_long(|conn| at_once(body(&Txn(conn)))).await
     }
 
     async fn write_records<T: Send + 'static>(
