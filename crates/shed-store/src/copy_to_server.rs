@@ -26,7 +26,7 @@ use deadpool_postgres::Transaction;
 use rusqlite::types::Value;
 use rusqlite::{Connection, OpenFlags};
 use tokio_postgres::binary_copy::BinaryCopyInWriter;
-use tokio_postgres::types::{IsNull, ToSql, Type, to_sql_checked};
+use tokio_postgres::types::{ToSql, Type};
 
 use crate::StoreError;
 use crate::postgres::{connect, migrations, schema as pg_schema};
@@ -110,8 +110,8 @@ pub async fn copy_to_server(
                 let cells = row
                     .into_iter()
                     .zip(&table.columns)
-                    .map(|(value, (column, ty))| Cell::of(value, ty, &table.name, column))
-                    .collect::<Result<Vec<Cell>, StoreError>>()?;
+                    .map(|(value, (column, ty))| cell(value, ty, &table.name, column))
+                    .collect::<Result<Vec<Sql>, StoreError>>()?;
                 writer
                     .as_mut()
                     .write_raw(cells.iter().map(|c| c as &(dyn ToSql + Sync)))
@@ -533,78 +533,40 @@ async fn count(txn: &Transaction<'_>, plan: &[Planned]) -> Result<Vec<(String, u
     Ok(counted)
 }
 
-/// A SQLite value bound as its target column's type.
-#[derive(Debug)]
-enum Cell {
-    Value(Sql),
-    Bytes(Vec<u8>),
-}
-
-impl Cell {
-    /// `value`, read from `table.column`, as the PostgreSQL type `ty` takes it.
-    fn of(value: Value, ty: &Type, table: &str, column: &str) -> Result<Cell, StoreError> {
-        let cell = match (value, ty) {
-            (Value::Null, _) => Cell::Value(Sql::Null),
-            (Value::Blob(b), &Type::BYTEA) => Cell::Bytes(b),
-            (Value::Text(s), &Type::BYTEA) => Cell::Bytes(s.into_bytes()),
-            (Value::Blob(b), &Type::TEXT) => {
-                Cell::Value(Sql::Text(String::from_utf8(b).map_err(|_| {
-                    StoreError::refused(format!(
-                        "{table}.{column} holds bytes that are not UTF-8 text, which PostgreSQL's text column cannot keep — nothing was written"
-                    ))
-                })?))
-            }
-            (Value::Integer(i), _) => Cell::Value(Sql::Integer(i)),
-            (Value::Real(f), _) => Cell::Value(Sql::Real(f)),
-            (Value::Text(s), _) => Cell::Value(Sql::Text(s)),
-            (Value::Blob(b), _) => Cell::Bytes(b),
+/// `value`, read from SQLite's `table.column`, as the PostgreSQL type `ty`
+/// takes it.
+fn cell(value: Value, ty: &Type, table: &str, column: &str) -> Result<Sql, StoreError> {
+    let cell = match (value, ty) {
+        (Value::Null, _) => Sql::Null,
+        (Value::Text(s), &Type::BYTEA) => Sql::Blob(s.into_bytes()),
+        (Value::Blob(b), &Type::TEXT) => Sql::Text(String::from_utf8(b).map_err(|_| {
+            StoreError::refused(format!(
+                "{table}.{column} holds bytes that are not UTF-8 text, which PostgreSQL's text column cannot keep — nothing was written"
+            ))
+        })?),
+        (Value::Integer(i), _) => Sql::Integer(i),
+        (Value::Real(f), _) => Sql::Real(f),
+        (Value::Text(s), _) => Sql::Text(s),
+        (Value::Blob(b), _) => Sql::Blob(b),
+    };
+    let fits = match &cell {
+        Sql::Null => true,
+        Sql::Integer(_) => matches!(
+            *ty,
+            Type::INT8 | Type::INT4 | Type::FLOAT8 | Type::BOOL | Type::TIMESTAMPTZ
+        ),
+        Sql::Real(_) => matches!(*ty, Type::FLOAT8 | Type::INT8),
+        Sql::Text(_) => matches!(*ty, Type::TEXT | Type::VARCHAR),
+        Sql::Blob(_) => *ty == Type::BYTEA,
+    };
+    if !fits {
+        let held = match &cell {
+            Sql::Blob(b) => format!("{} bytes", b.len()),
+            value => format!("{value:?}"),
         };
-        if !cell.fits(ty) {
-            return cell.mismatch(ty, table, column);
-        }
-        Ok(cell)
+        return Err(StoreError::refused(format!(
+            "{table}.{column} holds a value PostgreSQL's {ty} column cannot keep ({held}) — nothing was written"
+        )));
     }
-
-    /// Whether the value binds as `ty`.
-    fn fits(&self, ty: &Type) -> bool {
-        match self {
-            Cell::Value(Sql::Null) => true,
-            Cell::Value(Sql::Integer(_)) => matches!(
-                *ty,
-                Type::INT8 | Type::INT4 | Type::FLOAT8 | Type::BOOL | Type::TIMESTAMPTZ
-            ),
-            Cell::Value(Sql::Real(_)) => matches!(*ty, Type::FLOAT8 | Type::INT8),
-            Cell::Value(Sql::Text(_)) => matches!(*ty, Type::TEXT | Type::VARCHAR),
-            Cell::Bytes(_) => *ty == Type::BYTEA,
-        }
-    }
-
-    fn mismatch<T>(&self, ty: &Type, table: &str, column: &str) -> Result<T, StoreError> {
-        Err(StoreError::refused(format!(
-            "{table}.{column} holds a value PostgreSQL's {ty} column cannot keep ({}) — nothing was written",
-            match self {
-                Cell::Value(v) => format!("{v:?}"),
-                Cell::Bytes(b) => format!("{} bytes", b.len()),
-            }
-        )))
-    }
-}
-
-impl ToSql for Cell {
-    fn to_sql(
-        &self,
-        ty: &Type,
-        out: &mut bytes::BytesMut,
-    ) -> Result<IsNull, Box<dyn std::error::Error + Sync + Send>> {
-        match self {
-            Cell::Value(v) => v.to_sql(ty, out),
-            Cell::Bytes(b) => b.to_sql(ty, out),
-        }
-    }
-
-    fn accepts(ty: &Type) -> bool {
-        <Sql as ToSql>::accepts(ty) || <Vec<u8> as ToSql>::accepts(ty)
-    }
-
-    to_sql_checked!();
+    Ok(cell)
 }

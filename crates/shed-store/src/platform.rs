@@ -1,34 +1,18 @@
 //! The platform's own records as callers see them: spaces and their
-//! members, apps and their deploys. Plain shapes: each backend keeps them in
-//! its own tables (`sqlite/platform.rs`, `postgres/records.rs`), and who may
-//! do what is decided in shed-host. What both backends' statements share is
-//! here too: the columns an app is read from, and the sentences.
+//! members, apps and their deploys. Plain shapes (their statements:
+//! `records/platform.rs`); who may do what is decided in shed-host. The
+//! columns an app is read from are here too.
 
 use std::collections::BTreeMap;
 
-use crate::{Person, StoreError};
+use crate::Person;
 
-/// An app's columns and the tables they come from, in the order each
-/// backend's `app_record` reads them: the same SQL in both dialects.
+/// An app's columns and the tables they come from, in the order
+/// `app_record` reads them.
 pub(crate) const APP_COLUMNS: &str = "s.slug, a.slug, a.title, a.access, a.version, a.deploy,
     d.at, dp.eid, dp.handle, dp.name, a.trashed_at, tp.eid, tp.handle, tp.name
     FROM apps a JOIN spaces s ON s.id = a.space JOIN deploys d ON d.id = a.deploy
     JOIN people dp ON dp.eid = d.by LEFT JOIN people tp ON tp.eid = a.trashed_by";
-
-/// The answer for a space that is not there, on every backend.
-pub(crate) fn no_space(slug: &str) -> StoreError {
-    StoreError::NotFound(format!("no space {slug}"))
-}
-
-/// The refusal of a space's slug somebody has, on every backend.
-pub(crate) fn space_taken(slug: &str) -> StoreError {
-    StoreError::Conflict(format!("space {slug} is taken — pick another slug"))
-}
-
-/// The failure of a deploy whose app is not found in its own transaction.
-pub(crate) fn deploy_vanished(new: &NewDeploy) -> StoreError {
-    StoreError::Internal(format!("the deploy of {}/{} vanished", new.space, new.slug))
-}
 
 /// A space a person belongs to, and their role there.
 #[derive(Clone, Debug, PartialEq, Eq)]

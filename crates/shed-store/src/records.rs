@@ -18,6 +18,7 @@ pub(crate) mod oauth;
 pub(crate) mod passkeys;
 mod people;
 mod revocable;
+pub(crate) mod platform;
 pub(crate) mod sign_ins;
 mod view_keys;
 

@@ -11,7 +11,9 @@
 //! transaction of its own — as the engine's apply runs its [`Writes`](crate::apply::Writes).
 
 use crate::StoreError;
-use crate::postgres::Change;
+/// What a write changed that the platform's watchers read again for
+/// (`src/wake.rs`): PostgreSQL's notification names it.
+pub(crate) use crate::postgres::Change;
 use crate::values::Sql;
 
 /// A transaction (or, for a read, a connection) the records' statements
@@ -77,6 +79,15 @@ pub(crate) trait Records {
         body: impl AsyncFnOnce(&Self::Txn<'_>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError>;
 
+    /// As [`Records::read_records`], for a read that can take long (a
+    /// deploy's files): on SQLite it runs as `Sqlite::read_long` does.
+    async fn read_long_records<T>(
+        &self,
+        body: impl AsyncFnOnce(&Self::Txn<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.read_records(body).await
+    }
+
     /// Runs `body` in one transaction and commits it. On SQLite it may run
     /// again, should another write of its group be refused, so it changes
     /// nothing but the database.
@@ -125,6 +136,7 @@ impl Row {
                 Sql::Integer(_) => "an integer",
                 Sql::Real(_) => "a real number",
                 Sql::Text(_) => "text",
+                Sql::Blob(_) => "bytes",
             };
             StoreError::Database(format!(
                 "column {i} of a row holds {held}, where the store reads {}",
@@ -168,6 +180,16 @@ impl Column for String {
     }
 }
 
+impl Column for Vec<u8> {
+    const WHAT: &'static str = "bytes";
+    fn read(value: &Sql) -> Option<Vec<u8>> {
+        match value {
+            Sql::Blob(b) => Some(b.clone()),
+            _ => None,
+        }
+    }
+}
+
 impl<T: Column> Column for Option<T> {
     const WHAT: &'static str = T::WHAT;
     fn read(value: &Sql) -> Option<Option<T>> {
@@ -199,6 +221,12 @@ impl From<String> for Sql {
 impl From<&String> for Sql {
     fn from(s: &String) -> Sql {
         Sql::Text(s.clone())
+    }
+}
+
+impl From<&[u8]> for Sql {
+    fn from(b: &[u8]) -> Sql {
+        Sql::Blob(b.to_vec())
     }
 }
 

@@ -13,6 +13,9 @@ pub(crate) enum Sql {
     Integer(i64),
     Real(f64),
     Text(String),
+    /// Bytes: only the platform's files are (a deploy's, a draft's); no
+    /// app's column holds them.
+    Blob(Vec<u8>),
 }
 
 use crate::ColumnType;
@@ -145,7 +148,7 @@ pub(crate) fn from_text(value: &str, ty: ColumnType) -> Option<Sql> {
 /// Renders a kept value of a (non-ref) column as JSON.
 pub(crate) fn to_json(value: Sql, ty: ColumnType) -> Value {
     match (ty, value) {
-        (_, Sql::Null) => Value::Null,
+        (_, Sql::Null | Sql::Blob(_)) => Value::Null,
         (ColumnType::Number, Sql::Real(f)) => number_json(f),
         (ColumnType::Number, Sql::Integer(i)) => number_json(i as f64),
         (ColumnType::Bool, Sql::Integer(i)) => Value::Bool(i != 0),

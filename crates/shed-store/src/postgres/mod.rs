@@ -13,7 +13,6 @@ pub(crate) mod connect;
 pub(crate) mod migrations;
 mod passkeys;
 mod query;
-mod records;
 pub(crate) mod schema;
 mod tls;
 mod txn;

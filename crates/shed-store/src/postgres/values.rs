@@ -2,7 +2,8 @@
 //! columns: a parameter takes the type the server gave its place (a bool
 //! column's `1` binds as `true`, a time column's microseconds as a
 //! `timestamptz`), and a column reads back as the store keeps the value
-//! (times as microseconds since the Unix epoch, bools as 0/1).
+//! (times as microseconds since the Unix epoch, bools as 0/1, a file's
+//! `bytea` as its bytes).
 
 use std::error::Error;
 
@@ -35,6 +36,7 @@ impl ToSql for Sql {
             (Sql::Real(f), &Type::FLOAT8) => f.to_sql(ty, out),
             (Sql::Real(f), &Type::INT8) => (*f as i64).to_sql(ty, out),
             (Sql::Text(s), &Type::TEXT | &Type::VARCHAR) => s.to_sql(ty, out),
+            (Sql::Blob(b), &Type::BYTEA) => b.to_sql(ty, out),
             (value, ty) => Err(mismatch(value, ty)),
         }
     }
@@ -49,6 +51,7 @@ impl ToSql for Sql {
                 | Type::TIMESTAMPTZ
                 | Type::TEXT
                 | Type::VARCHAR
+                | Type::BYTEA
         )
     }
 
@@ -66,6 +69,7 @@ impl<'a> FromSql<'a> for Sql {
                 let bytes: [u8; 8] = raw.try_into()?;
                 Sql::Integer(i64::from_be_bytes(bytes) + PG_EPOCH_MICROS)
             }
+            Type::BYTEA => Sql::Blob(raw.to_vec()),
             _ => Sql::Text(String::from_sql(ty, raw)?),
         })
     }
@@ -84,6 +88,7 @@ impl<'a> FromSql<'a> for Sql {
                 | Type::TIMESTAMPTZ
                 | Type::TEXT
                 | Type::VARCHAR
+                | Type::BYTEA
         )
     }
 }

@@ -5,12 +5,12 @@
 //! app take their turns across servers; what reads several tables reads
 //! them in one snapshot.
 
-use super::{now, person_at};
+use super::{now, person_at, platform};
 use crate::StoreError;
 use crate::lifecycle::{Change, Changes, Generation, Purged, VersionRecord};
-use crate::platform::{APP_COLUMNS, AppRecord, Membership, Trashed};
+use crate::platform::{AppRecord, Membership};
 use crate::schema::AppSchema;
-use crate::txn::{Records, Row, Txn, args};
+use crate::txn::{Records, Txn, args};
 
 /// The generation's two ids, as one row's columns.
 const GENERATION: &str = "(SELECT COALESCE(MAX(id), 0) FROM deploys) AS deploy,
@@ -21,28 +21,6 @@ async fn generation(t: &impl Txn) -> Result<Generation, StoreError> {
     Ok(Generation {
         deploy: r.get(0)?,
         change: r.get(1)?,
-    })
-}
-
-/// An app, from a row of [`APP_COLUMNS`].
-fn app_record(r: &Row) -> Result<AppRecord, StoreError> {
-    let trashed = match r.get::<Option<String>>(10)? {
-        Some(at) => Some(Trashed {
-            at,
-            by: person_at(r, 11)?,
-        }),
-        None => None,
-    };
-    Ok(AppRecord {
-        space: r.get(0)?,
-        slug: r.get(1)?,
-        title: r.get(2)?,
-        access: r.get(3)?,
-        version: r.get(4)?,
-        deploy: r.get(5)?,
-        deployed_at: r.get(6)?,
-        deployed_by: person_at(r, 7)?,
-        trashed,
     })
 }
 
@@ -117,7 +95,7 @@ async fn record_change(
         args![app, change.as_str(), now(), by],
     )
     .await?;
-    t.announce(crate::postgres::Change::Lifecycle).await
+    t.announce(crate::txn::Change::Lifecycle).await
 }
 
 /// Marks the app trashed (`trash`) or not (`!trash`); false when it was so
@@ -292,15 +270,7 @@ impl<B: Records> crate::lifecycle::Lifecycle for B {
 
     async fn platform_apps(&self) -> Result<(Generation, Vec<AppRecord>), StoreError> {
         self.read_snapshot(async |t| {
-            let apps = t
-                .all(
-                    &format!("SELECT {APP_COLUMNS} ORDER BY s.slug, a.id"),
-                    args![],
-                )
-                .await?
-                .iter()
-                .map(app_record)
-                .collect::<Result<_, _>>()?;
+            let apps = platform::apps(t).await?;
             Ok((generation(t).await?, apps))
         })
         .await

@@ -7,7 +7,7 @@
 //! watchers as it commits ([`Txn::announce`]).
 
 use super::person_at;
-use crate::postgres::Change;
+use crate::txn::Change;
 use crate::revocable::{
     LiveToken, MemberChange, MemberRecord, NewToken, PersonRemoval, Removed, SpaceRecord, TokenId,
     TokenRecord,

@@ -250,16 +250,17 @@ impl rusqlite::types::ToSql for crate::values::Sql {
             Self::Integer(i) => ValueRef::Integer(*i),
             Self::Real(f) => ValueRef::Real(*f),
             Self::Text(s) => ValueRef::Text(s.as_bytes()),
+            Self::Blob(b) => ValueRef::Blob(b),
         }))
     }
 }
 
 impl rusqlite::types::FromSql for crate::values::Sql {
-    /// A blob (which no column of the store holds) reads as null.
     fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
         use rusqlite::types::ValueRef;
         Ok(match value {
-            ValueRef::Null | ValueRef::Blob(_) => Self::Null,
+            ValueRef::Null => Self::Null,
+            ValueRef::Blob(b) => Self::Blob(b.to_vec()),
             ValueRef::Integer(i) => Self::Integer(i),
             ValueRef::Real(f) => Self::Real(f),
             ValueRef::Text(t) => Self::Text(String::from_utf8_lossy(t).into_owned()),

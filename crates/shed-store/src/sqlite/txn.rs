@@ -8,9 +8,8 @@ use rusqlite::{Connection, params_from_iter};
 
 use super::Sqlite;
 use crate::StoreError;
-use crate::postgres::Change;
 use crate::query::at_once;
-use crate::txn::{Records, Row};
+use crate::txn::{Change, Records, Row};
 use crate::values::Sql;
 
 /// A connection the records' statements run on.
@@ -106,6 +105,13 @@ impl Records for Sqlite {
             at_once(body(&Txn(&snapshot)))
         })
         .await
+    }
+
+    async fn read_long_records<T>(
+        &self,
+        body: impl AsyncFnOnce(&Txn<'_>) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.read_long(|conn| at_once(body(&Txn(conn)))).await
     }
 
     async fn write_records<T: Send + 'static>(

@@ -9,6 +9,7 @@ mod declare;
 mod deploys;
 mod jobs;
 mod lifecycle;
+mod migrations;
 mod passkeys;
 mod query;
 mod restore;
