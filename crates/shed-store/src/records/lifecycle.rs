@@ -165,13 +165,6 @@ async fn purge(
         .await?
         .get(0)?;
     t.execute(
-        "DELETE FROM deploy_files WHERE deploy IN (SELECT id FROM deploys WHERE app = $1)",
-        args![app],
-    )
-    .await?;
-    t.execute("DELETE FROM deploys WHERE app = $1", args![app])
-        .await?;
-    t.execute(
         "DELETE FROM drafts WHERE space = $1 AND app = $2",
         args![space_id, slug],
     )
@@ -181,8 +174,13 @@ async fn purge(
         args![space, slug],
     )
     .await?;
-    t.execute("DELETE FROM apps WHERE id = $1", args![app])
-        .await?;
+    for sql in [
+        "DELETE FROM deploy_files WHERE deploy IN (SELECT id FROM deploys WHERE app = $1)",
+        "DELETE FROM deploys WHERE app = $1",
+        "DELETE FROM apps WHERE id = $1",
+    ] {
+        t.execute(sql, args![app]).await?;
+    }
     let entities = purge_data(t, &name).await?;
     record_change(t, &name, Change::Purge, by).await?;
     Ok(Some(Purged { versions, entities }))
@@ -221,22 +219,16 @@ async fn purge_data<T: Txn>(t: &T, name: &str) -> Result<i64, StoreError> {
         .one("SELECT COUNT(*) FROM ec_entities WHERE app = $1", args![id])
         .await?
         .get(0)?;
-    t.execute(
+    for sql in [
         "DELETE FROM ec_history WHERE entity IN (SELECT id FROM ec_entities WHERE app = $1)",
-        args![id],
-    )
-    .await?;
-    t.execute(
         "DELETE FROM ec_edges WHERE src IN (SELECT id FROM ec_entities WHERE app = $1)",
-        args![id],
-    )
-    .await?;
-    for table in ["ec_entities", "ec_columns", "ec_components"] {
-        t.execute(&format!("DELETE FROM {table} WHERE app = $1"), args![id])
-            .await?;
+        "DELETE FROM ec_entities WHERE app = $1",
+        "DELETE FROM ec_columns WHERE app = $1",
+        "DELETE FROM ec_components WHERE app = $1",
+        "DELETE FROM ec_apps WHERE id = $1",
+    ] {
+        t.execute(sql, args![id]).await?;
     }
-    t.execute("DELETE FROM ec_apps WHERE id = $1", args![id])
-        .await?;
     Ok(entities)
 }
 
