@@ -25,11 +25,11 @@ async fn generation(t: &impl Txn) -> Result<Generation, StoreError> {
 }
 
 /// An app, from a row of [`APP_COLUMNS`].
-fn app_record(r: &Row) -> Result<AppRecord, StoreError> {
+fn app_record(r: Row) -> Result<AppRecord, StoreError> {
     let trashed = match r.get::<Option<String>>(10)? {
         Some(at) => Some(Trashed {
             at,
-            by: person_at(r, 11)?,
+            by: person_at(&r, 11)?,
         }),
         None => None,
     };
@@ -41,9 +41,19 @@ fn app_record(r: &Row) -> Result<AppRecord, StoreError> {
         version: r.get(4)?,
         deploy: r.get(5)?,
         deployed_at: r.get(6)?,
-        deployed_by: person_at(r, 7)?,
+        deployed_by: person_at(&r, 7)?,
         trashed,
     })
+}
+
+/// Every app, by space.
+async fn apps(t: &impl Txn) -> Result<Vec<AppRecord>, StoreError> {
+    let sql = format!("SELECT {APP_COLUMNS} ORDER BY s.slug, a.id");
+    t.all(&sql, &[])
+        .await?
+        .into_iter()
+        .map(app_record)
+        .collect()
 }
 
 async fn changes_since(t: &impl Txn, after: Generation) -> Result<Changes, StoreError> {
@@ -283,19 +293,8 @@ impl<B: Records> crate::lifecycle::Lifecycle for B {
     }
 
     async fn platform_apps(&self) -> Result<(Generation, Vec<AppRecord>), StoreError> {
-        self.read_snapshot(async |t| {
-            let apps = t
-                .all(
-                    &format!("SELECT {APP_COLUMNS} ORDER BY s.slug, a.id"),
-                    args![],
-                )
-                .await?
-                .iter()
-                .map(app_record)
-                .collect::<Result<_, _>>()?;
-            Ok((generation(t).await?, apps))
-        })
-        .await
+        self.read_snapshot(async |t| Ok((generation(t).await?, apps(t).await?)))
+            .await
     }
 
     async fn app_versions(

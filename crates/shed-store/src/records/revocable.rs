@@ -15,18 +15,22 @@ use crate::revocable::{
 use crate::txn::{Records, Row, Txn, args};
 use crate::{Person, StoreError};
 
-/// The id of the space of this slug; `locked`, its row locked until the
-/// transaction ends (where the backend locks rows), so changes to its
-/// members wait on one another.
-async fn space_id<T: Txn>(t: &T, slug: &str, locked: bool) -> Result<Option<i64>, StoreError> {
-    let lock = if locked { T::LOCK } else { "" };
-    t.optional(
-        &format!("SELECT id FROM spaces WHERE slug = $1{lock}"),
-        args![slug],
-    )
-    .await?
-    .map(|r| r.get(0))
-    .transpose()
+/// The id of the space of this slug.
+async fn space_id(t: &impl Txn, slug: &str) -> Result<Option<i64>, StoreError> {
+    t.optional("SELECT id FROM spaces WHERE slug = $1", args![slug])
+        .await?
+        .map(|r| r.get(0))
+        .transpose()
+}
+
+/// The id of the space of this slug, its row held until the transaction
+/// ends: changes to its members wait on one another.
+async fn locked_space<T: Txn>(t: &T, slug: &str) -> Result<Option<i64>, StoreError> {
+    let sql = format!("SELECT id FROM spaces WHERE slug = $1{}", T::LOCK);
+    t.optional(&sql, args![slug])
+        .await?
+        .map(|r| r.get(0))
+        .transpose()
 }
 
 /// Whether the person is the one owner of the space (by id).
@@ -57,7 +61,7 @@ async fn remove_member(
     space: &str,
     person: &str,
 ) -> Result<MemberChange, StoreError> {
-    let Some(id) = space_id(t, space, true).await? else {
+    let Some(id) = locked_space(t, space).await? else {
         return Ok(MemberChange::NotAMember);
     };
     if only_owner(t, id, person).await? {
@@ -275,7 +279,7 @@ impl<B: Records> super::Revocable for B {
 
     async fn members(&self, space: &str) -> Result<Option<Vec<MemberRecord>>, StoreError> {
         self.read_records(async |t| {
-            let Some(space) = space_id(t, space, false).await? else {
+            let Some(space) = space_id(t, space).await? else {
                 return Ok(None);
             };
             t.all(
