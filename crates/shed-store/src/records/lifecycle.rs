@@ -143,13 +143,6 @@ async fn purge(
         .await?
         .get(0)?;
     t.execute(
-        "DELETE FROM deploy_files WHERE deploy IN (SELECT id FROM deploys WHERE app = $1)",
-        args![app],
-    )
-    .await?;
-    t.execute("DELETE FROM deploys WHERE app = $1", args![app])
-        .await?;
-    t.execute(
         "DELETE FROM drafts WHERE space = $1 AND app = $2",
         args![space_id, slug],
     )
@@ -159,8 +152,13 @@ async fn purge(
         args![space, slug],
     )
     .await?;
-    t.execute("DELETE FROM apps WHERE id = $1", args![app])
-        .await?;
+    for sql in [
+        "DELETE FROM deploy_files WHERE deploy IN (SELECT id FROM deploys WHERE app = $1)",
+        "DELETE FROM deploys WHERE app = $1",
+        "DELETE FROM apps WHERE id = $1",
+    ] {
+        t.execute(sql, args![app]).await?;
+    }
     let entities = purge_data(t, &name).await?;
     record_change(t, &name, Change::Purge, by).await?;
     Ok(Some(Purged { versions, entities }))
@@ -199,22 +197,16 @@ async fn purge_data<T: Txn>(t: &T, name: &str) -> Result<i64, StoreError> {
         .one("SELECT COUNT(*) FROM ec_entities WHERE app = $1", args![id])
         .await?
         .get(0)?;
-    t.execute(
+    for sql in [
         "DELETE FROM ec_history WHERE entity IN (SELECT id FROM ec_entities WHERE app = $1)",
-        args![id],
-    )
-    .await?;
-    t.execute(
         "DELETE FROM ec_edges WHERE src IN (SELECT id FROM ec_entities WHERE app = $1)",
-        args![id],
-    )
-    .await?;
-    for table in ["ec_entities", "ec_columns", "ec_components"] {
-        t.execute(&format!("DELETE FROM {table} WHERE app = $1"), args![id])
-            .await?;
+        "DELETE FROM ec_entities WHERE app = $1",
+        "DELETE FROM ec_columns WHERE app = $1",
+        "DELETE FROM ec_components WHERE app = $1",
+        "DELETE FROM ec_apps WHERE id = $1",
+    ] {
+        t.execute(sql, args![id]).await?;
     }
-    t.execute("DELETE FROM ec_apps WHERE id = $1", args![id])
-        .await?;
     Ok(entities)
 }
 
@@ -269,11 +261,8 @@ impl<B: Records> crate::lifecycle::Lifecycle for B {
     }
 
     async fn platform_apps(&self) -> Result<(Generation, Vec<AppRecord>), StoreError> {
-        self.read_snapshot(async |t| {
-            let apps = platform::apps(t).await?;
-            Ok((generation(t).await?, apps))
-        })
-        .await
+        self.read_snapshot(async |t| Ok((generation(t).await?, platform::apps(t).await?)))
+            .await
     }
 
     async fn app_versions(

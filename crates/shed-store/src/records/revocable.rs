@@ -7,39 +7,13 @@
 //! watchers as it commits ([`Txn::announce`]).
 
 use super::person_at;
-use crate::txn::Change;
+use super::platform::{locked_space, only_owner, space_id};
 use crate::revocable::{
     LiveToken, MemberChange, MemberRecord, NewToken, PersonRemoval, Removed, SpaceRecord, TokenId,
     TokenRecord,
 };
-use crate::txn::{Records, Row, Txn, args};
+use crate::txn::{Change, Records, Row, Txn, args};
 use crate::{Person, StoreError};
-
-/// The id of the space of this slug; `locked`, its row locked until the
-/// transaction ends (where the backend locks rows), so changes to its
-/// members wait on one another.
-async fn space_id<T: Txn>(t: &T, slug: &str, locked: bool) -> Result<Option<i64>, StoreError> {
-    let lock = if locked { T::LOCK } else { "" };
-    t.optional(
-        &format!("SELECT id FROM spaces WHERE slug = $1{lock}"),
-        args![slug],
-    )
-    .await?
-    .map(|r| r.get(0))
-    .transpose()
-}
-
-/// Whether the person is the one owner of the space (by id).
-async fn only_owner(t: &impl Txn, space: i64, person: &str) -> Result<bool, StoreError> {
-    let counted = t
-        .one(
-            "SELECT COUNT(*), COUNT(*) FILTER (WHERE person = $2) FROM members
-             WHERE space = $1 AND role = 'owner'",
-            args![space, person],
-        )
-        .await?;
-    Ok(counted.get::<i64>(0)? == 1 && counted.get::<i64>(1)? == 1)
-}
 
 fn token_record(r: Row) -> Result<TokenRecord, StoreError> {
     Ok(TokenRecord {
@@ -57,7 +31,7 @@ async fn remove_member(
     space: &str,
     person: &str,
 ) -> Result<MemberChange, StoreError> {
-    let Some(id) = space_id(t, space, true).await? else {
+    let Some(id) = locked_space(t, space).await? else {
         return Ok(MemberChange::NotAMember);
     };
     if only_owner(t, id, person).await? {
@@ -275,7 +249,7 @@ impl<B: Records> super::Revocable for B {
 
     async fn members(&self, space: &str) -> Result<Option<Vec<MemberRecord>>, StoreError> {
         self.read_records(async |t| {
-            let Some(space) = space_id(t, space, false).await? else {
+            let Some(space) = space_id(t, space).await? else {
                 return Ok(None);
             };
             t.all(
