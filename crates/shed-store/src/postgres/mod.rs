@@ -26,11 +26,12 @@ use std::sync::Arc;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 
+use crate::deadline::READ_DEADLINE;
 use crate::entities::Entities;
 use crate::schema::{Schemas, check_app_name};
+use crate::write_metrics::{COMMIT_SECONDS, WRITE_GROUP_SIZE};
 use crate::{
-    Actor, Applied, HistoryEntry, Listing, NotReady, READ_DEADLINE, StoreError, Vocabulary, filter,
-    wire,
+    Actor, Applied, HistoryEntry, Listing, NotReady, StoreError, Vocabulary, filter, wire,
 };
 
 pub(crate) use connect::is_postgres_url;
@@ -103,8 +104,8 @@ impl Postgres {
         let written = f(&txn).await?;
         let started = std::time::Instant::now();
         txn.commit().await?;
-        metrics::histogram!(crate::COMMIT_SECONDS).record(started.elapsed());
-        metrics::histogram!(crate::WRITE_GROUP_SIZE).record(1.0);
+        metrics::histogram!(COMMIT_SECONDS).record(started.elapsed());
+        metrics::histogram!(WRITE_GROUP_SIZE).record(1.0);
         Ok(written)
     }
 
@@ -280,7 +281,9 @@ impl Drop for Read {
 /// A read the server stopped at its deadline, as SQLite's is answered.
 fn too_long(e: StoreError) -> StoreError {
     match &e {
-        StoreError::Database(said) if said.contains("statement timeout") => crate::too_long(),
+        StoreError::Database(said) if said.contains("statement timeout") => {
+            crate::deadline::too_long()
+        }
         _ => e,
     }
 }
