@@ -187,7 +187,7 @@ impl Entities for Postgres {
         let mut read = Read::new(self.client().await?, self.target.tls.clone());
         let listing = async {
             let txn = read
-                .client()
+                .client()?
                 .build_transaction()
                 .read_only(true)
                 .start()
@@ -248,10 +248,12 @@ impl Read {
         }
     }
 
-    fn client(&mut self) -> &mut deadpool_postgres::Client {
-        self.client
-            .as_mut()
-            .expect("a read's connection is held until it ends")
+    /// The read's connection; held from [`Read::new`] until the read ends,
+    /// so never missing while the read runs.
+    fn client(&mut self) -> Result<&mut deadpool_postgres::Client, StoreError> {
+        self.client.as_mut().ok_or_else(|| {
+            StoreError::Internal("a read's connection was let go before the read ended".into())
+        })
     }
 
     /// The read ran to its end, answered or refused: its connection goes

@@ -4,6 +4,10 @@
 //! it <module>::`). The black-box tests against the real binary are
 //! `crates/shed/tests/it/web_door.rs` and `platform_pages.rs`.
 
+// A test stops where the unexpected happens, saying why: unwrap and
+// expect are how it says so (the workspace's lints deny them elsewhere).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 mod forms;
 mod space_host;

@@ -4,7 +4,7 @@
 
 use axum::Router;
 use axum::body::Body;
-use axum::http::{HeaderMap, Request, StatusCode};
+use axum::http::{Request, StatusCode};
 use shed_host::{Host, HostConfig};
 use tower::ServiceExt;
 
@@ -38,10 +38,9 @@ pub async fn world() -> World {
     }
 }
 
-/// An answer: its status, headers and body as text.
+/// An answer: its status and body as text.
 pub struct Answer {
     pub status: StatusCode,
-    pub headers: HeaderMap,
     pub body: String,
 }
 
@@ -60,7 +59,6 @@ impl World {
             .expect("the body reads");
         Answer {
             status: parts.status,
-            headers: parts.headers,
             body: String::from_utf8_lossy(&bytes).into_owned(),
         }
     }
