@@ -8,6 +8,10 @@
 //! the release `shed` binary (`cargo build --release -p shed`), found at
 //! $SHED_BIN or next to this bench's target directory.
 
+// A bench stops where the unexpected happens, saying why: unwrap and
+// expect are how it says so (the workspace's lints deny them elsewhere).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -17,6 +17,7 @@ pub struct Broker {
 }
 
 impl Broker {
+    /// A broker answering for `host`.
     pub fn new(host: Host) -> Broker {
         Broker { host }
     }

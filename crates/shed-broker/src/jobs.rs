@@ -14,8 +14,10 @@ pub const DEFAULT_TTL: &str = "24h";
 /// Why a job could not be made or found, as the sentence to show.
 #[derive(Debug, thiserror::Error)]
 pub enum JobError {
+    /// The request was not one: the sentence saying so.
     #[error("{0}")]
     BadInput(String),
+    /// The host refused or failed.
     #[error(transparent)]
     Host(#[from] HostError),
 }

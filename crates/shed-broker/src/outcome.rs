@@ -68,9 +68,11 @@ impl Code {
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Outcome {
+    /// Whether the command ran.
     pub ok: bool,
     /// This run's id, 32 hex digits.
     pub id: String,
+    /// What the run came to, as a word.
     pub code: Code,
     /// True only when a write was committed, or may have been.
     pub may_have_landed: bool,
@@ -163,7 +165,10 @@ impl Outcome {
 #[serde(untagged)]
 pub enum Answered {
     /// `command list`, answered with its rows.
-    Listed { commands: Vec<Value> },
+    Listed {
+        /// The commands, one row each.
+        commands: Vec<Value>,
+    },
     /// `command run`, or any refusal.
     Outcome(Outcome),
 }

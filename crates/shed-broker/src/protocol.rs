@@ -15,6 +15,7 @@ pub const MAX_REQUEST_BYTES: usize = 1024 * 1024;
 pub enum Request {
     /// `shed command list`.
     List {
+        /// The job's secret, whose commands are asked for.
         #[serde(default)]
         job: Option<String>,
     },
@@ -26,15 +27,21 @@ pub enum Request {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RunRequest {
+    /// The job's secret, the run is made under.
     #[serde(default)]
     pub job: Option<String>,
+    /// The command: `<space>/<app>.<command>` or a built-in.
     pub command: String,
+    /// The command's arguments, a JSON object.
     #[serde(default)]
     pub args: Value,
+    /// The app a built-in acts on, `<space>/<app>`.
     #[serde(default)]
     pub loom: Option<String>,
+    /// Refused as a conflict unless the app's data version is this.
     #[serde(default)]
     pub expect: Option<u64>,
+    /// Run only a command that reads, under a read-only grant.
     #[serde(default)]
     pub read_only: bool,
     /// Whatever actor a request names. The broker never acts as it: every run

@@ -4,6 +4,10 @@
 //!
 //! Run: `cargo bench -p shed-harness --bench harness`.
 
+// A bench stops where the unexpected happens, saying why: unwrap and
+// expect are how it says so (the workspace's lints deny them elsewhere).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::time::{Duration, Instant};
 
 /// The same allocator as the `shed-harness` binary, so the figures are its figures.

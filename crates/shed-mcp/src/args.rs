@@ -12,32 +12,53 @@ use crate::tools::TOOL_NAMES;
 /// One call of one of the seven tools, its arguments read.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ToolCall {
+    /// `commands`: the commands the caller may run.
     Commands {
+        /// Only this app's (its slug, or `<space>/<app>`), when given.
         app: Option<String>,
     },
+    /// `command`: run one.
     Command {
+        /// The command's name.
         name: String,
+        /// Its arguments, a JSON object.
         args: Value,
+        /// The app it is of, when the name alone is not enough.
         app: Option<String>,
     },
+    /// `graph_query`: read an app's data with a filter line.
     GraphQuery {
+        /// The app: its slug, or `<space>/<app>`.
         app: String,
+        /// The filter line.
         filter: String,
     },
+    /// `graph_apply`: write a bundle to an app's data.
     GraphApply {
+        /// The app: its slug, or `<space>/<app>`.
         app: String,
+        /// The bundle.
         bundle: Value,
     },
+    /// `app_files`: read and write an app's files.
     AppFiles {
+        /// The app: its slug, or `<space>/<app>`.
         app: String,
+        /// Files to write (`Some`) or delete (`None`), by path.
         write: BTreeMap<String, Option<String>>,
+        /// Files to read, by path.
         read: Vec<String>,
     },
+    /// `app_deploy`: deploy the app's files.
     AppDeploy {
+        /// The app: its slug, or `<space>/<app>`.
         app: String,
+        /// Its title, when it changes.
         title: Option<String>,
+        /// Its access, when it changes.
         access: Option<Access>,
     },
+    /// `spaces`: the caller's spaces.
     Spaces,
 }
 

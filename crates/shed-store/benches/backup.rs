@@ -6,6 +6,10 @@
 //! integrity check over the copy first). Prints the figures.
 //! Run: `cargo bench -p shed-store --bench backup`.
 
+// A bench stops where the unexpected happens, saying why: unwrap and
+// expect are how it says so (the workspace's lints deny them elsewhere).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use std::sync::Arc;

@@ -9,6 +9,10 @@
 //! naming a PostgreSQL server, the same run goes on to the store on
 //! PostgreSQL beside a plain `tokio-postgres` baseline (`store/postgres.rs`).
 
+// A bench stops where the unexpected happens, saying why: unwrap and
+// expect are how it says so (the workspace's lints deny them elsewhere).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::Path;
 use std::time::{Duration, Instant};
 

@@ -24,7 +24,7 @@ interface! {
             expect: Option<u64>,
         ) -> Result<Applied, StoreError>;
         /// Reads an app's rows with a filter line (DESIGN's "The filter line"),
-        /// stopped at [`READ_DEADLINE`](crate::READ_DEADLINE).
+        /// stopped at [`READ_DEADLINE`](crate::deadline::READ_DEADLINE).
         async fn query(&self, app: &str, filter: &str) -> Result<Listing, StoreError>;
         /// The app data version: +1 on every committed write; 0 for an app never written.
         async fn data_version(&self, app: &str) -> Result<u64, StoreError>;

@@ -50,7 +50,7 @@ impl From<deadpool_postgres::PoolError> for StoreError {
     /// A closed pool is a store that was closed ([`crate::Store::close`]).
     fn from(e: deadpool_postgres::PoolError) -> StoreError {
         match e {
-            deadpool_postgres::PoolError::Closed => crate::closed(),
+            deadpool_postgres::PoolError::Closed => closed(),
             e => StoreError::Database(format!("no connection to the database: {e}")),
         }
     }
@@ -69,4 +69,12 @@ impl NotReady {
             "the database is at schema version {done}, and this shed needs {needed} — restart shed to apply its migrations"
         ))
     }
+}
+
+/// The sentence of a write made after the store was closed, on every backend.
+pub(crate) fn closed() -> StoreError {
+    StoreError::Internal(
+        "shed is stopping and takes no more writes — nothing was written; try again once it is back"
+            .into(),
+    )
 }

@@ -12,6 +12,11 @@
 //! `match`. SQLite (`sqlite/`) is the embedded backend, the default;
 //! PostgreSQL (`postgres/`) keeps the store on a database server.
 
+// The workspace's `missing_docs` is not yet met here (125 public fields and
+// variants undocumented, mostly records' and wire shapes); document them and
+// drop this line.
+#![allow(missing_docs)]
+
 /// Declares an interface: the trait each backend implements, and the
 /// [`Store`] method of the same name and doc that hands the call to the
 /// store's backend. One list makes both, so a backend cannot miss a method
@@ -47,6 +52,7 @@ macro_rules! interface {
 
 mod apply;
 mod copy_to_server;
+mod deadline;
 mod entities;
 mod error;
 pub mod filter;
@@ -72,12 +78,13 @@ mod view_keys;
 mod wake;
 pub mod web_sessions;
 pub mod wire;
+mod write_metrics;
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
 pub use copy_to_server::{CopyProgress, Migrated, copy_to_server};
+pub use deadline::READ_DEADLINE;
 pub use error::{NotReady, StoreError};
 pub use jobs::{JobRecord, JobTerms};
 pub use model::{
@@ -90,34 +97,6 @@ pub use secret::secret_hash;
 pub use sqlite::backup::{BackupProgress, Copied, backup, restore};
 pub use view_keys::ViewKey;
 pub use wake::{POLL, SAFETY_TICK, Wake};
-
-/// The longest a read runs before it is stopped and answered with a
-/// sentence: thousands of times a listing's cost (well under a millisecond at
-/// 100,000 entities), and short enough for a person to wait for the answer.
-pub const READ_DEADLINE: Duration = Duration::from_secs(2);
-
-/// The sentence a read stopped at [`READ_DEADLINE`] answers, on every backend.
-pub(crate) fn too_long() -> StoreError {
-    StoreError::refused(format!(
-        "this query took longer than {} s and was stopped — narrow it: compare a column (= < >) rather than search with ~, or search a shorter piece of text",
-        READ_DEADLINE.as_secs()
-    ))
-}
-
-/// The store's write metrics, on every backend (no-ops unless `shed serve
-/// --metrics-listen` installed a recorder): writes per committed group
-/// (SQLite commits several together; on PostgreSQL each write commits
-/// alone), and the commit's time.
-pub(crate) const WRITE_GROUP_SIZE: &str = "shed_store_write_group_size";
-pub(crate) const COMMIT_SECONDS: &str = "shed_store_commit_seconds";
-
-/// The sentence of a write made after the store was closed, on every backend.
-pub(crate) fn closed() -> StoreError {
-    StoreError::Internal(
-        "shed is stopping and takes no more writes — nothing was written; try again once it is back"
-            .into(),
-    )
-}
 
 /// A database URL with its password hidden, as sentences and logs show it.
 pub fn redacted_url(url: &str) -> String {

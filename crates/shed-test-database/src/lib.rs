@@ -6,6 +6,10 @@
 //! database of its own on that server, made on first use, so tests stay
 //! independent and run in parallel. Only the test suites depend on it.
 
+// Tests only use this crate: a test database that cannot be made stops the
+// test there, saying why, as a test's own `expect` would.
+#![allow(clippy::expect_used)]
+
 use std::path::Path;
 
 use sha2::{Digest, Sha256};

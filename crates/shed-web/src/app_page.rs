@@ -24,10 +24,10 @@ use shed_host::{Caller, HostError, Person};
 
 use crate::caller::WebCaller;
 use crate::door::Door;
-use crate::pages::{
-    Here, Outcome, Posted, ago_text, app_page_path, fields, header_html, required, signed_in,
-    space_page,
-};
+use crate::pages::apps::app_page_path;
+use crate::pages::moments::ago_text;
+use crate::pages::space::space_page;
+use crate::pages::{Here, Outcome, Posted, fields, header_html, required, signed_in};
 use crate::reply::{escape, product_page, status_of};
 
 /// The app page's routes; its forms post under its own address.

@@ -12,7 +12,12 @@ pub enum AppPath {
     /// `/<app>` without its slash: the door sends the browser to `/<app>/`.
     AppWithoutSlash(String),
     /// `/<app>/<path>`: `path` decoded, empty or ending in `/` for a folder.
-    File { app: String, path: String },
+    File {
+        /// The app's slug, decoded.
+        app: String,
+        /// The file's path inside the app, decoded.
+        path: String,
+    },
     /// A path no file can have: a bad encoding, a `.` or `..` segment, an
     /// encoded `/` or `\`.
     Unreadable,

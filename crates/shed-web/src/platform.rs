@@ -128,7 +128,7 @@ async fn front(State(door): State<Arc<Door>>, headers: HeaderMap, asking: WebCal
             "This is shed: spaces of small apps, and the commands they give your agent.",
         );
     };
-    crate::pages::home(
+    crate::pages::home::home(
         &door,
         &caller,
         &person,

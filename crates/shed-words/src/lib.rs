@@ -6,11 +6,17 @@
 /// The type of a column a component declares in `vocab.json`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ColumnType {
+    /// Text.
     Text,
+    /// A number.
     Number,
+    /// True or false.
     Bool,
+    /// A moment, RFC 3339.
     Time,
+    /// A web address.
     Url,
+    /// Another entity, by its id.
     Ref,
 }
 

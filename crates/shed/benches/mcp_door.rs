@@ -29,6 +29,10 @@
 //! (another `shed` to start instead of this build's, e.g. a release build of
 //! an earlier commit, for A/B runs back to back).
 
+// A bench stops where the unexpected happens, saying why: unwrap and
+// expect are how it says so (the workspace's lints deny them elsewhere).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use std::time::{Duration, Instant};

@@ -16,6 +16,10 @@
 //!
 //! `cargo bench -p shed --bench soak` (release build). Not run by CI.
 
+// A bench stops where the unexpected happens, saying why: unwrap and
+// expect are how it says so (the workspace's lints deny them elsewhere).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use std::sync::Arc;

@@ -23,11 +23,12 @@ use std::sync::Arc;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 
+use crate::deadline::READ_DEADLINE;
 use crate::entities::Entities;
 use crate::schema::{Schemas, check_app_name};
+use crate::write_metrics::{COMMIT_SECONDS, WRITE_GROUP_SIZE};
 use crate::{
-    Actor, Applied, HistoryEntry, Listing, NotReady, READ_DEADLINE, StoreError, Vocabulary, filter,
-    wire,
+    Actor, Applied, HistoryEntry, Listing, NotReady, StoreError, Vocabulary, filter, wire,
 };
 
 pub(crate) use connect::is_postgres_url;
@@ -101,8 +102,8 @@ impl Postgres {
         let written = f(&txn).await?;
         let started = std::time::Instant::now();
         txn.commit().await?;
-        metrics::histogram!(crate::COMMIT_SECONDS).record(started.elapsed());
-        metrics::histogram!(crate::WRITE_GROUP_SIZE).record(1.0);
+        metrics::histogram!(COMMIT_SECONDS).record(started.elapsed());
+        metrics::histogram!(WRITE_GROUP_SIZE).record(1.0);
         Ok(written)
     }
 
@@ -184,7 +185,7 @@ impl Entities for Postgres {
         let mut read = Read::new(self.client().await?, self.target.tls.clone());
         let listing = async {
             let txn = read
-                .client()
+                .client()?
                 .build_transaction()
                 .read_only(true)
                 .start()
@@ -245,10 +246,12 @@ impl Read {
         }
     }
 
-    fn client(&mut self) -> &mut deadpool_postgres::Client {
-        self.client
-            .as_mut()
-            .expect("a read's connection is held until it ends")
+    /// The read's connection; held from [`Read::new`] until the read ends,
+    /// so never missing while the read runs.
+    fn client(&mut self) -> Result<&mut deadpool_postgres::Client, StoreError> {
+        self.client.as_mut().ok_or_else(|| {
+            StoreError::Internal("a read's connection was let go before the read ended".into())
+        })
     }
 
     /// The read ran to its end, answered or refused: its connection goes
@@ -278,7 +281,9 @@ impl Drop for Read {
 /// A read the server stopped at its deadline, as SQLite's is answered.
 fn too_long(e: StoreError) -> StoreError {
     match &e {
-        StoreError::Database(said) if said.contains("statement timeout") => crate::too_long(),
+        StoreError::Database(said) if said.contains("statement timeout") => {
+            crate::deadline::too_long()
+        }
         _ => e,
     }
 }

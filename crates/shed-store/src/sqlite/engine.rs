@@ -26,7 +26,7 @@
 //! [`WAL_BOUND_PAGES`] the writer checkpoints what is left itself, and the
 //! next write restarts it: the WAL stays bounded.
 //!
-//! Reads: every read has [`READ_DEADLINE`](crate::READ_DEADLINE), past which
+//! Reads: every read has [`READ_DEADLINE`](crate::deadline::READ_DEADLINE), past which
 //! it is stopped and answered with a sentence. A read in place is watched by
 //! a progress handler, called every [`PROGRESS_STEPS`](super::PROGRESS_STEPS)
 //! steps of SQLite's machine. A read run apart ([`Engine::read_apart`]) is
@@ -49,7 +49,10 @@ use rusqlite::{
 };
 
 use super::PROGRESS_STEPS;
-use crate::{COMMIT_SECONDS, NotReady, READ_DEADLINE, StoreError, WRITE_GROUP_SIZE, closed};
+use crate::deadline::{READ_DEADLINE, too_long};
+use crate::error::closed;
+use crate::write_metrics::{COMMIT_SECONDS, WRITE_GROUP_SIZE};
+use crate::{NotReady, StoreError};
 
 /// The most writes one group commit takes.
 const MAX_GROUP: usize = 512;
@@ -63,7 +66,7 @@ const CHECKPOINT_PAGES: i32 = 1000;
 const WAL_BOUND_PAGES: i32 = 8 * CHECKPOINT_PAGES;
 
 /// The WAL's pages after each commit, a metric beside the writer's
-/// (`crate::WRITE_GROUP_SIZE`, `crate::COMMIT_SECONDS`).
+/// (`WRITE_GROUP_SIZE`, `COMMIT_SECONDS`).
 const WAL_PAGES: &str = "shed_store_wal_pages";
 
 /// A write queued for the writer.
@@ -226,7 +229,7 @@ impl Reader {
         let result = catch_unwind(AssertUnwindSafe(|| f(&self.conn)))
             .unwrap_or_else(|_| Err(StoreError::Internal("a read panicked".into())));
         match result {
-            Err(_) if self.watch.late.load(Ordering::Relaxed) => Err(crate::too_long()),
+            Err(_) if self.watch.late.load(Ordering::Relaxed) => Err(too_long()),
             other => other,
         }
     }

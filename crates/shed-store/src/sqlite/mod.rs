@@ -1,7 +1,7 @@
 //! The SQLite backend: the store in one file (bundled SQLite, WAL,
 //! `synchronous=FULL`). One writer thread commits in groups
 //! ([`engine`]); reads run in place on read connections, never waiting on
-//! the writer, each stopped at [`READ_DEADLINE`](crate::READ_DEADLINE). It
+//! the writer, each stopped at [`READ_DEADLINE`](crate::deadline::READ_DEADLINE). It
 //! implements every interface of `entities.rs`, `records.rs` and `lifecycle.rs`.
 
 mod apply;

@@ -1,0 +1,102 @@
+//! The app rows home and a space's page list: each app's title (to its own
+//! page), access, version, last deploy and commands, or the trash mark and
+//! Restore.
+
+use shed_host::answer::{AppOfMine, SpaceApp};
+
+use super::moments::ago_text;
+use crate::reply::escape;
+
+/// The page of `app` (`space/slug`) on this host.
+pub(crate) fn app_page_path(at: &str) -> String {
+    let (space, slug) = at.split_once('/').unwrap_or((at, ""));
+    format!("/spaces/{}/apps/{}", escape(space), escape(slug))
+}
+
+/// An app as a list row, on home and a space's page: its title (to its
+/// page), where it is, access, version, the last deploy and by whom, its
+/// commands; in the trash, marked so, with Restore when the rule book lets
+/// the caller take it out.
+pub(crate) fn app_row(mine: &AppOfMine) -> String {
+    let app = &mine.app;
+    let page = app_page_path(&app.at);
+    let deployed = format!(
+        "v{} · deployed {} by @{}",
+        app.version,
+        ago_text(&app.last_deploy.at),
+        escape(&app.last_deploy.handle)
+    );
+    let (mark, detail, act) = match &app.trashed {
+        Some(trashed) => (
+            " <span class=\"tag trashed\">in the trash</span>",
+            format!(
+                "Trashed {} by @{}: its commands, pages and data are out of reach until it is restored.",
+                ago_text(&trashed.at),
+                escape(&trashed.handle)
+            ),
+            if mine.may.trash {
+                format!(
+                    "<form method=\"post\" action=\"{page}/restore\"><button type=\"submit\" \
+                     aria-label=\"Restore {at}\">Restore</button></form>",
+                    at = escape(&app.at)
+                )
+            } else {
+                String::new()
+            },
+        ),
+        None => (
+            "",
+            if app.commands.is_empty() {
+                "Commands: none".to_string()
+            } else {
+                format!(
+                    "Commands: {}",
+                    app.commands
+                        .iter()
+                        .map(|name| format!("<code>{}</code>", escape(name)))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                )
+            },
+            open_link(app),
+        ),
+    };
+    format!(
+        "<li data-app=\"{at}\"><div class=\"what\"><a href=\"{page}\"><strong>{title}</strong></a>{mark}\
+         <div class=\"meta\">{at} · {access} · {deployed}</div>\
+         <div class=\"meta\">{detail}</div></div>{act}</li>\n",
+        at = escape(&app.at),
+        title = escape(&app.title),
+        access = escape(app.access),
+    )
+}
+
+/// An app's Open link to its address; for an app whose deploy has no
+/// `index.html` (nothing to open), the words saying so.
+fn open_link(app: &SpaceApp) -> String {
+    if app.index_page {
+        format!(
+            "<a class=\"open\" href=\"{}\">Open</a>",
+            escape(&app.address)
+        )
+    } else {
+        "<span class=\"meta\">no pages</span>".to_string()
+    }
+}
+
+/// The rows of `space`'s apps, or what to do when it has none.
+pub(crate) fn app_rows(apps: &[AppOfMine], space: &str) -> String {
+    let prefix = format!("{space}/");
+    let rows: String = apps
+        .iter()
+        .filter(|mine| mine.app.at.starts_with(&prefix))
+        .map(app_row)
+        .collect();
+    if rows.is_empty() {
+        "<p class=\"empty\">No apps here yet. Connect your agent (on your home page) and ask it \
+         to build one: it deploys into this space with <code>app_deploy</code>.</p>\n"
+            .to_string()
+    } else {
+        format!("<ul class=\"rows apps\">\n{rows}</ul>\n")
+    }
+}

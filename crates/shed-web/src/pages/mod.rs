@@ -1,0 +1,224 @@
+//! The signed-in person's pages on the platform's host: home (their spaces'
+//! apps, each with its last deploy and by whom, and connecting an agent),
+//! account (passkeys — added by `static/passkeys.js` —, tokens and
+//! connected clients; sign-in sessions, each with its
+//! browser, when signed in and last seen, and a sign-out of its own), a
+//! space (its members and their roles, and its apps — those in the trash
+//! too, with Restore) and agents (their jobs). An app's own page (versions,
+//! roll back, trash, restore, purge) is `app_page.rs`, at
+//! `/spaces/<space>/apps/<app>`; home's and a space's app entries link
+//! there. Server-rendered; the one script is the copy buttons'
+//! (`static/pages.js`). Every action is a POST form, taken only from a page
+//! of this host ([`WebCaller::writes_from_elsewhere`]); every decision and
+//! every sentence is shed-host's (`own.rs`, `take_back.rs`, `apps.rs`,
+//! `sessions.rs`), the same the CLI and MCP give. A post answers with its
+//! page again, the outcome on top — a token or a sign-in link shown there
+//! once.
+//!
+//! One module per page: `home` (with making a token), `account` (passkeys,
+//! tokens, sessions, signing out), `space` (its members) and `agents` (their
+//! jobs); `apps` draws the app rows home and a space's page share, and
+//! `moments` says when. This module holds what every page shares: the
+//! routes, the header, the outcome on top, and the [`Posted`] extractor.
+
+mod account;
+mod agents;
+pub(crate) mod apps;
+pub(crate) mod home;
+pub(crate) mod moments;
+pub(crate) mod space;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::rejection::FormRejection;
+use axum::extract::{Form, FromRequestParts, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use shed_host::{HostError, Person};
+
+use crate::PAGES_JS_PATH;
+use crate::caller::WebCaller;
+use crate::door::Door;
+use crate::files::answer;
+use crate::reply::{escape, sign_in_page, status_of};
+use account::{account, end_session, remove_passkey, revoke, sign_out};
+use agents::{agents, end_job};
+use home::make_token;
+use space::{change_member, remove_member, space};
+
+/// Where the account page is, and where its forms post.
+pub const ACCOUNT_PATH: &str = "/account";
+/// Where the agents page is.
+pub const AGENTS_PATH: &str = "/agents";
+const MAKE_TOKEN_PATH: &str = "/account/tokens";
+const REVOKE_PATH: &str = "/account/tokens/revoke";
+const SIGN_OUT_PATH: &str = "/account/sign-out";
+const END_SESSION_PATH: &str = "/account/sessions/end";
+const REMOVE_PASSKEY_PATH: &str = "/account/passkeys/remove";
+const END_JOB_PATH: &str = "/agents/end";
+
+pub(crate) fn router(door: Arc<Door>) -> Router {
+    Router::new()
+        .route(ACCOUNT_PATH, get(account))
+        .route(MAKE_TOKEN_PATH, post(make_token))
+        .route(REVOKE_PATH, post(revoke))
+        .route(SIGN_OUT_PATH, post(sign_out))
+        .route(END_SESSION_PATH, post(end_session))
+        .route(REMOVE_PASSKEY_PATH, post(remove_passkey))
+        .route("/spaces/{space}", get(space).post(change_member))
+        .route("/spaces/{space}/remove", post(remove_member))
+        .route(AGENTS_PATH, get(agents))
+        .route(END_JOB_PATH, post(end_job))
+        .route(PAGES_JS_PATH, get(pages_js))
+        .with_state(door)
+}
+
+async fn pages_js(State(door): State<Arc<Door>>, headers: HeaderMap) -> Response {
+    answer(&door.pages_js, &headers, false)
+}
+
+/// What a post came to, said on top of the page it answers with.
+pub(crate) enum Outcome {
+    /// A plain visit.
+    Nothing,
+    /// Done: HTML the page escaped.
+    Done(String),
+    /// Refused, with the host's sentence.
+    Refused(HostError),
+}
+
+impl Outcome {
+    pub(crate) fn of(result: Result<String, HostError>) -> Outcome {
+        match result {
+            Ok(html) => Outcome::Done(html),
+            Err(error) => Outcome::Refused(error),
+        }
+    }
+
+    pub(crate) fn status(&self) -> StatusCode {
+        match self {
+            Outcome::Refused(error) => status_of(error),
+            _ => StatusCode::OK,
+        }
+    }
+
+    pub(crate) fn html(&self) -> String {
+        match self {
+            Outcome::Nothing => String::new(),
+            Outcome::Done(html) => format!("<p class=\"note\" role=\"status\">{html}</p>\n"),
+            Outcome::Refused(error) => format!(
+                "<p class=\"refused\" role=\"alert\">{}</p>\n",
+                escape(&error.to_string())
+            ),
+        }
+    }
+}
+
+/// Which page a header marks as the one shown.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Here {
+    Home,
+    Account,
+    Agents,
+    Space,
+}
+
+/// The header of every page: the links, the person, and signing out.
+pub(crate) fn header_html(person: &Person, here: Here) -> String {
+    let link = |to: &str, words: &str, page: Here| {
+        let current = if page == here {
+            " aria-current=\"page\""
+        } else {
+            ""
+        };
+        format!("<a href=\"{to}\"{current}>{words}</a>")
+    };
+    format!(
+        "<header><a class=\"brand\" href=\"/\">shed</a>\n<nav>{}{}{}</nav>\n\
+         <span class=\"who\">{} (@{})</span>\n\
+         <form method=\"post\" action=\"{SIGN_OUT_PATH}\"><button type=\"submit\">Sign out</button></form></header>",
+        link("/", "Home", Here::Home),
+        link(ACCOUNT_PATH, "Account", Here::Account),
+        link(AGENTS_PATH, "Agents", Here::Agents),
+        escape(&person.name),
+        escape(&person.handle),
+    )
+}
+
+/// Why a request was not taken before any page was drawn.
+pub(crate) enum NotTaken {
+    /// Nobody is signed in: the sign-in page.
+    SignedOut,
+    /// A post from a page elsewhere, with the sentence saying so.
+    FromElsewhere(String),
+}
+
+impl IntoResponse for NotTaken {
+    fn into_response(self) -> Response {
+        match self {
+            NotTaken::SignedOut => sign_in_page(
+                StatusCode::UNAUTHORIZED,
+                "Sign in to see your spaces, account and agents.",
+            ),
+            NotTaken::FromElsewhere(sentence) => crate::reply::page(
+                StatusCode::FORBIDDEN,
+                "Not taken",
+                &format!("<p>{}</p>", escape(&sentence)),
+            ),
+        }
+    }
+}
+
+/// The person of a page's request.
+pub(crate) fn signed_in(asking: &WebCaller) -> Result<Person, NotTaken> {
+    asking.caller.person().cloned().ok_or(NotTaken::SignedOut)
+}
+
+/// A form posted to the person's pages: who is asking and the person
+/// signed in. An extractor, so no handler forgets the rule: a post must
+/// come from a page of this host, and from someone signed in — refused
+/// otherwise, before the handler runs.
+pub(crate) struct Posted {
+    pub(crate) asking: WebCaller,
+    pub(crate) person: Person,
+}
+
+impl FromRequestParts<Arc<Door>> for Posted {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, door: &Arc<Door>) -> Result<Self, Response> {
+        let asking = WebCaller::from_request_parts(parts, door)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let own = door.host.public_url();
+        if let Some(from) = asking.writes_from_elsewhere(&parts.headers, own) {
+            return Err(NotTaken::FromElsewhere(format!(
+                "shed's pages take a form only from their own pages at {own}, and this came from {from} \
+                 — nothing was changed; open {own}/ and use the form there"
+            ))
+            .into_response());
+        }
+        let person = signed_in(&asking).map_err(IntoResponse::into_response)?;
+        Ok(Posted { asking, person })
+    }
+}
+
+/// A form's fields, or the sentence saying it did not arrive as one.
+pub(crate) fn fields<T>(form: Result<Form<T>, FormRejection>) -> Result<T, HostError> {
+    form.map(|Form(fields)| fields).map_err(|rejection| {
+        HostError::BadInput(format!(
+            "the form did not arrive as a form ({rejection}) — reload the page and send it again"
+        ))
+    })
+}
+
+/// A field the form must fill, or the sentence naming it.
+pub(crate) fn required(value: Option<String>, what: &str) -> Result<String, HostError> {
+    value
+        .map(|v| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| HostError::BadInput(format!("the form is missing {what} — fill it in")))
+}
