@@ -8,8 +8,8 @@
 //! `Lifecycle`.) Each declaration makes the trait a backend implements and
 //! the [`Store`](crate::Store) method that calls it. An interface written
 //! once for every backend is implemented in a child module of this one
-//! (`records/jobs.rs`, `oauth.rs`, `passkeys.rs`, `people.rs`, `sign_ins.rs`,
-//! `view_keys.rs`), over `txn.rs`'s transaction trait.
+//! (`records/jobs.rs`, `oauth.rs`, `passkeys.rs`, `people.rs`, `platform.rs`,
+//! `sign_ins.rs`, `view_keys.rs`), over `txn.rs`'s transaction trait.
 
 mod jobs;
 pub(crate) mod oauth;
