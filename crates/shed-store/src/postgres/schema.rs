@@ -83,7 +83,7 @@ pub(crate) async fn lock_app(
         .await?;
     let made = txn.query_opt(&insert, &[&app]).await?;
     if let Some(r) = &made {
-        let id: i64 = r.get(0);
+        let id: i64 = r.try_get(0)?;
         for c in platform_components() {
             add_component(txn, id, &c.name, &c.columns).await?;
         }
@@ -92,7 +92,7 @@ pub(crate) async fn lock_app(
         .prepare_cached("SELECT id, version, last_num FROM ec_apps WHERE name = $1 FOR UPDATE")
         .await?;
     let r = txn.query_one(&lock, &[&app]).await?;
-    Ok((r.get(0), r.get(1), r.get(2), made.is_some()))
+    Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?, made.is_some()))
 }
 
 fn sql_type(ty: ColumnType) -> &'static str {
