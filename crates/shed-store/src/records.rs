@@ -9,8 +9,8 @@
 //! the [`Store`](crate::Store) method that calls it. An interface written
 //! once for every backend is implemented in a child module of this one
 //! (`records/jobs.rs`, `lifecycle.rs`, `oauth.rs`, `passkeys.rs`,
-//! `people.rs`, `revocable.rs`, `sign_ins.rs`, `view_keys.rs`), over
-//! `txn.rs`'s transaction trait.
+//! `people.rs`, `platform.rs`, `revocable.rs`, `sign_ins.rs`,
+//! `view_keys.rs`), over `txn.rs`'s transaction trait.
 
 mod jobs;
 mod lifecycle;

@@ -1,8 +1,11 @@
 //! Each app's components and columns as the store knows them, whatever the
 //! backend: the platform's own components, an app's catalog
 //! ([`AppSchema`]), the checks of an app name and of a vocabulary, and the
-//! readers' cache of catalogs. Each backend keeps the catalog and the
-//! per-app tables it describes in its own way (`sqlite/schema.rs`).
+//! readers' cache of catalogs. What both backends' catalogs share is
+//! written here once — the catalog's statements, a catalog read from its
+//! rows, what a declare changes ([`declared`]) and its refusal; each keeps
+//! the per-app tables in its own DDL (`sqlite/schema.rs`,
+//! `postgres/schema.rs`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -88,6 +91,114 @@ impl AppSchema {
     pub(crate) fn fts(id: i64) -> String {
         format!("\"ec_{id}__fts\"")
     }
+
+    /// The SQL name of the index of a component's column in this app.
+    pub(crate) fn index(id: i64, component: &str, column: &str) -> String {
+        format!("\"ec_{id}_{component}.{column}\"")
+    }
+
+    /// The catalog of an app never declared nor written: the platform's
+    /// components only.
+    pub(crate) fn unknown(app: &str) -> AppSchema {
+        AppSchema {
+            name: app.to_string(),
+            id: None,
+            components: platform_components(),
+        }
+    }
+
+    /// App `id`'s catalog from its rows, each in its `position` order: its
+    /// components' names, and every column as (component, name, type).
+    pub(crate) fn from_catalog(
+        app: &str,
+        id: i64,
+        components: Vec<String>,
+        columns: Vec<(String, String, String)>,
+    ) -> Result<AppSchema, StoreError> {
+        let mut components: Vec<Component> = components
+            .into_iter()
+            .map(|name| Component {
+                name,
+                columns: Vec::new(),
+            })
+            .collect();
+        for (component, column, ty) in columns {
+            let ty = ColumnType::from_word(&ty).ok_or_else(|| {
+                StoreError::Internal(format!("unknown column type {ty} in the catalog"))
+            })?;
+            if let Some(c) = components.iter_mut().find(|c| c.name == component) {
+                c.columns.push((column, ty));
+            }
+        }
+        Ok(AppSchema {
+            name: app.to_string(),
+            id: Some(id),
+            components,
+        })
+    }
+}
+
+/// The statements that read an app's catalog rows, for
+/// [`AppSchema::from_catalog`] (`$1` the app's id).
+pub(crate) const COMPONENTS_OF_APP: &str =
+    "SELECT name FROM ec_components WHERE app = $1 ORDER BY position";
+pub(crate) const COLUMNS_OF_APP: &str =
+    "SELECT component, name, type FROM ec_columns WHERE app = $1 ORDER BY position";
+
+/// The catalog's writes: a component or a column appended at the next
+/// position, and a column's new type. (`$n` stand in the order of their
+/// first use, so SQLite, which reads `$1` as a name, binds them by
+/// position too.)
+pub(crate) const ADD_COMPONENT: &str = "INSERT INTO ec_components(app, name, position)
+    VALUES($1, $2, (SELECT COUNT(*) FROM ec_components WHERE app = $1))";
+pub(crate) const ADD_COLUMN: &str = "INSERT INTO ec_columns(app, component, name, type, position)
+    VALUES($1, $2, $3, $4, (SELECT COUNT(*) FROM ec_columns WHERE app = $1))";
+pub(crate) const RETYPE_COLUMN: &str =
+    "UPDATE ec_columns SET type = $1 WHERE app = $2 AND component = $3 AND name = $4";
+
+/// What declaring a vocabulary changes in an app's catalog, in the order to
+/// make it: a component, a column, or a column's type (allowed only while
+/// the column holds no value: [`holds_values`]). A column or component the
+/// vocabulary no longer names is kept with its data.
+pub(crate) enum Declared<'v> {
+    Component(&'v str, &'v [(String, ColumnType)]),
+    Column(&'v str, &'v str, ColumnType),
+    Retype(&'v str, &'v str, ColumnType, ColumnType),
+}
+
+/// The changes declaring `vocab` makes to the catalog `current` (checked
+/// first: [`check_vocabulary`]).
+pub(crate) fn declared<'v>(current: &AppSchema, vocab: &'v Vocabulary) -> Vec<Declared<'v>> {
+    let mut changes = Vec::new();
+    for (name, columns) in &vocab.components {
+        let Some(existing) = current.component(name) else {
+            changes.push(Declared::Component(name, columns));
+            continue;
+        };
+        for (column, ty) in columns {
+            match existing.column(column) {
+                None => changes.push(Declared::Column(name, column, *ty)),
+                Some(old) if old == *ty => {}
+                Some(old) => changes.push(Declared::Retype(name, column, old, *ty)),
+            }
+        }
+    }
+    changes
+}
+
+/// The statement that answers whether app `id`'s `component.column` holds
+/// a value (`true`): then its type stays ([`holds_values`]).
+pub(crate) fn holds_any(id: i64, component: &str, column: &str) -> String {
+    let table = AppSchema::table(id, component);
+    format!("SELECT EXISTS(SELECT 1 FROM {table} WHERE \"{column}\" IS NOT NULL)")
+}
+
+/// The refusal of a new type for a column that holds values of `old`.
+pub(crate) fn holds_values(component: &str, column: &str, old: ColumnType) -> StoreError {
+    StoreError::refused(format!(
+        "{component}.{column} holds {} — add a new column rather than change its type",
+        old.plural()
+    ))
 }
 
 /// The catalog cache readers use; the writer always reads its own transaction.

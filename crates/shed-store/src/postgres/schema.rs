@@ -9,7 +9,9 @@ use std::sync::Arc;
 use deadpool_postgres::GenericClient;
 
 use crate::schema::{
-    AppSchema, Component, Schemas, check_app_name, check_vocabulary, indexed, platform_components,
+    ADD_COLUMN, ADD_COMPONENT, AppSchema, COLUMNS_OF_APP, COMPONENTS_OF_APP, Declared,
+    RETYPE_COLUMN, Schemas, check_app_name, check_vocabulary, declared, holds_any, holds_values,
+    indexed, platform_components,
 };
 use crate::{ColumnType, StoreError, Vocabulary};
 
@@ -31,16 +33,13 @@ pub(crate) async fn cached(
 
 /// Reads an app's catalog; an unknown app has the platform's components only.
 pub(crate) async fn load(client: &impl GenericClient, app: &str) -> Result<AppSchema, StoreError> {
-    let id: Option<i64> = client
+    let id = client
         .query_opt("SELECT id FROM ec_apps WHERE name = $1", &[&app])
         .await?
-        .map(|r| r.get(0));
+        .map(|r| r.try_get(0))
+        .transpose()?;
     let Some(id) = id else {
-        return Ok(AppSchema {
-            name: app.to_string(),
-            id: None,
-            components: platform_components(),
-        });
+        return Ok(AppSchema::unknown(app));
     };
     load_known(client, app, id).await
 }
@@ -52,39 +51,21 @@ pub(crate) async fn load_known(
     app: &str,
     id: i64,
 ) -> Result<AppSchema, StoreError> {
-    let components_stmt = client
-        .prepare_cached("SELECT name FROM ec_components WHERE app = $1 ORDER BY position")
-        .await?;
-    let columns_stmt = client
-        .prepare_cached(
-            "SELECT component, name, type FROM ec_columns WHERE app = $1 ORDER BY position",
-        )
-        .await?;
-    let mut components: Vec<Component> = client
+    let components_stmt = client.prepare_cached(COMPONENTS_OF_APP).await?;
+    let columns_stmt = client.prepare_cached(COLUMNS_OF_APP).await?;
+    let components = client
         .query(&components_stmt, &[&id])
         .await?
         .iter()
-        .map(|r| Component {
-            name: r.get(0),
-            columns: Vec::new(),
-        })
-        .collect();
-    let rows = client.query(&columns_stmt, &[&id]).await?;
-    for r in rows {
-        let component: String = r.get(0);
-        let ty: String = r.get(2);
-        let ty = ColumnType::from_word(&ty).ok_or_else(|| {
-            StoreError::Internal(format!("unknown column type {ty} in the catalog"))
-        })?;
-        if let Some(c) = components.iter_mut().find(|c| c.name == component) {
-            c.columns.push((r.get(1), ty));
-        }
-    }
-    Ok(AppSchema {
-        name: app.to_string(),
-        id: Some(id),
-        components,
-    })
+        .map(|r| r.try_get(0))
+        .collect::<Result<_, _>>()?;
+    let columns = client
+        .query(&columns_stmt, &[&id])
+        .await?
+        .iter()
+        .map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
+        .collect::<Result<_, tokio_postgres::Error>>()?;
+    AppSchema::from_catalog(app, id, components, columns)
 }
 
 /// The app's row, locked until the transaction ends — the one lock every
@@ -102,7 +83,7 @@ pub(crate) async fn lock_app(
         .await?;
     let made = txn.query_opt(&insert, &[&app]).await?;
     if let Some(r) = &made {
-        let id: i64 = r.get(0);
+        let id: i64 = r.try_get(0)?;
         for c in platform_components() {
             add_component(txn, id, &c.name, &c.columns).await?;
         }
@@ -111,7 +92,7 @@ pub(crate) async fn lock_app(
         .prepare_cached("SELECT id, version, last_num FROM ec_apps WHERE name = $1 FOR UPDATE")
         .await?;
     let r = txn.query_one(&lock, &[&app]).await?;
-    Ok((r.get(0), r.get(1), r.get(2), made.is_some()))
+    Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?, made.is_some()))
 }
 
 fn sql_type(ty: ColumnType) -> &'static str {
@@ -123,31 +104,37 @@ fn sql_type(ty: ColumnType) -> &'static str {
     }
 }
 
-fn index_name(id: i64, component: &str, column: &str) -> String {
-    format!("\"ec_{id}_{component}.{column}\"")
-}
-
 async fn add_component(
     txn: &impl GenericClient,
     id: i64,
     name: &str,
     columns: &[(String, ColumnType)],
 ) -> Result<(), StoreError> {
-    txn.execute(
-        "INSERT INTO ec_components(app, name, position)
-         VALUES($1, $2, (SELECT COUNT(*) FROM ec_components WHERE app = $1))",
-        &[&id, &name],
-    )
-    .await?;
-    let table = AppSchema::table(id, name);
+    txn.execute(ADD_COMPONENT, &[&id, &name]).await?;
+    for (column, ty) in columns {
+        txn.execute(ADD_COLUMN, &[&id, &name, column, &ty.as_str()])
+            .await?;
+    }
+    create_table(txn, id, name, columns).await
+}
+
+/// Creates app `id`'s table of `component` with its columns and their
+/// indexes, and on `doc` its full text.
+async fn create_table(
+    txn: &impl GenericClient,
+    id: i64,
+    component: &str,
+    columns: &[(String, ColumnType)],
+) -> Result<(), StoreError> {
+    let table = AppSchema::table(id, component);
     txn.batch_execute(&format!(
         "CREATE TABLE {table}(id BIGINT PRIMARY KEY REFERENCES ec_entities(id))"
     ))
     .await?;
     for (column, ty) in columns {
-        add_column(txn, id, name, column, *ty).await?;
+        create_column(txn, id, component, column, *ty).await?;
     }
-    if name == "doc" {
+    if component == "doc" {
         add_full_text(txn, id).await?;
     }
     Ok(())
@@ -176,17 +163,7 @@ pub(crate) async fn create_tables(
         .id
         .ok_or_else(|| StoreError::Internal(format!("the app {} has no id", schema.name)))?;
     for component in &schema.components {
-        let table = AppSchema::table(id, &component.name);
-        txn.batch_execute(&format!(
-            "CREATE TABLE {table}(id BIGINT PRIMARY KEY REFERENCES ec_entities(id))"
-        ))
-        .await?;
-        for (column, ty) in &component.columns {
-            create_column(txn, id, &component.name, column, *ty).await?;
-        }
-        if component.name == "doc" {
-            add_full_text(txn, id).await?;
-        }
+        create_table(txn, id, &component.name, &component.columns).await?;
     }
     Ok(())
 }
@@ -207,7 +184,7 @@ async fn create_index(
 ) -> Result<(), StoreError> {
     if indexed(component) {
         let table = AppSchema::table(id, component);
-        let index = index_name(id, component, column);
+        let index = AppSchema::index(id, component, column);
         let key = match ty {
             ColumnType::Text | ColumnType::Url => format!("hash (\"{column}\")"),
             ColumnType::Number | ColumnType::Bool | ColumnType::Time | ColumnType::Ref => {
@@ -227,12 +204,8 @@ async fn add_column(
     column: &str,
     ty: ColumnType,
 ) -> Result<(), StoreError> {
-    txn.execute(
-        "INSERT INTO ec_columns(app, component, name, type, position)
-         VALUES($1, $2, $3, $4, (SELECT COUNT(*) FROM ec_columns WHERE app = $1))",
-        &[&id, &component, &column, &ty.as_str()],
-    )
-    .await?;
+    txn.execute(ADD_COLUMN, &[&id, &component, &column, &ty.as_str()])
+        .await?;
     create_column(txn, id, component, column, ty).await
 }
 
@@ -253,8 +226,8 @@ async fn create_column(
     create_index(txn, id, component, column, ty).await
 }
 
-/// Creates or extends what an app's vocabulary needs, as SQLite's declare
-/// does: a column keeps its type while it holds values.
+/// Creates or extends what an app's vocabulary needs ([`declared`]), as
+/// SQLite's declare does.
 pub(crate) async fn declare(
     txn: &impl GenericClient,
     app: &str,
@@ -264,47 +237,28 @@ pub(crate) async fn declare(
     check_vocabulary(vocab)?;
     let (id, ..) = lock_app(txn, app).await?;
     let current = load(txn, app).await?;
-    for (name, columns) in &vocab.components {
-        let Some(existing) = current.component(name) else {
-            add_component(txn, id, name, columns).await?;
-            continue;
-        };
-        for (column, ty) in columns {
-            match existing.column(column) {
-                None => add_column(txn, id, name, column, *ty).await?,
-                Some(old) if old == *ty => {}
-                Some(old) => {
-                    let table = AppSchema::table(id, name);
-                    let holds: bool = txn
-                        .query_one(
-                            &format!(
-                                "SELECT EXISTS(SELECT 1 FROM {table} WHERE \"{column}\" IS NOT NULL)"
-                            ),
-                            &[],
-                        )
-                        .await?
-                        .get(0);
-                    if holds {
-                        return Err(StoreError::refused(format!(
-                            "{name}.{column} holds {} — add a new column rather than change its type",
-                            old.plural()
-                        )));
-                    }
-                    txn.batch_execute(&format!(
-                        "DROP INDEX IF EXISTS {index};
-                         ALTER TABLE {table} DROP COLUMN \"{column}\";
-                         ALTER TABLE {table} ADD COLUMN \"{column}\" {ty};",
-                        index = index_name(id, name, column),
-                        ty = sql_type(*ty)
-                    ))
-                    .await?;
-                    create_index(txn, id, name, column, *ty).await?;
-                    txn.execute(
-                        "UPDATE ec_columns SET type = $4 WHERE app = $1 AND component = $2 AND name = $3",
-                        &[&id, &name, &column, &ty.as_str()],
-                    )
-                    .await?;
+    for change in declared(&current, vocab) {
+        match change {
+            Declared::Component(name, columns) => add_component(txn, id, name, columns).await?,
+            Declared::Column(name, column, ty) => add_column(txn, id, name, column, ty).await?,
+            Declared::Retype(name, column, old, ty) => {
+                let holds: bool = txn
+                    .query_one(&holds_any(id, name, column), &[])
+                    .await?
+                    .try_get(0)?;
+                if holds {
+                    return Err(holds_values(name, column, old));
                 }
+                txn.batch_execute(&format!(
+                    "DROP INDEX IF EXISTS {index};
+                     ALTER TABLE {table} DROP COLUMN \"{column}\";",
+                    index = AppSchema::index(id, name, column),
+                    table = AppSchema::table(id, name),
+                ))
+                .await?;
+                create_column(txn, id, name, column, ty).await?;
+                txn.execute(RETYPE_COLUMN, &[&ty.as_str(), &id, &name, &column])
+                    .await?;
             }
         }
     }

@@ -9,7 +9,9 @@ use std::sync::{Arc, Mutex};
 use rusqlite::{Connection, OptionalExtension, Transaction};
 
 use crate::schema::{
-    AppSchema, Component, Schemas, check_app_name, check_vocabulary, indexed, platform_components,
+    ADD_COLUMN, ADD_COMPONENT, AppSchema, COLUMNS_OF_APP, COMPONENTS_OF_APP, Declared,
+    RETYPE_COLUMN, Schemas, check_app_name, check_vocabulary, declared, holds_any, holds_values,
+    indexed, platform_components,
 };
 use crate::{ColumnType, StoreError, Vocabulary};
 
@@ -122,42 +124,17 @@ pub(crate) fn load(conn: &Connection, app: &str) -> Result<AppSchema, StoreError
         .query_row([app], |r| r.get(0))
         .optional()?;
     let Some(id) = id else {
-        return Ok(AppSchema {
-            name: app.to_string(),
-            id: None,
-            components: platform_components(),
-        });
+        return Ok(AppSchema::unknown(app));
     };
-    let mut components: Vec<Component> = conn
-        .prepare_cached("SELECT name FROM ec_components WHERE app = ?1 ORDER BY position")?
-        .query_map([id], |r| r.get::<_, String>(0))?
-        .map(|n| {
-            n.map(|name| Component {
-                name,
-                columns: Vec::new(),
-            })
-        })
+    let components = conn
+        .prepare_cached(COMPONENTS_OF_APP)?
+        .query_map([id], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
-    let mut stmt = conn.prepare_cached(
-        "SELECT component, name, type FROM ec_columns WHERE app = ?1 ORDER BY position",
-    )?;
-    let mut rows = stmt.query([id])?;
-    while let Some(r) = rows.next()? {
-        let component: String = r.get(0)?;
-        let column: String = r.get(1)?;
-        let ty: String = r.get(2)?;
-        let ty = ColumnType::from_word(&ty).ok_or_else(|| {
-            StoreError::Internal(format!("unknown column type {ty} in the catalog"))
-        })?;
-        if let Some(c) = components.iter_mut().find(|c| c.name == component) {
-            c.columns.push((column, ty));
-        }
-    }
-    Ok(AppSchema {
-        name: app.to_string(),
-        id: Some(id),
-        components,
-    })
+    let columns = conn
+        .prepare_cached(COLUMNS_OF_APP)?
+        .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<Result<_, _>>()?;
+    AppSchema::from_catalog(app, id, components, columns)
 }
 
 /// The app's id, creating the app (with the platform's components) if new.
@@ -228,25 +205,13 @@ fn affinity(ty: ColumnType) -> &'static str {
     }
 }
 
-fn index_name(id: i64, component: &str, column: &str) -> String {
-    format!("\"ec_{id}_{component}.{column}\"")
-}
-
 fn add_component(
     txn: &Transaction<'_>,
     id: i64,
     name: &str,
     columns: &[(String, ColumnType)],
 ) -> Result<(), StoreError> {
-    let position: i64 = txn.query_row(
-        "SELECT COUNT(*) FROM ec_components WHERE app = ?1",
-        [id],
-        |r| r.get(0),
-    )?;
-    txn.execute(
-        "INSERT INTO ec_components(app, name, position) VALUES(?1, ?2, ?3)",
-        rusqlite::params![id, name, position],
-    )?;
+    txn.execute(ADD_COMPONENT, rusqlite::params![id, name])?;
     create_component_table(txn, id, name)?;
     for (column, ty) in columns {
         add_column(txn, id, name, column, *ty)?;
@@ -262,7 +227,7 @@ fn create_index(
 ) -> Result<(), StoreError> {
     if indexed(component) {
         let table = AppSchema::table(id, component);
-        let index = index_name(id, component, column);
+        let index = AppSchema::index(id, component, column);
         conn.execute_batch(&format!("CREATE INDEX {index} ON {table}(\"{column}\")"))?;
     }
     Ok(())
@@ -275,14 +240,9 @@ fn add_column(
     column: &str,
     ty: ColumnType,
 ) -> Result<(), StoreError> {
-    let position: i64 = txn.query_row(
-        "SELECT COUNT(*) FROM ec_columns WHERE app = ?1",
-        [id],
-        |r| r.get(0),
-    )?;
     txn.execute(
-        "INSERT INTO ec_columns(app, component, name, type, position) VALUES(?1, ?2, ?3, ?4, ?5)",
-        rusqlite::params![id, component, column, ty.as_str(), position],
+        ADD_COLUMN,
+        rusqlite::params![id, component, column, ty.as_str()],
     )?;
     create_column(txn, id, component, column, ty)
 }
@@ -296,22 +256,20 @@ fn retype_column(
     ty: ColumnType,
 ) -> Result<(), StoreError> {
     let table = AppSchema::table(id, component);
-    let index = index_name(id, component, column);
+    let index = AppSchema::index(id, component, column);
     txn.execute_batch(&format!(
         "DROP INDEX IF EXISTS {index};
          ALTER TABLE {table} DROP COLUMN \"{column}\";"
     ))?;
     create_column(txn, id, component, column, ty)?;
     txn.execute(
-        "UPDATE ec_columns SET type = ?4 WHERE app = ?1 AND component = ?2 AND name = ?3",
-        rusqlite::params![id, component, column, ty.as_str()],
+        RETYPE_COLUMN,
+        rusqlite::params![ty.as_str(), id, component, column],
     )?;
     Ok(())
 }
 
-/// Creates or extends what an app's vocabulary needs. A column keeps its
-/// type while it holds values; a column or component the vocabulary no longer
-/// names is kept with its data.
+/// Creates or extends what an app's vocabulary needs ([`declared`]).
 pub(crate) fn declare(
     txn: &Transaction<'_>,
     app: &str,
@@ -321,32 +279,16 @@ pub(crate) fn declare(
     check_vocabulary(vocab)?;
     let id = ensure_app(txn, app)?;
     let current = load(txn, app)?;
-    for (name, columns) in &vocab.components {
-        let Some(existing) = current.component(name) else {
-            add_component(txn, id, name, columns)?;
-            continue;
-        };
-        for (column, ty) in columns {
-            match existing.column(column) {
-                None => add_column(txn, id, name, column, *ty)?,
-                Some(old) if old == *ty => {}
-                Some(old) => {
-                    let table = AppSchema::table(id, name);
-                    let holds: bool = txn.query_row(
-                        &format!(
-                            "SELECT EXISTS(SELECT 1 FROM {table} WHERE \"{column}\" IS NOT NULL)"
-                        ),
-                        [],
-                        |r| r.get(0),
-                    )?;
-                    if holds {
-                        return Err(StoreError::refused(format!(
-                            "{name}.{column} holds {} — add a new column rather than change its type",
-                            old.plural()
-                        )));
-                    }
-                    retype_column(txn, id, name, column, *ty)?;
+    for change in declared(&current, vocab) {
+        match change {
+            Declared::Component(name, columns) => add_component(txn, id, name, columns)?,
+            Declared::Column(name, column, ty) => add_column(txn, id, name, column, ty)?,
+            Declared::Retype(name, column, old, ty) => {
+                let holds: bool = txn.query_row(&holds_any(id, name, column), [], |r| r.get(0))?;
+                if holds {
+                    return Err(holds_values(name, column, old));
                 }
+                retype_column(txn, id, name, column, ty)?;
             }
         }
     }
