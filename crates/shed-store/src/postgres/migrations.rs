@@ -331,19 +331,20 @@ const MIGRATIONS: &[&str] = &[
 /// Whether every migration this program knows is applied: a sentence
 /// saying how far the database is when not.
 pub(crate) async fn applied(c: &impl GenericClient) -> Result<(), NotReady> {
+    let not_ready = |e: tokio_postgres::Error| {
+        NotReady(format!(
+            "the database does not answer: {}",
+            StoreError::from(e)
+        ))
+    };
     let done: i64 = c
         .query_one(
             "SELECT COALESCE(MAX(version), 0)::BIGINT FROM schema_migrations",
             &[],
         )
         .await
-        .map_err(|e| {
-            NotReady(format!(
-                "the database does not answer: {}",
-                StoreError::from(e)
-            ))
-        })?
-        .get(0);
+        .and_then(|r| r.try_get(0))
+        .map_err(not_ready)?;
     if done as usize == MIGRATIONS.len() {
         return Ok(());
     }
@@ -384,8 +385,9 @@ pub(crate) async fn migrate_in(
         .await
         .map_err(failed)?
         .iter()
-        .map(|r| r.get(0))
-        .collect();
+        .map(|r| r.try_get(0))
+        .collect::<Result<_, _>>()
+        .map_err(failed)?;
     if !tables.is_empty() && !tables.iter().any(|t| t == "schema_migrations") {
         let shown: Vec<&str> = tables.iter().take(3).map(String::as_str).collect();
         return Err(StoreError::refused(format!(
@@ -409,8 +411,8 @@ pub(crate) async fn migrate_in(
             &[],
         )
         .await
-        .map_err(failed)?
-        .get(0);
+        .and_then(|r| r.try_get(0))
+        .map_err(failed)?;
     if done as usize > MIGRATIONS.len() {
         return Err(StoreError::refused(format!(
             "the database {} is at schema version {done}, newer than this program knows ({}) — run a newer shed",
