@@ -1,10 +1,21 @@
 //! An apply's statements on PostgreSQL ([`crate::apply`] decides and says
-//! everything else, as on SQLite), all in one transaction, all or nothing.
-//! The app's row is locked first ([`lock_app`]), so the `was` checks, the
-//! entity versions and the app data version hold against writers on every
-//! server sharing the database. Also an entity's history.
+//! everything else, as on SQLite), run in a savepoint of the group commit's
+//! transaction (`group.rs`), all or nothing. The app's row is locked first
+//! ([`lock_app`]), so the `was` checks, the entity versions and the app data
+//! version hold against writers on every server sharing the database.
+//! Statements are pipelined: one whose answer is only its success (an
+//! update, an insert, the savepoint itself) is sent and not waited for; the
+//! next statement that answers something, and the end of the apply, wait
+//! for every one sent before — the server runs them in the order sent, so
+//! a read sees them, and the first failure refuses the apply. Also an
+//! entity's history.
 
-use deadpool_postgres::GenericClient;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Mutex;
+use std::task::Poll;
+
+use deadpool_postgres::{GenericClient, Transaction};
 use serde_json::Value;
 use tokio_postgres::types::ToSql;
 
@@ -18,32 +29,117 @@ use crate::values::render_time;
 use crate::wire::{Bundle, Target};
 use crate::{Actor, Applied, HistoryEntry, StoreError};
 
-/// Writes an apply's bundles in `txn`; answers also whether it made the app.
+/// Writes an apply's bundles in `txn` after `opening` (the savepoint the
+/// group rolls back to if the apply is refused), and waits for every
+/// statement it sent; answers also whether it made the app.
 pub(crate) async fn apply(
-    txn: &impl GenericClient,
+    txn: &Transaction<'_>,
+    opening: &'static str,
     app: &str,
     actor: &Actor,
     bundles: &[Bundle],
     expect: Option<u64>,
 ) -> Result<(Applied, bool), StoreError> {
-    crate::apply::apply(&Statements(txn), app, actor, bundles, expect).await
+    let statements = Statements {
+        txn,
+        sent: Mutex::default(),
+    };
+    statements
+        .send(Box::pin(txn.batch_execute(opening)))
+        .await?;
+    let applied = crate::apply::apply(&statements, app, actor, bundles, expect).await;
+    let settled = statements.settle().await;
+    let applied = applied?;
+    settled?;
+    Ok(applied)
 }
 
-/// The apply's transaction.
-struct Statements<'a, C>(&'a C);
+/// A statement sent whose answer is only whether it succeeded.
+type Sent<'a> = Pin<Box<dyn Future<Output = Result<(), tokio_postgres::Error>> + Send + 'a>>;
 
-impl<C: GenericClient> Statements<'_, C> {
-    /// Runs one statement, prepared once per connection.
-    async fn run(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<(), StoreError> {
-        let stmt = self.0.prepare_cached(sql).await?;
-        self.0.execute(&stmt, params).await?;
-        Ok(())
+/// A value bound to a statement sent ahead, owned by it.
+type Owned = Box<dyn ToSql + Sync + Send>;
+
+fn owned(value: impl ToSql + Sync + Send + 'static) -> Owned {
+    Box::new(value)
+}
+
+/// The apply's transaction, and the statements sent and not yet answered.
+struct Statements<'a> {
+    txn: &'a Transaction<'a>,
+    /// Oldest first.
+    sent: Mutex<Vec<Sent<'a>>>,
+}
+
+impl<'a> Statements<'a> {
+    /// Sends a statement (polled once, which puts it on the connection)
+    /// without waiting for its answer.
+    async fn send(&self, mut sent: Sent<'a>) -> Result<(), StoreError> {
+        let early = std::future::poll_fn(|cx| Poll::Ready(sent.as_mut().poll(cx))).await;
+        match early {
+            Poll::Ready(done) => Ok(done?),
+            Poll::Pending => {
+                self.sent
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push(sent);
+                Ok(())
+            }
+        }
+    }
+
+    /// Waits for every statement sent; the first failure is the answer.
+    async fn settle(&self) -> Result<(), StoreError> {
+        let sent = std::mem::take(
+            &mut *self
+                .sent
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        let mut failed = None;
+        for statement in sent {
+            if let Err(e) = statement.await {
+                failed.get_or_insert(e);
+            }
+        }
+        failed.map_or(Ok(()), |e| Err(e.into()))
+    }
+
+    /// Runs a statement that answers something, after (and while waiting
+    /// for) every statement sent before it: a connection's answers come in
+    /// order, and one not taken holds back the next.
+    async fn answered<T>(
+        &self,
+        statement: impl Future<Output = Result<T, StoreError>>,
+    ) -> Result<T, StoreError> {
+        let mut statement = std::pin::pin!(statement);
+        let early = std::future::poll_fn(|cx| Poll::Ready(statement.as_mut().poll(cx))).await;
+        if let Poll::Ready(answer) = early {
+            return answer;
+        }
+        let (settled, answer) = tokio::join!(self.settle(), statement);
+        settled?;
+        answer
+    }
+
+    /// Sends one statement that answers nothing, prepared once per
+    /// connection, with the values it binds.
+    async fn run(&self, sql: &str, params: Vec<Owned>) -> Result<(), StoreError> {
+        let stmt = self
+            .answered(async { Ok(self.txn.prepare_cached(sql).await?) })
+            .await?;
+        let client: &'a tokio_postgres::Transaction<'a> = self.txn;
+        self.send(Box::pin(async move {
+            client.execute_raw(&stmt, params).await.map(drop)
+        }))
+        .await
     }
 }
 
-impl<C: GenericClient> Lookup for Statements<'_, C> {
+impl Lookup for Statements<'_> {
     async fn person_by_handle(&self, handle: &str) -> Result<Option<String>, StoreError> {
-        Names(self.0).person_by_handle(handle).await
+        self.answered(Names(self.txn).person_by_handle(handle))
+            .await
     }
 
     async fn entity_by_alias(
@@ -51,15 +147,16 @@ impl<C: GenericClient> Lookup for Statements<'_, C> {
         app_id: i64,
         alias: &str,
     ) -> Result<Option<String>, StoreError> {
-        Names(self.0).entity_by_alias(app_id, alias).await
+        self.answered(Names(self.txn).entity_by_alias(app_id, alias))
+            .await
     }
 }
 
-impl<C: GenericClient> Writes for Statements<'_, C> {
+impl Writes for Statements<'_> {
     type Catalog = AppSchema;
 
     async fn open(&self, app: &str) -> Result<AppRow, StoreError> {
-        let (id, version, last_num, created) = lock_app(self.0, app).await?;
+        let (id, version, last_num, created) = self.answered(lock_app(self.txn, app)).await?;
         Ok(AppRow {
             id,
             version,
@@ -69,7 +166,7 @@ impl<C: GenericClient> Writes for Statements<'_, C> {
     }
 
     async fn catalog(&self, app: &str, app_id: i64) -> Result<AppSchema, StoreError> {
-        load_known(self.0, app, app_id).await
+        self.answered(load_known(self.txn, app, app_id)).await
     }
 
     fn schema(catalog: &AppSchema) -> &AppSchema {
@@ -90,20 +187,26 @@ impl<C: GenericClient> Writes for Statements<'_, C> {
             }
             Target::Mint(_) => return Ok(None),
         };
-        let stmt = self.0.prepare_cached(sql).await?;
-        Ok(self
-            .0
-            .query_opt(&stmt, &[&app_id, &target.given()])
-            .await?
-            .map(|r| (r.get(0), r.get(1), r.get(2))))
+        self.answered(async {
+            let stmt = self.txn.prepare_cached(sql).await?;
+            Ok(self
+                .txn
+                .query_opt(&stmt, &[&app_id, &target.given()])
+                .await?
+                .map(|r| (r.get(0), r.get(1), r.get(2))))
+        })
+        .await
     }
 
     async fn is_person(&self, eid: &str) -> Result<bool, StoreError> {
-        let stmt = self
-            .0
-            .prepare_cached("SELECT eid FROM people WHERE eid = $1")
-            .await?;
-        Ok(self.0.query_opt(&stmt, &[&eid]).await?.is_some())
+        self.answered(async {
+            let stmt = self
+                .txn
+                .prepare_cached("SELECT eid FROM people WHERE eid = $1")
+                .await?;
+            Ok(self.txn.query_opt(&stmt, &[&eid]).await?.is_some())
+        })
+        .await
     }
 
     async fn mint(
@@ -114,47 +217,58 @@ impl<C: GenericClient> Writes for Statements<'_, C> {
         at: i64,
         actor: &Actor,
     ) -> Result<i64, StoreError> {
-        let stmt = self
-            .0
-            .prepare_cached(
-                "INSERT INTO ec_entities(app, eid, num, version, created_at, created_by, created_via, updated_at, updated_by, updated_via)
-                 VALUES($1, $2, $3, 1, $4, $5, $6, $4, $5, $6) RETURNING id",
-            )
-            .await?;
-        Ok(self
-            .0
-            .query_one(
-                &stmt,
-                &[&app_id, &eid, &num, &at, &actor.person, &actor.via],
-            )
-            .await?
-            .get(0))
+        self.answered(async {
+            let stmt = self
+                .txn
+                .prepare_cached(
+                    "INSERT INTO ec_entities(app, eid, num, version, created_at, created_by, created_via, updated_at, updated_by, updated_via)
+                     VALUES($1, $2, $3, 1, $4, $5, $6, $4, $5, $6) RETURNING id",
+                )
+                .await?;
+            Ok(self
+                .txn
+                .query_one(
+                    &stmt,
+                    &[&app_id, &eid, &num, &at, &actor.person, &actor.via],
+                )
+                .await?
+                .get(0))
+        })
+        .await
     }
 
     async fn touch(&self, id: i64, at: i64, actor: &Actor) -> Result<(), StoreError> {
         self.run(
             "UPDATE ec_entities SET version = version + 1, updated_at = $2, updated_by = $3, updated_via = $4 WHERE id = $1",
-            &[&id, &at, &actor.person, &actor.via],
+            vec![
+                owned(id),
+                owned(at),
+                owned(actor.person.clone()),
+                owned(actor.via.clone()),
+            ],
         )
         .await
     }
 
     async fn alias_holder(&self, app_id: i64, alias: &str) -> Result<Option<i64>, StoreError> {
-        let stmt = self
-            .0
-            .prepare_cached("SELECT id FROM ec_entities WHERE app = $1 AND alias = $2")
-            .await?;
-        Ok(self
-            .0
-            .query_opt(&stmt, &[&app_id, &alias])
-            .await?
-            .map(|r| r.get(0)))
+        self.answered(async {
+            let stmt = self
+                .txn
+                .prepare_cached("SELECT id FROM ec_entities WHERE app = $1 AND alias = $2")
+                .await?;
+            Ok(self
+                .txn
+                .query_opt(&stmt, &[&app_id, &alias])
+                .await?
+                .map(|r| r.get(0)))
+        })
+        .await
     }
 
     async fn set_alias(&self, id: i64, alias: Option<&str>) -> Result<(), StoreError> {
         self.run(
             "UPDATE ec_entities SET alias = $2 WHERE id = $1",
-            &[&id, &alias],
+            vec![owned(id), owned(alias.map(str::to_string))],
         )
         .await
     }
@@ -165,14 +279,18 @@ impl<C: GenericClient> Writes for Statements<'_, C> {
         } else {
             "INSERT INTO ec_edges(src, rel, dst) VALUES($1, $2, $3) ON CONFLICT DO NOTHING"
         };
-        self.run(sql, &[&src, &rel, &dst]).await
+        self.run(
+            sql,
+            vec![owned(src), owned(rel.to_string()), owned(dst.to_string())],
+        )
+        .await
     }
 
     /// The doc's `tsvector` stays with its row; a query answers live entities only.
     async fn tombstone(&self, _app_id: i64, id: i64) -> Result<(), StoreError> {
         self.run(
             "UPDATE ec_entities SET tombstoned = 1, alias = NULL WHERE id = $1",
-            &[&id],
+            vec![owned(id)],
         )
         .await
     }
@@ -186,8 +304,11 @@ impl<C: GenericClient> Writes for Statements<'_, C> {
         _fresh: bool,
     ) -> Result<(), StoreError> {
         let table = AppSchema::table(app_id, &component.name);
-        self.run(&format!("DELETE FROM {table} WHERE id = $1"), &[&id])
-            .await
+        self.run(
+            &format!("DELETE FROM {table} WHERE id = $1"),
+            vec![owned(id)],
+        )
+        .await
     }
 
     /// An upsert whether the entity is fresh or not.
@@ -214,23 +335,23 @@ impl<C: GenericClient> Writes for Statements<'_, C> {
                 sets.join(", ")
             )
         };
-        let mut params: Vec<&(dyn ToSql + Sync)> = vec![&id];
-        params.extend(cells.iter().map(|c| &c.value as &(dyn ToSql + Sync)));
-        self.run(&sql, &params).await
+        let mut params = vec![owned(id)];
+        params.extend(cells.into_iter().map(|c| owned(c.value)));
+        self.run(&sql, params).await
     }
 
     async fn append_history(&self, e: Entry<'_>) -> Result<(), StoreError> {
         self.run(
             "INSERT INTO ec_history(entity, app_version, step, version, at, by, via, change) VALUES($1, $2, $3, $4, $5, $6, $7, $8)",
-            &[
-                &e.entity,
-                &e.app_version,
-                &e.step,
-                &e.version,
-                &e.at,
-                &e.actor.person,
-                &e.actor.via,
-                &e.change,
+            vec![
+                owned(e.entity),
+                owned(e.app_version),
+                owned(e.step),
+                owned(e.version),
+                owned(e.at),
+                owned(e.actor.person.clone()),
+                owned(e.actor.via.clone()),
+                owned(e.change),
             ],
         )
         .await
@@ -239,7 +360,7 @@ impl<C: GenericClient> Writes for Statements<'_, C> {
     async fn close(&self, app_id: i64, version: i64, last_num: i64) -> Result<(), StoreError> {
         self.run(
             "UPDATE ec_apps SET version = $2, last_num = $3 WHERE id = $1",
-            &[&app_id, &version, &last_num],
+            vec![owned(app_id), owned(version), owned(last_num)],
         )
         .await
     }

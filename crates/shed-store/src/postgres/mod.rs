@@ -1,15 +1,18 @@
 //! The PostgreSQL backend: the store on a database server, shared by as many
 //! shed servers as point at it. `tokio-postgres` speaks the protocol
 //! (binary values, statements prepared once per connection and cached) and
-//! `deadpool-postgres` keeps the pool of connections; every write is one
-//! transaction ([`Postgres::write`]), committed with `synchronous_commit` on. Writers of one app
-//! queue on the app's row (`SELECT … FOR UPDATE`), so the `was` checks and
-//! versions hold across servers. The writes a watcher cares about notify
+//! `deadpool-postgres` keeps the pool of connections; every write is
+//! committed with `synchronous_commit` on: the applies of a process in
+//! groups sharing one transaction and its flush (`group.rs`), every other
+//! write in a transaction of its own ([`Postgres::write`]). Writers of one
+//! app queue on the app's row (`SELECT … FOR UPDATE`), so the `was` checks
+//! and versions hold across servers. The writes a watcher cares about notify
 //! every server as they commit (`wake.rs`). It implements every interface
 //! of `entities.rs`, `records.rs` and `lifecycle.rs`.
 
 mod apply;
 pub(crate) mod connect;
+mod group;
 pub(crate) mod migrations;
 mod passkeys;
 mod query;
@@ -57,6 +60,8 @@ pub(crate) struct Postgres {
     schemas: Arc<Schemas>,
     /// The connection that listens for the platform's changes.
     listener: Box<wake::Listener>,
+    /// The group commit of the applies.
+    writer: group::Writer,
 }
 
 impl Postgres {
@@ -82,6 +87,7 @@ impl Postgres {
         migrations::migrate(&mut client, &target).await?;
         drop(client);
         Ok(Postgres {
+            writer: group::Writer::new(pool.clone()),
             pool,
             listener: Box::new(wake::Listener::new(&target.config, target.tls.clone())),
             target: Box::new(target),
@@ -89,7 +95,8 @@ impl Postgres {
         })
     }
 
-    /// Runs `f` in one transaction and commits it: one write, traced and
+    /// Runs `f` in one transaction and commits it (every write but an
+    /// apply, which goes through the group commit): one write, traced and
     /// measured as SQLite's writes are (a "store write" span, the commit's
     /// time). A refusal of `f` rolls the transaction back.
     #[tracing::instrument(level = "debug", name = "store write", skip_all)]
@@ -169,9 +176,7 @@ impl Entities for Postgres {
         check_app_name(app)?;
         let bundles = wire::read(&body)?;
         drop(body);
-        let (applied, created) = self
-            .write(async |txn| apply::apply(txn, app, actor, &bundles, expect).await)
-            .await?;
+        let (applied, created) = self.writer.apply(app, actor, bundles, expect).await?;
         if created {
             self.schemas.forget(app);
         }

@@ -1,5 +1,6 @@
 //! Concurrent writers never lose an update: 8 tasks applying 1,000 new
-//! entities each at once leave 8,000 entities numbered exactly 1…8000.
+//! entities each at once leave 8,000 entities numbered exactly 1…8000; a
+//! write refused inside a group commit takes none of the others with it.
 
 use crate::common;
 
@@ -147,4 +148,89 @@ async fn refusals_in_a_group_leave_the_others_whole() {
     for eid in kept.iter().take(20) {
         assert_eq!(store.history("jeff/runs", eid).await.unwrap().len(), 1);
     }
+}
+
+/// Writes sent at once, each round.
+const AT_ONCE: usize = 8;
+/// Rounds of [`AT_ONCE`] writes.
+const ROUNDS: usize = 20;
+
+/// A group commit where one write is refused after it has written: each
+/// round, 8 applies are sent at once (so the writer takes them together);
+/// one moves a counter in its first bundle and is refused by a stale `was`
+/// in its second. It answers the `was` sentence and leaves nothing (the
+/// counter unmoved), and the 7 others land.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_write_refused_inside_a_group_refuses_only_itself() {
+    let fixture = common::with_jog(&[("task", ColumnType::Number)]).await;
+    let (store, actor) = (&fixture.store, fixture.as_ada());
+    let made = store
+        .apply(
+            "jeff/runs",
+            &actor,
+            json!([
+                { "entity": { "eid": "$c", "alias": "counter" }, "jog": { "task": 0 } },
+                { "entity": { "eid": "$s", "alias": "stale" }, "jog": { "task": 0 } }
+            ]),
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(made.version, 1);
+    for round in 0..ROUNDS {
+        let start = std::sync::Arc::new(tokio::sync::Barrier::new(AT_ONCE));
+        let refused_at = round % AT_ONCE;
+        let writes: Vec<_> = (0..AT_ONCE)
+            .map(|w| {
+                let (store, actor, start) = (store.clone(), actor.clone(), start.clone());
+                let body = if w == refused_at {
+                    json!([
+                        { "entity": { "eid": "counter" }, "jog": { "task": 1000 } },
+                        { "entity": { "eid": "stale" }, "was": 99, "jog": { "task": 1 } }
+                    ])
+                } else {
+                    json!({ "entity": { "eid": "$r" }, "jog": { "task": round * AT_ONCE + w + 1 } })
+                };
+                tokio::spawn(async move {
+                    start.wait().await;
+                    store.apply("jeff/runs", &actor, body, None).await
+                })
+            })
+            .collect();
+        for (w, write) in writes.into_iter().enumerate() {
+            let answered = write.await.unwrap();
+            if w == refused_at {
+                assert_eq!(
+                    answered.unwrap_err().to_string(),
+                    "stale changed since you read it (version 1, you had 99)",
+                    "round {round}"
+                );
+            } else {
+                let applied = answered.unwrap_or_else(|e| panic!("round {round}, write {w}: {e}"));
+                assert_eq!(applied.entities.len(), 1);
+            }
+        }
+    }
+    let landed = (AT_ONCE - 1) * ROUNDS;
+    assert_eq!(
+        store.data_version("jeff/runs").await.unwrap(),
+        1 + landed as u64
+    );
+    let counter = store
+        .query("jeff/runs", "eid=counter&.jog!")
+        .await
+        .unwrap()
+        .rows;
+    assert_eq!(
+        counter[0]["jog"]["task"].as_f64(),
+        Some(0.0),
+        "the refused writes left nothing"
+    );
+    assert_eq!(counter[0]["entity"]["version"], json!(1));
+    let rows = store
+        .query("jeff/runs", ".jog.task>=1&limit=1000")
+        .await
+        .unwrap()
+        .rows;
+    assert_eq!(rows.len(), landed);
 }

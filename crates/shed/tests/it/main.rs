@@ -30,6 +30,7 @@ mod oauth;
 mod operating_support;
 mod passkeys;
 mod platform_pages;
+mod postgres_stop;
 mod postgres_tls;
 mod slow_clients;
 mod slow_queries;

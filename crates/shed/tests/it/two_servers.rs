@@ -4,7 +4,8 @@
 //! migrate it once; a deploy through one reaches an MCP session on the
 //! other as `notifications/resources/list_changed` within a second, and the
 //! other serves the new version's commands at once; writers with `was`
-//! through both lose no update; tokens, sign-in sessions and jobs work on
+//! through both lose no update, and of two writes racing with one `was`
+//! exactly one lands; tokens, sign-in sessions and jobs work on
 //! both, and what one takes back stops working on both at the next request.
 //! Each server has its own data folder (its queue socket and lock) and port.
 
@@ -405,6 +406,72 @@ async fn writers_with_was_through_two_servers_lose_no_update() {
     assert!(
         acknowledged > 0 && !total.refused.is_empty(),
         "the writers both wrote and collided"
+    );
+}
+
+/// Races of two writes with the same `was`.
+const RACES: usize = 12;
+
+/// Two writes with the same `was` sent at once, one through each server,
+/// `RACES` times: each time exactly one lands and the other is refused with
+/// the `was` sentence, whichever server's writer (and its group commit)
+/// gets the app first; the counter ends at the writes that landed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn of_two_writes_racing_with_the_same_was_through_two_servers_exactly_one_lands() {
+    if skipped("of_two_writes_racing_with_the_same_was_through_two_servers_exactly_one_lands") {
+        return;
+    }
+    let a = Shed::start().await;
+    let b = a.beside();
+    let ada = a.token("ada");
+    let (error, made) = a
+        .mcp(
+            &ada,
+            "graph_apply",
+            json!({ "app": "demo/runs", "bundle":
+                { "entity": { "eid": "$one" }, "jog": { "who": "one", "miles": 0 } } }),
+        )
+        .await;
+    assert!(!error, "{made}");
+    let eid = made["entities"][0].as_str().unwrap().to_string();
+    let mut landed_on = [0; 2];
+    for race in 0..RACES {
+        let version = (race + 1) as u64;
+        let write = |server: &'static str| {
+            json!({ "app": "demo/runs", "bundle": { "entity": { "eid": eid },
+                    "jog": { "who": server, "miles": race + 1 }, "was": version } })
+        };
+        let (through_a, through_b) = tokio::join!(
+            a.mcp(&ada, "graph_apply", write("a")),
+            b.mcp(&ada, "graph_apply", write("b"))
+        );
+        let (landed, refused) = match (through_a, through_b) {
+            ((false, _), (true, said)) => (0, said),
+            ((true, said), (false, _)) => (1, said),
+            answers => panic!("race {race}: not one write landed and one refused: {answers:?}"),
+        };
+        landed_on[landed] += 1;
+        let said = refused.as_str().unwrap();
+        assert!(is_was_refusal(said), "race {race}: {said}");
+        assert!(
+            said.ends_with(&format!("(version {}, you had {version})", version + 1)),
+            "race {race}: {said}"
+        );
+        let (error, read) = b
+            .mcp(
+                &ada,
+                "graph_query",
+                json!({ "app": "demo/runs", "filter": format!("eid={eid}&.jog!") }),
+            )
+            .await;
+        assert!(!error, "{read}");
+        let row = &read["rows"][0];
+        assert_eq!(row["entity"]["version"], json!(version + 1), "race {race}");
+        assert_eq!(row["jog"]["who"], json!(["a", "b"][landed]), "race {race}");
+    }
+    eprintln!(
+        "{RACES} races of two writes with one was: landed through A {}, through B {}",
+        landed_on[0], landed_on[1]
     );
 }
 

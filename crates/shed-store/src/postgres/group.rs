@@ -1,0 +1,196 @@
+//! Group commit on PostgreSQL: the applies of a process share transactions,
+//! and so the flush of each commit's WAL. An apply is queued; when no group
+//! is running, its caller starts a task that takes every apply waiting (up
+//! to [`MAX_GROUP`]), runs them one after another in one transaction, each
+//! in a savepoint of its own, commits once and only then answers each
+//! caller — so an answered write is durable (`synchronous_commit` on), and
+//! a write refused in a group is rolled back to its savepoint alone while
+//! the others land. The task takes the next group as long as applies wait.
+//!
+//! Each apply locks its app's row (`postgres/apply.rs`), held to the
+//! group's commit: writers of one app on other servers wait for it, so the
+//! `was` checks and versions hold across servers. A group runs its applies
+//! ordered by app, so two groups on two servers take their apps' locks in
+//! the same order and never wait on each other in a cycle.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
+
+use deadpool_postgres::Pool;
+use tokio::sync::oneshot;
+
+use crate::wire::Bundle;
+use crate::write_metrics::{COMMIT_SECONDS, WRITE_GROUP_SIZE};
+use crate::{Actor, Applied, StoreError};
+
+/// The most applies one group commit takes. Each runs in a savepoint, a
+/// subtransaction with an id of its own once it writes; PostgreSQL keeps
+/// 64 of them per transaction where every snapshot sees them, and past
+/// that every session's snapshots read `pg_subtrans` from disk.
+pub(crate) const MAX_GROUP: usize = 64;
+
+/// What an apply answers: what it wrote, and whether it made the app.
+pub(crate) type Answer = Result<(Applied, bool), StoreError>;
+
+/// An apply waiting for its group.
+struct Job {
+    app: String,
+    actor: Actor,
+    bundles: Vec<Bundle>,
+    expect: Option<u64>,
+    answer: oneshot::Sender<Answer>,
+}
+
+/// The applies waiting, and whether a task is taking them.
+#[derive(Default)]
+struct Queue {
+    jobs: Vec<Job>,
+    running: bool,
+}
+
+/// The group commit of one process.
+pub(crate) struct Writer {
+    pool: Pool,
+    queue: Arc<Mutex<Queue>>,
+}
+
+impl Writer {
+    pub(crate) fn new(pool: Pool) -> Writer {
+        Writer {
+            pool,
+            queue: Arc::default(),
+        }
+    }
+
+    /// Queues an apply and waits for its group's commit: traced as every
+    /// store write is (a "store write" span).
+    #[tracing::instrument(level = "debug", name = "store write", skip_all)]
+    pub(crate) async fn apply(
+        &self,
+        app: &str,
+        actor: &Actor,
+        bundles: Vec<Bundle>,
+        expect: Option<u64>,
+    ) -> Answer {
+        let (answer, answered) = oneshot::channel();
+        let job = Job {
+            app: app.to_string(),
+            actor: actor.clone(),
+            bundles,
+            expect,
+            answer,
+        };
+        let start = {
+            let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+            queue.jobs.push(job);
+            !std::mem::replace(&mut queue.running, true)
+        };
+        if start {
+            tokio::spawn(drain(self.pool.clone(), self.queue.clone()));
+        }
+        answered.await.unwrap_or_else(|_| {
+            Err(StoreError::Internal(
+                "the write was dropped before its group committed; nothing of it is acknowledged"
+                    .into(),
+            ))
+        })
+    }
+}
+
+/// Marks the queue as taken by no task when the task ends, however it ends
+/// (a runtime shut down drops it mid-group): the next apply starts another.
+struct Running(Arc<Mutex<Queue>>);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .running = false;
+    }
+}
+
+/// Commits groups while applies wait.
+async fn drain(pool: Pool, queue: Arc<Mutex<Queue>>) {
+    let running = Running(queue);
+    loop {
+        let group: Vec<Job> = {
+            let mut queue = running.0.lock().unwrap_or_else(PoisonError::into_inner);
+            if queue.jobs.is_empty() {
+                queue.running = false;
+                return;
+            }
+            let taken = queue.jobs.len().min(MAX_GROUP);
+            queue.jobs.drain(..taken).collect()
+        };
+        // A group of its own task: one that panics answers its writers
+        // (their answers dropped) and the next group still runs.
+        let _ = tokio::spawn(commit(pool.clone(), group)).await;
+    }
+}
+
+/// Runs a group in one transaction and answers each apply once the
+/// transaction is committed, or known not to be.
+async fn commit(pool: Pool, mut group: Vec<Job>) {
+    group.sort_by(|a, b| a.app.cmp(&b.app));
+    let mut client = match pool.get().await {
+        Ok(client) => client,
+        Err(e) => return answer_all(group, &e.into()),
+    };
+    let txn = match client.transaction().await {
+        Ok(txn) => txn,
+        Err(e) => return answer_all(group, &e.into()),
+    };
+    let mut answered: Vec<(Job, Answer)> = Vec::with_capacity(group.len());
+    let mut lost: Option<StoreError> = None;
+    for job in group {
+        if let Some(e) = &lost {
+            answered.push((job, Err(e.clone())));
+            continue;
+        }
+        let answer = super::apply::apply(
+            &txn,
+            "SAVEPOINT apply",
+            &job.app,
+            &job.actor,
+            &job.bundles,
+            job.expect,
+        )
+        .await;
+        if answer.is_err()
+            && let Err(e) = txn.batch_execute("ROLLBACK TO SAVEPOINT apply").await
+        {
+            lost = Some(e.into());
+        }
+        answered.push((job, answer));
+    }
+    let kept = answered.iter().filter(|(_, a)| a.is_ok()).count();
+    let committed = match lost {
+        // Dropped, the transaction is rolled back.
+        Some(e) => Err(e),
+        None => {
+            let started = Instant::now();
+            let committed = txn.commit().await.map_err(StoreError::from);
+            metrics::histogram!(COMMIT_SECONDS).record(started.elapsed());
+            metrics::histogram!(WRITE_GROUP_SIZE).record(kept as f64);
+            committed
+        }
+    };
+    if let Err(e) = &committed {
+        tracing::error!(error = %e, writes = kept, "a group commit failed");
+    }
+    for (job, answer) in answered {
+        let answer = match (&committed, answer) {
+            (Err(e), Ok(_)) => Err(e.clone()),
+            (_, answer) => answer,
+        };
+        let _ = job.answer.send(answer);
+    }
+}
+
+/// Answers every apply of a group that could not begin.
+fn answer_all(group: Vec<Job>, e: &StoreError) {
+    for job in group {
+        let _ = job.answer.send(Err(e.clone()));
+    }
+}
