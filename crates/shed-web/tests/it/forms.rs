@@ -15,7 +15,6 @@ async fn a_form_from_another_origin_is_refused_with_its_sentence_and_changes_not
     let world = world().await;
     let session = world.signed_in("ada").await;
     let cookie = format!("shed_session={session}");
-    let ada = world.host.caller_for_handle("ada").await.expect("ada");
     for (origin, said) in [
         (Some("http://evil.example"), "a page of http://evil.example"),
         (
@@ -36,15 +35,14 @@ async fn a_form_from_another_origin_is_refused_with_its_sentence_and_changes_not
             "{origin:?}: {}",
             answer.body
         );
-        let tokens = world.host.own_tokens(&ada).await.expect("ada's tokens");
-        assert!(tokens.is_empty(), "{origin:?} made a token: {tokens:?}");
+        assert_eq!(world.tokens("ada").await, 0, "{origin:?} made a token");
     }
     let home = world
         .ask(form(MAKE_TOKEN, Some(&cookie), Some(URL), "name=laptop"))
         .await;
     assert_eq!(home.status, StatusCode::OK, "{}", home.body);
     assert!(home.body.contains("Your token laptop"), "{}", home.body);
-    assert_eq!(world.host.own_tokens(&ada).await.expect("tokens").len(), 1);
+    assert_eq!(world.tokens("ada").await, 1);
 }
 
 #[tokio::test]
@@ -69,15 +67,7 @@ async fn a_missing_or_garbled_cookie_is_signed_out() {
         assert_eq!(posted.status, StatusCode::UNAUTHORIZED, "{cookie:?}");
         assert!(posted.body.contains(signed_out), "{cookie:?}");
     }
-    let ada = world.host.caller_for_handle("ada").await.expect("ada");
-    assert!(
-        world
-            .host
-            .own_tokens(&ada)
-            .await
-            .expect("tokens")
-            .is_empty()
-    );
+    assert_eq!(world.tokens("ada").await, 0);
     let cookie = format!("shed_session={session}");
     let page = world.ask(get(PLATFORM, "/account", Some(&cookie))).await;
     assert_eq!(page.status, StatusCode::OK);
@@ -115,13 +105,5 @@ async fn a_form_that_is_not_one_or_misses_a_field_says_so_and_changes_nothing() 
         "{}",
         answer.body
     );
-    let ada = world.host.caller_for_handle("ada").await.expect("ada");
-    assert!(
-        world
-            .host
-            .own_tokens(&ada)
-            .await
-            .expect("tokens")
-            .is_empty()
-    );
+    assert_eq!(world.tokens("ada").await, 0);
 }

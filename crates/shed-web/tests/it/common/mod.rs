@@ -82,6 +82,16 @@ impl World {
             .expect("the link signs in")
             .session
     }
+
+    /// How many tokens the person `handle` has.
+    pub async fn tokens(&self, handle: &str) -> usize {
+        let person = self.host.caller_for_handle(handle).await.expect("a person");
+        self.host
+            .own_tokens(&person)
+            .await
+            .expect("their tokens")
+            .len()
+    }
 }
 
 /// A form posted to the platform's host at `path`, with `cookie` (the
