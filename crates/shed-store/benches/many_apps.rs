@@ -241,14 +241,16 @@ impl Filling {
         true
     }
 
-    /// Deploys and fills the first app, read at every count.
-    async fn deploy_first(&mut self) {
+    /// Deploys and fills the first app, read and written at every count;
+    /// answers the eid written.
+    async fn deploy_first(&mut self) -> String {
         self.deploy_to(1, None).await;
-        self.fill(1).await;
+        self.fill(1).await
     }
 
-    /// Writes [`ROWS`] entities of every component to app `i`.
-    async fn fill(&self, i: usize) {
+    /// Writes [`ROWS`] entities of every component to app `i`; answers the
+    /// first one's eid.
+    async fn fill(&self, i: usize) -> String {
         let bundles: Vec<Value> = (0..ROWS)
             .map(|r| {
                 let mut b = json!({ "entity": { "eid": format!("$r{r}") } });
@@ -264,7 +266,9 @@ impl Filling {
         self.store
             .apply(&app_name(i), &self.actor, Value::Array(bundles), None)
             .await
-            .unwrap();
+            .unwrap()
+            .entities
+            .swap_remove(0)
     }
 
     /// The deploy times of the apps deployed since `from`, per thousand.
@@ -314,6 +318,31 @@ async fn read_latency(store: &Store, i: usize) -> (Duration, Duration) {
         later.push(t.elapsed());
     }
     (first, median(later))
+}
+
+/// The first call of a store and the median of [`READS`] more, each an
+/// apply changing one column of entity `eid` of app `i` (an UPDATE of its
+/// `ec_entities` row, whose triggers PostgreSQL looks through).
+async fn write_latency(store: &Store, actor: &Actor, i: usize, eid: &str) -> (Duration, Duration) {
+    let mut took = Vec::new();
+    for k in 0..=READS {
+        let body = json!({ "entity": { "eid": eid }, "task": { "points": k as f64 } });
+        let t = Instant::now();
+        store.apply(&app_name(i), actor, body, None).await.unwrap();
+        took.push(t.elapsed());
+    }
+    let first = took.remove(0);
+    (first, median(took))
+}
+
+fn report_writes(writes: [(usize, (Duration, Duration)); 2]) {
+    for (i, (first, later)) in writes {
+        println!(
+            "  apply changing one entity on app {i:>6}: first call of a fresh store {:>7.2} ms, then median {:>6.2} ms",
+            ms(first),
+            ms(later)
+        );
+    }
 }
 
 fn report_reads(reads: [(usize, (Duration, Duration)); 2]) {
@@ -525,12 +554,12 @@ async fn postgres(url: &str, settings: &Settings) {
     );
     let store = Store::connect(&db_url).await.unwrap();
     let mut filling = Filling::new("postgres", store).await;
-    filling.deploy_first().await;
+    let first_eid = filling.deploy_first().await;
     let mut from = 0;
     for &n in &settings.counts {
         let reached = filling.deploy_to(n, settings.max).await;
         let last = filling.deployed;
-        filling.fill(last).await;
+        let last_eid = filling.fill(last).await;
         println!();
         println!(
             "{last} apps{} on PostgreSQL",
@@ -564,9 +593,20 @@ async fn postgres(url: &str, settings: &Settings) {
             (1, read_latency(&fresh, 1).await),
             (last, read_latency(&fresh, last).await),
         ];
+        let writes = [
+            (
+                1,
+                write_latency(&fresh, &filling.actor, 1, &first_eid).await,
+            ),
+            (
+                last,
+                write_latency(&fresh, &filling.actor, last, &last_eid).await,
+            ),
+        ];
         fresh.close().await.unwrap();
         println!("  Store::connect {:.1} ms", ms(connect));
         report_reads(reads);
+        report_writes(writes);
         if !reached {
             break;
         }
@@ -590,12 +630,12 @@ async fn sqlite(path: &Path, settings: &Settings) {
     );
     let store = Store::open(path).await.unwrap();
     let mut filling = Filling::new("sqlite", store).await;
-    filling.deploy_first().await;
+    let first_eid = filling.deploy_first().await;
     let mut from = 0;
     for &n in &settings.counts {
         let reached = filling.deploy_to(n, settings.max).await;
         let last = filling.deployed;
-        filling.fill(last).await;
+        let last_eid = filling.fill(last).await;
         println!();
         println!(
             "{last} apps{} on SQLite",
@@ -661,12 +701,23 @@ async fn sqlite(path: &Path, settings: &Settings) {
             (1, read_latency(&fresh, 1).await),
             (last, read_latency(&fresh, last).await),
         ];
+        let writes = [
+            (
+                1,
+                write_latency(&fresh, &filling.actor, 1, &first_eid).await,
+            ),
+            (
+                last,
+                write_latency(&fresh, &filling.actor, last, &last_eid).await,
+            ),
+        ];
         fresh.close().await.unwrap();
         println!(
             "  Store::open (a second store on the file) {:.1} ms",
             ms(connect)
         );
         report_reads(reads);
+        report_writes(writes);
         if !reached {
             break;
         }
