@@ -461,6 +461,18 @@ async fn catalog(db: &Client) {
         .map(|r| format!("{} {}", r.get::<_, String>(0), r.get::<_, i64>(1)))
         .collect();
     println!("  pg_class: {total} relations ({})", kinds.join(", "));
+    let triggers = db
+        .query_one(
+            "SELECT count(*), count(*) FILTER (WHERE tgrelid = 'ec_entities'::regclass) FROM pg_trigger",
+            &[],
+        )
+        .await
+        .unwrap();
+    println!(
+        "  pg_trigger: {} triggers, {} of them on ec_entities (the foreign keys' actions)",
+        triggers.get::<_, i64>(0),
+        triggers.get::<_, i64>(1)
+    );
     let sizes = db
         .query_one(
             "SELECT pg_database_size(current_database()),
