@@ -17,6 +17,21 @@ const PG_EPOCH_MICROS: i64 = 946_684_800_000_000;
 
 type Failure = Box<dyn Error + Sync + Send>;
 
+/// Whether a column of type `ty` holds a store value, bound or read.
+fn is_store_type(ty: &Type) -> bool {
+    matches!(
+        *ty,
+        Type::INT8
+            | Type::INT4
+            | Type::FLOAT8
+            | Type::BOOL
+            | Type::TIMESTAMPTZ
+            | Type::TEXT
+            | Type::VARCHAR
+            | Type::BYTEA
+    )
+}
+
 fn mismatch(value: &Sql, ty: &Type) -> Failure {
     format!("the store cannot bind {value:?} as {ty}").into()
 }
@@ -42,17 +57,7 @@ impl ToSql for Sql {
     }
 
     fn accepts(ty: &Type) -> bool {
-        matches!(
-            *ty,
-            Type::INT8
-                | Type::INT4
-                | Type::FLOAT8
-                | Type::BOOL
-                | Type::TIMESTAMPTZ
-                | Type::TEXT
-                | Type::VARCHAR
-                | Type::BYTEA
-        )
+        is_store_type(ty)
     }
 
     to_sql_checked!();
@@ -79,16 +84,6 @@ impl<'a> FromSql<'a> for Sql {
     }
 
     fn accepts(ty: &Type) -> bool {
-        matches!(
-            *ty,
-            Type::INT8
-                | Type::INT4
-                | Type::FLOAT8
-                | Type::BOOL
-                | Type::TIMESTAMPTZ
-                | Type::TEXT
-                | Type::VARCHAR
-                | Type::BYTEA
-        )
+        is_store_type(ty)
     }
 }
