@@ -17,8 +17,8 @@ mod lifecycle;
 pub(crate) mod oauth;
 pub(crate) mod passkeys;
 mod people;
-mod revocable;
 pub(crate) mod platform;
+mod revocable;
 pub(crate) mod sign_ins;
 mod view_keys;
 

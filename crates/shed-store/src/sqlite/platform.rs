@@ -3,7 +3,6 @@
 //! tokens (stored as sha256 hex only), and the tool-list fingerprint a caller
 //! last listed under (the statements, written once: `src/records/platform.rs`).
 
-
 /// The tables, appended to the store's migrations.
 pub(crate) const MIGRATION: &str = r#"
     CREATE TABLE spaces(
