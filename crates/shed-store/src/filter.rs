@@ -68,6 +68,13 @@ impl Stamp {
             Stamp::Updated => "updated",
         }
     }
+
+    /// The stamp a line names by `word`.
+    fn named(word: &str) -> Option<Stamp> {
+        [Stamp::Created, Stamp::Updated]
+            .into_iter()
+            .find(|s| s.word() == word)
+    }
 }
 
 /// A field of a stamp.
@@ -86,6 +93,13 @@ impl StampField {
             StampField::By => "by",
             StampField::Via => "via",
         }
+    }
+
+    /// The field a line names by `word`.
+    fn named(word: &str) -> Option<StampField> {
+        [StampField::At, StampField::By, StampField::Via]
+            .into_iter()
+            .find(|f| f.word() == word)
     }
 }
 
@@ -343,14 +357,6 @@ fn take_op(s: &str) -> Option<(Op, &str)> {
     Some((op, after_first))
 }
 
-fn stamp(word: &str) -> Option<Stamp> {
-    match word {
-        "created" => Some(Stamp::Created),
-        "updated" => Some(Stamp::Updated),
-        _ => None,
-    }
-}
-
 fn wear(suffix: &str) -> Option<Wear> {
     match suffix {
         "" => Some(Wear::Require),
@@ -390,7 +396,7 @@ fn parse_clause(raw: &str) -> Result<Clause, StoreError> {
                 Wear::Carry => Clause::Edges,
                 _ => return Err(bad_clause(raw)),
             }
-        } else if let Some(stamp) = stamp(first) {
+        } else if let Some(stamp) = Stamp::named(first) {
             Clause::Stamp { stamp, wear: w }
         } else {
             Clause::Component {
@@ -413,7 +419,7 @@ fn parse_clause(raw: &str) -> Result<Clause, StoreError> {
     }
     let (op, value) = take_op(rest).ok_or_else(|| bad_clause(raw))?;
     let value = decode(value, raw)?;
-    let Some(stamp) = stamp(first) else {
+    let Some(stamp) = Stamp::named(first) else {
         return Ok(Clause::Compare {
             component: first.to_string(),
             column: second.to_string(),
@@ -421,15 +427,10 @@ fn parse_clause(raw: &str) -> Result<Clause, StoreError> {
             value,
         });
     };
-    let field = match second {
-        "at" => StampField::At,
-        "by" => StampField::By,
-        "via" => StampField::Via,
-        _ => {
-            return Err(StoreError::refused(format!(
-                "{first} has no field {second} — it has at, by, via"
-            )));
-        }
+    let Some(field) = StampField::named(second) else {
+        return Err(StoreError::refused(format!(
+            "{first} has no field {second} — it has at, by, via"
+        )));
     };
     if field != StampField::At
         && !matches!(op, Op::Eq | Op::Ne)
@@ -461,7 +462,7 @@ fn parse_order(value: &str) -> Option<Clause> {
     if !is_word(component) || !is_word(column) {
         return None;
     }
-    let key = match (stamp(component), column) {
+    let key = match (Stamp::named(component), column) {
         (Some(s), "at") => OrderKey::Stamp(s),
         (Some(_), _) => return None,
         (None, _) => OrderKey::Column {
