@@ -52,6 +52,13 @@ impl Op {
             Op::Contains => "~",
         }
     }
+
+    /// The operator a line writes as `text`.
+    fn named(text: &str) -> Option<Op> {
+        [Op::Eq, Op::Ne, Op::Gt, Op::Ge, Op::Lt, Op::Le, Op::Contains]
+            .into_iter()
+            .find(|op| op.text() == text)
+    }
 }
 
 /// The store's own stamps: `created` and `updated`.
@@ -334,27 +341,13 @@ fn take_op_char(s: &str) -> Option<(char, &str)> {
     is_op(c).then(|| (c, &s[3..]))
 }
 
+/// The operator at the start of `s`, two characters (`!=`, `>=`, `<=`)
+/// before one.
 fn take_op(s: &str) -> Option<(Op, &str)> {
     let (first, after_first) = take_op_char(s)?;
-    if let Some((second, after_second)) = take_op_char(after_first) {
-        let op = match (first, second) {
-            ('!', '=') => Some(Op::Ne),
-            ('>', '=') => Some(Op::Ge),
-            ('<', '=') => Some(Op::Le),
-            _ => None,
-        };
-        if let Some(op) = op {
-            return Some((op, after_second));
-        }
-    }
-    let op = match first {
-        '=' => Op::Eq,
-        '>' => Op::Gt,
-        '<' => Op::Lt,
-        '~' => Op::Contains,
-        _ => return None,
-    };
-    Some((op, after_first))
+    let two = take_op_char(after_first)
+        .and_then(|(second, rest)| Some((Op::named(&format!("{first}{second}"))?, rest)));
+    two.or_else(|| Some((Op::named(&first.to_string())?, after_first)))
 }
 
 fn wear(suffix: &str) -> Option<Wear> {

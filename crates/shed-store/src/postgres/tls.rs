@@ -48,15 +48,12 @@ pub(crate) enum SslMode {
 }
 
 impl SslMode {
+    /// The mode a URL names as `value`, as [`Display`](fmt::Display) writes it.
     fn parse(value: &str) -> Option<SslMode> {
-        Some(match value {
-            "disable" => SslMode::Disable,
-            "prefer" => SslMode::Prefer,
-            "require" => SslMode::Require,
-            "verify-ca" => SslMode::VerifyCa,
-            "verify-full" => SslMode::VerifyFull,
-            _ => return None,
-        })
+        use SslMode::*;
+        [Disable, Prefer, Require, VerifyCa, VerifyFull]
+            .into_iter()
+            .find(|mode| mode.to_string() == value)
     }
 
     /// What tokio-postgres is told: whether it asks for TLS, and whether
@@ -72,10 +69,7 @@ impl SslMode {
 
     /// Whether a server without TLS is refused.
     fn demands_tls(self) -> bool {
-        matches!(
-            self,
-            SslMode::Require | SslMode::VerifyCa | SslMode::VerifyFull
-        )
+        self.for_tokio_postgres() == tokio_postgres::config::SslMode::Require
     }
 }
 
