@@ -218,15 +218,11 @@ impl Clause {
     fn contains_value(&self) -> Option<&str> {
         match self {
             Clause::Compare {
-                op: Op::Contains,
-                value,
-                ..
+                op: Op::Contains, ..
             }
             | Clause::StampCompare {
-                op: Op::Contains,
-                value,
-                ..
-            } => Some(value),
+                op: Op::Contains, ..
+            } => self.value(),
             _ => None,
         }
     }
