@@ -31,7 +31,7 @@ use tokio_postgres::types::{ToSql, Type};
 use crate::StoreError;
 use crate::postgres::{connect, migrations, schema as pg_schema};
 use crate::schema::AppSchema;
-use crate::sqlite::{migrations::MIGRATIONS, schema as sqlite_schema};
+use crate::sqlite::{backup::all, migrations::MIGRATIONS, schema as sqlite_schema};
 use crate::values::Sql;
 
 /// Rows read from SQLite and handed to PostgreSQL at once, at most.
@@ -254,14 +254,14 @@ fn open_source(file: &Path) -> Result<(Connection, Source), StoreError> {
             MIGRATIONS.len()
         )));
     }
-    let listed: Vec<(String, String)> = conn
-        .prepare(
-            "SELECT name, sql FROM sqlite_master
-             WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations'
-             ORDER BY name",
-        )?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<Result<_, _>>()?;
+    let listed: Vec<(String, String)> = all(
+        &conn,
+        "SELECT name, sql FROM sqlite_master
+         WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations'
+         ORDER BY name",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
     // FTS5 tables and their shadow tables (`<name>_data`, …): PostgreSQL
     // keeps `doc`'s full text in a generated column instead.
     let full_text: Vec<&str> = listed
@@ -277,20 +277,17 @@ fn open_source(file: &Path) -> Result<(Connection, Source), StoreError> {
         {
             continue;
         }
-        let columns: Vec<String> = conn
-            .prepare("SELECT name FROM pragma_table_info(?1) ORDER BY cid")?
-            .query_map([name], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
+        let sql = "SELECT name FROM pragma_table_info(?1) ORDER BY cid";
+        let columns: Vec<String> = all(&conn, sql, [name], |r| r.get(0))?;
         let rows: i64 =
             conn.query_row(&format!("SELECT COUNT(*) FROM {}", quoted(name)), [], |r| {
                 r.get(0)
             })?;
         tables.insert(name.clone(), (columns, rows as u64));
     }
-    let names: Vec<String> = conn
-        .prepare("SELECT name FROM ec_apps ORDER BY id")?
-        .query_map([], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
+    let names: Vec<String> = all(&conn, "SELECT name FROM ec_apps ORDER BY id", [], |r| {
+        r.get(0)
+    })?;
     let apps = names
         .iter()
         .map(|app| sqlite_schema::load(&conn, app))
@@ -315,7 +312,11 @@ fn read_table(
     let mut rows = stmt.query([])?;
     let mut batch = Vec::new();
     let mut bytes = 0;
-    let stopped = || StoreError::Internal("the copy stopped".into());
+    let send = |read| {
+        batches
+            .blocking_send(Ok(read))
+            .map_err(|_| StoreError::Internal("the copy stopped".into()))
+    };
     while let Some(row) = rows.next()? {
         let values = (0..columns.len())
             .map(|i| row.get::<_, Value>(i))
@@ -330,20 +331,14 @@ fn read_table(
             .sum::<usize>();
         batch.push(values);
         if batch.len() >= BATCH_ROWS || bytes >= BATCH_BYTES {
-            batches
-                .blocking_send(Ok(Read::Rows(std::mem::take(&mut batch))))
-                .map_err(|_| stopped())?;
+            send(Read::Rows(std::mem::take(&mut batch)))?;
             bytes = 0;
         }
     }
     if !batch.is_empty() {
-        batches
-            .blocking_send(Ok(Read::Rows(batch)))
-            .map_err(|_| stopped())?;
+        send(Read::Rows(batch))?;
     }
-    batches
-        .blocking_send(Ok(Read::TableDone))
-        .map_err(|_| stopped())
+    send(Read::TableDone)
 }
 
 /// Refuses a target where any of shed's tables holds a row (the schema
@@ -351,13 +346,8 @@ fn read_table(
 /// used is empty).
 async fn refuse_rows(txn: &Transaction<'_>, target: &connect::Target) -> Result<(), StoreError> {
     for table in tables_of(txn).await? {
-        let holds: bool = txn
-            .query_one(
-                &format!("SELECT EXISTS(SELECT 1 FROM {})", quoted(&table)),
-                &[],
-            )
-            .await?
-            .get(0);
+        let sql = format!("SELECT EXISTS(SELECT 1 FROM {})", quoted(&table));
+        let holds: bool = one(txn, &sql).await?;
         if holds {
             return Err(StoreError::refused(format!(
                 "the database {} at {} is not empty (its table {table} holds rows) — give shed migrate a new, empty database; nothing was written",
@@ -366,6 +356,14 @@ async fn refuse_rows(txn: &Transaction<'_>, target: &connect::Target) -> Result<
         }
     }
     Ok(())
+}
+
+/// The one value `sql` answers on the target.
+async fn one<T: for<'a> tokio_postgres::types::FromSql<'a>>(
+    txn: &Transaction<'_>,
+    sql: &str,
+) -> Result<T, StoreError> {
+    Ok(txn.query_one(sql, &[]).await?.try_get(0)?)
 }
 
 /// The target's tables, shed's migration record excepted.
@@ -515,13 +513,8 @@ async fn advance_counters(txn: &Transaction<'_>) -> Result<(), StoreError> {
 async fn count(txn: &Transaction<'_>, plan: &[Planned]) -> Result<Vec<(String, u64)>, StoreError> {
     let mut counted = Vec::with_capacity(plan.len());
     for table in plan {
-        let rows: i64 = txn
-            .query_one(
-                &format!("SELECT COUNT(*) FROM {}", quoted(&table.name)),
-                &[],
-            )
-            .await?
-            .get(0);
+        let sql = format!("SELECT COUNT(*) FROM {}", quoted(&table.name));
+        let rows: i64 = one(txn, &sql).await?;
         if rows as u64 != table.rows {
             return Err(StoreError::Internal(format!(
                 "{} holds {rows} rows on PostgreSQL after the copy and {} in SQLite — nothing was written",

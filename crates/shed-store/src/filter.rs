@@ -52,6 +52,13 @@ impl Op {
             Op::Contains => "~",
         }
     }
+
+    /// The operator a line writes as `text`.
+    fn named(text: &str) -> Option<Op> {
+        [Op::Eq, Op::Ne, Op::Gt, Op::Ge, Op::Lt, Op::Le, Op::Contains]
+            .into_iter()
+            .find(|op| op.text() == text)
+    }
 }
 
 /// The store's own stamps: `created` and `updated`.
@@ -67,6 +74,13 @@ impl Stamp {
             Stamp::Created => "created",
             Stamp::Updated => "updated",
         }
+    }
+
+    /// The stamp a line names by `word`.
+    fn named(word: &str) -> Option<Stamp> {
+        [Stamp::Created, Stamp::Updated]
+            .into_iter()
+            .find(|s| s.word() == word)
     }
 }
 
@@ -86,6 +100,13 @@ impl StampField {
             StampField::By => "by",
             StampField::Via => "via",
         }
+    }
+
+    /// The field a line names by `word`.
+    fn named(word: &str) -> Option<StampField> {
+        [StampField::At, StampField::By, StampField::Via]
+            .into_iter()
+            .find(|f| f.word() == word)
     }
 }
 
@@ -197,15 +218,11 @@ impl Clause {
     fn contains_value(&self) -> Option<&str> {
         match self {
             Clause::Compare {
-                op: Op::Contains,
-                value,
-                ..
+                op: Op::Contains, ..
             }
             | Clause::StampCompare {
-                op: Op::Contains,
-                value,
-                ..
-            } => Some(value),
+                op: Op::Contains, ..
+            } => self.value(),
             _ => None,
         }
     }
@@ -320,35 +337,13 @@ fn take_op_char(s: &str) -> Option<(char, &str)> {
     is_op(c).then(|| (c, &s[3..]))
 }
 
+/// The operator at the start of `s`, two characters (`!=`, `>=`, `<=`)
+/// before one.
 fn take_op(s: &str) -> Option<(Op, &str)> {
     let (first, after_first) = take_op_char(s)?;
-    if let Some((second, after_second)) = take_op_char(after_first) {
-        let op = match (first, second) {
-            ('!', '=') => Some(Op::Ne),
-            ('>', '=') => Some(Op::Ge),
-            ('<', '=') => Some(Op::Le),
-            _ => None,
-        };
-        if let Some(op) = op {
-            return Some((op, after_second));
-        }
-    }
-    let op = match first {
-        '=' => Op::Eq,
-        '>' => Op::Gt,
-        '<' => Op::Lt,
-        '~' => Op::Contains,
-        _ => return None,
-    };
-    Some((op, after_first))
-}
-
-fn stamp(word: &str) -> Option<Stamp> {
-    match word {
-        "created" => Some(Stamp::Created),
-        "updated" => Some(Stamp::Updated),
-        _ => None,
-    }
+    let two = take_op_char(after_first)
+        .and_then(|(second, rest)| Some((Op::named(&format!("{first}{second}"))?, rest)));
+    two.or_else(|| Some((Op::named(&first.to_string())?, after_first)))
 }
 
 fn wear(suffix: &str) -> Option<Wear> {
@@ -390,7 +385,7 @@ fn parse_clause(raw: &str) -> Result<Clause, StoreError> {
                 Wear::Carry => Clause::Edges,
                 _ => return Err(bad_clause(raw)),
             }
-        } else if let Some(stamp) = stamp(first) {
+        } else if let Some(stamp) = Stamp::named(first) {
             Clause::Stamp { stamp, wear: w }
         } else {
             Clause::Component {
@@ -413,7 +408,7 @@ fn parse_clause(raw: &str) -> Result<Clause, StoreError> {
     }
     let (op, value) = take_op(rest).ok_or_else(|| bad_clause(raw))?;
     let value = decode(value, raw)?;
-    let Some(stamp) = stamp(first) else {
+    let Some(stamp) = Stamp::named(first) else {
         return Ok(Clause::Compare {
             component: first.to_string(),
             column: second.to_string(),
@@ -421,15 +416,10 @@ fn parse_clause(raw: &str) -> Result<Clause, StoreError> {
             value,
         });
     };
-    let field = match second {
-        "at" => StampField::At,
-        "by" => StampField::By,
-        "via" => StampField::Via,
-        _ => {
-            return Err(StoreError::refused(format!(
-                "{first} has no field {second} — it has at, by, via"
-            )));
-        }
+    let Some(field) = StampField::named(second) else {
+        return Err(StoreError::refused(format!(
+            "{first} has no field {second} — it has at, by, via"
+        )));
     };
     if field != StampField::At
         && !matches!(op, Op::Eq | Op::Ne)
@@ -461,7 +451,7 @@ fn parse_order(value: &str) -> Option<Clause> {
     if !is_word(component) || !is_word(column) {
         return None;
     }
-    let key = match (stamp(component), column) {
+    let key = match (Stamp::named(component), column) {
         (Some(s), "at") => OrderKey::Stamp(s),
         (Some(_), _) => return None,
         (None, _) => OrderKey::Column {

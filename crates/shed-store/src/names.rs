@@ -40,49 +40,39 @@ pub(crate) fn is_eid(s: &str) -> bool {
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
+/// Whether `s` is 1 to `longest` bytes, the first of them `first` and every
+/// one `any`: the shape of aliases, handles, words and `$name`s.
+fn shaped(s: &str, longest: usize, first: fn(u8) -> bool, any: fn(u8) -> bool) -> bool {
+    s.as_bytes().first().is_some_and(|b| first(*b)) && s.len() <= longest && s.bytes().all(any)
+}
+
+/// `[a-z0-9-]`: a byte of a handle or an alias.
+fn handle_byte(c: u8) -> bool {
+    c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-'
+}
+
 /// `[a-z0-9][a-z0-9-]{0,63}` and not shaped like an eid.
 pub(crate) fn is_alias(s: &str) -> bool {
-    let b = s.as_bytes();
-    !b.is_empty()
-        && b.len() <= 64
-        && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
-        && b.iter()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-        && !is_eid(s)
+    let first = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+    shaped(s, 64, first, handle_byte) && !is_eid(s)
 }
 
 /// A handle: `[a-z][a-z0-9-]{0,39}`.
 pub(crate) fn is_handle(s: &str) -> bool {
-    let b = s.as_bytes();
-    !b.is_empty()
-        && b.len() <= 40
-        && b[0].is_ascii_lowercase()
-        && b.iter()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+    shaped(s, 40, |c| c.is_ascii_lowercase(), handle_byte)
 }
 
 /// A component, column or edge name: `[a-z][a-z0-9_]{0,39}`.
 pub(crate) fn is_word(s: &str) -> bool {
-    let b = s.as_bytes();
-    !b.is_empty()
-        && b.len() <= 40
-        && b[0].is_ascii_lowercase()
-        && b.iter()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'_')
+    let any = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_';
+    shaped(s, 40, |c| c.is_ascii_lowercase(), any)
 }
 
 /// A `$name` of an apply: `$` then 1–64 of `[A-Za-z0-9_-]`.
 pub(crate) fn is_dollar_name(s: &str) -> bool {
-    match s.strip_prefix('$') {
-        Some(rest) => {
-            !rest.is_empty()
-                && rest.len() <= 64
-                && rest
-                    .bytes()
-                    .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
-        }
-        None => false,
-    }
+    let any = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-';
+    s.strip_prefix('$')
+        .is_some_and(|rest| shaped(rest, 64, any, any))
 }
 
 /// An app name: `<space>/<slug>`, each like a handle.

@@ -48,15 +48,12 @@ pub(crate) enum SslMode {
 }
 
 impl SslMode {
+    /// The mode a URL names as `value`, as [`Display`](fmt::Display) writes it.
     fn parse(value: &str) -> Option<SslMode> {
-        Some(match value {
-            "disable" => SslMode::Disable,
-            "prefer" => SslMode::Prefer,
-            "require" => SslMode::Require,
-            "verify-ca" => SslMode::VerifyCa,
-            "verify-full" => SslMode::VerifyFull,
-            _ => return None,
-        })
+        use SslMode::*;
+        [Disable, Prefer, Require, VerifyCa, VerifyFull]
+            .into_iter()
+            .find(|mode| mode.to_string() == value)
     }
 
     /// What tokio-postgres is told: whether it asks for TLS, and whether
@@ -72,10 +69,7 @@ impl SslMode {
 
     /// Whether a server without TLS is refused.
     fn demands_tls(self) -> bool {
-        matches!(
-            self,
-            SslMode::Require | SslMode::VerifyCa | SslMode::VerifyFull
-        )
+        self.for_tokio_postgres() == tokio_postgres::config::SslMode::Require
     }
 }
 
@@ -169,18 +163,21 @@ impl Tls {
         let checks_chain = settings.mode == SslMode::VerifyCa
             || settings.mode == SslMode::VerifyFull
             || (settings.roots != Roots::System && settings.mode != SslMode::Disable);
-        let verifier: Arc<dyn ServerCertVerifier> = if checks_chain {
+        let chain = if checks_chain {
             let roots = Arc::new(root_store(&settings.roots)?);
             let webpki = WebPkiServerVerifier::builder_with_provider(roots, provider.clone())
                 .build()
                 .map_err(|e| format!("the root certificates cannot check a server: {e}"))?;
-            if settings.mode == SslMode::VerifyFull {
-                webpki
-            } else {
-                Arc::new(ChainOnly(webpki))
-            }
+            Some(webpki)
         } else {
-            Arc::new(Unchecked(provider.signature_verification_algorithms))
+            None
+        };
+        let verifier: Arc<dyn ServerCertVerifier> = match chain {
+            Some(webpki) if settings.mode == SslMode::VerifyFull => webpki,
+            chain => Arc::new(Lenient {
+                chain,
+                algorithms: provider.signature_verification_algorithms,
+            }),
         };
         let mut config = ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
@@ -415,55 +412,21 @@ impl AsyncWrite for TlsStream {
     }
 }
 
-/// `prefer` and `require` without `sslrootcert`, as libpq: the connection
-/// is encrypted and its handshake signed by the certificate's key, but
-/// whose certificate it is goes unchecked.
+/// The check of every connection's certificate short of `verify-full`. With
+/// no `chain` (`prefer` and `require` without `sslrootcert`, as libpq) the
+/// connection is encrypted and its handshake signed by the certificate's
+/// key, but whose certificate it is goes unchecked. With one (`verify-ca`,
+/// and `prefer` or `require` with `sslrootcert`) the chain must lead to a
+/// trusted authority, whatever host name the certificate holds: rustls
+/// checks the name only after the chain, so a refusal for the name alone
+/// means the chain held.
 #[derive(Debug)]
-struct Unchecked(WebPkiSupportedAlgorithms);
-
-impl ServerCertVerifier for Unchecked {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &CertificateDer<'_>,
-        _intermediates: &[CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.0)
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.0)
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_schemes()
-    }
+struct Lenient {
+    chain: Option<Arc<WebPkiServerVerifier>>,
+    algorithms: WebPkiSupportedAlgorithms,
 }
 
-/// `verify-ca` (and `prefer` or `require` with `sslrootcert`): the chain
-/// must lead to a trusted authority, whatever host name the certificate
-/// holds. rustls checks the name only after the chain, so a refusal for
-/// the name alone means the chain held.
-#[derive(Debug)]
-struct ChainOnly(Arc<WebPkiServerVerifier>);
-
-impl ServerCertVerifier for ChainOnly {
+impl ServerCertVerifier for Lenient {
     fn verify_server_cert(
         &self,
         end_entity: &CertificateDer<'_>,
@@ -472,10 +435,10 @@ impl ServerCertVerifier for ChainOnly {
         ocsp_response: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        match self
-            .0
-            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
-        {
+        let Some(chain) = &self.chain else {
+            return Ok(ServerCertVerified::assertion());
+        };
+        match chain.verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now) {
             Err(rustls::Error::InvalidCertificate(
                 CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
             )) => Ok(ServerCertVerified::assertion()),
@@ -489,7 +452,7 @@ impl ServerCertVerifier for ChainOnly {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls12_signature(message, cert, dss)
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algorithms)
     }
 
     fn verify_tls13_signature(
@@ -498,11 +461,11 @@ impl ServerCertVerifier for ChainOnly {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        self.0.verify_tls13_signature(message, cert, dss)
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algorithms)
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.supported_verify_schemes()
+        self.algorithms.supported_schemes()
     }
 }
 

@@ -17,8 +17,8 @@ const PG_EPOCH_MICROS: i64 = 946_684_800_000_000;
 
 type Failure = Box<dyn Error + Sync + Send>;
 
-/// The column types a store's value binds to and reads from.
-fn kept(ty: &Type) -> bool {
+/// Whether a column of type `ty` holds a store value, bound or read.
+fn is_store_type(ty: &Type) -> bool {
     matches!(
         *ty,
         Type::INT8
@@ -57,7 +57,7 @@ impl ToSql for Sql {
     }
 
     fn accepts(ty: &Type) -> bool {
-        kept(ty)
+        is_store_type(ty)
     }
 
     to_sql_checked!();
@@ -84,6 +84,6 @@ impl<'a> FromSql<'a> for Sql {
     }
 
     fn accepts(ty: &Type) -> bool {
-        kept(ty)
+        is_store_type(ty)
     }
 }

@@ -153,10 +153,7 @@ fn check(from: &Path, database: &Path) -> Result<u64, StoreError> {
             from.display()
         )));
     }
-    let verdict: Vec<String> = backup
-        .prepare("PRAGMA integrity_check")?
-        .query_map([], |r| r.get::<_, String>(0))?
-        .collect::<Result<_, _>>()?;
+    let verdict: Vec<String> = all(&backup, "PRAGMA integrity_check", [], |r| r.get(0))?;
     if verdict != ["ok"] {
         return Err(StoreError::refused(format!(
             "{} is damaged, so nothing was restored — SQLite's integrity check says: {}",
@@ -195,9 +192,21 @@ const SHOWN_NAME_CHARS: usize = 64;
 type SchemaObjects = BTreeMap<(String, String), (String, Option<String>)>;
 
 fn schema_objects(conn: &Connection) -> Result<SchemaObjects, StoreError> {
-    let mut stmt = conn.prepare("SELECT type, name, tbl_name, sql FROM sqlite_master")?;
-    let rows = stmt.query_map([], |r| Ok(((r.get(0)?, r.get(1)?), (r.get(2)?, r.get(3)?))))?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    let sql = "SELECT type, name, tbl_name, sql FROM sqlite_master";
+    let rows = all(conn, sql, [], |r| {
+        Ok(((r.get(0)?, r.get(1)?), (r.get(2)?, r.get(3)?)))
+    })?;
+    Ok(rows.into_iter().collect())
+}
+
+/// Every row `sql` answers for `params`, each read by `read`.
+pub(crate) fn all<T>(
+    conn: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+    read: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<Vec<T>> {
+    conn.prepare(sql)?.query_map(params, read)?.collect()
 }
 
 /// What the database `backup`, at schema version `version`, holds that
@@ -241,20 +250,16 @@ fn shed_made(backup: &Connection, version: u64) -> Result<SchemaObjects, String>
     let made = |e: StoreError| format!("has a catalog of app tables shed did not write ({e})");
     let fresh = migrations::schema_at(usize::try_from(version).unwrap_or(usize::MAX))
         .map_err(|e| e.to_string())?;
-    let apps: Vec<i64> = backup
-        .prepare("SELECT id FROM ec_apps ORDER BY id")
-        .and_then(|mut stmt| stmt.query_map([], |r| r.get(0))?.collect())
-        .map_err(catalog)?;
+    let apps: Vec<i64> = all(backup, "SELECT id FROM ec_apps ORDER BY id", [], |r| {
+        r.get(0)
+    })
+    .map_err(catalog)?;
     for id in apps {
         schema::create_fts_table(&fresh, id).map_err(made)?;
     }
-    let components: Vec<(i64, String)> = backup
-        .prepare("SELECT app, name FROM ec_components ORDER BY app, position")
-        .and_then(|mut stmt| {
-            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .collect()
-        })
-        .map_err(catalog)?;
+    let sql = "SELECT app, name FROM ec_components ORDER BY app, position";
+    let components: Vec<(i64, String)> =
+        all(backup, sql, [], |r| Ok((r.get(0)?, r.get(1)?))).map_err(catalog)?;
     for (id, component) in components {
         let not_a_word = |what: &str, name: &str| {
             format!(
@@ -267,17 +272,12 @@ fn shed_made(backup: &Connection, version: u64) -> Result<SchemaObjects, String>
         }
         schema::create_component_table(&fresh, id, &component).map_err(made)?;
         let table = format!("ec_{id}_{component}");
-        let held: Vec<String> = backup
-            .prepare("SELECT name FROM pragma_table_info(?1)")
-            .and_then(|mut stmt| stmt.query_map([&table], |r| r.get(0))?.collect())
-            .map_err(catalog)?;
-        let mut columns: Vec<(String, String)> = backup
-            .prepare("SELECT name, type FROM ec_columns WHERE app = ?1 AND component = ?2")
-            .and_then(|mut stmt| {
-                stmt.query_map(rusqlite::params![id, component], |r| {
-                    Ok((r.get(0)?, r.get(1)?))
-                })?
-                .collect()
+        let sql = "SELECT name FROM pragma_table_info(?1)";
+        let held: Vec<String> = all(backup, sql, [&table], |r| r.get(0)).map_err(catalog)?;
+        let sql = "SELECT name, type FROM ec_columns WHERE app = ?1 AND component = ?2";
+        let mut columns: Vec<(String, String)> =
+            all(backup, sql, rusqlite::params![id, component], |r| {
+                Ok((r.get(0)?, r.get(1)?))
             })
             .map_err(catalog)?;
         columns.sort_by_key(|(name, _)| held.iter().position(|h| h == name));

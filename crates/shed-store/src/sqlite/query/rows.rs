@@ -149,30 +149,22 @@ impl<'c> Names<'c> {
         }
     }
 
-    fn shown(eid: &str, name: Option<&String>) -> Value {
-        match name {
-            Some(n) => json!({ "eid": eid, "name": n }),
-            None => json!({ "eid": eid }),
-        }
-    }
-
     /// A person: `{eid, name}`.
     fn person(&mut self, eid: &str) -> Result<Value, StoreError> {
-        if !self.known.contains_key(eid) {
-            let name = crate::sqlite::people::by_eid(self.conn, eid)?.map(|p| p.name);
-            self.known.insert(eid.to_string(), name);
-        }
-        Ok(Self::shown(
-            eid,
-            self.known.get(eid).and_then(Option::as_ref),
-        ))
+        self.named(eid, false)
     }
 
     /// A ref: a person's name, else the entity's title or alias in this app.
     fn reference(&mut self, eid: &str) -> Result<Value, StoreError> {
+        self.named(eid, true)
+    }
+
+    /// `{eid, name}`: the name a person has, else (for a ref, `entity`) the
+    /// title or alias of the entity in this app.
+    fn named(&mut self, eid: &str, entity: bool) -> Result<Value, StoreError> {
         if !self.known.contains_key(eid) {
             let mut name = crate::sqlite::people::by_eid(self.conn, eid)?.map(|p| p.name);
-            if name.is_none() {
+            if name.is_none() && entity {
                 name = self
                     .conn
                     .prepare_cached(&format!(
@@ -185,9 +177,9 @@ impl<'c> Names<'c> {
             }
             self.known.insert(eid.to_string(), name);
         }
-        Ok(Self::shown(
-            eid,
-            self.known.get(eid).and_then(Option::as_ref),
-        ))
+        Ok(match self.known.get(eid).and_then(Option::as_ref) {
+            Some(n) => json!({ "eid": eid, "name": n }),
+            None => json!({ "eid": eid }),
+        })
     }
 }
