@@ -216,7 +216,6 @@ impl Entities for Postgres {
         .await
         .map_err(too_long);
         let ended = snapshot.end(listing.is_ok()).await;
-        drop(snapshot);
         // A connection whose transaction did not end is closed, never pooled.
         if ended.is_ok() {
             read.finished();
