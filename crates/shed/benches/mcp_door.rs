@@ -144,6 +144,9 @@ fn own_cpu() -> Duration {
     process_cpu(std::process::id())
 }
 
+/// What a client sends for its i-th call: the command and its arguments.
+type Call = fn(u64) -> (String, Value);
+
 /// How one configuration's phases are measured beside the server's:
 /// SQLite's rates to compare with, and where to count statements.
 struct Beside<'a> {
@@ -449,7 +452,7 @@ async fn phases(
         fsync_median(servers[0].data.path()).as_secs_f64() * 1e3
     );
     let several = format!("log_run, {in_flight} in flight");
-    let runs: [(&str, Load, fn(u64) -> (String, Value)); PHASES] = [
+    let runs: [(&str, Load, Call); PHASES] = [
         (PHASE_NAMES[0], one_each, leaderboard),
         ("command log_run", one_each, log_run),
         (&several, several_each, log_run),
