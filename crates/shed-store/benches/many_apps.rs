@@ -26,6 +26,10 @@
 //! backend after that long and measures what is there.
 //! Run: `scripts/postgres-cluster cargo bench -p shed-store --bench many_apps`.
 
+// A bench stops where the unexpected happens, saying why: unwrap and
+// expect are how it says so (the workspace's lints deny them elsewhere).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};

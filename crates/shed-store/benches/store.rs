@@ -40,6 +40,9 @@ const QUERIES: [&str; 4] = [
     ".jog!&.jog.who=Ada&limit=50",
     ".doc!&q=sunrise&limit=50",
 ];
+/// The run club's leaderboard read (`shed`'s `mcp_door` bench): 50 rows,
+/// each with who made it — a name per row the reader looks up.
+const LEADERBOARD: &str = ".jog!&.created!&limit=50";
 const WHO: [&str; 20] = [
     "Ada", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal", "Ivy", "Jo", "Kim", "Lu", "Max", "Ned",
     "Oz", "Pia", "Quin", "Ray", "Sol", "Tam",
@@ -360,7 +363,27 @@ fn main() {
         );
     }
 
+    let reads: Vec<Duration> = (0..QUERY_RUNS)
+        .map(|_| {
+            let t = Instant::now();
+            runtime
+                .block_on(store.query("bench/runs", LEADERBOARD))
+                .unwrap();
+            t.elapsed()
+        })
+        .collect();
+    report_leaderboard(median(reads));
+
     if let Ok(url) = std::env::var(postgres::SWITCH) {
         runtime.block_on(postgres::bench(&url, &data));
     }
+}
+
+/// The leaderboard read's median, as both backends print it.
+fn report_leaderboard(took: Duration) {
+    println!(
+        "{:<48} store {:>10.3} ms",
+        format!("{LEADERBOARD} median (ms)"),
+        ms(took)
+    );
 }

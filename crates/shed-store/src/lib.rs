@@ -90,8 +90,8 @@ pub use jobs::{JobRecord, JobTerms};
 pub use model::{
     Actor, Applied, Authorship, ColumnType, HistoryEntry, Listing, Person, Vocabulary,
 };
-pub use postgres::backup_on_server;
 pub use postgres::connect::connect_to_server;
+pub use postgres::{READS_APPLICATION as POSTGRES_READS_APPLICATION, backup_on_server};
 pub use private::{PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE, warn_if_open};
 pub use secret::secret_hash;
 pub use sqlite::backup::{BackupProgress, Copied, backup, restore};

@@ -17,10 +17,17 @@
 //! With a PostgreSQL server named (`-- --database URL`, or
 //! SHED_BENCH_DATABASE: `postgres://user:password@host:port/postgres`), the
 //! phases run again on a `shed up --database` on a new database there
-//! (`shed_bench_mcp`, made and dropped with `psql`), then once more with a
-//! second `shed serve` on the same database beside the first and the
-//! clients split between the two, and a last table puts writes/s and 50-row
-//! reads/s on PostgreSQL, one server and two, beside SQLite.
+//! (`shed_bench_mcp`, made and dropped with `psql`), then once more on
+//! another new database (`shed_bench_mcp_two`) with a second `shed serve`
+//! beside the first and the clients split between the two — each
+//! configuration from an empty board, so their phases read the same — and
+//! after each phase a line gives its calls/s as a ratio of SQLite's. When
+//! the server has `pg_stat_statements` loaded (`shared_preload_libraries`;
+//! `scripts/postgres-cluster` takes it in SHED_POSTGRES_SETTINGS), each
+//! phase also prints the statements the database ran per call: the delta
+//! of the extension's `calls` for the bench's database over the phase
+//! (counted by the server, so nothing in shed pays for it; a statement
+//! sent unprepared costs one more round trip than it counts).
 //!
 //! `cargo bench -p shed --bench mcp_door` (release build). Knobs:
 //! SHED_BENCH_SECONDS (default 5 per phase), SHED_BENCH_CLIENTS (default 4),
@@ -141,21 +148,38 @@ fn own_cpu() -> Duration {
     process_cpu(std::process::id())
 }
 
-/// Runs a phase and reports it with the CPU the server and the clients spent per call.
+/// What a client sends for its i-th call: the command and its arguments.
+type Call = fn(u64) -> (String, Value);
+
+/// How one configuration's phases are measured beside the server's:
+/// SQLite's rates to compare with, and where to count statements.
+struct Beside<'a> {
+    /// SQLite's calls/s for each phase, in order, when this is not SQLite.
+    sqlite: Option<&'a [f64; PHASES]>,
+    /// The database whose statements are counted, when it can be.
+    statements: Option<&'a Statements>,
+}
+
+/// Runs a phase and reports it with the CPU the server and the clients
+/// spent per call, its ratio to SQLite's rate and the statements per call
+/// where `beside` has them.
 async fn measured(
     servers: &[&Server],
     what: &str,
     load: Load,
     seconds: u64,
     make: fn(u64) -> (String, Value),
+    (beside, at): (&Beside<'_>, usize),
 ) -> f64 {
     let servers_cpu = || -> Duration { servers.iter().map(|s| process_cpu(s.child.id())).sum() };
     let (server_before, own_before) = (servers_cpu(), own_cpu());
+    let statements_before = beside.statements.and_then(Statements::count);
     let outcome = phase(servers, load, seconds, make).await;
     let calls = outcome.0.max(1) as f64;
     let rate = outcome.0 as f64 / outcome.1.as_secs_f64();
     let server_cpu = (servers_cpu() - server_before).as_secs_f64() / calls;
     let client_cpu = (own_cpu() - own_before).as_secs_f64() / calls;
+    let statements_after = beside.statements.and_then(Statements::count);
     report(what, outcome);
     println!(
         "{:<24} CPU per call: server {:>6.0} µs, clients {:>6.0} µs",
@@ -163,7 +187,66 @@ async fn measured(
         server_cpu * 1e6,
         client_cpu * 1e6
     );
+    if let (Some(before), Some(after)) = (statements_before, statements_after) {
+        println!(
+            "{:<24} statements per call: {:.1}",
+            "",
+            after.saturating_sub(before) as f64 / calls
+        );
+    }
+    if let Some(sqlite) = beside.sqlite {
+        println!(
+            "{:<24} PostgreSQL/SQLite: {:.2} ({rate:.0} against {:.0} calls/s)",
+            "",
+            rate / sqlite[at].max(f64::MIN_POSITIVE),
+            sqlite[at]
+        );
+    }
     rate
+}
+
+/// The statements PostgreSQL ran on one database, as `pg_stat_statements`
+/// counts them.
+struct Statements {
+    server: String,
+    database: String,
+}
+
+impl Statements {
+    /// Counting on `database`, if the server has `pg_stat_statements` loaded.
+    fn on(server: &str, database: &str) -> Option<Statements> {
+        let made = std::process::Command::new("psql")
+            .args([
+                "-qtA",
+                server,
+                "-c",
+                "CREATE EXTENSION IF NOT EXISTS pg_stat_statements",
+            ])
+            .stderr(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        let counting = Statements {
+            server: server.into(),
+            database: database.into(),
+        };
+        (made && counting.count().is_some()).then_some(counting)
+    }
+
+    /// The statements run on the database so far.
+    fn count(&self) -> Option<u64> {
+        let sql = format!(
+            "SELECT COALESCE(SUM(calls), 0) FROM pg_stat_statements \
+             WHERE dbid = (SELECT oid FROM pg_database WHERE datname = '{}')",
+            self.database
+        );
+        let out = std::process::Command::new("psql")
+            .args(["-qtA", &self.server, "-c", &sql])
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()?;
+        String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+    }
 }
 
 fn report(what: &str, (calls, elapsed, mut latencies): (usize, Duration, Vec<Duration>)) {
@@ -235,44 +318,75 @@ fn main() {
         },
         Load { clients, in_flight },
     );
-    let on_sqlite = runtime.block_on(phases(&[&start(None)], "SQLite", load, seconds));
+    let alone = Beside {
+        sqlite: None,
+        statements: None,
+    };
+    let on_sqlite = runtime.block_on(phases(&[&start(None)], "SQLite", load, seconds, &alone));
     let Some(server_url) = database_flag() else {
         return;
     };
-    let database = new_database(&server_url, "shed_bench_mcp");
+    let database = new_database(&server_url, ONE_SERVER);
     let first = start(Some(&database));
-    let on_postgres = runtime.block_on(phases(&[&first], "PostgreSQL", load, seconds));
+    let counted = Statements::on(&server_url, ONE_SERVER);
+    let on_postgres = runtime.block_on(phases(
+        &[&first],
+        "PostgreSQL",
+        load,
+        seconds,
+        &Beside {
+            sqlite: Some(&on_sqlite),
+            statements: counted.as_ref(),
+        },
+    ));
+    // The servers stop before their database goes.
+    drop(first);
+    psql(&server_url, &drop_database(ONE_SERVER));
+    let database = new_database(&server_url, TWO_SERVERS);
+    let first = start(Some(&database));
     let second = serve_beside(&first, &database);
+    let counted = Statements::on(&server_url, TWO_SERVERS);
     let on_two = runtime.block_on(phases(
         &[&first, &second],
         "PostgreSQL, two servers",
         load,
         seconds,
+        &Beside {
+            sqlite: Some(&on_sqlite),
+            statements: counted.as_ref(),
+        },
     ));
     println!();
     println!(
         "{:<28} {:>12} {:>12} {:>12}",
         "calls/s", "SQLite", "PostgreSQL", "two servers"
     );
-    for (i, what) in [
-        "log_run, one at a time",
-        "log_run, in flight",
-        "leaderboard, 50 rows",
-    ]
-    .iter()
-    .enumerate()
-    {
+    for (i, what) in PHASE_NAMES.iter().enumerate() {
         println!(
             "{what:<28} {:>12.0} {:>12.0} {:>12.0}",
             on_sqlite[i], on_postgres[i], on_two[i]
         );
     }
-    // The servers stop before their database goes.
     drop((second, first));
-    psql(
-        &server_url,
-        "DROP DATABASE IF EXISTS shed_bench_mcp WITH (FORCE)",
-    );
+    psql(&server_url, &drop_database(TWO_SERVERS));
+}
+
+/// The databases the two PostgreSQL configurations run on, each made
+/// empty for its phases.
+const ONE_SERVER: &str = "shed_bench_mcp";
+const TWO_SERVERS: &str = "shed_bench_mcp_two";
+
+/// The phases, in the order they run.
+const PHASES: usize = 4;
+const PHASE_NAMES: [&str; PHASES] = [
+    "leaderboard, 0 rows",
+    "log_run, one at a time",
+    "log_run, in flight",
+    "leaderboard, 50 rows",
+];
+
+fn drop_database(name: &str) -> String {
+    format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 }
 
 /// A second server on `first`'s database: `shed serve` on a data folder of
@@ -320,23 +434,20 @@ fn psql(server: &str, sql: &str) {
 
 /// Makes the empty database `name` on the server, anew: its URL.
 fn new_database(server: &str, name: &str) -> String {
-    psql(
-        server,
-        &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
-    );
+    psql(server, &drop_database(name));
     psql(server, &format!("CREATE DATABASE {name}"));
     let (base, _) = server.rsplit_once('/').expect("a URL ending in /database");
     format!("{base}/{name}")
 }
 
-/// The four phases on `server`: calls/s of the two write phases and of the
-/// 50-row reads.
+/// The four phases on `servers`: the calls/s of each, in [`PHASE_NAMES`]' order.
 async fn phases(
     servers: &[&Server],
     on: &str,
     (one_each, several_each): (Load, Load),
     seconds: u64,
-) -> [f64; 3] {
+    beside: &Beside<'_>,
+) -> [f64; PHASES] {
     let in_flight = several_each.in_flight;
     println!(
         "MCP door on {on}, {} concurrent clients over Streamable HTTP, {seconds}s per phase; \
@@ -344,30 +455,16 @@ async fn phases(
         one_each.clients,
         fsync_median(servers[0].data.path()).as_secs_f64() * 1e3
     );
-    measured(
-        servers,
-        "leaderboard, 0 rows",
-        one_each,
-        seconds,
-        leaderboard,
-    )
-    .await;
-    let one = measured(servers, "command log_run", one_each, seconds, log_run).await;
-    let several = measured(
-        servers,
-        &format!("log_run, {in_flight} in flight"),
-        several_each,
-        seconds,
-        log_run,
-    )
-    .await;
-    let reads = measured(
-        servers,
-        "leaderboard, 50 rows",
-        one_each,
-        seconds,
-        leaderboard,
-    )
-    .await;
-    [one, several, reads]
+    let several = format!("log_run, {in_flight} in flight");
+    let runs: [(&str, Load, Call); PHASES] = [
+        (PHASE_NAMES[0], one_each, leaderboard),
+        ("command log_run", one_each, log_run),
+        (&several, several_each, log_run),
+        (PHASE_NAMES[3], one_each, leaderboard),
+    ];
+    let mut rates = [0.0; PHASES];
+    for (at, (what, load, make)) in runs.into_iter().enumerate() {
+        rates[at] = measured(servers, what, load, seconds, make, (beside, at)).await;
+    }
+    rates
 }

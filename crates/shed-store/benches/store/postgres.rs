@@ -8,6 +8,9 @@
 //! filter lines, every column of every row read. What is left between the
 //! two is the store's own work: the wire, the catalog, JSON, the read's
 //! transaction. Two databases are made for the run and dropped after it.
+//! Last, the leaderboard's read (the store alone) and the plan of the
+//! statement it sent, as `EXPLAIN (ANALYZE, BUFFERS)` shows it — read back
+//! from `pg_stat_activity`, where the reads' sessions show their last.
 
 use std::time::{Duration, Instant};
 
@@ -17,8 +20,8 @@ use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{Client, NoTls};
 
 use super::{
-    BATCH, ENTITIES, QUERIES, QUERY_RUNS, Run, SINGLES, batches, bundle, median, ms, report,
-    report_inserts,
+    BATCH, ENTITIES, LEADERBOARD, QUERIES, QUERY_RUNS, Run, SINGLES, batches, bundle, median, ms,
+    report, report_inserts, report_leaderboard,
 };
 
 /// The environment variable naming the server.
@@ -301,6 +304,15 @@ pub async fn bench(url: &str, data: &[Run]) {
         );
     }
 
+    let mut reads = Vec::new();
+    for _ in 0..QUERY_RUNS {
+        let t = Instant::now();
+        store.query("bench/runs", LEADERBOARD).await.unwrap();
+        reads.push(t.elapsed());
+    }
+    report_leaderboard(median(reads));
+    explain_last_read(&connect(&database_url(url, names[0])).await, app).await;
+
     store.close().await.unwrap();
     drop(store);
     drop(base);
@@ -309,5 +321,33 @@ pub async fn bench(url: &str, data: &[Run]) {
             .batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
             .await
             .unwrap();
+    }
+}
+
+/// Prints the plan of the last statement a read sent on the database
+/// `db` is connected to, run again with the app `app` and the limit 51.
+async fn explain_last_read(db: &Client, app: i64) {
+    let last = db
+        .query_one(
+            "SELECT query FROM pg_stat_activity WHERE datname = current_database() \
+             AND application_name = $1 AND query LIKE '%people p%' LIMIT 1",
+            &[&shed_store::POSTGRES_READS_APPLICATION],
+        )
+        .await
+        .expect("a read's session");
+    let sql: String = last.get(0);
+    db.batch_execute(&format!("PREPARE leaderboard AS {sql}"))
+        .await
+        .unwrap();
+    println!("the plan of {LEADERBOARD}:\n  {sql}");
+    for row in db
+        .query(
+            &format!("EXPLAIN (ANALYZE, BUFFERS) EXECUTE leaderboard({app}, 51)"),
+            &[],
+        )
+        .await
+        .unwrap()
+    {
+        println!("  {}", row.get::<_, String>(0));
     }
 }

@@ -48,12 +48,25 @@ pub fn backup_on_server(url: &str) -> StoreError {
     ))
 }
 
-/// Connections a process keeps to the server at most.
+/// Connections a process keeps to the server at most for writes and the
+/// platform's records.
 const POOL_SIZE: usize = 16;
+
+/// Connections a process keeps at most for the apps' reads
+/// ([`Entities::query`]), beside [`POOL_SIZE`]: sessions that are read-only
+/// and stop a statement at [`READ_DEADLINE`] from their start, so a read
+/// that is one statement is one round trip.
+const READ_POOL_SIZE: usize = 16;
+
+/// The `application_name` of the reads' sessions, as `pg_stat_activity`
+/// shows them.
+pub const READS_APPLICATION: &str = "shed reads";
 
 /// The database on a server, and the catalogs this process has read of it.
 pub(crate) struct Postgres {
     pool: Pool,
+    /// The read-only sessions of the apps' reads.
+    reads: Pool,
     /// Where the pool connects, for the sentences of a failed connection.
     target: Box<connect::Target>,
     /// The catalogs readers use.
@@ -69,26 +82,35 @@ impl Postgres {
     /// program's tables, and applies every migration it has not had yet.
     pub(crate) async fn open(url: &str) -> Result<Postgres, StoreError> {
         let target = connect::parse(url)?;
-        let manager = Manager::from_config(
-            target.config.clone(),
-            target.tls.clone(),
-            ManagerConfig {
-                recycling_method: RecyclingMethod::Fast,
-            },
+        let pool = new_pool(&target, target.config.clone(), POOL_SIZE)?;
+        let mut read_config = target.config.clone();
+        let read_options = format!(
+            "{} -c default_transaction_read_only=on -c statement_timeout={}",
+            read_config.get_options().unwrap_or_default(),
+            READ_DEADLINE.as_millis()
         );
-        let pool = Pool::builder(manager)
-            .max_size(POOL_SIZE)
-            .build()
-            .map_err(|e| StoreError::Internal(e.to_string()))?;
+        read_config
+            .options(read_options.trim_start())
+            .application_name(READS_APPLICATION);
+        let reads = new_pool(&target, read_config, READ_POOL_SIZE)?;
         let mut client = pool
             .get()
             .await
             .map_err(|e| connect::pool_failure(&target, e))?;
         migrations::migrate(&mut client, &target).await?;
         drop(client);
+        // One read session made now: a server that refuses its settings
+        // says so at the start, and the first read finds it ready.
+        drop(
+            reads
+                .get()
+                .await
+                .map_err(|e| connect::pool_failure(&target, e))?,
+        );
         Ok(Postgres {
             writer: group::Writer::new(pool.clone()),
             pool,
+            reads,
             listener: Box::new(wake::Listener::new(&target.config, target.tls.clone())),
             target: Box::new(target),
             schemas: Arc::default(),
@@ -144,6 +166,7 @@ impl Postgres {
     /// write after this is refused with a sentence.
     pub(crate) fn close(&self) {
         self.pool.close();
+        self.reads.close();
     }
 
     /// PostgreSQL keeps its own pages whole (WAL, checksums where enabled):
@@ -183,30 +206,24 @@ impl Entities for Postgres {
         Ok(applied)
     }
 
-    /// Runs in a read-only transaction, stopped by the server at
-    /// [`READ_DEADLINE`] (`statement_timeout`).
+    /// Runs on a read-only session of its own pool, stopped by the server
+    /// at [`READ_DEADLINE`] (`statement_timeout`): one statement, or a
+    /// [`query::Snapshot`] when the line names something to look up.
     async fn query(&self, app: &str, filter: &str) -> Result<Listing, StoreError> {
         let line = filter::parse(filter)?;
-        let mut read = Read::new(self.client().await?, self.target.tls.clone());
+        let mut read = Read::new(self.reads.get().await?, self.target.tls.clone());
+        let snapshot = query::Snapshot::new(&*read.client()?);
         let listing = async {
-            let txn = read
-                .client()?
-                .build_transaction()
-                .read_only(true)
-                .start()
-                .await?;
-            txn.batch_execute(&format!(
-                "SET LOCAL statement_timeout = {}",
-                READ_DEADLINE.as_millis()
-            ))
-            .await?;
-            let schema = schema::cached(&self.schemas, &txn, app).await?;
-            let listing = query::run(&txn, &schema, &line).await.map_err(too_long)?;
-            txn.commit().await?;
-            Ok(listing)
+            let schema = snapshot.schema(&self.schemas, app).await?;
+            query::run(snapshot.client, &snapshot, &schema, &line).await
         }
-        .await;
-        read.finished();
+        .await
+        .map_err(too_long);
+        let ended = snapshot.end(listing.is_ok()).await;
+        // A connection whose transaction did not end is closed, never pooled.
+        if ended.is_ok() {
+            read.finished();
+        }
         listing
     }
 
@@ -215,7 +232,11 @@ impl Entities for Postgres {
         let stmt = c
             .prepare_cached("SELECT version FROM ec_apps WHERE name = $1")
             .await?;
-        let v: Option<i64> = c.query_opt(&stmt, &[&app]).await?.map(|r| r.get(0));
+        let v: Option<i64> = c
+            .query_opt(&stmt, &[&app])
+            .await?
+            .map(|r| r.try_get(0))
+            .transpose()?;
         Ok(v.unwrap_or(0) as u64)
     }
 
@@ -281,6 +302,25 @@ impl Drop for Read {
             });
         }
     }
+}
+
+/// A pool of at most `size` connections made with `config`.
+fn new_pool(
+    target: &connect::Target,
+    config: tokio_postgres::Config,
+    size: usize,
+) -> Result<Pool, StoreError> {
+    let manager = Manager::from_config(
+        config,
+        target.tls.clone(),
+        ManagerConfig {
+            recycling_method: RecyclingMethod::Fast,
+        },
+    );
+    Pool::builder(manager)
+        .max_size(size)
+        .build()
+        .map_err(|e| StoreError::Internal(e.to_string()))
 }
 
 /// A read the server stopped at its deadline, as SQLite's is answered.

@@ -1,10 +1,14 @@
 //! A filter line run on PostgreSQL: the shared plan and SQL
-//! ([`crate::query`]) in its dialect, run in one read-only transaction (one
-//! snapshot for the rows and the names), and the rows shaped as SQLite's
-//! answers them (`sqlite/query/rows.rs`). The names refs and stamps show
-//! (`{eid, name}`) are read in two statements for the whole page.
+//! ([`crate::query`]) in its dialect, and the rows shaped as SQLite's
+//! answers them (`sqlite/query/rows.rs`). A page is one prepared statement,
+//! its own snapshot: the names refs and stamps show (`{eid, name}`) and the
+//! rows' edges are columns of it. Only a read that must ask more — the
+//! names its line gives (`@handle`, an alias), or the app's catalog when
+//! not cached — first opens a [`Snapshot`], so everything it asks reads
+//! one.
 
-use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use deadpool_postgres::GenericClient;
 use serde_json::{Map, Value, json};
@@ -17,7 +21,7 @@ use crate::query::plan::{self, Lookup, Plan};
 use crate::query::sql::{
     self, ALIAS, AUTHORS, Dialect, EID, ID, NUM, ORDER_VALUE, Statement, VERSION,
 };
-use crate::schema::AppSchema;
+use crate::schema::{AppSchema, Schemas};
 use crate::values::{Sql, render_time, to_json};
 use crate::{Actor, Authorship, ColumnType, Listing, StoreError};
 
@@ -50,13 +54,82 @@ impl<C: GenericClient> Lookup for Names<'_, C> {
     }
 }
 
-/// Runs a parsed line over one app's rows.
+/// One read's snapshot on its connection: none while the read is one
+/// statement, else a `REPEATABLE READ READ ONLY` transaction begun before
+/// its first statement — so the lookups of a plan, and the page after
+/// them, read one snapshot. It answers the plan's lookups.
+pub(super) struct Snapshot<'c, C> {
+    pub(super) client: &'c C,
+    begun: AtomicBool,
+}
+
+impl<'c, C: GenericClient> Snapshot<'c, C> {
+    pub(super) fn new(client: &'c C) -> Self {
+        Self {
+            client,
+            begun: AtomicBool::new(false),
+        }
+    }
+
+    /// Begins the transaction, once.
+    async fn begin(&self) -> Result<(), StoreError> {
+        if !self.begun.swap(true, Ordering::Relaxed) {
+            self.client
+                .batch_execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// The app's catalog: the readers' cache's, or else read in the snapshot.
+    pub(super) async fn schema(
+        &self,
+        schemas: &Schemas,
+        app: &str,
+    ) -> Result<Arc<AppSchema>, StoreError> {
+        if schemas.cached(app).is_err() {
+            self.begin().await?;
+        }
+        super::schema::cached(schemas, self.client, app).await
+    }
+
+    /// Ends the transaction if one was begun: committed after a read that
+    /// answered, rolled back after one refused.
+    pub(super) async fn end(&self, answered: bool) -> Result<(), StoreError> {
+        if self.begun.load(Ordering::Relaxed) {
+            let end = if answered { "COMMIT" } else { "ROLLBACK" };
+            self.client.batch_execute(end).await?;
+        }
+        Ok(())
+    }
+}
+
+impl<C: GenericClient> Lookup for Snapshot<'_, C> {
+    async fn person_by_handle(&self, handle: &str) -> Result<Option<String>, StoreError> {
+        self.begin().await?;
+        Names(self.client).person_by_handle(handle).await
+    }
+
+    async fn entity_by_alias(
+        &self,
+        app_id: i64,
+        alias: &str,
+    ) -> Result<Option<String>, StoreError> {
+        self.begin().await?;
+        Names(self.client).entity_by_alias(app_id, alias).await
+    }
+}
+
+/// Runs a parsed line over one app's rows: its lookups through `names`,
+/// then the page in one statement, whose columns hold the names refs and
+/// stamps show and each row's edges too.
 pub(crate) async fn run(
     client: &impl GenericClient,
+    names: &impl Lookup,
     schema: &AppSchema,
     line: &FilterLine,
 ) -> Result<Listing, StoreError> {
-    let Some(plan) = plan::plan(&Names(client), schema, line).await? else {
+    let Some(plan) = plan::plan(names, schema, line).await? else {
         return Ok(Listing {
             rows: Vec::new(),
             next: None,
@@ -73,11 +146,10 @@ pub(crate) async fn run(
     let mut found = client.query(&stmt, &params).await?;
     let more = found.len() > plan.limit as usize;
     found.truncate(plan.limit as usize);
-    let names = shown_names(client, &plan, &statement, &found).await?;
     let mut rows = Vec::with_capacity(found.len());
     let mut authors = Vec::with_capacity(found.len());
     for r in &found {
-        rows.push(shape(client, &plan, &statement, &names, r).await?);
+        rows.push(shape(&plan, &statement, r)?);
         authors.push(authorship(r)?);
     }
     let next = match (more, found.last()) {
@@ -109,70 +181,21 @@ fn authorship(r: &Row) -> Result<Authorship, StoreError> {
     })
 }
 
-/// The names of the people and entities a page shows: eid → name.
-async fn shown_names(
-    client: &impl GenericClient,
-    plan: &Plan<'_>,
-    statement: &Statement,
-    rows: &[Row],
-) -> Result<HashMap<String, String>, StoreError> {
-    let mut eids: Vec<String> = Vec::new();
-    for r in rows {
-        for (_, base) in &statement.stamps {
-            eids.push(r.try_get(base + 1)?);
-        }
-        let mut at = statement.first_carried;
-        for j in plan.joins.iter().filter(|j| j.carried) {
-            at += 1;
-            for (_, ty) in &j.component.columns {
-                if *ty == ColumnType::Ref
-                    && let Sql::Text(eid) = r.try_get::<_, Sql>(at)?
-                {
-                    eids.push(eid);
-                }
-                at += 1;
-            }
-        }
-    }
-    let mut names = HashMap::new();
-    if eids.is_empty() {
-        return Ok(names);
-    }
-    eids.sort();
-    eids.dedup();
-    let entities = format!(
-        "SELECT e.eid, COALESCE(d.title, e.alias) FROM ec_entities e LEFT JOIN {} d ON d.id = e.id
-         WHERE e.app = $1 AND e.eid = ANY($2) AND COALESCE(d.title, e.alias) IS NOT NULL",
-        AppSchema::table(plan.app_id, "doc")
-    );
-    for r in client.query(&entities, &[&plan.app_id, &eids]).await? {
-        names.insert(r.get(0), r.get(1));
-    }
-    // A person's name comes before an entity's, as SQLite's answers have it.
-    for r in client
-        .query("SELECT eid, name FROM people WHERE eid = ANY($1)", &[&eids])
-        .await?
-    {
-        names.insert(r.get(0), r.get(1));
-    }
-    Ok(names)
-}
-
-fn shown(eid: String, names: &HashMap<String, String>) -> Value {
-    match names.get(&eid) {
+/// An eid as shown: `{eid, name}`, or `{eid}` when nothing of it has a name.
+fn shown(eid: String, name: Option<String>) -> Value {
+    match name {
         Some(n) => json!({ "eid": eid, "name": n }),
         None => json!({ "eid": eid }),
     }
 }
 
 /// One row as JSON: kind, entity, carried components, stamps, edges.
-async fn shape(
-    client: &impl GenericClient,
-    plan: &Plan<'_>,
-    statement: &Statement,
-    names: &HashMap<String, String>,
-    r: &Row,
-) -> Result<Value, StoreError> {
+fn shape(plan: &Plan<'_>, statement: &Statement, r: &Row) -> Result<Value, StoreError> {
+    // The names: the stamps' first, then the carried refs', in order.
+    let names_at = statement
+        .names_at
+        .ok_or_else(|| StoreError::Internal("a statement without its names".into()))?;
+    let mut ref_name_at = names_at + statement.stamps.len();
     let mut row = Map::new();
     if let Some(k) = &plan.kind {
         row.insert("kind".into(), Value::String(k.clone()));
@@ -193,9 +216,15 @@ async fn shape(
         for (column, ty) in &j.component.columns {
             let v: Sql = r.try_get(at)?;
             at += 1;
+            let name: Option<String> = if *ty == ColumnType::Ref {
+                ref_name_at += 1;
+                r.try_get(ref_name_at - 1)?
+            } else {
+                None
+            };
             let shown_value = match (*ty, v) {
                 (_, Sql::Null) => continue,
-                (ColumnType::Ref, Sql::Text(eid)) => shown(eid, names),
+                (ColumnType::Ref, Sql::Text(eid)) => shown(eid, name),
                 (ty, v) => to_json(v, ty),
             };
             comp.insert(column.clone(), shown_value);
@@ -204,25 +233,23 @@ async fn shape(
             row.insert(j.component.name.clone(), Value::Object(comp));
         }
     }
-    for (stamp, base) in &statement.stamps {
+    for (i, (stamp, base)) in statement.stamps.iter().enumerate() {
         let mut s = Map::new();
+        let name = r.try_get(names_at + i)?;
         s.insert("at".into(), json!(render_time(r.try_get(*base)?)));
-        s.insert("by".into(), shown(r.try_get(base + 1)?, names));
+        s.insert("by".into(), shown(r.try_get(base + 1)?, name));
         if let Some(via) = r.try_get::<_, Option<String>>(base + 2)? {
             s.insert("via".into(), json!(via));
         }
         row.insert(stamp.word().into(), Value::Object(s));
     }
-    if plan.edges {
-        let id: i64 = r.try_get(ID)?;
-        let stmt = client
-            .prepare_cached("SELECT rel, dst FROM ec_edges WHERE src = $1 ORDER BY rel, dst")
-            .await?;
-        let list: Vec<Value> = client
-            .query(&stmt, &[&id])
-            .await?
-            .iter()
-            .map(|g| json!({ "rel": g.get::<_, String>(0), "to": g.get::<_, String>(1) }))
+    if let Some(edges_at) = statement.edges_at {
+        let rels: Vec<String> = r.try_get(edges_at)?;
+        let dsts: Vec<String> = r.try_get(edges_at + 1)?;
+        let list: Vec<Value> = rels
+            .into_iter()
+            .zip(dsts)
+            .map(|(rel, to)| json!({ "rel": rel, "to": to }))
             .collect();
         row.insert("edges".into(), Value::Array(list));
     }

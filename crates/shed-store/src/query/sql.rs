@@ -7,10 +7,16 @@
 //! entity id, so newest first is a backward scan of it — else from the
 //! entities; a CROSS JOIN keeps SQLite from driving from the entities table.
 //! Every statement is filtered on the app and leaves tombstones out.
+//!
+//! On PostgreSQL, where each statement is a round trip to the server, the
+//! statement also reads what SQLite's reader looks up in place per row: the
+//! name each stamp's `by` and each carried `ref` shows, and each row's
+//! edges — so a page is one statement, read in one snapshot.
 
 use crate::values::Sql;
 
 use super::plan::{Field, Filter, Plan};
+use crate::ColumnType;
 use crate::filter::{Op, Stamp};
 use crate::schema::AppSchema;
 
@@ -36,6 +42,14 @@ pub(crate) struct Statement {
     /// The first column of the carried components: for each, in the plan's
     /// order, its table's id (null where not worn), then its columns.
     pub first_carried: usize,
+    /// PostgreSQL's: the first column of the names shown — one for each
+    /// carried stamp's `by`, in [`Statement::stamps`]' order, then one for
+    /// each `ref` column of the carried components, in their order (null
+    /// where nothing of that eid has a name).
+    pub names_at: Option<usize>,
+    /// PostgreSQL's, when the plan carries edges: the column of each row's
+    /// edges' `rel`s, then the column of their `dst`s, in the same order.
+    pub edges_at: Option<usize>,
 }
 
 /// The SQL a backend speaks.
@@ -109,6 +123,29 @@ pub(crate) fn write(plan: &Plan<'_>, dialect: Dialect) -> Statement {
             select.push(format!("{}.\"{column}\"", alias(i)));
         }
     }
+    let (mut names_at, mut edges_at) = (None, None);
+    if dialect == Dialect::Postgres {
+        names_at = Some(select.len());
+        for &stamp in &plan.stamps {
+            select.push(name_sql(plan.app_id, &format!("e.{}_by", stamp.word())));
+        }
+        for (i, j) in plan.joins.iter().enumerate().filter(|(_, j)| j.carried) {
+            for (column, ty) in &j.component.columns {
+                if *ty == ColumnType::Ref {
+                    let value = format!("{}.\"{column}\"", alias(i));
+                    select.push(name_sql(plan.app_id, &value));
+                }
+            }
+        }
+        if plan.edges {
+            edges_at = Some(select.len());
+            for part in ["rel", "dst"] {
+                select.push(format!(
+                    "ARRAY(SELECT g.{part} FROM ec_edges g WHERE g.src = {id_expr} ORDER BY g.rel, g.dst)"
+                ));
+            }
+        }
+    }
 
     let mut sql = format!(
         "SELECT {} FROM {from} WHERE e.app = ? AND e.tombstoned = 0",
@@ -150,7 +187,21 @@ pub(crate) fn write(plan: &Plan<'_>, dialect: Dialect) -> Statement {
         params,
         stamps,
         first_carried,
+        names_at,
+        edges_at,
     }
+}
+
+/// The name the eid `value` (an expression) shows, as PostgreSQL reads it
+/// in the row's statement: a person's name, else the app's entity's `doc`
+/// title or alias; null when none.
+fn name_sql(app_id: i64, value: &str) -> String {
+    format!(
+        "COALESCE((SELECT p.name FROM people p WHERE p.eid = {value}), \
+         (SELECT COALESCE(d.title, n.alias) FROM ec_entities n LEFT JOIN {doc} d ON d.id = n.id \
+         WHERE n.app = {app_id} AND n.eid = {value}))",
+        doc = AppSchema::table(app_id, "doc")
+    )
 }
 
 /// The alias of the table joined at this index of the plan's joins.

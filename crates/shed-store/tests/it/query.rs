@@ -441,3 +441,69 @@ async fn ref_columns_filter_by_eid_alias_or_person() {
         1
     );
 }
+
+/// On PostgreSQL a page is one statement on a read-only session of the
+/// reads' own pool: after a read of rows whose stamps show names, the
+/// connection that read ran the page's SELECT last — which also read the
+/// names — with no `BEGIN … COMMIT` around it and no second statement,
+/// once the app's catalog is kept.
+#[tokio::test]
+async fn a_page_on_postgres_is_one_statement() {
+    let Some(url) = common::fresh_database() else {
+        eprintln!("a test of PostgreSQL's reads, skipped on SQLite");
+        return;
+    };
+    let store = shed_store::Store::connect(&url).await.unwrap();
+    let ada = store.add_person("ada", "Ada Lovelace").await.unwrap();
+    store
+        .declare("jeff/runs", &common::run_club())
+        .await
+        .unwrap();
+    let actor = shed_store::Actor {
+        person: ada.eid.clone(),
+        via: None,
+    };
+    for miles in [3, 5] {
+        store
+            .apply(
+                "jeff/runs",
+                &actor,
+                json!({ "entity": { "eid": "$r" }, "jog": { "miles": miles } }),
+                None,
+            )
+            .await
+            .unwrap();
+    }
+    // The first read also reads the app's catalog (in a snapshot); the
+    // second finds it kept.
+    store.query("jeff/runs", ".jog!").await.unwrap();
+    let listing = store.query("jeff/runs", ".jog!&.created!").await.unwrap();
+    assert_eq!(listing.rows[0]["created"]["by"]["name"], "Ada Lovelace");
+    let own = common::server_client(&url).await;
+    let last: Vec<String> = own
+        .query(
+            "SELECT query FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1",
+            &[&shed_store::POSTGRES_READS_APPLICATION],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(last.len(), 1, "one connection read: {last:?}");
+    assert!(
+        last[0].starts_with("SELECT") && last[0].contains("people p"),
+        "the read's last statement is the page, names and all: {}",
+        last[0]
+    );
+    assert!(
+        store
+            .query("jeff/runs", ".jog!&.jog.miles>=4")
+            .await
+            .unwrap()
+            .rows
+            .len()
+            == 1,
+        "a second read on the same session"
+    );
+}
