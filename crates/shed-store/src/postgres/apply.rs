@@ -193,7 +193,10 @@ impl Writes for Statements<'_> {
                 .txn
                 .query_opt(&stmt, &[&app_id, &target.given()])
                 .await?
-                .map(|r| (r.get(0), r.get(1), r.get(2))))
+                .map(|r| {
+                    Ok::<_, tokio_postgres::Error>((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?))
+                })
+                .transpose()?)
         })
         .await
     }
@@ -232,7 +235,7 @@ impl Writes for Statements<'_> {
                     &[&app_id, &eid, &num, &at, &actor.person, &actor.via],
                 )
                 .await?
-                .get(0))
+                .try_get(0)?)
         })
         .await
     }
@@ -260,7 +263,8 @@ impl Writes for Statements<'_> {
                 .txn
                 .query_opt(&stmt, &[&app_id, &alias])
                 .await?
-                .map(|r| r.get(0)))
+                .map(|r| r.try_get(0))
+                .transpose()?)
         })
         .await
     }
@@ -382,21 +386,22 @@ pub(crate) async fn history(
         )
         .await?
         .ok_or_else(|| no_entity(name, app))?
-        .get(0);
+        .try_get(0)?;
     let rows = client
         .query(
             "SELECT version, at, by, via, change FROM ec_history WHERE entity = $1 ORDER BY app_version, step",
             &[&id],
         )
         .await?;
-    Ok(rows
-        .iter()
-        .map(|r| HistoryEntry {
-            version: r.get::<_, i64>(0) as u64,
-            at: render_time(r.get(1)),
-            by: r.get(2),
-            via: r.get(3),
-            change: serde_json::from_str(r.get(4)).unwrap_or(Value::Null),
+    rows.iter()
+        .map(|r| {
+            Ok(HistoryEntry {
+                version: r.try_get::<_, i64>(0)? as u64,
+                at: render_time(r.try_get(1)?),
+                by: r.try_get(2)?,
+                via: r.try_get(3)?,
+                change: serde_json::from_str(r.try_get(4)?).unwrap_or(Value::Null),
+            })
         })
-        .collect())
+        .collect()
 }

@@ -34,7 +34,12 @@ impl<C: GenericClient> Lookup for Names<'_, C> {
             .0
             .prepare_cached("SELECT eid FROM people WHERE handle = $1")
             .await?;
-        Ok(self.0.query_opt(&stmt, &[&handle]).await?.map(|r| r.get(0)))
+        Ok(self
+            .0
+            .query_opt(&stmt, &[&handle])
+            .await?
+            .map(|r| r.try_get(0))
+            .transpose()?)
     }
 
     async fn entity_by_alias(
@@ -50,7 +55,8 @@ impl<C: GenericClient> Lookup for Names<'_, C> {
             .0
             .query_opt(&stmt, &[&app_id, &alias])
             .await?
-            .map(|r| r.get(0)))
+            .map(|r| r.try_get(0))
+            .transpose()?)
     }
 }
 
