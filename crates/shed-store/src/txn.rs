@@ -11,10 +11,20 @@
 //! transaction of its own — as the engine's apply runs its [`Writes`](crate::apply::Writes).
 
 use crate::StoreError;
-/// What a write changed that the platform's watchers read again for
-/// (`src/wake.rs`): PostgreSQL's notification names it.
-pub(crate) use crate::postgres::Change;
 use crate::values::Sql;
+
+/// What a write changed that every server's watchers read again for:
+/// PostgreSQL's notification names it (`postgres/wake.rs`); SQLite's
+/// watchers poll.
+#[derive(Clone, Copy)]
+pub(crate) enum Change {
+    /// An app's deploy.
+    Deploy,
+    /// A membership added, changed or removed.
+    Membership,
+    /// An app trashed, restored or purged.
+    Lifecycle,
+}
 
 /// A transaction (or, for a read, a connection) the records' statements
 /// run in.

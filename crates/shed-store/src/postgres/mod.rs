@@ -35,7 +35,6 @@ use crate::{
 };
 
 pub(crate) use connect::is_postgres_url;
-pub(crate) use wake::Change;
 
 /// What `shed backup` and `shed restore` answer for data kept on a
 /// database server: they copy a data folder's database file, and the

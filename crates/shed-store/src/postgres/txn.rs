@@ -8,9 +8,9 @@ use deadpool_postgres::GenericClient;
 use tokio_postgres::types::ToSql;
 
 use super::Postgres;
-use super::wake::{Change, announce};
+use super::wake::announce;
 use crate::StoreError;
-use crate::txn::{Records, Row};
+use crate::txn::{Change, Records, Row};
 use crate::values::Sql;
 
 /// Where the records' statements run: a connection of the pool (a read)

@@ -19,6 +19,7 @@ use tokio_postgres::{AsyncMessage, Client, Config, Connection, Socket};
 
 use super::tls::{Tls, TlsStream};
 use crate::StoreError;
+use crate::txn::Change;
 
 /// The channel the platform's changes are announced on.
 pub(crate) const CHANNEL: &str = "shed_changes";
@@ -35,18 +36,6 @@ const LONGEST_RETRY: Duration = Duration::from_secs(5);
 /// reading meanwhile).
 const KEEPALIVE: Duration = Duration::from_secs(10);
 const KEEPALIVE_PROBES: u32 = 3;
-
-/// What a write changed, as its notification says it (for whoever watches
-/// the channel with `psql`; the listener only counts them).
-#[derive(Clone, Copy)]
-pub(crate) enum Change {
-    /// An app's deploy.
-    Deploy,
-    /// A membership added, changed or removed.
-    Membership,
-    /// An app trashed, restored or purged.
-    Lifecycle,
-}
 
 impl Change {
     fn payload(self) -> &'static str {
