@@ -29,12 +29,11 @@ use crate::values::render_time;
 use crate::wire::{Bundle, Target};
 use crate::{Actor, Applied, HistoryEntry, StoreError};
 
-/// Writes an apply's bundles in `txn` after `opening` (the savepoint the
-/// group rolls back to if the apply is refused), and waits for every
-/// statement it sent; answers also whether it made the app.
+/// Writes an apply's bundles in `txn`, in a savepoint of their own, and
+/// waits for every statement it sent; answers also whether it made the
+/// app. A refused apply is rolled back to its savepoint ([`roll_back`]).
 pub(crate) async fn apply(
     txn: &Transaction<'_>,
-    opening: &'static str,
     app: &str,
     actor: &Actor,
     bundles: &[Bundle],
@@ -45,13 +44,24 @@ pub(crate) async fn apply(
         sent: Mutex::default(),
     };
     statements
-        .send(Box::pin(txn.batch_execute(opening)))
+        .send(Box::pin(txn.batch_execute("SAVEPOINT apply")))
         .await?;
     let applied = crate::apply::apply(&statements, app, actor, bundles, expect).await;
     let settled = statements.settle().await;
     let applied = applied?;
     settled?;
     Ok(applied)
+}
+
+/// Takes back what a refused [`apply`] wrote in `txn`, and only that; an
+/// error here leaves the transaction unusable.
+pub(crate) async fn roll_back(txn: &Transaction<'_>) -> Result<(), StoreError> {
+    Ok(txn.batch_execute("ROLLBACK TO SAVEPOINT apply").await?)
+}
+
+/// Polls `future` once: its answer, if that one poll had it.
+async fn poll_once<F: Future + Unpin>(future: &mut F) -> Poll<F::Output> {
+    std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut *future).poll(cx))).await
 }
 
 /// A statement sent whose answer is only whether it succeeded.
@@ -75,8 +85,7 @@ impl<'a> Statements<'a> {
     /// Sends a statement (polled once, which puts it on the connection)
     /// without waiting for its answer.
     async fn send(&self, mut sent: Sent<'a>) -> Result<(), StoreError> {
-        let early = std::future::poll_fn(|cx| Poll::Ready(sent.as_mut().poll(cx))).await;
-        match early {
+        match poll_once(&mut sent).await {
             Poll::Ready(done) => Ok(done?),
             Poll::Pending => {
                 self.sent
@@ -113,8 +122,7 @@ impl<'a> Statements<'a> {
         statement: impl Future<Output = Result<T, StoreError>>,
     ) -> Result<T, StoreError> {
         let mut statement = std::pin::pin!(statement);
-        let early = std::future::poll_fn(|cx| Poll::Ready(statement.as_mut().poll(cx))).await;
-        if let Poll::Ready(answer) = early {
+        if let Poll::Ready(answer) = poll_once(&mut statement).await {
             return answer;
         }
         let (settled, answer) = tokio::join!(self.settle(), statement);

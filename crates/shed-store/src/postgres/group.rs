@@ -97,32 +97,43 @@ impl Writer {
     }
 }
 
-/// Marks the queue as taken by no task when the task ends, however it ends
-/// (a runtime shut down drops it mid-group): the next apply starts another.
-struct Running(Arc<Mutex<Queue>>);
+/// The queue as its task holds it. Its next group is taken under the lock
+/// that, when none waits, marks the queue as taken by no task — so an
+/// apply queued after that starts another task, and one queued before is
+/// in the group. Dropped otherwise (a runtime shut down drops the task
+/// mid-group), it marks the queue so itself.
+struct Running(Option<Arc<Mutex<Queue>>>);
+
+impl Running {
+    /// The applies waiting, up to [`MAX_GROUP`]; `None` when none waits,
+    /// the queue then left to the next apply's task.
+    fn next_group(&mut self) -> Option<Vec<Job>> {
+        let queue = self.0.take()?;
+        let mut held = queue.lock().unwrap_or_else(PoisonError::into_inner);
+        if held.jobs.is_empty() {
+            held.running = false;
+            return None;
+        }
+        let taken = held.jobs.len().min(MAX_GROUP);
+        let group = held.jobs.drain(..taken).collect();
+        drop(held);
+        self.0 = Some(queue);
+        Some(group)
+    }
+}
 
 impl Drop for Running {
     fn drop(&mut self) {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .running = false;
+        if let Some(queue) = &self.0 {
+            queue.lock().unwrap_or_else(PoisonError::into_inner).running = false;
+        }
     }
 }
 
 /// Commits groups while applies wait.
 async fn drain(pool: Pool, queue: Arc<Mutex<Queue>>) {
-    let running = Running(queue);
-    loop {
-        let group: Vec<Job> = {
-            let mut queue = running.0.lock().unwrap_or_else(PoisonError::into_inner);
-            if queue.jobs.is_empty() {
-                queue.running = false;
-                return;
-            }
-            let taken = queue.jobs.len().min(MAX_GROUP);
-            queue.jobs.drain(..taken).collect()
-        };
+    let mut running = Running(Some(queue));
+    while let Some(group) = running.next_group() {
         // A group of its own task: one that panics answers its writers
         // (their answers dropped) and the next group still runs.
         let _ = tokio::spawn(commit(pool.clone(), group)).await;
@@ -148,19 +159,12 @@ async fn commit(pool: Pool, mut group: Vec<Job>) {
             answered.push((job, Err(e.clone())));
             continue;
         }
-        let answer = super::apply::apply(
-            &txn,
-            "SAVEPOINT apply",
-            &job.app,
-            &job.actor,
-            &job.bundles,
-            job.expect,
-        )
-        .await;
+        let answer =
+            super::apply::apply(&txn, &job.app, &job.actor, &job.bundles, job.expect).await;
         if answer.is_err()
-            && let Err(e) = txn.batch_execute("ROLLBACK TO SAVEPOINT apply").await
+            && let Err(e) = super::apply::roll_back(&txn).await
         {
-            lost = Some(e.into());
+            lost = Some(e);
         }
         answered.push((job, answer));
     }
