@@ -17,7 +17,7 @@ use crate::values::Sql;
 /// PostgreSQL's notification names it (`postgres/wake.rs`); SQLite's
 /// watchers poll.
 #[derive(Clone, Copy)]
-pub(crate) enum Change {
+pub(crate) enum Announced {
     /// An app's deploy.
     Deploy,
     /// A membership added, changed or removed.
@@ -59,7 +59,7 @@ pub(crate) trait Txn {
     /// Tells every server's watchers of `change` once the transaction
     /// commits (PostgreSQL's `NOTIFY`); nothing on SQLite, whose watchers
     /// poll.
-    async fn announce(&self, change: Change) -> Result<(), StoreError>;
+    async fn announce(&self, change: Announced) -> Result<(), StoreError>;
 
     /// The one row a statement answers (a count, an `INSERT … RETURNING`).
     async fn one(&self, sql: &str, params: &[Sql]) -> Result<Row, StoreError> {

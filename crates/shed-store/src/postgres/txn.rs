@@ -10,7 +10,7 @@ use tokio_postgres::types::ToSql;
 use super::Postgres;
 use super::wake::announce;
 use crate::StoreError;
-use crate::txn::{Change, Records, Row};
+use crate::txn::{Announced, Records, Row};
 use crate::values::Sql;
 
 /// Where the records' statements run: a connection of the pool (a read)
@@ -90,7 +90,7 @@ impl crate::txn::Txn for Txn<'_> {
         Ok(())
     }
 
-    async fn announce(&self, change: Change) -> Result<(), StoreError> {
+    async fn announce(&self, change: Announced) -> Result<(), StoreError> {
         match self {
             Txn::Read(c) => announce(*c, change).await,
             Txn::Write(t) => announce(*t, change).await,

@@ -19,7 +19,7 @@ use tokio_postgres::{AsyncMessage, Client, Config, Connection, Socket};
 
 use super::tls::{Tls, TlsStream};
 use crate::StoreError;
-use crate::txn::Change;
+use crate::txn::Announced;
 
 /// The channel the platform's changes are announced on.
 pub(crate) const CHANNEL: &str = "shed_changes";
@@ -37,19 +37,22 @@ const LONGEST_RETRY: Duration = Duration::from_secs(5);
 const KEEPALIVE: Duration = Duration::from_secs(10);
 const KEEPALIVE_PROBES: u32 = 3;
 
-impl Change {
+impl Announced {
     fn payload(self) -> &'static str {
         match self {
-            Change::Deploy => "deploy",
-            Change::Membership => "membership",
-            Change::Lifecycle => "lifecycle",
+            Announced::Deploy => "deploy",
+            Announced::Membership => "membership",
+            Announced::Lifecycle => "lifecycle",
         }
     }
 }
 
 /// Announces `change` on [`CHANNEL`], delivered when `txn` commits: the one
 /// way a write tells the listeners of every server.
-pub(crate) async fn announce(txn: &impl GenericClient, change: Change) -> Result<(), StoreError> {
+pub(crate) async fn announce(
+    txn: &impl GenericClient,
+    change: Announced,
+) -> Result<(), StoreError> {
     let stmt = txn.prepare_cached("SELECT pg_notify($1, $2)").await?;
     txn.execute(&stmt, &[&CHANNEL, &change.payload()]).await?;
     Ok(())

@@ -10,7 +10,7 @@ use crate::StoreError;
 use crate::lifecycle::{Change, Changes, Generation, Purged, VersionRecord};
 use crate::platform::{AppRecord, Membership};
 use crate::schema::AppSchema;
-use crate::txn::{Records, Txn, args};
+use crate::txn::{Announced, Records, Txn, args};
 
 /// The generation's two ids, as one row's columns.
 const GENERATION: &str = "(SELECT COALESCE(MAX(id), 0) FROM deploys) AS deploy,
@@ -95,7 +95,7 @@ async fn record_change(
         args![app, change.as_str(), now(), by],
     )
     .await?;
-    t.announce(crate::txn::Change::Lifecycle).await
+    t.announce(Announced::Lifecycle).await
 }
 
 /// Marks the app trashed (`trash`) or not (`!trash`); false when it was so

@@ -13,7 +13,7 @@ use super::{now, person_at};
 use crate::StoreError;
 use crate::platform::{APP_COLUMNS, AppRecord, Membership, NewDeploy, Trashed};
 use crate::revocable::MemberChange;
-use crate::txn::{Change, Column, Records, Row, Txn, args};
+use crate::txn::{Announced, Column, Records, Row, Txn, args};
 use crate::values::Sql;
 
 /// The answer for a space that is not there.
@@ -193,7 +193,7 @@ async fn record_deploy<T: Txn>(t: &T, new: &NewDeploy) -> Result<AppRecord, Stor
         )
         .await?;
     }
-    t.announce(Change::Deploy).await?;
+    t.announce(Announced::Deploy).await?;
     app_by_name(t, &new.space, &new.slug).await?.ok_or_else(|| {
         StoreError::Internal(format!("the deploy of {}/{} vanished", new.space, new.slug))
     })
@@ -220,7 +220,7 @@ impl<B: Records> super::Platform for B {
                 args![id.get::<i64>(0)?, &owner],
             )
             .await?;
-            t.announce(Change::Membership).await
+            t.announce(Announced::Membership).await
         })
         .await
     }
@@ -245,7 +245,7 @@ impl<B: Records> super::Platform for B {
                 args![id, &person, &role],
             )
             .await?;
-            t.announce(Change::Membership).await?;
+            t.announce(Announced::Membership).await?;
             Ok(MemberChange::Done)
         })
         .await

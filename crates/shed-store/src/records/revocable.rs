@@ -12,7 +12,7 @@ use crate::revocable::{
     LiveToken, MemberChange, MemberRecord, NewToken, PersonRemoval, Removed, SpaceRecord, TokenId,
     TokenRecord,
 };
-use crate::txn::{Change, Records, Row, Txn, args};
+use crate::txn::{Announced, Records, Row, Txn, args};
 use crate::{Person, StoreError};
 
 fn token_record(r: Row) -> Result<TokenRecord, StoreError> {
@@ -46,7 +46,7 @@ async fn remove_member(
     if removed == 0 {
         return Ok(MemberChange::NotAMember);
     }
-    t.announce(Change::Membership).await?;
+    t.announce(Announced::Membership).await?;
     Ok(MemberChange::Done)
 }
 
@@ -95,7 +95,7 @@ async fn remove_person<T: Txn>(t: &T, person: &str, now: i64) -> Result<PersonRe
         .execute("DELETE FROM members WHERE person = $1", args![person])
         .await?;
     if memberships > 0 {
-        t.announce(Change::Membership).await?;
+        t.announce(Announced::Membership).await?;
     }
     let sessions = super::sign_ins::end_sessions(t, person).await?;
     super::passkeys::remove_persons_passkeys(t, person).await?;

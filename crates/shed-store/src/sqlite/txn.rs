@@ -9,7 +9,7 @@ use rusqlite::{Connection, params_from_iter};
 use super::Sqlite;
 use crate::StoreError;
 use crate::query::at_once;
-use crate::txn::{Change, Records, Row};
+use crate::txn::{Announced, Records, Row};
 use crate::values::Sql;
 
 /// A connection the records' statements run on.
@@ -80,7 +80,7 @@ impl crate::txn::Txn for Txn<'_> {
         Ok(())
     }
 
-    async fn announce(&self, _change: Change) -> Result<(), StoreError> {
+    async fn announce(&self, _change: Announced) -> Result<(), StoreError> {
         Ok(())
     }
 }
