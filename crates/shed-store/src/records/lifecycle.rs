@@ -229,7 +229,8 @@ impl<B: Records> crate::lifecycle::Lifecycle for B {
                         "SELECT g.deploy, g.change, s.slug, m.role
                          FROM (SELECT {GENERATION}) g
                          LEFT JOIN (members m JOIN spaces s ON s.id = m.space) ON m.person = $1
-                         ORDER BY s.slug"
+                         ORDER BY s.slug{}",
+                        <B::Txn<'_> as Txn>::BY_BYTES
                     ),
                     args![person_eid],
                 )

@@ -87,10 +87,16 @@ async fn app_by_name(
 }
 
 /// The spaces a person belongs to, by slug, with their role in each.
-pub(crate) async fn memberships(t: &impl Txn, person: &str) -> Result<Vec<Membership>, StoreError> {
+pub(crate) async fn memberships<T: Txn>(
+    t: &T,
+    person: &str,
+) -> Result<Vec<Membership>, StoreError> {
     t.all(
-        "SELECT s.slug, m.role FROM members m JOIN spaces s ON s.id = m.space
-         WHERE m.person = $1 ORDER BY s.slug",
+        &format!(
+            "SELECT s.slug, m.role FROM members m JOIN spaces s ON s.id = m.space
+             WHERE m.person = $1 ORDER BY s.slug{}",
+            T::BY_BYTES
+        ),
         args![person],
     )
     .await?
@@ -105,8 +111,8 @@ pub(crate) async fn memberships(t: &impl Txn, person: &str) -> Result<Vec<Member
 }
 
 /// Every app, by space.
-pub(crate) async fn apps(t: &impl Txn) -> Result<Vec<AppRecord>, StoreError> {
-    let sql = format!("SELECT {APP_COLUMNS} ORDER BY s.slug, a.id");
+pub(crate) async fn apps<T: Txn>(t: &T) -> Result<Vec<AppRecord>, StoreError> {
+    let sql = format!("SELECT {APP_COLUMNS} ORDER BY s.slug{}, a.id", T::BY_BYTES);
     t.all(&sql, &[])
         .await?
         .into_iter()
