@@ -134,26 +134,38 @@ impl Row {
     /// type, is the database failing the store — a typed error, never a
     /// panic (the value itself is not said: it may be a secret's hash).
     pub(crate) fn get<T: Column>(&self, i: usize) -> Result<T, StoreError> {
-        let value = self.0.get(i).ok_or_else(|| {
-            StoreError::Database(format!(
-                "a row of {} columns has no column {i}",
-                self.0.len()
-            ))
-        })?;
-        T::read(value).ok_or_else(|| {
-            let held = match value {
-                Sql::Null => "null",
-                Sql::Integer(_) => "an integer",
-                Sql::Real(_) => "a real number",
-                Sql::Text(_) => "text",
-                Sql::Blob(_) => "bytes",
-            };
-            StoreError::Database(format!(
-                "column {i} of a row holds {held}, where the store reads {}",
-                T::WHAT
-            ))
-        })
+        let value = self.0.get(i).ok_or_else(|| no_column(self.0.len(), i))?;
+        T::read(value).ok_or_else(|| mismatch::<T>(i, value))
     }
+
+    /// As [`Row::get`], moving the value out (a file's bytes are not
+    /// copied again); the column reads null after.
+    pub(crate) fn take<T: Column>(&mut self, i: usize) -> Result<T, StoreError> {
+        let columns = self.0.len();
+        let slot = self.0.get_mut(i).ok_or_else(|| no_column(columns, i))?;
+        let value = std::mem::replace(slot, Sql::Null);
+        T::take(value).map_err(|value| mismatch::<T>(i, &value))
+    }
+}
+
+/// A row of `columns` columns has no column `i`.
+fn no_column(columns: usize, i: usize) -> StoreError {
+    StoreError::Database(format!("a row of {columns} columns has no column {i}"))
+}
+
+/// Column `i` holds `value`, which is not a `T`.
+fn mismatch<T: Column>(i: usize, value: &Sql) -> StoreError {
+    let held = match value {
+        Sql::Null => "null",
+        Sql::Integer(_) => "an integer",
+        Sql::Real(_) => "a real number",
+        Sql::Text(_) => "text",
+        Sql::Blob(_) => "bytes",
+    };
+    StoreError::Database(format!(
+        "column {i} of a row holds {held}, where the store reads {}",
+        T::WHAT
+    ))
 }
 
 /// A type a record's column is read as.
@@ -161,6 +173,10 @@ pub(crate) trait Column: Sized {
     /// The type, as a sentence names it.
     const WHAT: &'static str;
     fn read(value: &Sql) -> Option<Self>;
+    /// The value moved out, or given back when it is not a `Self`.
+    fn take(value: Sql) -> Result<Self, Sql> {
+        Self::read(&value).ok_or(value)
+    }
 }
 
 impl Column for i64 {
@@ -198,6 +214,12 @@ impl Column for Vec<u8> {
             _ => None,
         }
     }
+    fn take(value: Sql) -> Result<Vec<u8>, Sql> {
+        match value {
+            Sql::Blob(b) => Ok(b),
+            other => Err(other),
+        }
+    }
 }
 
 impl<T: Column> Column for Option<T> {
@@ -206,6 +228,12 @@ impl<T: Column> Column for Option<T> {
         match value {
             Sql::Null => Some(None),
             value => T::read(value).map(Some),
+        }
+    }
+    fn take(value: Sql) -> Result<Option<T>, Sql> {
+        match value {
+            Sql::Null => Ok(None),
+            value => T::take(value).map(Some),
         }
     }
 }

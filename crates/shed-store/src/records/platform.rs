@@ -129,7 +129,7 @@ async fn map_of<V: Column>(
     t.all(sql, params)
         .await?
         .into_iter()
-        .map(|r| Ok((r.get(0)?, r.get(1)?)))
+        .map(|mut r| Ok((r.take(0)?, r.take(1)?)))
         .collect()
 }
 
@@ -316,7 +316,7 @@ impl<B: Records> super::Platform for B {
                 args![deploy, path],
             )
             .await?
-            .map(|r| r.get(0))
+            .map(|mut r| r.take(0))
             .transpose()
         })
         .await
