@@ -16,8 +16,8 @@ use crate::values::Sql;
 /// Where the records' statements run: a connection of the pool (a read)
 /// or a transaction (a write's, or a read's of one snapshot).
 pub(crate) enum Txn<'t> {
-    Read(&'t deadpool_postgres::Client),
-    Write(&'t deadpool_postgres::Transaction<'t>),
+    Connection(&'t deadpool_postgres::Client),
+    Transaction(&'t deadpool_postgres::Transaction<'t>),
 }
 
 /// The parameters as tokio-postgres binds them.
@@ -40,8 +40,8 @@ impl Txn<'_> {
     ) -> Result<Vec<tokio_postgres::Row>, StoreError> {
         let params = bound(params);
         Ok(match self {
-            Txn::Read(c) => c.query(&c.prepare_cached(sql).await?, &params).await?,
-            Txn::Write(t) => t.query(&t.prepare_cached(sql).await?, &params).await?,
+            Txn::Connection(c) => c.query(&c.prepare_cached(sql).await?, &params).await?,
+            Txn::Transaction(t) => t.query(&t.prepare_cached(sql).await?, &params).await?,
         })
     }
 }
@@ -54,15 +54,15 @@ impl crate::txn::Txn for Txn<'_> {
     async fn execute(&self, sql: &str, params: &[Sql]) -> Result<u64, StoreError> {
         let params = bound(params);
         Ok(match self {
-            Txn::Read(c) => c.execute(&c.prepare_cached(sql).await?, &params).await?,
-            Txn::Write(t) => t.execute(&t.prepare_cached(sql).await?, &params).await?,
+            Txn::Connection(c) => c.execute(&c.prepare_cached(sql).await?, &params).await?,
+            Txn::Transaction(t) => t.execute(&t.prepare_cached(sql).await?, &params).await?,
         })
     }
 
     async fn batch(&self, sql: &str) -> Result<(), StoreError> {
         match self {
-            Txn::Read(c) => c.batch_execute(sql).await?,
-            Txn::Write(t) => t.batch_execute(sql).await?,
+            Txn::Connection(c) => c.batch_execute(sql).await?,
+            Txn::Transaction(t) => t.batch_execute(sql).await?,
         }
         Ok(())
     }
@@ -84,16 +84,16 @@ impl crate::txn::Txn for Txn<'_> {
     async fn lock_table(&self, table: &str) -> Result<(), StoreError> {
         let lock = format!("LOCK TABLE {table} IN SHARE ROW EXCLUSIVE MODE");
         match self {
-            Txn::Read(c) => c.batch_execute(&lock).await?,
-            Txn::Write(t) => t.batch_execute(&lock).await?,
+            Txn::Connection(c) => c.batch_execute(&lock).await?,
+            Txn::Transaction(t) => t.batch_execute(&lock).await?,
         }
         Ok(())
     }
 
     async fn announce(&self, change: Announced) -> Result<(), StoreError> {
         match self {
-            Txn::Read(c) => announce(*c, change).await,
-            Txn::Write(t) => announce(*t, change).await,
+            Txn::Connection(c) => announce(*c, change).await,
+            Txn::Transaction(t) => announce(*t, change).await,
         }
     }
 }
@@ -106,7 +106,7 @@ impl Records for Postgres {
         body: impl AsyncFnOnce(&Txn<'_>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         let client = self.client().await?;
-        body(&Txn::Read(&client)).await
+        body(&Txn::Connection(&client)).await
     }
 
     async fn read_snapshot<T>(
@@ -120,7 +120,7 @@ impl Records for Postgres {
             .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
             .start()
             .await?;
-        let read = body(&Txn::Write(&txn)).await?;
+        let read = body(&Txn::Transaction(&txn)).await?;
         txn.commit().await?;
         Ok(read)
     }
@@ -129,7 +129,8 @@ impl Records for Postgres {
         &self,
         body: impl AsyncFn(&Txn<'_>) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
-        self.write(async |txn| body(&Txn::Write(txn)).await).await
+        self.write(async |txn| body(&Txn::Transaction(txn)).await)
+            .await
     }
 
     async fn write_records_forgetting<T: Send + 'static>(
