@@ -37,7 +37,12 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use shed_store::platform::NewDeploy;
 use shed_store::{Actor, ColumnType, Store, Vocabulary};
-use tokio_postgres::{Client, NoTls};
+use tokio_postgres::Client;
+
+#[path = "support/server.rs"]
+mod server;
+
+use server::{connect, database_url, drop_database, new_database};
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -446,18 +451,6 @@ fn main() {
 
 // ---- PostgreSQL ----
 
-async fn connect(url: &str) -> Client {
-    let (client, connection) = tokio_postgres::connect(url, NoTls).await.unwrap();
-    tokio::spawn(connection);
-    client
-}
-
-/// `url` with its database replaced by `name`.
-fn database_url(url: &str, name: &str) -> String {
-    let (server, _) = url.rsplit_once('/').expect("a URL ending in /database");
-    format!("{server}/{name}")
-}
-
 /// This backend's memory: all its contexts; the catalog caches
 /// (`CacheMemoryContext` and its children but the plans); the kept plans.
 async fn backend_memory(db: &Client) -> (i64, i64, i64) {
@@ -601,12 +594,7 @@ fn pg_dump(url: &str) {
 
 async fn postgres(url: &str, settings: &Settings) {
     let server = connect(url).await;
-    for sql in [
-        format!("DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)"),
-        format!("CREATE DATABASE {DATABASE}"),
-    ] {
-        server.batch_execute(&sql).await.unwrap();
-    }
+    new_database(&server, DATABASE).await;
     let db_url = database_url(url, DATABASE);
     let admin = connect(&db_url).await;
     let show = |name: &'static str| {
@@ -660,10 +648,7 @@ async fn postgres(url: &str, settings: &Settings) {
     filling.store.close().await.unwrap();
     drop(filling);
     drop(admin);
-    server
-        .batch_execute(&format!("DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)"))
-        .await
-        .unwrap();
+    drop_database(&server, DATABASE).await;
 }
 
 // ---- SQLite ----

@@ -20,6 +20,8 @@ use rusqlite::{Connection, params};
 use serde_json::{Value, json};
 #[path = "store/postgres.rs"]
 mod postgres;
+#[path = "support/server.rs"]
+mod server;
 mod support;
 
 use shed_store::Store;

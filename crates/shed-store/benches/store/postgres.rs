@@ -16,9 +16,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use shed_store::Store;
+use tokio_postgres::Client;
 use tokio_postgres::types::{ToSql, Type};
-use tokio_postgres::{Client, NoTls};
 
+use super::server::{connect, database_url, drop_database, new_database};
 use super::{
     BATCH, ENTITIES, LEADERBOARD, QUERIES, QUERY_RUNS, Run, SINGLES, batches, bundle, median, ms,
     report, report_inserts, report_leaderboard,
@@ -26,18 +27,6 @@ use super::{
 
 /// The environment variable naming the server.
 pub const SWITCH: &str = "SHED_BENCH_DATABASE";
-
-async fn connect(url: &str) -> Client {
-    let (client, connection) = tokio_postgres::connect(url, NoTls).await.unwrap();
-    tokio::spawn(connection);
-    client
-}
-
-/// `url` with its database replaced by `name`.
-fn database_url(url: &str, name: &str) -> String {
-    let (server, _) = url.rsplit_once('/').expect("a URL ending in /database");
-    format!("{server}/{name}")
-}
 
 /// The baseline's SELECT for each of [`QUERIES`] — the statement the store
 /// writes for the line (`query/sql.rs`, PostgreSQL's dialect) for the app
@@ -201,12 +190,7 @@ pub async fn bench(url: &str, data: &[Run]) {
     let server = connect(url).await;
     let names = ["shed_bench_store", "shed_bench_baseline"];
     for name in names {
-        for sql in [
-            format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
-            format!("CREATE DATABASE {name}"),
-        ] {
-            server.batch_execute(&sql).await.unwrap();
-        }
+        new_database(&server, name).await;
     }
     println!();
     println!(
@@ -317,10 +301,7 @@ pub async fn bench(url: &str, data: &[Run]) {
     drop(store);
     drop(base);
     for name in names {
-        server
-            .batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-            .await
-            .unwrap();
+        drop_database(&server, name).await;
     }
 }
 
