@@ -22,7 +22,7 @@ use tokio_postgres::types::{ToSql, Type};
 use super::server::{connect, database_url, drop_database, new_database};
 use super::{
     BATCH, ENTITIES, LEADERBOARD, QUERIES, QUERY_RUNS, Run, SINGLES, batches, bundle, median, ms,
-    report, report_inserts, report_leaderboard,
+    report, report_inserts,
 };
 
 /// The environment variable naming the server.
@@ -253,8 +253,8 @@ pub async fn bench(url: &str, data: &[Run]) {
     );
 
     // ---- the four filter lines over the 100k ----
-    let store_app: i64 = connect(&database_url(url, names[0]))
-        .await
+    let store_db = connect(&database_url(url, names[0])).await;
+    let store_app: i64 = store_db
         .query_one("SELECT id FROM ec_apps WHERE name = 'bench/runs'", &[])
         .await
         .unwrap()
@@ -288,14 +288,8 @@ pub async fn bench(url: &str, data: &[Run]) {
         );
     }
 
-    let mut reads = Vec::new();
-    for _ in 0..QUERY_RUNS {
-        let t = Instant::now();
-        store.query("bench/runs", LEADERBOARD).await.unwrap();
-        reads.push(t.elapsed());
-    }
-    report_leaderboard(median(reads));
-    explain_last_read(&connect(&database_url(url, names[0])).await, app).await;
+    super::leaderboard(&store).await;
+    explain_last_read(&store_db, app).await;
 
     store.close().await.unwrap();
     drop(store);
