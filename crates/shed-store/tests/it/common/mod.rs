@@ -44,6 +44,12 @@ impl Fixture {
     pub async fn query_error(&self, app: &str, line: &str) -> String {
         self.store.query(app, line).await.unwrap_err().to_string()
     }
+
+    /// The URL of the fixture's database on the test server, to look at it
+    /// behind the store's back (`None` on SQLite).
+    pub fn database_url(&self) -> Option<String> {
+        shed_test_database::for_folder(self._dir.path())
+    }
 }
 
 pub fn run_club() -> Vocabulary {
