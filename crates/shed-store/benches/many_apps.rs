@@ -251,24 +251,30 @@ impl Filling {
         let fresh = opening.await;
         let opened = t.elapsed();
         let last = self.deployed;
-        let reads = [
-            (1, read_latency(&fresh, 1).await),
-            (last, read_latency(&fresh, last).await),
-        ];
-        let writes = [
+        let write = "apply changing one entity";
+        let measured = [
+            (LINE, 1, read_latency(&fresh, 1).await),
+            (LINE, last, read_latency(&fresh, last).await),
             (
+                write,
                 1,
                 write_latency(&fresh, &self.actor, 1, &self.first_eid).await,
             ),
             (
+                write,
                 last,
                 write_latency(&fresh, &self.actor, last, last_eid).await,
             ),
         ];
         fresh.close().await.unwrap();
         println!("  {how} {:.1} ms", ms(opened));
-        report_reads(reads);
-        report_writes(writes);
+        for (what, i, (first, later)) in measured {
+            println!(
+                "  {what} on app {i:>6}: first call of a fresh store {:>7.2} ms, then median {:>6.2} ms",
+                ms(first),
+                ms(later)
+            );
+        }
     }
 
     /// Deploys apps up to `n` (fewer when `max` runs out); answers whether
@@ -401,26 +407,6 @@ async fn write_latency(store: &Store, actor: &Actor, i: usize, eid: &str) -> (Du
     }
     let first = took.remove(0);
     (first, median(took))
-}
-
-fn report_writes(writes: [(usize, (Duration, Duration)); 2]) {
-    for (i, (first, later)) in writes {
-        println!(
-            "  apply changing one entity on app {i:>6}: first call of a fresh store {:>7.2} ms, then median {:>6.2} ms",
-            ms(first),
-            ms(later)
-        );
-    }
-}
-
-fn report_reads(reads: [(usize, (Duration, Duration)); 2]) {
-    for (i, (first, later)) in reads {
-        println!(
-            "  {LINE} on app {i:>6}: first call of a fresh store {:>7.2} ms, then median {:>6.2} ms",
-            ms(first),
-            ms(later)
-        );
-    }
 }
 
 fn main() {
