@@ -37,7 +37,12 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use shed_store::platform::NewDeploy;
 use shed_store::{Actor, ColumnType, Store, Vocabulary};
-use tokio_postgres::{Client, NoTls};
+use tokio_postgres::Client;
+
+#[path = "support/server.rs"]
+mod server;
+
+use server::{connect, database_url, drop_database, new_database};
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -173,10 +178,15 @@ fn settings() -> Result<Settings, String> {
 /// A backend being filled: its store, who deploys, the apps deployed and
 /// each deploy's time.
 struct Filling {
+    /// The backend's name, as the figures print it.
     backend: &'static str,
     store: Store,
     actor: Actor,
+    /// The eid written to the first app, read and written at every count.
+    first_eid: String,
     deployed: usize,
+    /// The apps whose deploy times are printed.
+    reported: usize,
     took: Vec<Duration>,
     /// The part of each deploy's time that was `declare`.
     declaring: Vec<Duration>,
@@ -184,20 +194,86 @@ struct Filling {
 }
 
 impl Filling {
+    /// Ada's space on `store`, with the first app deployed and filled.
     async fn new(backend: &'static str, store: Store) -> Filling {
         let ada = store.add_person("ada", "Ada").await.unwrap();
         store.add_space("bench", &ada.eid).await.unwrap();
-        Filling {
+        let mut filling = Filling {
             backend,
             store,
             actor: Actor {
                 person: ada.eid,
                 via: None,
             },
+            first_eid: String::new(),
             deployed: 0,
+            reported: 0,
             took: Vec::new(),
             declaring: Vec::new(),
             spent: Duration::ZERO,
+        };
+        filling.deploy_to(1, None).await;
+        filling.first_eid = filling.fill(1).await;
+        filling
+    }
+
+    /// Deploys apps up to `n` (fewer when `max` runs out), fills the last
+    /// one, and prints the count's heading and the deploy times since the
+    /// last count: whether it reached `n`, and the eid written to the last app.
+    async fn next_count(&mut self, n: usize, max: Option<Duration>) -> (bool, String) {
+        let reached = self.deploy_to(n, max).await;
+        let last_eid = self.fill(self.deployed).await;
+        println!();
+        println!(
+            "{} apps{} on {}",
+            self.deployed,
+            if reached {
+                String::new()
+            } else {
+                format!(" (stopped by SHED_BENCH_MAX_SECONDS before {n})")
+            },
+            self.backend
+        );
+        self.report_deploys();
+        (reached, last_eid)
+    }
+
+    /// A second store on the database, `opening` (printed as `how`, with
+    /// its time): the first call of it and the median of later ones,
+    /// reading and writing the first and the last app (`last_eid` in it).
+    async fn through_a_fresh_store(
+        &self,
+        how: &str,
+        opening: impl Future<Output = Store>,
+        last_eid: &str,
+    ) {
+        let t = Instant::now();
+        let fresh = opening.await;
+        let opened = t.elapsed();
+        let last = self.deployed;
+        let write = "apply changing one entity";
+        let measured = [
+            (LINE, 1, read_latency(&fresh, 1).await),
+            (LINE, last, read_latency(&fresh, last).await),
+            (
+                write,
+                1,
+                write_latency(&fresh, &self.actor, 1, &self.first_eid).await,
+            ),
+            (
+                write,
+                last,
+                write_latency(&fresh, &self.actor, last, last_eid).await,
+            ),
+        ];
+        fresh.close().await.unwrap();
+        println!("  {how} {:.1} ms", ms(opened));
+        for (what, i, (first, later)) in measured {
+            println!(
+                "  {what} on app {i:>6}: first call of a fresh store {:>7.2} ms, then median {:>6.2} ms",
+                ms(first),
+                ms(later)
+            );
         }
     }
 
@@ -245,13 +321,6 @@ impl Filling {
         true
     }
 
-    /// Deploys and fills the first app, read and written at every count;
-    /// answers the eid written.
-    async fn deploy_first(&mut self) -> String {
-        self.deploy_to(1, None).await;
-        self.fill(1).await
-    }
-
     /// Writes [`ROWS`] entities of every component to app `i`; answers the
     /// first one's eid.
     async fn fill(&self, i: usize) -> String {
@@ -275,10 +344,10 @@ impl Filling {
             .swap_remove(0)
     }
 
-    /// The deploy times of the apps deployed since `from`, per thousand.
-    fn report_deploys(&self, from: usize) {
+    /// The deploy times of the apps deployed since the last report, per thousand.
+    fn report_deploys(&mut self) {
         println!("  deploy time per app (declare + record_deploy), median of {EDGE}:");
-        let mut start = from;
+        let mut start = self.reported;
         while start < self.deployed {
             let end = (start + 1000).min(self.deployed);
             let block = &self.took[start..end];
@@ -306,6 +375,7 @@ impl Filling {
             }
             start = end;
         }
+        self.reported = self.deployed;
     }
 }
 
@@ -339,26 +409,6 @@ async fn write_latency(store: &Store, actor: &Actor, i: usize, eid: &str) -> (Du
     (first, median(took))
 }
 
-fn report_writes(writes: [(usize, (Duration, Duration)); 2]) {
-    for (i, (first, later)) in writes {
-        println!(
-            "  apply changing one entity on app {i:>6}: first call of a fresh store {:>7.2} ms, then median {:>6.2} ms",
-            ms(first),
-            ms(later)
-        );
-    }
-}
-
-fn report_reads(reads: [(usize, (Duration, Duration)); 2]) {
-    for (i, (first, later)) in reads {
-        println!(
-            "  {LINE} on app {i:>6}: first call of a fresh store {:>7.2} ms, then median {:>6.2} ms",
-            ms(first),
-            ms(later)
-        );
-    }
-}
-
 fn main() {
     let settings = match settings() {
         Ok(s) => s,
@@ -386,18 +436,6 @@ fn main() {
 }
 
 // ---- PostgreSQL ----
-
-async fn connect(url: &str) -> Client {
-    let (client, connection) = tokio_postgres::connect(url, NoTls).await.unwrap();
-    tokio::spawn(connection);
-    client
-}
-
-/// `url` with its database replaced by `name`.
-fn database_url(url: &str, name: &str) -> String {
-    let (server, _) = url.rsplit_once('/').expect("a URL ending in /database");
-    format!("{server}/{name}")
-}
 
 /// This backend's memory: all its contexts; the catalog caches
 /// (`CacheMemoryContext` and its children but the plans); the kept plans.
@@ -542,12 +580,7 @@ fn pg_dump(url: &str) {
 
 async fn postgres(url: &str, settings: &Settings) {
     let server = connect(url).await;
-    for sql in [
-        format!("DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)"),
-        format!("CREATE DATABASE {DATABASE}"),
-    ] {
-        server.batch_execute(&sql).await.unwrap();
-    }
+    new_database(&server, DATABASE).await;
     let db_url = database_url(url, DATABASE);
     let admin = connect(&db_url).await;
     let show = |name: &'static str| {
@@ -569,27 +602,15 @@ async fn postgres(url: &str, settings: &Settings) {
         show("max_connections").await
     );
     let store = Store::connect(&db_url).await.unwrap();
-    let mut filling = Filling::new("postgres", store).await;
-    let first_eid = filling.deploy_first().await;
-    let mut from = 0;
+    let mut filling = Filling::new("PostgreSQL", store).await;
     for &n in &settings.counts {
-        let reached = filling.deploy_to(n, settings.max).await;
-        let last = filling.deployed;
-        let last_eid = filling.fill(last).await;
-        println!();
-        println!(
-            "{last} apps{} on PostgreSQL",
-            if reached {
-                String::new()
-            } else {
-                format!(" (stopped by SHED_BENCH_MAX_SECONDS before {n})")
-            }
-        );
-        filling.report_deploys(from);
-        from = last;
+        let (reached, last_eid) = filling.next_count(n, settings.max).await;
         catalog(&admin).await;
         let ids: Vec<i64> = {
-            let names: Vec<String> = touched(last).into_iter().map(app_name).collect();
+            let names: Vec<String> = touched(filling.deployed)
+                .into_iter()
+                .map(app_name)
+                .collect();
             let rows = admin
                 .query(
                     "SELECT id FROM ec_apps WHERE name = ANY($1) ORDER BY id",
@@ -602,27 +623,10 @@ async fn postgres(url: &str, settings: &Settings) {
         touch(&db_url, &ids, false).await;
         touch(&db_url, &ids, true).await;
         pg_dump(&db_url);
-        let t = Instant::now();
-        let fresh = Store::connect(&db_url).await.unwrap();
-        let connect = t.elapsed();
-        let reads = [
-            (1, read_latency(&fresh, 1).await),
-            (last, read_latency(&fresh, last).await),
-        ];
-        let writes = [
-            (
-                1,
-                write_latency(&fresh, &filling.actor, 1, &first_eid).await,
-            ),
-            (
-                last,
-                write_latency(&fresh, &filling.actor, last, &last_eid).await,
-            ),
-        ];
-        fresh.close().await.unwrap();
-        println!("  Store::connect {:.1} ms", ms(connect));
-        report_reads(reads);
-        report_writes(writes);
+        let opening = async { Store::connect(&db_url).await.unwrap() };
+        filling
+            .through_a_fresh_store("Store::connect", opening, &last_eid)
+            .await;
         if !reached {
             break;
         }
@@ -630,10 +634,7 @@ async fn postgres(url: &str, settings: &Settings) {
     filling.store.close().await.unwrap();
     drop(filling);
     drop(admin);
-    server
-        .batch_execute(&format!("DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)"))
-        .await
-        .unwrap();
+    drop_database(&server, DATABASE).await;
 }
 
 // ---- SQLite ----
@@ -645,24 +646,9 @@ async fn sqlite(path: &Path, settings: &Settings) {
         rusqlite::version()
     );
     let store = Store::open(path).await.unwrap();
-    let mut filling = Filling::new("sqlite", store).await;
-    let first_eid = filling.deploy_first().await;
-    let mut from = 0;
+    let mut filling = Filling::new("SQLite", store).await;
     for &n in &settings.counts {
-        let reached = filling.deploy_to(n, settings.max).await;
-        let last = filling.deployed;
-        let last_eid = filling.fill(last).await;
-        println!();
-        println!(
-            "{last} apps{} on SQLite",
-            if reached {
-                String::new()
-            } else {
-                format!(" (stopped by SHED_BENCH_MAX_SECONDS before {n})")
-            }
-        );
-        filling.report_deploys(from);
-        from = last;
+        let (reached, last_eid) = filling.next_count(n, settings.max).await;
         let wal = path.with_extension("db-wal");
         let size = std::fs::metadata(path).unwrap().len()
             + std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
@@ -677,7 +663,7 @@ async fn sqlite(path: &Path, settings: &Settings) {
             .unwrap();
         let open = t.elapsed();
         let schema = memory() - before;
-        let ids: Vec<i64> = touched(last)
+        let ids: Vec<i64> = touched(filling.deployed)
             .into_iter()
             .map(|i| {
                 conn.query_row(
@@ -710,30 +696,14 @@ async fn sqlite(path: &Path, settings: &Settings) {
             ids.len(),
             mib(touched_memory)
         );
-        let t = Instant::now();
-        let fresh = Store::open(path).await.unwrap();
-        let connect = t.elapsed();
-        let reads = [
-            (1, read_latency(&fresh, 1).await),
-            (last, read_latency(&fresh, last).await),
-        ];
-        let writes = [
-            (
-                1,
-                write_latency(&fresh, &filling.actor, 1, &first_eid).await,
-            ),
-            (
-                last,
-                write_latency(&fresh, &filling.actor, last, &last_eid).await,
-            ),
-        ];
-        fresh.close().await.unwrap();
-        println!(
-            "  Store::open (a second store on the file) {:.1} ms",
-            ms(connect)
-        );
-        report_reads(reads);
-        report_writes(writes);
+        let opening = async { Store::open(path).await.unwrap() };
+        filling
+            .through_a_fresh_store(
+                "Store::open (a second store on the file)",
+                opening,
+                &last_eid,
+            )
+            .await;
         if !reached {
             break;
         }

@@ -20,6 +20,8 @@ use rusqlite::{Connection, params};
 use serde_json::{Value, json};
 #[path = "store/postgres.rs"]
 mod postgres;
+#[path = "support/server.rs"]
+mod server;
 mod support;
 
 use shed_store::Store;
@@ -363,27 +365,25 @@ fn main() {
         );
     }
 
-    let reads: Vec<Duration> = (0..QUERY_RUNS)
-        .map(|_| {
-            let t = Instant::now();
-            runtime
-                .block_on(store.query("bench/runs", LEADERBOARD))
-                .unwrap();
-            t.elapsed()
-        })
-        .collect();
-    report_leaderboard(median(reads));
+    runtime.block_on(leaderboard(&store));
 
     if let Ok(url) = std::env::var(postgres::SWITCH) {
         runtime.block_on(postgres::bench(&url, &data));
     }
 }
 
-/// The leaderboard read's median, as both backends print it.
-fn report_leaderboard(took: Duration) {
+/// The median of [`QUERY_RUNS`] leaderboard reads of `store`, printed
+/// alike on both backends.
+async fn leaderboard(store: &Store) {
+    let mut reads = Vec::new();
+    for _ in 0..QUERY_RUNS {
+        let t = Instant::now();
+        store.query("bench/runs", LEADERBOARD).await.unwrap();
+        reads.push(t.elapsed());
+    }
     println!(
         "{:<48} store {:>10.3} ms",
         format!("{LEADERBOARD} median (ms)"),
-        ms(took)
+        ms(median(reads))
     );
 }

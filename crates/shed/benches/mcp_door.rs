@@ -70,13 +70,16 @@ struct Load {
     in_flight: usize,
 }
 
+/// What a client sends for its i-th call: the command and its arguments.
+type Call = fn(u64) -> (String, Value);
+
 /// Drives `make(i)` calls under `load` for `seconds`; returns every call's
 /// latency.
 async fn phase(
     servers: &[&Server],
     load: Load,
     seconds: u64,
-    make: fn(u64) -> (String, Value),
+    make: Call,
 ) -> (usize, Duration, Vec<Duration>) {
     let started = Instant::now();
     let until = started + Duration::from_secs(seconds);
@@ -148,9 +151,6 @@ fn own_cpu() -> Duration {
     process_cpu(std::process::id())
 }
 
-/// What a client sends for its i-th call: the command and its arguments.
-type Call = fn(u64) -> (String, Value);
-
 /// How one configuration's phases are measured beside the server's:
 /// SQLite's rates to compare with, and where to count statements.
 struct Beside<'a> {
@@ -162,14 +162,15 @@ struct Beside<'a> {
 
 /// Runs a phase and reports it with the CPU the server and the clients
 /// spent per call, its ratio to SQLite's rate and the statements per call
-/// where `beside` has them.
+/// where `beside` has them (`at`: the phase's place in [`PHASE_NAMES`]).
 async fn measured(
     servers: &[&Server],
     what: &str,
     load: Load,
     seconds: u64,
-    make: fn(u64) -> (String, Value),
-    (beside, at): (&Beside<'_>, usize),
+    make: Call,
+    beside: &Beside<'_>,
+    at: usize,
 ) -> f64 {
     let servers_cpu = || -> Duration { servers.iter().map(|s| process_cpu(s.child.id())).sum() };
     let (server_before, own_before) = (servers_cpu(), own_cpu());
@@ -464,7 +465,7 @@ async fn phases(
     ];
     let mut rates = [0.0; PHASES];
     for (at, (what, load, make)) in runs.into_iter().enumerate() {
-        rates[at] = measured(servers, what, load, seconds, make, (beside, at)).await;
+        rates[at] = measured(servers, what, load, seconds, make, beside, at).await;
     }
     rates
 }

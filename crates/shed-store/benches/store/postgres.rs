@@ -16,28 +16,17 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use shed_store::Store;
+use tokio_postgres::Client;
 use tokio_postgres::types::{ToSql, Type};
-use tokio_postgres::{Client, NoTls};
 
+use super::server::{connect, database_url, drop_database, new_database};
 use super::{
     BATCH, ENTITIES, LEADERBOARD, QUERIES, QUERY_RUNS, Run, SINGLES, batches, bundle, median, ms,
-    report, report_inserts, report_leaderboard,
+    report, report_inserts,
 };
 
 /// The environment variable naming the server.
 pub const SWITCH: &str = "SHED_BENCH_DATABASE";
-
-async fn connect(url: &str) -> Client {
-    let (client, connection) = tokio_postgres::connect(url, NoTls).await.unwrap();
-    tokio::spawn(connection);
-    client
-}
-
-/// `url` with its database replaced by `name`.
-fn database_url(url: &str, name: &str) -> String {
-    let (server, _) = url.rsplit_once('/').expect("a URL ending in /database");
-    format!("{server}/{name}")
-}
 
 /// The baseline's SELECT for each of [`QUERIES`] — the statement the store
 /// writes for the line (`query/sql.rs`, PostgreSQL's dialect) for the app
@@ -201,12 +190,7 @@ pub async fn bench(url: &str, data: &[Run]) {
     let server = connect(url).await;
     let names = ["shed_bench_store", "shed_bench_baseline"];
     for name in names {
-        for sql in [
-            format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
-            format!("CREATE DATABASE {name}"),
-        ] {
-            server.batch_execute(&sql).await.unwrap();
-        }
+        new_database(&server, name).await;
     }
     println!();
     println!(
@@ -269,8 +253,8 @@ pub async fn bench(url: &str, data: &[Run]) {
     );
 
     // ---- the four filter lines over the 100k ----
-    let store_app: i64 = connect(&database_url(url, names[0]))
-        .await
+    let store_db = connect(&database_url(url, names[0])).await;
+    let store_app: i64 = store_db
         .query_one("SELECT id FROM ec_apps WHERE name = 'bench/runs'", &[])
         .await
         .unwrap()
@@ -304,23 +288,14 @@ pub async fn bench(url: &str, data: &[Run]) {
         );
     }
 
-    let mut reads = Vec::new();
-    for _ in 0..QUERY_RUNS {
-        let t = Instant::now();
-        store.query("bench/runs", LEADERBOARD).await.unwrap();
-        reads.push(t.elapsed());
-    }
-    report_leaderboard(median(reads));
-    explain_last_read(&connect(&database_url(url, names[0])).await, app).await;
+    super::leaderboard(&store).await;
+    explain_last_read(&store_db, app).await;
 
     store.close().await.unwrap();
     drop(store);
     drop(base);
     for name in names {
-        server
-            .batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-            .await
-            .unwrap();
+        drop_database(&server, name).await;
     }
 }
 

@@ -164,18 +164,15 @@ const ROUNDS: usize = 20;
 async fn a_write_refused_inside_a_group_refuses_only_itself() {
     let fixture = common::with_jog(&[("task", ColumnType::Number)]).await;
     let (store, actor) = (&fixture.store, fixture.as_ada());
-    let made = store
+    let made = fixture
         .apply(
             "jeff/runs",
-            &actor,
             json!([
                 { "entity": { "eid": "$c", "alias": "counter" }, "jog": { "task": 0 } },
                 { "entity": { "eid": "$s", "alias": "stale" }, "jog": { "task": 0 } }
             ]),
-            None,
         )
-        .await
-        .unwrap();
+        .await;
     assert_eq!(made.version, 1);
     for round in 0..ROUNDS {
         let start = std::sync::Arc::new(tokio::sync::Barrier::new(AT_ONCE));
@@ -216,21 +213,13 @@ async fn a_write_refused_inside_a_group_refuses_only_itself() {
         store.data_version("jeff/runs").await.unwrap(),
         1 + landed as u64
     );
-    let counter = store
-        .query("jeff/runs", "eid=counter&.jog!")
-        .await
-        .unwrap()
-        .rows;
+    let counter = fixture.rows("jeff/runs", "eid=counter&.jog!").await;
     assert_eq!(
         counter[0]["jog"]["task"].as_f64(),
         Some(0.0),
         "the refused writes left nothing"
     );
     assert_eq!(counter[0]["entity"]["version"], json!(1));
-    let rows = store
-        .query("jeff/runs", ".jog.task>=1&limit=1000")
-        .await
-        .unwrap()
-        .rows;
+    let rows = fixture.rows("jeff/runs", ".jog.task>=1&limit=1000").await;
     assert_eq!(rows.len(), landed);
 }

@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 
 use shed_store::platform::NewDeploy;
 
+use crate::common::deploy;
+
 #[tokio::test]
 async fn a_deploy_reads_back_whole_or_with_only_the_named_contents() {
     let dir = tempfile::tempdir().unwrap();
@@ -24,14 +26,8 @@ async fn a_deploy_reads_back_whole_or_with_only_the_named_contents() {
     .collect();
     let record = store
         .record_deploy(NewDeploy {
-            space: "jeff".into(),
-            slug: "runs".into(),
-            title: None,
-            access: None,
-            by: ada.eid.clone(),
             files: files.clone(),
-            clear_drafts: false,
-            rolls_back_to: None,
+            ..deploy(&ada.eid, "runs", &[])
         })
         .await
         .unwrap();
@@ -52,23 +48,6 @@ async fn a_deploy_reads_back_whole_or_with_only_the_named_contents() {
     assert!(manifest["index.html"].is_empty() && manifest["img/logo.png"].is_empty());
 }
 
-/// A deploy of `files` to `jeff/runs` by `by`, saying only what is given.
-fn deploy(by: &str, files: &[(&str, &[u8])]) -> NewDeploy {
-    NewDeploy {
-        space: "jeff".into(),
-        slug: "runs".into(),
-        title: None,
-        access: None,
-        by: by.into(),
-        files: files
-            .iter()
-            .map(|(path, content)| (path.to_string(), content.to_vec()))
-            .collect(),
-        clear_drafts: false,
-        rolls_back_to: None,
-    }
-}
-
 #[tokio::test]
 async fn deploys_count_versions_and_keep_what_they_do_not_say() {
     let dir = tempfile::tempdir().unwrap();
@@ -76,7 +55,7 @@ async fn deploys_count_versions_and_keep_what_they_do_not_say() {
     let ada = store.add_person("ada", "Ada").await.unwrap();
     assert_eq!(
         store
-            .record_deploy(deploy(&ada.eid, &[]))
+            .record_deploy(deploy(&ada.eid, "runs", &[]))
             .await
             .unwrap_err()
             .to_string(),
@@ -87,7 +66,7 @@ async fn deploys_count_versions_and_keep_what_they_do_not_say() {
     assert!(!store.space_exists("club").await.unwrap());
 
     let first = store
-        .record_deploy(deploy(&ada.eid, &[("index.html", b"one")]))
+        .record_deploy(deploy(&ada.eid, "runs", &[("index.html", b"one")]))
         .await
         .unwrap();
     assert_eq!(
@@ -100,7 +79,7 @@ async fn deploys_count_versions_and_keep_what_they_do_not_say() {
         .record_deploy(NewDeploy {
             title: Some("Runs".into()),
             access: Some("public".into()),
-            ..deploy(&ada.eid, &[("index.html", b"two")])
+            ..deploy(&ada.eid, "runs", &[("index.html", b"two")])
         })
         .await
         .unwrap();
@@ -108,7 +87,7 @@ async fn deploys_count_versions_and_keep_what_they_do_not_say() {
     let third = store
         .record_deploy(NewDeploy {
             rolls_back_to: Some(1),
-            ..deploy(&ada.eid, &[("index.html", b"one")])
+            ..deploy(&ada.eid, "runs", &[("index.html", b"one")])
         })
         .await
         .unwrap();
@@ -178,14 +157,14 @@ async fn drafts_are_kept_until_a_deploy_clears_them() {
     assert!(store.drafts("jeff", "walks").await.unwrap().is_empty());
 
     store
-        .record_deploy(deploy(&ada.eid, &[("a.html", b"b")]))
+        .record_deploy(deploy(&ada.eid, "runs", &[("a.html", b"b")]))
         .await
         .unwrap();
     assert_eq!(store.drafts("jeff", "runs").await.unwrap(), written);
     store
         .record_deploy(NewDeploy {
             clear_drafts: true,
-            ..deploy(&ada.eid, &[("a.html", b"b")])
+            ..deploy(&ada.eid, "runs", &[("a.html", b"b")])
         })
         .await
         .unwrap();

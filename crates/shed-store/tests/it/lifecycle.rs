@@ -4,7 +4,6 @@
 //! of another app — and the public URL a server records. On SQLite, or on
 //! the PostgreSQL server `SHED_TEST_DATABASE` names.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::json;
@@ -14,16 +13,11 @@ use shed_store::{Actor, ColumnType, Vocabulary};
 
 use crate::common::open_store;
 
+/// A deploy of one page, `index.html`, to `jeff/<slug>`.
 fn deploy(by: &str, slug: &str, page: &str, rolls_back_to: Option<i64>) -> NewDeploy {
     NewDeploy {
-        space: "jeff".into(),
-        slug: slug.into(),
-        title: None,
-        access: None,
-        by: by.into(),
-        files: BTreeMap::from([("index.html".to_string(), page.as_bytes().to_vec())]),
-        clear_drafts: false,
         rolls_back_to,
+        ..crate::common::deploy(by, slug, &[("index.html", page.as_bytes())])
     }
 }
 

@@ -449,30 +449,19 @@ async fn ref_columns_filter_by_eid_alias_or_person() {
 /// once the app's catalog is kept.
 #[tokio::test]
 async fn a_page_on_postgres_is_one_statement() {
-    let Some(url) = common::fresh_database() else {
+    let fixture = fixture().await;
+    let Some(url) = fixture.database_url() else {
         eprintln!("a test of PostgreSQL's reads, skipped on SQLite");
         return;
     };
-    let store = shed_store::Store::connect(&url).await.unwrap();
-    let ada = store.add_person("ada", "Ada Lovelace").await.unwrap();
-    store
-        .declare("jeff/runs", &common::run_club())
-        .await
-        .unwrap();
-    let actor = shed_store::Actor {
-        person: ada.eid.clone(),
-        via: None,
-    };
+    let store = &fixture.store;
     for miles in [3, 5] {
-        store
+        fixture
             .apply(
                 "jeff/runs",
-                &actor,
                 json!({ "entity": { "eid": "$r" }, "jog": { "miles": miles } }),
-                None,
             )
-            .await
-            .unwrap();
+            .await;
     }
     // The first read also reads the app's catalog (in a snapshot); the
     // second finds it kept.

@@ -4,10 +4,8 @@
 //! PostgreSQL the listening connection, cut by the server, connects again
 //! and wakes its watchers once it is back.
 
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use shed_store::platform::NewDeploy;
 use shed_store::{Person, SAFETY_TICK, Store, Wake};
 
 /// How long a wake may take after a change: well under the safety tick, so
@@ -24,18 +22,12 @@ async fn woken_within(wake: &mut Wake, bound: Duration, what: &str) -> Duration 
 }
 
 async fn deploy(store: &Store, by: &Person, slug: &str) {
-    let files: BTreeMap<String, Vec<u8>> = [("tools.json".to_string(), b"{}".to_vec())].into();
     store
-        .record_deploy(NewDeploy {
-            space: "jeff".into(),
-            slug: slug.into(),
-            title: None,
-            access: None,
-            by: by.eid.clone(),
-            files,
-            clear_drafts: false,
-            rolls_back_to: None,
-        })
+        .record_deploy(crate::common::deploy(
+            &by.eid,
+            slug,
+            &[("tools.json", b"{}")],
+        ))
         .await
         .unwrap();
 }

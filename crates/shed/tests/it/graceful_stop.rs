@@ -10,7 +10,9 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use crate::operating_support::{Shed, data_folder, every_run, log_run, written_eid};
+use crate::operating_support::{
+    Shed, data_folder, every_run_holding, log_run, until_counted, written_eid,
+};
 
 /// The writing clients.
 const WRITERS: usize = 4;
@@ -93,11 +95,13 @@ async fn stop_under_writers(signal: i32) -> StoppedUnderWriters {
     let writers: Vec<_> = (0..WRITERS)
         .map(|w| tokio::spawn(writer(w, url.clone(), token.clone(), count.clone())))
         .collect();
-    let deadline = Instant::now() + WRITING_BOUND;
-    while count.load(std::sync::atomic::Ordering::Relaxed) < WRITES_BEFORE_THE_SIGNAL {
-        assert!(Instant::now() < deadline, "the writers were not answered");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    until_counted(
+        &count,
+        WRITES_BEFORE_THE_SIGNAL,
+        WRITING_BOUND,
+        "the writers were not answered",
+    )
+    .await;
     let (status, _) = tokio::task::spawn_blocking(move || shed.stop(signal))
         .await
         .unwrap();
@@ -126,15 +130,7 @@ async fn every_acknowledged_write_is_there(
     stopped: &StoppedUnderWriters,
 ) -> HashMap<String, String> {
     let shed = Shed::up(&stopped.data, &stopped.logs, &[]);
-    let runs = every_run(&reqwest::Client::new(), &shed.url("/mcp"), &stopped.token).await;
-    for (eid, who) in &stopped.acknowledged {
-        assert_eq!(
-            runs.get(eid),
-            Some(who),
-            "the acknowledged write {who} ({eid})"
-        );
-    }
-    runs
+    every_run_holding(&shed.url("/mcp"), &stopped.token, &stopped.acknowledged).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -317,3 +317,36 @@ pub async fn every_run(
         }
     }
 }
+
+/// Every run in demo/runs through `url`, as [`every_run`] reads them; each
+/// write in `acknowledged` (eid → who) is among them.
+pub async fn every_run_holding(
+    url: &str,
+    token: &str,
+    acknowledged: &std::collections::HashMap<String, String>,
+) -> std::collections::HashMap<String, String> {
+    let runs = every_run(&reqwest::Client::new(), url, token).await;
+    for (eid, who) in acknowledged {
+        assert_eq!(
+            runs.get(eid),
+            Some(who),
+            "the acknowledged write {who} ({eid})"
+        );
+    }
+    runs
+}
+
+/// Waits until `count` reaches `at_least`, at most `bound`; `what` names
+/// the wait when it fails.
+pub async fn until_counted(
+    count: &std::sync::atomic::AtomicUsize,
+    at_least: usize,
+    bound: Duration,
+    what: &str,
+) {
+    let deadline = Instant::now() + bound;
+    while count.load(std::sync::atomic::Ordering::Relaxed) < at_least {
+        assert!(Instant::now() < deadline, "{what}: not within {bound:?}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}

@@ -14,10 +14,12 @@ use std::collections::HashMap;
 use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::data_place::on_server;
-use crate::operating_support::{Shed, data_folder, every_run, log_run, written_eid};
+use crate::operating_support::{
+    Shed, data_folder, every_run_holding, log_run, until_counted, written_eid,
+};
 
 /// Set in the child's environment: it is the child and runs.
 const CHILD: &str = "SHED_POSTGRES_STOP_CHILD";
@@ -109,18 +111,6 @@ async fn writer(
     written
 }
 
-/// Waits until `count` reaches `at_least`.
-async fn until(count: &AtomicUsize, at_least: usize, what: &str) {
-    let deadline = Instant::now() + STEP_BOUND;
-    while count.load(Ordering::Relaxed) < at_least {
-        assert!(
-            Instant::now() < deadline,
-            "{what}: not within {STEP_BOUND:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-}
-
 /// Runs `$SHED_TEST_DATABASE_CTL <what>` (the child's own cluster).
 fn cluster(what: &str) {
     let ctl = std::env::var("SHED_TEST_DATABASE_CTL")
@@ -157,7 +147,13 @@ async fn under_a_cluster_of_its_own() {
             ))
         })
         .collect();
-    until(&acknowledged, WRITES_EACH_SIDE, "writes before the stop").await;
+    until_counted(
+        &acknowledged,
+        WRITES_EACH_SIDE,
+        STEP_BOUND,
+        "writes before the stop",
+    )
+    .await;
     tokio::task::spawn_blocking(|| cluster("stop"))
         .await
         .unwrap();
@@ -166,9 +162,10 @@ async fn under_a_cluster_of_its_own() {
     tokio::task::spawn_blocking(|| cluster("start"))
         .await
         .unwrap();
-    until(
+    until_counted(
         &acknowledged,
         at_stop + WRITES_EACH_SIDE,
+        STEP_BOUND,
         "writes after the start",
     )
     .await;
@@ -177,14 +174,7 @@ async fn under_a_cluster_of_its_own() {
     for writer in writers {
         written.extend(writer.await.unwrap());
     }
-    let runs = every_run(&reqwest::Client::new(), &url, &token).await;
-    for (eid, who) in &written {
-        assert_eq!(
-            runs.get(eid),
-            Some(who),
-            "the acknowledged write {who} ({eid})"
-        );
-    }
+    every_run_holding(&url, &token, &written).await;
     let log = std::fs::read_to_string(&logs).unwrap_or_default();
     assert!(
         refused.load(Ordering::Relaxed) > 0,

@@ -281,6 +281,43 @@ struct Tally {
     refused: Vec<String>,
 }
 
+/// Two servers on one database, ada's token, and a run at 0 miles made
+/// through the first for each of `who`: the counters' eids.
+async fn two_servers_with_counters<const N: usize>(
+    who: [&str; N],
+) -> (Shed, Shed, String, [String; N]) {
+    let a = Shed::start().await;
+    let b = a.beside();
+    let ada = a.token("ada");
+    let bundles: Vec<Value> = who
+        .iter()
+        .map(|who| json!({ "entity": { "eid": format!("${who}") }, "jog": { "who": who, "miles": 0 } }))
+        .collect();
+    let (error, made) = a
+        .mcp(
+            &ada,
+            "graph_apply",
+            json!({ "app": "demo/runs", "bundle": bundles }),
+        )
+        .await;
+    assert!(!error, "{made}");
+    let counters = std::array::from_fn(|i| made["entities"][i].as_str().unwrap().to_string());
+    (a, b, ada, counters)
+}
+
+/// The counter `eid` as `server` reads it for `token`: its row, with `jog`.
+async fn counter(server: &Shed, token: &str, eid: &str) -> Value {
+    let (error, read) = server
+        .mcp(
+            token,
+            "graph_query",
+            json!({ "app": "demo/runs", "filter": format!("eid={eid}&.jog!") }),
+        )
+        .await;
+    assert!(!error, "{read}");
+    read["rows"][0].clone()
+}
+
 /// Reads a counter's version and miles through `mcp`, then writes miles + 1
 /// with `was`, `ATTEMPTS` times over the two counters.
 async fn count_with_was(mcp: String, token: String, counters: [String; 2], first: usize) -> Tally {
@@ -332,20 +369,7 @@ async fn writers_with_was_through_two_servers_lose_no_update() {
     if skipped("writers_with_was_through_two_servers_lose_no_update") {
         return;
     }
-    let a = Shed::start().await;
-    let b = a.beside();
-    let ada = a.token("ada");
-    let (error, made) = a
-        .mcp(
-            &ada,
-            "graph_apply",
-            json!({ "app": "demo/runs", "bundle": [
-                { "entity": { "eid": "$one" }, "jog": { "who": "one", "miles": 0 } },
-                { "entity": { "eid": "$two" }, "jog": { "who": "two", "miles": 0 } } ] }),
-        )
-        .await;
-    assert!(!error, "{made}");
-    let counters: [String; 2] = [0, 1].map(|i| made["entities"][i].as_str().unwrap().to_string());
+    let (a, b, ada, counters) = two_servers_with_counters(["one", "two"]).await;
 
     let started = Instant::now();
     let writers: Vec<_> = (0..2 * WRITERS_PER_SERVER)
@@ -372,15 +396,7 @@ async fn writers_with_was_through_two_servers_lose_no_update() {
     for (which, eid) in counters.iter().enumerate() {
         let acknowledged = total.acknowledged[which];
         for server in [&a, &b] {
-            let (error, read) = server
-                .mcp(
-                    &ada,
-                    "graph_query",
-                    json!({ "app": "demo/runs", "filter": format!("eid={eid}&.jog!") }),
-                )
-                .await;
-            assert!(!error, "{read}");
-            let row = &read["rows"][0];
+            let row = counter(server, &ada, eid).await;
             assert_eq!(
                 row["jog"]["miles"].as_f64(),
                 Some(acknowledged as f64),
@@ -421,19 +437,7 @@ async fn of_two_writes_racing_with_the_same_was_through_two_servers_exactly_one_
     if skipped("of_two_writes_racing_with_the_same_was_through_two_servers_exactly_one_lands") {
         return;
     }
-    let a = Shed::start().await;
-    let b = a.beside();
-    let ada = a.token("ada");
-    let (error, made) = a
-        .mcp(
-            &ada,
-            "graph_apply",
-            json!({ "app": "demo/runs", "bundle":
-                { "entity": { "eid": "$one" }, "jog": { "who": "one", "miles": 0 } } }),
-        )
-        .await;
-    assert!(!error, "{made}");
-    let eid = made["entities"][0].as_str().unwrap().to_string();
+    let (a, b, ada, [eid]) = two_servers_with_counters(["one"]).await;
     let mut landed_on = [0; 2];
     for race in 0..RACES {
         let version = (race + 1) as u64;
@@ -457,15 +461,7 @@ async fn of_two_writes_racing_with_the_same_was_through_two_servers_exactly_one_
             said.ends_with(&format!("(version {}, you had {version})", version + 1)),
             "race {race}: {said}"
         );
-        let (error, read) = b
-            .mcp(
-                &ada,
-                "graph_query",
-                json!({ "app": "demo/runs", "filter": format!("eid={eid}&.jog!") }),
-            )
-            .await;
-        assert!(!error, "{read}");
-        let row = &read["rows"][0];
+        let row = counter(&b, &ada, &eid).await;
         assert_eq!(row["entity"]["version"], json!(version + 1), "race {race}");
         assert_eq!(row["jog"]["who"], json!(["a", "b"][landed]), "race {race}");
     }

@@ -5,6 +5,7 @@
 //! (`shed-test-database`).
 
 use serde_json::Value;
+use shed_store::platform::NewDeploy;
 use shed_store::{Actor, ColumnType, Person, Store, Vocabulary};
 
 pub struct Fixture {
@@ -42,6 +43,12 @@ impl Fixture {
 
     pub async fn query_error(&self, app: &str, line: &str) -> String {
         self.store.query(app, line).await.unwrap_err().to_string()
+    }
+
+    /// The URL of the fixture's database on the test server, to look at it
+    /// behind the store's back (`None` on SQLite).
+    pub fn database_url(&self) -> Option<String> {
+        shed_test_database::for_folder(self._dir.path())
     }
 }
 
@@ -121,6 +128,24 @@ pub async fn with_jog(columns: &[(&str, ColumnType)]) -> Fixture {
         store,
         ada,
         _dir: dir,
+    }
+}
+
+/// A deploy of `files` to the app `slug` in the space jeff by `by`, saying
+/// nothing else (no title, access, drafts cleared or rollback).
+pub fn deploy(by: &str, slug: &str, files: &[(&str, &[u8])]) -> NewDeploy {
+    NewDeploy {
+        space: "jeff".into(),
+        slug: slug.into(),
+        title: None,
+        access: None,
+        by: by.into(),
+        files: files
+            .iter()
+            .map(|(path, content)| (path.to_string(), content.to_vec()))
+            .collect(),
+        clear_drafts: false,
+        rolls_back_to: None,
     }
 }
 
