@@ -111,7 +111,7 @@ async fn sign_in(State(door): State<Arc<Door>>) -> Response {
     )
 }
 
-/// The person's home page (`pages.rs`); or how to sign in. A browser
+/// The person's home page (`pages/home.rs`); or how to sign in. A browser
 /// that set out to allow an app before it signed in goes back to that
 /// app's consent page.
 async fn front(State(door): State<Arc<Door>>, headers: HeaderMap, asking: WebCaller) -> Response {
