@@ -136,9 +136,10 @@ fn sessions_section(sessions: &[SignInSession]) -> String {
     html
 }
 
-/// A passkey's id, as the account page lists it.
+/// A passkey's or a token's id, as the account page lists it: what its
+/// Remove or Revoke button posts.
 #[derive(serde::Deserialize)]
-pub(super) struct PasskeyChoice {
+pub(super) struct IdChoice {
     id: Option<String>,
 }
 
@@ -147,7 +148,7 @@ pub(super) async fn remove_passkey(
     State(door): State<Arc<Door>>,
     headers: HeaderMap,
     Posted { asking, person }: Posted,
-    form: Result<Form<PasskeyChoice>, FormRejection>,
+    form: Result<Form<IdChoice>, FormRejection>,
 ) -> Response {
     let removed = async {
         let id = required(fields(form)?.id, "the passkey to remove")?;
@@ -241,17 +242,12 @@ fn token_rows(tokens: &[&TokenRecord], empty: &str) -> String {
     rows
 }
 
-/// A token's id, as listed.
-#[derive(serde::Deserialize)]
-pub(super) struct TokenChoice {
-    id: Option<String>,
-}
-
+/// A Revoke button: the account page again, the outcome on top.
 pub(super) async fn revoke(
     State(door): State<Arc<Door>>,
     headers: HeaderMap,
     Posted { asking, person }: Posted,
-    form: Result<Form<TokenChoice>, FormRejection>,
+    form: Result<Form<IdChoice>, FormRejection>,
 ) -> Response {
     let revoked = async {
         let id = required(fields(form)?.id, "the token to revoke")?;
