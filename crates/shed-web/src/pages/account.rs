@@ -17,11 +17,11 @@ use shed_host::{Caller, HostError, Person};
 use super::moments::{ago, when_seconds};
 use super::{
     END_SESSION_PATH, Here, Outcome, Posted, REMOVE_PASSKEY_PATH, REVOKE_PATH, SIGN_OUT_PATH,
-    fields, header_html, required, signed_in,
+    Visited, fields, header_html, required,
 };
 use crate::PASSKEYS_JS_PATH;
 use crate::browser::browser_words;
-use crate::caller::{WebCaller, cookie};
+use crate::caller::cookie;
 use crate::door::Door;
 use crate::reply::{escape, product_page, see_other};
 
@@ -29,14 +29,9 @@ use crate::reply::{escape, product_page, see_other};
 pub(super) async fn account(
     State(door): State<Arc<Door>>,
     headers: HeaderMap,
-    asking: WebCaller,
+    Visited { asking, person }: Visited,
 ) -> Response {
-    match signed_in(&asking) {
-        Ok(person) => {
-            account_page(&door, &asking.caller, &person, &headers, Outcome::Nothing).await
-        }
-        Err(refused) => refused.into_response(),
-    }
+    account_page(&door, &asking.caller, &person, &headers, Outcome::Nothing).await
 }
 
 /// The account page of `person`, asked with `headers` (whose session

@@ -9,17 +9,16 @@ use shed_host::agents::Job;
 use shed_host::{Caller, Person};
 
 use super::moments::when_millis;
-use super::{END_JOB_PATH, Here, Outcome, Posted, fields, header_html, required, signed_in};
-use crate::caller::WebCaller;
+use super::{END_JOB_PATH, Here, Outcome, Posted, Visited, fields, header_html, required};
 use crate::door::Door;
 use crate::reply::{escape, product_page};
 
 /// The agents page: the person's jobs, each running one with End.
-pub(super) async fn agents(State(door): State<Arc<Door>>, asking: WebCaller) -> Response {
-    match signed_in(&asking) {
-        Ok(person) => agents_page(&door, &asking.caller, &person, Outcome::Nothing).await,
-        Err(refused) => refused.into_response(),
-    }
+pub(super) async fn agents(
+    State(door): State<Arc<Door>>,
+    Visited { asking, person }: Visited,
+) -> Response {
+    agents_page(&door, &asking.caller, &person, Outcome::Nothing).await
 }
 
 async fn agents_page(door: &Door, caller: &Caller, person: &Person, said: Outcome) -> Response {

@@ -9,8 +9,7 @@ use axum::response::{IntoResponse, Response};
 use shed_host::{Caller, HostError, Person, Role, SLUG_CHARS};
 
 use super::apps::app_rows;
-use super::{Here, Outcome, Posted, fields, header_html, required, signed_in};
-use crate::caller::WebCaller;
+use super::{Here, Outcome, Posted, Visited, fields, header_html, required};
 use crate::door::Door;
 use crate::reply::{escape, product_page, status_of};
 
@@ -18,12 +17,9 @@ use crate::reply::{escape, product_page, status_of};
 pub(super) async fn space(
     State(door): State<Arc<Door>>,
     Path(space): Path<String>,
-    asking: WebCaller,
+    Visited { asking, person }: Visited,
 ) -> Response {
-    match signed_in(&asking) {
-        Ok(person) => space_page(&door, &asking.caller, &person, &space, Outcome::Nothing).await,
-        Err(refused) => refused.into_response(),
-    }
+    space_page(&door, &asking.caller, &person, &space, Outcome::Nothing).await
 }
 
 pub(crate) async fn space_page(
