@@ -23,7 +23,7 @@ use shed_host::answer::{AppOverview, AppVersion};
 use shed_host::{Caller, HostError, Person};
 
 use crate::door::Door;
-use crate::pages::apps::app_page_path;
+use crate::pages::apps::{app_page_path, code_list};
 use crate::pages::moments::ago_text;
 use crate::pages::space::space_page;
 use crate::pages::{Here, Outcome, Posted, Visited, fields, header_html, required};
@@ -184,21 +184,14 @@ fn version_row(version: &AppVersion, current: i64, roll_back_at: Option<&str>) -
         .rolls_back_to
         .map(|earlier| format!(" · a roll back to v{earlier}"))
         .unwrap_or_default();
-    let names = |names: &[String]| {
-        names
-            .iter()
-            .map(|name| format!("<code>{}</code>", escape(name)))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
     let changes = match (version.added.is_empty(), version.removed.is_empty()) {
         (true, true) => "Commands unchanged".to_string(),
-        (false, true) => format!("Added {}", names(&version.added)),
-        (true, false) => format!("Removed {}", names(&version.removed)),
+        (false, true) => format!("Added {}", code_list(&version.added)),
+        (true, false) => format!("Removed {}", code_list(&version.removed)),
         (false, false) => format!(
             "Added {} · removed {}",
-            names(&version.added),
-            names(&version.removed)
+            code_list(&version.added),
+            code_list(&version.removed)
         ),
     };
     let button = match roll_back_at {
