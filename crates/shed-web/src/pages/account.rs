@@ -282,11 +282,8 @@ pub(super) async fn end_session(
         let id = required(fields(form)?.session, "the session to sign out")?;
         let this_browser = door
             .host
-            .own_sessions(&asking.caller, None, cookie(&headers, door.cookie))
-            .await?
-            .iter()
-            .any(|session| session.this_browser && session.id == id);
-        door.host.end_own_session(&asking.caller, &id).await?;
+            .end_own_session(&asking.caller, &id, cookie(&headers, door.cookie))
+            .await?;
         Ok((id, this_browser))
     }
     .await;
