@@ -139,7 +139,7 @@ pub(super) async fn change_member(
             .invite_with_link(&asking.caller, &space, &handle, role)
             .await?;
         tracing::info!(by = %person.handle, space = %space, role = role.as_str(), "a member set on a space's page");
-        let handle = escape(handle.trim().trim_start_matches('@'));
+        let handle = escape(&invited.handle);
         Ok(match invited.link {
             Some(link) => format!(
                 "@{handle} is new here, added as {role} — send them this sign-in link; it works \
