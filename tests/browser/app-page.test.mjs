@@ -1,5 +1,5 @@
 // An app's page and the sign-in sessions (crates/shed-web/src/app_page.rs,
-// pages.rs), in chromium against a real `shed up` and its run club
+// pages/account.rs), in chromium against a real `shed up` and its run club
 // (demo/runs): deploy a second version with the CLI (a changed page), roll back
 // to version 1 on the page and see MCP `commands` answer the same and version
 // 1's page served; trash it on the page and see every door refuse — MCP

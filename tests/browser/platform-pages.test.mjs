@@ -1,4 +1,4 @@
-// The person's pages on the platform host (crates/shed-web/src/pages.rs), in
+// The person's pages on the platform host (crates/shed-web/src/pages/), in
 // chromium against a real `shed up`: sign in by link; make a token on home and
 // see it once; invite a member and sign them in with their link in a second
 // browser; make them a viewer and see their MCP `command` write refused at

@@ -68,7 +68,8 @@ impl Code {
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Outcome {
-    /// Whether the command ran.
+    /// Whether the command ran and answered; false when it was refused or
+    /// failed (`code` says which, `message` why).
     pub ok: bool,
     /// This run's id, 32 hex digits.
     pub id: String,

@@ -41,7 +41,7 @@ pub struct RunRequest {
     /// Refused as a conflict unless the app's data version is this.
     #[serde(default)]
     pub expect: Option<u64>,
-    /// Run only a command that reads, under a read-only grant.
+    /// `--read-only`: run only if the job's read-only grant covers the command.
     #[serde(default)]
     pub read_only: bool,
     /// Whatever actor a request names. The broker never acts as it: every run

@@ -22,6 +22,10 @@ use crate::{Caller, Host, HostError, Person, Role};
 /// (or the operator, `shed login`) may ask for one.
 #[derive(Clone, Debug)]
 pub struct Invitation {
+    /// The member's handle as the host read it: trimmed, without its `@`.
+    pub handle: String,
+    /// The sign-in link to send a person just added; `None` for one who was
+    /// here before.
     pub link: Option<LoginLink>,
 }
 
@@ -183,13 +187,39 @@ impl Host {
             true => Some(self.login_link(handle).await?),
             false => None,
         };
-        Ok(Invitation { link })
+        Ok(Invitation {
+            handle: handle.to_string(),
+            link,
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::Caller;
+    use crate::{Caller, Role};
+
+    #[tokio::test]
+    async fn an_invitation_names_the_handle_as_read_and_links_only_a_new_person() {
+        let (_dir, host) = crate::test_host("http://localhost:7700").await;
+        host.add_person("ada", Some("Ada")).await.unwrap();
+        host.add_space("demo", "ada").await.unwrap();
+        let ada = host.caller_for_handle("ada").await.unwrap();
+        let new = host
+            .invite_with_link(&ada, "demo", " @bob ", Role::Editor)
+            .await
+            .unwrap();
+        assert_eq!(new.handle, "bob");
+        assert!(new.link.is_some(), "bob was new: a sign-in link for him");
+        let again = host
+            .invite_with_link(&ada, "demo", "@bob", Role::Viewer)
+            .await
+            .unwrap();
+        assert_eq!(again.handle, "bob");
+        assert!(
+            again.link.is_none(),
+            "bob is here: no link to sign in as him"
+        );
+    }
 
     #[tokio::test]
     async fn a_person_lists_and_ends_their_own_jobs_only() {

@@ -354,28 +354,48 @@ impl Host {
         session: Option<&str>,
     ) -> Result<Vec<SignInSession>, HostError> {
         let person = caller.person().ok_or_else(crate::access::sign_in_first)?;
-        let store = &self.inner.store;
-        let at = now();
-        let this = match session {
-            Some(session) => store
-                .web_session(space.unwrap_or(PLATFORM_HOST), &hash(session.trim()), at)
-                .await?
-                .filter(|seen| seen.person == person.eid)
-                .map(|seen| seen.sign_in),
-            None => None,
-        };
-        let records = store.web_sessions_of(&person.eid, at).await?;
+        let this = self.sign_in_holding(person, space, session).await?;
+        let records = self.inner.store.web_sessions_of(&person.eid, now()).await?;
         let mut listed = sign_ins(records, this.as_deref());
         listed.sort_by_key(|one| !one.this_browser);
         Ok(listed)
     }
 
+    /// The id of `person`'s sign-in that the browser holding `session` (its
+    /// cookie on `space`'s host, `None` for the platform's) is signed in
+    /// by; `None` for no cookie, or one that is not theirs.
+    async fn sign_in_holding(
+        &self,
+        person: &Person,
+        space: Option<&str>,
+        session: Option<&str>,
+    ) -> Result<Option<String>, HostError> {
+        let Some(session) = session else {
+            return Ok(None);
+        };
+        Ok(self
+            .inner
+            .store
+            .web_session(space.unwrap_or(PLATFORM_HOST), &hash(session.trim()), now())
+            .await?
+            .filter(|seen| seen.person == person.eid)
+            .map(|seen| seen.sign_in))
+    }
+
     /// Ends one of the caller's sign-ins, named by its id as listed, on every
     /// host: the browser holding it is signed out at its next request.
-    /// Another person's, or one that ended already, is not found.
-    pub async fn end_own_session(&self, caller: &Caller, id: &str) -> Result<(), HostError> {
+    /// Answers whether it was the sign-in of the browser holding `session`
+    /// (its cookie on the platform's host). Another person's, or one that
+    /// ended already, is not found.
+    pub async fn end_own_session(
+        &self,
+        caller: &Caller,
+        id: &str,
+        session: Option<&str>,
+    ) -> Result<bool, HostError> {
         let person = caller.person().ok_or_else(crate::access::sign_in_first)?;
         let id = id.trim();
+        let this = self.sign_in_holding(person, None, session).await?;
         let ended = self.inner.store.end_web_sign_in(&person.eid, id).await?;
         if ended == 0 {
             return Err(HostError::NotFound(format!(
@@ -385,7 +405,7 @@ impl Host {
             )));
         }
         tracing::info!(person = %person.handle, sessions = ended, "ended a sign-in session");
-        Ok(())
+        Ok(this.as_deref() == Some(id))
     }
 
     fn person_of(&self, caller: &Caller) -> Result<Person, HostError> {
@@ -675,20 +695,24 @@ mod tests {
             (&ada, "0123456789abcdef"),
             (&ada, ""),
         ] {
-            let refused = host.end_own_session(who, id).await.unwrap_err();
+            let refused = host.end_own_session(who, id, None).await.unwrap_err();
             assert!(
                 matches!(refused, HostError::NotFound(ref s) if s.contains("of yours")),
                 "{refused}"
             );
         }
         assert!(
-            host.end_own_session(&Caller::Nobody, &phones)
+            host.end_own_session(&Caller::Nobody, &phones, None)
                 .await
                 .is_err()
         );
         assert_eq!(host.own_sessions(&ada, None, None).await.unwrap().len(), 2);
 
-        host.end_own_session(&ada, &phones).await.unwrap();
+        let this_browser = host
+            .end_own_session(&ada, &phones, Some(&laptop.session))
+            .await
+            .unwrap();
+        assert!(!this_browser, "the laptop ended the phone's sign-in");
         for (space, session) in [(None, &phone.session), (Some("demo"), &phone_demo)] {
             assert!(
                 matches!(
@@ -713,6 +737,12 @@ mod tests {
             .unwrap();
         assert_eq!(left.len(), 1);
         assert!(left[0].this_browser);
+        // Ending the sign-in of the browser asking says it was its own.
+        let this_browser = host
+            .end_own_session(&ada, &left[0].id, Some(&laptop.session))
+            .await
+            .unwrap();
+        assert!(this_browser, "the laptop ended its own sign-in");
     }
 
     #[tokio::test]

@@ -17,17 +17,16 @@ use std::sync::Arc;
 use axum::Router;
 use axum::extract::rejection::FormRejection;
 use axum::extract::{Form, Path, State};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::{get, post};
 use shed_host::answer::{AppOverview, AppVersion};
 use shed_host::{Caller, HostError, Person};
 
-use crate::caller::WebCaller;
 use crate::door::Door;
-use crate::pages::apps::app_page_path;
+use crate::pages::apps::{app_page_path, code_list};
 use crate::pages::moments::ago_text;
 use crate::pages::space::space_page;
-use crate::pages::{Here, Outcome, Posted, fields, header_html, required, signed_in};
+use crate::pages::{Here, Outcome, Posted, Visited, fields, header_html, required};
 use crate::reply::{escape, product_page, status_of};
 
 /// The app page's routes; its forms post under its own address.
@@ -44,22 +43,17 @@ pub(crate) fn router(door: Arc<Door>) -> Router {
 async fn app(
     State(door): State<Arc<Door>>,
     Path((space, app)): Path<(String, String)>,
-    asking: WebCaller,
+    Visited { asking, person }: Visited,
 ) -> Response {
-    match signed_in(&asking) {
-        Ok(person) => {
-            app_page(
-                &door,
-                &asking.caller,
-                &person,
-                &space,
-                &app,
-                Outcome::Nothing,
-            )
-            .await
-        }
-        Err(refused) => refused.into_response(),
-    }
+    app_page(
+        &door,
+        &asking.caller,
+        &person,
+        &space,
+        &app,
+        Outcome::Nothing,
+    )
+    .await
 }
 
 /// The page of `space`/`app` as the caller sees it, `said` on top.
@@ -190,21 +184,14 @@ fn version_row(version: &AppVersion, current: i64, roll_back_at: Option<&str>) -
         .rolls_back_to
         .map(|earlier| format!(" · a roll back to v{earlier}"))
         .unwrap_or_default();
-    let names = |names: &[String]| {
-        names
-            .iter()
-            .map(|name| format!("<code>{}</code>", escape(name)))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
     let changes = match (version.added.is_empty(), version.removed.is_empty()) {
         (true, true) => "Commands unchanged".to_string(),
-        (false, true) => format!("Added {}", names(&version.added)),
-        (true, false) => format!("Removed {}", names(&version.removed)),
+        (false, true) => format!("Added {}", code_list(&version.added)),
+        (true, false) => format!("Removed {}", code_list(&version.removed)),
         (false, false) => format!(
             "Added {} · removed {}",
-            names(&version.added),
-            names(&version.removed)
+            code_list(&version.added),
+            code_list(&version.removed)
         ),
     };
     let button = match roll_back_at {

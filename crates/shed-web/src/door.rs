@@ -27,6 +27,10 @@ pub(crate) struct Door {
     pub return_cookie: &'static str,
     /// The public URL is https: cookies carry `Secure`.
     pub secure: bool,
+    /// The path of the MCP address (`/mcp`), where a browser asking for a
+    /// page gets one: made once, as the public URL never changes. `None`
+    /// when the address does not read as a URI.
+    pub mcp_path: Option<String>,
     /// The page script, ready to serve.
     pub app_js: Arc<Rendered>,
     /// The script of the person's pages, ready to serve.
@@ -43,6 +47,11 @@ pub(crate) struct Door {
 impl Door {
     pub(crate) fn new(host: Host) -> Door {
         let secure = host.public_url().starts_with("https://");
+        let mcp_path = host
+            .mcp_resource()
+            .parse::<Uri>()
+            .ok()
+            .map(|mcp| mcp.path().to_string());
         Door {
             host,
             cookie: if secure {
@@ -61,6 +70,7 @@ impl Door {
                 "shed_return"
             },
             secure,
+            mcp_path,
             app_js: Arc::new(Rendered::asset(
                 0,
                 crate::APP_JS.as_bytes().to_vec(),

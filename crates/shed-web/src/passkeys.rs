@@ -1,7 +1,7 @@
 //! Passkeys on the web: the ceremonies' JSON endpoints under
 //! `/_shed/passkeys/…` on the platform's host, and the script that hands
 //! their options to `navigator.credentials` (`static/passkeys.js`). (The
-//! account page's Passkeys section is `pages.rs`'s; the "Sign in with a
+//! account page's Passkeys section is `pages/account.rs`'s; the "Sign in with a
 //! passkey" button of the sign-in and signed-out consent pages is
 //! `reply.rs`'s.) Every decision and sentence is shed-host's
 //! (`passkeys.rs`); this door translates HTTP.

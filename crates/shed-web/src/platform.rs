@@ -19,7 +19,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::extract::rejection::FormRejection;
 use axum::extract::{Form, Query, RawQuery, Request, State};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use shed_host::HostError;
@@ -56,13 +56,11 @@ pub(crate) async fn favicon(State(door): State<Arc<Door>>, headers: HeaderMap) -
 /// there — an MCP client's POSTs, and its GETs of a session's stream — is
 /// the MCP door's, unchanged.
 pub(crate) fn browser_at_mcp(door: &Door, request: &Request) -> Option<Response> {
-    // Most requests here are MCP clients' POSTs: they leave at the method,
-    // before any address is made.
+    // Most requests here are MCP clients' POSTs: they leave at the method.
     if !matches!(*request.method(), Method::GET | Method::HEAD) {
         return None;
     }
-    let mcp = door.host.mcp_resource();
-    let path = mcp.parse::<Uri>().ok()?.path().to_string();
+    let path = door.mcp_path.as_deref()?;
     let headers = request.headers();
     let accepts = |kind: &str| {
         headers
@@ -76,6 +74,7 @@ pub(crate) fn browser_at_mcp(door: &Door, request: &Request) -> Option<Response>
         && accepts("text/html")
         && !accepts("text/event-stream");
     wants_a_page.then(|| {
+        let mcp = door.host.mcp_resource();
         page(
             StatusCode::OK,
             "shed's MCP address",
@@ -111,7 +110,7 @@ async fn sign_in(State(door): State<Arc<Door>>) -> Response {
     )
 }
 
-/// The person's home page (`pages.rs`); or how to sign in. A browser
+/// The person's home page (`pages/home.rs`); or how to sign in. A browser
 /// that set out to allow an app before it signed in goes back to that
 /// app's consent page.
 async fn front(State(door): State<Arc<Door>>, headers: HeaderMap, asking: WebCaller) -> Response {

@@ -17,11 +17,11 @@ use shed_host::{Caller, HostError, Person};
 use super::moments::{ago, when_seconds};
 use super::{
     END_SESSION_PATH, Here, Outcome, Posted, REMOVE_PASSKEY_PATH, REVOKE_PATH, SIGN_OUT_PATH,
-    fields, header_html, required, signed_in,
+    Visited, fields, header_html, required,
 };
 use crate::PASSKEYS_JS_PATH;
 use crate::browser::browser_words;
-use crate::caller::{WebCaller, cookie};
+use crate::caller::cookie;
 use crate::door::Door;
 use crate::reply::{escape, product_page, see_other};
 
@@ -29,14 +29,9 @@ use crate::reply::{escape, product_page, see_other};
 pub(super) async fn account(
     State(door): State<Arc<Door>>,
     headers: HeaderMap,
-    asking: WebCaller,
+    Visited { asking, person }: Visited,
 ) -> Response {
-    match signed_in(&asking) {
-        Ok(person) => {
-            account_page(&door, &asking.caller, &person, &headers, Outcome::Nothing).await
-        }
-        Err(refused) => refused.into_response(),
-    }
+    account_page(&door, &asking.caller, &person, &headers, Outcome::Nothing).await
 }
 
 /// The account page of `person`, asked with `headers` (whose session
@@ -136,9 +131,10 @@ fn sessions_section(sessions: &[SignInSession]) -> String {
     html
 }
 
-/// A passkey's id, as the account page lists it.
+/// A passkey's or a token's id, as the account page lists it: what its
+/// Remove or Revoke button posts.
 #[derive(serde::Deserialize)]
-pub(super) struct PasskeyChoice {
+pub(super) struct IdChoice {
     id: Option<String>,
 }
 
@@ -147,7 +143,7 @@ pub(super) async fn remove_passkey(
     State(door): State<Arc<Door>>,
     headers: HeaderMap,
     Posted { asking, person }: Posted,
-    form: Result<Form<PasskeyChoice>, FormRejection>,
+    form: Result<Form<IdChoice>, FormRejection>,
 ) -> Response {
     let removed = async {
         let id = required(fields(form)?.id, "the passkey to remove")?;
@@ -241,17 +237,12 @@ fn token_rows(tokens: &[&TokenRecord], empty: &str) -> String {
     rows
 }
 
-/// A token's id, as listed.
-#[derive(serde::Deserialize)]
-pub(super) struct TokenChoice {
-    id: Option<String>,
-}
-
+/// A Revoke button: the account page again, the outcome on top.
 pub(super) async fn revoke(
     State(door): State<Arc<Door>>,
     headers: HeaderMap,
     Posted { asking, person }: Posted,
-    form: Result<Form<TokenChoice>, FormRejection>,
+    form: Result<Form<IdChoice>, FormRejection>,
 ) -> Response {
     let revoked = async {
         let id = required(fields(form)?.id, "the token to revoke")?;
@@ -291,11 +282,8 @@ pub(super) async fn end_session(
         let id = required(fields(form)?.session, "the session to sign out")?;
         let this_browser = door
             .host
-            .own_sessions(&asking.caller, None, cookie(&headers, door.cookie))
-            .await?
-            .iter()
-            .any(|session| session.this_browser && session.id == id);
-        door.host.end_own_session(&asking.caller, &id).await?;
+            .end_own_session(&asking.caller, &id, cookie(&headers, door.cookie))
+            .await?;
         Ok((id, this_browser))
     }
     .await;

@@ -8,18 +8,18 @@ use axum::response::{IntoResponse, Response};
 use shed_host::agents::Job;
 use shed_host::{Caller, Person};
 
+use super::apps::code_list;
 use super::moments::when_millis;
-use super::{END_JOB_PATH, Here, Outcome, Posted, fields, header_html, required, signed_in};
-use crate::caller::WebCaller;
+use super::{END_JOB_PATH, Here, Outcome, Posted, Visited, fields, header_html, required};
 use crate::door::Door;
 use crate::reply::{escape, product_page};
 
 /// The agents page: the person's jobs, each running one with End.
-pub(super) async fn agents(State(door): State<Arc<Door>>, asking: WebCaller) -> Response {
-    match signed_in(&asking) {
-        Ok(person) => agents_page(&door, &asking.caller, &person, Outcome::Nothing).await,
-        Err(refused) => refused.into_response(),
-    }
+pub(super) async fn agents(
+    State(door): State<Arc<Door>>,
+    Visited { asking, person }: Visited,
+) -> Response {
+    agents_page(&door, &asking.caller, &person, Outcome::Nothing).await
 }
 
 async fn agents_page(door: &Door, caller: &Caller, person: &Person, said: Outcome) -> Response {
@@ -55,21 +55,10 @@ async fn agents_page(door: &Door, caller: &Caller, person: &Person, said: Outcom
 
 fn job_row(job: &Job, now: i64) -> String {
     let state = job.state(now).as_str();
-    let globs = |globs: &[String]| {
-        if globs.is_empty() {
-            "none".to_string()
-        } else {
-            globs
-                .iter()
-                .map(|glob| format!("<code>{}</code>", escape(glob)))
-                .collect::<Vec<_>>()
-                .join(" ")
-        }
-    };
     let scope = if job.allow.is_empty() && job.read_only.is_empty() {
         "every command you reach".to_string()
     } else {
-        globs(&job.allow)
+        code_list(&job.allow)
     };
     let name = escape(&job.name);
     let end = if state == "running" {
@@ -84,7 +73,7 @@ fn job_row(job: &Job, now: i64) -> String {
         "<li data-job=\"{name}\"><div class=\"what\"><strong>{name}</strong> <span class=\"tag {state}\">{state}</span>\
          <div class=\"meta\">Scope: {scope} · read-only grants: {read_only}</div>\
          <div class=\"meta\">started {started} · until {until}{ended}</div></div>{end}</li>\n",
-        read_only = globs(&job.read_only),
+        read_only = code_list(&job.read_only),
         started = when_millis(Some(job.created_at), "never"),
         until = when_millis(job.expires_at, "no end"),
         ended = job

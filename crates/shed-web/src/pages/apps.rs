@@ -1,6 +1,7 @@
 //! The app rows home and a space's page list: each app's title (to its own
 //! page), access, version, last deploy and commands, or the trash mark and
-//! Restore.
+//! Restore; and [`code_list`], words as code, which the agents page
+//! and an app's page use too.
 
 use shed_host::answer::{AppOfMine, SpaceApp};
 
@@ -46,18 +47,7 @@ pub(crate) fn app_row(mine: &AppOfMine) -> String {
         ),
         None => (
             "",
-            if app.commands.is_empty() {
-                "Commands: none".to_string()
-            } else {
-                format!(
-                    "Commands: {}",
-                    app.commands
-                        .iter()
-                        .map(|name| format!("<code>{}</code>", escape(name)))
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                )
-            },
+            format!("Commands: {}", code_list(&app.commands)),
             open_link(app),
         ),
     };
@@ -69,6 +59,19 @@ pub(crate) fn app_row(mine: &AppOfMine) -> String {
         title = escape(&app.title),
         access = escape(app.access),
     )
+}
+
+/// Words as code, one `<code>` each, space-separated; `none` when there
+/// are none: an app's commands, a job's globs.
+pub(crate) fn code_list(words: &[String]) -> String {
+    if words.is_empty() {
+        return "none".to_string();
+    }
+    words
+        .iter()
+        .map(|word| format!("<code>{}</code>", escape(word)))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// An app's Open link to its address; for an app whose deploy has no

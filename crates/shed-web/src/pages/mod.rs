@@ -19,7 +19,8 @@
 //! tokens, sessions, signing out), `space` (its members) and `agents` (their
 //! jobs); `apps` draws the app rows home and a space's page share, and
 //! `moments` says when. This module holds what every page shares: the
-//! routes, the header, the outcome on top, and the [`Posted`] extractor.
+//! routes, the header, the outcome on top, and the extractors: [`Visited`]
+//! for a visit, [`Posted`] for a form.
 
 mod account;
 mod agents;
@@ -173,8 +174,28 @@ impl IntoResponse for NotTaken {
 }
 
 /// The person of a page's request.
-pub(crate) fn signed_in(asking: &WebCaller) -> Result<Person, NotTaken> {
+fn signed_in(asking: &WebCaller) -> Result<Person, NotTaken> {
     asking.caller.person().cloned().ok_or(NotTaken::SignedOut)
+}
+
+/// A visit to one of the person's pages: who is asking and the person
+/// signed in. An extractor, so no page forgets the rule: someone signed in
+/// sees it, anyone else the sign-in page — before the handler runs.
+pub(crate) struct Visited {
+    pub(crate) asking: WebCaller,
+    pub(crate) person: Person,
+}
+
+impl FromRequestParts<Arc<Door>> for Visited {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, door: &Arc<Door>) -> Result<Self, Response> {
+        let asking = WebCaller::from_request_parts(parts, door)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let person = signed_in(&asking).map_err(IntoResponse::into_response)?;
+        Ok(Visited { asking, person })
+    }
 }
 
 /// A form posted to the person's pages: who is asking and the person

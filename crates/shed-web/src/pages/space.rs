@@ -9,8 +9,7 @@ use axum::response::{IntoResponse, Response};
 use shed_host::{Caller, HostError, Person, Role, SLUG_CHARS};
 
 use super::apps::app_rows;
-use super::{Here, Outcome, Posted, fields, header_html, required, signed_in};
-use crate::caller::WebCaller;
+use super::{Here, Outcome, Posted, Visited, fields, header_html, required};
 use crate::door::Door;
 use crate::reply::{escape, product_page, status_of};
 
@@ -18,12 +17,9 @@ use crate::reply::{escape, product_page, status_of};
 pub(super) async fn space(
     State(door): State<Arc<Door>>,
     Path(space): Path<String>,
-    asking: WebCaller,
+    Visited { asking, person }: Visited,
 ) -> Response {
-    match signed_in(&asking) {
-        Ok(person) => space_page(&door, &asking.caller, &person, &space, Outcome::Nothing).await,
-        Err(refused) => refused.into_response(),
-    }
+    space_page(&door, &asking.caller, &person, &space, Outcome::Nothing).await
 }
 
 pub(crate) async fn space_page(
@@ -143,7 +139,7 @@ pub(super) async fn change_member(
             .invite_with_link(&asking.caller, &space, &handle, role)
             .await?;
         tracing::info!(by = %person.handle, space = %space, role = role.as_str(), "a member set on a space's page");
-        let handle = escape(handle.trim().trim_start_matches('@'));
+        let handle = escape(&invited.handle);
         Ok(match invited.link {
             Some(link) => format!(
                 "@{handle} is new here, added as {role} — send them this sign-in link; it works \

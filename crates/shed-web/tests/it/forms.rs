@@ -1,7 +1,8 @@
 //! The person's pages' forms on the platform's host: the `Posted`
 //! extractor's refusals (a form from another origin, a missing or garbled
 //! cookie) and the sentences of a form that is not one or misses a field —
-//! each refused before anything changes.
+//! each refused before anything changes — and the `Visited` extractor's:
+//! every page of the person, asked signed out, is the sign-in page.
 
 use axum::http::StatusCode;
 
@@ -106,4 +107,28 @@ async fn a_form_that_is_not_one_or_misses_a_field_says_so_and_changes_nothing() 
         answer.body
     );
     assert_eq!(world.tokens("ada").await, 0);
+}
+
+#[tokio::test]
+async fn every_page_of_the_person_asked_signed_out_is_the_sign_in_page() {
+    let world = world().await;
+    let session = world.signed_in("ada").await;
+    world.host.add_space("demo", "ada").await.expect("demo");
+    let signed_out = "Sign in to see your spaces, account and agents.";
+    for path in [
+        "/account",
+        "/agents",
+        "/spaces/demo",
+        "/spaces/demo/apps/runs",
+    ] {
+        for cookie in [None, Some("shed_session=not-a-session")] {
+            let page = world.ask(get(PLATFORM, path, cookie)).await;
+            assert_eq!(page.status, StatusCode::UNAUTHORIZED, "{path} {cookie:?}");
+            assert!(page.body.contains(signed_out), "{path}: {}", page.body);
+        }
+        let cookie = format!("shed_session={session}");
+        let page = world.ask(get(PLATFORM, path, Some(&cookie))).await;
+        assert_ne!(page.status, StatusCode::UNAUTHORIZED, "{path}");
+        assert!(!page.body.contains(signed_out), "{path}: {}", page.body);
+    }
 }

@@ -10,4 +10,5 @@
 
 mod common;
 mod forms;
+mod mcp_address;
 mod space_host;

@@ -5,10 +5,22 @@
 use std::collections::BTreeMap;
 
 use axum::body::Body;
-use axum::http::{Request, StatusCode};
+use axum::http::{Request, StatusCode, request};
 use shed_host::Access;
 
 use crate::common::{World, get, world};
+
+/// The space `demo`'s host, as a browser sends it in `Host`.
+const DEMO: &str = "demo.localhost:7700";
+
+/// `request` to `demo`'s host with `body`, `token` its bearer.
+fn bearing(request: request::Builder, token: &str, body: Body) -> Request<Body> {
+    request
+        .header("host", DEMO)
+        .header("authorization", format!("Bearer {token}"))
+        .body(body)
+        .expect("a request")
+}
 
 /// A world with `ada`'s space `demo` and its private app `demo/runs`:
 /// ada's bearer token.
@@ -43,7 +55,7 @@ async fn a_space_nobody_made_answers_as_one_the_asker_may_read_nothing_of() {
         "{}",
         ghost.body
     );
-    let private = world.ask(get("demo.localhost:7700", "/", None)).await;
+    let private = world.ask(get(DEMO, "/", None)).await;
     assert_eq!(private.status, StatusCode::NOT_FOUND);
     assert_eq!(
         private.body.replace("demo", "ghost"),
@@ -64,12 +76,9 @@ async fn a_path_that_could_step_out_of_its_app_is_not_here() {
         "/runs/%ff",
         "/%2e%2e/runs/index.html",
     ] {
-        let request = Request::get(path)
-            .header("host", "demo.localhost:7700")
-            .header("authorization", format!("Bearer {token}"))
-            .body(Body::empty())
-            .expect("a request");
-        let answer = world.ask(request).await;
+        let answer = world
+            .ask(bearing(Request::get(path), &token, Body::empty()))
+            .await;
         assert_eq!(answer.status, StatusCode::NOT_FOUND, "{path}");
         assert!(
             answer.body.contains(
@@ -79,11 +88,7 @@ async fn a_path_that_could_step_out_of_its_app_is_not_here() {
             answer.body
         );
     }
-    let index = Request::get("/runs/index.html")
-        .header("host", "demo.localhost:7700")
-        .header("authorization", format!("Bearer {token}"))
-        .body(Body::empty())
-        .expect("a request");
+    let index = bearing(Request::get("/runs/index.html"), &token, Body::empty());
     let answer = world.ask(index).await;
     assert_eq!(answer.status, StatusCode::OK);
     assert!(answer.body.contains("<p>runs</p>"), "{}", answer.body);
@@ -94,12 +99,8 @@ async fn a_bundle_over_its_bound_is_refused_unread() {
     let world = world().await;
     let token = demo(&world).await;
     let apply = |bytes: usize| {
-        Request::post("/runs/api/apply")
-            .header("host", "demo.localhost:7700")
-            .header("authorization", format!("Bearer {token}"))
-            .header("content-type", "application/json")
-            .body(Body::from(vec![b' '; bytes]))
-            .expect("a request")
+        let post = Request::post("/runs/api/apply").header("content-type", "application/json");
+        bearing(post, &token, Body::from(vec![b' '; bytes]))
     };
     let over = world.ask(apply(1024 * 1024 + 1)).await;
     assert_eq!(over.status, StatusCode::PAYLOAD_TOO_LARGE);
