@@ -12,11 +12,6 @@
 //! `match`. SQLite (`sqlite/`) is the embedded backend, the default;
 //! PostgreSQL (`postgres/`) keeps the store on a database server.
 
-// The workspace's `missing_docs` is not yet met here (125 public fields and
-// variants undocumented, mostly records' and wire shapes); document them and
-// drop this line.
-#![allow(missing_docs)]
-
 /// Declares an interface: the trait each backend implements, and the
 /// [`Store`] method of the same name and doc that hands the call to the
 /// store's backend. One list makes both, so a backend cannot miss a method
