@@ -67,9 +67,13 @@ impl Target {
 /// An edge to add or drop.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EdgeChange {
+    /// The edge's relation name (`[a-z][a-z0-9_]{0,39}`), e.g. `parent`.
     pub rel: String,
+    /// The entity the edge points at, from the bundle's entity.
     pub to: Target,
+    /// Whether the edge is dropped (`"drop": true`) rather than added.
     pub drop: bool,
+
 }
 
 const BUNDLE_SHAPE: &str = r#"a bundle is {"entity": {"eid": "$new" | eid | alias}, "<component>": {…} | null, "edges"?: […], "tombstone"?: {}, "was"?: n}"#;
