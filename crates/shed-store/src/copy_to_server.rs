@@ -61,7 +61,6 @@ pub struct Migrated {
     /// The schema version both databases are at: the number of migrations
     /// this shed knows, all applied on the target.
     pub schema_version: usize,
-
 }
 
 /// Copies the SQLite database at `file` into the empty PostgreSQL database

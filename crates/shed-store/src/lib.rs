@@ -5,7 +5,7 @@
 //! spaces, apps, deploys, tokens, sign-ins, jobs, OAuth, view keys, passkeys).
 //!
 //! The public API speaks only JSON and this crate's own types — never a
-//! database type — and [`Store`] is the one door: it holds a [`Backend`]
+//! database type — and [`Store`] is the one door: it holds a `Backend`
 //! and hands each call to it, so nothing above this crate names a backend.
 //! A backend is an enum variant rather than a `dyn` object: the interfaces'
 //! `async fn`s then need no boxing (no `async_trait`), and a call costs one

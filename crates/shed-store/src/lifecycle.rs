@@ -1,5 +1,5 @@
 //! An app's life after its first deploy, and where the platform is served —
-//! what migration 10 made, behind the [`Lifecycle`] interface, written once
+//! what migration 10 made, behind the `Lifecycle` interface, written once
 //! for both backends (`records/lifecycle.rs`):
 //!
 //! - **Versions**: every deploy of an app, with who made it and when, and
@@ -74,7 +74,6 @@ pub struct Purged {
     /// The entities the app's data held, every one deleted with its
     /// components, edges and history.
     pub entities: i64,
-
 }
 
 /// What a row of `app_changes` says happened to an app.

@@ -9,7 +9,7 @@ use serde::Serialize;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Vocabulary {
     /// Each component as (name, its columns as (name, type)), both in the
-    /// order the app's manifest declares them.
+    /// order the app declares them.
     pub components: Vec<(String, Vec<(String, ColumnType)>)>,
 }
 
@@ -29,8 +29,8 @@ pub struct Actor {
 pub struct Person {
     /// The person's eid: 32 lowercase hex digits, fixed when they were added.
     pub eid: String,
-    /// The handle they sign in and are named by, without the `@`
-    /// (`[a-z][a-z0-9-]{0,39}`), unique on the platform.
+    /// The handle they are named by (`@handle` in lines and pages), kept
+    /// without the `@` (`[a-z][a-z0-9-]{0,39}`); unique on the platform.
     pub handle: String,
     /// Their display name as they gave it, trimmed (1 to 100 characters).
     pub name: String,
@@ -75,7 +75,6 @@ pub struct Authorship {
     /// Who wrote the row last (its `updated` stamp); the creator when
     /// nobody has changed it since.
     pub updated: Actor,
-
 }
 
 impl Authorship {

@@ -21,7 +21,8 @@ pub struct ClientRecord {
     /// none.
     pub name: String,
     /// The redirect URIs the client registered, each https or http on a
-    /// loopback address: a code is only ever sent to one of them.
+    /// loopback address: a sign-in's redirect URI must be one of them (on
+    /// loopback, at any port).
     pub redirect_uris: Vec<String>,
 }
 
@@ -94,7 +95,6 @@ pub enum Refreshed {
         /// The resource (RFC 8707) the grant is for.
         resource: String,
     },
-
 }
 
 /// A grant as `shed token list` shows it, beside the pasted tokens: its

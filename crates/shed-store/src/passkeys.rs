@@ -131,5 +131,4 @@ pub struct CeremonyRecord {
     pub name: Option<String>,
     /// The WebAuthn library's state of the ceremony, serialised as JSON.
     pub state: String,
-
 }

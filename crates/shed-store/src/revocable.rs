@@ -36,7 +36,7 @@ pub struct NewToken {
     /// The sha256 (hex) of the secret.
     pub hash: String,
     /// The name `shed token list` shows it by, as its maker gave it (an
-    /// OAuth access token: `OAuth: <client>`); `None` when none was given.
+    /// OAuth access token: `OAuth: <client_id>`); `None` when none was given.
     pub name: Option<String>,
     /// Unix seconds; `None` never expires.
     pub expires_at: Option<i64>,
@@ -162,5 +162,4 @@ pub struct Removed {
     pub sessions: usize,
     /// Their jobs that had not ended, ended now.
     pub jobs: usize,
-
 }

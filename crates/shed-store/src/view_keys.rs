@@ -15,5 +15,4 @@ pub struct ViewKey<'a> {
     pub space: &'a str,
     /// The app's slug in that space: the key opens this app's files only.
     pub slug: &'a str,
-
 }

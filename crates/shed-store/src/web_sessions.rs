@@ -65,5 +65,4 @@ pub struct HopUsed {
     /// The public id of the sign-in the hop carries on to the space's
     /// host; `None` for a hop made before sign-ins had ids.
     pub sign_in: Option<String>,
-
 }

@@ -69,11 +69,11 @@ impl Target {
 pub struct EdgeChange {
     /// The edge's relation name (`[a-z][a-z0-9_]{0,39}`), e.g. `parent`.
     pub rel: String,
-    /// The entity the edge points at, from the bundle's entity.
+    /// The entity the edge points at (the bundle's entity is the one it
+    /// points from).
     pub to: Target,
     /// Whether the edge is dropped (`"drop": true`) rather than added.
     pub drop: bool,
-
 }
 
 const BUNDLE_SHAPE: &str = r#"a bundle is {"entity": {"eid": "$new" | eid | alias}, "<component>": {…} | null, "edges"?: […], "tombstone"?: {}, "was"?: n}"#;

@@ -45,7 +45,6 @@ pub struct BackupProgress {
     /// Pages to copy in all: the database's size at the moment the copy
     /// is of.
     pub total: u64,
-
 }
 
 /// What a finished backup or restore holds.
