@@ -42,15 +42,24 @@ const BATCH_BYTES: usize = 8 << 20;
 /// How far a copy is: rows copied of every row to copy, and the table being
 /// copied.
 pub struct CopyProgress<'a> {
+    /// The table whose rows are being copied (the first one to copy, before
+    /// any row; empty when there is none).
     pub table: &'a str,
+    /// Rows copied so far, over every table.
     pub copied: u64,
+    /// Rows to copy in all, over every table, as counted in SQLite before
+    /// the copy began.
     pub total: u64,
 }
 
 /// A finished copy: each table with the rows both databases hold (counted
 /// on each), in the order they were copied, and the schema version.
 pub struct Migrated {
+    /// Each table copied, with its rows (the same on both sides), in the
+    /// order they were filled.
     pub tables: Vec<(String, u64)>,
+    /// The schema version both databases are at: the number of migrations
+    /// this shed knows, all applied on the target.
     pub schema_version: usize,
 }
 

@@ -12,12 +12,14 @@ use crate::names::is_word;
 /// A parsed filter line, clauses in the order written.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FilterLine {
-    pub clauses: Vec<Clause>,
+    /// The clauses, one per `&`-separated piece of the line (empty pieces
+    /// skipped), values already percent-decoded.
+    pub(crate) clauses: Vec<Clause>,
 }
 
 /// What `.C`, `.C?` and `.C!` ask of a component.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Wear {
+pub(crate) enum Wear {
     /// `.C`: the entity must wear it; not carried.
     Require,
     /// `.C?`: carried where worn.
@@ -28,12 +30,18 @@ pub enum Wear {
 
 /// A comparison of a clause.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Op {
+pub(crate) enum Op {
+    /// `=`: equal to the value.
     Eq,
+    /// `!=`: not equal to the value.
     Ne,
+    /// `>`: greater than the value (later, for a time).
     Gt,
+    /// `>=`: greater than or equal to the value.
     Ge,
+    /// `<`: less than the value (earlier, for a time).
     Lt,
+    /// `<=`: less than or equal to the value.
     Le,
     /// `~`: text contains, case-insensitive.
     Contains,
@@ -41,7 +49,7 @@ pub enum Op {
 
 impl Op {
     /// The operator as a line writes it.
-    pub fn text(self) -> &'static str {
+    pub(crate) fn text(self) -> &'static str {
         match self {
             Op::Eq => "=",
             Op::Ne => "!=",
@@ -63,13 +71,18 @@ impl Op {
 
 /// The store's own stamps: `created` and `updated`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stamp {
+pub(crate) enum Stamp {
+    /// `created`: when, by whom and through which agent the entity was
+    /// first written.
     Created,
+    /// `updated`: when, by whom and through which agent the entity was last
+    /// written.
     Updated,
 }
 
 impl Stamp {
-    pub fn word(self) -> &'static str {
+    /// The word a line names the stamp with (`created`, `updated`).
+    pub(crate) fn word(self) -> &'static str {
         match self {
             Stamp::Created => "created",
             Stamp::Updated => "updated",
@@ -86,15 +99,20 @@ impl Stamp {
 
 /// A field of a stamp.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StampField {
+pub(crate) enum StampField {
+    /// `at`: when the write was made, compared as a time (`2026-09-01` or
+    /// `2026-09-01T10:00:00Z`).
     At,
+    /// `by`: the person who wrote, named by eid, `@handle` or handle.
     By,
+    /// `via`: the agent that wrote for the person (e.g. `agent:<job>`),
+    /// compared as text.
     Via,
 }
 
 impl StampField {
     /// The word a line names the field with (`at`, `by`, `via`).
-    pub fn word(self) -> &'static str {
+    pub(crate) fn word(self) -> &'static str {
         match self {
             StampField::At => "at",
             StampField::By => "by",
@@ -112,34 +130,66 @@ impl StampField {
 
 /// What a line sorts by.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum OrderKey {
-    Column { component: String, column: String },
+pub(crate) enum OrderKey {
+    /// `order=.C.col`: a column of a component.
+    Column {
+        /// The component's name (`C`).
+        component: String,
+        /// The column's name within that component (`col`).
+        column: String,
+    },
+    /// `order=.created.at` or `order=.updated.at`: the time of that stamp.
     Stamp(Stamp),
 }
 
 /// One clause of a line.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Clause {
+pub(crate) enum Clause {
     /// `.C`, `.C?`, `.C!`
-    Component { name: String, wear: Wear },
+    Component {
+        /// The component's name (`C`), checked against the app when run.
+        name: String,
+        /// Whether the entity must wear it, and whether it is carried.
+        wear: Wear,
+    },
     /// `.C.col<op>value`
     Compare {
+        /// The component's name (`C`); the entity must wear it.
         component: String,
+        /// The column's name within that component (`col`).
         column: String,
+        /// How the column is compared with the value.
         op: Op,
+        /// The value as written, decoded; read under the column's type
+        /// when the line is run.
         value: String,
     },
     /// `.created!`, `.updated?`, …: the stamp carried (or merely required, which always holds).
-    Stamp { stamp: Stamp, wear: Wear },
+    Stamp {
+        /// Which stamp.
+        stamp: Stamp,
+        /// Whether it is carried (`?`, `!`); bare, the clause asks nothing.
+        wear: Wear,
+    },
     /// `.created.at>=…`, `.created.by=<person>`, `.created.via=agent:…`
     StampCompare {
+        /// Which stamp.
         stamp: Stamp,
+        /// Which of its fields is compared.
         field: StampField,
+        /// How the field is compared with the value.
         op: Op,
+        /// The value as written, decoded: a time, a person or an agent,
+        /// as the field says.
         value: String,
     },
     /// `.edges.<rel>=<eid or alias>`
-    EdgeTo { rel: String, to: String },
+    EdgeTo {
+        /// The edge's relation name (`rel`).
+        rel: String,
+        /// The entity the edge points to: an eid, or an alias of this app.
+        to: String,
+    },
     /// `.edges?`: carry the edges.
     Edges,
     /// `q=words`
@@ -147,7 +197,12 @@ pub enum Clause {
     /// `eid=<eid or alias>`
     Eid(String),
     /// `order=.C.col`, `order=-.C.col`
-    Order { key: OrderKey, descending: bool },
+    Order {
+        /// What the rows are sorted by.
+        key: OrderKey,
+        /// Whether largest (or latest) comes first: the line wrote `-`.
+        descending: bool,
+    },
     /// `limit=N`
     Limit(u32),
     /// `after=<cursor>`

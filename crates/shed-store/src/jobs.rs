@@ -34,7 +34,10 @@ pub struct JobTerms {
 pub struct JobRecord {
     /// The job's public name, `job-<n>`: what rows, answers and logs call it.
     pub name: String,
+    /// What the job was made with: the person its agent acts for, its
+    /// scope and its times.
     pub terms: JobTerms,
+
     /// Unix milliseconds; `None` while the job runs.
     pub ended_at: Option<i64>,
 }

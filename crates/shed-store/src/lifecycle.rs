@@ -1,5 +1,5 @@
 //! An app's life after its first deploy, and where the platform is served —
-//! what migration 10 made, behind the [`Lifecycle`] interface, written once
+//! what migration 10 made, behind the `Lifecycle` interface, written once
 //! for both backends (`records/lifecycle.rs`):
 //!
 //! - **Versions**: every deploy of an app, with who made it and when, and
@@ -38,19 +38,29 @@ pub struct Generation {
 /// they bring, and how many memberships there are now.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Changes {
+    /// The generation these changes bring the platform to: where the next
+    /// look starts (the generation looked after, when nothing changed).
     pub now: Generation,
+    /// The apps changed, as `space/slug`: one entry per deploy, in the
+    /// order made, then one per trash, restore or purge, in order; an app
+    /// changed twice is named twice.
     pub apps: Vec<String>,
+    /// The memberships the platform holds now, in every space: when the
+    /// count moves, somebody's reach has changed.
     pub members: i64,
 }
 
 /// One deploy of an app, as its versions list it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VersionRecord {
+    /// The app's version this deploy made: 1 for its first deploy, one more
+    /// for each after (a roll back is a new version too).
     pub version: i64,
     /// The deploy's id, whose files [`Store::deploy_files`](crate::Store::deploy_files) reads.
     pub deploy: i64,
     /// RFC 3339.
     pub at: String,
+    /// The person who made the deploy.
     pub by: Person,
     /// The version whose files this deploy brought back, for a roll back.
     pub rolls_back_to: Option<i64>,
@@ -59,7 +69,10 @@ pub struct VersionRecord {
 /// What a purge deleted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Purged {
+    /// The app's deploys deleted, with their files.
     pub versions: i64,
+    /// The entities the app's data held, every one deleted with its
+    /// components, edges and history.
     pub entities: i64,
 }
 

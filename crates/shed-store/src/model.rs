@@ -8,6 +8,8 @@ use serde::Serialize;
 /// An app's declared components, each with its typed columns, in declared order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Vocabulary {
+    /// Each component as (name, its columns as (name, type)), both in the
+    /// order the app declares them.
     pub components: Vec<(String, Vec<(String, ColumnType)>)>,
 }
 
@@ -25,8 +27,12 @@ pub struct Actor {
 /// A person the platform knows.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Person {
+    /// The person's eid: 32 lowercase hex digits, fixed when they were added.
     pub eid: String,
+    /// The handle they are named by (`@handle` in lines and pages), kept
+    /// without the `@` (`[a-z][a-z0-9-]{0,39}`); unique on the platform.
     pub handle: String,
+    /// Their display name as they gave it, trimmed (1 to 100 characters).
     pub name: String,
 }
 
@@ -34,15 +40,26 @@ pub struct Person {
 /// and the app data version after the write.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Applied {
+    /// The eids of the entities the apply wrote, each once, in the order
+    /// its bundles first named them.
     pub entities: Vec<String>,
+    /// Each `$name` the apply minted a new entity for, mapped to that
+    /// entity's eid.
     pub aliases: BTreeMap<String, String>,
+    /// The app's data version after this apply (one more than before): what
+    /// a later apply names as the version it expects.
     pub version: u64,
 }
 
 /// The answer of a query: rows, and the cursor of the next page if there is one.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Listing {
+    /// The entities the line matched, at most its limit, in its order: one
+    /// JSON object each, with `kind`, `entity`, the carried components, the
+    /// carried stamps and `edges` as the line asked.
     pub rows: Vec<serde_json::Value>,
+    /// The cursor that continues after the last row (the line's `after=`);
+    /// `None` when no rows are left past this page.
     pub next: Option<String>,
     /// Who wrote each row, in the rows' order, whether or not the filter line
     /// shows its stamps: what a row's label is read from. Not part of the
@@ -53,7 +70,10 @@ pub struct Listing {
 /// Who wrote a row: who created it, and who changed it last.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Authorship {
+    /// Who wrote the row first (its `created` stamp).
     pub created: Actor,
+    /// Who wrote the row last (its `updated` stamp); the creator when
+    /// nobody has changed it since.
     pub updated: Actor,
 }
 

@@ -16,20 +16,33 @@
 pub struct ClientRecord {
     /// The `client_id`: random for DCR, the document's URL for CIMD.
     pub id: String,
+    /// The name the client gave (`client_name`), trimmed, shown on the
+    /// consent page and in token lists; `an unnamed client` when it gave
+    /// none.
     pub name: String,
+    /// The redirect URIs the client registered, each https or http on a
+    /// loopback address: a sign-in's redirect URI must be one of them (on
+    /// loopback, at any port).
     pub redirect_uris: Vec<String>,
 }
 
 /// A code to keep until it is redeemed or expires.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewCode {
+    /// The code's sha256 in lowercase hex ([`crate::secret_hash`]); the
+    /// code itself goes to the client and is never kept.
     pub hash: String,
+    /// The `client_id` of the client the code is issued to.
     pub client: String,
     /// The consenting person's eid.
     pub person: String,
+    /// The redirect URI the code was sent to, which redeeming it must name
+    /// again.
     pub redirect_uri: String,
     /// The PKCE S256 challenge.
     pub challenge: String,
+    /// The resource (RFC 8707) the code grants: the platform's MCP
+    /// endpoint, `<public url>/mcp`.
     pub resource: String,
     /// Unix seconds.
     pub expires_at: i64,
@@ -38,10 +51,20 @@ pub struct NewCode {
 /// A code as it was issued, when it is redeemed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CodeRecord {
+    /// The `client_id` the code was issued to; only that client may redeem
+    /// it.
     pub client: String,
+    /// The eid of the person who consented, whom the grant's tokens act
+    /// for.
     pub person: String,
+    /// The redirect URI the code was sent to; the redemption must name the
+    /// same one.
     pub redirect_uri: String,
+    /// The PKCE S256 challenge, which the redemption's verifier must hash
+    /// to.
     pub challenge: String,
+    /// The resource (RFC 8707) the code grants, and the grant it opens
+    /// will hold.
     pub resource: String,
 }
 
@@ -66,7 +89,12 @@ pub enum Refreshed {
     /// A refresh token already rotated away: the whole grant is now revoked.
     Reused,
     /// Rotated: the grant's client and resource, and its new tokens kept.
-    Rotated { client: String, resource: String },
+    Rotated {
+        /// The `client_id` the grant was given to.
+        client: String,
+        /// The resource (RFC 8707) the grant is for.
+        resource: String,
+    },
 }
 
 /// A grant as `shed token list` shows it, beside the pasted tokens: its

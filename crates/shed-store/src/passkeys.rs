@@ -34,10 +34,17 @@ pub struct PasskeyRecord {
 /// A passkey to keep.
 #[derive(Clone, Debug)]
 pub struct NewPasskey {
+    /// The eid of the person the passkey signs in.
     pub person: String,
+    /// The credential's id, base64url; a credential already kept (for
+    /// anyone) is not kept again.
     pub credential: String,
+    /// The credential (public key, counter, flags), serialised as JSON by
+    /// the WebAuthn library.
     pub passkey: String,
+    /// The name the person gave it (`laptop`, `phone`).
     pub name: String,
+    /// When it was added, Unix seconds.
     pub created_at: i64,
 }
 
@@ -65,6 +72,7 @@ impl CeremonyKind {
 pub struct NewCeremony {
     /// The sha256 of the ceremony's id (the browser holds the id).
     pub hash: String,
+    /// Which ceremony it is: only a taking of the same kind finds it.
     pub kind: CeremonyKind,
     /// The person adding a passkey (`None` for a sign-in: nobody yet).
     pub person: Option<String>,
@@ -83,13 +91,16 @@ pub struct NewCeremony {
 /// started from its address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CeremonyCaps {
+    /// The most live ceremonies of the kind, from every address together.
     pub all: i64,
+    /// The most live ceremonies of the kind started from one address.
     pub per_address: i64,
 }
 
 /// What became of a ceremony's state given to keep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CeremonyKept {
+    /// Kept: it may be taken once, until it expires.
     Kept,
     /// Not kept: its address holds as many live ceremonies of its kind as
     /// the caps allow one address.
@@ -114,7 +125,10 @@ impl CeremonyKept {
 /// A ceremony's state, taken (and so gone) to finish it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CeremonyRecord {
+    /// The eid of the person adding a passkey; `None` for a sign-in.
     pub person: Option<String>,
+    /// The name the passkey being added will have; `None` for a sign-in.
     pub name: Option<String>,
+    /// The WebAuthn library's state of the ceremony, serialised as JSON.
     pub state: String,
 }

@@ -17,6 +17,7 @@ pub(crate) const APP_COLUMNS: &str = "s.slug, a.slug, a.title, a.access, a.versi
 /// A space a person belongs to, and their role there.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Membership {
+    /// The space's slug, its name on the platform (e.g. `jeff`).
     pub space: String,
     /// `owner`, `editor` or `viewer`.
     pub role: String,
@@ -25,8 +26,12 @@ pub struct Membership {
 /// An app as it answers now: its last good deploy.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AppRecord {
+    /// The slug of the space the app lives in: the first half of its name.
     pub space: String,
+    /// The app's slug within its space: the second half of its name.
     pub slug: String,
+    /// The title people see: the one the last deploy that gave one set, or
+    /// the slug when none ever did.
     pub title: String,
     /// `private`, `public` or `open`.
     pub access: String,
@@ -36,6 +41,7 @@ pub struct AppRecord {
     pub deploy: i64,
     /// When that deploy was made (RFC 3339), and by whom.
     pub deployed_at: String,
+    /// The person who made that deploy.
     pub deployed_by: Person,
     /// Set while the app is in the trash (see `lifecycle`).
     pub trashed: Option<Trashed>,
@@ -53,13 +59,17 @@ impl AppRecord {
 pub struct Trashed {
     /// RFC 3339.
     pub at: String,
+    /// The person who put the app in the trash.
     pub by: Person,
 }
 
 /// What a deploy records: the files and, where said, a new title or access.
 #[derive(Clone, Debug)]
 pub struct NewDeploy {
+    /// The slug of the space the app is deployed in; the space must exist.
     pub space: String,
+    /// The app's slug in that space; the first deploy of a slug makes the
+    /// app.
     pub slug: String,
     /// Kept as it was when None (the slug for a new app).
     pub title: Option<String>,
@@ -67,7 +77,10 @@ pub struct NewDeploy {
     pub access: Option<String>,
     /// The person deploying (eid).
     pub by: String,
+    /// The app's files whole, each path within the app (e.g. `index.html`)
+    /// to its bytes: this deploy's version holds exactly these.
     pub files: BTreeMap<String, Vec<u8>>,
+
     /// Forget the app's drafts: they are what was deployed.
     pub clear_drafts: bool,
     /// The version whose files these are again, for a roll back.

@@ -19,6 +19,7 @@ use crate::Person;
 /// two owners demoting each other at once cannot leave it with none.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MemberChange {
+    /// The change is made and announced to every server's watchers.
     Done,
     /// They were no member of the space (a removal only).
     NotAMember,
@@ -34,6 +35,8 @@ pub struct NewToken {
     pub person: String,
     /// The sha256 (hex) of the secret.
     pub hash: String,
+    /// The name `shed token list` shows it by, as its maker gave it (an
+    /// OAuth access token: `OAuth: <client_id>`); `None` when none was given.
     pub name: Option<String>,
     /// Unix seconds; `None` never expires.
     pub expires_at: Option<i64>,
@@ -42,7 +45,10 @@ pub struct NewToken {
 /// A live token, as a request's lookup finds it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LiveToken {
+    /// The token's row id, which [`Store::token_used`](crate::Store::token_used)
+    /// marks.
     pub id: i64,
+    /// The person the token acts for: the request is theirs.
     pub person: Person,
     /// Unix seconds, `None` before its first use.
     pub last_used_at: Option<i64>,
@@ -56,7 +62,10 @@ pub struct LiveToken {
 /// go with its refreshes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum TokenId {
+    /// A token made to be pasted (`shed token create`), by its row id;
+    /// written as the bare number.
     Pasted(i64),
+    /// An OAuth grant, by its row id; written `oauth-<id>`.
     Grant(i64),
 }
 
@@ -93,8 +102,12 @@ impl std::str::FromStr for TokenId {
 /// A token as `shed token list` shows it: never its secret.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TokenRecord {
+    /// What `shed token revoke` takes to revoke it.
     pub id: TokenId,
+    /// The name it was made with; a grant's is its client's name marked
+    /// `(OAuth)`. `None` for a pasted token made without one.
     pub name: Option<String>,
+    /// The person it acts for.
     pub person: Person,
     /// RFC 3339.
     pub created_at: String,
@@ -107,15 +120,20 @@ pub struct TokenRecord {
 /// A space and how many members it has.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SpaceRecord {
+    /// The space's slug, its name on the platform.
     pub slug: String,
+    /// How many people are members of it, whatever their role.
     pub members: i64,
+    /// How many apps it holds, those in the trash included.
     pub apps: i64,
 }
 
 /// One member of a space and their role (`owner`, `editor`, `viewer`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemberRecord {
+    /// The member.
     pub person: Person,
+    /// Their role in the space: `owner`, `editor` or `viewer`.
     pub role: String,
 }
 
@@ -124,6 +142,7 @@ pub struct MemberRecord {
 /// [`MemberChange`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PersonRemoval {
+    /// They are removed: what the removal ended.
     Done(Removed),
     /// They are the only owner of these spaces (slugs, sorted): nothing was
     /// changed.
@@ -133,8 +152,14 @@ pub enum PersonRemoval {
 /// What removing a person ended.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Removed {
+    /// Their live tokens revoked, pasted ones and OAuth access tokens both
+    /// (their OAuth grants are revoked too, uncounted).
     pub tokens: usize,
+    /// The spaces they were a member of, left.
     pub memberships: usize,
+    /// Their browser sign-ins ended (web sessions; their sign-in links and
+    /// hops not used yet go too, uncounted).
     pub sessions: usize,
+    /// Their jobs that had not ended, ended now.
     pub jobs: usize,
 }

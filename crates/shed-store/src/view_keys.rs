@@ -11,6 +11,8 @@ pub struct ViewKey<'a> {
     pub hash: &'a str,
     /// The person's eid.
     pub person: &'a str,
+    /// The slug of the space the app lives in.
     pub space: &'a str,
+    /// The app's slug in that space: the key opens this app's files only.
     pub slug: &'a str,
 }

@@ -18,8 +18,9 @@ pub struct NewWebSession {
     pub sign_in: String,
     /// The browser's `User-Agent` at sign-in, as it said it.
     pub user_agent: Option<String>,
-    /// Unix seconds: when it was made, and when it ends.
+    /// Unix seconds: when it was made (its first sighting too).
     pub at: i64,
+    /// Unix seconds: when it ends; it is not found from then on.
     pub expires_at: i64,
 }
 
@@ -28,6 +29,8 @@ pub struct NewWebSession {
 pub struct SessionSeen {
     /// The person's eid.
     pub person: String,
+    /// The public id of the sign-in the session belongs to, shared by its
+    /// sessions on every host.
     pub sign_in: String,
     /// Unix seconds: the last request it was seen on (as recorded, at most
     /// once a minute).
@@ -37,13 +40,19 @@ pub struct SessionSeen {
 /// One live session of a person, as listed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WebSessionRecord {
+    /// The public id of the sign-in it belongs to: what a person names to
+    /// end it.
     pub sign_in: String,
     /// `""` for the platform's host, else a space slug.
     pub space: String,
+    /// The browser's `User-Agent` at sign-in; `None` when it sent none.
     pub user_agent: Option<String>,
     /// Unix seconds.
     pub signed_in_at: i64,
+    /// Unix seconds: the last request it was seen on (as recorded, at most
+    /// once a minute).
     pub last_seen: i64,
+    /// Unix seconds: when it ends.
     pub expires_at: i64,
 }
 
@@ -51,6 +60,9 @@ pub struct WebSessionRecord {
 /// carries (none for a hop made before sign-ins had ids).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HopUsed {
+    /// The eid of the person the hop signs in.
     pub person: String,
+    /// The public id of the sign-in the hop carries on to the space's
+    /// host; `None` for a hop made before sign-ins had ids.
     pub sign_in: Option<String>,
 }

@@ -67,8 +67,12 @@ impl Target {
 /// An edge to add or drop.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EdgeChange {
+    /// The edge's relation name (`[a-z][a-z0-9_]{0,39}`), e.g. `parent`.
     pub rel: String,
+    /// The entity the edge points at (the bundle's entity is the one it
+    /// points from).
     pub to: Target,
+    /// Whether the edge is dropped (`"drop": true`) rather than added.
     pub drop: bool,
 }
 

@@ -40,7 +40,10 @@ const BUSY_PAUSE: Duration = Duration::from_millis(20);
 /// How far a backup has come, in database pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BackupProgress {
+    /// Pages copied so far.
     pub copied: u64,
+    /// Pages to copy in all: the database's size at the moment the copy
+    /// is of.
     pub total: u64,
 }
 
