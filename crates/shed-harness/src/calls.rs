@@ -22,17 +22,32 @@ const NAME_MAX_CHARS: usize = 200;
 /// not have to carry whole.
 pub const MESSAGE_MAX_CHARS: usize = 400;
 
-pub const NOT_GRANTED_HINT: &str = "The host did not grant this command to this run. Do not retry it: offer it to the person in your answer, so they can run it or grant it.";
-pub const UNKNOWN_HINT: &str = "No command this run can see has that name. Call list_commands and use a name exactly as listed.";
-pub const WITHHELD_HINT: &str = "Nothing of this answer is shown, not even whether it succeeded: it is above this run's observation ceiling. The call was delivered, so a command that changes data may have taken effect. Tell the person rather than sending it again.";
-pub const READ_ONLY_HINT: &str = "run_read_command runs only commands list_commands shows with effect read and readOnlyGranted. Offer this command to the person, or use run_command if the task lets you change data.";
+/// The hint of an executed call the host refused as not granted (the
+/// broker's `forbidden`, the command layer's `refused`).
+const NOT_GRANTED_HINT: &str = "The host did not grant this command to this run. Do not retry it: offer it to the person in your answer, so they can run it or grant it.";
+/// The hint of a call naming a command the run's catalog does not hold.
+const UNKNOWN_HINT: &str = "No command this run can see has that name. Call list_commands and use a name exactly as listed.";
+/// The hint of a call whose answer the run's observation ceiling withheld.
+const WITHHELD_HINT: &str = "Nothing of this answer is shown, not even whether it succeeded: it is above this run's observation ceiling. The call was delivered, so a command that changes data may have taken effect. Tell the person rather than sending it again.";
+/// The hint of a `run_read_command` call refused because its command is not
+/// declared `read` or not granted read-only.
+const READ_ONLY_HINT: &str = "run_read_command runs only commands list_commands shows with effect read and readOnlyGranted. Offer this command to the person, or use run_command if the task lets you change data.";
 
 /// One call as the model wrote it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CallSpec {
+    /// The command's name as the model wrote it (not blank); whether the
+    /// run's catalog lists it is checked only when the call is performed.
     pub command: String,
+    /// The command's arguments, a JSON object of at most [`ARGS_MAX_BYTES`];
+    /// a call without `args` (or with `null`) gets an empty object.
     pub args: Value,
+    /// The call's `loomId`: the app the command acts on, `<space>/<app>` as
+    /// [`is_app_name`] checks it, passed to the host as `--loom`. `None` when
+    /// the call names no app.
     pub loom_id: Option<String>,
+    /// The call's `expectedVersion`: the host refuses the command unless the
+    /// app's data is at this version (`--expect`). `None` asks no version.
     pub expected_version: Option<u64>,
 }
 
@@ -40,14 +55,21 @@ pub struct CallSpec {
 /// that call's refusal.
 #[derive(Debug)]
 pub enum Input {
+    /// The input named a `command`: one call, read whole.
     Single(CallSpec),
+    /// The input carried `calls`: 1 to [`BATCH_MAX_CALLS`] calls in the
+    /// model's order, each read, or the sentence saying why it did not read
+    /// (that call alone is refused; the others still run).
     Batch(Vec<Result<CallSpec, String>>),
 }
 
 /// A refusal of the whole tool call; nothing was sent.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refusal {
+    /// The result's `reason` code, such as `invalid_input`,
+    /// `batch_too_large`, `cancelled` or `not_configured`.
     pub reason: &'static str,
+    /// The sentence the model reads: what was wrong and what to send instead.
     pub message: String,
 }
 
@@ -168,8 +190,24 @@ fn parse_call(call: &Value) -> Result<CallSpec, String> {
 /// What the model may see of an answer.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Answer {
-    Admitted { entry: Value, label: Label },
-    Withheld { reason_code: &'static str },
+    /// The answer's label flows to the run's observation ceiling (or the run
+    /// has none): the model may read it.
+    Admitted {
+        /// The result's `entry`: the host's data and sentence, their strings
+        /// bounded ([`HostOutcome::admitted_entry`]).
+        entry: Value,
+        /// The answer's label: its own `ifc` where the host gave one, else
+        /// the run's context label when the tool call was judged.
+        label: Label,
+    },
+    /// The answer is kept from the model: it sees only that the call was
+    /// delivered.
+    Withheld {
+        /// The `reasonCode` the model sees: the ceiling's
+        /// ([`Withheld::reason_code`]), or `malformed_label` when the
+        /// answer's own label did not read.
+        reason_code: &'static str,
+    },
 }
 
 impl Answer {
@@ -187,37 +225,71 @@ impl Answer {
 /// One call's result before it is shaped.
 #[derive(Clone, Debug, PartialEq)]
 pub enum CallResult {
+    /// The host ran the call and answered (a refusal by the host is an
+    /// answer too): status `executed`.
     Executed {
+        /// The call as it was sent.
         spec: Box<CallSpec>,
+        /// The host's answer, read leniently.
         outcome: Box<HostOutcome>,
+        /// The command's signature line from the catalog, repeated only when
+        /// the host refused the arguments (code `bad-args`); `None` otherwise.
         signature: Option<String>,
+        /// What the model may see of the answer.
         answer: Answer,
     },
+    /// The call named a command the run's catalog does not hold; nothing was
+    /// sent (status `unknown_command`).
     Unknown {
+        /// The name as the model wrote it.
         command: String,
+        /// Up to three listed names nearest it ([`Catalog::suggestions`]).
         suggestions: Vec<String>,
     },
+    /// Nothing reached the host (status `failed_to_deliver`, landed `no`).
     NotDelivered {
+        /// Why: for one call, `invalid_input` (it did not read), `cancelled`,
+        /// `policy_trace_failed` (its decision could not be recorded) or
+        /// `command_failed` (the host's CLI did not start, or refused its
+        /// command line); for a whole tool call, its [`Refusal`]'s reason.
         reason: &'static str,
+        /// The sentence saying what went wrong.
         message: String,
     },
+    /// `run_read_command` refused a command not declared `read` or not
+    /// granted read-only; nothing was sent (status `not_granted`).
     NotGranted {
+        /// The command's name as the model wrote it.
         command: String,
+        /// The sentence naming which of the two it lacks.
         message: String,
     },
+    /// The call was sent and its answer lost, so it may have taken effect
+    /// (status `failed_to_deliver`, landed `unknown`).
     Lost {
+        /// The command's name as the model wrote it.
         command: String,
+        /// What the host's CLI did instead of answering.
         message: String,
     },
 }
 
 /// What one call needs from its run.
 pub struct CallContext<'a> {
+    /// The host's CLI the call is sent through.
     pub host: &'a HostCli,
+    /// The run's catalog the call's command is looked up in.
     pub catalog: &'a Catalog,
+    /// The call came through `run_read_command`: only a command declared
+    /// `read` and granted read-only runs, and the host runs it read-only.
     pub read_only: bool,
+    /// The run's observation ceiling; `None` admits every answer.
     pub ceiling: Option<&'a Ceiling>,
+    /// The run's context label when the tool call was judged: the label of
+    /// an answer that carries none of its own.
     pub input_label: &'a Label,
+    /// Answers `true` once the turn is cancelled; a call not yet sent then
+    /// is not sent.
     pub cancelled: &'a (dyn Fn() -> bool + Sync),
 }
 

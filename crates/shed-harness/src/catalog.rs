@@ -21,14 +21,28 @@ const TITLE_MAX_CHARS: usize = 200;
 /// One command the run may see.
 #[derive(Clone, Debug)]
 pub struct CatalogRow {
+    /// The command's name as the host lists it, unique in the catalog: what
+    /// a call's `command` names.
     pub name: String,
+    /// The row's title, without control characters, cut to 200 characters;
+    /// empty where the host gives none.
     pub title: String,
+    /// The row's description, without control characters; empty where the
+    /// host gives none.
     pub description: String,
+    /// The JSON schema of the command's `args` as the host lists it; `true`
+    /// (anything) where the row gives none.
     pub input_schema: Value,
+    /// The command's declared effect (shed's are `read` and `write`); `None`
+    /// where the row declares none. `run_read_command` runs only `read`.
     pub effect: Option<String>,
+    /// What the command acts on as declared (`app` for one app); `None`
+    /// where the row declares none, which the signature shows as `global`.
     pub scope: Option<String>,
     /// The broker's literal `readOnlyGranted: true`.
     pub read_only_granted: bool,
+    /// The one-line signature `list_commands` shows for it, at most
+    /// [`signature::SIGNATURE_MAX_CHARS`] characters.
     pub signature: String,
     /// The row's own label (`ifc`): who may read its text and whether its
     /// author is trusted. `None` where the host gives none.
@@ -152,11 +166,14 @@ impl Catalog {
         Ok(catalog)
     }
 
+    /// Every row kept, in the listing's order, those the model may not be
+    /// shown (`withheld`) included.
     pub fn rows(&self) -> &[CatalogRow] {
         &self.rows
     }
 
-    pub fn get(&self, name: &str) -> Option<&CatalogRow> {
+    /// The row of this name, withheld or not; a call to it still runs.
+    pub(crate) fn get(&self, name: &str) -> Option<&CatalogRow> {
         self.by_name.get(name).and_then(|&i| self.rows.get(i))
     }
 

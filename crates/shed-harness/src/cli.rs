@@ -49,16 +49,18 @@ The --transcript and --policy-trace files are made readable by you alone (0600).
 /// file says.
 #[derive(Debug, Parser)]
 #[command(name = "shed-harness", version, after_help = AFTER_HELP)]
-pub struct Cli {
+struct Cli {
+    /// The flags every subcommand takes.
     #[command(flatten)]
     pub common: CommonArgs,
+    /// The subcommand: `run`, `tool` or `mcp`.
     #[command(subcommand)]
     pub command: Command,
 }
 
 /// Flags every subcommand takes.
 #[derive(Debug, Args)]
-pub struct CommonArgs {
+struct CommonArgs {
     /// The host configuration file, an absolute path (JSON: cliPath,
     /// jobIdEnvVar, transport {kind: "broker", queuePath}).
     #[arg(
@@ -117,8 +119,10 @@ pub struct CommonArgs {
     pub transcript: Option<PathBuf>,
 }
 
+/// The three ways to drive a run: with a model, one tool by hand, or as an
+/// MCP server.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+enum Command {
     /// Run a task with a model until it answers; print the answer.
     ///
     /// The model is any OpenAI-compatible chat-completions endpoint with tool
@@ -136,8 +140,9 @@ pub enum Command {
     Mcp,
 }
 
+/// The flags of `run`: the task and the model server that works it.
 #[derive(Debug, Args)]
-pub struct RunArgs {
+struct RunArgs {
     /// The task, as the person or the submitting content gave it.
     #[arg(long)]
     pub task: String,
@@ -164,8 +169,9 @@ pub struct RunArgs {
     pub request_timeout: u64,
 }
 
+/// The arguments of `tool`: which tool, and its input.
 #[derive(Debug, Args)]
-pub struct ToolArgs {
+struct ToolArgs {
     /// The tool: list_commands, run_command or run_read_command.
     pub name: String,
     /// The tool's input, as JSON.
@@ -245,46 +251,58 @@ fn say_error(sentence: impl std::fmt::Display) {
 
 /// A refusal at argument parsing (exit 2).
 #[derive(Debug, thiserror::Error)]
-pub enum ArgumentError {
+enum ArgumentError {
+    /// The host configuration file was refused.
     #[error(transparent)]
     Config(#[from] config::ConfigError),
+    /// The job id file or descriptor was refused.
     #[error(transparent)]
     JobId(#[from] config::JobIdError),
+    /// The job id was given on the command line (`--command-job-id`).
     #[error(
         "--command-job-id is refused: every account on this machine can read a command line with `ps` — put the job id in a file only you may read and pass --command-job-id-file PATH, or pass it on a descriptor with --command-job-id-fd N"
     )]
     JobIdOnCommandLine,
+    /// An embedder's arguments carry the binary's own job id flags.
     #[error(
         "--command-job-id-file and --command-job-id-fd are the shed-harness binary's flags; an embedder supplies the job id as deps.command_job_id"
     )]
     JobIdFlagOfTheBinary,
+    /// A tool name (of `--allow-tool`, or `tool`'s) names no tool; it holds
+    /// the name.
     #[error(
         "--allow-tool {0} is not a tool — the tools are list_commands, run_command and run_read_command"
     )]
     UnknownTool(String),
+    /// A command tool was asked for without a host configuration; it holds
+    /// what asked (`--allow-tool run_command`, `tool list_commands`).
     #[error(
         "{0} needs a host configuration — pass --loom-commands-config /absolute/host-config.json or set CF_HARNESS_LOOM_COMMANDS_CONFIG"
     )]
     NeedsConfig(String),
+    /// `tool` names a tool the run does not offer; it holds the name, then
+    /// the offered tools joined with commas.
     #[error("tool {0} is not among this run's allowed tools ({1})")]
     NotAllowed(String, String),
+    /// `--observation-ceiling` did not read.
     #[error("--observation-ceiling: {0}")]
     Ceiling(#[from] crate::labels::LabelError),
+    /// `--tool-output-bound` is below 1024 bytes; it holds the bound given.
     #[error("--tool-output-bound must be at least 1024 bytes, and {0} is less")]
     Bound(usize),
+    /// `tool`'s `--input` is not JSON; it holds the parser's account.
     #[error("--input is not JSON ({0}) — pass the tool's input as a JSON object")]
     Input(String),
+    /// `--tool-choice` was refused.
     #[error(transparent)]
     ToolChoice(#[from] crate::model::ToolChoiceError),
+    /// The `--policy-trace` file could not be opened.
     #[error(transparent)]
     Trace(#[from] crate::policy::TraceError),
 }
 
 /// Reads the common flags into a run's settings.
-pub fn settings(
-    common: &CommonArgs,
-    deps: &RunCliDependencies,
-) -> Result<RunSettings, ArgumentError> {
+fn settings(common: &CommonArgs, deps: &RunCliDependencies) -> Result<RunSettings, ArgumentError> {
     let host = match &common.loom_commands_config {
         Some(path) => Some(config::load(path)?),
         None => None,

@@ -24,49 +24,96 @@ pub struct HostConfig {
 /// Why a host configuration was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
+    /// The path given is relative; it holds the path as given.
     #[error(
         "the host configuration path {0} is not absolute — give --loom-commands-config an absolute path"
     )]
     NotAbsolute(String),
+    /// The file could not be read.
     #[error(
         "cannot read the host configuration {path}: {source} — check the path and its permissions"
     )]
     Read {
+        /// The configuration file's path, as shown.
         path: String,
+        /// What the read failed with.
         source: std::io::Error,
     },
+    /// The file is not JSON.
     #[error("the host configuration {path} is not valid JSON ({detail}) — fix the file")]
-    Json { path: String, detail: String },
+    Json {
+        /// The configuration file's path (or the name the caller gave it).
+        path: String,
+        /// The JSON parser's account of where and why.
+        detail: String,
+    },
+    /// The file is JSON, but not an object.
     #[error("the host configuration {path} must be a JSON object with cliPath and transport")]
-    NotAnObject { path: String },
+    NotAnObject {
+        /// The configuration file's path (or the name the caller gave it).
+        path: String,
+    },
+    /// A required field is absent.
     #[error("the host configuration {path} has no {field} — add it ({what})")]
     Missing {
+        /// The configuration file's path (or the name the caller gave it).
         path: String,
+        /// The field, dotted where nested (`transport.queuePath`).
         field: &'static str,
+        /// What the field should hold, as the sentence says it.
         what: &'static str,
     },
+    /// A field is present with a value of the wrong kind (a relative path,
+    /// a number for a string, …).
     #[error("the host configuration {path}: {field} must be {what}")]
     Invalid {
+        /// The configuration file's path (or the name the caller gave it).
         path: String,
+        /// The field, dotted where nested (`transport.kind`).
         field: &'static str,
+        /// What the field must hold instead.
         what: &'static str,
     },
+    /// `transport.kind` is `direct`, which would let this file, not the
+    /// broker, attribute the commands.
     #[error(
         "the host configuration {path} asks for a direct transport, which is refused: only the broker transport is accepted, because a direct transport would leave the command's attribution to this file instead of the broker — set transport.kind to \"broker\" with the broker's queuePath"
     )]
-    DirectTransport { path: String },
+    DirectTransport {
+        /// The configuration file's path (or the name the caller gave it).
+        path: String,
+    },
+    /// `transport.kind` names a kind other than `broker` or `direct`.
     #[error(
         "the host configuration {path} names transport kind {kind:?}, which is unknown — the only accepted kind is \"broker\""
     )]
-    UnknownTransport { path: String, kind: String },
+    UnknownTransport {
+        /// The configuration file's path (or the name the caller gave it).
+        path: String,
+        /// The kind the file names.
+        kind: String,
+    },
+    /// `jobIdEnvVar` is not an uppercase variable name.
     #[error(
         "the host configuration {path}: jobIdEnvVar {name:?} is not a variable name — use uppercase letters, digits and underscores, starting with a letter or underscore"
     )]
-    BadJobIdEnvVar { path: String, name: String },
+    BadJobIdEnvVar {
+        /// The configuration file's path (or the name the caller gave it).
+        path: String,
+        /// The name the file gives.
+        name: String,
+    },
+    /// `jobIdEnvVar` names `PATH` or `LOOM_PAGE_RPC_QUEUE`, which the
+    /// harness sets itself.
     #[error(
         "the host configuration {path}: jobIdEnvVar may not be {name} — that variable is set by the harness itself; pick another name such as LOOM_COMMAND_JOB_ID"
     )]
-    ReservedJobIdEnvVar { path: String, name: String },
+    ReservedJobIdEnvVar {
+        /// The configuration file's path (or the name the caller gave it).
+        path: String,
+        /// The reserved name the file gives.
+        name: String,
+    },
 }
 
 /// The variable carrying the broker queue to the host CLI.
@@ -217,35 +264,65 @@ const OPEN_TO_OTHERS: u32 = 0o077;
 /// Why the job id could not be read. No sentence holds the id itself.
 #[derive(Debug, thiserror::Error)]
 pub enum JobIdError {
+    /// The job id file could not be opened, examined or read.
     #[error("cannot read the job id file {path}: {source} — check the path and its permissions")]
     Read {
+        /// The job id file's path, as shown.
         path: String,
+        /// What the open, status or read failed with.
         source: std::io::Error,
     },
+    /// The path names a directory, a device or another non-file.
     #[error(
         "the job id file {path} is not a regular file — write the job id to a file of its own, or pass it on a descriptor with --command-job-id-fd"
     )]
-    NotAFile { path: String },
+    NotAFile {
+        /// The job id file's path, as shown.
+        path: String,
+    },
+    /// The file's mode lets another account read or write it.
     #[error(
         "the job id file {path} may be opened by other accounts (mode {mode:o}) — run `chmod 600 {path}` and try again"
     )]
-    OpenToOthers { path: String, mode: u32 },
+    OpenToOthers {
+        /// The job id file's path, as shown.
+        path: String,
+        /// The file's permission bits (`0o644`, say).
+        mode: u32,
+    },
+    /// The file belongs to an account other than the one the harness runs as.
     #[error(
         "the job id file {path} belongs to another account (uid {owner}) — copy the job id to a file of your own and run `chmod 600` on it"
     )]
-    NotYours { path: String, owner: u32 },
+    NotYours {
+        /// The job id file's path, as shown.
+        path: String,
+        /// The uid that owns the file.
+        owner: u32,
+    },
+    /// `--command-job-id-fd` names descriptor 0, 1 or 2; it holds the number.
     #[error(
         "--command-job-id-fd {0} is standard input, output or error — pass the job id on a descriptor of its own, 3 or above (e.g. `3<job-id`)"
     )]
     StandardDescriptor(u32),
+    /// Descriptor `fd` could not be opened or read.
     #[error(
         "cannot read the job id from descriptor {fd}: {source} — open it for reading in the calling process (e.g. `{fd}<job-id`)"
     )]
-    Descriptor { fd: u32, source: std::io::Error },
+    Descriptor {
+        /// The descriptor `--command-job-id-fd` names.
+        fd: u32,
+        /// What the open or read failed with.
+        source: std::io::Error,
+    },
+    /// The source holds more than [`JOB_ID_MAX_BYTES`]; it holds the source's
+    /// name (the file's path, or `descriptor N`).
     #[error(
         "the job id from {0} is longer than {JOB_ID_MAX_BYTES} bytes — it must hold the job id alone, as `shed job create` printed it"
     )]
     TooLong(String),
+    /// The source is empty, not UTF-8 or holds a control character (a line
+    /// end after the id aside); it holds the source's name.
     #[error(
         "the job id from {0} is empty, not UTF-8, or holds a control character — it must hold the job id alone, as `shed job create` printed it"
     )]

@@ -39,29 +39,56 @@ const SAID_MAX_CHARS: usize = 300;
 /// Why a request got no chat completion.
 #[derive(Debug, thiserror::Error)]
 pub enum EndpointError {
+    /// The request got no HTTP answer: the connection was refused or reset,
+    /// the name did not resolve, or the like.
     #[error(
         "cannot reach the model server at {url}: {detail} — check --base-url and that the server is up"
     )]
-    Unreachable { url: String, detail: String },
+    Unreachable {
+        /// The endpoint's URL, `<base-url>/chat/completions`.
+        url: String,
+        /// The innermost cause the HTTP client gave (`Connection refused`).
+        detail: String,
+    },
+    /// The server did not answer within the request timeout.
     #[error(
         "the model server at {url} did not answer within {seconds} s — raise --request-timeout, or give it a smaller task"
     )]
-    TimedOut { url: String, seconds: u64 },
+    TimedOut {
+        /// The endpoint's URL, `<base-url>/chat/completions`.
+        url: String,
+        /// The request timeout that passed, in seconds.
+        seconds: u64,
+    },
+    /// The server answered an HTTP status other than 2xx (a 429 or 5xx only
+    /// once the tries ran out).
     #[error("the model server at {url} answered HTTP {status}{tries}: {said} — {hint}")]
     Status {
+        /// The endpoint's URL, `<base-url>/chat/completions`.
         url: String,
+        /// The HTTP status of the last answer.
         status: u16,
         /// ` (4 tries)` when it was tried more than once.
         tries: String,
+        /// The server's own words, on one line and cut to 300 characters:
+        /// its error message where the body holds one, else the body, or
+        /// `an empty body`.
         said: String,
+        /// What to check for this status (the API key for 401 and 403,
+        /// `--base-url` for 404, …).
         hint: String,
     },
+    /// The server answered 2xx with a body that is not a chat completion
+    /// (not JSON, an error object, or no `choices[0].message`).
     #[error(
         "the model server at {url} answered something that is not a chat completion ({why}): {start}"
     )]
     NotACompletion {
+        /// The endpoint's URL, `<base-url>/chat/completions`.
         url: String,
+        /// What is wrong with the body, as a clause (`it is not JSON: …`).
         why: String,
+        /// The body's start, on one line and cut to 300 characters.
         start: String,
     },
 }

@@ -26,14 +26,28 @@ pub const DEFAULT_OUTPUT_BOUND: usize = 32 * 1024;
 /// Everything a run is started with.
 #[derive(Debug)]
 pub struct RunSettings {
+    /// How to reach the host's CLI; `None` when the run has no host
+    /// configuration, and every command tool call is refused
+    /// `not_configured`.
     pub host: Option<HostConfig>,
     /// The host job id of this invocation, from the embedder only.
     pub command_job_id: Option<String>,
+    /// The tools the run offers, in the order they are offered; a call
+    /// naming any other is answered `unknown_tool`.
     pub allowed: Vec<ToolName>,
+    /// The policy mode every tool call is judged under.
     pub mode: Mode,
+    /// How the run's task is bound: what the policy judges a call by, and
+    /// whether the run's context starts trusted.
     pub task_slot: TaskSlot,
+    /// The most the run may observe of the host's answers and listed rows;
+    /// `None` shows every one.
     pub ceiling: Option<Ceiling>,
+    /// The most bytes of JSON one tool result may show the model
+    /// ([`DEFAULT_OUTPUT_BOUND`] unless the run says otherwise).
     pub output_bound: usize,
+    /// Where each call's policy decision is written before the call is made;
+    /// the default keeps no trace.
     pub trace: PolicyTrace,
 }
 
@@ -42,9 +56,11 @@ pub struct RunSettings {
 pub struct CancelFlag(Arc<AtomicBool>);
 
 impl CancelFlag {
+    /// Cancels the turn: a call of it not yet sent is not sent.
     pub fn cancel(&self) {
         self.0.store(true, Ordering::SeqCst);
     }
+    /// Whether [`CancelFlag::cancel`] was called on this flag or a clone.
     pub fn is_cancelled(&self) -> bool {
         self.0.load(Ordering::SeqCst)
     }
@@ -70,6 +86,8 @@ struct Judged {
 }
 
 impl Harness {
+    /// A run with these settings. Nothing is started yet: the host's CLI
+    /// runs only when a tool call needs it.
     pub fn new(settings: RunSettings) -> Harness {
         let host = settings
             .host

@@ -30,8 +30,8 @@ const SLUG_MAX_CHARS: usize = 40;
 
 /// Whether `name` is an app's name as the host's `--loom` takes it:
 /// `<space>/<app>`, each a slug of a-z, 0-9 and `-` starting with a letter,
-/// at most [`SLUG_MAX_CHARS`]. The host's rule (shed-host `names.rs`),
-/// restated because the harness links no host crate.
+/// at most `SLUG_MAX_CHARS` (40) characters each. The host's rule
+/// (shed-host `names.rs`), restated because the harness links no host crate.
 pub fn is_app_name(name: &str) -> bool {
     let is_slug = |s: &str| {
         s.len() <= SLUG_MAX_CHARS
@@ -46,18 +46,31 @@ pub fn is_app_name(name: &str) -> bool {
 /// One call as sent to the host.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunRequest {
+    /// The command's name, as `command run <command>` takes it.
     pub command: String,
+    /// The command's arguments, written to the CLI's stdin as JSON
+    /// (`--args-json -`).
     pub args: Value,
+    /// The app the command acts on, passed as `--loom=<space>/<app>`; `None`
+    /// passes no `--loom`.
     pub loom_id: Option<String>,
+    /// The app data version the host must find, passed as `--expect <n>`;
+    /// `None` passes no `--expect`.
     pub expected_version: Option<u64>,
+    /// The call came through `run_read_command`: `--read-only` is passed,
+    /// and the host runs the command read-only.
     pub read_only: bool,
 }
 
 /// Why the listing could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ListError {
+    /// The CLI did not start, did not answer in time, failed, or refused
+    /// to list; it holds what happened.
     #[error("the host's CLI could not list its commands: {0}")]
     CommandFailed(String),
+    /// The CLI answered, with something that is not JSON or not a listing
+    /// the catalog can read; it holds why.
     #[error("the host's CLI answered the listing with something that is not a listing: {0}")]
     MalformedPayload(String),
 }

@@ -10,9 +10,15 @@ use crate::policy::TaskSlot;
 /// Where a held answer came from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Provenance {
+    /// The command that answered, as the call named it.
     pub command: String,
+    /// Who the host ran it as (`agent:job-3`), or `agent` where the host did
+    /// not say; never the run's secret job id.
     pub actor: String,
+    /// The app the call named (`loomId`); `None` where it named none.
     pub loom: Option<String>,
+    /// The app data version the host's answer reported; `null` where it gave
+    /// none.
     pub version: Value,
 }
 
@@ -84,7 +90,9 @@ impl Journal {
         }));
     }
 
-    pub fn to_json(&self) -> Value {
+    /// The record as a transcript holds it: `contextLabel`, `referents` and
+    /// `observations`.
+    pub(crate) fn to_json(&self) -> Value {
         json!({
             "contextLabel": self.context.to_json(),
             "referents": self.referents,

@@ -13,41 +13,57 @@ use serde_json::{Value, json};
 /// Who may read: everyone, or exactly these principals.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Readers {
+    /// Anyone may read (written `public`).
     Public,
+    /// Only these principals may read, each an opaque name such as
+    /// `space:jeff`; an empty set means no one.
     Only(BTreeSet<String>),
 }
 
 /// Whether the data can be trusted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Integrity {
+    /// The data's author is trusted (a task the person typed starts so).
+    /// Orders before `Untrusted`: the larger of two is the less trusted.
     Trusted,
+    /// Someone other than the person may have written it; after observing
+    /// such data, `enforce-strict` makes no write.
     Untrusted,
 }
 
 /// A confidentiality and integrity label.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Label {
+    /// Who may read the data.
     pub readers: Readers,
+    /// Whether the data can be trusted.
     pub integrity: Integrity,
 }
 
 /// Why a label could not be read.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum LabelError {
+    /// The label is not a JSON object (for a ceiling given as JSON: not JSON
+    /// at all, or not an object).
     #[error(
         "a label must be an object {{\"readers\": [...], \"integrity\": \"trusted\"|\"untrusted\"}}"
     )]
     NotAnObject,
+    /// `readers` is absent, not a list, or holds something not a string.
     #[error(
         "a label's readers must be a list of principal names such as \"space:jeff\" or \"public\""
     )]
     BadReaders,
+    /// `integrity` is absent or neither `trusted` nor `untrusted`.
     #[error("a label's integrity must be \"trusted\" or \"untrusted\"")]
     BadIntegrity,
+    /// `--observation-ceiling` names no reader.
     #[error(
         "the observation ceiling is empty — give a JSON label or a comma list of readers such as space:jeff,person:ada"
     )]
     EmptyCeiling,
+    /// A reader named in `--observation-ceiling`'s comma list holds a space
+    /// or a control character; it holds that name.
     #[error(
         "the observation ceiling names {0:?}, which is not a principal — names have no spaces, such as space:jeff"
     )]
@@ -120,6 +136,8 @@ fn parse_readers(value: &Value) -> Result<Readers, LabelError> {
 /// withheld from the model.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ceiling {
+    /// Whom the run observes for: an answer is shown only when every one of
+    /// them may read it. `Public` shows only what anyone may read.
     pub readers: Readers,
     /// The least integrity admitted; `Untrusted` admits both.
     pub integrity: Integrity,

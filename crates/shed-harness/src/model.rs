@@ -20,9 +20,15 @@ use crate::tools::ToolName;
 /// Where the model is and how long the loop may go.
 #[derive(Clone, Debug)]
 pub struct ModelSettings {
+    /// The server's base URL; requests go to `<base_url>/chat/completions`.
     pub base_url: String,
+    /// The model's name as the server knows it, sent as each request's
+    /// `model`.
     pub model: String,
+    /// The bearer token sent with each request; `None` sends none.
     pub api_key: Option<String>,
+    /// The most turns (one chat completion each, retries aside) the loop
+    /// takes before it gives up with [`ModelError::TooManyTurns`].
     pub max_turns: usize,
     /// What the first turn asks of the model's tool use; later turns ask
     /// `auto`, so a run whose first turn is forced can still end in an answer.
@@ -47,10 +53,15 @@ pub enum ToolChoice {
 /// Why a `--tool-choice` was refused.
 #[derive(Debug, thiserror::Error)]
 pub enum ToolChoiceError {
+    /// The text is none of `auto`, `required`, `none` or a tool's name; it
+    /// holds the text.
     #[error(
         "--tool-choice {0} is neither auto, required, none nor a tool — the tools are list_commands, run_command and run_read_command"
     )]
     Unknown(String),
+    /// The choice needs a tool the run does not offer (or, for `required`,
+    /// the run offers none); it holds the text, then the offered tools as
+    /// the sentence lists them.
     #[error(
         "--tool-choice {0} names a tool this run does not offer ({1}) — offer it with --allow-tool, or choose another"
     )]
@@ -102,22 +113,31 @@ impl ToolChoice {
 /// A finished run.
 #[derive(Debug)]
 pub struct Finished {
+    /// The model's closing text, as it wrote it (not yet escaped for a
+    /// terminal).
     pub answer: String,
+    /// Every chat message of the run, the system prompt first: what the
+    /// transcript records.
     pub messages: Vec<Value>,
 }
 
 /// A run that stopped without an answer, with the messages so far.
 #[derive(Debug)]
 pub struct Failed {
+    /// Why the loop stopped.
     pub error: ModelError,
+    /// The chat messages up to where it stopped, the system prompt first.
     pub messages: Vec<Value>,
 }
 
 /// Why the model loop stopped without an answer.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
+    /// A request to the model server got no chat completion.
     #[error(transparent)]
     Endpoint(#[from] EndpointError),
+    /// Every one of the allowed turns ended in tool calls; it holds how many
+    /// turns were allowed.
     #[error(
         "the model made tool calls for {0} turns without answering — raise --max-turns or simplify the task"
     )]

@@ -13,14 +13,32 @@ pub const ENTRY_STRING_CHARS: usize = 2048;
 /// The host's answer to one `command run`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HostOutcome {
+    /// The command ran and answered: the host's literal `ok: true`; false
+    /// when it was refused or failed (`code` says which).
     pub ok: bool,
+    /// The host's id of this run (shed's: 32 hex digits); empty where the
+    /// host gave none.
     pub id: String,
+    /// What the run came to, as the host's word (`ok`, `bad-args`,
+    /// `forbidden`, `refused`, …); empty where the host gave none.
     pub code: String,
+    /// The host's `mayHaveLanded`, as given (shed's is true when a write was
+    /// committed, or may have been); `null` where absent.
     pub may_have_landed: Value,
+    /// The operations the run committed (shed's: the eids a write wrote),
+    /// each as text; empty where absent.
     pub completed: Vec<String>,
+    /// The command's answer, its structured data; `null` where absent (as
+    /// for a refusal).
     pub body: Value,
+    /// The answer's own label as the host wrote it, read by
+    /// [`crate::labels::Label::from_json`] when measured; `None` where absent
+    /// or `null`, and the run's context label stands in.
     pub ifc: Option<Value>,
+    /// The app's data version after the call, as given; `null` where absent.
     pub version: Value,
+    /// The host's text: its sentence on the first line, then its data as
+    /// JSON, or the sentence of a refusal; empty where absent.
     pub message: String,
     /// Who the host ran the command as (`agent:job-3`), where it says.
     pub actor: Option<String>,
@@ -89,7 +107,9 @@ impl HostOutcome {
         }
     }
 
-    pub fn body_bytes(&self) -> usize {
+    /// The size of `body` as compact JSON, in bytes: the summary's
+    /// `bodyBytes`.
+    fn body_bytes(&self) -> usize {
         serde_json::to_vec(&self.body).map(|b| b.len()).unwrap_or(0)
     }
 

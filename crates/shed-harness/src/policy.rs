@@ -45,7 +45,9 @@ pub enum TaskSlot {
 }
 
 impl Mode {
-    pub fn as_str(self) -> &'static str {
+    /// The mode as `--policy` spells it, and as the trace and a refusal
+    /// name it.
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Mode::Off => "off",
             Mode::EnforceExplicit => "enforce-explicit",
@@ -55,7 +57,9 @@ impl Mode {
 }
 
 impl TaskSlot {
-    pub fn as_str(self) -> &'static str {
+    /// The slot as `--task-slot` spells it, and as the trace, the system
+    /// prompt and the transcript name it.
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             TaskSlot::DirectCommand => "direct-command",
             TaskSlot::Context => "context",
@@ -68,8 +72,12 @@ impl TaskSlot {
 /// One decision, with the name the trace gives it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Decision {
+    /// The call may run; false refuses it (`refused_by_policy`).
     pub admitted: bool,
+    /// The rule that decided, as the trace and a refusal's `decision` name
+    /// it (`cfc_off`, `cfc_write_requires_direct_command`, …).
     pub name: &'static str,
+    /// The sentence saying why, which a refused call's `message` carries.
     pub reason: String,
 }
 
@@ -196,8 +204,11 @@ impl PolicyTrace {
 /// Why a decision could not be recorded.
 #[derive(Debug, thiserror::Error)]
 pub enum TraceWriteError {
+    /// Writing the line to the trace file failed (a full disk, say).
     #[error("the policy trace could not be written ({0})")]
     Write(std::io::Error),
+    /// An earlier write panicked while it held the trace file; the trace is
+    /// not written again.
     #[error("the policy trace could not be written (an earlier write panicked)")]
     Poisoned,
 }
@@ -211,8 +222,11 @@ pub enum Verdict<'a> {
     /// before sending it: `code` (`not_granted`, `unknown_command`,
     /// `invalid_input`, …) with its sentence.
     Harness {
+        /// The policy's decision that admitted the tool call.
         policy: &'a Decision,
+        /// The refusal's code, as the call's result gives it.
         code: &'a str,
+        /// The refusal's sentence.
         message: &'a str,
     },
     /// The model named a tool this run does not offer.
@@ -236,7 +250,9 @@ impl Verdict<'_> {
 /// One call as the trace records it.
 #[derive(Clone, Debug)]
 pub struct TraceLine<'a> {
+    /// The run's policy mode.
     pub mode: Mode,
+    /// How the run's task is bound.
     pub slot: TaskSlot,
     /// The run's context label when the call was judged.
     pub context: &'a Label,
@@ -248,6 +264,7 @@ pub struct TraceLine<'a> {
     pub attempt: Attempt<'a>,
     /// The result's `outputId`.
     pub output_id: &'a str,
+    /// What decided the call.
     pub verdict: Verdict<'a>,
 }
 
@@ -259,8 +276,12 @@ pub enum Attempt<'a> {
     /// One call: alone (`batch_index` `None`) or one call of a batch; its
     /// command and the size of its `args` as JSON, where it read.
     Call {
+        /// The command the call names; `None` where the call did not read.
         command: Option<&'a str>,
+        /// The call's place in its batch, from 0; `None` for a call alone.
         batch_index: Option<usize>,
+        /// The size of its `args` as JSON, in bytes; `None` where the call
+        /// did not read.
         args_bytes: Option<usize>,
     },
     /// A batch judged whole (a policy refusal): each call's command, where

@@ -14,10 +14,19 @@ const MAX_DEPTH: usize = 64;
 /// What a signature is read from: one manifest row.
 #[derive(Clone, Copy, Debug)]
 pub struct SignatureSource<'a> {
+    /// The command's name, the line's start.
     pub name: &'a str,
+    /// The JSON schema of the command's arguments: its properties become
+    /// the parameters, `name: T` when required and `name?: T` when optional.
     pub input_schema: &'a Value,
+    /// The row's `outputs`: an object schema, a map or a list naming the
+    /// answer's fields, shown as `-> {a, b}`; `None` shows no fields.
     pub outputs: Option<&'a Value>,
+    /// The declared effect (`read`, `write`), first in the brackets; `None`
+    /// leaves it out.
     pub effect: Option<&'a str>,
+    /// What the command acts on (`app`), last in the brackets; `None` shows
+    /// `global`.
     pub scope: Option<&'a str>,
 }
 

@@ -7,12 +7,15 @@ use serde_json::{Value, json};
 /// A tool's effect class.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EffectClass {
+    /// The tool only reads: `list_commands`, `run_read_command`.
     Read,
+    /// The tool can change the person's data: `run_command`.
     Write,
 }
 
 impl EffectClass {
-    pub fn as_str(self) -> &'static str {
+    /// The class as the policy trace's `effectClass` names it.
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             EffectClass::Read => "read",
             EffectClass::Write => "write",
@@ -23,8 +26,12 @@ impl EffectClass {
 /// One of the harness's tools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ToolName {
+    /// `list_commands`: the commands this run may use, as signatures.
     ListCommands,
+    /// `run_command`: runs one command, or a batch, as the agent.
     RunCommand,
+    /// `run_read_command`: runs commands declared `read` that the broker
+    /// granted read-only, and the host runs them read-only.
     RunReadCommand,
 }
 
@@ -36,11 +43,13 @@ pub const ALL_TOOLS: [ToolName; 3] = [
 ];
 
 impl ToolName {
-    pub fn parse(name: &str) -> Option<ToolName> {
+    /// The tool of this wire name (`run_command`); `None` for any other.
+    pub(crate) fn parse(name: &str) -> Option<ToolName> {
         ALL_TOOLS.into_iter().find(|t| t.as_str() == name)
     }
 
-    pub fn as_str(self) -> &'static str {
+    /// The tool's wire name, as the model and an MCP client call it.
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ToolName::ListCommands => "list_commands",
             ToolName::RunCommand => "run_command",
@@ -62,7 +71,8 @@ impl ToolName {
         matches!(self, ToolName::ListCommands | ToolName::RunReadCommand)
     }
 
-    pub fn description(self) -> &'static str {
+    /// The tool's description, as a model or an MCP client is shown it.
+    pub(crate) fn description(self) -> &'static str {
         match self {
             ToolName::ListCommands => {
                 "List the commands the host lets this run use, each as a typed signature `name(args) -> {fields}  [effect, target]`. Pass `detail` (up to 16 names) to get those commands' full input schemas."
