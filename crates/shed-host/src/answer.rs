@@ -21,7 +21,12 @@ use crate::texts::bounded_list;
 /// A call's answer: the text a person reads and the data a program reads.
 #[derive(Debug, Clone)]
 pub struct Answer<T = Data> {
+    /// The sentence and lines a person reads, as the spec writes them; a
+    /// door shows it as it is (the model reads it with the data after it,
+    /// [`Answer::said`]).
     pub text: String,
+    /// The same answer typed, for a program: a door turns it into its
+    /// wire's JSON, or reads its fields where it needs one.
     pub data: T,
 }
 
@@ -31,7 +36,11 @@ pub struct Answer<T = Data> {
 /// `body`).
 #[derive(Debug, Clone)]
 pub struct Said {
+    /// What the model reads: the answer's lines, then its data as compact
+    /// JSON, cut at whole rows to at most [`ANSWER_TEXT_BYTES`] bytes.
     pub text: String,
+    /// The answer's data as JSON, never cut: MCP's `structuredContent`,
+    /// the broker's `body`.
     pub json: Value,
 }
 
@@ -72,13 +81,19 @@ impl<T: Into<Data>> Answer<T> {
 /// wrote.
 #[derive(Debug, Clone)]
 pub enum Acted {
+    /// A read: the rows the query matched (one page of them) and the
+    /// cursor of the next page, if there is one.
     Read(Listing),
+    /// A write: the entities it wrote, the eids its `$name`s became, and
+    /// the app's data version after it.
     Wrote(Applied),
 }
 
 /// The apps in the caller's spaces, each with their role in its space.
 #[derive(Debug, Clone, Serialize)]
 pub struct AppList {
+    /// The apps, those in the trash too, each with the caller's role in
+    /// its space.
     pub apps: Vec<AppOfMine>,
 }
 
@@ -86,8 +101,13 @@ pub struct AppList {
 /// caller's role there (none for whoever runs `shed` on the data folder).
 #[derive(Debug, Clone, Serialize)]
 pub struct AppOfMine {
+    /// The app as its space lists it; its fields are sent beside `role`,
+    /// not nested.
     #[serde(flatten)]
     pub app: SpaceApp,
+    /// The caller's role in the app's space: `owner`, `editor` or
+    /// `viewer`. `None` (and not sent) for whoever runs `shed` on the
+    /// data folder, who sees every app and holds no role.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub role: Option<&'static str>,
     /// What the rule book lets the caller do to it, for a page's buttons
@@ -100,8 +120,13 @@ pub struct AppOfMine {
 /// it in the trash and take it out, purge it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct AppActs {
+    /// The caller may deploy an earlier version's files again (`app
+    /// rollback`).
     pub rollback: bool,
+    /// The caller may put the app in the trash and take it out again.
     pub trash: bool,
+    /// The caller may delete the app for good once it is in the trash,
+    /// its versions and data with it.
     pub purge: bool,
 }
 
@@ -109,7 +134,10 @@ pub struct AppActs {
 /// what they may do, and its versions.
 #[derive(Debug, Clone)]
 pub struct AppOverview {
+    /// The app as the caller's list shows it: its listing, the caller's
+    /// role and what the rule book lets them do to it.
     pub app: AppOfMine,
+    /// Every version of the app, newest first.
     pub versions: AppVersions,
 }
 
@@ -118,7 +146,10 @@ pub struct AppOverview {
 pub struct Stamp {
     /// RFC 3339.
     pub at: String,
+    /// The handle of the person who did it (`ada`, no `@`).
     pub handle: String,
+    /// That person's display name (`Ada`), given when they were added;
+    /// their handle when none was.
     pub name: String,
 }
 
@@ -139,7 +170,9 @@ pub struct AppVersions {
     pub app: String,
     /// The version that answers now.
     pub current: i64,
+    /// The app is in the trash, to be restored or purged.
     pub trashed: bool,
+    /// Every version deployed, newest first.
     pub versions: Vec<AppVersion>,
 }
 
@@ -147,13 +180,21 @@ pub struct AppVersions {
 /// those it added and removed against the version before.
 #[derive(Debug, Clone, Serialize)]
 pub struct AppVersion {
+    /// Its number: 1 for the app's first deploy, one more for each deploy
+    /// after (a roll back too).
     pub version: i64,
+    /// When it was deployed, and by whom.
     pub deployed: Stamp,
     /// The version whose files it deployed again, for a roll back.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rolls_back_to: Option<i64>,
+    /// The names of the commands it offered; none when its manifest no
+    /// longer reads.
     pub commands: Vec<String>,
+    /// The commands it offered that the version before did not (all of
+    /// them for version 1).
     pub added: Vec<String>,
+    /// The commands the version before offered that it no longer did.
     pub removed: Vec<String>,
 }
 
@@ -177,29 +218,38 @@ pub struct AppChange {
 /// A member added to a space.
 #[derive(Debug, Clone, Serialize)]
 pub struct Invited {
+    /// The space they were added to, as the caller named it.
     pub space: String,
+    /// The handle of the person added, as the caller wrote it.
     pub handle: String,
+    /// The role they hold there now: `owner`, `editor` or `viewer`.
     pub role: &'static str,
 }
 
 /// A bearer token made, shown this once.
 #[derive(Debug, Clone, Serialize)]
 pub struct NewToken {
+    /// The bearer token itself, in the clear: the store keeps only its
+    /// hash, so this answer is the one time it can be read.
     pub token: String,
 }
 
 /// The caller's spaces.
 #[derive(Debug, Clone, Serialize)]
 pub struct SpaceList {
+    /// Each space the caller is a member of, in name order; empty when
+    /// they belong to none.
     pub spaces: Vec<SpaceEntry>,
 }
 
 /// One of the caller's spaces: their role in it and its apps.
 #[derive(Debug, Clone, Serialize)]
 pub struct SpaceEntry {
+    /// The space's name (`jeff`), the first part of its apps' names.
     pub space: String,
-    /// `owner`, `editor` or `viewer`.
+    /// The caller's role in it: `owner`, `editor` or `viewer`.
     pub role: &'static str,
+    /// The space's apps, those in the trash left out.
     pub apps: Vec<SpaceApp>,
 }
 
@@ -208,7 +258,9 @@ pub struct SpaceEntry {
 pub struct SpaceApp {
     /// `jeff/runs`
     pub at: String,
+    /// Its name within its space (`runs`), the part after the `/`.
     pub slug: String,
+    /// The title a person reads (`Run club`), as its last deploy set it.
     pub title: String,
     /// `private`, `open` or `public`.
     pub access: &'static str,
@@ -218,6 +270,7 @@ pub struct SpaceApp {
     /// page's Open link; not sent).
     #[serde(skip)]
     pub index_page: bool,
+    /// The version that answers now.
     pub version: i64,
     /// The deploy that answers: when, and by whom.
     pub last_deploy: Stamp,
@@ -254,12 +307,16 @@ impl SpaceApp {
 pub struct Deployed {
     /// `jeff/runs`
     pub app: String,
+    /// The version this deploy made, the one that answers now.
     pub version: i64,
     /// `http://jeff.localhost:7700/runs/`
     pub address: String,
+    /// The app's title after the deploy (the one it had, unless the deploy
+    /// set a new one).
     pub title: String,
     /// `private`, `open` or `public`.
     pub access: String,
+    /// The names of the commands it offers now.
     pub commands: Vec<String>,
 }
 
@@ -270,6 +327,8 @@ pub struct Files {
     pub app: String,
     /// The version the next deploy makes.
     pub next_version: i64,
+    /// Every file the next deploy would hold, drafts and deployed files
+    /// alike, in path order.
     pub files: Vec<FileEntry>,
     /// Paths deleted since the deploy, not deployed yet.
     pub deleted: Vec<String>,
@@ -282,7 +341,9 @@ pub struct Files {
 /// A file of the next deploy.
 #[derive(Debug, Clone, Serialize)]
 pub struct FileEntry {
+    /// Its path in the app's files (`index.html`, `tools.json`).
     pub path: String,
+    /// Its size in bytes.
     pub bytes: usize,
     /// Not deployed yet.
     pub draft: bool,
@@ -291,8 +352,13 @@ pub struct FileEntry {
 /// A file read back: its text, where it is UTF-8.
 #[derive(Debug, Clone, Serialize)]
 pub struct FileRead {
+    /// Its path in the app's files, as the call asked for it (the call is
+    /// refused for a path the next deploy does not hold).
     pub path: String,
+    /// Its size in bytes.
     pub bytes: usize,
+    /// Its content as text; `None` when it is not UTF-8 (an image, say),
+    /// whose bytes are not sent.
     pub text: Option<String>,
 }
 
@@ -312,6 +378,7 @@ pub struct CommandList {
 pub struct AppInReach {
     /// `jeff/runs`: what `commands` and `command` take as `app`.
     pub app: String,
+    /// The title a person reads (`Run club`).
     pub title: String,
     /// How many commands it offers.
     pub commands: usize,
