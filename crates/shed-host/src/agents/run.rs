@@ -20,6 +20,8 @@ use crate::{Caller, Host, HostError};
 /// What a call came to.
 #[derive(Debug)]
 pub struct AgentAnswer {
+    /// The command's answer, or the refusal or failure whose sentence the
+    /// agent is told.
     pub answer: Result<Answer, HostError>,
     /// The label of what the answer holds.
     pub label: Label,
