@@ -201,8 +201,8 @@ pub struct AuthorizationAsk {
 /// A Dynamic Client Registration request (RFC 7591), as far as shed reads it.
 #[derive(Debug, Clone, Default, serde::Deserialize)]
 pub struct Registration {
-    /// Where the client may have a person sent back: 1 to
-    /// [`MOST_REDIRECT_URIS`], each https or http on loopback. Empty when
+    /// Where the client may have a person sent back: 1 to 10
+    /// (`MOST_REDIRECT_URIS`), each https or http on loopback. Empty when
     /// the request left them out, which is refused.
     #[serde(default)]
     pub redirect_uris: Vec<String>,
