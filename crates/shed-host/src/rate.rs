@@ -23,7 +23,10 @@ pub const MOST_ADDRESSES: usize = 4096;
 /// A budget: up to `burst` at once, then one more each `every`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rate {
+    /// How many are taken at once from a full budget.
     pub burst: u32,
+    /// How often one more is taken once the burst is spent: the budget
+    /// wins one back each `every`.
     pub every: Duration,
 }
 
@@ -59,7 +62,10 @@ pub enum Spent {
 /// (whole seconds, at least one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Wait {
+    /// Which budget ran out: the caller's address's, or everyone's.
     pub spent: Spent,
+    /// Whole seconds until that budget takes one more, at least one
+    /// (rounded up): what `Retry-After` says.
     pub seconds: u64,
 }
 
