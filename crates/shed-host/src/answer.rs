@@ -167,11 +167,11 @@ impl Stamp {
 #[derive(Debug, Clone, Serialize)]
 pub struct AppVersions {
     /// `jeff/runs`
-    pub app: String,
+    pub(crate) app: String,
     /// The version that answers now.
     pub current: i64,
     /// The app is in the trash, to be restored or purged.
-    pub trashed: bool,
+    pub(crate) trashed: bool,
     /// Every version deployed, newest first.
     pub versions: Vec<AppVersion>,
 }
@@ -190,7 +190,7 @@ pub struct AppVersion {
     pub rolls_back_to: Option<i64>,
     /// The names of the commands it offered; none when its manifest no
     /// longer reads.
-    pub commands: Vec<String>,
+    pub(crate) commands: Vec<String>,
     /// The commands it offered that the version before did not (all of
     /// them for version 1).
     pub added: Vec<String>,
@@ -219,11 +219,11 @@ pub struct AppChange {
 #[derive(Debug, Clone, Serialize)]
 pub struct Invited {
     /// The space they were added to, as the caller named it.
-    pub space: String,
+    pub(crate) space: String,
     /// The handle of the person added, as the caller wrote it.
-    pub handle: String,
+    pub(crate) handle: String,
     /// The role they hold there now: `owner`, `editor` or `viewer`.
-    pub role: &'static str,
+    pub(crate) role: &'static str,
 }
 
 /// A bearer token made, shown this once.
@@ -231,7 +231,7 @@ pub struct Invited {
 pub struct NewToken {
     /// The bearer token itself, in the clear: the store keeps only its
     /// hash, so this answer is the one time it can be read.
-    pub token: String,
+    pub(crate) token: String,
 }
 
 /// The caller's spaces.
@@ -308,45 +308,45 @@ pub struct Deployed {
     /// `jeff/runs`
     pub app: String,
     /// The version this deploy made, the one that answers now.
-    pub version: i64,
+    pub(crate) version: i64,
     /// `http://jeff.localhost:7700/runs/`
-    pub address: String,
+    pub(crate) address: String,
     /// The app's title after the deploy (the one it had, unless the deploy
     /// set a new one).
-    pub title: String,
+    pub(crate) title: String,
     /// `private`, `open` or `public`.
-    pub access: String,
+    pub(crate) access: String,
     /// The names of the commands it offers now.
-    pub commands: Vec<String>,
+    pub(crate) commands: Vec<String>,
 }
 
 /// The files of an app's next deploy, after a call wrote or read some.
 #[derive(Debug, Clone, Serialize)]
 pub struct Files {
     /// `jeff/runs`
-    pub app: String,
+    pub(crate) app: String,
     /// The version the next deploy makes.
-    pub next_version: i64,
+    pub(crate) next_version: i64,
     /// Every file the next deploy would hold, drafts and deployed files
     /// alike, in path order.
-    pub files: Vec<FileEntry>,
+    pub(crate) files: Vec<FileEntry>,
     /// Paths deleted since the deploy, not deployed yet.
-    pub deleted: Vec<String>,
+    pub(crate) deleted: Vec<String>,
     /// Paths this call wrote.
-    pub wrote: Vec<String>,
+    pub(crate) wrote: Vec<String>,
     /// The files this call read back.
-    pub read: Vec<FileRead>,
+    pub(crate) read: Vec<FileRead>,
 }
 
 /// A file of the next deploy.
 #[derive(Debug, Clone, Serialize)]
 pub struct FileEntry {
     /// Its path in the app's files (`index.html`, `tools.json`).
-    pub path: String,
+    pub(crate) path: String,
     /// Its size in bytes.
-    pub bytes: usize,
+    pub(crate) bytes: usize,
     /// Not deployed yet.
-    pub draft: bool,
+    pub(crate) draft: bool,
 }
 
 /// A file read back: its text, where it is UTF-8.
@@ -354,12 +354,12 @@ pub struct FileEntry {
 pub struct FileRead {
     /// Its path in the app's files, as the call asked for it (the call is
     /// refused for a path the next deploy does not hold).
-    pub path: String,
+    pub(crate) path: String,
     /// Its size in bytes.
-    pub bytes: usize,
+    pub(crate) bytes: usize,
     /// Its content as text; `None` when it is not UTF-8 (an image, say),
     /// whose bytes are not sent.
-    pub text: Option<String>,
+    pub(crate) text: Option<String>,
 }
 
 /// The command rows of the apps a listing names, each app's rows built at
@@ -377,13 +377,13 @@ pub struct CommandList {
 #[derive(Debug, Clone, Serialize)]
 pub struct AppInReach {
     /// `jeff/runs`: what `commands` and `command` take as `app`.
-    pub app: String,
+    pub(crate) app: String,
     /// The title a person reads (`Run club`).
-    pub title: String,
+    pub(crate) title: String,
     /// How many commands it offers.
-    pub commands: usize,
+    pub(crate) commands: usize,
     /// What it is for, in a line: its commands' names.
-    pub offers: String,
+    pub(crate) offers: String,
 }
 
 impl CommandList {

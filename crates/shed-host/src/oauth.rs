@@ -205,18 +205,18 @@ pub struct Registration {
     /// (`MOST_REDIRECT_URIS`), each https or http on loopback. Empty when
     /// the request left them out, which is refused.
     #[serde(default)]
-    pub redirect_uris: Vec<String>,
+    pub(crate) redirect_uris: Vec<String>,
     /// The name the consent page shows; "an unnamed client" when `None`
     /// or blank.
-    pub client_name: Option<String>,
+    pub(crate) client_name: Option<String>,
     /// How the client proves itself at the token endpoint; only `none`
     /// (a public client, with PKCE) is taken, as is `None`.
-    pub token_endpoint_auth_method: Option<String>,
+    pub(crate) token_endpoint_auth_method: Option<String>,
     /// The grants the client will ask for; `None`, or only
     /// `authorization_code` and `refresh_token`.
-    pub grant_types: Option<Vec<String>>,
+    pub(crate) grant_types: Option<Vec<String>>,
     /// The `response_type`s it will ask for; `None`, or only `code`.
-    pub response_types: Option<Vec<String>>,
+    pub(crate) response_types: Option<Vec<String>>,
 }
 
 /// The client an authorization request names, checked: shown on the
@@ -236,7 +236,7 @@ pub struct CheckedAsk {
     pub document_host: Option<String>,
     /// The resource the code is granted for: always the MCP endpoint,
     /// `<public url>/mcp`.
-    pub resource: String,
+    pub(crate) resource: String,
 }
 
 /// Why an authorization request is refused: a sentence for shed's own

@@ -24,10 +24,10 @@ pub const MOST_ADDRESSES: usize = 4096;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rate {
     /// How many are taken at once from a full budget.
-    pub burst: u32,
+    pub(crate) burst: u32,
     /// How often one more is taken once the burst is spent: the budget
     /// wins one back each `every`.
-    pub every: Duration,
+    pub(crate) every: Duration,
 }
 
 impl Rate {
@@ -63,10 +63,10 @@ pub enum Spent {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Wait {
     /// Which budget ran out: the caller's address's, or everyone's.
-    pub spent: Spent,
+    pub(crate) spent: Spent,
     /// Whole seconds until that budget takes one more, at least one
     /// (rounded up): what `Retry-After` says.
-    pub seconds: u64,
+    pub(crate) seconds: u64,
 }
 
 /// The budgets of every address and of all of them together.

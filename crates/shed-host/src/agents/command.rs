@@ -48,14 +48,14 @@ impl Scope {
 #[derive(Clone, Debug)]
 pub struct CommandRow {
     /// `demo/runs.log_run`, `graph.query`.
-    pub name: String,
+    pub(crate) name: String,
     /// Whether running it reads or changes data: what a job's scope and
     /// its read-only grant are checked against.
-    pub effect: Effect,
+    pub(crate) effect: Effect,
     /// The inputs the host fills with a job's person, whatever the call
     /// says: a built-in's own (`apps.list`'s `person`); an app's command
     /// has none.
-    pub job_person: &'static [&'static str],
+    pub(crate) job_person: &'static [&'static str],
     /// The row as listed (name, title, description, inputSchema, outputs,
     /// effect, scope, and a built-in's declarations); a job's listing adds
     /// its `readOnlyGranted` stamp.

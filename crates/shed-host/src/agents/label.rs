@@ -36,9 +36,9 @@ pub struct Label {
     /// Who may read what the answer holds: `space:<space>` (a private app's
     /// members), `public` (anyone), or `person:<handle>` (that person
     /// alone).
-    pub readers: Vec<String>,
+    pub(crate) readers: Vec<String>,
     /// Whether the content comes from those the reader trusts.
-    pub integrity: Integrity,
+    pub(crate) integrity: Integrity,
 }
 
 impl Label {
