@@ -1,7 +1,7 @@
 //! The rule book: every "may they?" of the platform, in one table, and the
 //! sentence each refusal says. Nothing else in shed (no other module, no
 //! door) compares a role or an access: it asks [`may`], or reads a label
-//! [`readers_of`] and [`integrity_of`] derive from the same table.
+//! [`readers_of`] and [`trusted`] derive from the same table.
 //!
 //! | act \ standing        | signed out | outsider            | viewer | editor | owner |
 //! |-----------------------|------------|---------------------|--------|--------|-------|

@@ -1,7 +1,7 @@
 //! shed as its own OAuth 2.1 authorization server, for the MCP clients that
 //! sign in through the browser: clients registered by Dynamic Client
 //! Registration (RFC 7591) or named by a Client ID Metadata Document
-//! ([`documents`]), the authorization code grant with PKCE S256 only, codes
+//! (`documents`), the authorization code grant with PKCE S256 only, codes
 //! single-use and short-lived, access tokens short-lived and bound to the
 //! resource they were asked for (RFC 8707), refresh tokens rotated on every
 //! use with reuse detection (a replayed one ends the whole grant), and
