@@ -260,7 +260,7 @@ pub struct SpaceApp {
     pub at: String,
     /// Its name within its space (`runs`), the part after the `/`.
     pub slug: String,
-    /// The title a person reads (`Run club`), as its last deploy set it.
+    /// The title a person reads (`Run club`), set when it is deployed.
     pub title: String,
     /// `private`, `open` or `public`.
     pub access: &'static str,

@@ -29,8 +29,7 @@ pub enum Caller {
         /// How they came in, so a sentence suggests what they can do there.
         door: Door,
     },
-    /// An agent acting for the person, as `agent:<job>`: the job's public
-    /// name (`job-3`), never its secret.
+    /// An agent acting for the person, as `agent:<job>`.
     Agent {
         /// The person the job was made for: the agent reaches what they
         /// reach, held to the job's scope, and writes in their name.

@@ -44,8 +44,8 @@ pub enum Told {
     /// The web session cookie, which a browser sends by itself: a write
     /// must also come from the page's own origin.
     Session,
-    /// An `Authorization: Bearer` token, which only a program that holds
-    /// it sends; read before a cookie when both come.
+    /// An `Authorization: Bearer` token, which a browser never sends by
+    /// itself; read before a cookie when both come.
     Bearer,
 }
 

@@ -186,7 +186,7 @@ pub struct AuthorizationAsk {
     /// Who asks: the id of a client registered here, or the URL of the
     /// client's metadata document.
     pub client_id: String,
-    /// Where the person is sent back with the code; must be one the
+    /// Where the person is sent back with the code; must match one the
     /// client registered.
     pub redirect_uri: String,
     /// The PKCE challenge: base64url of the verifier's SHA-256, 43

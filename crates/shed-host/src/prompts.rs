@@ -51,8 +51,8 @@ pub struct PromptArgument {
     /// One sentence a person reads in the client: what to give, and what
     /// leaving it out does.
     pub description: String,
-    /// The prompt is refused without it; `false` for every argument shed
-    /// offers.
+    /// A client must give it; `false` for every argument shed offers
+    /// (each may be left out).
     pub required: bool,
 }
 
