@@ -1,7 +1,7 @@
 //! The rule book: every "may they?" of the platform, in one table, and the
 //! sentence each refusal says. Nothing else in shed (no other module, no
 //! door) compares a role or an access: it asks [`may`], or reads a label
-//! [`readers_of`] and [`integrity_of`] derive from the same table.
+//! [`readers_of`] and [`trusted`] derive from the same table.
 //!
 //! | act \ standing        | signed out | outsider            | viewer | editor | owner |
 //! |-----------------------|------------|---------------------|--------|--------|-------|
@@ -104,7 +104,11 @@ pub enum Act {
     Deploy,
     /// Deploy asking for an access; `changes` when it is not the one the
     /// app has (a new app has none to change).
-    SetAccess { changes: bool },
+    SetAccess {
+        /// The access asked differs from the app's own; `false` when it is
+        /// the same, or when the app is new.
+        changes: bool,
+    },
     /// Make a person a member of the space.
     Invite,
     /// Take a member out of the space.
@@ -122,6 +126,7 @@ pub enum Act {
 /// One cell of the table: allowed, or why not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Verdict {
+    /// The caller may do it.
     Allow,
     /// Nobody is calling and a person is needed.
     SignIn,
@@ -185,6 +190,8 @@ pub fn verdict(access: Access, standing: Standing, act: Act) -> Verdict {
 pub struct Subject<'a> {
     /// `space/slug` (the space alone for a space act).
     pub name: &'a str,
+    /// The space the app is in (or the space itself): whose members the
+    /// sentence names as the ones who may.
     pub space: &'a str,
     /// The app's access; `Private` for a space act or an app not made yet.
     pub access: Access,
@@ -333,8 +340,13 @@ pub fn may_remove_member(
 /// Where an agent's job stands at a moment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum JobState {
+    /// Neither ended nor past its expiry: its agent may run what its scope
+    /// admits.
     Running,
+    /// Ended before its time (`shed job end`, or by its person on their
+    /// page), whether or not it had expired too.
     Ended,
+    /// Not ended, but its expiry has passed.
     Expired,
 }
 
@@ -365,6 +377,8 @@ pub struct JobRun {
 /// One cell of the job table: allowed, or why not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum JobVerdict {
+    /// The job's agent may run it (or, asked of no command, may run
+    /// something).
     Allow,
     /// The job was ended: its agent runs nothing more.
     Ended,

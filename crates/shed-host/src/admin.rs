@@ -81,8 +81,8 @@ impl Host {
     /// would hide), so a revoked or expired token is refused at its very next
     /// request. An OAuth access token is taken only by the resource it was
     /// issued for — the MCP endpoint — and a pasted token by every door.
-    /// When it was last used is written at most once a [`LAST_USED_EVERY`],
-    /// after the answer, off the call's path.
+    /// When it was last used is written at most once a minute
+    /// (`LAST_USED_EVERY`), after the answer, off the call's path.
     pub async fn caller_for_token_to(
         &self,
         token: &str,

@@ -6,14 +6,15 @@
 //!   [`Caller::Agent`](crate::Caller), `agent:<job name>`; the job's secret
 //!   is kept only as a hash.
 //! - A job's two calls, which the broker serves: its listing
-//!   ([`Host::job_commands`]) and one run ([`Host::job_run`], a typed
+//!   ([`crate::Host::job_commands`]) and one run
+//!   ([`crate::Host::job_run`], a typed
 //!   [`JobOutcome`]). Every job decision is made there: the job runs, its
 //!   scope admits the command, its read-only grant covers the run, and the
 //!   inputs filled from the job.
 //! - The protocol's command rows ([`CommandRow`]): every app command the
 //!   person reaches, named `<space>/<app>.<command>`, and the platform's
 //!   built-in commands with their declarations.
-//! - Running one ([`Host::agent_run`]) as the agent: the app's access decides,
+//! - Running one ([`crate::Host::agent_run`]) as the agent: the app's access decides,
 //!   as it does at every door, and a built-in's declarations (actors, origins,
 //!   a consent grant) are checked here, in the command layer.
 //! - The information-flow [`Label`] of every answer.

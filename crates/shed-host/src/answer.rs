@@ -21,7 +21,12 @@ use crate::texts::bounded_list;
 /// A call's answer: the text a person reads and the data a program reads.
 #[derive(Debug, Clone)]
 pub struct Answer<T = Data> {
+    /// The sentence and lines a person reads, as the spec writes them; a
+    /// door shows it as it is (the model reads it with the data after it,
+    /// [`Answer::said`]).
     pub text: String,
+    /// The same answer typed, for a program: a door turns it into its
+    /// wire's JSON, or reads its fields where it needs one.
     pub data: T,
 }
 
@@ -31,7 +36,11 @@ pub struct Answer<T = Data> {
 /// `body`).
 #[derive(Debug, Clone)]
 pub struct Said {
+    /// What the model reads: the answer's lines, then its data as compact
+    /// JSON, cut at whole rows to at most [`ANSWER_TEXT_BYTES`] bytes.
     pub text: String,
+    /// The answer's data as JSON, never cut: MCP's `structuredContent`,
+    /// the broker's `body`.
     pub json: Value,
 }
 
@@ -72,13 +81,19 @@ impl<T: Into<Data>> Answer<T> {
 /// wrote.
 #[derive(Debug, Clone)]
 pub enum Acted {
+    /// A read: the rows the query matched (one page of them) and the
+    /// cursor of the next page, if there is one.
     Read(Listing),
+    /// A write: the entities it wrote, the eids its `$name`s became, and
+    /// the app's data version after it.
     Wrote(Applied),
 }
 
 /// The apps in the caller's spaces, each with their role in its space.
 #[derive(Debug, Clone, Serialize)]
 pub struct AppList {
+    /// The apps, those in the trash too, each with the caller's role in
+    /// its space.
     pub apps: Vec<AppOfMine>,
 }
 
@@ -86,8 +101,13 @@ pub struct AppList {
 /// caller's role there (none for whoever runs `shed` on the data folder).
 #[derive(Debug, Clone, Serialize)]
 pub struct AppOfMine {
+    /// The app as its space lists it; its fields are sent beside `role`,
+    /// not nested.
     #[serde(flatten)]
     pub app: SpaceApp,
+    /// The caller's role in the app's space: `owner`, `editor` or
+    /// `viewer`. `None` (and not sent) for whoever runs `shed` on the
+    /// data folder, who sees every app and holds no role.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub role: Option<&'static str>,
     /// What the rule book lets the caller do to it, for a page's buttons
@@ -100,8 +120,13 @@ pub struct AppOfMine {
 /// it in the trash and take it out, purge it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct AppActs {
+    /// The caller may deploy an earlier version's files again (`app
+    /// rollback`).
     pub rollback: bool,
+    /// The caller may put the app in the trash and take it out again.
     pub trash: bool,
+    /// The caller may delete the app for good once it is in the trash,
+    /// its versions and data with it.
     pub purge: bool,
 }
 
@@ -109,7 +134,10 @@ pub struct AppActs {
 /// what they may do, and its versions.
 #[derive(Debug, Clone)]
 pub struct AppOverview {
+    /// The app as the caller's list shows it: its listing, the caller's
+    /// role and what the rule book lets them do to it.
     pub app: AppOfMine,
+    /// Every version of the app, newest first.
     pub versions: AppVersions,
 }
 
@@ -118,7 +146,10 @@ pub struct AppOverview {
 pub struct Stamp {
     /// RFC 3339.
     pub at: String,
+    /// The handle of the person who did it (`ada`, no `@`).
     pub handle: String,
+    /// That person's display name (`Ada`), given when they were added;
+    /// their handle when none was.
     pub name: String,
 }
 
@@ -136,10 +167,12 @@ impl Stamp {
 #[derive(Debug, Clone, Serialize)]
 pub struct AppVersions {
     /// `jeff/runs`
-    pub app: String,
+    pub(crate) app: String,
     /// The version that answers now.
     pub current: i64,
-    pub trashed: bool,
+    /// The app is in the trash, to be restored or purged.
+    pub(crate) trashed: bool,
+    /// Every version deployed, newest first.
     pub versions: Vec<AppVersion>,
 }
 
@@ -147,13 +180,21 @@ pub struct AppVersions {
 /// those it added and removed against the version before.
 #[derive(Debug, Clone, Serialize)]
 pub struct AppVersion {
+    /// Its number: 1 for the app's first deploy, one more for each deploy
+    /// after (a roll back too).
     pub version: i64,
+    /// When it was deployed, and by whom.
     pub deployed: Stamp,
     /// The version whose files it deployed again, for a roll back.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rolls_back_to: Option<i64>,
-    pub commands: Vec<String>,
+    /// The names of the commands it offered; none when its manifest no
+    /// longer reads.
+    pub(crate) commands: Vec<String>,
+    /// The commands it offered that the version before did not (all of
+    /// them for version 1).
     pub added: Vec<String>,
+    /// The commands the version before offered that it no longer did.
     pub removed: Vec<String>,
 }
 
@@ -177,29 +218,38 @@ pub struct AppChange {
 /// A member added to a space.
 #[derive(Debug, Clone, Serialize)]
 pub struct Invited {
-    pub space: String,
-    pub handle: String,
-    pub role: &'static str,
+    /// The space they were added to, as the caller named it.
+    pub(crate) space: String,
+    /// The handle of the person added, as the caller wrote it.
+    pub(crate) handle: String,
+    /// The role they hold there now: `owner`, `editor` or `viewer`.
+    pub(crate) role: &'static str,
 }
 
 /// A bearer token made, shown this once.
 #[derive(Debug, Clone, Serialize)]
 pub struct NewToken {
-    pub token: String,
+    /// The bearer token itself, in the clear: the store keeps only its
+    /// hash, so this answer is the one time it can be read.
+    pub(crate) token: String,
 }
 
 /// The caller's spaces.
 #[derive(Debug, Clone, Serialize)]
 pub struct SpaceList {
+    /// Each space the caller is a member of, in name order; empty when
+    /// they belong to none.
     pub spaces: Vec<SpaceEntry>,
 }
 
 /// One of the caller's spaces: their role in it and its apps.
 #[derive(Debug, Clone, Serialize)]
 pub struct SpaceEntry {
+    /// The space's name (`jeff`), the first part of its apps' names.
     pub space: String,
-    /// `owner`, `editor` or `viewer`.
+    /// The caller's role in it: `owner`, `editor` or `viewer`.
     pub role: &'static str,
+    /// The space's apps, those in the trash left out.
     pub apps: Vec<SpaceApp>,
 }
 
@@ -208,7 +258,9 @@ pub struct SpaceEntry {
 pub struct SpaceApp {
     /// `jeff/runs`
     pub at: String,
+    /// Its name within its space (`runs`), the part after the `/`.
     pub slug: String,
+    /// The title a person reads (`Run club`), set when it is deployed.
     pub title: String,
     /// `private`, `open` or `public`.
     pub access: &'static str,
@@ -218,6 +270,7 @@ pub struct SpaceApp {
     /// page's Open link; not sent).
     #[serde(skip)]
     pub index_page: bool,
+    /// The version that answers now.
     pub version: i64,
     /// The deploy that answers: when, and by whom.
     pub last_deploy: Stamp,
@@ -254,46 +307,59 @@ impl SpaceApp {
 pub struct Deployed {
     /// `jeff/runs`
     pub app: String,
-    pub version: i64,
+    /// The version this deploy made, the one that answers now.
+    pub(crate) version: i64,
     /// `http://jeff.localhost:7700/runs/`
-    pub address: String,
-    pub title: String,
+    pub(crate) address: String,
+    /// The app's title after the deploy (the one it had, unless the deploy
+    /// set a new one).
+    pub(crate) title: String,
     /// `private`, `open` or `public`.
-    pub access: String,
-    pub commands: Vec<String>,
+    pub(crate) access: String,
+    /// The names of the commands it offers now.
+    pub(crate) commands: Vec<String>,
 }
 
 /// The files of an app's next deploy, after a call wrote or read some.
 #[derive(Debug, Clone, Serialize)]
 pub struct Files {
     /// `jeff/runs`
-    pub app: String,
+    pub(crate) app: String,
     /// The version the next deploy makes.
-    pub next_version: i64,
-    pub files: Vec<FileEntry>,
+    pub(crate) next_version: i64,
+    /// Every file the next deploy would hold, drafts and deployed files
+    /// alike, in path order.
+    pub(crate) files: Vec<FileEntry>,
     /// Paths deleted since the deploy, not deployed yet.
-    pub deleted: Vec<String>,
+    pub(crate) deleted: Vec<String>,
     /// Paths this call wrote.
-    pub wrote: Vec<String>,
+    pub(crate) wrote: Vec<String>,
     /// The files this call read back.
-    pub read: Vec<FileRead>,
+    pub(crate) read: Vec<FileRead>,
 }
 
 /// A file of the next deploy.
 #[derive(Debug, Clone, Serialize)]
 pub struct FileEntry {
-    pub path: String,
-    pub bytes: usize,
+    /// Its path in the app's files (`index.html`, `tools.json`).
+    pub(crate) path: String,
+    /// Its size in bytes.
+    pub(crate) bytes: usize,
     /// Not deployed yet.
-    pub draft: bool,
+    pub(crate) draft: bool,
 }
 
 /// A file read back: its text, where it is UTF-8.
 #[derive(Debug, Clone, Serialize)]
 pub struct FileRead {
-    pub path: String,
-    pub bytes: usize,
-    pub text: Option<String>,
+    /// Its path in the app's files, as the call asked for it (the call is
+    /// refused for a path the next deploy does not hold).
+    pub(crate) path: String,
+    /// Its size in bytes.
+    pub(crate) bytes: usize,
+    /// Its content as text; `None` when it is not UTF-8 (an image, say),
+    /// whose bytes are not sent.
+    pub(crate) text: Option<String>,
 }
 
 /// The command rows of the apps a listing names, each app's rows built at
@@ -311,12 +377,13 @@ pub struct CommandList {
 #[derive(Debug, Clone, Serialize)]
 pub struct AppInReach {
     /// `jeff/runs`: what `commands` and `command` take as `app`.
-    pub app: String,
-    pub title: String,
+    pub(crate) app: String,
+    /// The title a person reads (`Run club`).
+    pub(crate) title: String,
     /// How many commands it offers.
-    pub commands: usize,
+    pub(crate) commands: usize,
     /// What it is for, in a line: its commands' names.
-    pub offers: String,
+    pub(crate) offers: String,
 }
 
 impl CommandList {

@@ -16,16 +16,28 @@ static AGENT_DOOR: Door = Door::Agent;
 pub enum Caller {
     /// Signed out.
     Nobody,
-    /// A person, with the id of the bearer token used (None for `shed mcp
-    /// --as`), and the door they came in by (what a suggestion must suit).
+    /// A person, with the id of the bearer token used, and the door they
+    /// came in by (what a suggestion must suit).
     Person {
+        /// Who is calling: what they reach is their spaces and roles.
         person: Person,
+        /// The store's id of the bearer token the call carried (pasted, or
+        /// an OAuth access token): the tool list is remembered per token.
+        /// `None` when no token was used — a web session, a view key,
+        /// `shed mcp --as`, or a command at the server's terminal.
         token: Option<i64>,
+        /// How they came in, so a sentence suggests what they can do there.
         door: Door,
     },
-    /// An agent acting for the person, as `agent:<job>`: the job's public
-    /// name (`job-3`), never its secret.
-    Agent { person: Person, job: String },
+    /// An agent acting for the person, as `agent:<job>`.
+    Agent {
+        /// The person the job was made for: the agent reaches what they
+        /// reach, held to the job's scope, and writes in their name.
+        person: Person,
+        /// The job's public name (`job-3`), never its secret: its writes
+        /// are stamped `agent:job-3`.
+        job: String,
+    },
 }
 
 impl Caller {
@@ -82,8 +94,14 @@ impl Caller {
 /// A member's role in a space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Role {
+    /// Does what an editor does, and also invites and removes members,
+    /// changes an app's access, and purges apps from the trash.
     Owner,
+    /// Reads the space's apps and writes their data, deploys them, rolls
+    /// them back, and puts them in the trash and takes them out.
     Editor,
+    /// Reads the space's apps, their files and versions; writes data only
+    /// where anyone may (an `open` app), and deploys nothing.
     Viewer,
 }
 

@@ -39,8 +39,13 @@ pub enum Presented {
 /// the page's own origin, since a browser sends a cookie by itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Told {
+    /// No credential came with the request: the caller is nobody.
     Nothing,
+    /// The web session cookie, which a browser sends by itself: a write
+    /// must also come from the page's own origin.
     Session,
+    /// An `Authorization: Bearer` token, which a browser never sends by
+    /// itself; read before a cookie when both come.
     Bearer,
 }
 

@@ -9,11 +9,6 @@
 //! data the door turns into its wire's JSON) or a [`HostError`] whose text
 //! is the sentence to show, so every door says the same words.
 
-// The workspace's `missing_docs` is not yet met here (129 public fields and
-// variants undocumented, mostly records' and wire shapes); document them and
-// drop this line.
-#![allow(missing_docs)]
-
 pub mod access;
 mod act;
 mod address;
@@ -124,7 +119,12 @@ pub struct ViewResource {
 /// unless the page carries its own.
 #[derive(Debug, Clone)]
 pub struct ViewPage {
+    /// The view as the resource list names it: its URI, name, title and
+    /// the app's origin and address.
     pub resource: ViewResource,
+    /// The page's HTML, with a `<base href>` at the caller's address of
+    /// the app (a keyed one for a private app) unless it has its own; bytes
+    /// that are not UTF-8 are replaced.
     pub html: String,
 }
 

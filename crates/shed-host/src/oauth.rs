@@ -1,7 +1,7 @@
 //! shed as its own OAuth 2.1 authorization server, for the MCP clients that
 //! sign in through the browser: clients registered by Dynamic Client
 //! Registration (RFC 7591) or named by a Client ID Metadata Document
-//! ([`documents`]), the authorization code grant with PKCE S256 only, codes
+//! (`documents`), the authorization code grant with PKCE S256 only, codes
 //! single-use and short-lived, access tokens short-lived and bound to the
 //! resource they were asked for (RFC 8707), refresh tokens rotated on every
 //! use with reuse detection (a replayed one ends the whole grant), and
@@ -107,24 +107,49 @@ pub const UNUSED_CLIENT_SECONDS: i64 = 24 * 60 * 60;
 /// A refusal of the authorization server: the RFC's error code and a sentence.
 #[derive(Debug, thiserror::Error)]
 pub enum OAuthError {
+    /// `invalid_request`: a token request that is not a form, or lacks a
+    /// parameter it needs (`client_id`, `code`, `code_verifier`, …); the
+    /// sentence names what is missing.
     #[error("{0}")]
     InvalidRequest(String),
+    /// `invalid_client`: the client could not be authenticated (RFC 6749
+    /// §5.2); the web door answers it with 401.
     #[error("{0}")]
     InvalidClient(String),
+    /// `invalid_grant`: the code or refresh token presented is unknown,
+    /// expired, used before (which revokes what it opened), or was issued
+    /// to another client, redirect or PKCE verifier.
     #[error("{0}")]
     InvalidGrant(String),
+    /// `unsupported_grant_type`: a `grant_type` other than
+    /// `authorization_code` and `refresh_token`.
     #[error("{0}")]
     UnsupportedGrantType(String),
+    /// `invalid_target` (RFC 8707): a `resource` other than the MCP
+    /// endpoint, or than the one the code or grant was issued for.
     #[error("{0}")]
     InvalidTarget(String),
+    /// `invalid_redirect_uri` (RFC 7591): a registration whose redirect
+    /// URIs are none, too many, too long, or neither https nor http on
+    /// loopback.
     #[error("{0}")]
     InvalidRedirectUri(String),
+    /// `invalid_client_metadata` (RFC 7591): a registration asking what
+    /// shed does not grant (a client secret, other grant or response
+    /// types), or a name or client too large.
     #[error("{0}")]
     InvalidClientMetadata(String),
     /// Too many registrations lately: the sentence, and the seconds until
     /// one more is taken (`Retry-After`).
     #[error("{sentence}")]
-    TooManyRegistrations { sentence: String, retry_after: u64 },
+    TooManyRegistrations {
+        /// What happened and when to try again, for the `error_description`.
+        sentence: String,
+        /// Seconds until one more registration is taken.
+        retry_after: u64,
+    },
+    /// `server_error`: the host failed (the store, say), not the request;
+    /// its sentence is the host's.
     #[error(transparent)]
     Host(#[from] HostError),
 }
@@ -155,10 +180,19 @@ impl From<shed_store::StoreError> for OAuthError {
 /// What an authorization request asks, as the consent page reads it.
 #[derive(Debug, Clone, Default)]
 pub struct AuthorizationAsk {
+    /// What the client asks to be sent back; only `code` is answered.
+    /// Empty when the request left it out, as for each text here.
     pub response_type: String,
+    /// Who asks: the id of a client registered here, or the URL of the
+    /// client's metadata document.
     pub client_id: String,
+    /// Where the person is sent back with the code; must match one the
+    /// client registered.
     pub redirect_uri: String,
+    /// The PKCE challenge: base64url of the verifier's SHA-256, 43
+    /// characters.
     pub code_challenge: String,
+    /// How the challenge was made; only `S256` is taken.
     pub code_challenge_method: String,
     /// The resource (RFC 8707); the MCP endpoint when absent.
     pub resource: Option<String>,
@@ -167,24 +201,42 @@ pub struct AuthorizationAsk {
 /// A Dynamic Client Registration request (RFC 7591), as far as shed reads it.
 #[derive(Debug, Clone, Default, serde::Deserialize)]
 pub struct Registration {
+    /// Where the client may have a person sent back: 1 to 10
+    /// (`MOST_REDIRECT_URIS`), each https or http on loopback. Empty when
+    /// the request left them out, which is refused.
     #[serde(default)]
-    pub redirect_uris: Vec<String>,
-    pub client_name: Option<String>,
-    pub token_endpoint_auth_method: Option<String>,
-    pub grant_types: Option<Vec<String>>,
-    pub response_types: Option<Vec<String>>,
+    pub(crate) redirect_uris: Vec<String>,
+    /// The name the consent page shows; "an unnamed client" when `None`
+    /// or blank.
+    pub(crate) client_name: Option<String>,
+    /// How the client proves itself at the token endpoint; only `none`
+    /// (a public client, with PKCE) is taken, as is `None`.
+    pub(crate) token_endpoint_auth_method: Option<String>,
+    /// The grants the client will ask for; `None`, or only
+    /// `authorization_code` and `refresh_token`.
+    pub(crate) grant_types: Option<Vec<String>>,
+    /// The `response_type`s it will ask for; `None`, or only `code`.
+    pub(crate) response_types: Option<Vec<String>>,
 }
 
 /// The client an authorization request names, checked: shown on the
 /// consent page by its name *and* its redirect's host.
 #[derive(Debug, Clone)]
 pub struct CheckedAsk {
+    /// The client as registered here, or as its metadata document
+    /// describes it.
     pub client: ClientRecord,
+    /// The ask's redirect URI, as asked: it matched one the client
+    /// registered (exactly, or on another port for a loopback one).
     pub redirect_uri: String,
+    /// The host of that redirect URI, as the consent page shows it; empty
+    /// when it has none.
     pub redirect_host: String,
     /// The host of the client's metadata document, when its `client_id` is one.
     pub document_host: Option<String>,
-    pub resource: String,
+    /// The resource the code is granted for: always the MCP endpoint,
+    /// `<public url>/mcp`.
+    pub(crate) resource: String,
 }
 
 /// Why an authorization request is refused: a sentence for shed's own
@@ -197,9 +249,13 @@ pub struct AskRefusal(pub String);
 /// Tokens issued by the token endpoint.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IssuedTokens {
+    /// The bearer token the client sends to the MCP endpoint, in the
+    /// clear (`shed_oauth_…`); the store keeps only its hash.
     pub access_token: String,
+    /// The token that gets the next pair (`shed_refresh_…`), good once:
+    /// presented a second time it revokes the whole grant.
     pub refresh_token: String,
-    /// Seconds.
+    /// How long the access token lasts, in seconds.
     pub expires_in: i64,
 }
 

@@ -34,8 +34,12 @@ pub struct Invitation {
 /// owners first.
 #[derive(Clone, Debug)]
 pub struct SpaceMembers {
+    /// The caller's own role in the space.
     pub role: Role,
+    /// The rule book lets the caller both invite and remove members (an
+    /// owner): the page shows its forms to manage them.
     pub may_manage: bool,
+    /// Every member of the space, owners first.
     pub members: Vec<SpaceMember>,
 }
 
@@ -43,8 +47,12 @@ pub struct SpaceMembers {
 /// them or change their role (never the last owner's).
 #[derive(Clone, Debug)]
 pub struct SpaceMember {
+    /// Who the member is: their eid, handle and display name.
     pub person: Person,
+    /// Their role in the space.
     pub role: Role,
+    /// The caller may remove this member or change their role: they are
+    /// an owner, and this is not the space's last owner.
     pub may_change: bool,
 }
 

@@ -70,7 +70,10 @@ pub const NAME_CHARS: usize = 60;
 /// A passkey as its person's account page lists it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PasskeyRow {
+    /// The store's id of the passkey: what its person names to remove it.
     pub id: i64,
+    /// The name its person gave it when adding it (the device it is on,
+    /// say), one line of 1 to [`NAME_CHARS`] characters.
     pub name: String,
     /// Unix seconds.
     pub created_at: i64,
@@ -94,7 +97,11 @@ impl From<PasskeyRecord> for PasskeyRow {
 /// strings in base64url).
 #[derive(Clone, Debug)]
 pub struct Ceremony {
+    /// The ceremony's id, 128 random bits (the store keeps only its
+    /// sha256): the browser's answer must come back with it.
     pub id: String,
+    /// The options for `navigator.credentials.create` (adding a passkey)
+    /// or `.get` (signing in), as the browser's JS hands them on.
     pub options: serde_json::Value,
 }
 

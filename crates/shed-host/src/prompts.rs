@@ -45,8 +45,14 @@ pub struct PromptEntry {
 /// An argument a prompt takes.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct PromptArgument {
+    /// What the client passes it as: [`COMMAND_ARGUMENT`] for an app's
+    /// prompt, [`SPACE_ARGUMENT`] for the tour.
     pub name: String,
+    /// One sentence a person reads in the client: what to give, and what
+    /// leaving it out does.
     pub description: String,
+    /// A client must give it; `false` for every argument shed offers
+    /// (each may be left out).
     pub required: bool,
 }
 
@@ -54,7 +60,11 @@ pub struct PromptArgument {
 /// the conversation, as the person's.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PromptText {
+    /// What the filled prompt is, in a line: `Run club — jeff/runs`, or `A
+    /// tour of ada's spaces`.
     pub description: String,
+    /// The message itself, as the person would have typed it: what the app
+    /// or the spaces hold and how to use their commands.
     pub text: String,
 }
 
@@ -62,7 +72,9 @@ pub struct PromptText {
 /// what was typed, at most [`MAX_COMPLETIONS`], and how many there were.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Completions {
+    /// The matching values, at most [`MAX_COMPLETIONS`] of them.
     pub values: Vec<String>,
+    /// How many values matched in all, those left out of `values` too.
     pub total: usize,
 }
 

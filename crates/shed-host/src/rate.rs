@@ -23,8 +23,11 @@ pub const MOST_ADDRESSES: usize = 4096;
 /// A budget: up to `burst` at once, then one more each `every`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rate {
-    pub burst: u32,
-    pub every: Duration,
+    /// How many are taken at once from a full budget.
+    pub(crate) burst: u32,
+    /// How often one more is taken once the burst is spent: the budget
+    /// wins one back each `every`.
+    pub(crate) every: Duration,
 }
 
 impl Rate {
@@ -59,8 +62,11 @@ pub enum Spent {
 /// (whole seconds, at least one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Wait {
-    pub spent: Spent,
-    pub seconds: u64,
+    /// Which budget ran out: the caller's address's, or everyone's.
+    pub(crate) spent: Spent,
+    /// Whole seconds until that budget takes one more, at least one
+    /// (rounded up): what `Retry-After` says.
+    pub(crate) seconds: u64,
 }
 
 /// The budgets of every address and of all of them together.

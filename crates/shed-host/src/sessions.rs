@@ -64,6 +64,7 @@ pub struct SignInSession {
 pub struct LoginLink {
     /// `http://localhost:7700/_shed/login?key=<secret>`
     pub url: String,
+    /// The person it signs in: whoever opens it becomes them.
     pub person: Person,
 }
 
@@ -71,6 +72,7 @@ pub struct LoginLink {
 /// and a one-time hop for each of the person's spaces, in slug order.
 #[derive(Clone, Debug)]
 pub struct SignedIn {
+    /// The person now signed in.
     pub person: Person,
     /// The session's secret, the cookie's value on the platform's host.
     pub session: String,
@@ -86,7 +88,13 @@ pub struct SignedIn {
 /// sign-in cookie.
 #[derive(Clone, Debug)]
 pub struct HopSeen {
+    /// The fresh one-time code the browser carries back to the platform's
+    /// host, which confirms it, and then to the space's host, which trades
+    /// it for a session.
     pub back: String,
+    /// The secret of the space host's own sign-in cookie, set in the
+    /// browser that brought the code: only that browser's hop is traded
+    /// for a session.
     pub browser: String,
 }
 

@@ -32,10 +32,12 @@ pub enum Door {
     Mcp,
     /// A browser on the platform's pages: it presses buttons.
     Web,
-    /// Whoever runs `shed` on the server: it runs commands. `flags` are
-    /// those a pasted command needs besides `--as` (`--data '/srv/shed'`),
-    /// empty when none.
-    Terminal { flags: String },
+    /// Whoever runs `shed` on the server: it runs commands.
+    Terminal {
+        /// The flags a pasted command needs besides `--as` (`--data
+        /// '/srv/shed'`); empty when none.
+        flags: String,
+    },
     /// An agent, through the broker: it offers what it cannot do to its
     /// person.
     Agent,

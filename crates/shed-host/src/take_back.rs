@@ -19,7 +19,11 @@ use crate::{Caller, Host, HostError, Person, Role};
 /// never expires).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TokenSpec<'a> {
+    /// What its person calls it, to tell it from their others when listed
+    /// (up to 100 plain characters, trimmed); `None` or blank: unnamed.
     pub name: Option<&'a str>,
+    /// How long it lives from when it is made, in whole seconds; `None`:
+    /// it never expires.
     pub ttl: Option<Duration>,
 }
 

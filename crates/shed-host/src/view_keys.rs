@@ -12,7 +12,7 @@
 //! The key is 128 random bits; only its sha256 is kept, for
 //! [`VIEW_KEY_SECONDS`]. A person's every read of a view would otherwise
 //! mint a key (an MCP client reads a view as often as it likes), so the
-//! process remembers the keys it handed out ([`Handed`], in memory: the
+//! process remembers the keys it handed out (`Handed`, in memory: the
 //! database never holds a key itself) and hands one out again while it has
 //! more than [`VIEW_KEY_REUSE_SECONDS`] to live and the store still keeps
 //! it for that person and app — so a read mints nothing new, and each

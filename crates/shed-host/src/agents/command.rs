@@ -17,7 +17,8 @@ pub enum Effect {
 }
 
 impl Effect {
-    pub fn as_str(self) -> &'static str {
+    /// `read` or `write`: the word a command's row says.
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Effect::Read => "read",
             Effect::Write => "write",
@@ -47,12 +48,14 @@ impl Scope {
 #[derive(Clone, Debug)]
 pub struct CommandRow {
     /// `demo/runs.log_run`, `graph.query`.
-    pub name: String,
-    pub effect: Effect,
+    pub(crate) name: String,
+    /// Whether running it reads or changes data: what a job's scope and
+    /// its read-only grant are checked against.
+    pub(crate) effect: Effect,
     /// The inputs the host fills with a job's person, whatever the call
     /// says: a built-in's own (`apps.list`'s `person`); an app's command
     /// has none.
-    pub job_person: &'static [&'static str],
+    pub(crate) job_person: &'static [&'static str],
     /// The row as listed (name, title, description, inputSchema, outputs,
     /// effect, scope, and a built-in's declarations); a job's listing adds
     /// its `readOnlyGranted` stamp.
@@ -85,7 +88,8 @@ pub enum Origin {
 }
 
 impl Origin {
-    pub fn as_str(self) -> &'static str {
+    /// `session` or `pattern`: the word a built-in's declarations name.
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Origin::Session => "session",
             Origin::Pattern => "pattern",
@@ -105,6 +109,9 @@ pub struct AgentCall {
     pub loom: Option<String>,
     /// Refuse unless the app's data version is this (`--expect`).
     pub expect: Option<u64>,
+    /// Where the call comes from: a built-in may refuse one origin
+    /// (`app.files` from a session) or run only from another (a piece's
+    /// verb, through its piece). A job's calls are always `Session`.
     pub origin: Origin,
     /// The commands the person consented to for this call (a row's `grant`).
     pub consented: Vec<String>,

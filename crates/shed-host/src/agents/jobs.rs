@@ -20,6 +20,8 @@ use crate::{Caller, Host, HostError, Person};
 pub struct Job {
     /// The public name, `job-<n>`: never the secret.
     pub name: String,
+    /// The person the job was made for: its agent acts as them, with
+    /// their spaces and roles, held to the job's scope.
     pub person: Person,
     /// Globs of the command names the job may list and run.
     pub allow: Vec<String>,
@@ -36,6 +38,7 @@ pub struct Job {
 /// A job just made, with its secret: the one time the secret is seen.
 #[derive(Clone, Debug)]
 pub struct MadeJob {
+    /// The job as it was made: running, with its name and scope.
     pub job: Job,
     /// 32 lowercase hex digits; only its sha256 is kept.
     pub secret: String,

@@ -20,15 +20,25 @@ use crate::{Access, Caller, access};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Integrity {
+    /// Written only by the acting person themself (created and last
+    /// changed by them, no agent between), in an app nobody outside its
+    /// space may write; or said by shed itself.
     Trusted,
+    /// Some of it may come from someone else: another person, an agent, or
+    /// anyone at all (an open app). Under the harness's strict policy, a
+    /// run that has read it may write no more.
     Untrusted,
 }
 
 /// `{ readers: ["space:jeff"] | ["public"] | ["person:ada"], integrity }`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Label {
-    pub readers: Vec<String>,
-    pub integrity: Integrity,
+    /// Who may read what the answer holds: `space:<space>` (a private app's
+    /// members), `public` (anyone), or `person:<handle>` (that person
+    /// alone).
+    pub(crate) readers: Vec<String>,
+    /// Whether the content comes from those the reader trusts.
+    pub(crate) integrity: Integrity,
 }
 
 impl Label {

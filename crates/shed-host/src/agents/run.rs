@@ -20,9 +20,11 @@ use crate::{Caller, Host, HostError};
 /// What a call came to.
 #[derive(Debug)]
 pub struct AgentAnswer {
+    /// The command's answer, or the refusal or failure whose sentence the
+    /// agent is told.
     pub answer: Result<Answer, HostError>,
     /// The label of what the answer holds.
-    pub label: Label,
+    pub(crate) label: Label,
     /// The app's data version after the call, where the call named an app.
     pub version: Option<u64>,
     /// The app acted on (`space/slug`), where there was one.
