@@ -5,6 +5,7 @@
 use shed_store::revocable::MemberChange;
 
 use crate::access::{SIGN_IN_HOW, last_owner_of_space};
+use crate::caller::ReadWithCredential;
 use crate::credentials::Presented;
 use crate::names::{bad_slug, is_slug, shown};
 use crate::secrets::{hash, now};
@@ -122,29 +123,27 @@ impl Host {
                 Presented::ToMcp => Door::Mcp,
                 Presented::ToWeb => Door::Web,
             },
+            read_with_credential: ReadWithCredential::of(live.memberships, live.generation),
         })
     }
 
     /// The person with this handle, as `shed mcp --as <handle>` acts for them.
     pub async fn caller_for_handle(&self, handle: &str) -> Result<Caller, HostError> {
-        Ok(Caller::Person {
-            person: self.person(handle).await?,
-            token: None,
-            door: Door::Mcp,
-        })
+        Ok(Caller::signed_in(
+            self.person(handle).await?,
+            None,
+            Door::Mcp,
+        ))
     }
 
     /// The person with this handle, as a `shed … --as <handle>` command at
     /// the server's terminal acts for them: the commands its sentences
     /// suggest carry `--as <handle>` and the flags of [`Host::at_terminal`].
     pub async fn caller_at_terminal(&self, handle: &str) -> Result<Caller, HostError> {
-        Ok(Caller::Person {
-            person: self.person(handle).await?,
-            token: None,
-            door: Door::Terminal {
-                flags: self.terminal_flags.to_string(),
-            },
-        })
+        let door = Door::Terminal {
+            flags: self.terminal_flags.to_string(),
+        };
+        Ok(Caller::signed_in(self.person(handle).await?, None, door))
     }
 
     /// The tool-list fingerprint the caller last listed under, if any.

@@ -2,8 +2,11 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::{Arc, Mutex};
 
 pub use shed_store::Person;
+use shed_store::lifecycle::Generation;
+use shed_store::platform::Membership;
 
 pub use crate::suggest::Door;
 
@@ -28,6 +31,10 @@ pub enum Caller {
         token: Option<i64>,
         /// How they came in, so a sentence suggests what they can do there.
         door: Door,
+        /// The person's spaces and the registry's generation as the
+        /// token's own read found them, for the request's first look at
+        /// its reach; empty where nothing came with the credential.
+        read_with_credential: ReadWithCredential,
     },
     /// An agent acting for the person, as `agent:<job>`.
     Agent {
@@ -40,7 +47,42 @@ pub enum Caller {
     },
 }
 
+/// A caller's spaces and roles and the registry's generation, read in the
+/// same statement as their token: the request's first look at its reach
+/// takes them (one trip to the database fewer on every call); any later
+/// look reads afresh, so what the request itself changed is seen.
+#[derive(Clone, Debug, Default)]
+pub struct ReadWithCredential(Arc<Mutex<Option<Reached>>>);
+
+/// A person's spaces and roles, and the registry's generation as of the
+/// same read.
+type Reached = (Vec<Membership>, Generation);
+
+impl ReadWithCredential {
+    /// What a token's read found, for the first look to take.
+    pub(crate) fn of(memberships: Vec<Membership>, generation: Generation) -> Self {
+        ReadWithCredential(Arc::new(Mutex::new(Some((memberships, generation)))))
+    }
+
+    /// What was read with the credential, once: `None` after the first
+    /// take, or when nothing was.
+    pub(crate) fn take(&self) -> Option<Reached> {
+        self.0.lock().ok()?.take()
+    }
+}
+
 impl Caller {
+    /// A person signed in by `door`, with the token used (`None` where
+    /// none was), nothing read with it beforehand.
+    pub fn signed_in(person: Person, token: Option<i64>, door: Door) -> Caller {
+        Caller::Person {
+            person,
+            token,
+            door,
+            read_with_credential: ReadWithCredential::default(),
+        }
+    }
+
     /// The person behind the call, if any.
     pub fn person(&self) -> Option<&Person> {
         match self {

@@ -617,11 +617,7 @@ mod tests {
         let Caller::Person { person, .. } = ada(&host).await else {
             unreachable!()
         };
-        let with_token = Caller::Person {
-            person: person.clone(),
-            token: Some(1),
-            door: crate::Door::Mcp,
-        };
+        let with_token = Caller::signed_in(person.clone(), Some(1), crate::Door::Mcp);
         let agent = Caller::Agent {
             person,
             job: "job-1".into(),

@@ -174,11 +174,22 @@ impl Host {
         caller: &Caller,
     ) -> Result<(Reach, Arc<Snapshot>), HostError> {
         let person = caller.person().ok_or_else(sign_in_first)?.clone();
-        let (memberships, generation) = self
-            .inner
-            .store
-            .memberships_and_generation(&person.eid)
-            .await?;
+        let read_with_credential = match caller {
+            Caller::Person {
+                read_with_credential,
+                ..
+            } => read_with_credential.take(),
+            _ => None,
+        };
+        let (memberships, generation) = match read_with_credential {
+            Some(read) => read,
+            None => {
+                self.inner
+                    .store
+                    .memberships_and_generation(&person.eid)
+                    .await?
+            }
+        };
         let snapshot = self
             .inner
             .registry

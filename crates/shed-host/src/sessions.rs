@@ -336,11 +336,7 @@ impl Host {
             }
         }
         Ok(match store.person_by_eid(&seen.person).await? {
-            Some(person) => Caller::Person {
-                person,
-                token: None,
-                door: Door::Web,
-            },
+            Some(person) => Caller::signed_in(person, None, Door::Web),
             None => Caller::Nobody,
         })
     }

@@ -157,10 +157,6 @@ impl Host {
             .await?
             .ok_or_else(key_stale)?;
         let person = store.person_by_eid(&eid).await?.ok_or_else(key_stale)?;
-        Ok(Caller::Person {
-            person,
-            token: None,
-            door: crate::Door::Web,
-        })
+        Ok(Caller::signed_in(person, None, crate::Door::Web))
     }
 }

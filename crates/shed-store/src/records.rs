@@ -263,7 +263,8 @@ interface! {
         /// Keeps a bearer token's hash; answers the token's id.
         async fn add_token(&self, token: NewToken) -> Result<i64, StoreError>;
         /// The token with this hash, if it is neither revoked nor expired at
-        /// `now` (Unix seconds), with its person: one indexed read.
+        /// `now` (Unix seconds), with its person, their memberships and the
+        /// registry's generation: one statement.
         async fn live_token(&self, hash: &str, now: i64) -> Result<Option<LiveToken>, StoreError>;
         /// Records that the token was used at `now` (Unix seconds).
         async fn token_used(&self, id: i64, now: i64) -> Result<(), StoreError>;

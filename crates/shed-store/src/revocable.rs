@@ -55,6 +55,13 @@ pub struct LiveToken {
     /// The resource an OAuth grant's token was issued for; `None` for a
     /// pasted token, which every resource of the host takes.
     pub resource: Option<String>,
+    /// The person's spaces and roles, read in the same statement as the
+    /// token (what [`Store::memberships_and_generation`](crate::Store::memberships_and_generation)
+    /// answers), so a request's first look at its caller's reach costs no
+    /// second trip to the database.
+    pub memberships: Vec<crate::platform::Membership>,
+    /// The registry's generation as of that same statement.
+    pub generation: crate::lifecycle::Generation,
 }
 
 /// What `shed token list` names and `shed token revoke` takes: a pasted

@@ -138,11 +138,7 @@ impl Host {
         allow: &[String],
         read_only: &[String],
     ) -> Result<(), HostError> {
-        let caller = Caller::Person {
-            person: person.clone(),
-            token: None,
-            door: crate::Door::Agent,
-        };
+        let caller = Caller::signed_in(person.clone(), None, crate::Door::Agent);
         let rows = self.agent_commands(&caller).await?;
         let commands: Vec<(&str, Effect)> = rows
             .iter()

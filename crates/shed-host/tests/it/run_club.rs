@@ -327,3 +327,29 @@ async fn signed_out_callers_are_asked_to_sign_in() {
     }
     assert!(host.views(&nobody).await.unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn a_tokens_first_look_at_its_reach_is_what_its_read_found_and_later_looks_read_afresh() {
+    let w = world().await;
+    let host = &w.host;
+    let ada = space(host, "jeff", "ada").await;
+    deploy_run_club(host, &ada, "jeff/runs").await;
+    let token = host.create_token("ada", Default::default()).await.unwrap();
+    let caller = host.caller_for_token(&token).await.unwrap();
+    // A space of ada's made after the token was read, with an app in it.
+    host.add_space("club", "ada").await.unwrap();
+    deploy_run_club(host, &ada, "club/runs").await;
+    let apps = |list: shed_host::Answer<shed_host::answer::AppList>| -> Vec<String> {
+        list.data.apps.into_iter().map(|app| app.app.at).collect()
+    };
+    assert_eq!(
+        apps(host.apps(&caller).await.unwrap()),
+        ["jeff/runs"],
+        "the request's first look: the spaces read with its token"
+    );
+    assert_eq!(
+        apps(host.apps(&caller).await.unwrap()),
+        ["club/runs", "jeff/runs"],
+        "a later look reads afresh"
+    );
+}

@@ -10,10 +10,41 @@ use crate::StoreError;
 use crate::lifecycle::{Change, Changes, Generation, Purged, VersionRecord};
 use crate::platform::{AppRecord, Membership};
 use crate::schema::AppSchema;
-use crate::txn::{Announced, Records, Txn, args};
+use crate::txn::{Announced, Records, Row, Txn, args};
 
 /// The generation's two ids, as one row's columns.
-const GENERATION: &str = "(SELECT COALESCE(MAX(id), 0) FROM deploys) AS deploy,
+/// The columns [`memberships_and_generation_at`] reads, from `g` (a
+/// [`GENERATION`] row), `s` (spaces) and `m` (members), as a join that
+/// keeps the generation's row for a person in no space writes them.
+pub(super) const MEMBERSHIPS_AND_GENERATION: &str = "g.deploy, g.change, s.slug, m.role";
+
+/// A person's spaces and roles and the registry's generation, from the
+/// rows of a join with [`MEMBERSHIPS_AND_GENERATION`]'s columns from
+/// column `at` on: one row per membership, or one with no space.
+pub(super) fn memberships_and_generation_at(
+    rows: &[Row],
+    at: usize,
+) -> Result<(Vec<Membership>, Generation), StoreError> {
+    let generation = match rows.first() {
+        Some(r) => Generation {
+            deploy: r.get(at)?,
+            change: r.get(at + 1)?,
+        },
+        None => Generation::default(),
+    };
+    let mut memberships = Vec::new();
+    for r in rows {
+        if let Some(space) = r.get(at + 2)? {
+            memberships.push(Membership {
+                space,
+                role: r.get(at + 3)?,
+            });
+        }
+    }
+    Ok((memberships, generation))
+}
+
+pub(super) const GENERATION: &str = "(SELECT COALESCE(MAX(id), 0) FROM deploys) AS deploy,
     (SELECT COALESCE(MAX(id), 0) FROM app_changes) AS change";
 
 async fn generation(t: &impl Txn) -> Result<Generation, StoreError> {
@@ -226,8 +257,7 @@ impl<B: Records> crate::lifecycle::Lifecycle for B {
             let rows = t
                 .all(
                     &format!(
-                        "SELECT g.deploy, g.change, s.slug, m.role
-                         FROM (SELECT {GENERATION}) g
+                        "SELECT {MEMBERSHIPS_AND_GENERATION} FROM (SELECT {GENERATION}) g
                          LEFT JOIN (members m JOIN spaces s ON s.id = m.space) ON m.person = $1
                          ORDER BY s.slug{}",
                         <B::Txn<'_> as Txn>::BY_BYTES
@@ -235,23 +265,7 @@ impl<B: Records> crate::lifecycle::Lifecycle for B {
                     args![person_eid],
                 )
                 .await?;
-            let generation = match rows.first() {
-                Some(r) => Generation {
-                    deploy: r.get(0)?,
-                    change: r.get(1)?,
-                },
-                None => Generation::default(),
-            };
-            let mut memberships = Vec::new();
-            for r in &rows {
-                if let Some(space) = r.get(2)? {
-                    memberships.push(Membership {
-                        space,
-                        role: r.get(3)?,
-                    });
-                }
-            }
-            Ok((memberships, generation))
+            memberships_and_generation_at(&rows, 0)
         })
         .await
     }

@@ -6,6 +6,7 @@
 //! change it allows is committed; either is announced to every server's
 //! watchers as it commits ([`Txn::announce`]).
 
+use super::lifecycle::{GENERATION, MEMBERSHIPS_AND_GENERATION, memberships_and_generation_at};
 use super::person_at;
 use super::platform::{locked_space, only_owner, space_id};
 use crate::revocable::{
@@ -121,23 +122,34 @@ impl<B: Records> super::Revocable for B {
 
     async fn live_token(&self, hash: &str, now: i64) -> Result<Option<LiveToken>, StoreError> {
         self.read_records(async |t| {
-            t.optional(
-                "SELECT t.id, t.last_used_at, p.eid, p.handle, p.name, t.resource
-                 FROM tokens t JOIN people p ON p.eid = t.person
-                 WHERE t.hash = $1 AND t.revoked_at IS NULL
-                   AND (t.expires_at IS NULL OR t.expires_at > $2)",
-                args![hash, now],
-            )
-            .await?
-            .map(|r| {
-                Ok(LiveToken {
-                    id: r.get(0)?,
-                    last_used_at: r.get(1)?,
-                    person: person_at(&r, 2)?,
-                    resource: r.get(5)?,
-                })
-            })
-            .transpose()
+            let rows = t
+                .all(
+                    &format!(
+                        "SELECT t.id, t.last_used_at, p.eid, p.handle, p.name, t.resource,
+                                {MEMBERSHIPS_AND_GENERATION}
+                         FROM tokens t JOIN people p ON p.eid = t.person
+                         CROSS JOIN (SELECT {GENERATION}) g
+                         LEFT JOIN (members m JOIN spaces s ON s.id = m.space) ON m.person = t.person
+                         WHERE t.hash = $1 AND t.revoked_at IS NULL
+                           AND (t.expires_at IS NULL OR t.expires_at > $2)
+                         ORDER BY s.slug{}",
+                        <B::Txn<'_> as Txn>::BY_BYTES
+                    ),
+                    args![hash, now],
+                )
+                .await?;
+            let Some(r) = rows.first() else {
+                return Ok(None);
+            };
+            let (memberships, generation) = memberships_and_generation_at(&rows, 6)?;
+            Ok(Some(LiveToken {
+                id: r.get(0)?,
+                last_used_at: r.get(1)?,
+                person: person_at(r, 2)?,
+                resource: r.get(5)?,
+                memberships,
+                generation,
+            }))
         })
         .await
     }

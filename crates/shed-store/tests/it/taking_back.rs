@@ -530,3 +530,43 @@ async fn clients_without_a_grant_are_forgotten_and_a_granted_one_lives_as_long_a
     assert_eq!(store.oauth_client("granted").await.unwrap(), None);
     assert!(store.oauth_client("recent").await.unwrap().is_some());
 }
+
+#[tokio::test]
+async fn a_live_token_carries_its_persons_spaces_and_the_generation_as_one_read_of_them_would() {
+    let (_dir, store, ada) = store_with_ada().await;
+    store.add_token(token(&ada, "a", None)).await.unwrap();
+    let nowhere = store
+        .live_token(&secret_hash("a"), 10)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(nowhere.memberships, vec![], "a person in no space");
+    assert_eq!(
+        nowhere.generation,
+        store.memberships_and_generation(&ada.eid).await.unwrap().1
+    );
+
+    let bob = store.add_person("bob", "Bob").await.unwrap();
+    store.add_space("zed", &ada.eid).await.unwrap();
+    store.add_space("Zed", &ada.eid).await.unwrap();
+    store.add_space("bobs", &bob.eid).await.unwrap();
+    let live = store
+        .live_token(&secret_hash("a"), 10)
+        .await
+        .unwrap()
+        .unwrap();
+    let (memberships, generation) = store.memberships_and_generation(&ada.eid).await.unwrap();
+    assert_eq!(live.person, ada);
+    assert_eq!(
+        live.memberships
+            .iter()
+            .map(|m| m.space.as_str())
+            .collect::<Vec<_>>(),
+        ["Zed", "zed"],
+        "ada's spaces only, by bytes on either backend"
+    );
+    assert_eq!(
+        (live.memberships, live.generation),
+        (memberships, generation)
+    );
+}
