@@ -28,3 +28,73 @@ pub(crate) fn log_applied(from: usize, to: usize) {
         ),
     }
 }
+
+/// The schema each version makes, checked against the history checked in
+/// (`tests/schema/<backend>.txt`, first written by the code that made the
+/// databases out there): what a migration makes must never change once
+/// applied, since a database records only the versions applied, and a
+/// backup is restored only if its catalog is exactly what they make.
+#[cfg(test)]
+pub(crate) mod history {
+    use std::collections::BTreeMap;
+    use std::path::PathBuf;
+
+    /// One schema version's objects, as a backend's catalog says them:
+    /// each object's key (`table people`) and its definition.
+    pub(crate) type Objects = BTreeMap<String, String>;
+
+    /// `versions` (the objects at schema version 0, 1, 2, …) as text: for
+    /// each version, the objects made (`+`), changed (`~`) and dropped
+    /// (`-`) since the one before, each definition's lines after `  | `.
+    fn written(versions: &[Objects]) -> String {
+        let none = Objects::new();
+        let mut text = String::new();
+        for (version, objects) in versions.iter().enumerate() {
+            let before = version.checked_sub(1).map_or(&none, |i| &versions[i]);
+            text.push_str(&format!("== schema version {version}\n"));
+            for (key, definition) in objects {
+                let mark = match before.get(key) {
+                    None => '+',
+                    Some(old) if old != definition => '~',
+                    Some(_) => continue,
+                };
+                text.push_str(&format!("{mark} {key}\n"));
+                for line in definition.lines() {
+                    text.push_str(&format!("  | {line}\n"));
+                }
+            }
+            for key in before.keys().filter(|key| !objects.contains_key(*key)) {
+                text.push_str(&format!("- {key}\n"));
+            }
+        }
+        text
+    }
+
+    /// Checks `versions` against the history in `tests/schema/{file}`;
+    /// with `SHED_WRITE_SCHEMA_HISTORY` set, writes it there instead (for
+    /// a new migration: the diff must show only the new version's lines).
+    pub(crate) fn check(file: &str, versions: &[Objects]) {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/schema")
+            .join(file);
+        let made = written(versions);
+        if std::env::var_os("SHED_WRITE_SCHEMA_HISTORY").is_some() {
+            std::fs::write(&path, &made).unwrap();
+            return;
+        }
+        let expected = std::fs::read_to_string(&path).unwrap();
+        let first_unlike = expected
+            .lines()
+            .zip(made.lines())
+            .position(|(e, m)| e != m)
+            .unwrap_or(expected.lines().count().min(made.lines().count()));
+        assert!(
+            expected == made,
+            "the migrations make a schema unlike {} from line {}: expected {:?}, made {:?}",
+            path.display(),
+            first_unlike + 1,
+            expected.lines().nth(first_unlike),
+            made.lines().nth(first_unlike),
+        );
+    }
+}

@@ -439,7 +439,56 @@ mod tests {
 
     use super::MIGRATIONS;
     use crate::jobs::version_6;
+    use crate::migrations::history::{self, Objects};
     use crate::records::Jobs;
+
+    /// What the catalog of `db`'s schema holds: each column's place, type,
+    /// nullability, default and identity; each index's and constraint's
+    /// definition.
+    async fn objects(db: &Client) -> Objects {
+        let catalog = [
+            "SELECT 'column ' || table_name || '.' || column_name,
+                 '#' || ordinal_position || ' ' || data_type || ' nullable ' || is_nullable
+                 || ' default ' || COALESCE(column_default, '-')
+                 || ' identity ' || is_identity || ' ' || COALESCE(identity_generation, '-')
+             FROM information_schema.columns WHERE table_schema = current_schema()",
+            "SELECT 'index ' || indexname || ' on ' || tablename, indexdef
+             FROM pg_indexes WHERE schemaname = current_schema()",
+            "SELECT 'constraint ' || conname || ' on ' || conrelid::regclass::text,
+                 pg_get_constraintdef(oid)
+             FROM pg_constraint WHERE connamespace = current_schema()::regnamespace",
+        ];
+        let mut objects = Objects::new();
+        for sql in catalog {
+            for row in db.query(sql, &[]).await.unwrap() {
+                objects.insert(row.get(0), row.get(1));
+            }
+        }
+        objects
+    }
+
+    // Every schema version makes what the code that made the databases out
+    // there made (`tests/schema/postgres.txt`). Runs on the server
+    // `SHED_TEST_DATABASE` names.
+    #[tokio::test]
+    async fn each_version_makes_the_schema_checked_in() {
+        let Some(url) = shed_test_database::fresh() else {
+            eprintln!("a test of PostgreSQL's migrations, skipped without SHED_TEST_DATABASE");
+            return;
+        };
+        let db = connect(&url).await;
+        db.batch_execute(
+            "CREATE TABLE schema_migrations(version BIGINT PRIMARY KEY, applied_at TEXT NOT NULL)",
+        )
+        .await
+        .unwrap();
+        let mut versions = vec![objects(&db).await];
+        for sql in MIGRATIONS {
+            db.batch_execute(sql).await.unwrap();
+            versions.push(objects(&db).await);
+        }
+        history::check("postgres.txt", &versions);
+    }
 
     async fn connect(url: &str) -> Client {
         crate::connect_to_server(url).await.unwrap()

@@ -209,9 +209,36 @@ mod tests {
     use std::sync::Arc;
 
     use super::super::Sqlite;
-    use super::{MIGRATIONS, Migration};
+    use super::{MIGRATIONS, Migration, schema_at};
     use crate::jobs::version_6;
+    use crate::migrations::history::{self, Objects};
     use crate::records::Jobs;
+
+    /// What `conn`'s catalog holds: each object's SQL exactly as SQLite
+    /// keeps it (a backup's is compared with it byte for byte).
+    fn objects(conn: &Connection) -> Objects {
+        let sql = "SELECT type, name, tbl_name, sql FROM sqlite_master";
+        let mut stmt = conn.prepare(sql).unwrap();
+        let rows = stmt.query_map([], |r| {
+            let (kind, name, table): (String, String, String) = (r.get(0)?, r.get(1)?, r.get(2)?);
+            let sql: Option<String> = r.get(3)?;
+            Ok((
+                format!("{kind} {name} on {table}"),
+                sql.unwrap_or_else(|| "(made by SQLite)".into()),
+            ))
+        });
+        rows.unwrap().collect::<Result<_, _>>().unwrap()
+    }
+
+    // Every schema version makes, to the byte, what the code that made the
+    // databases out there made (`tests/schema/sqlite.txt`).
+    #[test]
+    fn each_version_makes_the_schema_checked_in() {
+        let versions: Vec<Objects> = (0..=MIGRATIONS.len())
+            .map(|version| objects(&schema_at(version).unwrap()))
+            .collect();
+        history::check("sqlite.txt", &versions);
+    }
 
     /// A database as shed left it before jobs had names (schema version 6,
     /// holding [`version_6::rows`]).
