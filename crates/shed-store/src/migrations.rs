@@ -13,8 +13,8 @@
 //! `migrations::both_backends_migrate_to_the_same_versions_tables_and_columns`,
 //! in `tests/it/`).
 //!
-//! The DDL is written in one dialect of the two, and each backend's words
-//! are substituted by [`in_words`]: the types are PostgreSQL's
+//! The DDL is written once, in shared words each backend says its own way
+//! ([`in_words`]): the types are PostgreSQL's
 //! (`BIGSERIAL` an id the database hands out, a `GENERATED … AS IDENTITY`
 //! one too, `BIGINT`, `INTEGER` for a flag, `BYTEA`) and SQLite says each
 //! of them its way (`INTEGER`, whose `INTEGER PRIMARY KEY` is the rowid —
@@ -167,14 +167,15 @@ pub(crate) fn on_sqlite(tx: &Transaction<'_>, parts: &[Part]) -> Result<(), Stor
 
 /// The SQL PostgreSQL runs for the migration `parts`, in order.
 pub(crate) fn on_postgres(parts: &[Part]) -> String {
-    parts
+    let statements: Vec<String> = parts
         .iter()
         .filter_map(|part| match part {
             Both(ddl) => Some(in_words(ddl, POSTGRES_WORDS)),
             Postgres(sql) => Some((*sql).to_string()),
             Sqlite(_) | SqliteStep(_) => None,
         })
-        .collect()
+        .collect();
+    statements.join("\n")
 }
 
 /// Logs, once a database's pending migrations are applied, what they did:
