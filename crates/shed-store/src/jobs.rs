@@ -2,7 +2,7 @@
 //! protocol holds it — the person, the scope's globs (allowed and read-only),
 //! when it was made, when it expires and when it was ended. Plain storage:
 //! what a job may do is decided in shed-host and shed-broker. Each backend
-//! keeps them in its own table (`sqlite/jobs.rs`, `postgres/records.rs`).
+//! keeps them in its own table (migrations 3 and 7: `migrations/jobs.rs`).
 //!
 //! A job has two handles. Its **secret** (what `shed job create` prints and
 //! an agent's requests carry) is kept only as its sha256

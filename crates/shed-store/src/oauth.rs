@@ -8,8 +8,8 @@
 //! its sha256 only. Plain storage: what is checked is decided in shed-host.
 //!
 //! The shapes callers see are here; their statements are written once for
-//! both backends (`records/oauth.rs`), each backend making its own tables
-//! (`sqlite/oauth.rs`, `postgres/migrations.rs`).
+//! both backends (`records/oauth.rs`), and so are their tables (migration 9:
+//! `migrations/oauth.rs`).
 
 /// A registered client.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -14,7 +14,6 @@ mod apply;
 pub(crate) mod connect;
 mod group;
 pub(crate) mod migrations;
-mod passkeys;
 mod query;
 pub(crate) mod schema;
 mod tls;

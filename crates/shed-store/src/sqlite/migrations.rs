@@ -1,131 +1,24 @@
-//! The versioned schema of the store's database, applied in order at open
-//! inside one transaction and recorded in `schema_migrations`. Entries are
-//! only ever appended: the platform's own tables (spaces, members, apps,
-//! deploys, tokens, jobs) come after the store's. Most are SQL; one that
-//! must compute what SQL cannot (a secret's hash) is a Rust step.
+//! Applies the store's migrations (written once for both backends:
+//! `src/migrations.rs`) to a SQLite database, in order at open inside one
+//! transaction, and records them in `schema_migrations`.
 
 use rusqlite::{Connection, Transaction};
 
+pub(crate) use crate::migrations::MIGRATIONS;
+use crate::migrations::{Part, RECORD_TABLE, on_sqlite, pending};
 use crate::{NotReady, StoreError};
-
-/// One migration: SQL, or a step over the migration's transaction.
-pub(crate) enum Migration {
-    Sql(&'static str),
-    Step(fn(&Transaction<'_>) -> Result<(), StoreError>),
-}
-
-use Migration::{Sql, Step};
-
-/// Every migration, in order; entry `i` is schema version `i + 1`.
-pub(crate) const MIGRATIONS: &[Migration] = &[
-    // 1: people, and the entity–component catalog shared by every app.
-    // Each app's component tables (`ec_<app id>_<component>`) and its doc
-    // full-text table are created at declare or first use, not here.
-    Sql(r#"
-    CREATE TABLE people(
-        eid TEXT PRIMARY KEY,
-        handle TEXT UNIQUE NOT NULL,
-        name TEXT NOT NULL,
-        created_at TEXT NOT NULL
-    );
-    CREATE TABLE ec_apps(
-        id INTEGER PRIMARY KEY,
-        name TEXT UNIQUE NOT NULL,
-        version INTEGER NOT NULL DEFAULT 0,
-        last_num INTEGER NOT NULL DEFAULT 0
-    );
-    CREATE TABLE ec_columns(
-        app INTEGER NOT NULL REFERENCES ec_apps(id),
-        component TEXT NOT NULL,
-        name TEXT NOT NULL,
-        type TEXT NOT NULL,
-        position INTEGER NOT NULL,
-        PRIMARY KEY(app, component, name)
-    );
-    CREATE TABLE ec_components(
-        app INTEGER NOT NULL REFERENCES ec_apps(id),
-        name TEXT NOT NULL,
-        position INTEGER NOT NULL,
-        PRIMARY KEY(app, name)
-    );
-    CREATE TABLE ec_entities(
-        id INTEGER PRIMARY KEY,
-        app INTEGER NOT NULL REFERENCES ec_apps(id),
-        eid TEXT NOT NULL,
-        num INTEGER NOT NULL,
-        version INTEGER NOT NULL,
-        alias TEXT,
-        created_at INTEGER NOT NULL,
-        created_by TEXT NOT NULL,
-        created_via TEXT,
-        updated_at INTEGER NOT NULL,
-        updated_by TEXT NOT NULL,
-        updated_via TEXT,
-        tombstoned INTEGER NOT NULL DEFAULT 0,
-        UNIQUE(app, eid)
-    );
-    CREATE UNIQUE INDEX ec_entities_alias ON ec_entities(app, alias) WHERE alias IS NOT NULL;
-    CREATE TABLE ec_edges(
-        src INTEGER NOT NULL REFERENCES ec_entities(id),
-        rel TEXT NOT NULL,
-        dst TEXT NOT NULL,
-        PRIMARY KEY(src, rel, dst)
-    ) WITHOUT ROWID;
-    CREATE INDEX ec_edges_to ON ec_edges(rel, dst);
-    CREATE TABLE ec_history(
-        entity INTEGER NOT NULL REFERENCES ec_entities(id),
-        app_version INTEGER NOT NULL,
-        step INTEGER NOT NULL,
-        version INTEGER NOT NULL,
-        at INTEGER NOT NULL,
-        by TEXT NOT NULL,
-        via TEXT,
-        change TEXT NOT NULL,
-        PRIMARY KEY(entity, app_version, step)
-    ) WITHOUT ROWID;
-    "#),
-    // 2: the platform's own tables: spaces, members, apps, deploys and their
-    // files, drafts, tokens, listed tool fingerprints (sqlite/platform.rs).
-    Sql(super::platform::MIGRATION),
-    // 3: jobs, the agents' runs the broker holds (sqlite/jobs.rs).
-    Sql(super::jobs::MIGRATION),
-    // 4: the web's sign-in links, hops and sessions (sqlite/sessions.rs).
-    Sql(super::sessions::MIGRATION),
-    // 5: hops bound to the browser that pressed the sign-in button (sqlite/sessions.rs).
-    Sql(super::sessions::BOUND_HOPS_MIGRATION),
-    // 6: the keys that let a view load its private app's files (sqlite/view_keys.rs).
-    Sql(super::view_keys::MIGRATION),
-    // 7: a job's public name, and only its secret's hash kept; rows that
-    // named an agent by the secret name it by the name (sqlite/jobs.rs).
-    Step(super::jobs::name_jobs),
-    // 8: tokens named, expiring and revoked; removed people (sqlite/revocable.rs).
-    Sql(super::revocable::MIGRATION),
-    // 9: OAuth clients, codes and grants; a token's grant and resource (sqlite/oauth.rs).
-    Sql(super::oauth::MIGRATION),
-    // 10: an app's versions rolled back, its trash and its purges; the
-    // public URL a server serves at (sqlite/lifecycle.rs).
-    Sql(super::lifecycle::MIGRATION),
-    // 11: sessions a person can tell apart: the sign-in each belongs to,
-    // the browser, when made and last seen (sqlite/sessions.rs).
-    Sql(super::sessions::SESSIONS_SEEN_MIGRATION),
-    // 12: passkeys and their ceremonies' states (sqlite/passkeys.rs).
-    Sql(super::passkeys::MIGRATION),
-    // 13: where a ceremony was started from, so live sign-ins are capped
-    // per address (sqlite/passkeys.rs).
-    Sql(super::passkeys::ADDRESS_MIGRATION),
-];
 
 /// Whether every migration this program knows is applied to the database
 /// `conn` is open on: a sentence saying how far it is when not.
 pub(crate) fn applied(conn: &Connection) -> Result<(), NotReady> {
-    let done: i64 = conn
-        .prepare_cached("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
-        .and_then(|mut stmt| stmt.query_row([], |r| r.get(0)))
-        .map_err(|e| NotReady(format!("the database does not answer: {e}")))?;
-    if done as usize == MIGRATIONS.len() {
-        return Ok(());
-    }
-    Err(NotReady::behind(done, MIGRATIONS.len()))
+    let done = version(conn).map_err(|e| NotReady(format!("the database does not answer: {e}")))?;
+    crate::migrations::all_applied(done)
+}
+
+/// The schema version the database is at: the last migration recorded.
+fn version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.prepare_cached("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")?
+        .query_row([], |r| r.get(0))
 }
 
 /// Brings the database up to the last migration, all in one transaction.
@@ -143,25 +36,15 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// The table the migrations applied are recorded in.
-const RECORD_TABLE: &str = "CREATE TABLE IF NOT EXISTS schema_migrations(
-            version INTEGER PRIMARY KEY,
-            applied_at TEXT NOT NULL
-        )";
-
-impl Migration {
-    /// Runs this migration in `tx` and records it as schema version `version`.
-    fn apply(&self, tx: &Transaction<'_>, version: usize) -> Result<(), StoreError> {
-        match self {
-            Sql(sql) => tx.execute_batch(sql)?,
-            Step(step) => step(tx)?,
-        }
-        tx.execute(
-            "INSERT INTO schema_migrations(version, applied_at) VALUES(?1, ?2)",
-            rusqlite::params![version as i64, crate::records::now()],
-        )?;
-        Ok(())
-    }
+/// Runs the migration `parts` in `tx` and records it as schema version
+/// `version`.
+fn apply(tx: &Transaction<'_>, parts: &[Part], version: usize) -> Result<(), StoreError> {
+    on_sqlite(tx, parts)?;
+    tx.execute(
+        "INSERT INTO schema_migrations(version, applied_at) VALUES(?1, ?2)",
+        rusqlite::params![version as i64, crate::records::now()],
+    )?;
+    Ok(())
 }
 
 /// A new database in memory holding what migrations 1 to `version` make,
@@ -170,9 +53,9 @@ impl Migration {
 pub(crate) fn schema_at(version: usize) -> Result<Connection, StoreError> {
     let mut conn = Connection::open_in_memory()?;
     let tx = conn.transaction()?;
-    tx.execute_batch(RECORD_TABLE)?;
-    for (i, migration) in MIGRATIONS.iter().enumerate().take(version) {
-        migration.apply(&tx, i + 1)?;
+    on_sqlite(&tx, RECORD_TABLE)?;
+    for (i, parts) in MIGRATIONS.iter().enumerate().take(version) {
+        apply(&tx, parts, i + 1)?;
     }
     tx.commit()?;
     Ok(conn)
@@ -181,21 +64,13 @@ pub(crate) fn schema_at(version: usize) -> Result<Connection, StoreError> {
 /// Applies every migration not yet applied; answers how many it applied.
 fn apply_pending(conn: &mut Connection) -> Result<usize, StoreError> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    tx.execute_batch(RECORD_TABLE)?;
-    let done: i64 = tx.query_row(
-        "SELECT COALESCE(MAX(version), 0) FROM schema_migrations",
-        [],
-        |r| r.get(0),
-    )?;
-    if done as usize > MIGRATIONS.len() {
-        return Err(StoreError::Internal(format!(
-            "the database is at schema version {done}, newer than this program knows ({}) — run a newer shed",
-            MIGRATIONS.len()
-        )));
-    }
-    for (i, migration) in MIGRATIONS.iter().enumerate().skip(done as usize) {
-        migration.apply(&tx, i + 1)?;
-        tracing::debug!(version = i + 1, "applied store migration");
+    on_sqlite(&tx, RECORD_TABLE)?;
+    let done = version(&tx)?;
+    let pending =
+        pending(done).map_err(|why| StoreError::Internal(format!("the database {why}")))?;
+    for (version, parts) in pending {
+        apply(&tx, parts, version)?;
+        tracing::debug!(version, "applied store migration");
     }
     tx.commit()?;
     crate::migrations::log_applied(done as usize, MIGRATIONS.len());
@@ -209,30 +84,50 @@ mod tests {
     use std::sync::Arc;
 
     use super::super::Sqlite;
-    use super::{MIGRATIONS, Migration};
+    use super::{MIGRATIONS, schema_at};
     use crate::jobs::version_6;
+    use crate::migrations::history::{self, Objects};
     use crate::records::Jobs;
+
+    /// What `conn`'s catalog holds: each object's SQL exactly as SQLite
+    /// keeps it (a backup's is compared with it byte for byte).
+    fn objects(conn: &Connection) -> Objects {
+        let sql = "SELECT type, name, tbl_name, sql FROM sqlite_master";
+        let mut stmt = conn.prepare(sql).unwrap();
+        let rows = stmt.query_map([], |r| {
+            let (kind, name, table): (String, String, String) = (r.get(0)?, r.get(1)?, r.get(2)?);
+            let sql: Option<String> = r.get(3)?;
+            Ok((
+                format!("{kind} {name} on {table}"),
+                sql.unwrap_or_else(|| "(made by SQLite)".into()),
+            ))
+        });
+        rows.unwrap().collect::<Result<_, _>>().unwrap()
+    }
+
+    // Every schema version makes, to the byte, what the code that made the
+    // databases out there made (`tests/schema/sqlite.txt`).
+    #[test]
+    fn each_version_makes_the_schema_checked_in() {
+        let versions: Vec<Objects> = (0..=MIGRATIONS.len())
+            .map(|version| objects(&schema_at(version).unwrap()))
+            .collect();
+        history::check("sqlite.txt", &versions);
+    }
 
     /// A database as shed left it before jobs had names (schema version 6,
     /// holding [`version_6::rows`]).
     fn a_database_of_version_6(path: &std::path::Path) {
-        let conn = Connection::open(path).unwrap();
-        conn.execute_batch(
-            "PRAGMA journal_mode=WAL;
-             CREATE TABLE schema_migrations(version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL);",
-        )
-        .unwrap();
-        for (i, migration) in MIGRATIONS[..6].iter().enumerate() {
-            let Migration::Sql(sql) = migration else {
-                panic!("migrations 1 to 6 are SQL");
-            };
-            conn.execute_batch(sql).unwrap();
-            conn.execute(
-                "INSERT INTO schema_migrations(version, applied_at) VALUES(?1, 'then')",
-                [i as i64 + 1],
+        schema_at(6)
+            .unwrap()
+            .backup(
+                rusqlite::MAIN_DB,
+                path,
+                None::<fn(rusqlite::backup::Progress)>,
             )
             .unwrap();
-        }
+        let conn = Connection::open(path).unwrap();
+        conn.execute_batch("PRAGMA journal_mode=WAL;").unwrap();
         conn.execute_batch(&version_6::rows()).unwrap();
     }
 

@@ -7,19 +7,11 @@
 mod apply;
 pub(crate) mod backup;
 mod engine;
-mod jobs;
-mod lifecycle;
 pub(crate) mod migrations;
-mod oauth;
-mod passkeys;
 pub(crate) mod people;
-mod platform;
 mod query;
-mod revocable;
 pub(crate) mod schema;
-mod sessions;
 mod txn;
-mod view_keys;
 
 use std::path::Path;
 use std::sync::Arc;

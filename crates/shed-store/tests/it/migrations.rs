@@ -1,5 +1,5 @@
-//! Both backends' migrations (`sqlite/migrations.rs`, `postgres/migrations.rs`)
-//! as one schema: the same versions, and once applied the same tables with
+//! Both backends' migrations (written once: `src/migrations.rs`; applied by
+//! `sqlite/migrations.rs` and `postgres/migrations.rs`) as one schema: the same versions, and once applied the same tables with
 //! the same columns in the same order, each read from its own catalog
 //! (SQLite's `sqlite_master` and `pragma_table_info`, PostgreSQL's
 //! `information_schema`). Needs a PostgreSQL server: without

@@ -1,8 +1,8 @@
-//! The tables of passkeys and their ceremonies' states on PostgreSQL (the
+//! Migrations 12 and 13: passkeys and their ceremonies' states (the
 //! statements, written once: `src/records/passkeys.rs`).
 
-/// The tables, appended to the store's migrations.
-pub(super) const MIGRATION: &str = r#"
+/// The tables, on both backends (migration 12).
+pub(super) const TABLES: &str = r#"
     CREATE TABLE passkeys(
         id BIGSERIAL PRIMARY KEY,
         person TEXT NOT NULL REFERENCES people(eid),
@@ -20,10 +20,10 @@ pub(super) const MIGRATION: &str = r#"
         name TEXT,
         state TEXT NOT NULL,
         expires_at BIGINT NOT NULL
-    );
+    ) WITHOUT ROWID;
     CREATE INDEX passkey_ceremonies_expiry ON passkey_ceremonies(expires_at);
 "#;
 
-/// Where a ceremony was started from, appended to the store's migrations.
-pub(super) const ADDRESS_MIGRATION: &str =
-    "ALTER TABLE passkey_ceremonies ADD COLUMN address TEXT;";
+/// Where a ceremony was started from, so live sign-ins are capped per
+/// address (migration 13).
+pub(super) const ADDRESS: &str = "ALTER TABLE passkey_ceremonies ADD COLUMN address TEXT;";

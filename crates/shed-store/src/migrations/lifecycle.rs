@@ -1,14 +1,15 @@
-//! The columns and tables of an app's life after its first deploy on
-//! SQLite (the shapes: `src/lifecycle.rs`; the statements, written once:
+//! Migration 10: an app's life after its first deploy — its versions
+//! rolled back, its trash and its purges — and the public URL a server
+//! serves at (the shapes: `src/lifecycle.rs`; the statements, written once:
 //! `src/records/lifecycle.rs`).
 
-/// The columns and tables, appended to the store's migrations.
-pub(crate) const MIGRATION: &str = r#"
+/// The columns and tables, on both backends.
+pub(super) const TABLES: &str = r#"
     ALTER TABLE apps ADD COLUMN trashed_at TEXT;
     ALTER TABLE apps ADD COLUMN trashed_by TEXT REFERENCES people(eid);
-    ALTER TABLE deploys ADD COLUMN rolls_back_to INTEGER;
+    ALTER TABLE deploys ADD COLUMN rolls_back_to BIGINT;
     CREATE TABLE app_changes(
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        id BIGSERIAL PRIMARY KEY AUTOINCREMENT,
         app TEXT NOT NULL,
         change TEXT NOT NULL CHECK(change IN ('trash', 'restore', 'purge')),
         at TEXT NOT NULL,
