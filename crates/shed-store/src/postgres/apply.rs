@@ -2,7 +2,7 @@
 //! everything else, as on SQLite), run in the group commit's transaction
 //! (`group.rs`) — in a savepoint of their own when the group holds other
 //! applies — all or nothing. The app's row is locked first
-//! ([`Statements::open`]), so the `was` checks, the entity versions and the
+//! ([`Writes::open`]), so the `was` checks, the entity versions and the
 //! app data version hold against writers on every server sharing the
 //! database.
 //!
@@ -55,11 +55,14 @@ const CATALOG: &str = "SELECT c.name, l.name, l.type FROM ec_components c
 /// `$1` new row ids of `ec_entities`, for the entities an apply mints.
 const NEW_IDS: &str = "SELECT nextval('ec_entities_id_seq') FROM generate_series(1, $1::int)";
 
-/// Writes an apply's bundles on the group's connection, in a savepoint of
-/// their own when `savepoint` (the group holds other applies), and waits
-/// for every statement it sent; answers also whether it made the app. A
-/// refused apply is rolled back to its savepoint ([`roll_back`]), or with
-/// no savepoint the whole transaction.
+/// Writes an apply's bundles on the group's connection; answers also
+/// whether it made the app. With `savepoint` (the group holds other
+/// applies) it runs in a savepoint of its own, and a written apply leaves
+/// its last statements unanswered ([`Pipeline::left_answer`]): the next
+/// apply's first wait, or the group's, answers them with its own. Alone,
+/// it waits for every statement it sent. A refused apply waits for them
+/// all, and is rolled back to its savepoint ([`roll_back`]), or with no
+/// savepoint with the whole transaction.
 pub(crate) async fn apply(
     pipeline: &Pipeline<'_>,
     app: &str,
@@ -80,12 +83,19 @@ pub(crate) async fn apply(
         mints: minted.len(),
         opened: Mutex::default(),
     };
-    if savepoint {
-        pipeline
-            .send(Box::pin(pipeline.client.batch_execute("SAVEPOINT apply")))
-            .await?;
+    let applied = async {
+        if savepoint {
+            pipeline
+                .send(Box::pin(pipeline.client.batch_execute("SAVEPOINT apply")))
+                .await?;
+        }
+        crate::apply::apply(&statements, app, actor, bundles, expect).await
     }
-    let applied = crate::apply::apply(&statements, app, actor, bundles, expect).await;
+    .await;
+    if savepoint && applied.is_ok() {
+        pipeline.leave();
+        return applied;
+    }
     let settled = pipeline.settle().await;
     let applied = applied?;
     settled?;
@@ -124,8 +134,12 @@ fn owned(value: impl ToSql + Sync + Send + 'static) -> Owned {
 /// it and not yet answered.
 pub(crate) struct Pipeline<'c> {
     client: &'c Client,
-    /// Oldest first.
+    /// The running apply's, oldest first.
     sent: Mutex<Vec<Sent<'c>>>,
+    /// The apply before's, left unanswered when it was written.
+    left: Mutex<Vec<Sent<'c>>>,
+    /// Whether every statement left succeeded, once answered.
+    left_answer: Mutex<Option<Result<(), StoreError>>>,
 }
 
 impl<'c> Pipeline<'c> {
@@ -135,6 +149,8 @@ impl<'c> Pipeline<'c> {
         let pipeline = Pipeline {
             client,
             sent: Mutex::default(),
+            left: Mutex::default(),
+            left_answer: Mutex::default(),
         };
         pipeline
             .send(Box::pin(client.batch_execute("BEGIN")))
@@ -156,25 +172,35 @@ impl<'c> Pipeline<'c> {
         match poll_once(&mut sent).await {
             Poll::Ready(done) => Ok(done?),
             Poll::Pending => {
-                self.sent
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .push(sent);
+                lock(&self.sent).push(sent);
                 Ok(())
             }
         }
     }
 
-    /// Waits for every statement sent; the first failure is the answer.
-    async fn settle(&self) -> Result<(), StoreError> {
-        let sent = std::mem::take(&mut *self.sent.lock().unwrap_or_else(PoisonError::into_inner));
-        let mut failed = None;
-        for statement in sent {
-            if let Err(e) = statement.await {
-                failed.get_or_insert(e);
-            }
+    /// Waits for every statement sent, those left first ([`Pipeline::left_answer`]
+    /// answers for them); the first failure of the running apply's is the answer.
+    pub(crate) async fn settle(&self) -> Result<(), StoreError> {
+        let left = std::mem::take(&mut *lock(&self.left));
+        if !left.is_empty() {
+            let answer = all_of(left).await;
+            *lock(&self.left_answer) = Some(answer);
         }
-        failed.map_or(Ok(()), |e| Err(e.into()))
+        let sent = std::mem::take(&mut *lock(&self.sent));
+        all_of(sent).await
+    }
+
+    /// Leaves the running apply's statements to be answered with the next
+    /// wait.
+    fn leave(&self) {
+        let sent = std::mem::take(&mut *lock(&self.sent));
+        lock(&self.left).extend(sent);
+    }
+
+    /// Whether the statements an apply left all succeeded, once a wait has
+    /// answered them (taken: asked once).
+    pub(crate) fn left_answer(&self) -> Option<Result<(), StoreError>> {
+        lock(&self.left_answer).take()
     }
 
     /// Runs a statement that answers something, after (and while waiting
@@ -217,7 +243,23 @@ impl<'c> Pipeline<'c> {
     }
 }
 
-/// What [`Statements::open`] read beside the lock, for the apply to take.
+/// The value a mutex holds, whoever panicked holding it before.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Waits for every statement of `sent`; the first failure is the answer.
+async fn all_of(sent: Vec<Sent<'_>>) -> Result<(), StoreError> {
+    let mut failed = None;
+    for statement in sent {
+        if let Err(e) = statement.await {
+            failed.get_or_insert(e);
+        }
+    }
+    failed.map_or(Ok(()), |e| Err(e.into()))
+}
+
+/// What [`Writes::open`] read beside the lock, for the apply to take.
 #[derive(Default)]
 struct Opened {
     catalog: Option<AppSchema>,
@@ -235,7 +277,7 @@ struct Statements<'p, 'c> {
 
 impl Statements<'_, '_> {
     fn opened(&self) -> std::sync::MutexGuard<'_, Opened> {
-        self.opened.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.opened)
     }
 
     /// The lock, the catalog and the new ids, sent together: the app's row

@@ -182,30 +182,8 @@ async fn commit(pool: Pool, mut group: Vec<Job>) {
         Err(e) => return answer_all(group, &e),
     };
     let savepoints = group.len() > 1;
-    let mut answered: Vec<(Job, Answer)> = Vec::with_capacity(group.len());
-    let mut lost: Option<StoreError> = None;
-    for job in group {
-        if let Some(e) = &lost {
-            answered.push((job, Err(e.clone())));
-            continue;
-        }
-        let answer = apply::apply(
-            &pipeline,
-            &job.app,
-            &job.actor,
-            &job.bundles,
-            job.expect,
-            savepoints,
-        )
-        .await;
-        if answer.is_err()
-            && savepoints
-            && let Err(e) = apply::roll_back(&pipeline).await
-        {
-            lost = Some(e);
-        }
-        answered.push((job, answer));
-    }
+    let (answers, lost) = run(&pipeline, &group, savepoints).await;
+    let answered: Vec<(Job, Answer)> = group.into_iter().zip(answers).collect();
     let kept = answered.iter().filter(|(_, a)| a.is_ok()).count();
     let committed = match lost {
         Some(e) => Err(e),
@@ -231,6 +209,63 @@ async fn commit(pool: Pool, mut group: Vec<Job>) {
         };
         let _ = job.answer.send(answer);
     }
+}
+
+/// Runs a group's applies in order on its transaction: each one's answer,
+/// and what made the transaction unusable, if anything did (the answer
+/// then of every apply not run). A written apply of several leaves its
+/// last statements to be answered with the next apply's first wait: when
+/// they failed, the next apply ran in an aborted transaction — both are
+/// rolled back to the failed one's savepoint and the next runs again.
+async fn run(
+    pipeline: &Pipeline<'_>,
+    group: &[Job],
+    savepoints: bool,
+) -> (Vec<Answer>, Option<StoreError>) {
+    let mut answers: Vec<Answer> = Vec::with_capacity(group.len());
+    let lost = async {
+        // The apply whose last statements are not yet answered.
+        let mut left: Option<usize> = None;
+        while let Some(job) = group.get(answers.len()) {
+            let answer = apply::apply(
+                pipeline,
+                &job.app,
+                &job.actor,
+                &job.bundles,
+                job.expect,
+                savepoints,
+            )
+            .await;
+            if let Some(before) = left.take()
+                && let Some(Err(e)) = pipeline.left_answer()
+            {
+                answers[before] = Err(e);
+                apply::roll_back(pipeline).await?;
+                continue;
+            }
+            let refused = answer.is_err();
+            answers.push(answer);
+            if savepoints && refused {
+                apply::roll_back(pipeline).await?;
+            } else if savepoints {
+                left = Some(answers.len() - 1);
+            }
+        }
+        if let Some(before) = left {
+            pipeline.settle().await?;
+            if let Some(Err(e)) = pipeline.left_answer() {
+                answers[before] = Err(e);
+                apply::roll_back(pipeline).await?;
+            }
+        }
+        Ok::<_, StoreError>(())
+    }
+    .await
+    .err();
+    if let Some(e) = &lost {
+        answers.resize_with(group.len(), || Err(e.clone()));
+    }
+    (answers, lost)
 }
 
 /// Answers every apply of a group that could not begin.
