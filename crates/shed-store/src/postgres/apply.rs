@@ -232,6 +232,16 @@ impl<'c> Pipeline<'c> {
         .await
     }
 
+    /// The first row of one prepared statement, after every statement sent.
+    async fn row(
+        &self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Option<tokio_postgres::Row>, StoreError> {
+        self.answered(async { Ok(self.rows(sql, params).await?.into_iter().next()) })
+            .await
+    }
+
     /// The rows of one prepared statement.
     async fn rows(
         &self,
@@ -280,24 +290,36 @@ impl Statements<'_, '_> {
         lock(&self.opened)
     }
 
+    /// Row ids for the entities the apply mints (none when it mints none).
+    async fn new_ids(&self) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
+        match self.mints as i32 {
+            0 => Ok(Vec::new()),
+            n => self.pipeline.rows(NEW_IDS, &[&n]).await,
+        }
+    }
+
+    /// Keeps what was read beside the lock for the apply.
+    fn keep(&self, catalog: AppSchema, ids: &[tokio_postgres::Row]) -> Result<(), StoreError> {
+        let ids = ids.iter().rev().map(|r| r.try_get(0));
+        *self.opened() = Opened {
+            catalog: Some(catalog),
+            ids: ids.collect::<Result<_, _>>()?,
+        };
+        Ok(())
+    }
+
     /// The lock, the catalog and the new ids, sent together: the app's row
     /// (the catalog and ids kept for the apply), or `None` for an app with
     /// no row yet.
     async fn lock(&self, app: &str) -> Result<Option<AppRow>, StoreError> {
         let p = self.pipeline;
-        let mints = self.mints as i32;
         let by_name: [&(dyn ToSql + Sync); 1] = [&app];
         let (row, catalog, ids) = p
             .answered(async {
                 Ok(tokio::try_join!(
                     p.rows(LOCK, &by_name),
                     p.rows(CATALOG, &by_name),
-                    async {
-                        match mints {
-                            0 => Ok(Vec::new()),
-                            _ => p.rows(NEW_IDS, &[&mints]).await,
-                        }
-                    },
+                    self.new_ids(),
                 )?)
             })
             .await?;
@@ -316,14 +338,7 @@ impl Statements<'_, '_> {
                 columns.push((component, column, r.try_get(2)?));
             }
         }
-        *self.opened() = Opened {
-            catalog: Some(AppSchema::from_catalog(app, id, components, columns)?),
-            ids: ids
-                .iter()
-                .rev()
-                .map(|r| r.try_get(0))
-                .collect::<Result<_, _>>()?,
-        };
+        self.keep(AppSchema::from_catalog(app, id, components, columns)?, &ids)?;
         Ok(Some(AppRow {
             id,
             version: row.try_get(1)?,
@@ -338,19 +353,7 @@ impl Statements<'_, '_> {
     async fn make(&self, app: &str) -> Result<AppRow, StoreError> {
         let p = self.pipeline;
         let (id, version, last_num, created) = p.answered(lock_app(p.client, app)).await?;
-        let catalog = load_known(p.client, app, id).await?;
-        let ids = match self.mints {
-            0 => Vec::new(),
-            n => p.rows(NEW_IDS, &[&(n as i32)]).await?,
-        };
-        *self.opened() = Opened {
-            catalog: Some(catalog),
-            ids: ids
-                .iter()
-                .rev()
-                .map(|r| r.try_get(0))
-                .collect::<Result<_, _>>()?,
-        };
+        self.keep(load_known(p.client, app, id).await?, &self.new_ids().await?)?;
         Ok(AppRow {
             id,
             version,
@@ -413,42 +416,15 @@ impl Writes for Statements<'_, '_> {
             }
             Target::Mint(_) => return Ok(None),
         };
-        self.pipeline
-            .answered(async {
-                let stmt = self.pipeline.client.prepare_cached(sql).await?;
-                Ok(self
-                    .pipeline
-                    .client
-                    .query_opt(&stmt, &[&app_id, &target.given()])
-                    .await?
-                    .map(|r| {
-                        Ok::<_, tokio_postgres::Error>((
-                            r.try_get(0)?,
-                            r.try_get(1)?,
-                            r.try_get(2)?,
-                        ))
-                    })
-                    .transpose()?)
-            })
-            .await
+        let row = self.pipeline.row(sql, &[&app_id, &target.given()]).await?;
+        Ok(row
+            .map(|r| Ok::<_, tokio_postgres::Error>((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
+            .transpose()?)
     }
 
     async fn is_person(&self, eid: &str) -> Result<bool, StoreError> {
-        self.pipeline
-            .answered(async {
-                let stmt = self
-                    .pipeline
-                    .client
-                    .prepare_cached("SELECT eid FROM people WHERE eid = $1")
-                    .await?;
-                Ok(self
-                    .pipeline
-                    .client
-                    .query_opt(&stmt, &[&eid])
-                    .await?
-                    .is_some())
-            })
-            .await
+        let sql = "SELECT eid FROM people WHERE eid = $1";
+        Ok(self.pipeline.row(sql, &[&eid]).await?.is_some())
     }
 
     /// Inserted with a row id [`Writes::open`] read, not waited for.
@@ -495,22 +471,9 @@ impl Writes for Statements<'_, '_> {
     }
 
     async fn alias_holder(&self, app_id: i64, alias: &str) -> Result<Option<i64>, StoreError> {
-        self.pipeline
-            .answered(async {
-                let stmt = self
-                    .pipeline
-                    .client
-                    .prepare_cached("SELECT id FROM ec_entities WHERE app = $1 AND alias = $2")
-                    .await?;
-                Ok(self
-                    .pipeline
-                    .client
-                    .query_opt(&stmt, &[&app_id, &alias])
-                    .await?
-                    .map(|r| r.try_get(0))
-                    .transpose()?)
-            })
-            .await
+        let sql = "SELECT id FROM ec_entities WHERE app = $1 AND alias = $2";
+        let row = self.pipeline.row(sql, &[&app_id, &alias]).await?;
+        Ok(row.map(|r| r.try_get(0)).transpose()?)
     }
 
     async fn set_alias(&self, id: i64, alias: Option<&str>) -> Result<(), StoreError> {
