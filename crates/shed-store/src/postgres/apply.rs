@@ -292,7 +292,7 @@ impl Statements<'_, '_> {
 
     /// Row ids for the entities the apply mints (none when it mints none).
     async fn new_ids(&self) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
-        match self.mints as i32 {
+        match i32::try_from(self.mints).unwrap_or(i32::MAX) {
             0 => Ok(Vec::new()),
             n => self.pipeline.rows(NEW_IDS, &[&n]).await,
         }
