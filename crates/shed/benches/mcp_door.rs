@@ -27,7 +27,9 @@
 //! phase also prints the statements the database ran per call: the delta
 //! of the extension's `calls` for the bench's database over the phase
 //! (counted by the server, so nothing in shed pays for it; a statement
-//! sent unprepared costs one more round trip than it counts).
+//! sent unprepared costs one more round trip than it counts) — and, where
+//! the phase committed, its calls per `COMMIT`: how many writes a group
+//! commit took together.
 //!
 //! `cargo bench -p shed --bench mcp_door` (release build). Knobs:
 //! SHED_BENCH_SECONDS (default 5 per phase), SHED_BENCH_CLIENTS (default 4),
@@ -189,10 +191,16 @@ async fn measured(
         client_cpu * 1e6
     );
     if let (Some(before), Some(after)) = (statements_before, statements_after) {
+        let commits = after.commits.saturating_sub(before.commits);
+        let per_commit = if commits == 0 {
+            String::new()
+        } else {
+            format!(", {:.1} calls per commit", calls / commits as f64)
+        };
         println!(
-            "{:<24} statements per call: {:.1}",
+            "{:<24} statements per call: {:.1}{per_commit}",
             "",
-            after.saturating_sub(before) as f64 / calls
+            after.statements.saturating_sub(before.statements) as f64 / calls
         );
     }
     if let Some(sqlite) = beside.sqlite {
@@ -234,10 +242,12 @@ impl Statements {
         (made && counting.count().is_some()).then_some(counting)
     }
 
-    /// The statements run on the database so far.
-    fn count(&self) -> Option<u64> {
+    /// The statements run on the database so far, and of them the commits
+    /// (a group commit's one `COMMIT` for all its writes).
+    fn count(&self) -> Option<Counted> {
         let sql = format!(
-            "SELECT COALESCE(SUM(calls), 0) FROM pg_stat_statements \
+            "SELECT COALESCE(SUM(calls), 0), COALESCE(SUM(calls) FILTER (WHERE query = 'COMMIT'), 0) \
+             FROM pg_stat_statements \
              WHERE dbid = (SELECT oid FROM pg_database WHERE datname = '{}')",
             self.database
         );
@@ -246,8 +256,20 @@ impl Statements {
             .stderr(std::process::Stdio::null())
             .output()
             .ok()?;
-        String::from_utf8_lossy(&out.stdout).trim().parse().ok()
+        let out = String::from_utf8_lossy(&out.stdout);
+        let (statements, commits) = out.trim().split_once('|')?;
+        Some(Counted {
+            statements: statements.parse().ok()?,
+            commits: commits.parse().ok()?,
+        })
     }
+}
+
+/// What [`Statements::count`] counts.
+#[derive(Clone, Copy)]
+struct Counted {
+    statements: u64,
+    commits: u64,
 }
 
 fn report(what: &str, (calls, elapsed, mut latencies): (usize, Duration, Vec<Duration>)) {

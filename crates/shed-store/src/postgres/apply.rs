@@ -1,21 +1,31 @@
 //! An apply's statements on PostgreSQL ([`crate::apply`] decides and says
-//! everything else, as on SQLite), run in a savepoint of the group commit's
-//! transaction (`group.rs`), all or nothing. The app's row is locked first
-//! ([`lock_app`]), so the `was` checks, the entity versions and the app data
-//! version hold against writers on every server sharing the database.
-//! Statements are pipelined: one whose answer is only its success (an
-//! update, an insert, the savepoint itself) is sent and not waited for; the
-//! next statement that answers something, and the end of the apply, wait
-//! for every one sent before — the server runs them in the order sent, so
-//! a read sees them, and the first failure refuses the apply. Also an
-//! entity's history.
+//! everything else, as on SQLite), run in the group commit's transaction
+//! (`group.rs`) — in a savepoint of their own when the group holds other
+//! applies — all or nothing. The app's row is locked first
+//! ([`Writes::open`]), so the `was` checks, the entity versions and the
+//! app data version hold against writers on every server sharing the
+//! database.
+//!
+//! Statements are pipelined on the group's connection ([`Pipeline`]): one
+//! whose answer is only its success (an update, an insert, the savepoint
+//! itself) is sent and not waited for; the next statement that answers
+//! something, and the end of the apply, wait for every one sent before —
+//! the server runs them in the order sent, so a read sees them, and the
+//! first failure refuses the apply. The lock, the app's catalog and the row
+//! ids of the entities the apply mints are sent together, the catalog and
+//! the ids read after the lock is held (each statement its own snapshot),
+//! so a catalog a deploy changed on another server is the one written
+//! with; an entity is then inserted with its id, not waited for. A run
+//! logged is so 3 waits for the server: the lock with what follows it, the
+//! rows, the commit. Also an entity's history.
 
+use std::collections::HashSet;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 use std::task::Poll;
 
-use deadpool_postgres::{GenericClient, Transaction};
+use deadpool_postgres::{Client, GenericClient};
 use serde_json::Value;
 use tokio_postgres::types::ToSql;
 
@@ -29,34 +39,80 @@ use crate::values::render_time;
 use crate::wire::{Bundle, Target};
 use crate::{Actor, Applied, HistoryEntry, StoreError};
 
-/// Writes an apply's bundles in `txn`, in a savepoint of their own, and
-/// waits for every statement it sent; answers also whether it made the
-/// app. A refused apply is rolled back to its savepoint ([`roll_back`]).
+/// The app's row, locked until the transaction ends: the one lock every
+/// write to an app takes, so writers on every server queue for it. No row
+/// for an app not yet written to ([`lock_app`] makes it).
+const LOCK: &str = "SELECT id, version, last_num FROM ec_apps WHERE name = $1 FOR UPDATE";
+
+/// The app's catalog, its components in order each with its columns in
+/// order (none for a component without columns), read by the app's name so
+/// it can be sent beside [`LOCK`] and run once the lock is held.
+const CATALOG: &str = "SELECT c.name, l.name, l.type FROM ec_components c
+    LEFT JOIN ec_columns l ON l.app = c.app AND l.component = c.name
+    WHERE c.app = (SELECT id FROM ec_apps WHERE name = $1)
+    ORDER BY c.position, l.position";
+
+/// `$1` new row ids of `ec_entities`, for the entities an apply mints.
+const NEW_IDS: &str = "SELECT nextval('ec_entities_id_seq') FROM generate_series(1, $1::int)";
+
+/// Writes an apply's bundles on the group's connection; answers also
+/// whether it made the app. With `savepoint` (the group holds other
+/// applies) it runs in a savepoint of its own, and a written apply leaves
+/// its last statements unanswered ([`Pipeline::left_answer`]): the next
+/// apply's first wait, or the group's, answers them with its own. Alone,
+/// it waits for every statement it sent. A refused apply waits for them
+/// all, and is rolled back to its savepoint ([`roll_back`]), or with no
+/// savepoint with the whole transaction.
 pub(crate) async fn apply(
-    txn: &Transaction<'_>,
+    pipeline: &Pipeline<'_>,
     app: &str,
     actor: &Actor,
     bundles: &[Bundle],
     expect: Option<u64>,
+    savepoint: bool,
 ) -> Result<(Applied, bool), StoreError> {
+    let minted: HashSet<&str> = bundles
+        .iter()
+        .filter_map(|b| match &b.target {
+            Target::Mint(name) => Some(name.as_str()),
+            _ => None,
+        })
+        .collect();
     let statements = Statements {
-        txn,
-        sent: Mutex::default(),
+        pipeline,
+        mints: minted.len(),
+        opened: Mutex::default(),
     };
-    statements
-        .send(Box::pin(txn.batch_execute("SAVEPOINT apply")))
-        .await?;
-    let applied = crate::apply::apply(&statements, app, actor, bundles, expect).await;
-    let settled = statements.settle().await;
+    let applied = async {
+        if savepoint {
+            pipeline
+                .send(Box::pin(pipeline.client.batch_execute("SAVEPOINT apply")))
+                .await?;
+        }
+        crate::apply::apply(&statements, app, actor, bundles, expect).await
+    }
+    .await;
+    if savepoint && applied.is_ok() {
+        pipeline.leave();
+        return applied;
+    }
+    let settled = pipeline.settle().await;
     let applied = applied?;
     settled?;
     Ok(applied)
 }
 
-/// Takes back what a refused [`apply`] wrote in `txn`, and only that; an
-/// error here leaves the transaction unusable.
-pub(crate) async fn roll_back(txn: &Transaction<'_>) -> Result<(), StoreError> {
-    Ok(txn.batch_execute("ROLLBACK TO SAVEPOINT apply").await?)
+/// Takes back what a refused [`apply`] wrote in its savepoint, and only
+/// that; an error here leaves the transaction unusable.
+pub(crate) async fn roll_back(pipeline: &Pipeline<'_>) -> Result<(), StoreError> {
+    pipeline
+        .answered(async {
+            Ok(pipeline
+                .client
+                .batch_execute("ROLLBACK TO SAVEPOINT apply")
+                .await?)
+        })
+        .await
 }
 
 /// Polls `future` once: its answer, if that one poll had it.
@@ -74,44 +130,77 @@ fn owned(value: impl ToSql + Sync + Send + 'static) -> Owned {
     Box::new(value)
 }
 
-/// The apply's transaction, and the statements sent and not yet answered.
-struct Statements<'a> {
-    txn: &'a Transaction<'a>,
-    /// Oldest first.
-    sent: Mutex<Vec<Sent<'a>>>,
+/// A group's connection, in its transaction, and the statements sent on
+/// it and not yet answered.
+pub(crate) struct Pipeline<'c> {
+    client: &'c Client,
+    /// The running apply's, oldest first.
+    sent: Mutex<Vec<Sent<'c>>>,
+    /// The apply before's, left unanswered when it was written.
+    left: Mutex<Vec<Sent<'c>>>,
+    /// Whether every statement left succeeded, once answered.
+    left_answer: Mutex<Option<Result<(), StoreError>>>,
 }
 
-impl<'a> Statements<'a> {
+impl<'c> Pipeline<'c> {
+    /// Begins the transaction on `client`, not waiting for the server: the
+    /// first statement that answers something waits for it too.
+    pub(crate) async fn begin(client: &'c Client) -> Result<Pipeline<'c>, StoreError> {
+        let pipeline = Pipeline {
+            client,
+            sent: Mutex::default(),
+            left: Mutex::default(),
+            left_answer: Mutex::default(),
+        };
+        pipeline
+            .send(Box::pin(client.batch_execute("BEGIN")))
+            .await?;
+        Ok(pipeline)
+    }
+
+    /// Ends the transaction (`COMMIT`, or `ROLLBACK` when nothing in it is
+    /// kept), after every statement sent.
+    pub(crate) async fn end(&self, commit: bool) -> Result<(), StoreError> {
+        let end = if commit { "COMMIT" } else { "ROLLBACK" };
+        self.answered(async { Ok(self.client.batch_execute(end).await?) })
+            .await
+    }
+
     /// Sends a statement (polled once, which puts it on the connection)
     /// without waiting for its answer.
-    async fn send(&self, mut sent: Sent<'a>) -> Result<(), StoreError> {
+    async fn send(&self, mut sent: Sent<'c>) -> Result<(), StoreError> {
         match poll_once(&mut sent).await {
             Poll::Ready(done) => Ok(done?),
             Poll::Pending => {
-                self.sent
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .push(sent);
+                lock(&self.sent).push(sent);
                 Ok(())
             }
         }
     }
 
-    /// Waits for every statement sent; the first failure is the answer.
-    async fn settle(&self) -> Result<(), StoreError> {
-        let sent = std::mem::take(
-            &mut *self
-                .sent
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        );
-        let mut failed = None;
-        for statement in sent {
-            if let Err(e) = statement.await {
-                failed.get_or_insert(e);
-            }
+    /// Waits for every statement sent, those left first ([`Pipeline::left_answer`]
+    /// answers for them); the first failure of the running apply's is the answer.
+    pub(crate) async fn settle(&self) -> Result<(), StoreError> {
+        let left = std::mem::take(&mut *lock(&self.left));
+        if !left.is_empty() {
+            let answer = all_of(left).await;
+            *lock(&self.left_answer) = Some(answer);
         }
-        failed.map_or(Ok(()), |e| Err(e.into()))
+        let sent = std::mem::take(&mut *lock(&self.sent));
+        all_of(sent).await
+    }
+
+    /// Leaves the running apply's statements to be answered with the next
+    /// wait.
+    fn leave(&self) {
+        let sent = std::mem::take(&mut *lock(&self.sent));
+        lock(&self.left).extend(sent);
+    }
+
+    /// Whether the statements an apply left all succeeded, once a wait has
+    /// answered them (taken: asked once).
+    pub(crate) fn left_answer(&self) -> Option<Result<(), StoreError>> {
+        lock(&self.left_answer).take()
     }
 
     /// Runs a statement that answers something, after (and while waiting
@@ -134,19 +223,150 @@ impl<'a> Statements<'a> {
     /// connection, with the values it binds.
     async fn run(&self, sql: &str, params: Vec<Owned>) -> Result<(), StoreError> {
         let stmt = self
-            .answered(async { Ok(self.txn.prepare_cached(sql).await?) })
+            .answered(async { Ok(self.client.prepare_cached(sql).await?) })
             .await?;
-        let client: &'a tokio_postgres::Transaction<'a> = self.txn;
+        let client: &'c tokio_postgres::Client = self.client;
         self.send(Box::pin(async move {
             client.execute_raw(&stmt, params).await.map(drop)
         }))
         .await
     }
+
+    /// The first row of one prepared statement, after every statement sent.
+    async fn row(
+        &self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Option<tokio_postgres::Row>, StoreError> {
+        self.answered(async { Ok(self.rows(sql, params).await?.into_iter().next()) })
+            .await
+    }
+
+    /// The rows of one prepared statement.
+    async fn rows(
+        &self,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
+        let stmt = self.client.prepare_cached(sql).await?;
+        self.client.query(&stmt, params).await
+    }
 }
 
-impl Lookup for Statements<'_> {
+/// The value a mutex holds, whoever panicked holding it before.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Waits for every statement of `sent`; the first failure is the answer.
+async fn all_of(sent: Vec<Sent<'_>>) -> Result<(), StoreError> {
+    let mut failed = None;
+    for statement in sent {
+        if let Err(e) = statement.await {
+            failed.get_or_insert(e);
+        }
+    }
+    failed.map_or(Ok(()), |e| Err(e.into()))
+}
+
+/// What [`Writes::open`] read beside the lock, for the apply to take.
+#[derive(Default)]
+struct Opened {
+    catalog: Option<AppSchema>,
+    /// Row ids for the entities the apply mints, the last one first.
+    ids: Vec<i64>,
+}
+
+/// One apply's statements on its group's pipeline.
+struct Statements<'p, 'c> {
+    pipeline: &'p Pipeline<'c>,
+    /// How many entities the apply mints (its distinct `$name`s).
+    mints: usize,
+    opened: Mutex<Opened>,
+}
+
+impl Statements<'_, '_> {
+    fn opened(&self) -> std::sync::MutexGuard<'_, Opened> {
+        lock(&self.opened)
+    }
+
+    /// Row ids for the entities the apply mints (none when it mints none).
+    async fn new_ids(&self) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
+        match i32::try_from(self.mints).unwrap_or(i32::MAX) {
+            0 => Ok(Vec::new()),
+            n => self.pipeline.rows(NEW_IDS, &[&n]).await,
+        }
+    }
+
+    /// Keeps what was read beside the lock for the apply.
+    fn keep(&self, catalog: AppSchema, ids: &[tokio_postgres::Row]) -> Result<(), StoreError> {
+        let ids = ids.iter().rev().map(|r| r.try_get(0));
+        *self.opened() = Opened {
+            catalog: Some(catalog),
+            ids: ids.collect::<Result<_, _>>()?,
+        };
+        Ok(())
+    }
+
+    /// The lock, the catalog and the new ids, sent together: the app's row
+    /// (the catalog and ids kept for the apply), or `None` for an app with
+    /// no row yet.
+    async fn lock(&self, app: &str) -> Result<Option<AppRow>, StoreError> {
+        let p = self.pipeline;
+        let by_name: [&(dyn ToSql + Sync); 1] = [&app];
+        let (row, catalog, ids) = p
+            .answered(async {
+                Ok(tokio::try_join!(
+                    p.rows(LOCK, &by_name),
+                    p.rows(CATALOG, &by_name),
+                    self.new_ids(),
+                )?)
+            })
+            .await?;
+        let Some(row) = row.into_iter().next() else {
+            return Ok(None);
+        };
+        let id = row.try_get(0)?;
+        let mut components: Vec<String> = Vec::new();
+        let mut columns = Vec::new();
+        for r in catalog {
+            let component: String = r.try_get(0)?;
+            if components.last() != Some(&component) {
+                components.push(component.clone());
+            }
+            if let Some(column) = r.try_get::<_, Option<String>>(1)? {
+                columns.push((component, column, r.try_get(2)?));
+            }
+        }
+        self.keep(AppSchema::from_catalog(app, id, components, columns)?, &ids)?;
+        Ok(Some(AppRow {
+            id,
+            version: row.try_get(1)?,
+            last_num: row.try_get(2)?,
+            created: false,
+        }))
+    }
+
+    /// The app's row made (with the platform's components) and locked, its
+    /// catalog and the new ids then read, one after another: an app's
+    /// first write.
+    async fn make(&self, app: &str) -> Result<AppRow, StoreError> {
+        let p = self.pipeline;
+        let (id, version, last_num, created) = p.answered(lock_app(p.client, app)).await?;
+        self.keep(load_known(p.client, app, id).await?, &self.new_ids().await?)?;
+        Ok(AppRow {
+            id,
+            version,
+            last_num,
+            created,
+        })
+    }
+}
+
+impl Lookup for Statements<'_, '_> {
     async fn person_by_handle(&self, handle: &str) -> Result<Option<String>, StoreError> {
-        self.answered(Names(self.txn).person_by_handle(handle))
+        self.pipeline
+            .answered(Names(self.pipeline.client).person_by_handle(handle))
             .await
     }
 
@@ -155,26 +375,27 @@ impl Lookup for Statements<'_> {
         app_id: i64,
         alias: &str,
     ) -> Result<Option<String>, StoreError> {
-        self.answered(Names(self.txn).entity_by_alias(app_id, alias))
+        self.pipeline
+            .answered(Names(self.pipeline.client).entity_by_alias(app_id, alias))
             .await
     }
 }
 
-impl Writes for Statements<'_> {
+impl Writes for Statements<'_, '_> {
     type Catalog = AppSchema;
 
     async fn open(&self, app: &str) -> Result<AppRow, StoreError> {
-        let (id, version, last_num, created) = self.answered(lock_app(self.txn, app)).await?;
-        Ok(AppRow {
-            id,
-            version,
-            last_num,
-            created,
-        })
+        match self.lock(app).await? {
+            Some(row) => Ok(row),
+            None => self.make(app).await,
+        }
     }
 
-    async fn catalog(&self, app: &str, app_id: i64) -> Result<AppSchema, StoreError> {
-        self.answered(load_known(self.txn, app, app_id)).await
+    /// The catalog [`Writes::open`] read under the lock.
+    async fn catalog(&self, app: &str, _app_id: i64) -> Result<AppSchema, StoreError> {
+        self.opened().catalog.take().ok_or_else(|| {
+            StoreError::Internal(format!("the catalog of {app} was not read with its lock"))
+        })
     }
 
     fn schema(catalog: &AppSchema) -> &AppSchema {
@@ -195,31 +416,18 @@ impl Writes for Statements<'_> {
             }
             Target::Mint(_) => return Ok(None),
         };
-        self.answered(async {
-            let stmt = self.txn.prepare_cached(sql).await?;
-            Ok(self
-                .txn
-                .query_opt(&stmt, &[&app_id, &target.given()])
-                .await?
-                .map(|r| {
-                    Ok::<_, tokio_postgres::Error>((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?))
-                })
-                .transpose()?)
-        })
-        .await
+        let row = self.pipeline.row(sql, &[&app_id, &target.given()]).await?;
+        Ok(row
+            .map(|r| Ok::<_, tokio_postgres::Error>((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
+            .transpose()?)
     }
 
     async fn is_person(&self, eid: &str) -> Result<bool, StoreError> {
-        self.answered(async {
-            let stmt = self
-                .txn
-                .prepare_cached("SELECT eid FROM people WHERE eid = $1")
-                .await?;
-            Ok(self.txn.query_opt(&stmt, &[&eid]).await?.is_some())
-        })
-        .await
+        let sql = "SELECT eid FROM people WHERE eid = $1";
+        Ok(self.pipeline.row(sql, &[&eid]).await?.is_some())
     }
 
+    /// Inserted with a row id [`Writes::open`] read, not waited for.
     async fn mint(
         &self,
         app_id: i64,
@@ -228,28 +436,29 @@ impl Writes for Statements<'_> {
         at: i64,
         actor: &Actor,
     ) -> Result<i64, StoreError> {
-        self.answered(async {
-            let stmt = self
-                .txn
-                .prepare_cached(
-                    "INSERT INTO ec_entities(app, eid, num, version, created_at, created_by, created_via, updated_at, updated_by, updated_via)
-                     VALUES($1, $2, $3, 1, $4, $5, $6, $4, $5, $6) RETURNING id",
-                )
-                .await?;
-            Ok(self
-                .txn
-                .query_one(
-                    &stmt,
-                    &[&app_id, &eid, &num, &at, &actor.person, &actor.via],
-                )
-                .await?
-                .try_get(0)?)
-        })
-        .await
+        let id = self.opened().ids.pop().ok_or_else(|| {
+            StoreError::Internal(format!("no row id was read for the entity {eid}"))
+        })?;
+        self.pipeline
+            .run(
+                "INSERT INTO ec_entities(id, app, eid, num, version, created_at, created_by, created_via, updated_at, updated_by, updated_via)
+                 VALUES($1, $2, $3, $4, 1, $5, $6, $7, $5, $6, $7)",
+                vec![
+                    owned(id),
+                    owned(app_id),
+                    owned(eid.to_string()),
+                    owned(num),
+                    owned(at),
+                    owned(actor.person.clone()),
+                    owned(actor.via.clone()),
+                ],
+            )
+            .await?;
+        Ok(id)
     }
 
     async fn touch(&self, id: i64, at: i64, actor: &Actor) -> Result<(), StoreError> {
-        self.run(
+        self.pipeline.run(
             "UPDATE ec_entities SET version = version + 1, updated_at = $2, updated_by = $3, updated_via = $4 WHERE id = $1",
             vec![
                 owned(id),
@@ -262,27 +471,18 @@ impl Writes for Statements<'_> {
     }
 
     async fn alias_holder(&self, app_id: i64, alias: &str) -> Result<Option<i64>, StoreError> {
-        self.answered(async {
-            let stmt = self
-                .txn
-                .prepare_cached("SELECT id FROM ec_entities WHERE app = $1 AND alias = $2")
-                .await?;
-            Ok(self
-                .txn
-                .query_opt(&stmt, &[&app_id, &alias])
-                .await?
-                .map(|r| r.try_get(0))
-                .transpose()?)
-        })
-        .await
+        let sql = "SELECT id FROM ec_entities WHERE app = $1 AND alias = $2";
+        let row = self.pipeline.row(sql, &[&app_id, &alias]).await?;
+        Ok(row.map(|r| r.try_get(0)).transpose()?)
     }
 
     async fn set_alias(&self, id: i64, alias: Option<&str>) -> Result<(), StoreError> {
-        self.run(
-            "UPDATE ec_entities SET alias = $2 WHERE id = $1",
-            vec![owned(id), owned(alias.map(str::to_string))],
-        )
-        .await
+        self.pipeline
+            .run(
+                "UPDATE ec_entities SET alias = $2 WHERE id = $1",
+                vec![owned(id), owned(alias.map(str::to_string))],
+            )
+            .await
     }
 
     async fn edge(&self, src: i64, rel: &str, dst: &str, drop: bool) -> Result<(), StoreError> {
@@ -291,20 +491,22 @@ impl Writes for Statements<'_> {
         } else {
             "INSERT INTO ec_edges(src, rel, dst) VALUES($1, $2, $3) ON CONFLICT DO NOTHING"
         };
-        self.run(
-            sql,
-            vec![owned(src), owned(rel.to_string()), owned(dst.to_string())],
-        )
-        .await
+        self.pipeline
+            .run(
+                sql,
+                vec![owned(src), owned(rel.to_string()), owned(dst.to_string())],
+            )
+            .await
     }
 
     /// The doc's `tsvector` stays with its row; a query answers live entities only.
     async fn tombstone(&self, _app_id: i64, id: i64) -> Result<(), StoreError> {
-        self.run(
-            "UPDATE ec_entities SET tombstoned = 1, alias = NULL WHERE id = $1",
-            vec![owned(id)],
-        )
-        .await
+        self.pipeline
+            .run(
+                "UPDATE ec_entities SET tombstoned = 1, alias = NULL WHERE id = $1",
+                vec![owned(id)],
+            )
+            .await
     }
 
     async fn remove(
@@ -316,11 +518,12 @@ impl Writes for Statements<'_> {
         _fresh: bool,
     ) -> Result<(), StoreError> {
         let table = AppSchema::table(app_id, &component.name);
-        self.run(
-            &format!("DELETE FROM {table} WHERE id = $1"),
-            vec![owned(id)],
-        )
-        .await
+        self.pipeline
+            .run(
+                &format!("DELETE FROM {table} WHERE id = $1"),
+                vec![owned(id)],
+            )
+            .await
     }
 
     /// An upsert whether the entity is fresh or not.
@@ -349,11 +552,11 @@ impl Writes for Statements<'_> {
         };
         let mut params = vec![owned(id)];
         params.extend(cells.into_iter().map(|c| owned(c.value)));
-        self.run(&sql, params).await
+        self.pipeline.run(&sql, params).await
     }
 
     async fn append_history(&self, e: Entry<'_>) -> Result<(), StoreError> {
-        self.run(
+        self.pipeline.run(
             "INSERT INTO ec_history(entity, app_version, step, version, at, by, via, change) VALUES($1, $2, $3, $4, $5, $6, $7, $8)",
             vec![
                 owned(e.entity),
@@ -370,11 +573,12 @@ impl Writes for Statements<'_> {
     }
 
     async fn close(&self, app_id: i64, version: i64, last_num: i64) -> Result<(), StoreError> {
-        self.run(
-            "UPDATE ec_apps SET version = $2, last_num = $3 WHERE id = $1",
-            vec![owned(app_id), owned(version), owned(last_num)],
-        )
-        .await
+        self.pipeline
+            .run(
+                "UPDATE ec_apps SET version = $2, last_num = $3 WHERE id = $1",
+                vec![owned(app_id), owned(version), owned(last_num)],
+            )
+            .await
     }
 }
 

@@ -1,8 +1,9 @@
 //! Group commit on PostgreSQL: the applies of a process share transactions,
 //! and so the flush of each commit's WAL. An apply is queued; when no group
 //! is running, its caller starts a task that takes every apply waiting (up
-//! to [`MAX_GROUP`]), runs them one after another in one transaction, each
-//! in a savepoint of its own, commits once and only then answers each
+//! to [`MAX_GROUP`]), runs them one after another in one transaction (its
+//! `BEGIN` sent with the first apply's statements), each in a savepoint of
+//! its own when there are several, commits once and only then answers each
 //! caller — so an answered write is durable (`synchronous_commit` on), and
 //! a write refused in a group is rolled back to its savepoint alone while
 //! the others land. The task takes the next group as long as applies wait.
@@ -19,6 +20,7 @@ use std::time::Instant;
 use deadpool_postgres::Pool;
 use tokio::sync::oneshot;
 
+use super::apply::{self, Pipeline};
 use crate::wire::Bundle;
 use crate::write_metrics::{COMMIT_SECONDS, WRITE_GROUP_SIZE};
 use crate::{Actor, Applied, StoreError};
@@ -140,48 +142,65 @@ async fn drain(pool: Pool, queue: Arc<Mutex<Queue>>) {
     }
 }
 
+/// A group's pooled connection: back to the pool only once its
+/// transaction has ended ([`Session::finished`]). Dropped before — the
+/// commit failed, a rollback to a savepoint failed, the task panicked or
+/// was dropped — the connection is closed, and the server rolls the
+/// transaction back, rather than pooled with the transaction open for the
+/// next borrower to commit.
+struct Session(Option<deadpool_postgres::Client>);
+
+impl Session {
+    fn finished(mut self) {
+        drop(self.0.take());
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(client) = self.0.take() {
+            drop(deadpool_postgres::Object::take(client));
+        }
+    }
+}
+
 /// Runs a group in one transaction and answers each apply once the
-/// transaction is committed, or known not to be.
+/// transaction is committed, or known not to be. An apply runs in a
+/// savepoint only when the group holds others: alone, its refusal rolls
+/// back the whole transaction.
 async fn commit(pool: Pool, mut group: Vec<Job>) {
     group.sort_by(|a, b| a.app.cmp(&b.app));
-    let mut client = match pool.get().await {
-        Ok(client) => client,
+    let session = match pool.get().await {
+        Ok(client) => Session(Some(client)),
         Err(e) => return answer_all(group, &e.into()),
     };
-    let txn = match client.transaction().await {
-        Ok(txn) => txn,
-        Err(e) => return answer_all(group, &e.into()),
+    let Some(client) = &session.0 else {
+        return;
     };
-    let mut answered: Vec<(Job, Answer)> = Vec::with_capacity(group.len());
-    let mut lost: Option<StoreError> = None;
-    for job in group {
-        if let Some(e) = &lost {
-            answered.push((job, Err(e.clone())));
-            continue;
-        }
-        let answer =
-            super::apply::apply(&txn, &job.app, &job.actor, &job.bundles, job.expect).await;
-        if answer.is_err()
-            && let Err(e) = super::apply::roll_back(&txn).await
-        {
-            lost = Some(e);
-        }
-        answered.push((job, answer));
-    }
+    let pipeline = match Pipeline::begin(client).await {
+        Ok(pipeline) => pipeline,
+        Err(e) => return answer_all(group, &e),
+    };
+    let savepoints = group.len() > 1;
+    let (answers, lost) = run(&pipeline, &group, savepoints).await;
+    let answered: Vec<(Job, Answer)> = group.into_iter().zip(answers).collect();
     let kept = answered.iter().filter(|(_, a)| a.is_ok()).count();
     let committed = match lost {
-        // Dropped, the transaction is rolled back.
         Some(e) => Err(e),
         None => {
             let started = Instant::now();
-            let committed = txn.commit().await.map_err(StoreError::from);
-            metrics::histogram!(COMMIT_SECONDS).record(started.elapsed());
-            metrics::histogram!(WRITE_GROUP_SIZE).record(kept as f64);
-            committed
+            let ended = pipeline.end(kept > 0).await;
+            if kept > 0 {
+                metrics::histogram!(COMMIT_SECONDS).record(started.elapsed());
+                metrics::histogram!(WRITE_GROUP_SIZE).record(kept as f64);
+            }
+            ended
         }
     };
-    if let Err(e) = &committed {
-        tracing::error!(error = %e, writes = kept, "a group commit failed");
+    drop(pipeline);
+    match &committed {
+        Ok(()) => session.finished(),
+        Err(e) => tracing::error!(error = %e, writes = kept, "a group commit failed"),
     }
     for (job, answer) in answered {
         let answer = match (&committed, answer) {
@@ -190,6 +209,63 @@ async fn commit(pool: Pool, mut group: Vec<Job>) {
         };
         let _ = job.answer.send(answer);
     }
+}
+
+/// Runs a group's applies in order on its transaction: each one's answer,
+/// and what made the transaction unusable, if anything did (the answer
+/// then of every apply not run). A written apply of several leaves its
+/// last statements to be answered with the next apply's first wait: when
+/// they failed, the next apply ran in an aborted transaction — both are
+/// rolled back to the failed one's savepoint and the next runs again.
+async fn run(
+    pipeline: &Pipeline<'_>,
+    group: &[Job],
+    savepoints: bool,
+) -> (Vec<Answer>, Option<StoreError>) {
+    let mut answers: Vec<Answer> = Vec::with_capacity(group.len());
+    let lost = async {
+        // The apply whose last statements are not yet answered.
+        let mut left: Option<usize> = None;
+        while let Some(job) = group.get(answers.len()) {
+            let answer = apply::apply(
+                pipeline,
+                &job.app,
+                &job.actor,
+                &job.bundles,
+                job.expect,
+                savepoints,
+            )
+            .await;
+            if let Some(before) = left.take()
+                && let Some(Err(e)) = pipeline.left_answer()
+            {
+                answers[before] = Err(e);
+                apply::roll_back(pipeline).await?;
+                continue;
+            }
+            let refused = answer.is_err();
+            answers.push(answer);
+            if savepoints && refused {
+                apply::roll_back(pipeline).await?;
+            } else if savepoints {
+                left = Some(answers.len() - 1);
+            }
+        }
+        if let Some(before) = left {
+            pipeline.settle().await?;
+            if let Some(Err(e)) = pipeline.left_answer() {
+                answers[before] = Err(e);
+                apply::roll_back(pipeline).await?;
+            }
+        }
+        Ok::<_, StoreError>(())
+    }
+    .await
+    .err();
+    if let Some(e) = &lost {
+        answers.resize_with(group.len(), || Err(e.clone()));
+    }
+    (answers, lost)
 }
 
 /// Answers every apply of a group that could not begin.

@@ -150,6 +150,30 @@ async fn refusals_in_a_group_leave_the_others_whole() {
     }
 }
 
+/// Applies `bodies` to `jeff/runs` all at once (so the writer takes them
+/// together); their answers in order.
+async fn at_once(
+    store: &shed_store::Store,
+    actor: &shed_store::Actor,
+    bodies: impl Iterator<Item = serde_json::Value>,
+) -> Vec<Result<shed_store::Applied, shed_store::StoreError>> {
+    let start = std::sync::Arc::new(tokio::sync::Barrier::new(AT_ONCE));
+    let writes: Vec<_> = bodies
+        .map(|body| {
+            let (store, actor, start) = (store.clone(), actor.clone(), start.clone());
+            tokio::spawn(async move {
+                start.wait().await;
+                store.apply("jeff/runs", &actor, body, None).await
+            })
+        })
+        .collect();
+    let mut answers = Vec::new();
+    for write in writes {
+        answers.push(write.await.unwrap());
+    }
+    answers
+}
+
 /// Writes sent at once, each round.
 const AT_ONCE: usize = 8;
 /// Rounds of [`AT_ONCE`] writes.
@@ -175,27 +199,18 @@ async fn a_write_refused_inside_a_group_refuses_only_itself() {
         .await;
     assert_eq!(made.version, 1);
     for round in 0..ROUNDS {
-        let start = std::sync::Arc::new(tokio::sync::Barrier::new(AT_ONCE));
         let refused_at = round % AT_ONCE;
-        let writes: Vec<_> = (0..AT_ONCE)
-            .map(|w| {
-                let (store, actor, start) = (store.clone(), actor.clone(), start.clone());
-                let body = if w == refused_at {
-                    json!([
-                        { "entity": { "eid": "counter" }, "jog": { "task": 1000 } },
-                        { "entity": { "eid": "stale" }, "was": 99, "jog": { "task": 1 } }
-                    ])
-                } else {
-                    json!({ "entity": { "eid": "$r" }, "jog": { "task": round * AT_ONCE + w + 1 } })
-                };
-                tokio::spawn(async move {
-                    start.wait().await;
-                    store.apply("jeff/runs", &actor, body, None).await
-                })
-            })
-            .collect();
-        for (w, write) in writes.into_iter().enumerate() {
-            let answered = write.await.unwrap();
+        let bodies = (0..AT_ONCE).map(|w| {
+            if w == refused_at {
+                json!([
+                    { "entity": { "eid": "counter" }, "jog": { "task": 1000 } },
+                    { "entity": { "eid": "stale" }, "was": 99, "jog": { "task": 1 } }
+                ])
+            } else {
+                json!({ "entity": { "eid": "$r" }, "jog": { "task": round * AT_ONCE + w + 1 } })
+            }
+        });
+        for (w, answered) in at_once(store, &actor, bodies).await.into_iter().enumerate() {
             if w == refused_at {
                 assert_eq!(
                     answered.unwrap_err().to_string(),
@@ -222,4 +237,56 @@ async fn a_write_refused_inside_a_group_refuses_only_itself() {
     assert_eq!(counter[0]["entity"]["version"], json!(1));
     let rows = fixture.rows("jeff/runs", ".jog.task>=1&limit=1000").await;
     assert_eq!(rows.len(), landed);
+}
+
+/// A group commit where one write is refused by the server itself after
+/// its statements were sent (a text holding NUL, which PostgreSQL's text
+/// cannot hold), so the write after it in the group ran in an aborted
+/// transaction: each round, 8 applies sent at once, one of them that one.
+/// It is refused, and the 7 others land whole. On SQLite, whose text holds
+/// NUL, all 8 land.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_write_the_server_refuses_inside_a_group_refuses_only_itself() {
+    let fixture =
+        common::with_jog(&[("task", ColumnType::Number), ("who", ColumnType::Text)]).await;
+    let (store, actor) = (&fixture.store, fixture.as_ada());
+    let on_postgres = fixture.database_url().is_some();
+    let mut landed = 0;
+    for round in 0..ROUNDS {
+        let refused_at = round % AT_ONCE;
+        let bodies = (0..AT_ONCE).map(|w| {
+            let who = if w == refused_at { "nul\u{0}here" } else { "ada" };
+            json!({ "entity": { "eid": "$r" }, "jog": { "task": round * AT_ONCE + w + 1, "who": who } })
+        });
+        for (w, answered) in at_once(store, &actor, bodies).await.into_iter().enumerate() {
+            match answered {
+                Err(_) if w == refused_at && on_postgres => {}
+                Ok(applied) if w != refused_at || !on_postgres => {
+                    assert_eq!(applied.entities.len(), 1);
+                    landed += 1;
+                }
+                other => panic!("round {round}, write {w}: {:?}", other.map(|a| a.version)),
+            }
+        }
+    }
+    assert_eq!(
+        landed,
+        if on_postgres {
+            (AT_ONCE - 1) * ROUNDS
+        } else {
+            AT_ONCE * ROUNDS
+        }
+    );
+    assert_eq!(
+        store.data_version("jeff/runs").await.unwrap(),
+        landed as u64
+    );
+    let rows = fixture.rows("jeff/runs", ".jog.task>=1&limit=1000").await;
+    assert_eq!(rows.len(), landed);
+    let mut nums: Vec<u64> = rows
+        .iter()
+        .map(|r| r["entity"]["num"].as_u64().unwrap())
+        .collect();
+    nums.sort_unstable();
+    assert_eq!(nums, (1..=landed as u64).collect::<Vec<u64>>());
 }

@@ -137,3 +137,46 @@ async fn declare_refuses_bad_names_with_sentences() {
         .await
         .unwrap();
 }
+
+/// A catalog changed by another server (a second store on the same
+/// database) is the one the next write of this store is checked and
+/// written with: a column added, a component added and a column retyped,
+/// each written by the very next apply. PostgreSQL only: SQLite's file has
+/// one server.
+#[tokio::test]
+async fn a_declare_on_another_server_is_seen_by_the_next_write() {
+    let f = fixture().await;
+    let Some(url) = f.database_url() else {
+        eprintln!("a test of two stores on one database, skipped on SQLite");
+        return;
+    };
+    f.apply(
+        "jeff/runs",
+        json!({ "entity": { "eid": "$r" }, "jog": { "miles": 3 } }),
+    )
+    .await;
+    let other = shed_store::Store::connect(&url).await.unwrap();
+    let mut club = common::run_club();
+    club.components[0]
+        .1
+        .push(("pace".into(), ColumnType::Number));
+    club.components[1].1[1].1 = ColumnType::Number;
+    club.components
+        .push(("shoe".into(), vec![("brand".into(), ColumnType::Text)]));
+    other.declare("jeff/runs", &club).await.unwrap();
+    let a = f
+        .apply(
+            "jeff/runs",
+            json!({ "entity": { "eid": "$r" }, "jog": { "miles": 4, "pace": 5.5 }, "gear": { "link": 7 }, "shoe": { "brand": "Asics" } }),
+        )
+        .await;
+    let row = &f
+        .rows(
+            "jeff/runs",
+            &format!("eid={}&.jog!&.gear!&.shoe!", a.entities[0]),
+        )
+        .await[0];
+    assert_eq!(row["jog"], json!({ "miles": 4, "pace": 5.5 }));
+    assert_eq!(row["gear"]["link"], 7);
+    assert_eq!(row["shoe"]["brand"], "Asics");
+}
