@@ -29,8 +29,8 @@ use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::types::{ToSql, Type};
 
 use crate::StoreError;
-use crate::postgres::{connect, migrations, schema as pg_schema};
-use crate::schema::AppSchema;
+use crate::postgres::{self, connect, migrations};
+use crate::schema::{AppSchema, create_tables};
 use crate::sqlite::{backup::all, migrations::MIGRATIONS, schema as sqlite_schema};
 use crate::values::Sql;
 
@@ -80,7 +80,7 @@ pub async fn copy_to_server(
     migrations::migrate_in(&txn, &target).await?;
     refuse_rows(&txn, &target).await?;
     for app in &source.apps {
-        pg_schema::create_tables(&txn, app).await?;
+        create_tables(&postgres::Txn::Transaction(&txn), app).await?;
     }
     let plan = plan(&txn, &source, &target).await?;
 

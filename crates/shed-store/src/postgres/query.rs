@@ -15,6 +15,7 @@ use serde_json::{Map, Value, json};
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
+use super::txn::Txn;
 use crate::filter::FilterLine;
 use crate::query::cursor;
 use crate::query::plan::{self, Lookup, Plan};
@@ -87,6 +88,18 @@ impl<'c, C: GenericClient> Snapshot<'c, C> {
         Ok(())
     }
 
+    /// Ends the transaction if one was begun: committed after a read that
+    /// answered, rolled back after one refused.
+    pub(super) async fn end(&self, answered: bool) -> Result<(), StoreError> {
+        if self.begun.load(Ordering::Relaxed) {
+            let end = if answered { "COMMIT" } else { "ROLLBACK" };
+            self.client.batch_execute(end).await?;
+        }
+        Ok(())
+    }
+}
+
+impl Snapshot<'_, deadpool_postgres::Client> {
     /// The app's catalog: the readers' cache's, or else read in the snapshot.
     pub(super) async fn schema(
         &self,
@@ -96,17 +109,7 @@ impl<'c, C: GenericClient> Snapshot<'c, C> {
         if schemas.cached(app).is_err() {
             self.begin().await?;
         }
-        super::schema::cached(schemas, self.client, app).await
-    }
-
-    /// Ends the transaction if one was begun: committed after a read that
-    /// answered, rolled back after one refused.
-    pub(super) async fn end(&self, answered: bool) -> Result<(), StoreError> {
-        if self.begun.load(Ordering::Relaxed) {
-            let end = if answered { "COMMIT" } else { "ROLLBACK" };
-            self.client.batch_execute(end).await?;
-        }
-        Ok(())
+        schemas.read(&Txn::Connection(self.client), app).await
     }
 }
 

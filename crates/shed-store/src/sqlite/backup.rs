@@ -27,8 +27,11 @@ use std::collections::BTreeMap;
 use rusqlite::backup::{Backup, StepResult};
 use rusqlite::{Connection, OpenFlags};
 
-use super::{migrations, schema};
+use super::migrations;
+use super::txn::Txn;
 use crate::names::is_word;
+use crate::query::at_once;
+use crate::schema::{self, Tables};
 use crate::{ColumnType, PRIVATE_FILE_MODE, StoreError};
 
 /// Pages copied between two reports of progress: 4 MiB of 4 KiB pages.
@@ -255,7 +258,9 @@ fn shed_made(backup: &Connection, version: u64) -> Result<SchemaObjects, String>
     })
     .map_err(catalog)?;
     for id in apps {
-        schema::create_fts_table(&fresh, id).map_err(made)?;
+        fresh
+            .execute_batch(&Txn::full_text(id))
+            .map_err(|e| made(e.into()))?;
     }
     let sql = "SELECT app, name FROM ec_components ORDER BY app, position";
     let components: Vec<(i64, String)> =
@@ -270,7 +275,7 @@ fn shed_made(backup: &Connection, version: u64) -> Result<SchemaObjects, String>
         if !is_word(&component) {
             return Err(not_a_word("component", &component));
         }
-        schema::create_component_table(&fresh, id, &component).map_err(made)?;
+        at_once(schema::create_table(&Txn(&fresh), id, &component)).map_err(made)?;
         let table = format!("ec_{id}_{component}");
         let sql = "SELECT name FROM pragma_table_info(?1)";
         let held: Vec<String> = all(backup, sql, [&table], |r| r.get(0)).map_err(catalog)?;
@@ -286,7 +291,14 @@ fn shed_made(backup: &Connection, version: u64) -> Result<SchemaObjects, String>
             let Some(ty) = ty else {
                 return Err(not_a_word("column", &format!("{component}.{column}")));
             };
-            schema::create_column(&fresh, id, &component, &column, ty).map_err(made)?;
+            at_once(schema::create_column(
+                &Txn(&fresh),
+                id,
+                &component,
+                &column,
+                ty,
+            ))
+            .map_err(made)?;
         }
     }
     schema_objects(&fresh).map_err(|e| e.to_string())
