@@ -26,21 +26,13 @@ use crate::schema::{AppSchema, Schemas};
 use crate::values::{Sql, render_time, to_json};
 use crate::{Actor, Authorship, ColumnType, Listing, StoreError};
 
-/// A connection answers a plan's lookups.
-pub(super) struct Names<'c, C>(pub(super) &'c C);
+/// An apply's transaction answers a plan's lookups, as every
+/// [`crate::txn::Txn`] does.
+pub(super) struct Names<'c>(pub(super) &'c deadpool_postgres::Transaction<'c>);
 
-impl<C: GenericClient> Lookup for Names<'_, C> {
+impl Lookup for Names<'_> {
     async fn person_by_handle(&self, handle: &str) -> Result<Option<String>, StoreError> {
-        let stmt = self
-            .0
-            .prepare_cached("SELECT eid FROM people WHERE handle = $1")
-            .await?;
-        Ok(self
-            .0
-            .query_opt(&stmt, &[&handle])
-            .await?
-            .map(|r| r.try_get(0))
-            .transpose()?)
+        Txn::Transaction(self.0).person_by_handle(handle).await
     }
 
     async fn entity_by_alias(
@@ -48,16 +40,9 @@ impl<C: GenericClient> Lookup for Names<'_, C> {
         app_id: i64,
         alias: &str,
     ) -> Result<Option<String>, StoreError> {
-        let stmt = self
-            .0
-            .prepare_cached("SELECT eid FROM ec_entities WHERE app = $1 AND alias = $2")
-            .await?;
-        Ok(self
-            .0
-            .query_opt(&stmt, &[&app_id, &alias])
-            .await?
-            .map(|r| r.try_get(0))
-            .transpose()?)
+        Txn::Transaction(self.0)
+            .entity_by_alias(app_id, alias)
+            .await
     }
 }
 
@@ -65,13 +50,13 @@ impl<C: GenericClient> Lookup for Names<'_, C> {
 /// statement, else a `REPEATABLE READ READ ONLY` transaction begun before
 /// its first statement — so the lookups of a plan, and the page after
 /// them, read one snapshot. It answers the plan's lookups.
-pub(super) struct Snapshot<'c, C> {
-    pub(super) client: &'c C,
+pub(super) struct Snapshot<'c> {
+    pub(super) client: &'c deadpool_postgres::Client,
     begun: AtomicBool,
 }
 
-impl<'c, C: GenericClient> Snapshot<'c, C> {
-    pub(super) fn new(client: &'c C) -> Self {
+impl<'c> Snapshot<'c> {
+    pub(super) fn new(client: &'c deadpool_postgres::Client) -> Self {
         Self {
             client,
             begun: AtomicBool::new(false),
@@ -97,9 +82,7 @@ impl<'c, C: GenericClient> Snapshot<'c, C> {
         }
         Ok(())
     }
-}
 
-impl Snapshot<'_, deadpool_postgres::Client> {
     /// The app's catalog: the readers' cache's, or else read in the snapshot.
     pub(super) async fn schema(
         &self,
@@ -113,10 +96,10 @@ impl Snapshot<'_, deadpool_postgres::Client> {
     }
 }
 
-impl<C: GenericClient> Lookup for Snapshot<'_, C> {
+impl Lookup for Snapshot<'_> {
     async fn person_by_handle(&self, handle: &str) -> Result<Option<String>, StoreError> {
         self.begin().await?;
-        Names(self.client).person_by_handle(handle).await
+        Txn::Connection(self.client).person_by_handle(handle).await
     }
 
     async fn entity_by_alias(
@@ -125,7 +108,9 @@ impl<C: GenericClient> Lookup for Snapshot<'_, C> {
         alias: &str,
     ) -> Result<Option<String>, StoreError> {
         self.begin().await?;
-        Names(self.client).entity_by_alias(app_id, alias).await
+        Txn::Connection(self.client)
+            .entity_by_alias(app_id, alias)
+            .await
     }
 }
 
