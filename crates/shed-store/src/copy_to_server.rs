@@ -31,7 +31,9 @@ use tokio_postgres::types::{ToSql, Type};
 use crate::StoreError;
 use crate::postgres::{self, connect, migrations};
 use crate::schema::{AppSchema, create_tables};
-use crate::sqlite::{backup::all, migrations::MIGRATIONS, schema as sqlite_schema};
+use crate::sqlite::backup::{all, schema_version};
+use crate::sqlite::{migrations::MIGRATIONS, schema as sqlite_schema};
+use crate::txn::Txn as _;
 use crate::values::Sql;
 
 /// Rows read from SQLite and handed to PostgreSQL at once, at most.
@@ -66,11 +68,7 @@ pub async fn copy_to_server(
 ) -> Result<Migrated, StoreError> {
     let target = connect::parse(url)?;
     let (reader, source) = Reader::start(file).await?;
-    let manager = deadpool_postgres::Manager::new(target.config.clone(), target.tls.clone());
-    let pool = deadpool_postgres::Pool::builder(manager)
-        .max_size(1)
-        .build()
-        .map_err(|e| StoreError::Internal(e.to_string()))?;
+    let pool = postgres::new_pool(&target, target.config.clone(), 1)?;
     let mut client = pool
         .get()
         .await
@@ -237,17 +235,11 @@ fn open_source(file: &Path) -> Result<(Connection, Source), StoreError> {
     )
     .map_err(|e| StoreError::refused(format!("could not open {shown}: {e}")))?;
     conn.execute_batch("BEGIN")?;
-    let version: i64 = conn
-        .query_row(
-            "SELECT COALESCE(MAX(version), 0) FROM schema_migrations",
-            [],
-            |r| r.get(0),
-        )
-        .map_err(|_| {
-            StoreError::refused(format!(
-                "{shown} is not a shed database (it has no schema_migrations table) — name the data folder shed serves with --data"
-            ))
-        })?;
+    let version = schema_version(&conn).map_err(|_| {
+        StoreError::refused(format!(
+            "{shown} is not a shed database (it has no schema_migrations table) — name the data folder shed serves with --data"
+        ))
+    })?;
     if version as usize != MIGRATIONS.len() {
         return Err(StoreError::refused(format!(
             "{shown} is at schema version {version} and this shed's is {} — serve the folder once with a shed of the same version as this one (it migrates it), then run shed migrate again; nothing was written",
@@ -345,10 +337,14 @@ fn read_table(
 /// migrations' own record excepted: a database a shed migrated and never
 /// used is empty).
 async fn refuse_rows(txn: &Transaction<'_>, target: &connect::Target) -> Result<(), StoreError> {
-    for table in tables_of(txn).await? {
+    let t = postgres::Txn::Transaction(txn);
+    let sql = "SELECT tablename::text FROM pg_tables
+        WHERE schemaname = current_schema() AND tablename <> 'schema_migrations'
+        ORDER BY tablename";
+    for row in t.all(sql, &[]).await? {
+        let table: String = row.get(0)?;
         let sql = format!("SELECT EXISTS(SELECT 1 FROM {})", quoted(&table));
-        let holds: bool = one(txn, &sql).await?;
-        if holds {
+        if t.one(&sql, &[]).await?.get::<bool>(0)? {
             return Err(StoreError::refused(format!(
                 "the database {} at {} is not empty (its table {table} holds rows) — give shed migrate a new, empty database; nothing was written",
                 target.database, target.address
@@ -356,29 +352,6 @@ async fn refuse_rows(txn: &Transaction<'_>, target: &connect::Target) -> Result<
         }
     }
     Ok(())
-}
-
-/// The one value `sql` answers on the target.
-async fn one<T: for<'a> tokio_postgres::types::FromSql<'a>>(
-    txn: &Transaction<'_>,
-    sql: &str,
-) -> Result<T, StoreError> {
-    Ok(txn.query_one(sql, &[]).await?.try_get(0)?)
-}
-
-/// The target's tables, shed's migration record excepted.
-async fn tables_of(txn: &Transaction<'_>) -> Result<Vec<String>, StoreError> {
-    Ok(txn
-        .query(
-            "SELECT tablename::text FROM pg_tables
-             WHERE schemaname = current_schema() AND tablename <> 'schema_migrations'
-             ORDER BY tablename",
-            &[],
-        )
-        .await?
-        .iter()
-        .map(|r| r.get(0))
-        .collect())
 }
 
 /// The tables to fill, in an order their foreign keys allow, each with the
@@ -514,7 +487,10 @@ async fn count(txn: &Transaction<'_>, plan: &[Planned]) -> Result<Vec<(String, u
     let mut counted = Vec::with_capacity(plan.len());
     for table in plan {
         let sql = format!("SELECT COUNT(*) FROM {}", quoted(&table.name));
-        let rows: i64 = one(txn, &sql).await?;
+        let rows: i64 = postgres::Txn::Transaction(txn)
+            .one(&sql, &[])
+            .await?
+            .get(0)?;
         if rows as u64 != table.rows {
             return Err(StoreError::Internal(format!(
                 "{} holds {rows} rows on PostgreSQL after the copy and {} in SQLite — nothing was written",

@@ -298,7 +298,7 @@ impl Drop for Read {
 }
 
 /// A pool of at most `size` connections made with `config`.
-fn new_pool(
+pub(crate) fn new_pool(
     target: &connect::Target,
     config: tokio_postgres::Config,
     size: usize,

@@ -352,7 +352,7 @@ fn copy_pages(
 }
 
 /// The last migration applied to the database `conn` is open on.
-fn schema_version(conn: &Connection) -> rusqlite::Result<u64> {
+pub(crate) fn schema_version(conn: &Connection) -> rusqlite::Result<u64> {
     let version: i64 = conn.query_row(
         "SELECT COALESCE(MAX(version), 0) FROM schema_migrations",
         [],
