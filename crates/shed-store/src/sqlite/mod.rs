@@ -169,14 +169,10 @@ impl Sqlite {
 
 impl Entities for Sqlite {
     async fn declare(&self, app: &str, vocab: &Vocabulary) -> Result<(), StoreError> {
-        let app = app.to_string();
-        let vocab = vocab.clone();
-        let forget = app.clone();
-        let schemas = self.schemas.clone();
-        self.write_then(
-            move |txn| schema::declare(txn, &app, &vocab),
-            move |_| schemas.forget(&forget),
-        )
+        let (app, vocab) = (app.to_string(), vocab.clone());
+        self.write_records_forgetting(app.clone(), async move |t: &txn::Txn<'_>| {
+            schema::declare(t.0, &app, &vocab)
+        })
         .await
     }
 

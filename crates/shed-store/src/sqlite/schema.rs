@@ -130,7 +130,7 @@ pub(crate) fn load(conn: &Connection, app: &str) -> Result<AppSchema, StoreError
 }
 
 /// The app's id, creating the app (with the platform's components) if new.
-pub(crate) fn ensure_app(txn: &Transaction<'_>, app: &str) -> Result<i64, StoreError> {
+pub(crate) fn ensure_app(txn: &Connection, app: &str) -> Result<i64, StoreError> {
     check_app_name(app)?;
     let t = Txn(txn);
     if let Some(row) = at_once(t.optional(APP_ID, args![app]))? {
@@ -143,11 +143,7 @@ pub(crate) fn ensure_app(txn: &Transaction<'_>, app: &str) -> Result<i64, StoreE
 }
 
 /// Creates or extends what an app's vocabulary needs ([`schema::declare`]).
-pub(crate) fn declare(
-    txn: &Transaction<'_>,
-    app: &str,
-    vocab: &Vocabulary,
-) -> Result<(), StoreError> {
+pub(crate) fn declare(txn: &Connection, app: &str, vocab: &Vocabulary) -> Result<(), StoreError> {
     check_app_name(app)?;
     check_vocabulary(vocab)?;
     let id = ensure_app(txn, app)?;
