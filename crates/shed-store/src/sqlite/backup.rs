@@ -16,9 +16,8 @@
 //! — so an object added to a backup by hand (a trigger that undoes a
 //! revocation, say) never reaches a serving shed. A copy refused is removed.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::ErrorKind;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -30,9 +29,10 @@ use rusqlite::{Connection, OpenFlags};
 use super::migrations;
 use super::txn::Txn;
 use crate::names::is_word;
+use crate::private::create_private_file;
 use crate::query::at_once;
 use crate::schema::{self, Tables};
-use crate::{ColumnType, PRIVATE_FILE_MODE, StoreError};
+use crate::{ColumnType, StoreError};
 
 /// Pages copied between two reports of progress: 4 MiB of 4 KiB pages.
 const STEP_PAGES: i32 = 1024;
@@ -120,15 +120,11 @@ pub fn restore(from: &Path, database: &Path) -> Result<Copied, StoreError> {
 }
 
 /// Copies the file `from` to the new file `database`, mode
-/// [`PRIVATE_FILE_MODE`], and puts it on disk: its size.
+/// [`crate::PRIVATE_FILE_MODE`], and puts it on disk: its size.
 fn copy_file(from: &Path, database: &Path) -> Result<u64, StoreError> {
     let mut source = File::open(from)
         .map_err(|e| StoreError::refused(format!("could not read {}: {e}", from.display())))?;
-    let mut target = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(PRIVATE_FILE_MODE)
-        .open(database)
+    let mut target = create_private_file(database)
         .map_err(|e| StoreError::Internal(format!("could not make {}: {e}", database.display())))?;
     let copied =
         std::io::copy(&mut source, &mut target).and_then(|bytes| target.sync_all().map(|()| bytes));
@@ -383,27 +379,22 @@ struct Partial {
 }
 
 impl Partial {
-    /// Makes the empty file, mode [`PRIVATE_FILE_MODE`], that SQLite then
+    /// Makes the empty file, mode [`crate::PRIVATE_FILE_MODE`], that SQLite then
     /// takes for a new database.
     fn create(into: &Path) -> Result<Partial, StoreError> {
         let mut name = into.as_os_str().to_owned();
         name.push(".partial");
         let path = PathBuf::from(name);
-        OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(PRIVATE_FILE_MODE)
-            .open(&path)
-            .map_err(|e| match e.kind() {
-                ErrorKind::AlreadyExists => StoreError::refused(format!(
-                    "{} is there, left by a backup that did not finish — remove it and back up again",
-                    path.display()
-                )),
-                _ => StoreError::refused(format!(
-                    "could not make {} ({e}) — name a file in a folder you may write",
-                    path.display()
-                )),
-            })?;
+        create_private_file(&path).map_err(|e| match e.kind() {
+            ErrorKind::AlreadyExists => StoreError::refused(format!(
+                "{} is there, left by a backup that did not finish — remove it and back up again",
+                path.display()
+            )),
+            _ => StoreError::refused(format!(
+                "could not make {} ({e}) — name a file in a folder you may write",
+                path.display()
+            )),
+        })?;
         Ok(Partial { path, done: false })
     }
 
