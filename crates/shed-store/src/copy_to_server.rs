@@ -363,26 +363,25 @@ async fn plan(
     source: &Source,
     target: &connect::Target,
 ) -> Result<Vec<Planned>, StoreError> {
+    let t = postgres::Txn::Transaction(txn);
     let mut columns: BTreeMap<String, Vec<(String, Type)>> = BTreeMap::new();
-    for r in txn
-        .query(
-            "SELECT c.relname::text, a.attname::text, a.atttypid
-             FROM pg_class c
-             JOIN pg_namespace n ON n.oid = c.relnamespace
-             JOIN pg_attribute a ON a.attrelid = c.oid
-             WHERE n.nspname = current_schema() AND c.relkind = 'r'
-               AND c.relname <> 'schema_migrations'
-               AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
-             ORDER BY c.relname, a.attnum",
-            &[],
-        )
-        .await?
-    {
-        let oid: u32 = r.get(2);
-        let ty = Type::from_oid(oid).ok_or_else(|| {
-            StoreError::Internal(format!("the column type {oid} is not one shed copies"))
-        })?;
-        columns.entry(r.get(0)).or_default().push((r.get(1), ty));
+    let sql = "SELECT c.relname::text, a.attname::text, a.atttypid::bigint
+        FROM pg_class c
+        JOIN pg_namespace n ON n.oid = c.relnamespace
+        JOIN pg_attribute a ON a.attrelid = c.oid
+        WHERE n.nspname = current_schema() AND c.relkind = 'r'
+          AND c.relname <> 'schema_migrations'
+          AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
+        ORDER BY c.relname, a.attnum";
+    for r in t.all(sql, &[]).await? {
+        let oid: i64 = r.get(2)?;
+        let ty = u32::try_from(oid)
+            .ok()
+            .and_then(Type::from_oid)
+            .ok_or_else(|| {
+                StoreError::Internal(format!("the column type {oid} is not one shed copies"))
+            })?;
+        columns.entry(r.get(0)?).or_default().push((r.get(1)?, ty));
     }
     let only_target: Vec<&str> = columns
         .keys()
@@ -398,19 +397,14 @@ async fn plan(
         )));
     }
     let mut needs: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for r in txn
-        .query(
-            "SELECT src.relname::text, dst.relname::text
-             FROM pg_constraint k
-             JOIN pg_class src ON src.oid = k.conrelid
-             JOIN pg_class dst ON dst.oid = k.confrelid
-             JOIN pg_namespace n ON n.oid = src.relnamespace
-             WHERE k.contype = 'f' AND n.nspname = current_schema()",
-            &[],
-        )
-        .await?
-    {
-        let (from, to): (String, String) = (r.get(0), r.get(1));
+    let sql = "SELECT src.relname::text, dst.relname::text
+        FROM pg_constraint k
+        JOIN pg_class src ON src.oid = k.conrelid
+        JOIN pg_class dst ON dst.oid = k.confrelid
+        JOIN pg_namespace n ON n.oid = src.relnamespace
+        WHERE k.contype = 'f' AND n.nspname = current_schema()";
+    for r in t.all(sql, &[]).await? {
+        let (from, to): (String, String) = (r.get(0)?, r.get(1)?);
         if from != to {
             needs.entry(from).or_default().insert(to);
         }
@@ -458,16 +452,11 @@ async fn plan(
 /// Moves every identity and serial counter past the largest id copied, so
 /// the next row made on the server takes a new one.
 async fn advance_counters(txn: &Transaction<'_>) -> Result<(), StoreError> {
-    let counters = txn
-        .query(
-            "SELECT table_name::text, column_name::text FROM information_schema.columns
-             WHERE table_schema = current_schema()
-               AND (column_default LIKE 'nextval(%' OR is_identity = 'YES')",
-            &[],
-        )
-        .await?;
-    for r in counters {
-        let (table, column): (String, String) = (r.get(0), r.get(1));
+    let sql = "SELECT table_name::text, column_name::text FROM information_schema.columns
+        WHERE table_schema = current_schema()
+          AND (column_default LIKE 'nextval(%' OR is_identity = 'YES')";
+    for r in postgres::Txn::Transaction(txn).all(sql, &[]).await? {
+        let (table, column): (String, String) = (r.get(0)?, r.get(1)?);
         txn.execute(
             &format!(
                 "SELECT setval(pg_get_serial_sequence($1, $2), COALESCE(MAX({}), 0) + 1, false) FROM {}",
