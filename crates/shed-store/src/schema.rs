@@ -392,8 +392,8 @@ pub(crate) struct Schemas {
 }
 
 impl Schemas {
-    /// The app's catalog from the cache, or else the generation to hand
-    /// [`Schemas::keep`] with the catalog once loaded.
+    /// The app's catalog from the cache, or else the generation the cache
+    /// is at (`None` when it cannot be read).
     pub(crate) fn cached(&self, app: &str) -> Result<Arc<AppSchema>, Option<u64>> {
         match self.cache.lock() {
             Ok(cache) => match cache.1.get(app) {
@@ -404,25 +404,20 @@ impl Schemas {
         }
     }
 
-    /// Keeps a catalog loaded at `generation`, unless it changed since.
-    pub(crate) fn keep(&self, generation: Option<u64>, schema: Arc<AppSchema>) {
+    /// The app's catalog from the cache, or else read with `t` and kept —
+    /// unless a change came meanwhile (the generation moved).
+    pub(crate) async fn read(&self, t: &impl Txn, app: &str) -> Result<Arc<AppSchema>, StoreError> {
+        let generation = match self.cached(app) {
+            Ok(schema) => return Ok(schema),
+            Err(generation) => generation,
+        };
+        let schema = Arc::new(load(t, app).await?);
         if let Ok(mut cache) = self.cache.lock()
             && Some(cache.0) == generation
         {
-            cache.1.insert(schema.name.clone(), schema);
+            cache.1.insert(schema.name.clone(), schema.clone());
         }
-    }
-
-    /// The app's catalog from the cache, or else read with `t` and kept.
-    pub(crate) async fn read(&self, t: &impl Txn, app: &str) -> Result<Arc<AppSchema>, StoreError> {
-        match self.cached(app) {
-            Ok(schema) => Ok(schema),
-            Err(generation) => {
-                let schema = Arc::new(load(t, app).await?);
-                self.keep(generation, schema.clone());
-                Ok(schema)
-            }
-        }
+        Ok(schema)
     }
 
     /// Drops what the cache holds for an app whose catalog may have changed.
