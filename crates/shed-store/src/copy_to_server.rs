@@ -29,9 +29,11 @@ use tokio_postgres::binary_copy::BinaryCopyInWriter;
 use tokio_postgres::types::{ToSql, Type};
 
 use crate::StoreError;
-use crate::postgres::{connect, migrations, schema as pg_schema};
-use crate::schema::AppSchema;
-use crate::sqlite::{backup::all, migrations::MIGRATIONS, schema as sqlite_schema};
+use crate::postgres::{self, connect, migrations};
+use crate::schema::{AppSchema, create_tables};
+use crate::sqlite::backup::{all, schema_version};
+use crate::sqlite::{migrations::MIGRATIONS, schema as sqlite_schema};
+use crate::txn::Txn as _;
 use crate::values::Sql;
 
 /// Rows read from SQLite and handed to PostgreSQL at once, at most.
@@ -75,11 +77,7 @@ pub async fn copy_to_server(
 ) -> Result<Migrated, StoreError> {
     let target = connect::parse(url)?;
     let (reader, source) = Reader::start(file).await?;
-    let manager = deadpool_postgres::Manager::new(target.config.clone(), target.tls.clone());
-    let pool = deadpool_postgres::Pool::builder(manager)
-        .max_size(1)
-        .build()
-        .map_err(|e| StoreError::Internal(e.to_string()))?;
+    let pool = postgres::new_pool(&target, target.config.clone(), 1)?;
     let mut client = pool
         .get()
         .await
@@ -89,7 +87,7 @@ pub async fn copy_to_server(
     migrations::migrate_in(&txn, &target).await?;
     refuse_rows(&txn, &target).await?;
     for app in &source.apps {
-        pg_schema::create_tables(&txn, app).await?;
+        create_tables(&postgres::Txn::Transaction(&txn), app).await?;
     }
     let plan = plan(&txn, &source, &target).await?;
 
@@ -246,17 +244,11 @@ fn open_source(file: &Path) -> Result<(Connection, Source), StoreError> {
     )
     .map_err(|e| StoreError::refused(format!("could not open {shown}: {e}")))?;
     conn.execute_batch("BEGIN")?;
-    let version: i64 = conn
-        .query_row(
-            "SELECT COALESCE(MAX(version), 0) FROM schema_migrations",
-            [],
-            |r| r.get(0),
-        )
-        .map_err(|_| {
-            StoreError::refused(format!(
-                "{shown} is not a shed database (it has no schema_migrations table) — name the data folder shed serves with --data"
-            ))
-        })?;
+    let version = schema_version(&conn).map_err(|_| {
+        StoreError::refused(format!(
+            "{shown} is not a shed database (it has no schema_migrations table) — name the data folder shed serves with --data"
+        ))
+    })?;
     if version as usize != MIGRATIONS.len() {
         return Err(StoreError::refused(format!(
             "{shown} is at schema version {version} and this shed's is {} — serve the folder once with a shed of the same version as this one (it migrates it), then run shed migrate again; nothing was written",
@@ -354,10 +346,14 @@ fn read_table(
 /// migrations' own record excepted: a database a shed migrated and never
 /// used is empty).
 async fn refuse_rows(txn: &Transaction<'_>, target: &connect::Target) -> Result<(), StoreError> {
-    for table in tables_of(txn).await? {
+    let t = postgres::Txn::Transaction(txn);
+    let sql = "SELECT tablename::text FROM pg_tables
+        WHERE schemaname = current_schema() AND tablename <> 'schema_migrations'
+        ORDER BY tablename";
+    for row in t.all(sql, &[]).await? {
+        let table: String = row.get(0)?;
         let sql = format!("SELECT EXISTS(SELECT 1 FROM {})", quoted(&table));
-        let holds: bool = one(txn, &sql).await?;
-        if holds {
+        if t.one(&sql, &[]).await?.get::<bool>(0)? {
             return Err(StoreError::refused(format!(
                 "the database {} at {} is not empty (its table {table} holds rows) — give shed migrate a new, empty database; nothing was written",
                 target.database, target.address
@@ -365,29 +361,6 @@ async fn refuse_rows(txn: &Transaction<'_>, target: &connect::Target) -> Result<
         }
     }
     Ok(())
-}
-
-/// The one value `sql` answers on the target.
-async fn one<T: for<'a> tokio_postgres::types::FromSql<'a>>(
-    txn: &Transaction<'_>,
-    sql: &str,
-) -> Result<T, StoreError> {
-    Ok(txn.query_one(sql, &[]).await?.try_get(0)?)
-}
-
-/// The target's tables, shed's migration record excepted.
-async fn tables_of(txn: &Transaction<'_>) -> Result<Vec<String>, StoreError> {
-    Ok(txn
-        .query(
-            "SELECT tablename::text FROM pg_tables
-             WHERE schemaname = current_schema() AND tablename <> 'schema_migrations'
-             ORDER BY tablename",
-            &[],
-        )
-        .await?
-        .iter()
-        .map(|r| r.get(0))
-        .collect())
 }
 
 /// The tables to fill, in an order their foreign keys allow, each with the
@@ -399,26 +372,25 @@ async fn plan(
     source: &Source,
     target: &connect::Target,
 ) -> Result<Vec<Planned>, StoreError> {
+    let t = postgres::Txn::Transaction(txn);
     let mut columns: BTreeMap<String, Vec<(String, Type)>> = BTreeMap::new();
-    for r in txn
-        .query(
-            "SELECT c.relname::text, a.attname::text, a.atttypid
-             FROM pg_class c
-             JOIN pg_namespace n ON n.oid = c.relnamespace
-             JOIN pg_attribute a ON a.attrelid = c.oid
-             WHERE n.nspname = current_schema() AND c.relkind = 'r'
-               AND c.relname <> 'schema_migrations'
-               AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
-             ORDER BY c.relname, a.attnum",
-            &[],
-        )
-        .await?
-    {
-        let oid: u32 = r.get(2);
-        let ty = Type::from_oid(oid).ok_or_else(|| {
-            StoreError::Internal(format!("the column type {oid} is not one shed copies"))
-        })?;
-        columns.entry(r.get(0)).or_default().push((r.get(1), ty));
+    let sql = "SELECT c.relname::text, a.attname::text, a.atttypid::bigint
+        FROM pg_class c
+        JOIN pg_namespace n ON n.oid = c.relnamespace
+        JOIN pg_attribute a ON a.attrelid = c.oid
+        WHERE n.nspname = current_schema() AND c.relkind = 'r'
+          AND c.relname <> 'schema_migrations'
+          AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
+        ORDER BY c.relname, a.attnum";
+    for r in t.all(sql, &[]).await? {
+        let oid: i64 = r.get(2)?;
+        let ty = u32::try_from(oid)
+            .ok()
+            .and_then(Type::from_oid)
+            .ok_or_else(|| {
+                StoreError::Internal(format!("the column type {oid} is not one shed copies"))
+            })?;
+        columns.entry(r.get(0)?).or_default().push((r.get(1)?, ty));
     }
     let only_target: Vec<&str> = columns
         .keys()
@@ -434,19 +406,14 @@ async fn plan(
         )));
     }
     let mut needs: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for r in txn
-        .query(
-            "SELECT src.relname::text, dst.relname::text
-             FROM pg_constraint k
-             JOIN pg_class src ON src.oid = k.conrelid
-             JOIN pg_class dst ON dst.oid = k.confrelid
-             JOIN pg_namespace n ON n.oid = src.relnamespace
-             WHERE k.contype = 'f' AND n.nspname = current_schema()",
-            &[],
-        )
-        .await?
-    {
-        let (from, to): (String, String) = (r.get(0), r.get(1));
+    let sql = "SELECT src.relname::text, dst.relname::text
+        FROM pg_constraint k
+        JOIN pg_class src ON src.oid = k.conrelid
+        JOIN pg_class dst ON dst.oid = k.confrelid
+        JOIN pg_namespace n ON n.oid = src.relnamespace
+        WHERE k.contype = 'f' AND n.nspname = current_schema()";
+    for r in t.all(sql, &[]).await? {
+        let (from, to): (String, String) = (r.get(0)?, r.get(1)?);
         if from != to {
             needs.entry(from).or_default().insert(to);
         }
@@ -494,16 +461,11 @@ async fn plan(
 /// Moves every identity and serial counter past the largest id copied, so
 /// the next row made on the server takes a new one.
 async fn advance_counters(txn: &Transaction<'_>) -> Result<(), StoreError> {
-    let counters = txn
-        .query(
-            "SELECT table_name::text, column_name::text FROM information_schema.columns
-             WHERE table_schema = current_schema()
-               AND (column_default LIKE 'nextval(%' OR is_identity = 'YES')",
-            &[],
-        )
-        .await?;
-    for r in counters {
-        let (table, column): (String, String) = (r.get(0), r.get(1));
+    let sql = "SELECT table_name::text, column_name::text FROM information_schema.columns
+        WHERE table_schema = current_schema()
+          AND (column_default LIKE 'nextval(%' OR is_identity = 'YES')";
+    for r in postgres::Txn::Transaction(txn).all(sql, &[]).await? {
+        let (table, column): (String, String) = (r.get(0)?, r.get(1)?);
         txn.execute(
             &format!(
                 "SELECT setval(pg_get_serial_sequence($1, $2), COALESCE(MAX({}), 0) + 1, false) FROM {}",
@@ -523,7 +485,10 @@ async fn count(txn: &Transaction<'_>, plan: &[Planned]) -> Result<Vec<(String, u
     let mut counted = Vec::with_capacity(plan.len());
     for table in plan {
         let sql = format!("SELECT COUNT(*) FROM {}", quoted(&table.name));
-        let rows: i64 = one(txn, &sql).await?;
+        let rows: i64 = postgres::Txn::Transaction(txn)
+            .one(&sql, &[])
+            .await?
+            .get(0)?;
         if rows as u64 != table.rows {
             return Err(StoreError::Internal(format!(
                 "{} holds {rows} rows on PostgreSQL after the copy and {} in SQLite — nothing was written",

@@ -4,7 +4,7 @@
 //! may open gets a warning naming the `chmod` that closes it.
 
 use std::ffi::OsString;
-use std::fs::OpenOptions;
+use std::fs::{File, OpenOptions};
 use std::io::ErrorKind;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -18,15 +18,20 @@ pub const PRIVATE_FILE_MODE: u32 = 0o600;
 /// The mode of the data folder: only shed's own account lists or enters it.
 pub const PRIVATE_FOLDER_MODE: u32 = 0o700;
 
-/// Makes the database file at `path`, empty and mode [`PRIVATE_FILE_MODE`],
-/// when it is not there yet (SQLite takes an empty file for a new database).
-pub(crate) fn make_database_file(path: &Path) -> Result<(), StoreError> {
-    let made = OpenOptions::new()
+/// Makes a new file at `path`, mode [`PRIVATE_FILE_MODE`], open for
+/// writing; refused when something is there already.
+pub(crate) fn create_private_file(path: &Path) -> std::io::Result<File> {
+    OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(PRIVATE_FILE_MODE)
-        .open(path);
-    match made {
+        .open(path)
+}
+
+/// Makes the database file at `path`, empty and mode [`PRIVATE_FILE_MODE`],
+/// when it is not there yet (SQLite takes an empty file for a new database).
+pub(crate) fn make_database_file(path: &Path) -> Result<(), StoreError> {
+    match create_private_file(path) {
         Ok(_) => Ok(()),
         Err(e) if e.kind() == ErrorKind::AlreadyExists => Ok(()),
         Err(e) => Err(StoreError::Internal(format!(

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::names::{RESERVED, is_app_name, is_word};
+use crate::txn::{Txn, args};
 use crate::{ColumnType, StoreError, Vocabulary};
 use shed_words::STORE_COLUMNS;
 
@@ -138,24 +139,6 @@ impl AppSchema {
     }
 }
 
-/// The statements that read an app's catalog rows, for
-/// [`AppSchema::from_catalog`] (`$1` the app's id).
-pub(crate) const COMPONENTS_OF_APP: &str =
-    "SELECT name FROM ec_components WHERE app = $1 ORDER BY position";
-pub(crate) const COLUMNS_OF_APP: &str =
-    "SELECT component, name, type FROM ec_columns WHERE app = $1 ORDER BY position";
-
-/// The catalog's writes: a component or a column appended at the next
-/// position, and a column's new type. (`$n` stand in the order of their
-/// first use, so SQLite, which reads `$1` as a name, binds them by
-/// position too.)
-pub(crate) const ADD_COMPONENT: &str = "INSERT INTO ec_components(app, name, position)
-    VALUES($1, $2, (SELECT COUNT(*) FROM ec_components WHERE app = $1))";
-pub(crate) const ADD_COLUMN: &str = "INSERT INTO ec_columns(app, component, name, type, position)
-    VALUES($1, $2, $3, $4, (SELECT COUNT(*) FROM ec_columns WHERE app = $1))";
-pub(crate) const RETYPE_COLUMN: &str =
-    "UPDATE ec_columns SET type = $1 WHERE app = $2 AND component = $3 AND name = $4";
-
 /// What declaring a vocabulary changes in an app's catalog, in the order to
 /// make it: a component, a column, or a column's type (allowed only while
 /// the column holds no value: [`holds_values`]). A column or component the
@@ -186,19 +169,219 @@ pub(crate) fn declared<'v>(current: &AppSchema, vocab: &'v Vocabulary) -> Vec<De
     changes
 }
 
-/// The statement that answers whether app `id`'s `component.column` holds
-/// a value (`true`): then its type stays ([`holds_values`]).
-pub(crate) fn holds_any(id: i64, component: &str, column: &str) -> String {
-    let table = AppSchema::table(id, component);
-    format!("SELECT EXISTS(SELECT 1 FROM {table} WHERE \"{column}\" IS NOT NULL)")
-}
-
 /// The refusal of a new type for a column that holds values of `old`.
 pub(crate) fn holds_values(component: &str, column: &str, old: ColumnType) -> StoreError {
     StoreError::refused(format!(
         "{component}.{column} holds {} — add a new column rather than change its type",
         old.plural()
     ))
+}
+
+/// What each backend's DDL says its own way about an app's tables; the
+/// rest of the DDL, and every change of the catalog, is written once below.
+pub(crate) trait Tables: Txn {
+    /// The SQL type of a component table's key.
+    const KEY: &'static str;
+    /// The SQL type of a column of type `ty`.
+    fn column_type(ty: ColumnType) -> &'static str;
+    /// What follows `CREATE INDEX <index> ON <table>` for the index of
+    /// `column`, of type `ty`.
+    fn index_on(column: &str, ty: ColumnType) -> String;
+    /// The statements that make app `id`'s full text over `doc` (its
+    /// table made).
+    fn full_text(id: i64) -> String;
+}
+
+/// The statement that answers the id of the app `$1` names.
+pub(crate) const APP_ID: &str = "SELECT id FROM ec_apps WHERE name = $1";
+
+/// Reads an app's catalog; an unknown app has the platform's components only.
+pub(crate) async fn load(t: &impl Txn, app: &str) -> Result<AppSchema, StoreError> {
+    match t.optional(APP_ID, args![app]).await? {
+        Some(row) => load_known(t, app, row.get(0)?).await,
+        None => Ok(AppSchema::unknown(app)),
+    }
+}
+
+/// Reads the catalog of an app whose row id is known.
+pub(crate) async fn load_known(t: &impl Txn, app: &str, id: i64) -> Result<AppSchema, StoreError> {
+    let sql = "SELECT name FROM ec_components WHERE app = $1 ORDER BY position";
+    let components = t
+        .all(sql, args![id])
+        .await?
+        .iter()
+        .map(|r| r.get(0))
+        .collect::<Result<_, _>>()?;
+    let sql = "SELECT component, name, type FROM ec_columns WHERE app = $1 ORDER BY position";
+    let columns = t
+        .all(sql, args![id])
+        .await?
+        .iter()
+        .map(|r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .collect::<Result<_, StoreError>>()?;
+    AppSchema::from_catalog(app, id, components, columns)
+}
+
+/// The app data version; 0 for an app never written.
+pub(crate) async fn data_version(t: &impl Txn, app: &str) -> Result<u64, StoreError> {
+    let sql = "SELECT version FROM ec_apps WHERE name = $1";
+    let version: Option<i64> = t
+        .optional(sql, args![app])
+        .await?
+        .map(|r| r.get(0))
+        .transpose()?;
+    Ok(version.unwrap_or(0) as u64)
+}
+
+/// Makes what a new app `id` has before any declare: the platform's
+/// components.
+pub(crate) async fn make_app(t: &impl Tables, id: i64) -> Result<(), StoreError> {
+    for c in platform_components() {
+        add_component(t, id, &c.name, &c.columns).await?;
+    }
+    Ok(())
+}
+
+/// Creates or extends what the vocabulary of the app `app`, of row id
+/// `id`, needs ([`declared`]).
+pub(crate) async fn declare(
+    t: &impl Tables,
+    app: &str,
+    id: i64,
+    vocab: &Vocabulary,
+) -> Result<(), StoreError> {
+    let current = load_known(t, app, id).await?;
+    for change in declared(&current, vocab) {
+        match change {
+            Declared::Component(name, columns) => add_component(t, id, name, columns).await?,
+            Declared::Column(name, column, ty) => {
+                add_to_catalog(t, id, name, column, ty).await?;
+                create_column(t, id, name, column, ty).await?;
+            }
+            Declared::Retype(name, column, old, ty) => {
+                let table = AppSchema::table(id, name);
+                let holds =
+                    format!("SELECT EXISTS(SELECT 1 FROM {table} WHERE \"{column}\" IS NOT NULL)");
+                if t.one(&holds, &[]).await?.get::<bool>(0)? {
+                    return Err(holds_values(name, column, old));
+                }
+                let index = AppSchema::index(id, name, column);
+                t.batch(&format!(
+                    "DROP INDEX IF EXISTS {index};
+                     ALTER TABLE {table} DROP COLUMN \"{column}\";"
+                ))
+                .await?;
+                create_column(t, id, name, column, ty).await?;
+                let sql = "UPDATE ec_columns SET type = $1 WHERE app = $2 AND component = $3 AND name = $4";
+                t.execute(sql, args![ty.as_str(), id, name, column]).await?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Adds a component to app `id`'s catalog, at the next position, and makes
+/// its tables. (`$n` stand in the order of their first use, so SQLite,
+/// which reads `$1` as a name, binds them by position too.)
+async fn add_component(
+    t: &impl Tables,
+    id: i64,
+    name: &str,
+    columns: &[(String, ColumnType)],
+) -> Result<(), StoreError> {
+    let sql = "INSERT INTO ec_components(app, name, position)
+        VALUES($1, $2, (SELECT COUNT(*) FROM ec_components WHERE app = $1))";
+    t.execute(sql, args![id, name]).await?;
+    for (column, ty) in columns {
+        add_to_catalog(t, id, name, column, *ty).await?;
+    }
+    create_tables_of(t, id, name, columns).await
+}
+
+/// Adds a column to app `id`'s catalog, at the next position.
+async fn add_to_catalog(
+    t: &impl Txn,
+    id: i64,
+    component: &str,
+    column: &str,
+    ty: ColumnType,
+) -> Result<(), StoreError> {
+    let sql = "INSERT INTO ec_columns(app, component, name, type, position)
+        VALUES($1, $2, $3, $4, (SELECT COUNT(*) FROM ec_columns WHERE app = $1))";
+    t.execute(sql, args![id, component, column, ty.as_str()])
+        .await?;
+    Ok(())
+}
+
+/// Creates the tables, columns and indexes of an app whose catalog rows are
+/// already written (`shed migrate` copies them from SQLite): what declaring
+/// it component by component would have made.
+pub(crate) async fn create_tables(t: &impl Tables, schema: &AppSchema) -> Result<(), StoreError> {
+    let id = schema
+        .id
+        .ok_or_else(|| StoreError::Internal(format!("the app {} has no id", schema.name)))?;
+    for component in &schema.components {
+        create_tables_of(t, id, &component.name, &component.columns).await?;
+    }
+    Ok(())
+}
+
+/// Makes app `id`'s table of `component` with its columns, and with
+/// `doc`'s the app's full text.
+async fn create_tables_of<T: Tables>(
+    t: &T,
+    id: i64,
+    component: &str,
+    columns: &[(String, ColumnType)],
+) -> Result<(), StoreError> {
+    create_table(t, id, component).await?;
+    for (column, ty) in columns {
+        create_column(t, id, component, column, *ty).await?;
+    }
+    if component == "doc" {
+        t.batch(&T::full_text(id)).await?;
+    }
+    Ok(())
+}
+
+/// Creates app `id`'s table of `component`, with no column but its key.
+/// `component` must be a checked word.
+pub(crate) async fn create_table<T: Tables>(
+    t: &T,
+    id: i64,
+    component: &str,
+) -> Result<(), StoreError> {
+    let table = AppSchema::table(id, component);
+    let key = T::KEY;
+    t.batch(&format!(
+        "CREATE TABLE {table}(id {key} PRIMARY KEY REFERENCES ec_entities(id))"
+    ))
+    .await
+}
+
+/// Adds `column` to app `id`'s table of `component`, with its index where
+/// the component's columns have one ([`indexed`]). Both names must be
+/// checked words.
+pub(crate) async fn create_column<T: Tables>(
+    t: &T,
+    id: i64,
+    component: &str,
+    column: &str,
+    ty: ColumnType,
+) -> Result<(), StoreError> {
+    let table = AppSchema::table(id, component);
+    let sql_type = T::column_type(ty);
+    t.batch(&format!(
+        "ALTER TABLE {table} ADD COLUMN \"{column}\" {sql_type}"
+    ))
+    .await?;
+    if indexed(component) {
+        let index = AppSchema::index(id, component, column);
+        let on = T::index_on(column, ty);
+        t.batch(&format!("CREATE INDEX {index} ON {table}{on}"))
+            .await?;
+    }
+    Ok(())
 }
 
 /// The catalog cache readers use; the writer always reads its own transaction.
@@ -209,8 +392,8 @@ pub(crate) struct Schemas {
 }
 
 impl Schemas {
-    /// The app's catalog from the cache, or else the generation to hand
-    /// [`Schemas::keep`] with the catalog once loaded.
+    /// The app's catalog from the cache, or else the generation the cache
+    /// is at (`None` when it cannot be read).
     pub(crate) fn cached(&self, app: &str) -> Result<Arc<AppSchema>, Option<u64>> {
         match self.cache.lock() {
             Ok(cache) => match cache.1.get(app) {
@@ -221,13 +404,20 @@ impl Schemas {
         }
     }
 
-    /// Keeps a catalog loaded at `generation`, unless it changed since.
-    pub(crate) fn keep(&self, generation: Option<u64>, schema: Arc<AppSchema>) {
+    /// The app's catalog from the cache, or else read with `t` and kept —
+    /// unless a change came meanwhile (the generation moved).
+    pub(crate) async fn read(&self, t: &impl Txn, app: &str) -> Result<Arc<AppSchema>, StoreError> {
+        let generation = match self.cached(app) {
+            Ok(schema) => return Ok(schema),
+            Err(generation) => generation,
+        };
+        let schema = Arc::new(load(t, app).await?);
         if let Ok(mut cache) = self.cache.lock()
             && Some(cache.0) == generation
         {
-            cache.1.insert(schema.name.clone(), schema);
+            cache.1.insert(schema.name.clone(), schema.clone());
         }
+        Ok(schema)
     }
 
     /// Drops what the cache holds for an app whose catalog may have changed.

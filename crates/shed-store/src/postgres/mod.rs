@@ -28,12 +28,14 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use crate::deadline::READ_DEADLINE;
 use crate::entities::Entities;
 use crate::schema::{Schemas, check_app_name};
+use crate::txn::Records;
 use crate::write_metrics::{COMMIT_SECONDS, WRITE_GROUP_SIZE};
 use crate::{
     Actor, Applied, HistoryEntry, Listing, NotReady, StoreError, Vocabulary, filter, wire,
 };
 
 pub(crate) use connect::is_postgres_url;
+pub(crate) use txn::Txn;
 
 /// What `shed backup` and `shed restore` answer for data kept on a
 /// database server: they copy a data folder's database file, and the
@@ -226,16 +228,8 @@ impl Entities for Postgres {
     }
 
     async fn data_version(&self, app: &str) -> Result<u64, StoreError> {
-        let c = self.client().await?;
-        let stmt = c
-            .prepare_cached("SELECT version FROM ec_apps WHERE name = $1")
-            .await?;
-        let v: Option<i64> = c
-            .query_opt(&stmt, &[&app])
-            .await?
-            .map(|r| r.try_get(0))
-            .transpose()?;
-        Ok(v.unwrap_or(0) as u64)
+        self.read_records(async |t| crate::schema::data_version(t, app).await)
+            .await
     }
 
     async fn history(
@@ -303,7 +297,7 @@ impl Drop for Read {
 }
 
 /// A pool of at most `size` connections made with `config`.
-fn new_pool(
+pub(crate) fn new_pool(
     target: &connect::Target,
     config: tokio_postgres::Config,
     size: usize,

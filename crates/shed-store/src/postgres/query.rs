@@ -15,6 +15,7 @@ use serde_json::{Map, Value, json};
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
+use super::txn::Txn;
 use crate::filter::FilterLine;
 use crate::query::cursor;
 use crate::query::plan::{self, Lookup, Plan};
@@ -25,21 +26,13 @@ use crate::schema::{AppSchema, Schemas};
 use crate::values::{Sql, render_time, to_json};
 use crate::{Actor, Authorship, ColumnType, Listing, StoreError};
 
-/// A connection answers a plan's lookups.
-pub(super) struct Names<'c, C>(pub(super) &'c C);
+/// An apply's transaction answers a plan's lookups, as every
+/// [`crate::txn::Txn`] does.
+pub(super) struct Names<'c>(pub(super) &'c deadpool_postgres::Transaction<'c>);
 
-impl<C: GenericClient> Lookup for Names<'_, C> {
+impl Lookup for Names<'_> {
     async fn person_by_handle(&self, handle: &str) -> Result<Option<String>, StoreError> {
-        let stmt = self
-            .0
-            .prepare_cached("SELECT eid FROM people WHERE handle = $1")
-            .await?;
-        Ok(self
-            .0
-            .query_opt(&stmt, &[&handle])
-            .await?
-            .map(|r| r.try_get(0))
-            .transpose()?)
+        Txn::Transaction(self.0).person_by_handle(handle).await
     }
 
     async fn entity_by_alias(
@@ -47,16 +40,9 @@ impl<C: GenericClient> Lookup for Names<'_, C> {
         app_id: i64,
         alias: &str,
     ) -> Result<Option<String>, StoreError> {
-        let stmt = self
-            .0
-            .prepare_cached("SELECT eid FROM ec_entities WHERE app = $1 AND alias = $2")
-            .await?;
-        Ok(self
-            .0
-            .query_opt(&stmt, &[&app_id, &alias])
-            .await?
-            .map(|r| r.try_get(0))
-            .transpose()?)
+        Txn::Transaction(self.0)
+            .entity_by_alias(app_id, alias)
+            .await
     }
 }
 
@@ -64,13 +50,13 @@ impl<C: GenericClient> Lookup for Names<'_, C> {
 /// statement, else a `REPEATABLE READ READ ONLY` transaction begun before
 /// its first statement — so the lookups of a plan, and the page after
 /// them, read one snapshot. It answers the plan's lookups.
-pub(super) struct Snapshot<'c, C> {
-    pub(super) client: &'c C,
+pub(super) struct Snapshot<'c> {
+    pub(super) client: &'c deadpool_postgres::Client,
     begun: AtomicBool,
 }
 
-impl<'c, C: GenericClient> Snapshot<'c, C> {
-    pub(super) fn new(client: &'c C) -> Self {
+impl<'c> Snapshot<'c> {
+    pub(super) fn new(client: &'c deadpool_postgres::Client) -> Self {
         Self {
             client,
             begun: AtomicBool::new(false),
@@ -87,18 +73,6 @@ impl<'c, C: GenericClient> Snapshot<'c, C> {
         Ok(())
     }
 
-    /// The app's catalog: the readers' cache's, or else read in the snapshot.
-    pub(super) async fn schema(
-        &self,
-        schemas: &Schemas,
-        app: &str,
-    ) -> Result<Arc<AppSchema>, StoreError> {
-        if schemas.cached(app).is_err() {
-            self.begin().await?;
-        }
-        super::schema::cached(schemas, self.client, app).await
-    }
-
     /// Ends the transaction if one was begun: committed after a read that
     /// answered, rolled back after one refused.
     pub(super) async fn end(&self, answered: bool) -> Result<(), StoreError> {
@@ -108,12 +82,24 @@ impl<'c, C: GenericClient> Snapshot<'c, C> {
         }
         Ok(())
     }
+
+    /// The app's catalog: the readers' cache's, or else read in the snapshot.
+    pub(super) async fn schema(
+        &self,
+        schemas: &Schemas,
+        app: &str,
+    ) -> Result<Arc<AppSchema>, StoreError> {
+        if schemas.cached(app).is_err() {
+            self.begin().await?;
+        }
+        schemas.read(&Txn::Connection(self.client), app).await
+    }
 }
 
-impl<C: GenericClient> Lookup for Snapshot<'_, C> {
+impl Lookup for Snapshot<'_> {
     async fn person_by_handle(&self, handle: &str) -> Result<Option<String>, StoreError> {
         self.begin().await?;
-        Names(self.client).person_by_handle(handle).await
+        Txn::Connection(self.client).person_by_handle(handle).await
     }
 
     async fn entity_by_alias(
@@ -122,7 +108,9 @@ impl<C: GenericClient> Lookup for Snapshot<'_, C> {
         alias: &str,
     ) -> Result<Option<String>, StoreError> {
         self.begin().await?;
-        Names(self.client).entity_by_alias(app_id, alias).await
+        Txn::Connection(self.client)
+            .entity_by_alias(app_id, alias)
+            .await
     }
 }
 

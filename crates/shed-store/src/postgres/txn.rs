@@ -82,12 +82,8 @@ impl crate::txn::Txn for Txn<'_> {
     }
 
     async fn lock_table(&self, table: &str) -> Result<(), StoreError> {
-        let lock = format!("LOCK TABLE {table} IN SHARE ROW EXCLUSIVE MODE");
-        match self {
-            Txn::Connection(c) => c.batch_execute(&lock).await?,
-            Txn::Transaction(t) => t.batch_execute(&lock).await?,
-        }
-        Ok(())
+        self.batch(&format!("LOCK TABLE {table} IN SHARE ROW EXCLUSIVE MODE"))
+            .await
     }
 
     async fn announce(&self, change: Announced) -> Result<(), StoreError> {

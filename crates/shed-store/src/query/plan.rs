@@ -13,6 +13,7 @@ use super::cursor;
 use crate::filter::{Clause, FilterLine, Op, OrderKey, Stamp, StampField, Wear};
 use crate::names::is_eid;
 use crate::schema::{AppSchema, Component};
+use crate::txn::{Txn, args};
 use crate::values::{from_text, type_sentence};
 use crate::{ColumnType, StoreError};
 
@@ -27,6 +28,26 @@ pub(crate) trait Lookup {
     /// The eid of the app's entity with this alias, if any.
     async fn entity_by_alias(&self, app_id: i64, alias: &str)
     -> Result<Option<String>, StoreError>;
+}
+
+/// The lookups written once: every backend's connection or transaction
+/// answers them with the same two statements.
+impl<T: Txn> Lookup for T {
+    async fn person_by_handle(&self, handle: &str) -> Result<Option<String>, StoreError> {
+        let sql = "SELECT eid FROM people WHERE handle = $1";
+        let found = self.optional(sql, args![handle]).await?;
+        found.map(|r| r.get(0)).transpose()
+    }
+
+    async fn entity_by_alias(
+        &self,
+        app_id: i64,
+        alias: &str,
+    ) -> Result<Option<String>, StoreError> {
+        let sql = "SELECT eid FROM ec_entities WHERE app = $1 AND alias = $2";
+        let found = self.optional(sql, args![app_id, alias]).await?;
+        found.map(|r| r.get(0)).transpose()
+    }
 }
 
 /// What a line asks of one written app, checked and typed.

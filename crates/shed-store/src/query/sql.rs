@@ -217,16 +217,19 @@ fn expr(field: &Field) -> String {
     }
 }
 
+/// The operator in SQL (`~` is a case-insensitive `LIKE`, on SQLite its
+/// plain one).
 fn sql_op(op: Op, dialect: Dialect) -> &'static str {
-    match op {
-        Op::Eq => "=",
-        Op::Ne if dialect == Dialect::Sqlite => "IS NOT",
-        Op::Ne => "IS DISTINCT FROM",
-        Op::Gt => ">",
-        Op::Ge => ">=",
-        Op::Lt => "<",
-        Op::Le => "<=",
-        Op::Contains => "LIKE",
+    match (op, dialect) {
+        (Op::Eq, _) => "=",
+        (Op::Ne, Dialect::Sqlite) => "IS NOT",
+        (Op::Ne, Dialect::Postgres) => "IS DISTINCT FROM",
+        (Op::Gt, _) => ">",
+        (Op::Ge, _) => ">=",
+        (Op::Lt, _) => "<",
+        (Op::Le, _) => "<=",
+        (Op::Contains, Dialect::Sqlite) => "LIKE",
+        (Op::Contains, Dialect::Postgres) => "ILIKE",
     }
 }
 
@@ -234,14 +237,14 @@ fn sql_op(op: Op, dialect: Dialect) -> &'static str {
 fn filter_sql(filter: &Filter, id_expr: &str, app_id: i64, dialect: Dialect) -> (String, Vec<Sql>) {
     match filter {
         Filter::Compare { field, op, value } => {
-            let condition = match (op, dialect) {
-                (Op::Contains, Dialect::Sqlite) => format!("{} LIKE ? ESCAPE '\\'", expr(field)),
-                (Op::Contains, Dialect::Postgres) => {
-                    format!("{} ILIKE ? ESCAPE '\\'", expr(field))
-                }
-                _ => format!("{} {} ?", expr(field), sql_op(*op, dialect)),
+            // A `~` pattern's `%` and `_` are escaped with `\\`.
+            let escape = if *op == Op::Contains {
+                " ESCAPE '\\'"
+            } else {
+                ""
             };
-            (condition, vec![value.clone()])
+            let (expr, op) = (expr(field), sql_op(*op, dialect));
+            (format!("{expr} {op} ?{escape}"), vec![value.clone()])
         }
         Filter::EdgeTo { rel, to } => (
             "EXISTS(SELECT 1 FROM ec_edges g WHERE g.src = e.id AND g.rel = ? AND g.dst = ?)"

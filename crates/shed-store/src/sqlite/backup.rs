@@ -16,9 +16,8 @@
 //! — so an object added to a backup by hand (a trigger that undoes a
 //! revocation, say) never reaches a serving shed. A copy refused is removed.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::ErrorKind;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -27,9 +26,13 @@ use std::collections::BTreeMap;
 use rusqlite::backup::{Backup, StepResult};
 use rusqlite::{Connection, OpenFlags};
 
-use super::{migrations, schema};
+use super::migrations;
+use super::txn::Txn;
 use crate::names::is_word;
-use crate::{ColumnType, PRIVATE_FILE_MODE, StoreError};
+use crate::private::create_private_file;
+use crate::query::at_once;
+use crate::schema::{self, Tables};
+use crate::{ColumnType, StoreError};
 
 /// Pages copied between two reports of progress: 4 MiB of 4 KiB pages.
 const STEP_PAGES: i32 = 1024;
@@ -120,15 +123,11 @@ pub fn restore(from: &Path, database: &Path) -> Result<Copied, StoreError> {
 }
 
 /// Copies the file `from` to the new file `database`, mode
-/// [`PRIVATE_FILE_MODE`], and puts it on disk: its size.
+/// [`crate::PRIVATE_FILE_MODE`], and puts it on disk: its size.
 fn copy_file(from: &Path, database: &Path) -> Result<u64, StoreError> {
     let mut source = File::open(from)
         .map_err(|e| StoreError::refused(format!("could not read {}: {e}", from.display())))?;
-    let mut target = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(PRIVATE_FILE_MODE)
-        .open(database)
+    let mut target = create_private_file(database)
         .map_err(|e| StoreError::Internal(format!("could not make {}: {e}", database.display())))?;
     let copied =
         std::io::copy(&mut source, &mut target).and_then(|bytes| target.sync_all().map(|()| bytes));
@@ -258,7 +257,9 @@ fn shed_made(backup: &Connection, version: u64) -> Result<SchemaObjects, String>
     })
     .map_err(catalog)?;
     for id in apps {
-        schema::create_fts_table(&fresh, id).map_err(made)?;
+        fresh
+            .execute_batch(&Txn::full_text(id))
+            .map_err(|e| made(e.into()))?;
     }
     let sql = "SELECT app, name FROM ec_components ORDER BY app, position";
     let components: Vec<(i64, String)> =
@@ -273,7 +274,7 @@ fn shed_made(backup: &Connection, version: u64) -> Result<SchemaObjects, String>
         if !is_word(&component) {
             return Err(not_a_word("component", &component));
         }
-        schema::create_component_table(&fresh, id, &component).map_err(made)?;
+        at_once(schema::create_table(&Txn(&fresh), id, &component)).map_err(made)?;
         let table = format!("ec_{id}_{component}");
         let sql = "SELECT name FROM pragma_table_info(?1)";
         let held: Vec<String> = all(backup, sql, [&table], |r| r.get(0)).map_err(catalog)?;
@@ -289,7 +290,14 @@ fn shed_made(backup: &Connection, version: u64) -> Result<SchemaObjects, String>
             let Some(ty) = ty else {
                 return Err(not_a_word("column", &format!("{component}.{column}")));
             };
-            schema::create_column(&fresh, id, &component, &column, ty).map_err(made)?;
+            at_once(schema::create_column(
+                &Txn(&fresh),
+                id,
+                &component,
+                &column,
+                ty,
+            ))
+            .map_err(made)?;
         }
     }
     schema_objects(&fresh).map_err(|e| e.to_string())
@@ -343,7 +351,7 @@ fn copy_pages(
 }
 
 /// The last migration applied to the database `conn` is open on.
-fn schema_version(conn: &Connection) -> rusqlite::Result<u64> {
+pub(crate) fn schema_version(conn: &Connection) -> rusqlite::Result<u64> {
     let version: i64 = conn.query_row(
         "SELECT COALESCE(MAX(version), 0) FROM schema_migrations",
         [],
@@ -374,27 +382,22 @@ struct Partial {
 }
 
 impl Partial {
-    /// Makes the empty file, mode [`PRIVATE_FILE_MODE`], that SQLite then
+    /// Makes the empty file, mode [`crate::PRIVATE_FILE_MODE`], that SQLite then
     /// takes for a new database.
     fn create(into: &Path) -> Result<Partial, StoreError> {
         let mut name = into.as_os_str().to_owned();
         name.push(".partial");
         let path = PathBuf::from(name);
-        OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(PRIVATE_FILE_MODE)
-            .open(&path)
-            .map_err(|e| match e.kind() {
-                ErrorKind::AlreadyExists => StoreError::refused(format!(
-                    "{} is there, left by a backup that did not finish — remove it and back up again",
-                    path.display()
-                )),
-                _ => StoreError::refused(format!(
-                    "could not make {} ({e}) — name a file in a folder you may write",
-                    path.display()
-                )),
-            })?;
+        create_private_file(&path).map_err(|e| match e.kind() {
+            ErrorKind::AlreadyExists => StoreError::refused(format!(
+                "{} is there, left by a backup that did not finish — remove it and back up again",
+                path.display()
+            )),
+            _ => StoreError::refused(format!(
+                "could not make {} ({e}) — name a file in a folder you may write",
+                path.display()
+            )),
+        })?;
         Ok(Partial { path, done: false })
     }
 

@@ -17,7 +17,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::entities::Entities;
+use crate::query::at_once;
 use crate::schema::{Schemas, check_app_name};
+use crate::txn::Records;
 use crate::{
     Actor, Applied, HistoryEntry, Listing, NotReady, StoreError, Vocabulary, filter, wire,
 };
@@ -159,14 +161,10 @@ impl Sqlite {
 
 impl Entities for Sqlite {
     async fn declare(&self, app: &str, vocab: &Vocabulary) -> Result<(), StoreError> {
-        let app = app.to_string();
-        let vocab = vocab.clone();
-        let forget = app.clone();
-        let schemas = self.schemas.clone();
-        self.write_then(
-            move |txn| schema::declare(txn, &app, &vocab),
-            move |_| schemas.forget(&forget),
-        )
+        let (app, vocab) = (app.to_string(), vocab.clone());
+        self.write_records_forgetting(app.clone(), async move |t: &txn::Txn<'_>| {
+            schema::declare(t.0, &app, &vocab)
+        })
         .await
     }
 
@@ -210,7 +208,7 @@ impl Entities for Sqlite {
         let schemas = self.schemas.clone();
         let app = app.to_string();
         let run = move |conn: &rusqlite::Connection| {
-            let schema = schema::cached(&schemas, conn, &app)?;
+            let schema = at_once(schemas.read(&txn::Txn(conn), &app))?;
             query::run(conn, &schema, &line)
         };
         if may_scan {
@@ -221,7 +219,8 @@ impl Entities for Sqlite {
     }
 
     async fn data_version(&self, app: &str) -> Result<u64, StoreError> {
-        self.read(|conn| schema::data_version(conn, app)).await
+        self.read_records(async |t| crate::schema::data_version(t, app).await)
+            .await
     }
 
     async fn history(

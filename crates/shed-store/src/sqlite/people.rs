@@ -1,17 +1,10 @@
-//! The platform's persons as SQLite's engine looks them up (a ref's
-//! `@handle`, an apply's check of an eid, a row's names); the `People`
+//! The platform's persons as SQLite's engine looks them up (an apply's
+//! check of an eid, a row's names); the `People`
 //! interface is written once in `src/records/people.rs`.
 
 use rusqlite::{Connection, OptionalExtension};
 
 use crate::{Person, StoreError};
-
-/// The person with this handle (`ada` or `@ada`).
-pub(crate) fn by_handle(conn: &Connection, handle: &str) -> Result<Option<Person>, StoreError> {
-    let handle = handle.strip_prefix('@').unwrap_or(handle);
-    let mut stmt = conn.prepare_cached("SELECT eid, handle, name FROM people WHERE handle = ?1")?;
-    Ok(stmt.query_row([handle], |r| person_at(r, 0)).optional()?)
-}
 
 /// The person with this eid.
 pub(crate) fn by_eid(conn: &Connection, eid: &str) -> Result<Option<Person>, StoreError> {

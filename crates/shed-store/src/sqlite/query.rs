@@ -4,35 +4,18 @@
 
 mod rows;
 
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::Connection;
 
 use crate::filter::FilterLine;
 use crate::query::at_once;
-use crate::query::plan::{self, Lookup};
+use crate::query::plan;
 use crate::query::sql::{self, Dialect};
 use crate::schema::AppSchema;
 use crate::{Listing, StoreError};
 
-/// A read connection answers a plan's lookups in place.
-pub(super) struct Names<'c>(pub(super) &'c Connection);
-
-impl Lookup for Names<'_> {
-    async fn person_by_handle(&self, handle: &str) -> Result<Option<String>, StoreError> {
-        Ok(super::people::by_handle(self.0, handle)?.map(|p| p.eid))
-    }
-
-    async fn entity_by_alias(
-        &self,
-        app_id: i64,
-        alias: &str,
-    ) -> Result<Option<String>, StoreError> {
-        Ok(self
-            .0
-            .prepare_cached("SELECT eid FROM ec_entities WHERE app = ?1 AND alias = ?2")?
-            .query_row(rusqlite::params![app_id, alias], |r| r.get(0))
-            .optional()?)
-    }
-}
+/// A connection answers a plan's lookups in place, as every
+/// [`crate::txn::Txn`] does ([`crate::query::plan::Lookup`]).
+pub(super) use super::txn::Txn as Names;
 
 /// Runs a parsed line over one app's rows.
 pub(crate) fn run(

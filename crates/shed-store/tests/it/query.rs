@@ -442,6 +442,30 @@ async fn ref_columns_filter_by_eid_alias_or_person() {
     );
 }
 
+/// A handle is read once, without its one `@`: `@@ada` names no one, on
+/// both backends alike — in a line, which then matches nothing, and in an
+/// apply, which is refused (SQLite took a second `@` off and found Ada).
+#[tokio::test]
+async fn a_handle_with_a_second_at_names_no_one_on_either_backend() {
+    let (f, _) = club().await;
+    f.apply(
+        "jeff/runs",
+        json!({ "entity": { "eid": "$g" }, "gear": { "owner": "@ada" } }),
+    )
+    .await;
+    assert_eq!(f.rows("jeff/runs", ".gear.owner=@ada").await.len(), 1);
+    assert_eq!(f.rows("jeff/runs", ".gear.owner=@@ada").await.len(), 0);
+    assert_eq!(f.rows("jeff/runs", ".created.by=@@ada").await.len(), 0);
+    assert_eq!(
+        f.refusal(
+            "jeff/runs",
+            json!({ "entity": { "eid": "$x" }, "gear": { "owner": "@@ada" } })
+        )
+        .await,
+        "no person @@ada"
+    );
+}
+
 /// On PostgreSQL a page is one statement on a read-only session of the
 /// reads' own pool: after a read of rows whose stamps show names, the
 /// connection that read ran the page's SELECT last — which also read the

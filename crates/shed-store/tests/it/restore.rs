@@ -152,3 +152,55 @@ async fn a_backup_holding_anything_shed_does_not_make_is_refused_naming_it() {
     assert_eq!(rows[0]["doc"]["title"], "Tuesday");
     store.close().await.unwrap();
 }
+
+/// The app tables are made in the very words the sheds before made them:
+/// a restore compares a backup's `sqlite_master` with what this shed makes,
+/// text for text, so other words would refuse every backup an older shed
+/// wrote.
+#[tokio::test]
+async fn app_tables_are_made_in_the_words_older_sheds_wrote_them() {
+    if !on_sqlite("app_tables_are_made_in_the_words_older_sheds_wrote_them") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (clean, _) = clean_backup(dir.path()).await;
+    let conn = rusqlite::Connection::open(&clean).unwrap();
+    let notes: i64 = conn
+        .query_row(
+            "SELECT id FROM ec_apps WHERE name = 'jeff/notes'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let made: Vec<(String, String)> = conn
+        .prepare(
+            "SELECT name, sql FROM sqlite_master
+             WHERE name LIKE ?1 ESCAPE '!' AND name NOT LIKE ?2 ESCAPE '!' AND sql IS NOT NULL
+             ORDER BY name",
+        )
+        .unwrap()
+        // The app's tables, not the ones FTS5 makes beside its own.
+        .query_map(
+            [format!("ec!_{notes}!_%"), format!("ec!_{notes}!_!_fts!_%")],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let made: Vec<(&str, &str)> = made.iter().map(|(n, s)| (n.as_str(), s.as_str())).collect();
+    let table = |c: &str| format!("ec_{notes}_{c}");
+    let (comment, doc, fts, note) = (table("comment"), table("doc"), table("_fts"), table("note"));
+    let key = "(id INTEGER PRIMARY KEY REFERENCES ec_entities(id)";
+    assert_eq!(
+        made,
+        [
+            (fts.as_str(), format!("CREATE VIRTUAL TABLE \"{fts}\" USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 2')").as_str()),
+            (comment.as_str(), format!("CREATE TABLE \"{comment}\"{key}, \"target\" TEXT)").as_str()),
+            (&format!("{comment}.target"), &format!("CREATE INDEX \"{comment}.target\" ON \"{comment}\"(\"target\")")),
+            (doc.as_str(), format!("CREATE TABLE \"{doc}\"{key}, \"title\" TEXT, \"body\" TEXT)").as_str()),
+            (note.as_str(), format!("CREATE TABLE \"{note}\"{key}, \"said\" TEXT, \"mark\" TEXT)").as_str()),
+            (&format!("{note}.mark"), &format!("CREATE INDEX \"{note}.mark\" ON \"{note}\"(\"mark\")")),
+            (&format!("{note}.said"), &format!("CREATE INDEX \"{note}.said\" ON \"{note}\"(\"said\")")),
+        ]
+    );
+}
