@@ -29,8 +29,8 @@ use deadpool_postgres::{Client, GenericClient};
 use serde_json::Value;
 use tokio_postgres::types::ToSql;
 
-use super::query::Names;
 use super::schema::{load_known, lock_app};
+use super::txn::Txn;
 use crate::apply::{AppRow, Cell, Entry, Writes, no_entity};
 use crate::names::is_eid;
 use crate::query::plan::Lookup;
@@ -352,8 +352,13 @@ impl Statements<'_, '_> {
     /// first write.
     async fn make(&self, app: &str) -> Result<AppRow, StoreError> {
         let p = self.pipeline;
-        let (id, version, last_num, created) = p.answered(lock_app(p.client, app)).await?;
-        self.keep(load_known(p.client, app, id).await?, &self.new_ids().await?)?;
+        let (id, version, last_num, created) = p
+            .answered(lock_app(&Txn::Connection(p.client), app))
+            .await?;
+        self.keep(
+            load_known(&Txn::Connection(p.client), app, id).await?,
+            &self.new_ids().await?,
+        )?;
         Ok(AppRow {
             id,
             version,
@@ -366,7 +371,7 @@ impl Statements<'_, '_> {
 impl Lookup for Statements<'_, '_> {
     async fn person_by_handle(&self, handle: &str) -> Result<Option<String>, StoreError> {
         self.pipeline
-            .answered(Names(self.pipeline.client).person_by_handle(handle))
+            .answered(Txn::Connection(self.pipeline.client).person_by_handle(handle))
             .await
     }
 
@@ -376,7 +381,7 @@ impl Lookup for Statements<'_, '_> {
         alias: &str,
     ) -> Result<Option<String>, StoreError> {
         self.pipeline
-            .answered(Names(self.pipeline.client).entity_by_alias(app_id, alias))
+            .answered(Txn::Connection(self.pipeline.client).entity_by_alias(app_id, alias))
             .await
     }
 }

@@ -26,26 +26,6 @@ use crate::schema::{AppSchema, Schemas};
 use crate::values::{Sql, render_time, to_json};
 use crate::{Actor, Authorship, ColumnType, Listing, StoreError};
 
-/// An apply's transaction answers a plan's lookups, as every
-/// [`crate::txn::Txn`] does.
-pub(super) struct Names<'c>(pub(super) &'c deadpool_postgres::Transaction<'c>);
-
-impl Lookup for Names<'_> {
-    async fn person_by_handle(&self, handle: &str) -> Result<Option<String>, StoreError> {
-        Txn::Transaction(self.0).person_by_handle(handle).await
-    }
-
-    async fn entity_by_alias(
-        &self,
-        app_id: i64,
-        alias: &str,
-    ) -> Result<Option<String>, StoreError> {
-        Txn::Transaction(self.0)
-            .entity_by_alias(app_id, alias)
-            .await
-    }
-}
-
 /// One read's snapshot on its connection: none while the read is one
 /// statement, else a `REPEATABLE READ READ ONLY` transaction begun before
 /// its first statement — so the lookups of a plan, and the page after

@@ -54,27 +54,19 @@ impl Tables for Txn<'_> {
 
 /// Reads the catalog of an app whose row id is known (an apply's, which
 /// has just locked the row).
-pub(crate) async fn load_known(
-    txn: &Transaction<'_>,
-    app: &str,
-    id: i64,
-) -> Result<AppSchema, StoreError> {
-    schema::load_known(&Txn::Transaction(txn), app, id).await
+pub(crate) async fn load_known(t: &Txn<'_>, app: &str, id: i64) -> Result<AppSchema, StoreError> {
+    schema::load_known(t, app, id).await
 }
 
 /// The app's row, locked until the transaction ends — the one lock every
 /// write to an app takes, so writers on every server queue for it: (id,
 /// version, last num, whether this write made the app).
-pub(crate) async fn lock_app(
-    txn: &Transaction<'_>,
-    app: &str,
-) -> Result<(i64, i64, i64, bool), StoreError> {
+pub(crate) async fn lock_app(t: &Txn<'_>, app: &str) -> Result<(i64, i64, i64, bool), StoreError> {
     check_app_name(app)?;
-    let t = Txn::Transaction(txn);
     let insert = "INSERT INTO ec_apps(name) VALUES($1) ON CONFLICT(name) DO NOTHING RETURNING id";
     let made = t.optional(insert, args![app]).await?;
     if let Some(r) = &made {
-        schema::make_app(&t, r.get(0)?).await?;
+        schema::make_app(t, r.get(0)?).await?;
     }
     let lock = "SELECT id, version, last_num FROM ec_apps WHERE name = $1 FOR UPDATE";
     let r = t.one(lock, args![app]).await?;
@@ -89,6 +81,6 @@ pub(crate) async fn declare(
 ) -> Result<(), StoreError> {
     check_app_name(app)?;
     check_vocabulary(vocab)?;
-    let (id, ..) = lock_app(txn, app).await?;
+    let (id, ..) = lock_app(&Txn::Transaction(txn), app).await?;
     schema::declare(&Txn::Transaction(txn), app, id, vocab).await
 }
