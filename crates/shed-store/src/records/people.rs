@@ -3,7 +3,7 @@
 //! ref's `@handle`, an apply's check of an eid — stay with each backend's
 //! engine.)
 
-use super::{now, person_at};
+use super::{ReadRows, now};
 use crate::names::{handle_taken, new_person};
 use crate::txn::{Records, Txn, args};
 use crate::{Person, StoreError};
@@ -14,13 +14,11 @@ async fn person_where(
     column: &str,
     value: &str,
 ) -> Result<Option<Person>, StoreError> {
-    t.optional(
+    t.optional_as(
         &format!("SELECT eid, handle, name FROM people WHERE {column} = $1"),
         args![value],
     )
-    .await?
-    .map(|r| person_at(&r, 0))
-    .transpose()
+    .await
 }
 
 impl<B: Records> super::People for B {
