@@ -86,6 +86,12 @@ pub(crate) trait ReadRows: Txn {
             .transpose()
     }
 
+    /// The record of the one row a statement answers (a count, an
+    /// `INSERT … RETURNING`).
+    async fn one_as<R: FromRow>(&self, sql: &str, params: &[Sql]) -> Result<R, StoreError> {
+        R::from_row(self.one(sql, params).await?)
+    }
+
     /// The records of every row a statement answers.
     async fn all_as<R: FromRow>(&self, sql: &str, params: &[Sql]) -> Result<Vec<R>, StoreError> {
         self.all(sql, params)

@@ -41,7 +41,7 @@ impl<B: Records> super::Jobs for B {
         let read_only = globs_text(&job.read_only)?;
         self.write_records(async move |t| {
             let num = t
-                .one(
+                .one_as(
                     "INSERT INTO jobs(secret_hash, person, allow, read_only, created_at,
                                       expires_at, ended_at)
                      VALUES($1, $2, $3, $4, $5, $6, NULL) RETURNING num",
@@ -54,8 +54,7 @@ impl<B: Records> super::Jobs for B {
                         job.expires_at
                     ],
                 )
-                .await?
-                .get(0)?;
+                .await?;
             Ok(JobRecord {
                 name: name_of(num),
                 terms: job.clone(),

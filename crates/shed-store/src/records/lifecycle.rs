@@ -48,11 +48,8 @@ pub(super) const GENERATION: &str = "(SELECT COALESCE(MAX(id), 0) FROM deploys) 
     (SELECT COALESCE(MAX(id), 0) FROM app_changes) AS change";
 
 async fn generation(t: &impl Txn) -> Result<Generation, StoreError> {
-    let r = t.one(&format!("SELECT {GENERATION}"), args![]).await?;
-    Ok(Generation {
-        deploy: r.get(0)?,
-        change: r.get(1)?,
-    })
+    let (deploy, change) = t.one_as(&format!("SELECT {GENERATION}"), args![]).await?;
+    Ok(Generation { deploy, change })
 }
 
 async fn changes_since(t: &impl Txn, after: Generation) -> Result<Changes, StoreError> {
@@ -80,10 +77,7 @@ async fn changes_since(t: &impl Txn, after: Generation) -> Result<Changes, Store
         now.change = r.get(0)?;
         apps.push(r.get(1)?);
     }
-    let members = t
-        .one("SELECT COUNT(*) FROM members", args![])
-        .await?
-        .get(0)?;
+    let members = t.one_as("SELECT COUNT(*) FROM members", args![]).await?;
     Ok(Changes { now, apps, members })
 }
 
@@ -170,9 +164,8 @@ async fn purge(
     };
     let name = format!("{space}/{slug}");
     let versions = t
-        .one("SELECT COUNT(*) FROM deploys WHERE app = $1", args![app])
-        .await?
-        .get(0)?;
+        .one_as("SELECT COUNT(*) FROM deploys WHERE app = $1", args![app])
+        .await?;
     t.execute(
         "DELETE FROM drafts WHERE space = $1 AND app = $2",
         args![space_id, slug],
@@ -224,9 +217,8 @@ async fn purge_data<T: Txn>(t: &T, name: &str) -> Result<i64, StoreError> {
             .await?;
     }
     let entities = t
-        .one("SELECT COUNT(*) FROM ec_entities WHERE app = $1", args![id])
-        .await?
-        .get(0)?;
+        .one_as("SELECT COUNT(*) FROM ec_entities WHERE app = $1", args![id])
+        .await?;
     for sql in [
         "DELETE FROM ec_history WHERE entity IN (SELECT id FROM ec_entities WHERE app = $1)",
         "DELETE FROM ec_edges WHERE src IN (SELECT id FROM ec_entities WHERE app = $1)",

@@ -4,11 +4,23 @@
 //! ([`Txn::LOCK`]), so a code or a refresh token presented twice at once,
 //! to two servers, is spent once.
 
-use super::{ReadRows, Statement, person_at};
+use super::{FromRow, ReadRows, Statement, person_at};
 use crate::StoreError;
 use crate::oauth::{ClientRecord, CodeRecord, NewCode, Redeemed, Refreshed};
 use crate::revocable::{NewToken, TokenRecord};
-use crate::txn::{Records, Txn, args};
+use crate::txn::{Records, Row, Txn, args};
+
+impl FromRow for ClientRecord {
+    fn from_row(r: Row) -> Result<ClientRecord, StoreError> {
+        let redirect_uris = serde_json::from_str(&r.get::<String>(2)?)
+            .map_err(|e| StoreError::Internal(format!("a client's redirect URIs: {e}")))?;
+        Ok(ClientRecord {
+            id: r.get(0)?,
+            name: r.get(1)?,
+            redirect_uris,
+        })
+    }
+}
 
 /// Keeps a token (a grant's access token with its grant and resource):
 /// its id.
@@ -18,7 +30,7 @@ pub(crate) async fn insert_token(
     grant: Option<(i64, &str)>,
 ) -> Result<i64, StoreError> {
     let (grant, resource) = grant.unzip();
-    t.one(
+    t.one_as(
         "INSERT INTO tokens(person, hash, created_at, name, expires_at, grant_id, resource)
          VALUES($1, $2, $3, $4, $5, $6, $7) RETURNING id",
         args![
@@ -31,8 +43,7 @@ pub(crate) async fn insert_token(
             resource
         ],
     )
-    .await?
-    .get(0)
+    .await
 }
 
 async fn revoke_grant(t: &impl Txn, grant: i64, now: i64) -> Result<(), StoreError> {
@@ -182,24 +193,10 @@ impl<B: Records> super::OAuth for B {
     }
 
     async fn oauth_client(&self, id: &str) -> Result<Option<ClientRecord>, StoreError> {
-        self.read_records(async |t| {
-            let Some(r) = t
-                .optional(
-                    "SELECT id, name, redirect_uris FROM oauth_clients WHERE id = $1",
-                    args![id],
-                )
-                .await?
-            else {
-                return Ok(None);
-            };
-            let redirect_uris = serde_json::from_str(&r.get::<String>(2)?)
-                .map_err(|e| StoreError::Internal(format!("a client's redirect URIs: {e}")))?;
-            Ok(Some(ClientRecord {
-                id: r.get(0)?,
-                name: r.get(1)?,
-                redirect_uris,
-            }))
-        })
+        self.read_optional(
+            "SELECT id, name, redirect_uris FROM oauth_clients WHERE id = $1",
+            args![id],
+        )
         .await
     }
 
@@ -239,7 +236,7 @@ impl<B: Records> super::OAuth for B {
         let (code_hash, refresh_hash) = (code_hash.to_string(), refresh_hash.to_string());
         self.write_records(async move |t| {
             let grant: i64 = t
-                .one(
+                .one_as(
                     "INSERT INTO oauth_grants(client, person, resource, refresh_hash, created_at)
                      VALUES($1, $2, $3, $4, $5) RETURNING id",
                     args![
@@ -250,8 +247,7 @@ impl<B: Records> super::OAuth for B {
                         now
                     ],
                 )
-                .await?
-                .get(0)?;
+                .await?;
             t.execute(
                 "UPDATE oauth_codes SET grant_id = $2 WHERE hash = $1",
                 args![&code_hash, grant],

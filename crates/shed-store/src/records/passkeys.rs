@@ -69,14 +69,14 @@ async fn add_ceremony(
     )
     .await?;
     if caps.is_some() {
-        let counted = t
-            .one(
+        let (all, from_address) = t
+            .one_as(
                 "SELECT COUNT(*), COUNT(*) FILTER (WHERE address IS NOT DISTINCT FROM $2)
                  FROM passkey_ceremonies WHERE kind = $1",
                 args![new.kind.as_str(), new.address.as_deref()],
             )
             .await?;
-        let kept = CeremonyKept::under(caps, counted.get(0)?, counted.get(1)?);
+        let kept = CeremonyKept::under(caps, all, from_address);
         if kept != CeremonyKept::Kept {
             return Ok(kept);
         }

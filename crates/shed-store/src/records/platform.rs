@@ -37,14 +37,14 @@ pub(crate) async fn locked_space<T: Txn>(t: &T, slug: &str) -> Result<Option<i64
 /// Whether the person is the one owner of the space (by id), read in the
 /// transaction that is about to change their place in it.
 pub(crate) async fn only_owner(t: &impl Txn, space: i64, person: &str) -> Result<bool, StoreError> {
-    let counted = t
-        .one(
+    let (owners, them): (i64, i64) = t
+        .one_as(
             "SELECT count(*), count(*) FILTER (WHERE person = $2) FROM members
              WHERE space = $1 AND role = 'owner'",
             args![space, person],
         )
         .await?;
-    Ok(counted.get::<i64>(0)? == 1 && counted.get::<i64>(1)? == 1)
+    Ok(owners == 1 && them == 1)
 }
 
 /// An app, from a row of [`APP_COLUMNS`].
@@ -129,8 +129,8 @@ async fn record_deploy<T: Txn>(t: &T, new: &NewDeploy) -> Result<AppRecord, Stor
         ],
     )
     .await?;
-    let app = t
-        .one(
+    let (app, last): (i64, i64) = t
+        .one_as(
             &format!(
                 "SELECT id, version FROM apps WHERE space = $1 AND slug = $2{}",
                 T::LOCK
@@ -138,19 +138,18 @@ async fn record_deploy<T: Txn>(t: &T, new: &NewDeploy) -> Result<AppRecord, Stor
             args![space, &new.slug],
         )
         .await?;
-    let (app, version): (i64, i64) = (app.get(0)?, app.get::<i64>(1)? + 1);
+    let version = last + 1;
     // Deploys' ids taken in the order they commit (the table held to the
     // commit), as `app_changes`' are: a watcher reading "the deploys after
     // id n" never misses one that committed late.
     t.lock_table("deploys").await?;
     let deploy: i64 = t
-        .one(
+        .one_as(
             "INSERT INTO deploys(app, version, at, by, rolls_back_to)
              VALUES($1, $2, $3, $4, $5) RETURNING id",
             args![app, version, &at, &new.by, new.rolls_back_to],
         )
-        .await?
-        .get(0)?;
+        .await?;
     for (path, content) in &new.files {
         t.execute(
             "INSERT INTO deploy_files(deploy, path, content) VALUES($1, $2, $3)",
