@@ -122,6 +122,18 @@ pub(crate) trait Statement: Records {
             .await
     }
 
+    /// The record of the row a write answers (`… RETURNING`), if it
+    /// answers one: the statement run as one write.
+    async fn write_optional<R: FromRow + Send + 'static>(
+        &self,
+        sql: &'static str,
+        params: &[Sql],
+    ) -> Result<Option<R>, StoreError> {
+        let params = params.to_vec();
+        self.write_records(async move |t| t.optional_as(sql, &params).await)
+            .await
+    }
+
     /// Runs a statement that answers no rows as one write: how many rows it
     /// changed.
     async fn write_statement(&self, sql: &'static str, params: &[Sql]) -> Result<u64, StoreError> {

@@ -100,20 +100,17 @@ async fn add_ceremony(
 
 impl<B: Records> super::Passkeys for B {
     async fn add_passkey(&self, new: NewPasskey) -> Result<Option<i64>, StoreError> {
-        self.write_records(async move |t| {
-            t.optional_as(
-                "INSERT INTO passkeys(person, credential, passkey, name, created_at)
-                 VALUES($1, $2, $3, $4, $5) ON CONFLICT(credential) DO NOTHING RETURNING id",
-                args![
-                    &new.person,
-                    &new.credential,
-                    &new.passkey,
-                    &new.name,
-                    new.created_at
-                ],
-            )
-            .await
-        })
+        self.write_optional(
+            "INSERT INTO passkeys(person, credential, passkey, name, created_at)
+             VALUES($1, $2, $3, $4, $5) ON CONFLICT(credential) DO NOTHING RETURNING id",
+            args![
+                &new.person,
+                &new.credential,
+                &new.passkey,
+                &new.name,
+                new.created_at
+            ],
+        )
         .await
     }
 
@@ -156,15 +153,11 @@ impl<B: Records> super::Passkeys for B {
         kind: CeremonyKind,
         now: i64,
     ) -> Result<Option<CeremonyRecord>, StoreError> {
-        let hash = hash.to_string();
-        self.write_records(async move |t| {
-            t.optional_as(
-                "DELETE FROM passkey_ceremonies WHERE hash = $1 AND kind = $2 AND expires_at > $3
-                 RETURNING person, name, state",
-                args![&hash, kind.as_str(), now],
-            )
-            .await
-        })
+        self.write_optional(
+            "DELETE FROM passkey_ceremonies WHERE hash = $1 AND kind = $2 AND expires_at > $3
+             RETURNING person, name, state",
+            args![hash, kind.as_str(), now],
+        )
         .await
     }
 }

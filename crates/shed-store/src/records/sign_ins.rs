@@ -40,20 +40,17 @@ async fn confirm_hop<T: Txn>(
     handoff: Option<&str>,
     now: i64,
 ) -> Result<bool, StoreError> {
-    let kept = t
-        .optional(
-            &format!(
-                "SELECT handoff FROM web_hops WHERE hash = $1 AND space = $2
-                 AND browser IS NOT NULL AND confirmed = 0 AND expires_at > $3{}",
-                T::LOCK
-            ),
-            args![hash, space, now],
-        )
-        .await?;
-    let Some(kept) = kept else {
+    let sql = format!(
+        "SELECT handoff FROM web_hops WHERE hash = $1 AND space = $2
+         AND browser IS NOT NULL AND confirmed = 0 AND expires_at > $3{}",
+        T::LOCK
+    );
+    let Some(kept) = t
+        .optional_as::<String>(&sql, args![hash, space, now])
+        .await?
+    else {
         return Ok(false);
     };
-    let kept: String = kept.get(0)?;
     let confirmed = same_hash(Some(&kept), handoff);
     let sql = if confirmed {
         "UPDATE web_hops SET confirmed = 1 WHERE hash = $1"
@@ -147,15 +144,11 @@ impl<B: Records> super::SignIns for B {
     }
 
     async fn use_login_link(&self, hash: &str, now: i64) -> Result<Option<String>, StoreError> {
-        let hash = hash.to_string();
-        self.write_records(async move |t| {
-            t.optional_as(
-                "UPDATE web_links SET used = 1 WHERE hash = $1 AND used = 0 AND expires_at > $2
-                 RETURNING person",
-                args![&hash, now],
-            )
-            .await
-        })
+        self.write_optional(
+            "UPDATE web_links SET used = 1 WHERE hash = $1 AND used = 0 AND expires_at > $2
+             RETURNING person",
+            args![hash, now],
+        )
         .await
     }
 
