@@ -31,7 +31,8 @@ use crate::passkeys::{
 };
 use crate::platform::{AppRecord, Membership, NewDeploy};
 use crate::revocable::{LiveToken, MemberRecord, NewToken, SpaceRecord, TokenRecord};
-use crate::txn::Row;
+use crate::txn::{Column, Records, Row, Txn};
+use crate::values::Sql;
 use crate::web_sessions::{HopUsed, NewWebSession, SessionSeen, WebSessionRecord};
 use crate::{JobRecord, JobTerms, Person, StoreError, ViewKey};
 
@@ -44,6 +45,105 @@ pub(crate) fn person_at(r: &Row, first: usize) -> Result<Person, StoreError> {
         name: r.get(first + 2)?,
     })
 }
+
+/// A record read from a row a statement answers.
+pub(crate) trait FromRow: Sized {
+    /// The record this row holds.
+    fn from_row(r: Row) -> Result<Self, StoreError>;
+}
+
+/// A row of one column holds that column's value.
+impl<C: Column> FromRow for C {
+    fn from_row(mut r: Row) -> Result<C, StoreError> {
+        r.take(0)
+    }
+}
+
+/// A row of two columns holds a pair.
+impl<A: Column, B: Column> FromRow for (A, B) {
+    fn from_row(mut r: Row) -> Result<(A, B), StoreError> {
+        Ok((r.take(0)?, r.take(1)?))
+    }
+}
+
+impl FromRow for Person {
+    fn from_row(r: Row) -> Result<Person, StoreError> {
+        person_at(&r, 0)
+    }
+}
+
+/// A statement's rows read as records, in a transaction.
+pub(crate) trait ReadRows: Txn {
+    /// The record of the row a statement answers, if it answers one.
+    async fn optional_as<R: FromRow>(
+        &self,
+        sql: &str,
+        params: &[Sql],
+    ) -> Result<Option<R>, StoreError> {
+        self.optional(sql, params)
+            .await?
+            .map(R::from_row)
+            .transpose()
+    }
+
+    /// The record of the one row a statement answers (a count, an
+    /// `INSERT … RETURNING`).
+    async fn one_as<R: FromRow>(&self, sql: &str, params: &[Sql]) -> Result<R, StoreError> {
+        R::from_row(self.one(sql, params).await?)
+    }
+
+    /// The records of every row a statement answers.
+    async fn all_as<R: FromRow>(&self, sql: &str, params: &[Sql]) -> Result<Vec<R>, StoreError> {
+        self.all(sql, params)
+            .await?
+            .into_iter()
+            .map(R::from_row)
+            .collect()
+    }
+}
+
+impl<T: Txn> ReadRows for T {}
+
+/// One statement run by itself: as a read, or as a write of its own.
+pub(crate) trait Statement: Records {
+    /// The record of the row a read answers, if it answers one.
+    async fn read_optional<R: FromRow>(
+        &self,
+        sql: &str,
+        params: &[Sql],
+    ) -> Result<Option<R>, StoreError> {
+        self.read_records(async |t| t.optional_as(sql, params).await)
+            .await
+    }
+
+    /// The records of every row a read answers.
+    async fn read_all<R: FromRow>(&self, sql: &str, params: &[Sql]) -> Result<Vec<R>, StoreError> {
+        self.read_records(async |t| t.all_as(sql, params).await)
+            .await
+    }
+
+    /// The record of the row a write answers (`… RETURNING`), if it
+    /// answers one: the statement run as one write.
+    async fn write_optional<R: FromRow + Send + 'static>(
+        &self,
+        sql: &'static str,
+        params: &[Sql],
+    ) -> Result<Option<R>, StoreError> {
+        let params = params.to_vec();
+        self.write_records(async move |t| t.optional_as(sql, &params).await)
+            .await
+    }
+
+    /// Runs a statement that answers no rows as one write: how many rows it
+    /// changed.
+    async fn write_statement(&self, sql: &'static str, params: &[Sql]) -> Result<u64, StoreError> {
+        let params = params.to_vec();
+        self.write_records(async move |t| t.execute(sql, &params).await)
+            .await
+    }
+}
+
+impl<B: Records> Statement for B {}
 
 /// The time now as the records' text columns keep a moment (`created_at`,
 /// a deploy's `at`, a trash's, a migration's `applied_at`): RFC 3339, UTC.

@@ -2,35 +2,37 @@
 //! backends ([`Records`]): kept by the hash of their secret, named by
 //! their number (`job-<n>`, never reused), their globs kept as JSON text.
 
+use super::{FromRow, ReadRows, Statement};
 use crate::jobs::{globs_text, name_of, num_of};
 use crate::txn::{Records, Row, Txn, args};
 use crate::{JobRecord, JobTerms, StoreError};
 
 const COLUMNS: &str = "num, person, allow, read_only, created_at, expires_at, ended_at FROM jobs";
 
-fn record(r: Row) -> Result<JobRecord, StoreError> {
-    let globs = |i: usize| -> Result<Vec<String>, StoreError> {
-        serde_json::from_str(&r.get::<String>(i)?).map_err(|e| StoreError::Internal(e.to_string()))
-    };
-    Ok(JobRecord {
-        name: name_of(r.get(0)?),
-        terms: JobTerms {
-            person: r.get(1)?,
-            allow: globs(2)?,
-            read_only: globs(3)?,
-            created_at: r.get(4)?,
-            expires_at: r.get(5)?,
-        },
-        ended_at: r.get(6)?,
-    })
+impl FromRow for JobRecord {
+    fn from_row(r: Row) -> Result<JobRecord, StoreError> {
+        let globs = |i: usize| -> Result<Vec<String>, StoreError> {
+            serde_json::from_str(&r.get::<String>(i)?)
+                .map_err(|e| StoreError::Internal(e.to_string()))
+        };
+        Ok(JobRecord {
+            name: name_of(r.get(0)?),
+            terms: JobTerms {
+                person: r.get(1)?,
+                allow: globs(2)?,
+                read_only: globs(3)?,
+                created_at: r.get(4)?,
+                expires_at: r.get(5)?,
+            },
+            ended_at: r.get(6)?,
+        })
+    }
 }
 
 /// The job numbered `num`, if there is one.
 async fn by_num(t: &impl Txn, num: i64) -> Result<Option<JobRecord>, StoreError> {
-    t.optional(&format!("SELECT {COLUMNS} WHERE num = $1"), args![num])
-        .await?
-        .map(record)
-        .transpose()
+    t.optional_as(&format!("SELECT {COLUMNS} WHERE num = $1"), args![num])
+        .await
 }
 
 impl<B: Records> super::Jobs for B {
@@ -39,7 +41,7 @@ impl<B: Records> super::Jobs for B {
         let read_only = globs_text(&job.read_only)?;
         self.write_records(async move |t| {
             let num = t
-                .one(
+                .one_as(
                     "INSERT INTO jobs(secret_hash, person, allow, read_only, created_at,
                                       expires_at, ended_at)
                      VALUES($1, $2, $3, $4, $5, $6, NULL) RETURNING num",
@@ -52,8 +54,7 @@ impl<B: Records> super::Jobs for B {
                         job.expires_at
                     ],
                 )
-                .await?
-                .get(0)?;
+                .await?;
             Ok(JobRecord {
                 name: name_of(num),
                 terms: job.clone(),
@@ -64,16 +65,8 @@ impl<B: Records> super::Jobs for B {
     }
 
     async fn job_by_secret_hash(&self, hash: &str) -> Result<Option<JobRecord>, StoreError> {
-        self.read_records(async |t| {
-            t.optional(
-                &format!("SELECT {COLUMNS} WHERE secret_hash = $1"),
-                args![hash],
-            )
-            .await?
-            .map(record)
-            .transpose()
-        })
-        .await
+        let sql = format!("SELECT {COLUMNS} WHERE secret_hash = $1");
+        self.read_optional(&sql, args![hash]).await
     }
 
     async fn job_named(&self, name: &str) -> Result<Option<JobRecord>, StoreError> {
@@ -99,13 +92,7 @@ impl<B: Records> super::Jobs for B {
     }
 
     async fn jobs(&self) -> Result<Vec<JobRecord>, StoreError> {
-        self.read_records(async |t| {
-            t.all(&format!("SELECT {COLUMNS} ORDER BY num"), args![])
-                .await?
-                .into_iter()
-                .map(record)
-                .collect()
-        })
-        .await
+        let sql = format!("SELECT {COLUMNS} ORDER BY num");
+        self.read_all(&sql, args![]).await
     }
 }

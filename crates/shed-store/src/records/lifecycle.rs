@@ -5,7 +5,7 @@
 //! app take their turns across servers; what reads several tables reads
 //! them in one snapshot.
 
-use super::{now, person_at, platform};
+use super::{FromRow, ReadRows, Statement, now, person_at, platform};
 use crate::StoreError;
 use crate::lifecycle::{Change, Changes, Generation, Purged, VersionRecord};
 use crate::platform::{AppRecord, Membership};
@@ -48,11 +48,8 @@ pub(super) const GENERATION: &str = "(SELECT COALESCE(MAX(id), 0) FROM deploys) 
     (SELECT COALESCE(MAX(id), 0) FROM app_changes) AS change";
 
 async fn generation(t: &impl Txn) -> Result<Generation, StoreError> {
-    let r = t.one(&format!("SELECT {GENERATION}"), args![]).await?;
-    Ok(Generation {
-        deploy: r.get(0)?,
-        change: r.get(1)?,
-    })
+    let (deploy, change) = t.one_as(&format!("SELECT {GENERATION}"), args![]).await?;
+    Ok(Generation { deploy, change })
 }
 
 async fn changes_since(t: &impl Txn, after: Generation) -> Result<Changes, StoreError> {
@@ -80,10 +77,7 @@ async fn changes_since(t: &impl Txn, after: Generation) -> Result<Changes, Store
         now.change = r.get(0)?;
         apps.push(r.get(1)?);
     }
-    let members = t
-        .one("SELECT COUNT(*) FROM members", args![])
-        .await?
-        .get(0)?;
+    let members = t.one_as("SELECT COUNT(*) FROM members", args![]).await?;
     Ok(Changes { now, apps, members })
 }
 
@@ -170,9 +164,8 @@ async fn purge(
     };
     let name = format!("{space}/{slug}");
     let versions = t
-        .one("SELECT COUNT(*) FROM deploys WHERE app = $1", args![app])
-        .await?
-        .get(0)?;
+        .one_as("SELECT COUNT(*) FROM deploys WHERE app = $1", args![app])
+        .await?;
     t.execute(
         "DELETE FROM drafts WHERE space = $1 AND app = $2",
         args![space_id, slug],
@@ -203,7 +196,7 @@ async fn purge(
 /// write of the app running on another server finishes before, or waits.
 async fn purge_data<T: Txn>(t: &T, name: &str) -> Result<i64, StoreError> {
     let Some(id) = t
-        .optional(
+        .optional_as::<i64>(
             &format!("SELECT id FROM ec_apps WHERE name = $1{}", T::LOCK),
             args![name],
         )
@@ -211,7 +204,6 @@ async fn purge_data<T: Txn>(t: &T, name: &str) -> Result<i64, StoreError> {
     else {
         return Ok(0);
     };
-    let id: i64 = id.get(0)?;
     let components = t
         .all("SELECT name FROM ec_components WHERE app = $1", args![id])
         .await?;
@@ -225,9 +217,8 @@ async fn purge_data<T: Txn>(t: &T, name: &str) -> Result<i64, StoreError> {
             .await?;
     }
     let entities = t
-        .one("SELECT COUNT(*) FROM ec_entities WHERE app = $1", args![id])
-        .await?
-        .get(0)?;
+        .one_as("SELECT COUNT(*) FROM ec_entities WHERE app = $1", args![id])
+        .await?;
     for sql in [
         "DELETE FROM ec_history WHERE entity IN (SELECT id FROM ec_entities WHERE app = $1)",
         "DELETE FROM ec_edges WHERE src IN (SELECT id FROM ec_entities WHERE app = $1)",
@@ -239,6 +230,18 @@ async fn purge_data<T: Txn>(t: &T, name: &str) -> Result<i64, StoreError> {
         t.execute(sql, args![id]).await?;
     }
     Ok(entities)
+}
+
+impl FromRow for VersionRecord {
+    fn from_row(r: Row) -> Result<VersionRecord, StoreError> {
+        Ok(VersionRecord {
+            version: r.get(0)?,
+            deploy: r.get(1)?,
+            at: r.get(2)?,
+            by: person_at(&r, 3)?,
+            rolls_back_to: r.get(6)?,
+        })
+    }
 }
 
 impl<B: Records> crate::lifecycle::Lifecycle for B {
@@ -285,27 +288,13 @@ impl<B: Records> crate::lifecycle::Lifecycle for B {
         space: &str,
         slug: &str,
     ) -> Result<Vec<VersionRecord>, StoreError> {
-        self.read_records(async |t| {
-            t.all(
-                "SELECT d.version, d.id, d.at, p.eid, p.handle, p.name, d.rolls_back_to
-                 FROM deploys d JOIN apps a ON a.id = d.app JOIN spaces s ON s.id = a.space
-                 JOIN people p ON p.eid = d.by
-                 WHERE s.slug = $1 AND a.slug = $2 ORDER BY d.version",
-                args![space, slug],
-            )
-            .await?
-            .iter()
-            .map(|r| {
-                Ok(VersionRecord {
-                    version: r.get(0)?,
-                    deploy: r.get(1)?,
-                    at: r.get(2)?,
-                    by: person_at(r, 3)?,
-                    rolls_back_to: r.get(6)?,
-                })
-            })
-            .collect()
-        })
+        self.read_all(
+            "SELECT d.version, d.id, d.at, p.eid, p.handle, p.name, d.rolls_back_to
+             FROM deploys d JOIN apps a ON a.id = d.app JOIN spaces s ON s.id = a.space
+             JOIN people p ON p.eid = d.by
+             WHERE s.slug = $1 AND a.slug = $2 ORDER BY d.version",
+            args![space, slug],
+        )
         .await
     }
 
@@ -335,26 +324,17 @@ impl<B: Records> crate::lifecycle::Lifecycle for B {
     }
 
     async fn record_public_url(&self, url: &str) -> Result<(), StoreError> {
-        let url = url.to_string();
-        self.write_records(async move |t| {
-            t.execute(
-                "INSERT INTO served_at(id, public_url, at) VALUES(1, $1, $2)
-                 ON CONFLICT(id) DO UPDATE SET public_url = excluded.public_url, at = excluded.at",
-                args![&url, now()],
-            )
-            .await?;
-            Ok(())
-        })
-        .await
+        self.write_statement(
+            "INSERT INTO served_at(id, public_url, at) VALUES(1, $1, $2)
+             ON CONFLICT(id) DO UPDATE SET public_url = excluded.public_url, at = excluded.at",
+            args![url, now()],
+        )
+        .await?;
+        Ok(())
     }
 
     async fn recorded_public_url(&self) -> Result<Option<String>, StoreError> {
-        self.read_records(async |t| {
-            t.optional("SELECT public_url FROM served_at WHERE id = 1", args![])
-                .await?
-                .map(|r| r.get(0))
-                .transpose()
-        })
-        .await
+        self.read_optional("SELECT public_url FROM served_at WHERE id = 1", args![])
+            .await
     }
 }

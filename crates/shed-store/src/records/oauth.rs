@@ -4,11 +4,23 @@
 //! ([`Txn::LOCK`]), so a code or a refresh token presented twice at once,
 //! to two servers, is spent once.
 
-use super::person_at;
+use super::{FromRow, ReadRows, Statement, person_at};
 use crate::StoreError;
 use crate::oauth::{ClientRecord, CodeRecord, NewCode, Redeemed, Refreshed};
 use crate::revocable::{NewToken, TokenRecord};
-use crate::txn::{Records, Txn, args};
+use crate::txn::{Records, Row, Txn, args};
+
+impl FromRow for ClientRecord {
+    fn from_row(r: Row) -> Result<ClientRecord, StoreError> {
+        let redirect_uris = serde_json::from_str(&r.get::<String>(2)?)
+            .map_err(|e| StoreError::Internal(format!("a client's redirect URIs: {e}")))?;
+        Ok(ClientRecord {
+            id: r.get(0)?,
+            name: r.get(1)?,
+            redirect_uris,
+        })
+    }
+}
 
 /// Keeps a token (a grant's access token with its grant and resource):
 /// its id.
@@ -18,7 +30,7 @@ pub(crate) async fn insert_token(
     grant: Option<(i64, &str)>,
 ) -> Result<i64, StoreError> {
     let (grant, resource) = grant.unzip();
-    t.one(
+    t.one_as(
         "INSERT INTO tokens(person, hash, created_at, name, expires_at, grant_id, resource)
          VALUES($1, $2, $3, $4, $5, $6, $7) RETURNING id",
         args![
@@ -31,8 +43,7 @@ pub(crate) async fn insert_token(
             resource
         ],
     )
-    .await?
-    .get(0)
+    .await
 }
 
 async fn revoke_grant(t: &impl Txn, grant: i64, now: i64) -> Result<(), StoreError> {
@@ -109,13 +120,13 @@ async fn refresh<T: Txn>(
     now: i64,
 ) -> Result<Refreshed, StoreError> {
     let spent = t
-        .optional(
+        .optional_as(
             "SELECT grant_id FROM oauth_spent_refresh WHERE hash = $1",
             args![hash],
         )
         .await?;
     if let Some(spent) = spent {
-        revoke_grant(t, spent.get(0)?, now).await?;
+        revoke_grant(t, spent, now).await?;
         return Ok(Refreshed::Reused);
     }
     let live = t
@@ -154,18 +165,15 @@ impl<B: Records> super::OAuth for B {
     async fn register_client(&self, client: ClientRecord, now: i64) -> Result<(), StoreError> {
         let uris = serde_json::to_string(&client.redirect_uris)
             .map_err(|e| StoreError::Internal(e.to_string()))?;
-        self.write_records(async move |t| {
-            t.execute(
-                "INSERT INTO oauth_clients(id, name, redirect_uris, registered_at)
-                 VALUES($1, $2, $3, $4)
-                 ON CONFLICT(id) DO UPDATE
-                 SET name = excluded.name, redirect_uris = excluded.redirect_uris",
-                args![&client.id, &client.name, &uris, now],
-            )
-            .await?;
-            Ok(())
-        })
-        .await
+        self.write_statement(
+            "INSERT INTO oauth_clients(id, name, redirect_uris, registered_at)
+             VALUES($1, $2, $3, $4)
+             ON CONFLICT(id) DO UPDATE
+             SET name = excluded.name, redirect_uris = excluded.redirect_uris",
+            args![&client.id, &client.name, &uris, now],
+        )
+        .await?;
+        Ok(())
     }
 
     async fn forget_unused_clients(
@@ -173,62 +181,42 @@ impl<B: Records> super::OAuth for B {
         registered_before: i64,
         now: i64,
     ) -> Result<u64, StoreError> {
-        self.write_records(async move |t| {
-            t.execute(
-                "DELETE FROM oauth_clients WHERE registered_at < $1
-                 AND NOT EXISTS (SELECT 1 FROM oauth_grants g
-                                 WHERE g.client = oauth_clients.id AND g.revoked_at IS NULL)
-                 AND NOT EXISTS (SELECT 1 FROM oauth_codes k
-                                 WHERE k.client = oauth_clients.id AND k.expires_at > $2)",
-                args![registered_before, now],
-            )
-            .await
-        })
+        self.write_statement(
+            "DELETE FROM oauth_clients WHERE registered_at < $1
+             AND NOT EXISTS (SELECT 1 FROM oauth_grants g
+                             WHERE g.client = oauth_clients.id AND g.revoked_at IS NULL)
+             AND NOT EXISTS (SELECT 1 FROM oauth_codes k
+                             WHERE k.client = oauth_clients.id AND k.expires_at > $2)",
+            args![registered_before, now],
+        )
         .await
     }
 
     async fn oauth_client(&self, id: &str) -> Result<Option<ClientRecord>, StoreError> {
-        self.read_records(async |t| {
-            let Some(r) = t
-                .optional(
-                    "SELECT id, name, redirect_uris FROM oauth_clients WHERE id = $1",
-                    args![id],
-                )
-                .await?
-            else {
-                return Ok(None);
-            };
-            let redirect_uris = serde_json::from_str(&r.get::<String>(2)?)
-                .map_err(|e| StoreError::Internal(format!("a client's redirect URIs: {e}")))?;
-            Ok(Some(ClientRecord {
-                id: r.get(0)?,
-                name: r.get(1)?,
-                redirect_uris,
-            }))
-        })
+        self.read_optional(
+            "SELECT id, name, redirect_uris FROM oauth_clients WHERE id = $1",
+            args![id],
+        )
         .await
     }
 
     async fn add_code(&self, code: NewCode) -> Result<(), StoreError> {
-        self.write_records(async move |t| {
-            t.execute(
-                "INSERT INTO oauth_codes(hash, client, person, redirect_uri, challenge, resource,
-                                         expires_at)
-                 VALUES($1, $2, $3, $4, $5, $6, $7)",
-                args![
-                    &code.hash,
-                    &code.client,
-                    &code.person,
-                    &code.redirect_uri,
-                    &code.challenge,
-                    &code.resource,
-                    code.expires_at
-                ],
-            )
-            .await?;
-            Ok(())
-        })
-        .await
+        self.write_statement(
+            "INSERT INTO oauth_codes(hash, client, person, redirect_uri, challenge, resource,
+                                     expires_at)
+             VALUES($1, $2, $3, $4, $5, $6, $7)",
+            args![
+                &code.hash,
+                &code.client,
+                &code.person,
+                &code.redirect_uri,
+                &code.challenge,
+                &code.resource,
+                code.expires_at
+            ],
+        )
+        .await?;
+        Ok(())
     }
 
     async fn redeem_code(&self, hash: &str, now: i64) -> Result<Redeemed, StoreError> {
@@ -248,7 +236,7 @@ impl<B: Records> super::OAuth for B {
         let (code_hash, refresh_hash) = (code_hash.to_string(), refresh_hash.to_string());
         self.write_records(async move |t| {
             let grant: i64 = t
-                .one(
+                .one_as(
                     "INSERT INTO oauth_grants(client, person, resource, refresh_hash, created_at)
                      VALUES($1, $2, $3, $4, $5) RETURNING id",
                     args![
@@ -259,8 +247,7 @@ impl<B: Records> super::OAuth for B {
                         now
                     ],
                 )
-                .await?
-                .get(0)?;
+                .await?;
             t.execute(
                 "UPDATE oauth_codes SET grant_id = $2 WHERE hash = $1",
                 args![&code_hash, grant],
@@ -288,19 +275,14 @@ impl<B: Records> super::OAuth for B {
     }
 
     async fn refresh_person(&self, hash: &str) -> Result<Option<String>, StoreError> {
-        self.read_records(async |t| {
-            t.optional(
-                "SELECT person FROM oauth_grants WHERE refresh_hash = $1 AND revoked_at IS NULL
-                 UNION ALL
-                 SELECT g.person FROM oauth_spent_refresh s
-                 JOIN oauth_grants g ON g.id = s.grant_id WHERE s.hash = $1
-                 LIMIT 1",
-                args![hash],
-            )
-            .await?
-            .map(|r| r.get(0))
-            .transpose()
-        })
+        self.read_optional(
+            "SELECT person FROM oauth_grants WHERE refresh_hash = $1 AND revoked_at IS NULL
+             UNION ALL
+             SELECT g.person FROM oauth_spent_refresh s
+             JOIN oauth_grants g ON g.id = s.grant_id WHERE s.hash = $1
+             LIMIT 1",
+            args![hash],
+        )
         .await
     }
 
@@ -308,7 +290,7 @@ impl<B: Records> super::OAuth for B {
         let hash = hash.to_string();
         self.write_records(async move |t| {
             let Some(grant) = t
-                .optional(
+                .optional_as(
                     "SELECT id FROM oauth_grants WHERE refresh_hash = $1
                      UNION ALL SELECT grant_id FROM tokens WHERE hash = $1 AND grant_id IS NOT NULL
                      LIMIT 1",
@@ -318,7 +300,7 @@ impl<B: Records> super::OAuth for B {
             else {
                 return Ok(false);
             };
-            revoke_grant(t, grant.get(0)?, now).await?;
+            revoke_grant(t, grant, now).await?;
             Ok(true)
         })
         .await

@@ -5,6 +5,7 @@
 //! lock of the ceremonies' table, so servers keeping them at once cannot
 //! pass the caps together.
 
+use super::{FromRow, ReadRows, Statement};
 use crate::StoreError;
 use crate::passkeys::{
     CeremonyCaps, CeremonyKept, CeremonyKind, CeremonyRecord, NewCeremony, NewPasskey,
@@ -15,16 +16,28 @@ use crate::txn::{Records, Row, Txn, args};
 const PASSKEY_COLUMNS: &str =
     "id, person, credential, passkey, name, created_at, last_used_at FROM passkeys";
 
-fn passkey(r: Row) -> Result<PasskeyRecord, StoreError> {
-    Ok(PasskeyRecord {
-        id: r.get(0)?,
-        person: r.get(1)?,
-        credential: r.get(2)?,
-        passkey: r.get(3)?,
-        name: r.get(4)?,
-        created_at: r.get(5)?,
-        last_used_at: r.get(6)?,
-    })
+impl FromRow for PasskeyRecord {
+    fn from_row(r: Row) -> Result<PasskeyRecord, StoreError> {
+        Ok(PasskeyRecord {
+            id: r.get(0)?,
+            person: r.get(1)?,
+            credential: r.get(2)?,
+            passkey: r.get(3)?,
+            name: r.get(4)?,
+            created_at: r.get(5)?,
+            last_used_at: r.get(6)?,
+        })
+    }
+}
+
+impl FromRow for CeremonyRecord {
+    fn from_row(r: Row) -> Result<CeremonyRecord, StoreError> {
+        Ok(CeremonyRecord {
+            person: r.get(0)?,
+            name: r.get(1)?,
+            state: r.get(2)?,
+        })
+    }
 }
 
 /// Forgets a person's passkeys and ceremonies: part of removing them.
@@ -56,14 +69,14 @@ async fn add_ceremony(
     )
     .await?;
     if caps.is_some() {
-        let counted = t
-            .one(
+        let (all, from_address) = t
+            .one_as(
                 "SELECT COUNT(*), COUNT(*) FILTER (WHERE address IS NOT DISTINCT FROM $2)
                  FROM passkey_ceremonies WHERE kind = $1",
                 args![new.kind.as_str(), new.address.as_deref()],
             )
             .await?;
-        let kept = CeremonyKept::under(caps, counted.get(0)?, counted.get(1)?);
+        let kept = CeremonyKept::under(caps, all, from_address);
         if kept != CeremonyKept::Kept {
             return Ok(kept);
         }
@@ -87,81 +100,41 @@ async fn add_ceremony(
 
 impl<B: Records> super::Passkeys for B {
     async fn add_passkey(&self, new: NewPasskey) -> Result<Option<i64>, StoreError> {
-        self.write_records(async move |t| {
-            t.optional(
-                "INSERT INTO passkeys(person, credential, passkey, name, created_at)
-                 VALUES($1, $2, $3, $4, $5) ON CONFLICT(credential) DO NOTHING RETURNING id",
-                args![
-                    &new.person,
-                    &new.credential,
-                    &new.passkey,
-                    &new.name,
-                    new.created_at
-                ],
-            )
-            .await?
-            .map(|r| r.get(0))
-            .transpose()
-        })
+        self.write_optional(
+            "INSERT INTO passkeys(person, credential, passkey, name, created_at)
+             VALUES($1, $2, $3, $4, $5) ON CONFLICT(credential) DO NOTHING RETURNING id",
+            args![
+                &new.person,
+                &new.credential,
+                &new.passkey,
+                &new.name,
+                new.created_at
+            ],
+        )
         .await
     }
 
     async fn passkeys(&self, person: &str) -> Result<Vec<PasskeyRecord>, StoreError> {
-        self.read_records(async |t| {
-            t.all(
-                &format!("SELECT {PASSKEY_COLUMNS} WHERE person = $1 ORDER BY id"),
-                args![person],
-            )
-            .await?
-            .into_iter()
-            .map(passkey)
-            .collect()
-        })
-        .await
+        let sql = format!("SELECT {PASSKEY_COLUMNS} WHERE person = $1 ORDER BY id");
+        self.read_all(&sql, args![person]).await
     }
 
     async fn passkey_by_credential(
         &self,
         credential: &str,
     ) -> Result<Option<PasskeyRecord>, StoreError> {
-        self.read_records(async |t| {
-            t.optional(
-                &format!("SELECT {PASSKEY_COLUMNS} WHERE credential = $1"),
-                args![credential],
-            )
-            .await?
-            .map(passkey)
-            .transpose()
-        })
-        .await
+        let sql = format!("SELECT {PASSKEY_COLUMNS} WHERE credential = $1");
+        self.read_optional(&sql, args![credential]).await
     }
 
     async fn passkey_used(&self, id: i64, passkey: &str, now: i64) -> Result<bool, StoreError> {
-        let passkey = passkey.to_string();
-        self.write_records(async move |t| {
-            let changed = t
-                .execute(
-                    "UPDATE passkeys SET passkey = $2, last_used_at = $3 WHERE id = $1",
-                    args![id, &passkey, now],
-                )
-                .await?;
-            Ok(changed == 1)
-        })
-        .await
+        let sql = "UPDATE passkeys SET passkey = $2, last_used_at = $3 WHERE id = $1";
+        Ok(self.write_statement(sql, args![id, passkey, now]).await? == 1)
     }
 
     async fn remove_passkey(&self, person: &str, id: i64) -> Result<bool, StoreError> {
-        let person = person.to_string();
-        self.write_records(async move |t| {
-            let changed = t
-                .execute(
-                    "DELETE FROM passkeys WHERE id = $1 AND person = $2",
-                    args![id, &person],
-                )
-                .await?;
-            Ok(changed == 1)
-        })
-        .await
+        let sql = "DELETE FROM passkeys WHERE id = $1 AND person = $2";
+        Ok(self.write_statement(sql, args![id, person]).await? == 1)
     }
 
     async fn add_ceremony(
@@ -180,24 +153,11 @@ impl<B: Records> super::Passkeys for B {
         kind: CeremonyKind,
         now: i64,
     ) -> Result<Option<CeremonyRecord>, StoreError> {
-        let hash = hash.to_string();
-        self.write_records(async move |t| {
-            let Some(r) = t
-                .optional(
-                    "DELETE FROM passkey_ceremonies WHERE hash = $1 AND kind = $2 AND expires_at > $3
-                     RETURNING person, name, state",
-                    args![&hash, kind.as_str(), now],
-                )
-                .await?
-            else {
-                return Ok(None);
-            };
-            Ok(Some(CeremonyRecord {
-                person: r.get(0)?,
-                name: r.get(1)?,
-                state: r.get(2)?,
-            }))
-        })
+        self.write_optional(
+            "DELETE FROM passkey_ceremonies WHERE hash = $1 AND kind = $2 AND expires_at > $3
+             RETURNING person, name, state",
+            args![hash, kind.as_str(), now],
+        )
         .await
     }
 }

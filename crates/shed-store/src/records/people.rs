@@ -3,25 +3,13 @@
 //! ref's `@handle`, an apply's check of an eid — stay with each backend's
 //! engine.)
 
-use super::{now, person_at};
+use super::{Statement, now};
 use crate::names::{handle_taken, new_person};
 use crate::txn::{Records, Txn, args};
 use crate::{Person, StoreError};
 
-/// The person whose `column` (`handle`, `eid`) is `value`.
-async fn person_where(
-    t: &impl Txn,
-    column: &str,
-    value: &str,
-) -> Result<Option<Person>, StoreError> {
-    t.optional(
-        &format!("SELECT eid, handle, name FROM people WHERE {column} = $1"),
-        args![value],
-    )
-    .await?
-    .map(|r| person_at(&r, 0))
-    .transpose()
-}
+/// A person's columns, as a [`Person`] is read from them, and their table.
+const PEOPLE: &str = "eid, handle, name FROM people";
 
 impl<B: Records> super::People for B {
     async fn add_person(&self, handle: &str, name: &str) -> Result<Person, StoreError> {
@@ -44,12 +32,12 @@ impl<B: Records> super::People for B {
 
     async fn person(&self, handle: &str) -> Result<Option<Person>, StoreError> {
         let handle = handle.strip_prefix('@').unwrap_or(handle);
-        self.read_records(async |t| person_where(t, "handle", handle).await)
-            .await
+        let sql = format!("SELECT {PEOPLE} WHERE handle = $1");
+        self.read_optional(&sql, args![handle]).await
     }
 
     async fn person_by_eid(&self, eid: &str) -> Result<Option<Person>, StoreError> {
-        self.read_records(async |t| person_where(t, "eid", eid).await)
-            .await
+        let sql = format!("SELECT {PEOPLE} WHERE eid = $1");
+        self.read_optional(&sql, args![eid]).await
     }
 }

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{now, person_at};
+use super::{FromRow, ReadRows, Statement, now, person_at};
 use crate::StoreError;
 use crate::platform::{APP_COLUMNS, AppRecord, Membership, NewDeploy, Trashed};
 use crate::revocable::MemberChange;
@@ -23,55 +23,52 @@ fn no_space(slug: &str) -> StoreError {
 
 /// The id of the space of this slug.
 pub(crate) async fn space_id(t: &impl Txn, slug: &str) -> Result<Option<i64>, StoreError> {
-    t.optional("SELECT id FROM spaces WHERE slug = $1", args![slug])
-        .await?
-        .map(|r| r.get(0))
-        .transpose()
+    t.optional_as("SELECT id FROM spaces WHERE slug = $1", args![slug])
+        .await
 }
 
 /// The id of the space of this slug, its row held until the transaction
 /// ends: changes to its members wait on one another.
 pub(crate) async fn locked_space<T: Txn>(t: &T, slug: &str) -> Result<Option<i64>, StoreError> {
     let sql = format!("SELECT id FROM spaces WHERE slug = $1{}", T::LOCK);
-    t.optional(&sql, args![slug])
-        .await?
-        .map(|r| r.get(0))
-        .transpose()
+    t.optional_as(&sql, args![slug]).await
 }
 
 /// Whether the person is the one owner of the space (by id), read in the
 /// transaction that is about to change their place in it.
 pub(crate) async fn only_owner(t: &impl Txn, space: i64, person: &str) -> Result<bool, StoreError> {
-    let counted = t
-        .one(
+    let (owners, them): (i64, i64) = t
+        .one_as(
             "SELECT count(*), count(*) FILTER (WHERE person = $2) FROM members
              WHERE space = $1 AND role = 'owner'",
             args![space, person],
         )
         .await?;
-    Ok(counted.get::<i64>(0)? == 1 && counted.get::<i64>(1)? == 1)
+    Ok(owners == 1 && them == 1)
 }
 
 /// An app, from a row of [`APP_COLUMNS`].
-fn app_record(r: Row) -> Result<AppRecord, StoreError> {
-    let trashed_at: Option<String> = r.get(10)?;
-    Ok(AppRecord {
-        space: r.get(0)?,
-        slug: r.get(1)?,
-        title: r.get(2)?,
-        access: r.get(3)?,
-        version: r.get(4)?,
-        deploy: r.get(5)?,
-        deployed_at: r.get(6)?,
-        deployed_by: person_at(&r, 7)?,
-        trashed: match trashed_at {
-            Some(at) => Some(Trashed {
-                at,
-                by: person_at(&r, 11)?,
-            }),
-            None => None,
-        },
-    })
+impl FromRow for AppRecord {
+    fn from_row(r: Row) -> Result<AppRecord, StoreError> {
+        let trashed_at: Option<String> = r.get(10)?;
+        Ok(AppRecord {
+            space: r.get(0)?,
+            slug: r.get(1)?,
+            title: r.get(2)?,
+            access: r.get(3)?,
+            version: r.get(4)?,
+            deploy: r.get(5)?,
+            deployed_at: r.get(6)?,
+            deployed_by: person_at(&r, 7)?,
+            trashed: match trashed_at {
+                Some(at) => Some(Trashed {
+                    at,
+                    by: person_at(&r, 11)?,
+                }),
+                None => None,
+            },
+        })
+    }
 }
 
 async fn app_by_name(
@@ -80,10 +77,7 @@ async fn app_by_name(
     slug: &str,
 ) -> Result<Option<AppRecord>, StoreError> {
     let sql = format!("SELECT {APP_COLUMNS} WHERE s.slug = $1 AND a.slug = $2");
-    t.optional(&sql, args![space, slug])
-        .await?
-        .map(app_record)
-        .transpose()
+    t.optional_as(&sql, args![space, slug]).await
 }
 
 /// The spaces a person belongs to, by slug, with their role in each.
@@ -91,33 +85,22 @@ pub(crate) async fn memberships<T: Txn>(
     t: &T,
     person: &str,
 ) -> Result<Vec<Membership>, StoreError> {
-    t.all(
-        &format!(
-            "SELECT s.slug, m.role FROM members m JOIN spaces s ON s.id = m.space
-             WHERE m.person = $1 ORDER BY s.slug{}",
-            T::BY_BYTES
-        ),
-        args![person],
-    )
-    .await?
-    .into_iter()
-    .map(|r| {
-        Ok(Membership {
-            space: r.get(0)?,
-            role: r.get(1)?,
-        })
-    })
-    .collect()
+    let sql = format!(
+        "SELECT s.slug, m.role FROM members m JOIN spaces s ON s.id = m.space
+         WHERE m.person = $1 ORDER BY s.slug{}",
+        T::BY_BYTES
+    );
+    let rows: Vec<(String, String)> = t.all_as(&sql, args![person]).await?;
+    Ok(rows
+        .into_iter()
+        .map(|(space, role)| Membership { space, role })
+        .collect())
 }
 
 /// Every app, by space.
 pub(crate) async fn apps<T: Txn>(t: &T) -> Result<Vec<AppRecord>, StoreError> {
     let sql = format!("SELECT {APP_COLUMNS} ORDER BY s.slug{}, a.id", T::BY_BYTES);
-    t.all(&sql, &[])
-        .await?
-        .into_iter()
-        .map(app_record)
-        .collect()
+    t.all_as(&sql, &[]).await
 }
 
 /// A statement's rows of two columns, as a map from the first to the second.
@@ -126,11 +109,7 @@ async fn map_of<V: Column>(
     sql: &str,
     params: &[Sql],
 ) -> Result<BTreeMap<String, V>, StoreError> {
-    t.all(sql, params)
-        .await?
-        .into_iter()
-        .map(|mut r| Ok((r.take(0)?, r.take(1)?)))
-        .collect()
+    Ok(t.all_as(sql, params).await?.into_iter().collect())
 }
 
 async fn record_deploy<T: Txn>(t: &T, new: &NewDeploy) -> Result<AppRecord, StoreError> {
@@ -150,8 +129,8 @@ async fn record_deploy<T: Txn>(t: &T, new: &NewDeploy) -> Result<AppRecord, Stor
         ],
     )
     .await?;
-    let app = t
-        .one(
+    let (app, last): (i64, i64) = t
+        .one_as(
             &format!(
                 "SELECT id, version FROM apps WHERE space = $1 AND slug = $2{}",
                 T::LOCK
@@ -159,19 +138,18 @@ async fn record_deploy<T: Txn>(t: &T, new: &NewDeploy) -> Result<AppRecord, Stor
             args![space, &new.slug],
         )
         .await?;
-    let (app, version): (i64, i64) = (app.get(0)?, app.get::<i64>(1)? + 1);
+    let version = last + 1;
     // Deploys' ids taken in the order they commit (the table held to the
     // commit), as `app_changes`' are: a watcher reading "the deploys after
     // id n" never misses one that committed late.
     t.lock_table("deploys").await?;
     let deploy: i64 = t
-        .one(
+        .one_as(
             "INSERT INTO deploys(app, version, at, by, rolls_back_to)
              VALUES($1, $2, $3, $4, $5) RETURNING id",
             args![app, version, &at, &new.by, new.rolls_back_to],
         )
-        .await?
-        .get(0)?;
+        .await?;
     for (path, content) in &new.files {
         t.execute(
             "INSERT INTO deploy_files(deploy, path, content) VALUES($1, $2, $3)",
@@ -311,13 +289,11 @@ impl<B: Records> super::Platform for B {
 
     async fn deploy_file(&self, deploy: i64, path: &str) -> Result<Option<Vec<u8>>, StoreError> {
         self.read_long_records(async |t| {
-            t.optional(
+            t.optional_as(
                 "SELECT content FROM deploy_files WHERE deploy = $1 AND path = $2",
                 args![deploy, path],
             )
-            .await?
-            .map(|mut r| r.take(0))
-            .transpose()
+            .await
         })
         .await
     }
@@ -365,29 +341,20 @@ impl<B: Records> super::Platform for B {
     }
 
     async fn listed_tools(&self, caller: &str) -> Result<Option<String>, StoreError> {
-        self.read_records(async |t| {
-            t.optional(
-                "SELECT fingerprint FROM listed_tools WHERE caller = $1",
-                args![caller],
-            )
-            .await?
-            .map(|r| r.get(0))
-            .transpose()
-        })
+        self.read_optional(
+            "SELECT fingerprint FROM listed_tools WHERE caller = $1",
+            args![caller],
+        )
         .await
     }
 
     async fn record_listed_tools(&self, caller: &str, fingerprint: &str) -> Result<(), StoreError> {
-        let (caller, fingerprint) = (caller.to_string(), fingerprint.to_string());
-        self.write_records(async move |t| {
-            t.execute(
-                "INSERT INTO listed_tools(caller, fingerprint) VALUES($1, $2)
-                 ON CONFLICT(caller) DO UPDATE SET fingerprint = excluded.fingerprint",
-                args![&caller, &fingerprint],
-            )
-            .await?;
-            Ok(())
-        })
-        .await
+        self.write_statement(
+            "INSERT INTO listed_tools(caller, fingerprint) VALUES($1, $2)
+             ON CONFLICT(caller) DO UPDATE SET fingerprint = excluded.fingerprint",
+            args![caller, fingerprint],
+        )
+        .await?;
+        Ok(())
     }
 }

@@ -7,8 +7,8 @@
 //! watchers as it commits ([`Txn::announce`]).
 
 use super::lifecycle::{GENERATION, MEMBERSHIPS_AND_GENERATION, memberships_and_generation_at};
-use super::person_at;
 use super::platform::{locked_space, only_owner, space_id};
+use super::{FromRow, ReadRows, Statement, person_at};
 use crate::revocable::{
     LiveToken, MemberChange, MemberRecord, NewToken, PersonRemoval, Removed, SpaceRecord, TokenId,
     TokenRecord,
@@ -16,15 +16,36 @@ use crate::revocable::{
 use crate::txn::{Announced, Records, Row, Txn, args};
 use crate::{Person, StoreError};
 
-fn token_record(r: Row) -> Result<TokenRecord, StoreError> {
-    Ok(TokenRecord {
-        id: TokenId::Pasted(r.get(0)?),
-        name: r.get(1)?,
-        person: person_at(&r, 2)?,
-        created_at: r.get(5)?,
-        last_used_at: r.get(6)?,
-        expires_at: r.get(7)?,
-    })
+impl FromRow for TokenRecord {
+    fn from_row(r: Row) -> Result<TokenRecord, StoreError> {
+        Ok(TokenRecord {
+            id: TokenId::Pasted(r.get(0)?),
+            name: r.get(1)?,
+            person: person_at(&r, 2)?,
+            created_at: r.get(5)?,
+            last_used_at: r.get(6)?,
+            expires_at: r.get(7)?,
+        })
+    }
+}
+
+impl FromRow for SpaceRecord {
+    fn from_row(r: Row) -> Result<SpaceRecord, StoreError> {
+        Ok(SpaceRecord {
+            slug: r.get(0)?,
+            members: r.get(1)?,
+            apps: r.get(2)?,
+        })
+    }
+}
+
+impl FromRow for MemberRecord {
+    fn from_row(r: Row) -> Result<MemberRecord, StoreError> {
+        Ok(MemberRecord {
+            person: person_at(&r, 0)?,
+            role: r.get(3)?,
+        })
+    }
 }
 
 async fn remove_member(
@@ -56,8 +77,8 @@ async fn remove_person<T: Txn>(t: &T, person: &str, now: i64) -> Result<PersonRe
     // space's row, then writes `members`; on SQLite the one writer does),
     // so the owners counted here are the owners the removal leaves.
     t.lock_table("members").await?;
-    let last_owner_of = t
-        .all(
+    let last_owner_of: Vec<String> = t
+        .all_as(
             &format!(
                 "SELECT s.slug FROM members m JOIN spaces s ON s.id = m.space
                  WHERE m.person = $1 AND m.role = 'owner' AND NOT EXISTS (
@@ -68,10 +89,7 @@ async fn remove_person<T: Txn>(t: &T, person: &str, now: i64) -> Result<PersonRe
             ),
             args![person],
         )
-        .await?
-        .into_iter()
-        .map(|r| r.get(0))
-        .collect::<Result<Vec<String>, _>>()?;
+        .await?;
     if !last_owner_of.is_empty() {
         return Ok(PersonRemoval::LastOwnerOf(last_owner_of));
     }
@@ -155,108 +173,64 @@ impl<B: Records> super::Revocable for B {
     }
 
     async fn token_used(&self, id: i64, now: i64) -> Result<(), StoreError> {
-        self.write_records(async move |t| {
-            t.execute(
-                "UPDATE tokens SET last_used_at = $2 WHERE id = $1",
-                args![id, now],
-            )
-            .await?;
-            Ok(())
-        })
-        .await
+        let sql = "UPDATE tokens SET last_used_at = $2 WHERE id = $1";
+        self.write_statement(sql, args![id, now]).await?;
+        Ok(())
     }
 
     async fn tokens(&self, person: Option<&str>, now: i64) -> Result<Vec<TokenRecord>, StoreError> {
-        self.read_records(async |t| {
-            t.all(
-                "SELECT t.id, t.name, p.eid, p.handle, p.name, t.created_at, t.last_used_at,
-                        t.expires_at
-                 FROM tokens t JOIN people p ON p.eid = t.person
-                 WHERE t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)
-                   AND t.grant_id IS NULL
-                   AND (CAST($1 AS TEXT) IS NULL OR t.person = $1)
-                 ORDER BY t.id",
-                args![person, now],
-            )
-            .await?
-            .into_iter()
-            .map(token_record)
-            .collect()
-        })
+        self.read_all(
+            "SELECT t.id, t.name, p.eid, p.handle, p.name, t.created_at, t.last_used_at,
+                    t.expires_at
+             FROM tokens t JOIN people p ON p.eid = t.person
+             WHERE t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > $2)
+               AND t.grant_id IS NULL
+               AND (CAST($1 AS TEXT) IS NULL OR t.person = $1)
+             ORDER BY t.id",
+            args![person, now],
+        )
         .await
     }
 
     async fn revoke_token(&self, id: i64, now: i64) -> Result<bool, StoreError> {
-        self.write_records(async move |t| {
-            let revoked = t
-                .execute(
-                    "UPDATE tokens SET revoked_at = $2
-                     WHERE id = $1 AND grant_id IS NULL AND revoked_at IS NULL",
-                    args![id, now],
-                )
-                .await?;
-            Ok(revoked > 0)
-        })
-        .await
+        let revoked = self
+            .write_statement(
+                "UPDATE tokens SET revoked_at = $2
+                 WHERE id = $1 AND grant_id IS NULL AND revoked_at IS NULL",
+                args![id, now],
+            )
+            .await?;
+        Ok(revoked > 0)
     }
 
     async fn present_person(&self, handle: &str) -> Result<Option<Person>, StoreError> {
         let handle = handle.strip_prefix('@').unwrap_or(handle);
-        self.read_records(async |t| {
-            t.optional(
-                "SELECT eid, handle, name FROM people
-                 WHERE handle = $1 AND eid NOT IN (SELECT eid FROM removed_people)",
-                args![handle],
-            )
-            .await?
-            .map(|r| person_at(&r, 0))
-            .transpose()
-        })
+        self.read_optional(
+            "SELECT eid, handle, name FROM people
+             WHERE handle = $1 AND eid NOT IN (SELECT eid FROM removed_people)",
+            args![handle],
+        )
         .await
     }
 
     async fn people(&self) -> Result<Vec<Person>, StoreError> {
-        self.read_records(async |t| {
-            t.all(
-                &format!(
-                    "SELECT eid, handle, name FROM people
-                     WHERE eid NOT IN (SELECT eid FROM removed_people) ORDER BY handle{}",
-                    <B::Txn<'_> as Txn>::BY_BYTES
-                ),
-                args![],
-            )
-            .await?
-            .iter()
-            .map(|r| person_at(r, 0))
-            .collect()
-        })
-        .await
+        let sql = format!(
+            "SELECT eid, handle, name FROM people
+             WHERE eid NOT IN (SELECT eid FROM removed_people) ORDER BY handle{}",
+            <B::Txn<'_> as Txn>::BY_BYTES
+        );
+        self.read_all(&sql, args![]).await
     }
 
     async fn spaces(&self) -> Result<Vec<SpaceRecord>, StoreError> {
-        self.read_records(async |t| {
-            t.all(
-                &format!(
-                    "SELECT s.slug,
-                            (SELECT COUNT(*) FROM members m WHERE m.space = s.id),
-                            (SELECT COUNT(*) FROM apps a WHERE a.space = s.id)
-                     FROM spaces s ORDER BY s.slug{}",
-                    <B::Txn<'_> as Txn>::BY_BYTES
-                ),
-                args![],
-            )
-            .await?
-            .into_iter()
-            .map(|r| {
-                Ok(SpaceRecord {
-                    slug: r.get(0)?,
-                    members: r.get(1)?,
-                    apps: r.get(2)?,
-                })
-            })
-            .collect()
-        })
-        .await
+        let sql = format!(
+            "SELECT s.slug,
+                    (SELECT COUNT(*) FROM members m WHERE m.space = s.id),
+                    (SELECT COUNT(*) FROM apps a WHERE a.space = s.id)
+             FROM spaces s ORDER BY s.slug{}",
+            <B::Txn<'_> as Txn>::BY_BYTES
+        );
+        self.read_all(&sql, args![]).await
     }
 
     async fn members(&self, space: &str) -> Result<Option<Vec<MemberRecord>>, StoreError> {
@@ -264,7 +238,7 @@ impl<B: Records> super::Revocable for B {
             let Some(space) = space_id(t, space).await? else {
                 return Ok(None);
             };
-            t.all(
+            t.all_as(
                 &format!(
                     "SELECT p.eid, p.handle, p.name, m.role
                      FROM members m JOIN people p ON p.eid = m.person
@@ -275,15 +249,7 @@ impl<B: Records> super::Revocable for B {
                 ),
                 args![space],
             )
-            .await?
-            .into_iter()
-            .map(|r| {
-                Ok(MemberRecord {
-                    person: person_at(&r, 0)?,
-                    role: r.get(3)?,
-                })
-            })
-            .collect::<Result<_, _>>()
+            .await
             .map(Some)
         })
         .await

@@ -11,9 +11,10 @@
 //! in constant time; times are Unix seconds. Plain storage: the lifetimes
 //! and who may sign in are decided in shed-host.
 
+use super::{FromRow, ReadRows, Statement};
 use crate::StoreError;
 use crate::secret::same_hash;
-use crate::txn::{Records, Txn, args};
+use crate::txn::{Records, Row, Txn, args};
 use crate::web_sessions::{HopUsed, NewWebSession, SessionSeen, WebSessionRecord};
 
 /// Ends a person's sessions, and the links and hops not used yet: how many
@@ -39,20 +40,17 @@ async fn confirm_hop<T: Txn>(
     handoff: Option<&str>,
     now: i64,
 ) -> Result<bool, StoreError> {
-    let kept = t
-        .optional(
-            &format!(
-                "SELECT handoff FROM web_hops WHERE hash = $1 AND space = $2
-                 AND browser IS NOT NULL AND confirmed = 0 AND expires_at > $3{}",
-                T::LOCK
-            ),
-            args![hash, space, now],
-        )
-        .await?;
-    let Some(kept) = kept else {
+    let sql = format!(
+        "SELECT handoff FROM web_hops WHERE hash = $1 AND space = $2
+         AND browser IS NOT NULL AND confirmed = 0 AND expires_at > $3{}",
+        T::LOCK
+    );
+    let Some(kept) = t
+        .optional_as::<String>(&sql, args![hash, space, now])
+        .await?
+    else {
         return Ok(false);
     };
-    let kept: String = kept.get(0)?;
     let confirmed = same_hash(Some(&kept), handoff);
     let sql = if confirmed {
         "UPDATE web_hops SET confirmed = 1 WHERE hash = $1"
@@ -94,6 +92,29 @@ async fn use_hop(
     }))
 }
 
+impl FromRow for SessionSeen {
+    fn from_row(r: Row) -> Result<SessionSeen, StoreError> {
+        Ok(SessionSeen {
+            person: r.get(0)?,
+            sign_in: r.get(1)?,
+            last_seen: r.get(2)?,
+        })
+    }
+}
+
+impl FromRow for WebSessionRecord {
+    fn from_row(r: Row) -> Result<WebSessionRecord, StoreError> {
+        Ok(WebSessionRecord {
+            sign_in: r.get(0)?,
+            space: r.get(1)?,
+            user_agent: r.get(2)?,
+            signed_in_at: r.get(3)?,
+            last_seen: r.get(4)?,
+            expires_at: r.get(5)?,
+        })
+    }
+}
+
 impl<B: Records> super::SignIns for B {
     async fn add_login_link(
         &self,
@@ -123,30 +144,19 @@ impl<B: Records> super::SignIns for B {
     }
 
     async fn use_login_link(&self, hash: &str, now: i64) -> Result<Option<String>, StoreError> {
-        let hash = hash.to_string();
-        self.write_records(async move |t| {
-            t.optional(
-                "UPDATE web_links SET used = 1 WHERE hash = $1 AND used = 0 AND expires_at > $2
-                 RETURNING person",
-                args![&hash, now],
-            )
-            .await?
-            .map(|r| r.get(0))
-            .transpose()
-        })
+        self.write_optional(
+            "UPDATE web_links SET used = 1 WHERE hash = $1 AND used = 0 AND expires_at > $2
+             RETURNING person",
+            args![hash, now],
+        )
         .await
     }
 
     async fn live_login_link(&self, hash: &str, now: i64) -> Result<Option<String>, StoreError> {
-        self.read_records(async |t| {
-            t.optional(
-                "SELECT person FROM web_links WHERE hash = $1 AND used = 0 AND expires_at > $2",
-                args![hash, now],
-            )
-            .await?
-            .map(|r| r.get(0))
-            .transpose()
-        })
+        self.read_optional(
+            "SELECT person FROM web_links WHERE hash = $1 AND used = 0 AND expires_at > $2",
+            args![hash, now],
+        )
         .await
     }
 
@@ -159,18 +169,13 @@ impl<B: Records> super::SignIns for B {
         sign_in: &str,
         expires_at: i64,
     ) -> Result<(), StoreError> {
-        let hop = [hash, person_eid, space, handoff, sign_in].map(str::to_string);
-        self.write_records(async move |t| {
-            let [hash, person, space, handoff, sign_in] = &hop;
-            t.execute(
-                "INSERT INTO web_hops(hash, person, space, handoff, sign_in, expires_at)
-                 VALUES($1, $2, $3, $4, $5, $6)",
-                args![hash, person, space, handoff, sign_in, expires_at],
-            )
-            .await?;
-            Ok(())
-        })
-        .await
+        self.write_statement(
+            "INSERT INTO web_hops(hash, person, space, handoff, sign_in, expires_at)
+             VALUES($1, $2, $3, $4, $5, $6)",
+            args![hash, person_eid, space, handoff, sign_in, expires_at],
+        )
+        .await?;
+        Ok(())
     }
 
     async fn bind_web_hop(
@@ -181,19 +186,14 @@ impl<B: Records> super::SignIns for B {
         browser: &str,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let hop = [hash, space, back, browser].map(str::to_string);
-        self.write_records(async move |t| {
-            let [hash, space, back, browser] = &hop;
-            let bound = t
-                .execute(
-                    "UPDATE web_hops SET hash = $3, browser = $4
-                     WHERE hash = $1 AND space = $2 AND browser IS NULL AND expires_at > $5",
-                    args![hash, space, back, browser, now],
-                )
-                .await?;
-            Ok(bound == 1)
-        })
-        .await
+        let bound = self
+            .write_statement(
+                "UPDATE web_hops SET hash = $3, browser = $4
+                 WHERE hash = $1 AND space = $2 AND browser IS NULL AND expires_at > $5",
+                args![hash, space, back, browser, now],
+            )
+            .await?;
+        Ok(bound == 1)
     }
 
     async fn confirm_web_hop(
@@ -225,25 +225,22 @@ impl<B: Records> super::SignIns for B {
     }
 
     async fn add_web_session(&self, session: NewWebSession) -> Result<(), StoreError> {
-        self.write_records(async move |t| {
-            t.execute(
-                "INSERT INTO web_sessions(hash, person, space, expires_at, sign_in, user_agent,
-                                          created_at, last_seen)
-                 VALUES($1, $2, $3, $4, $5, $6, $7, $7)",
-                args![
-                    &session.hash,
-                    &session.person,
-                    &session.space,
-                    session.expires_at,
-                    &session.sign_in,
-                    session.user_agent.as_deref(),
-                    session.at
-                ],
-            )
-            .await?;
-            Ok(())
-        })
-        .await
+        self.write_statement(
+            "INSERT INTO web_sessions(hash, person, space, expires_at, sign_in, user_agent,
+                                      created_at, last_seen)
+             VALUES($1, $2, $3, $4, $5, $6, $7, $7)",
+            args![
+                &session.hash,
+                &session.person,
+                &session.space,
+                session.expires_at,
+                &session.sign_in,
+                session.user_agent.as_deref(),
+                session.at
+            ],
+        )
+        .await?;
+        Ok(())
     }
 
     async fn web_session(
@@ -252,37 +249,18 @@ impl<B: Records> super::SignIns for B {
         hash: &str,
         now: i64,
     ) -> Result<Option<SessionSeen>, StoreError> {
-        self.read_records(async |t| {
-            let Some(r) = t
-                .optional(
-                    "SELECT person, sign_in, last_seen FROM web_sessions
-                     WHERE hash = $1 AND space = $2 AND expires_at > $3",
-                    args![hash, space, now],
-                )
-                .await?
-            else {
-                return Ok(None);
-            };
-            Ok(Some(SessionSeen {
-                person: r.get(0)?,
-                sign_in: r.get(1)?,
-                last_seen: r.get(2)?,
-            }))
-        })
+        self.read_optional(
+            "SELECT person, sign_in, last_seen FROM web_sessions
+             WHERE hash = $1 AND space = $2 AND expires_at > $3",
+            args![hash, space, now],
+        )
         .await
     }
 
     async fn touch_web_session(&self, hash: &str, now: i64) -> Result<(), StoreError> {
-        let hash = hash.to_string();
-        self.write_records(async move |t| {
-            t.execute(
-                "UPDATE web_sessions SET last_seen = $2 WHERE hash = $1",
-                args![&hash, now],
-            )
-            .await?;
-            Ok(())
-        })
-        .await
+        let sql = "UPDATE web_sessions SET last_seen = $2 WHERE hash = $1";
+        self.write_statement(sql, args![hash, now]).await?;
+        Ok(())
     }
 
     async fn web_sessions_of(
@@ -290,42 +268,23 @@ impl<B: Records> super::SignIns for B {
         person_eid: &str,
         now: i64,
     ) -> Result<Vec<WebSessionRecord>, StoreError> {
-        self.read_records(async |t| {
-            t.all(
-                "SELECT sign_in, space, user_agent, created_at, last_seen, expires_at
-                 FROM web_sessions WHERE person = $1 AND expires_at > $2
-                 ORDER BY created_at DESC, sign_in, space",
-                args![person_eid, now],
-            )
-            .await?
-            .into_iter()
-            .map(|r| {
-                Ok(WebSessionRecord {
-                    sign_in: r.get(0)?,
-                    space: r.get(1)?,
-                    user_agent: r.get(2)?,
-                    signed_in_at: r.get(3)?,
-                    last_seen: r.get(4)?,
-                    expires_at: r.get(5)?,
-                })
-            })
-            .collect()
-        })
+        self.read_all(
+            "SELECT sign_in, space, user_agent, created_at, last_seen, expires_at
+             FROM web_sessions WHERE person = $1 AND expires_at > $2
+             ORDER BY created_at DESC, sign_in, space",
+            args![person_eid, now],
+        )
         .await
     }
 
     async fn end_web_sign_in(&self, person_eid: &str, sign_in: &str) -> Result<usize, StoreError> {
-        let (person, sign_in) = (person_eid.to_string(), sign_in.to_string());
-        self.write_records(async move |t| {
-            let ended = t
-                .execute(
-                    "DELETE FROM web_sessions WHERE person = $1 AND sign_in = $2",
-                    args![&person, &sign_in],
-                )
-                .await?;
-            Ok(ended as usize)
-        })
-        .await
+        let ended = self
+            .write_statement(
+                "DELETE FROM web_sessions WHERE person = $1 AND sign_in = $2",
+                args![person_eid, sign_in],
+            )
+            .await?;
+        Ok(ended as usize)
     }
 
     async fn end_web_sessions(&self, person_eid: &str) -> Result<usize, StoreError> {

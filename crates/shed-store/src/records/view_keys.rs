@@ -2,6 +2,7 @@
 //! backends ([`Records`]): kept as their sha256 until their expiry, the
 //! expired forgotten as a new one is kept.
 
+use super::Statement;
 use crate::txn::{Records, Txn, args};
 use crate::{StoreError, ViewKey};
 
@@ -35,16 +36,11 @@ impl<B: Records> super::ViewKeys for B {
         slug: &str,
         now: i64,
     ) -> Result<Option<String>, StoreError> {
-        self.read_records(async |t| {
-            t.optional(
-                "SELECT person FROM view_keys
-                 WHERE hash = $1 AND space = $2 AND slug = $3 AND expires_at > $4",
-                args![hash, space, slug, now],
-            )
-            .await?
-            .map(|r| r.get(0))
-            .transpose()
-        })
+        self.read_optional(
+            "SELECT person FROM view_keys
+             WHERE hash = $1 AND space = $2 AND slug = $3 AND expires_at > $4",
+            args![hash, space, slug, now],
+        )
         .await
     }
 }
