@@ -121,29 +121,34 @@ pub(crate) trait Statement: Records {
         self.read_records(async |t| t.all_as(sql, params).await)
             .await
     }
-
-    /// The record of the row a write answers (`… RETURNING`), if it
-    /// answers one: the statement run as one write.
-    async fn write_optional<R: FromRow + Send + 'static>(
-        &self,
-        sql: &'static str,
-        params: &[Sql],
-    ) -> Result<Option<R>, StoreError> {
-        let params = params.to_vec();
-        self.write_records(async move |t| t.optional_as(sql, &params).await)
-            .await
-    }
-
-    /// Runs a statement that answers no rows as one write: how many rows it
-    /// changed.
-    async fn write_statement(&self, sql: &'static str, params: &[Sql]) -> Result<u64, StoreError> {
-        let params = params.to_vec();
-        self.write_records(async move |t| t.execute(sql, &params).await)
-            .await
-    }
 }
 
 impl<B: Records> Statement for B {}
+
+/// The record of the row a write answers (`… RETURNING`), if it answers
+/// one: the statement run as one write. (A plain function, neither a
+/// method of [`Statement`] nor an `async fn`: a closure made inside either
+/// carries their lifetimes, and a write's body must be `'static` — the
+/// crates that call the store would not build.)
+pub(crate) fn write_optional<'r, B: Records, R: FromRow + Send + 'static>(
+    records: &'r B,
+    sql: &'static str,
+    params: &[Sql],
+) -> impl Future<Output = Result<Option<R>, StoreError>> + 'r {
+    let params = params.to_vec();
+    records.write_records(async move |t| t.optional_as(sql, &params).await)
+}
+
+/// Runs a statement that answers no rows as one write: how many rows it
+/// changed (a function, as [`write_optional`] is).
+pub(crate) fn write_statement<'r, B: Records>(
+    records: &'r B,
+    sql: &'static str,
+    params: &[Sql],
+) -> impl Future<Output = Result<u64, StoreError>> + 'r {
+    let params = params.to_vec();
+    records.write_records(async move |t| t.execute(sql, &params).await)
+}
 
 /// The time now as the records' text columns keep a moment (`created_at`,
 /// a deploy's `at`, a trash's, a migration's `applied_at`): RFC 3339, UTC.

@@ -324,7 +324,8 @@ impl<B: Records> crate::lifecycle::Lifecycle for B {
     }
 
     async fn record_public_url(&self, url: &str) -> Result<(), StoreError> {
-        self.write_statement(
+        super::write_statement(
+            self,
             "INSERT INTO served_at(id, public_url, at) VALUES(1, $1, $2)
              ON CONFLICT(id) DO UPDATE SET public_url = excluded.public_url, at = excluded.at",
             args![url, now()],

@@ -165,7 +165,8 @@ impl<B: Records> super::OAuth for B {
     async fn register_client(&self, client: ClientRecord, now: i64) -> Result<(), StoreError> {
         let uris = serde_json::to_string(&client.redirect_uris)
             .map_err(|e| StoreError::Internal(e.to_string()))?;
-        self.write_statement(
+        super::write_statement(
+            self,
             "INSERT INTO oauth_clients(id, name, redirect_uris, registered_at)
              VALUES($1, $2, $3, $4)
              ON CONFLICT(id) DO UPDATE
@@ -181,7 +182,8 @@ impl<B: Records> super::OAuth for B {
         registered_before: i64,
         now: i64,
     ) -> Result<u64, StoreError> {
-        self.write_statement(
+        super::write_statement(
+            self,
             "DELETE FROM oauth_clients WHERE registered_at < $1
              AND NOT EXISTS (SELECT 1 FROM oauth_grants g
                              WHERE g.client = oauth_clients.id AND g.revoked_at IS NULL)
@@ -201,7 +203,8 @@ impl<B: Records> super::OAuth for B {
     }
 
     async fn add_code(&self, code: NewCode) -> Result<(), StoreError> {
-        self.write_statement(
+        super::write_statement(
+            self,
             "INSERT INTO oauth_codes(hash, client, person, redirect_uri, challenge, resource,
                                      expires_at)
              VALUES($1, $2, $3, $4, $5, $6, $7)",

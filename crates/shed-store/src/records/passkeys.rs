@@ -100,7 +100,8 @@ async fn add_ceremony(
 
 impl<B: Records> super::Passkeys for B {
     async fn add_passkey(&self, new: NewPasskey) -> Result<Option<i64>, StoreError> {
-        self.write_optional(
+        super::write_optional(
+            self,
             "INSERT INTO passkeys(person, credential, passkey, name, created_at)
              VALUES($1, $2, $3, $4, $5) ON CONFLICT(credential) DO NOTHING RETURNING id",
             args![
@@ -129,12 +130,12 @@ impl<B: Records> super::Passkeys for B {
 
     async fn passkey_used(&self, id: i64, passkey: &str, now: i64) -> Result<bool, StoreError> {
         let sql = "UPDATE passkeys SET passkey = $2, last_used_at = $3 WHERE id = $1";
-        Ok(self.write_statement(sql, args![id, passkey, now]).await? == 1)
+        Ok(super::write_statement(self, sql, args![id, passkey, now]).await? == 1)
     }
 
     async fn remove_passkey(&self, person: &str, id: i64) -> Result<bool, StoreError> {
         let sql = "DELETE FROM passkeys WHERE id = $1 AND person = $2";
-        Ok(self.write_statement(sql, args![id, person]).await? == 1)
+        Ok(super::write_statement(self, sql, args![id, person]).await? == 1)
     }
 
     async fn add_ceremony(
@@ -153,7 +154,8 @@ impl<B: Records> super::Passkeys for B {
         kind: CeremonyKind,
         now: i64,
     ) -> Result<Option<CeremonyRecord>, StoreError> {
-        self.write_optional(
+        super::write_optional(
+            self,
             "DELETE FROM passkey_ceremonies WHERE hash = $1 AND kind = $2 AND expires_at > $3
              RETURNING person, name, state",
             args![hash, kind.as_str(), now],

@@ -349,7 +349,8 @@ impl<B: Records> super::Platform for B {
     }
 
     async fn record_listed_tools(&self, caller: &str, fingerprint: &str) -> Result<(), StoreError> {
-        self.write_statement(
+        super::write_statement(
+            self,
             "INSERT INTO listed_tools(caller, fingerprint) VALUES($1, $2)
              ON CONFLICT(caller) DO UPDATE SET fingerprint = excluded.fingerprint",
             args![caller, fingerprint],

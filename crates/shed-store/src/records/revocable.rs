@@ -174,7 +174,7 @@ impl<B: Records> super::Revocable for B {
 
     async fn token_used(&self, id: i64, now: i64) -> Result<(), StoreError> {
         let sql = "UPDATE tokens SET last_used_at = $2 WHERE id = $1";
-        self.write_statement(sql, args![id, now]).await?;
+        super::write_statement(self, sql, args![id, now]).await?;
         Ok(())
     }
 
@@ -193,13 +193,13 @@ impl<B: Records> super::Revocable for B {
     }
 
     async fn revoke_token(&self, id: i64, now: i64) -> Result<bool, StoreError> {
-        let revoked = self
-            .write_statement(
-                "UPDATE tokens SET revoked_at = $2
+        let revoked = super::write_statement(
+            self,
+            "UPDATE tokens SET revoked_at = $2
                  WHERE id = $1 AND grant_id IS NULL AND revoked_at IS NULL",
-                args![id, now],
-            )
-            .await?;
+            args![id, now],
+        )
+        .await?;
         Ok(revoked > 0)
     }
 

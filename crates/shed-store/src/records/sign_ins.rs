@@ -144,7 +144,8 @@ impl<B: Records> super::SignIns for B {
     }
 
     async fn use_login_link(&self, hash: &str, now: i64) -> Result<Option<String>, StoreError> {
-        self.write_optional(
+        super::write_optional(
+            self,
             "UPDATE web_links SET used = 1 WHERE hash = $1 AND used = 0 AND expires_at > $2
              RETURNING person",
             args![hash, now],
@@ -169,7 +170,8 @@ impl<B: Records> super::SignIns for B {
         sign_in: &str,
         expires_at: i64,
     ) -> Result<(), StoreError> {
-        self.write_statement(
+        super::write_statement(
+            self,
             "INSERT INTO web_hops(hash, person, space, handoff, sign_in, expires_at)
              VALUES($1, $2, $3, $4, $5, $6)",
             args![hash, person_eid, space, handoff, sign_in, expires_at],
@@ -186,13 +188,13 @@ impl<B: Records> super::SignIns for B {
         browser: &str,
         now: i64,
     ) -> Result<bool, StoreError> {
-        let bound = self
-            .write_statement(
-                "UPDATE web_hops SET hash = $3, browser = $4
+        let bound = super::write_statement(
+            self,
+            "UPDATE web_hops SET hash = $3, browser = $4
                  WHERE hash = $1 AND space = $2 AND browser IS NULL AND expires_at > $5",
-                args![hash, space, back, browser, now],
-            )
-            .await?;
+            args![hash, space, back, browser, now],
+        )
+        .await?;
         Ok(bound == 1)
     }
 
@@ -225,7 +227,8 @@ impl<B: Records> super::SignIns for B {
     }
 
     async fn add_web_session(&self, session: NewWebSession) -> Result<(), StoreError> {
-        self.write_statement(
+        super::write_statement(
+            self,
             "INSERT INTO web_sessions(hash, person, space, expires_at, sign_in, user_agent,
                                       created_at, last_seen)
              VALUES($1, $2, $3, $4, $5, $6, $7, $7)",
@@ -259,7 +262,7 @@ impl<B: Records> super::SignIns for B {
 
     async fn touch_web_session(&self, hash: &str, now: i64) -> Result<(), StoreError> {
         let sql = "UPDATE web_sessions SET last_seen = $2 WHERE hash = $1";
-        self.write_statement(sql, args![hash, now]).await?;
+        super::write_statement(self, sql, args![hash, now]).await?;
         Ok(())
     }
 
@@ -278,12 +281,12 @@ impl<B: Records> super::SignIns for B {
     }
 
     async fn end_web_sign_in(&self, person_eid: &str, sign_in: &str) -> Result<usize, StoreError> {
-        let ended = self
-            .write_statement(
-                "DELETE FROM web_sessions WHERE person = $1 AND sign_in = $2",
-                args![person_eid, sign_in],
-            )
-            .await?;
+        let ended = super::write_statement(
+            self,
+            "DELETE FROM web_sessions WHERE person = $1 AND sign_in = $2",
+            args![person_eid, sign_in],
+        )
+        .await?;
         Ok(ended as usize)
     }
 
