@@ -25,17 +25,14 @@ use std::pin::Pin;
 use std::sync::{Mutex, PoisonError};
 use std::task::Poll;
 
-use deadpool_postgres::{Client, GenericClient};
-use serde_json::Value;
+use deadpool_postgres::Client;
 use tokio_postgres::types::ToSql;
 
 use super::schema::{load_known, lock_app};
 use super::txn::Txn;
-use crate::apply::{AppRow, Cell, Entry, Writes, no_entity};
-use crate::names::is_eid;
+use crate::apply::{AppRow, Cell, Entry, Writes};
 use crate::query::plan::Lookup;
 use crate::schema::{AppSchema, Component};
-use crate::values::render_time;
 use crate::wire::{Bundle, Target};
 use crate::{Actor, Applied, HistoryEntry, StoreError};
 
@@ -587,38 +584,11 @@ impl Writes for Statements<'_, '_> {
     }
 }
 
-/// Every write to one entity of an app, oldest first.
+/// Every write to one entity of an app, oldest first ([`crate::entities::history`]).
 pub(crate) async fn history(
-    client: &impl GenericClient,
+    client: &Client,
     app: &str,
     name: &str,
 ) -> Result<Vec<HistoryEntry>, StoreError> {
-    let column = if is_eid(name) { "eid" } else { "alias" };
-    let id: i64 = client
-        .query_opt(
-            &format!(
-                "SELECT e.id FROM ec_entities e JOIN ec_apps a ON a.id = e.app WHERE a.name = $1 AND e.{column} = $2"
-            ),
-            &[&app, &name],
-        )
-        .await?
-        .ok_or_else(|| no_entity(name, app))?
-        .try_get(0)?;
-    let rows = client
-        .query(
-            "SELECT version, at, by, via, change FROM ec_history WHERE entity = $1 ORDER BY app_version, step",
-            &[&id],
-        )
-        .await?;
-    rows.iter()
-        .map(|r| {
-            Ok(HistoryEntry {
-                version: r.try_get::<_, i64>(0)? as u64,
-                at: render_time(r.try_get(1)?),
-                by: r.try_get(2)?,
-                via: r.try_get(3)?,
-                change: serde_json::from_str(r.try_get(4)?).unwrap_or(Value::Null),
-            })
-        })
-        .collect()
+    crate::entities::history(&Txn::Connection(client), app, name).await
 }

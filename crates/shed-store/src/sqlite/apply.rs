@@ -8,16 +8,14 @@
 use std::sync::Arc;
 
 use rusqlite::{Connection, OptionalExtension, Transaction};
-use serde_json::Value;
 
 use super::query::Names;
 use super::schema::{self, WriterCatalog, WriterSchemas};
-use crate::apply::{AppRow, Cell, Entry, Writes, no_entity};
-use crate::names::is_eid;
+use crate::apply::{AppRow, Cell, Entry, Writes};
 use crate::query::at_once;
 use crate::query::plan::Lookup;
 use crate::schema::{AppSchema, Component};
-use crate::values::{Sql, render_time};
+use crate::values::Sql;
 use crate::wire::{Bundle, Target};
 use crate::{Actor, Applied, HistoryEntry, StoreError};
 
@@ -330,42 +328,11 @@ impl Statements<'_> {
     }
 }
 
-/// Every write to one entity of an app, oldest first.
+/// Every write to one entity of an app, oldest first ([`crate::entities::history`]).
 pub(crate) fn history(
     conn: &Connection,
     app: &str,
     name: &str,
 ) -> Result<Vec<HistoryEntry>, StoreError> {
-    let column = if is_eid(name) { "eid" } else { "alias" };
-    let id: Option<i64> = conn
-        .prepare_cached(&format!(
-            "SELECT e.id FROM ec_entities e JOIN ec_apps a ON a.id = e.app WHERE a.name = ?1 AND e.{column} = ?2"
-        ))?
-        .query_row(rusqlite::params![app, name], |r| r.get(0))
-        .optional()?;
-    let id = id.ok_or_else(|| no_entity(name, app))?;
-    let mut stmt = conn.prepare_cached(
-        "SELECT version, at, by, via, change FROM ec_history WHERE entity = ?1 ORDER BY app_version, step",
-    )?;
-    let rows = stmt.query_map([id], |r| {
-        Ok((
-            r.get::<_, i64>(0)?,
-            r.get::<_, i64>(1)?,
-            r.get::<_, String>(2)?,
-            r.get::<_, Option<String>>(3)?,
-            r.get::<_, String>(4)?,
-        ))
-    })?;
-    let mut out = Vec::new();
-    for row in rows {
-        let (version, at, by, via, change) = row?;
-        out.push(HistoryEntry {
-            version: version as u64,
-            at: render_time(at),
-            by,
-            via,
-            change: serde_json::from_str(&change).unwrap_or(Value::Null),
-        });
-    }
-    Ok(out)
+    at_once(crate::entities::history(&super::txn::Txn(conn), app, name))
 }
