@@ -11,10 +11,12 @@ use rusqlite::{Connection, OptionalExtension, Transaction};
 
 use super::query::Names;
 use super::schema::{self, WriterCatalog, WriterSchemas};
-use crate::apply::{AppRow, Cell, Entry, Writes};
+use super::txn::Txn;
+use crate::apply::{AppRow, Cell, Writes, upsert};
 use crate::query::at_once;
 use crate::query::plan::Lookup;
 use crate::schema::{AppSchema, Component};
+use crate::txn::Txn as _;
 use crate::values::Sql;
 use crate::wire::{Bundle, Target};
 use crate::{Actor, Applied, HistoryEntry, StoreError};
@@ -92,6 +94,10 @@ impl Writes for Statements<'_> {
         &catalog.schema
     }
 
+    async fn run(&self, sql: &str, params: Vec<Sql>) -> Result<(), StoreError> {
+        Txn(self.txn).execute(sql, &params).await.map(drop)
+    }
+
     async fn find(
         &self,
         app_id: i64,
@@ -143,28 +149,12 @@ impl Writes for Statements<'_> {
         Ok(self.txn.last_insert_rowid())
     }
 
-    async fn touch(&self, id: i64, at: i64, actor: &Actor) -> Result<(), StoreError> {
-        self.txn
-            .prepare_cached(
-                "UPDATE ec_entities SET version = version + 1, updated_at = ?2, updated_by = ?3, updated_via = ?4 WHERE id = ?1",
-            )?
-            .execute(rusqlite::params![id, at, actor.person, actor.via])?;
-        Ok(())
-    }
-
     async fn alias_holder(&self, app_id: i64, alias: &str) -> Result<Option<i64>, StoreError> {
         Ok(self
             .txn
             .prepare_cached("SELECT id FROM ec_entities WHERE app = ?1 AND alias = ?2")?
             .query_row(rusqlite::params![app_id, alias], |r| r.get(0))
             .optional()?)
-    }
-
-    async fn set_alias(&self, id: i64, alias: Option<&str>) -> Result<(), StoreError> {
-        self.txn
-            .prepare_cached("UPDATE ec_entities SET alias = ?2 WHERE id = ?1")?
-            .execute(rusqlite::params![id, alias])?;
-        Ok(())
     }
 
     async fn edge(&self, src: i64, rel: &str, dst: &str, drop: bool) -> Result<(), StoreError> {
@@ -249,52 +239,11 @@ impl Writes for Statements<'_> {
                 .execute(rusqlite::params_from_iter(row))?;
             return Ok(());
         }
-        let table = AppSchema::table(app_id, name);
-        let sql = if cells.is_empty() {
-            format!("INSERT OR IGNORE INTO {table}(id) VALUES(?1)")
-        } else {
-            let cols: Vec<String> = cells.iter().map(|c| format!("\"{}\"", c.column)).collect();
-            let marks: Vec<String> = (2..=cells.len() + 1).map(|i| format!("?{i}")).collect();
-            let sets: Vec<String> = cols.iter().map(|c| format!("{c} = excluded.{c}")).collect();
-            format!(
-                "INSERT INTO {table}(id, {}) VALUES(?1, {}) ON CONFLICT(id) DO UPDATE SET {}",
-                cols.join(", "),
-                marks.join(", "),
-                sets.join(", ")
-            )
-        };
-        let params = std::iter::once(Sql::Integer(id)).chain(cells.into_iter().map(|c| c.value));
-        self.txn
-            .prepare_cached(&sql)?
-            .execute(rusqlite::params_from_iter(params))?;
+        let (sql, params) = upsert(app_id, component, id, cells);
+        self.run(&sql, params).await?;
         if name == "doc" {
             self.refresh_fts(app_id, id, false)?;
         }
-        Ok(())
-    }
-
-    async fn append_history(&self, e: Entry<'_>) -> Result<(), StoreError> {
-        self.txn
-            .prepare_cached(
-                "INSERT INTO ec_history(entity, app_version, step, version, at, by, via, change) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            )?
-            .execute(rusqlite::params![
-                e.entity,
-                e.app_version,
-                e.step,
-                e.version,
-                e.at,
-                e.actor.person,
-                e.actor.via,
-                e.change
-            ])?;
-        Ok(())
-    }
-
-    async fn close(&self, app_id: i64, version: i64, last_num: i64) -> Result<(), StoreError> {
-        self.txn
-            .prepare_cached("UPDATE ec_apps SET version = ?2, last_num = ?3 WHERE id = ?1")?
-            .execute(rusqlite::params![app_id, version, last_num])?;
         Ok(())
     }
 }
@@ -334,5 +283,5 @@ pub(crate) fn history(
     app: &str,
     name: &str,
 ) -> Result<Vec<HistoryEntry>, StoreError> {
-    at_once(crate::entities::history(&super::txn::Txn(conn), app, name))
+    at_once(crate::entities::history(&Txn(conn), app, name))
 }
