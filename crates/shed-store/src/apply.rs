@@ -74,10 +74,9 @@ pub(crate) trait Writes: Lookup {
     ) -> Result<i64, StoreError>;
     /// The row id of the entity (live or not) holding this alias.
     async fn alias_holder(&self, app_id: i64, alias: &str) -> Result<Option<i64>, StoreError>;
-    /// Adds an edge (if not there) or drops it.
-    async fn edge(&self, src: i64, rel: &str, dst: &str, drop: bool) -> Result<(), StoreError>;
-    /// Marks the entity gone and frees its alias.
-    async fn tombstone(&self, app_id: i64, id: i64) -> Result<(), StoreError>;
+    /// Drops a tombstoned entity's full-text entry, where the index keeps
+    /// one apart from the doc's row.
+    async fn drop_text(&self, app_id: i64, id: i64) -> Result<(), StoreError>;
     /// Removes the entity's row of a component (`fresh`: the entity was
     /// minted by this bundle).
     async fn remove(
@@ -111,7 +110,7 @@ pub(crate) fn upsert(
 ) -> (String, Vec<Sql>) {
     let table = AppSchema::table(app_id, &component.name);
     let sql = if cells.is_empty() {
-        format!("INSERT INTO {table}(id) VALUES($1) ON CONFLICT(id) DO NOTHING")
+        format!("INSERT INTO {table}(id) VALUES($1) ON CONFLICT DO NOTHING")
     } else {
         let cols: Vec<String> = cells.iter().map(|c| format!("\"{}\"", c.column)).collect();
         let marks: Vec<String> = (2..=cells.len() + 1).map(|i| format!("${i}")).collect();
@@ -369,7 +368,13 @@ impl<W: Writes> Writing<'_, W> {
             let mut edges = Vec::new();
             for e in &b.edges {
                 let to = self.resolve(&e.to).await?;
-                self.w.edge(id, &e.rel, &to, e.drop).await?;
+                let sql = if e.drop {
+                    "DELETE FROM ec_edges WHERE src = $1 AND rel = $2 AND dst = $3"
+                } else {
+                    "INSERT INTO ec_edges(src, rel, dst) VALUES($1, $2, $3) ON CONFLICT DO NOTHING"
+                };
+                let edge = vec![id.into(), e.rel.as_str().into(), to.as_str().into()];
+                self.w.run(sql, edge).await?;
                 edges.push(if e.drop {
                     json!({ "rel": e.rel, "to": to, "drop": true })
                 } else {
@@ -379,7 +384,9 @@ impl<W: Writes> Writing<'_, W> {
             change.insert("edges".into(), Value::Array(edges));
         }
         if b.tombstone {
-            self.w.tombstone(self.app_id, id).await?;
+            let sql = "UPDATE ec_entities SET tombstoned = 1, alias = NULL WHERE id = $1";
+            self.w.run(sql, vec![id.into()]).await?;
+            self.w.drop_text(self.app_id, id).await?;
             change.insert("tombstone".into(), json!({}));
         }
         let version = match self.touched.get(&eid) {

@@ -463,25 +463,10 @@ impl Writes for Statements<'_, '_> {
         Ok(row.map(|r| r.try_get(0)).transpose()?)
     }
 
-    async fn edge(&self, src: i64, rel: &str, dst: &str, drop: bool) -> Result<(), StoreError> {
-        let sql = if drop {
-            "DELETE FROM ec_edges WHERE src = $1 AND rel = $2 AND dst = $3"
-        } else {
-            "INSERT INTO ec_edges(src, rel, dst) VALUES($1, $2, $3) ON CONFLICT DO NOTHING"
-        };
-        self.pipeline
-            .run(sql, vec![src.into(), rel.into(), dst.into()])
-            .await
-    }
-
-    /// The doc's `tsvector` stays with its row; a query answers live entities only.
-    async fn tombstone(&self, _app_id: i64, id: i64) -> Result<(), StoreError> {
-        self.pipeline
-            .run(
-                "UPDATE ec_entities SET tombstoned = 1, alias = NULL WHERE id = $1",
-                vec![id.into()],
-            )
-            .await
+    /// None: the doc's `tsvector` stays with its row; a query answers live
+    /// entities only.
+    async fn drop_text(&self, _app_id: i64, _id: i64) -> Result<(), StoreError> {
+        Ok(())
     }
 
     async fn remove(

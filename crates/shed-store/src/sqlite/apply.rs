@@ -157,22 +157,7 @@ impl Writes for Statements<'_> {
             .optional()?)
     }
 
-    async fn edge(&self, src: i64, rel: &str, dst: &str, drop: bool) -> Result<(), StoreError> {
-        let sql = if drop {
-            "DELETE FROM ec_edges WHERE src = ?1 AND rel = ?2 AND dst = ?3"
-        } else {
-            "INSERT OR IGNORE INTO ec_edges(src, rel, dst) VALUES(?1, ?2, ?3)"
-        };
-        self.txn
-            .prepare_cached(sql)?
-            .execute(rusqlite::params![src, rel, dst])?;
-        Ok(())
-    }
-
-    async fn tombstone(&self, app_id: i64, id: i64) -> Result<(), StoreError> {
-        self.txn
-            .prepare_cached("UPDATE ec_entities SET tombstoned = 1, alias = NULL WHERE id = ?1")?
-            .execute([id])?;
+    async fn drop_text(&self, app_id: i64, id: i64) -> Result<(), StoreError> {
         self.txn
             .prepare_cached(&format!(
                 "DELETE FROM {} WHERE rowid = ?1",
