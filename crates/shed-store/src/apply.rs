@@ -126,6 +126,21 @@ pub(crate) fn upsert(
     (sql, params.collect())
 }
 
+/// The statement that finds the live entity an eid or alias names (its row
+/// id, eid and version; `$1` the app, `$2` the eid or alias), none for a
+/// `$name`.
+pub(crate) fn find_sql(target: &Target) -> Option<&'static str> {
+    match target {
+        Target::Eid(_) => Some(
+            "SELECT id, eid, version FROM ec_entities WHERE app = $1 AND eid = $2 AND tombstoned = 0",
+        ),
+        Target::Alias(_) => Some(
+            "SELECT id, eid, version FROM ec_entities WHERE app = $1 AND alias = $2 AND tombstoned = 0",
+        ),
+        Target::Mint(_) => None,
+    }
+}
+
 /// `no entity <eid or alias> in <app>`
 pub(crate) fn no_entity(given: &str, app: &str) -> StoreError {
     StoreError::NotFound(format!("no entity {given} in {app}"))

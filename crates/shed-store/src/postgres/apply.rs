@@ -30,7 +30,7 @@ use tokio_postgres::types::ToSql;
 
 use super::schema::{load_known, lock_app};
 use super::txn::Txn;
-use crate::apply::{AppRow, Cell, Writes, upsert};
+use crate::apply::{AppRow, Cell, Writes, find_sql, upsert};
 use crate::query::plan::Lookup;
 use crate::schema::{AppSchema, Component};
 use crate::values::Sql;
@@ -407,14 +407,8 @@ impl Writes for Statements<'_, '_> {
         app_id: i64,
         target: &Target,
     ) -> Result<Option<(i64, String, i64)>, StoreError> {
-        let sql = match target {
-            Target::Eid(_) => {
-                "SELECT id, eid, version FROM ec_entities WHERE app = $1 AND eid = $2 AND tombstoned = 0"
-            }
-            Target::Alias(_) => {
-                "SELECT id, eid, version FROM ec_entities WHERE app = $1 AND alias = $2 AND tombstoned = 0"
-            }
-            Target::Mint(_) => return Ok(None),
+        let Some(sql) = find_sql(target) else {
+            return Ok(None);
         };
         let row = self.pipeline.row(sql, &[&app_id, &target.given()]).await?;
         Ok(row

@@ -12,7 +12,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction};
 use super::query::Names;
 use super::schema::{self, WriterCatalog, WriterSchemas};
 use super::txn::Txn;
-use crate::apply::{AppRow, Cell, Writes, upsert};
+use crate::apply::{AppRow, Cell, Writes, find_sql, upsert};
 use crate::query::at_once;
 use crate::query::plan::Lookup;
 use crate::schema::{AppSchema, Component};
@@ -103,22 +103,13 @@ impl Writes for Statements<'_> {
         app_id: i64,
         target: &Target,
     ) -> Result<Option<(i64, String, i64)>, StoreError> {
-        let sql = match target {
-            Target::Eid(_) => {
-                "SELECT id, eid, version FROM ec_entities WHERE app = ?1 AND eid = ?2 AND tombstoned = 0"
-            }
-            Target::Alias(_) => {
-                "SELECT id, eid, version FROM ec_entities WHERE app = ?1 AND alias = ?2 AND tombstoned = 0"
-            }
-            Target::Mint(_) => return Ok(None),
+        let Some(sql) = find_sql(target) else {
+            return Ok(None);
         };
-        Ok(self
-            .txn
-            .prepare_cached(sql)?
-            .query_row(rusqlite::params![app_id, target.given()], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-            })
-            .optional()?)
+        let by = [app_id.into(), target.given().into()];
+        let row = Txn(self.txn).optional(sql, &by).await?;
+        row.map(|r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .transpose()
     }
 
     async fn is_person(&self, eid: &str) -> Result<bool, StoreError> {
