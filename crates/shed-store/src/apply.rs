@@ -3,11 +3,12 @@
 //! checked against the app's catalog and written — its entity found by eid
 //! or alias (or minted), the `was` check, its alias, its components (every
 //! value read under its column's type, refs resolved), its edges, its
-//! tombstone, its history entry. Every decision and every sentence is here;
-//! a backend gives only its statements ([`Writes`]), run in the transaction
-//! the apply keeps all or none of. SQLite's statements answer in place, so
-//! its apply is polled once on the writer's thread ([`crate::query::at_once`]);
-//! PostgreSQL's are awaited.
+//! tombstone, its history entry. Every decision and every sentence is here,
+//! and every statement both backends take alike (written with `$n` marks);
+//! a backend gives only its own statements ([`Writes`]), run in the
+//! transaction the apply keeps all or none of. SQLite's statements answer
+//! in place, so its apply is polled once on the writer's thread
+//! ([`crate::query::at_once`]); PostgreSQL's are awaited.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -38,20 +39,6 @@ pub(crate) struct Cell<'a> {
     pub value: Sql,
 }
 
-/// One entry of an entity's history, as an apply appends it.
-pub(crate) struct Entry<'a> {
-    pub entity: i64,
-    pub app_version: i64,
-    /// The bundle's place in its apply.
-    pub step: i64,
-    /// The entity's version after this apply.
-    pub version: i64,
-    pub at: i64,
-    pub actor: &'a Actor,
-    /// The change as JSON text.
-    pub change: String,
-}
-
 /// The statements of an apply, in a backend's SQL, each run in the apply's
 /// transaction. The names a ref gives (`@handle`) are looked up as a
 /// query's are ([`Lookup`]).
@@ -65,6 +52,9 @@ pub(crate) trait Writes: Lookup {
     /// The app's catalog as this transaction sees it.
     async fn catalog(&self, app: &str, app_id: i64) -> Result<Self::Catalog, StoreError>;
     fn schema(catalog: &Self::Catalog) -> &AppSchema;
+    /// Runs a statement that answers nothing (written with `$n` marks), in
+    /// order with the others; on PostgreSQL sent and not waited for.
+    async fn run(&self, sql: &str, params: Vec<Sql>) -> Result<(), StoreError>;
     /// The live entity an eid or alias names: (row id, eid, version).
     async fn find(
         &self,
@@ -82,15 +72,11 @@ pub(crate) trait Writes: Lookup {
         at: i64,
         actor: &Actor,
     ) -> Result<i64, StoreError>;
-    /// +1 version and the `updated` stamp.
-    async fn touch(&self, id: i64, at: i64, actor: &Actor) -> Result<(), StoreError>;
     /// The row id of the entity (live or not) holding this alias.
     async fn alias_holder(&self, app_id: i64, alias: &str) -> Result<Option<i64>, StoreError>;
-    async fn set_alias(&self, id: i64, alias: Option<&str>) -> Result<(), StoreError>;
-    /// Adds an edge (if not there) or drops it.
-    async fn edge(&self, src: i64, rel: &str, dst: &str, drop: bool) -> Result<(), StoreError>;
-    /// Marks the entity gone and frees its alias.
-    async fn tombstone(&self, app_id: i64, id: i64) -> Result<(), StoreError>;
+    /// Drops a tombstoned entity's full-text entry, where the index keeps
+    /// one apart from the doc's row.
+    async fn drop_text(&self, app_id: i64, id: i64) -> Result<(), StoreError>;
     /// Removes the entity's row of a component (`fresh`: the entity was
     /// minted by this bundle).
     async fn remove(
@@ -112,9 +98,47 @@ pub(crate) trait Writes: Lookup {
         cells: Vec<Cell<'_>>,
         fresh: bool,
     ) -> Result<(), StoreError>;
-    async fn append_history(&self, entry: Entry<'_>) -> Result<(), StoreError>;
-    /// The app's new data version and last entity number.
-    async fn close(&self, app_id: i64, version: i64, last_num: i64) -> Result<(), StoreError>;
+}
+
+/// The statement that sets these columns of the entity's row of a
+/// component (made if missing), keeping the others, and its values.
+pub(crate) fn upsert(
+    app_id: i64,
+    component: &Component,
+    id: i64,
+    cells: Vec<Cell<'_>>,
+) -> (String, Vec<Sql>) {
+    let table = AppSchema::table(app_id, &component.name);
+    let sql = if cells.is_empty() {
+        format!("INSERT INTO {table}(id) VALUES($1) ON CONFLICT DO NOTHING")
+    } else {
+        let cols: Vec<String> = cells.iter().map(|c| format!("\"{}\"", c.column)).collect();
+        let marks: Vec<String> = (2..=cells.len() + 1).map(|i| format!("${i}")).collect();
+        let sets: Vec<String> = cols.iter().map(|c| format!("{c} = excluded.{c}")).collect();
+        format!(
+            "INSERT INTO {table}(id, {}) VALUES($1, {}) ON CONFLICT(id) DO UPDATE SET {}",
+            cols.join(", "),
+            marks.join(", "),
+            sets.join(", ")
+        )
+    };
+    let params = std::iter::once(Sql::Integer(id)).chain(cells.into_iter().map(|c| c.value));
+    (sql, params.collect())
+}
+
+/// The statement that finds the live entity an eid or alias names (its row
+/// id, eid and version; `$1` the app, `$2` the eid or alias), none for a
+/// `$name`.
+pub(crate) fn find_sql(target: &Target) -> Option<&'static str> {
+    match target {
+        Target::Eid(_) => Some(
+            "SELECT id, eid, version FROM ec_entities WHERE app = $1 AND eid = $2 AND tombstoned = 0",
+        ),
+        Target::Alias(_) => Some(
+            "SELECT id, eid, version FROM ec_entities WHERE app = $1 AND alias = $2 AND tombstoned = 0",
+        ),
+        Target::Mint(_) => None,
+    }
 }
 
 /// `no entity <eid or alias> in <app>`
@@ -195,7 +219,12 @@ pub(crate) async fn apply<W: Writes>(
         }
     }
     let version = version + 1;
-    w.close(row.id, version, writing.last_num).await?;
+    let close = "UPDATE ec_apps SET version = $2, last_num = $3 WHERE id = $1";
+    w.run(
+        close,
+        vec![row.id.into(), version.into(), writing.last_num.into()],
+    )
+    .await?;
     Ok((
         Applied {
             entities,
@@ -274,7 +303,12 @@ impl<W: Writes> Writing<'_, W> {
         if self.touched.contains_key(eid) {
             return Ok(());
         }
-        self.w.touch(id, self.now, self.actor).await?;
+        let touch = "UPDATE ec_entities SET version = version + 1, updated_at = $2, updated_by = $3, updated_via = $4 WHERE id = $1";
+        let by = self.actor.person.as_str().into();
+        let via = self.actor.via.clone().into();
+        self.w
+            .run(touch, vec![id.into(), self.now.into(), by, via])
+            .await?;
         self.touched.insert(
             eid.to_string(),
             Touched {
@@ -349,7 +383,13 @@ impl<W: Writes> Writing<'_, W> {
             let mut edges = Vec::new();
             for e in &b.edges {
                 let to = self.resolve(&e.to).await?;
-                self.w.edge(id, &e.rel, &to, e.drop).await?;
+                let sql = if e.drop {
+                    "DELETE FROM ec_edges WHERE src = $1 AND rel = $2 AND dst = $3"
+                } else {
+                    "INSERT INTO ec_edges(src, rel, dst) VALUES($1, $2, $3) ON CONFLICT DO NOTHING"
+                };
+                let edge = vec![id.into(), e.rel.as_str().into(), to.as_str().into()];
+                self.w.run(sql, edge).await?;
                 edges.push(if e.drop {
                     json!({ "rel": e.rel, "to": to, "drop": true })
                 } else {
@@ -359,24 +399,27 @@ impl<W: Writes> Writing<'_, W> {
             change.insert("edges".into(), Value::Array(edges));
         }
         if b.tombstone {
-            self.w.tombstone(self.app_id, id).await?;
+            let sql = "UPDATE ec_entities SET tombstoned = 1, alias = NULL WHERE id = $1";
+            self.w.run(sql, vec![id.into()]).await?;
+            self.w.drop_text(self.app_id, id).await?;
             change.insert("tombstone".into(), json!({}));
         }
         let version = match self.touched.get(&eid) {
             Some(t) => t.before + 1,
             None => 1,
         };
-        self.w
-            .append_history(Entry {
-                entity: id,
-                app_version: self.app_version,
-                step,
-                version,
-                at: self.now,
-                actor: self.actor,
-                change: Value::Object(change).to_string(),
-            })
-            .await?;
+        let entry = "INSERT INTO ec_history(entity, app_version, step, version, at, by, via, change) VALUES($1, $2, $3, $4, $5, $6, $7, $8)";
+        let values = vec![
+            id.into(),
+            self.app_version.into(),
+            step.into(),
+            version.into(),
+            self.now.into(),
+            self.actor.person.as_str().into(),
+            self.actor.via.clone().into(),
+            Value::Object(change).to_string().into(),
+        ];
+        self.w.run(entry, values).await?;
         Ok(eid)
     }
 
@@ -390,7 +433,8 @@ impl<W: Writes> Writing<'_, W> {
                 )));
             }
         }
-        self.w.set_alias(id, alias).await
+        let set = "UPDATE ec_entities SET alias = $2 WHERE id = $1";
+        self.w.run(set, vec![id.into(), alias.into()]).await
     }
 
     /// Sets (merging column by column) or removes one component; answers what was written.

@@ -1,8 +1,15 @@
 //! The entity–component engine's interface, which each backend implements:
 //! declaring an app's vocabulary, applying bundles, reading with a filter
 //! line, the app data version and an entity's history. The declaration makes
-//! the trait and the [`Store`](crate::Store) method that calls it.
+//! the trait and the [`Store`](crate::Store) method that calls it. An
+//! entity's history is read the same on every backend ([`history`]).
 
+use serde_json::Value;
+
+use crate::apply::no_entity;
+use crate::names::is_eid;
+use crate::txn::Txn;
+use crate::values::render_time;
 use crate::{Actor, Applied, HistoryEntry, Listing, StoreError, Vocabulary};
 
 interface! {
@@ -35,4 +42,40 @@ interface! {
             eid_or_alias: &str,
         ) -> Result<Vec<HistoryEntry>, StoreError>;
     }
+}
+
+/// Every write to one entity of an app (named by eid or alias), oldest first.
+pub(crate) async fn history(
+    txn: &impl Txn,
+    app: &str,
+    name: &str,
+) -> Result<Vec<HistoryEntry>, StoreError> {
+    let column = if is_eid(name) { "eid" } else { "alias" };
+    let id: i64 = txn
+        .optional(
+            &format!(
+                "SELECT e.id FROM ec_entities e JOIN ec_apps a ON a.id = e.app WHERE a.name = $1 AND e.{column} = $2"
+            ),
+            &[app.into(), name.into()],
+        )
+        .await?
+        .ok_or_else(|| no_entity(name, app))?
+        .get(0)?;
+    let rows = txn
+        .all(
+            "SELECT version, at, by, via, change FROM ec_history WHERE entity = $1 ORDER BY app_version, step",
+            &[id.into()],
+        )
+        .await?;
+    rows.iter()
+        .map(|r| {
+            Ok(HistoryEntry {
+                version: r.get::<i64>(0)? as u64,
+                at: render_time(r.get(1)?),
+                by: r.get(2)?,
+                via: r.get(3)?,
+                change: serde_json::from_str(&r.get::<String>(4)?).unwrap_or(Value::Null),
+            })
+        })
+        .collect()
 }

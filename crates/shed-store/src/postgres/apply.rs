@@ -25,17 +25,15 @@ use std::pin::Pin;
 use std::sync::{Mutex, PoisonError};
 use std::task::Poll;
 
-use deadpool_postgres::{Client, GenericClient};
-use serde_json::Value;
+use deadpool_postgres::Client;
 use tokio_postgres::types::ToSql;
 
 use super::schema::{load_known, lock_app};
 use super::txn::Txn;
-use crate::apply::{AppRow, Cell, Entry, Writes, no_entity};
-use crate::names::is_eid;
+use crate::apply::{AppRow, Cell, Writes, find_sql, upsert};
 use crate::query::plan::Lookup;
 use crate::schema::{AppSchema, Component};
-use crate::values::render_time;
+use crate::values::Sql;
 use crate::wire::{Bundle, Target};
 use crate::{Actor, Applied, HistoryEntry, StoreError};
 
@@ -122,13 +120,6 @@ async fn poll_once<F: Future + Unpin>(future: &mut F) -> Poll<F::Output> {
 
 /// A statement sent whose answer is only whether it succeeded.
 type Sent<'a> = Pin<Box<dyn Future<Output = Result<(), tokio_postgres::Error>> + Send + 'a>>;
-
-/// A value bound to a statement sent ahead, owned by it.
-type Owned = Box<dyn ToSql + Sync + Send>;
-
-fn owned(value: impl ToSql + Sync + Send + 'static) -> Owned {
-    Box::new(value)
-}
 
 /// A group's connection, in its transaction, and the statements sent on
 /// it and not yet answered.
@@ -221,7 +212,7 @@ impl<'c> Pipeline<'c> {
 
     /// Sends one statement that answers nothing, prepared once per
     /// connection, with the values it binds.
-    async fn run(&self, sql: &str, params: Vec<Owned>) -> Result<(), StoreError> {
+    async fn run(&self, sql: &str, params: Vec<Sql>) -> Result<(), StoreError> {
         let stmt = self
             .answered(async { Ok(self.client.prepare_cached(sql).await?) })
             .await?;
@@ -407,19 +398,17 @@ impl Writes for Statements<'_, '_> {
         catalog
     }
 
+    async fn run(&self, sql: &str, params: Vec<Sql>) -> Result<(), StoreError> {
+        self.pipeline.run(sql, params).await
+    }
+
     async fn find(
         &self,
         app_id: i64,
         target: &Target,
     ) -> Result<Option<(i64, String, i64)>, StoreError> {
-        let sql = match target {
-            Target::Eid(_) => {
-                "SELECT id, eid, version FROM ec_entities WHERE app = $1 AND eid = $2 AND tombstoned = 0"
-            }
-            Target::Alias(_) => {
-                "SELECT id, eid, version FROM ec_entities WHERE app = $1 AND alias = $2 AND tombstoned = 0"
-            }
-            Target::Mint(_) => return Ok(None),
+        let Some(sql) = find_sql(target) else {
+            return Ok(None);
         };
         let row = self.pipeline.row(sql, &[&app_id, &target.given()]).await?;
         Ok(row
@@ -449,30 +438,17 @@ impl Writes for Statements<'_, '_> {
                 "INSERT INTO ec_entities(id, app, eid, num, version, created_at, created_by, created_via, updated_at, updated_by, updated_via)
                  VALUES($1, $2, $3, $4, 1, $5, $6, $7, $5, $6, $7)",
                 vec![
-                    owned(id),
-                    owned(app_id),
-                    owned(eid.to_string()),
-                    owned(num),
-                    owned(at),
-                    owned(actor.person.clone()),
-                    owned(actor.via.clone()),
+                    id.into(),
+                    app_id.into(),
+                    eid.into(),
+                    num.into(),
+                    at.into(),
+                    actor.person.as_str().into(),
+                    actor.via.clone().into(),
                 ],
             )
             .await?;
         Ok(id)
-    }
-
-    async fn touch(&self, id: i64, at: i64, actor: &Actor) -> Result<(), StoreError> {
-        self.pipeline.run(
-            "UPDATE ec_entities SET version = version + 1, updated_at = $2, updated_by = $3, updated_via = $4 WHERE id = $1",
-            vec![
-                owned(id),
-                owned(at),
-                owned(actor.person.clone()),
-                owned(actor.via.clone()),
-            ],
-        )
-        .await
     }
 
     async fn alias_holder(&self, app_id: i64, alias: &str) -> Result<Option<i64>, StoreError> {
@@ -481,37 +457,10 @@ impl Writes for Statements<'_, '_> {
         Ok(row.map(|r| r.try_get(0)).transpose()?)
     }
 
-    async fn set_alias(&self, id: i64, alias: Option<&str>) -> Result<(), StoreError> {
-        self.pipeline
-            .run(
-                "UPDATE ec_entities SET alias = $2 WHERE id = $1",
-                vec![owned(id), owned(alias.map(str::to_string))],
-            )
-            .await
-    }
-
-    async fn edge(&self, src: i64, rel: &str, dst: &str, drop: bool) -> Result<(), StoreError> {
-        let sql = if drop {
-            "DELETE FROM ec_edges WHERE src = $1 AND rel = $2 AND dst = $3"
-        } else {
-            "INSERT INTO ec_edges(src, rel, dst) VALUES($1, $2, $3) ON CONFLICT DO NOTHING"
-        };
-        self.pipeline
-            .run(
-                sql,
-                vec![owned(src), owned(rel.to_string()), owned(dst.to_string())],
-            )
-            .await
-    }
-
-    /// The doc's `tsvector` stays with its row; a query answers live entities only.
-    async fn tombstone(&self, _app_id: i64, id: i64) -> Result<(), StoreError> {
-        self.pipeline
-            .run(
-                "UPDATE ec_entities SET tombstoned = 1, alias = NULL WHERE id = $1",
-                vec![owned(id)],
-            )
-            .await
+    /// None: the doc's `tsvector` stays with its row; a query answers live
+    /// entities only.
+    async fn drop_text(&self, _app_id: i64, _id: i64) -> Result<(), StoreError> {
+        Ok(())
     }
 
     async fn remove(
@@ -526,7 +475,7 @@ impl Writes for Statements<'_, '_> {
         self.pipeline
             .run(
                 &format!("DELETE FROM {table} WHERE id = $1"),
-                vec![owned(id)],
+                vec![id.into()],
             )
             .await
     }
@@ -541,84 +490,16 @@ impl Writes for Statements<'_, '_> {
         cells: Vec<Cell<'_>>,
         _fresh: bool,
     ) -> Result<(), StoreError> {
-        let table = AppSchema::table(app_id, &component.name);
-        let sql = if cells.is_empty() {
-            format!("INSERT INTO {table}(id) VALUES($1) ON CONFLICT(id) DO NOTHING")
-        } else {
-            let cols: Vec<String> = cells.iter().map(|c| format!("\"{}\"", c.column)).collect();
-            let marks: Vec<String> = (2..=cells.len() + 1).map(|i| format!("${i}")).collect();
-            let sets: Vec<String> = cols.iter().map(|c| format!("{c} = excluded.{c}")).collect();
-            format!(
-                "INSERT INTO {table}(id, {}) VALUES($1, {}) ON CONFLICT(id) DO UPDATE SET {}",
-                cols.join(", "),
-                marks.join(", "),
-                sets.join(", ")
-            )
-        };
-        let mut params = vec![owned(id)];
-        params.extend(cells.into_iter().map(|c| owned(c.value)));
+        let (sql, params) = upsert(app_id, component, id, cells);
         self.pipeline.run(&sql, params).await
-    }
-
-    async fn append_history(&self, e: Entry<'_>) -> Result<(), StoreError> {
-        self.pipeline.run(
-            "INSERT INTO ec_history(entity, app_version, step, version, at, by, via, change) VALUES($1, $2, $3, $4, $5, $6, $7, $8)",
-            vec![
-                owned(e.entity),
-                owned(e.app_version),
-                owned(e.step),
-                owned(e.version),
-                owned(e.at),
-                owned(e.actor.person.clone()),
-                owned(e.actor.via.clone()),
-                owned(e.change),
-            ],
-        )
-        .await
-    }
-
-    async fn close(&self, app_id: i64, version: i64, last_num: i64) -> Result<(), StoreError> {
-        self.pipeline
-            .run(
-                "UPDATE ec_apps SET version = $2, last_num = $3 WHERE id = $1",
-                vec![owned(app_id), owned(version), owned(last_num)],
-            )
-            .await
     }
 }
 
-/// Every write to one entity of an app, oldest first.
+/// Every write to one entity of an app, oldest first ([`crate::entities::history`]).
 pub(crate) async fn history(
-    client: &impl GenericClient,
+    client: &Client,
     app: &str,
     name: &str,
 ) -> Result<Vec<HistoryEntry>, StoreError> {
-    let column = if is_eid(name) { "eid" } else { "alias" };
-    let id: i64 = client
-        .query_opt(
-            &format!(
-                "SELECT e.id FROM ec_entities e JOIN ec_apps a ON a.id = e.app WHERE a.name = $1 AND e.{column} = $2"
-            ),
-            &[&app, &name],
-        )
-        .await?
-        .ok_or_else(|| no_entity(name, app))?
-        .try_get(0)?;
-    let rows = client
-        .query(
-            "SELECT version, at, by, via, change FROM ec_history WHERE entity = $1 ORDER BY app_version, step",
-            &[&id],
-        )
-        .await?;
-    rows.iter()
-        .map(|r| {
-            Ok(HistoryEntry {
-                version: r.try_get::<_, i64>(0)? as u64,
-                at: render_time(r.try_get(1)?),
-                by: r.try_get(2)?,
-                via: r.try_get(3)?,
-                change: serde_json::from_str(r.try_get(4)?).unwrap_or(Value::Null),
-            })
-        })
-        .collect()
+    crate::entities::history(&Txn::Connection(client), app, name).await
 }

@@ -8,16 +8,16 @@
 use std::sync::Arc;
 
 use rusqlite::{Connection, OptionalExtension, Transaction};
-use serde_json::Value;
 
 use super::query::Names;
 use super::schema::{self, WriterCatalog, WriterSchemas};
-use crate::apply::{AppRow, Cell, Entry, Writes, no_entity};
-use crate::names::is_eid;
+use super::txn::Txn;
+use crate::apply::{AppRow, Cell, Writes, find_sql, upsert};
 use crate::query::at_once;
 use crate::query::plan::Lookup;
 use crate::schema::{AppSchema, Component};
-use crate::values::{Sql, render_time};
+use crate::txn::Txn as _;
+use crate::values::Sql;
 use crate::wire::{Bundle, Target};
 use crate::{Actor, Applied, HistoryEntry, StoreError};
 
@@ -94,27 +94,22 @@ impl Writes for Statements<'_> {
         &catalog.schema
     }
 
+    async fn run(&self, sql: &str, params: Vec<Sql>) -> Result<(), StoreError> {
+        Txn(self.txn).execute(sql, &params).await.map(drop)
+    }
+
     async fn find(
         &self,
         app_id: i64,
         target: &Target,
     ) -> Result<Option<(i64, String, i64)>, StoreError> {
-        let sql = match target {
-            Target::Eid(_) => {
-                "SELECT id, eid, version FROM ec_entities WHERE app = ?1 AND eid = ?2 AND tombstoned = 0"
-            }
-            Target::Alias(_) => {
-                "SELECT id, eid, version FROM ec_entities WHERE app = ?1 AND alias = ?2 AND tombstoned = 0"
-            }
-            Target::Mint(_) => return Ok(None),
+        let Some(sql) = find_sql(target) else {
+            return Ok(None);
         };
-        Ok(self
-            .txn
-            .prepare_cached(sql)?
-            .query_row(rusqlite::params![app_id, target.given()], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-            })
-            .optional()?)
+        let by = [app_id.into(), target.given().into()];
+        let row = Txn(self.txn).optional(sql, &by).await?;
+        row.map(|r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .transpose()
     }
 
     async fn is_person(&self, eid: &str) -> Result<bool, StoreError> {
@@ -145,15 +140,6 @@ impl Writes for Statements<'_> {
         Ok(self.txn.last_insert_rowid())
     }
 
-    async fn touch(&self, id: i64, at: i64, actor: &Actor) -> Result<(), StoreError> {
-        self.txn
-            .prepare_cached(
-                "UPDATE ec_entities SET version = version + 1, updated_at = ?2, updated_by = ?3, updated_via = ?4 WHERE id = ?1",
-            )?
-            .execute(rusqlite::params![id, at, actor.person, actor.via])?;
-        Ok(())
-    }
-
     async fn alias_holder(&self, app_id: i64, alias: &str) -> Result<Option<i64>, StoreError> {
         Ok(self
             .txn
@@ -162,29 +148,7 @@ impl Writes for Statements<'_> {
             .optional()?)
     }
 
-    async fn set_alias(&self, id: i64, alias: Option<&str>) -> Result<(), StoreError> {
-        self.txn
-            .prepare_cached("UPDATE ec_entities SET alias = ?2 WHERE id = ?1")?
-            .execute(rusqlite::params![id, alias])?;
-        Ok(())
-    }
-
-    async fn edge(&self, src: i64, rel: &str, dst: &str, drop: bool) -> Result<(), StoreError> {
-        let sql = if drop {
-            "DELETE FROM ec_edges WHERE src = ?1 AND rel = ?2 AND dst = ?3"
-        } else {
-            "INSERT OR IGNORE INTO ec_edges(src, rel, dst) VALUES(?1, ?2, ?3)"
-        };
-        self.txn
-            .prepare_cached(sql)?
-            .execute(rusqlite::params![src, rel, dst])?;
-        Ok(())
-    }
-
-    async fn tombstone(&self, app_id: i64, id: i64) -> Result<(), StoreError> {
-        self.txn
-            .prepare_cached("UPDATE ec_entities SET tombstoned = 1, alias = NULL WHERE id = ?1")?
-            .execute([id])?;
+    async fn drop_text(&self, app_id: i64, id: i64) -> Result<(), StoreError> {
         self.txn
             .prepare_cached(&format!(
                 "DELETE FROM {} WHERE rowid = ?1",
@@ -251,52 +215,11 @@ impl Writes for Statements<'_> {
                 .execute(rusqlite::params_from_iter(row))?;
             return Ok(());
         }
-        let table = AppSchema::table(app_id, name);
-        let sql = if cells.is_empty() {
-            format!("INSERT OR IGNORE INTO {table}(id) VALUES(?1)")
-        } else {
-            let cols: Vec<String> = cells.iter().map(|c| format!("\"{}\"", c.column)).collect();
-            let marks: Vec<String> = (2..=cells.len() + 1).map(|i| format!("?{i}")).collect();
-            let sets: Vec<String> = cols.iter().map(|c| format!("{c} = excluded.{c}")).collect();
-            format!(
-                "INSERT INTO {table}(id, {}) VALUES(?1, {}) ON CONFLICT(id) DO UPDATE SET {}",
-                cols.join(", "),
-                marks.join(", "),
-                sets.join(", ")
-            )
-        };
-        let params = std::iter::once(Sql::Integer(id)).chain(cells.into_iter().map(|c| c.value));
-        self.txn
-            .prepare_cached(&sql)?
-            .execute(rusqlite::params_from_iter(params))?;
+        let (sql, params) = upsert(app_id, component, id, cells);
+        self.run(&sql, params).await?;
         if name == "doc" {
             self.refresh_fts(app_id, id, false)?;
         }
-        Ok(())
-    }
-
-    async fn append_history(&self, e: Entry<'_>) -> Result<(), StoreError> {
-        self.txn
-            .prepare_cached(
-                "INSERT INTO ec_history(entity, app_version, step, version, at, by, via, change) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            )?
-            .execute(rusqlite::params![
-                e.entity,
-                e.app_version,
-                e.step,
-                e.version,
-                e.at,
-                e.actor.person,
-                e.actor.via,
-                e.change
-            ])?;
-        Ok(())
-    }
-
-    async fn close(&self, app_id: i64, version: i64, last_num: i64) -> Result<(), StoreError> {
-        self.txn
-            .prepare_cached("UPDATE ec_apps SET version = ?2, last_num = ?3 WHERE id = ?1")?
-            .execute(rusqlite::params![app_id, version, last_num])?;
         Ok(())
     }
 }
@@ -330,42 +253,11 @@ impl Statements<'_> {
     }
 }
 
-/// Every write to one entity of an app, oldest first.
+/// Every write to one entity of an app, oldest first ([`crate::entities::history`]).
 pub(crate) fn history(
     conn: &Connection,
     app: &str,
     name: &str,
 ) -> Result<Vec<HistoryEntry>, StoreError> {
-    let column = if is_eid(name) { "eid" } else { "alias" };
-    let id: Option<i64> = conn
-        .prepare_cached(&format!(
-            "SELECT e.id FROM ec_entities e JOIN ec_apps a ON a.id = e.app WHERE a.name = ?1 AND e.{column} = ?2"
-        ))?
-        .query_row(rusqlite::params![app, name], |r| r.get(0))
-        .optional()?;
-    let id = id.ok_or_else(|| no_entity(name, app))?;
-    let mut stmt = conn.prepare_cached(
-        "SELECT version, at, by, via, change FROM ec_history WHERE entity = ?1 ORDER BY app_version, step",
-    )?;
-    let rows = stmt.query_map([id], |r| {
-        Ok((
-            r.get::<_, i64>(0)?,
-            r.get::<_, i64>(1)?,
-            r.get::<_, String>(2)?,
-            r.get::<_, Option<String>>(3)?,
-            r.get::<_, String>(4)?,
-        ))
-    })?;
-    let mut out = Vec::new();
-    for row in rows {
-        let (version, at, by, via, change) = row?;
-        out.push(HistoryEntry {
-            version: version as u64,
-            at: render_time(at),
-            by,
-            via,
-            change: serde_json::from_str(&change).unwrap_or(Value::Null),
-        });
-    }
-    Ok(out)
+    at_once(crate::entities::history(&Txn(conn), app, name))
 }
