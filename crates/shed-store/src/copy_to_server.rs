@@ -78,10 +78,7 @@ pub async fn copy_to_server(
     let target = connect::parse(url)?;
     let (reader, source) = Reader::start(file).await?;
     let pool = postgres::new_pool(&target, target.config.clone(), 1)?;
-    let mut client = pool
-        .get()
-        .await
-        .map_err(|e| connect::pool_failure(&target, e))?;
+    let mut client = connect::borrow(&pool, &target).await?;
     let failed = |e: tokio_postgres::Error| connect::failure(&target, &e);
     let txn = client.transaction().await.map_err(failed)?;
     migrations::migrate_in(&txn, &target).await?;
