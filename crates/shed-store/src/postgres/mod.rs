@@ -146,10 +146,13 @@ impl Postgres {
 
     /// Whether the server answers and every migration is applied.
     pub(crate) async fn ready(&self) -> Result<(), NotReady> {
-        let c = connect::borrow(&self.pool, &self.target)
-            .await
-            .map_err(|said| NotReady(format!("the database does not answer: {said}")))?;
-        migrations::applied(&c).await
+        let version = async {
+            let c = connect::borrow(&self.pool, &self.target).await?;
+            Ok::<_, StoreError>(migrations::version(&c).await?)
+        }
+        .await
+        .map_err(|said| NotReady(format!("the database does not answer: {said}")))?;
+        crate::migrations::all_applied(version)
     }
 
     /// Takes no more connections from the pool and closes the idle ones:
