@@ -65,7 +65,7 @@ impl crate::txn::Txn for Txn<'_> {
     }
 
     async fn batch(&self, sql: &str) -> Result<(), StoreError> {
-        Ok(either!(self, c => c.batch_execute(sql).await?))
+        either!(self, c => c.batch_execute(sql).await).map_err(StoreError::from)
     }
 
     async fn all(&self, sql: &str, params: &[Sql]) -> Result<Vec<Row>, StoreError> {
