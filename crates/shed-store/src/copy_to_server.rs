@@ -78,18 +78,17 @@ pub async fn copy_to_server(
     let target = connect::parse(url)?;
     let (reader, source) = Reader::start(file).await?;
     let pool = postgres::new_pool(&target, target.config.clone(), 1)?;
-    let mut client = pool
-        .get()
-        .await
-        .map_err(|e| connect::pool_failure(&target, e))?;
+    let mut client = connect::borrow(&pool, &target).await?;
     let failed = |e: tokio_postgres::Error| connect::failure(&target, &e);
     let txn = client.transaction().await.map_err(failed)?;
     migrations::migrate_in(&txn, &target).await?;
-    refuse_rows(&txn, &target).await?;
+    // The records' statements' view of the same transaction.
+    let t = postgres::Txn::Transaction(&txn);
+    refuse_rows(&t, &target).await?;
     for app in &source.apps {
-        create_tables(&postgres::Txn::Transaction(&txn), app).await?;
+        create_tables(&t, app).await?;
     }
-    let plan = plan(&txn, &source, &target).await?;
+    let plan = plan(&t, &source, &target).await?;
 
     let total = plan.iter().map(|t| t.rows).sum();
     let mut copied = 0;
@@ -134,7 +133,7 @@ pub async fn copy_to_server(
         writer.as_mut().finish().await?;
     }
     advance_counters(&txn).await?;
-    let tables = count(&txn, &plan).await?;
+    let tables = count(&t, &plan).await?;
     txn.commit().await.map_err(failed)?;
     Ok(Migrated {
         tables,
@@ -345,8 +344,7 @@ fn read_table(
 /// Refuses a target where any of shed's tables holds a row (the schema
 /// migrations' own record excepted: a database a shed migrated and never
 /// used is empty).
-async fn refuse_rows(txn: &Transaction<'_>, target: &connect::Target) -> Result<(), StoreError> {
-    let t = postgres::Txn::Transaction(txn);
+async fn refuse_rows(t: &postgres::Txn<'_>, target: &connect::Target) -> Result<(), StoreError> {
     let sql = "SELECT tablename::text FROM pg_tables
         WHERE schemaname = current_schema() AND tablename <> 'schema_migrations'
         ORDER BY tablename";
@@ -368,11 +366,10 @@ async fn refuse_rows(txn: &Transaction<'_>, target: &connect::Target) -> Result<
 /// the server) and its types. Both databases must hold the same tables, and
 /// every column of the source must have its place in the target.
 async fn plan(
-    txn: &Transaction<'_>,
+    t: &postgres::Txn<'_>,
     source: &Source,
     target: &connect::Target,
 ) -> Result<Vec<Planned>, StoreError> {
-    let t = postgres::Txn::Transaction(txn);
     let mut columns: BTreeMap<String, Vec<(String, Type)>> = BTreeMap::new();
     let sql = "SELECT c.relname::text, a.attname::text, a.atttypid::bigint
         FROM pg_class c
@@ -481,14 +478,11 @@ async fn advance_counters(txn: &Transaction<'_>) -> Result<(), StoreError> {
 
 /// Counts every copied table's rows on the target and checks them against
 /// the source's: the tables with their counts.
-async fn count(txn: &Transaction<'_>, plan: &[Planned]) -> Result<Vec<(String, u64)>, StoreError> {
+async fn count(t: &postgres::Txn<'_>, plan: &[Planned]) -> Result<Vec<(String, u64)>, StoreError> {
     let mut counted = Vec::with_capacity(plan.len());
     for table in plan {
         let sql = format!("SELECT COUNT(*) FROM {}", quoted(&table.name));
-        let rows: i64 = postgres::Txn::Transaction(txn)
-            .one(&sql, &[])
-            .await?
-            .get(0)?;
+        let rows: i64 = t.one(&sql, &[]).await?.get(0)?;
         if rows as u64 != table.rows {
             return Err(StoreError::Internal(format!(
                 "{} holds {rows} rows on PostgreSQL after the copy and {} in SQLite — nothing was written",

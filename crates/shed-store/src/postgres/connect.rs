@@ -136,13 +136,17 @@ pub(crate) fn failure(target: &Target, e: &tokio_postgres::Error) -> StoreError 
     ))
 }
 
-/// The sentence for a pool that could not hand out a connection: the
-/// server's refusal or absence as [`failure`] says it, else the pool's own.
-pub(crate) fn pool_failure(target: &Target, e: deadpool_postgres::PoolError) -> StoreError {
-    match e {
+/// A connection of `pool`, which connects to `target`; a pool that could
+/// not hand one out is said as the server's refusal or absence as
+/// [`failure`] says it, else as the pool's own sentence.
+pub(crate) async fn borrow(
+    pool: &deadpool_postgres::Pool,
+    target: &Target,
+) -> Result<deadpool_postgres::Client, StoreError> {
+    pool.get().await.map_err(|e| match e {
         deadpool_postgres::PoolError::Backend(e) => failure(target, &e),
         other => StoreError::from(other),
-    }
+    })
 }
 
 /// The innermost cause of an error, which names what happened (`Connection

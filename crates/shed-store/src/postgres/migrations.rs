@@ -9,26 +9,14 @@
 use deadpool_postgres::GenericClient;
 
 use super::connect::{Target, failure};
+use crate::StoreError;
 use crate::migrations::{MIGRATIONS, Part, RECORD_TABLE, on_postgres, pending};
-use crate::{NotReady, StoreError};
 
 /// The key of the advisory lock migrations are applied under ("shed").
 const MIGRATION_LOCK: i64 = 0x7368_6564;
 
-/// Whether every migration this program knows is applied: a sentence
-/// saying how far the database is when not.
-pub(crate) async fn applied(c: &impl GenericClient) -> Result<(), NotReady> {
-    let not_ready = |e: tokio_postgres::Error| {
-        NotReady(format!(
-            "the database does not answer: {}",
-            StoreError::from(e)
-        ))
-    };
-    crate::migrations::all_applied(version(c).await.map_err(not_ready)?)
-}
-
 /// The schema version the database is at: the last migration recorded.
-async fn version(c: &impl GenericClient) -> Result<i64, tokio_postgres::Error> {
+pub(crate) async fn version(c: &impl GenericClient) -> Result<i64, tokio_postgres::Error> {
     let sql = "SELECT COALESCE(MAX(version), 0)::BIGINT FROM schema_migrations";
     c.query_one(sql, &[]).await?.try_get(0)
 }

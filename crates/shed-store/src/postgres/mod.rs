@@ -93,20 +93,12 @@ impl Postgres {
             .options(read_options.trim_start())
             .application_name(READS_APPLICATION);
         let reads = new_pool(&target, read_config, READ_POOL_SIZE)?;
-        let mut client = pool
-            .get()
-            .await
-            .map_err(|e| connect::pool_failure(&target, e))?;
+        let mut client = connect::borrow(&pool, &target).await?;
         migrations::migrate(&mut client, &target).await?;
         drop(client);
         // One read session made now: a server that refuses its settings
         // says so at the start, and the first read finds it ready.
-        drop(
-            reads
-                .get()
-                .await
-                .map_err(|e| connect::pool_failure(&target, e))?,
-        );
+        drop(connect::borrow(&reads, &target).await?);
         Ok(Postgres {
             writer: group::Writer::new(pool.clone()),
             pool,
@@ -154,11 +146,13 @@ impl Postgres {
 
     /// Whether the server answers and every migration is applied.
     pub(crate) async fn ready(&self) -> Result<(), NotReady> {
-        let c = self.pool.get().await.map_err(|e| {
-            let said = connect::pool_failure(&self.target, e);
-            NotReady(format!("the database does not answer: {said}"))
-        })?;
-        migrations::applied(&c).await
+        let version = async {
+            let c = connect::borrow(&self.pool, &self.target).await?;
+            Ok::<_, StoreError>(migrations::version(&c).await?)
+        }
+        .await
+        .map_err(|said| NotReady(format!("the database does not answer: {said}")))?;
+        crate::migrations::all_applied(version)
     }
 
     /// Takes no more connections from the pool and closes the idle ones:

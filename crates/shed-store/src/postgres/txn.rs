@@ -20,6 +20,17 @@ pub(crate) enum Txn<'t> {
     Transaction(&'t deadpool_postgres::Transaction<'t>),
 }
 
+/// `$body` run with `$c` the connection or the transaction, whichever the
+/// [`Txn`] `$txn` holds (both are a `GenericClient`, of two types).
+macro_rules! either {
+    ($txn:expr, $c:ident => $body:expr) => {
+        match $txn {
+            Txn::Connection($c) => $body,
+            Txn::Transaction($c) => $body,
+        }
+    };
+}
+
 /// The parameters as tokio-postgres binds them.
 fn bound(params: &[Sql]) -> Vec<&(dyn ToSql + Sync)> {
     params.iter().map(|p| p as &(dyn ToSql + Sync)).collect()
@@ -39,10 +50,7 @@ impl Txn<'_> {
         params: &[Sql],
     ) -> Result<Vec<tokio_postgres::Row>, StoreError> {
         let params = bound(params);
-        Ok(match self {
-            Txn::Connection(c) => c.query(&c.prepare_cached(sql).await?, &params).await?,
-            Txn::Transaction(t) => t.query(&t.prepare_cached(sql).await?, &params).await?,
-        })
+        Ok(either!(self, c => c.query(&c.prepare_cached(sql).await?, &params).await?))
     }
 }
 
@@ -53,18 +61,11 @@ impl crate::txn::Txn for Txn<'_> {
 
     async fn execute(&self, sql: &str, params: &[Sql]) -> Result<u64, StoreError> {
         let params = bound(params);
-        Ok(match self {
-            Txn::Connection(c) => c.execute(&c.prepare_cached(sql).await?, &params).await?,
-            Txn::Transaction(t) => t.execute(&t.prepare_cached(sql).await?, &params).await?,
-        })
+        Ok(either!(self, c => c.execute(&c.prepare_cached(sql).await?, &params).await?))
     }
 
     async fn batch(&self, sql: &str) -> Result<(), StoreError> {
-        match self {
-            Txn::Connection(c) => c.batch_execute(sql).await?,
-            Txn::Transaction(t) => t.batch_execute(sql).await?,
-        }
-        Ok(())
+        either!(self, c => c.batch_execute(sql).await).map_err(StoreError::from)
     }
 
     async fn all(&self, sql: &str, params: &[Sql]) -> Result<Vec<Row>, StoreError> {
@@ -87,10 +88,7 @@ impl crate::txn::Txn for Txn<'_> {
     }
 
     async fn announce(&self, change: Announced) -> Result<(), StoreError> {
-        match self {
-            Txn::Connection(c) => announce(*c, change).await,
-            Txn::Transaction(t) => announce(*t, change).await,
-        }
+        either!(self, c => announce(*c, change).await)
     }
 }
 
