@@ -5,10 +5,10 @@
 //! [`Row::get`], which answers a typed [`StoreError`] for a column of
 //! another type rather than panic. A backend gives an adapter: its [`Txn`]
 //! (SQLite's answering in place, so a body is polled once on the caller's
-//! or the writer's thread with [`crate::query::at_once`]; PostgreSQL's
+//! or the writer's thread with `query::at_once`; PostgreSQL's
 //! awaited), and [`Records`], which runs a body as a read or as one write
 //! — on SQLite in the writer's group commit, on PostgreSQL in a
-//! transaction of its own — as the engine's apply runs its [`Writes`](crate::apply::Writes).
+//! transaction of its own — as the engine's apply runs its `Writes` (`apply.rs`).
 
 use crate::StoreError;
 use crate::values::Sql;
