@@ -496,8 +496,38 @@ fn writer_loop(conn: Connection, rx: mpsc::Receiver<Job>) -> Result<(), StoreErr
         run_group(&conn, &mut group);
         gathered = group.taken;
     }
-    conn.wal_checkpoint_v2(None::<&str>, CheckpointMode::TRUNCATE)?;
+    last_checkpoint(&conn)?;
     conn.close().map_err(|(_, e)| StoreError::from(e))
+}
+
+/// How long the writer's last checkpoint waits for the checkpointer's own
+/// to end: as long as the connection's busy timeout.
+const LAST_CHECKPOINT_WAIT: Duration = Duration::from_secs(10);
+
+/// Copies the whole WAL into the database file as the writer stops. The
+/// checkpointer may still be copying what the last group wrote, and SQLite
+/// answers a second checkpoint "busy" at once, without the busy handler: so
+/// this one tries again until that one is done (a shutdown under writers
+/// met it, and `shed` stopped saying it could not close the database).
+fn last_checkpoint(conn: &Connection) -> Result<(), StoreError> {
+    let deadline = Instant::now() + LAST_CHECKPOINT_WAIT;
+    loop {
+        match conn.wal_checkpoint_v2(None::<&str>, CheckpointMode::TRUNCATE) {
+            Err(e) if is_busy(&e) && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5))
+            }
+            done => return Ok(done.map(|_| ())?),
+        }
+    }
+}
+
+/// Whether SQLite answered busy or locked: another connection holds what
+/// was asked for, for now.
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
 }
 
 /// The writes of one group as the writer takes them: first those taken but
@@ -604,12 +634,7 @@ fn checkpointer_loop(conn: Connection, woken: mpsc::Receiver<()>, copied: &Atomi
             Ok((_, done)) => copied.store(done, Ordering::Relaxed),
             // Another checkpoint is running (the writer's own, past its
             // bound): it copies these pages.
-            Err(e)
-                if matches!(
-                    e.sqlite_error_code(),
-                    Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
-                ) =>
-            {
+            Err(e) if is_busy(&e) => {
                 tracing::debug!(error = %e, "a checkpoint met another one running")
             }
             Err(e) => {
