@@ -83,6 +83,19 @@ impl Caller {
         }
     }
 
+    /// What the credential's read found of the caller's reach, taken by
+    /// the request's first look at it (`None` after, and for a caller whose
+    /// credential brought none).
+    pub(crate) fn take_read_with_credential(&self) -> Option<Reached> {
+        match self {
+            Caller::Person {
+                read_with_credential,
+                ..
+            } => read_with_credential.take(),
+            _ => None,
+        }
+    }
+
     /// The person behind the call, if any.
     pub fn person(&self) -> Option<&Person> {
         match self {

@@ -163,7 +163,10 @@ impl Host {
     /// The caller's spaces and roles; a signed-out caller is asked to sign in.
     pub(crate) async fn reach(&self, caller: &Caller) -> Result<Reach, HostError> {
         let person = caller.person().ok_or_else(sign_in_first)?.clone();
-        let memberships = self.inner.store.memberships(&person.eid).await?;
+        let memberships = match caller.take_read_with_credential() {
+            Some((memberships, _)) => memberships,
+            None => self.inner.store.memberships(&person.eid).await?,
+        };
         Ok(self.reach_of(caller, person, memberships))
     }
 
@@ -174,14 +177,7 @@ impl Host {
         caller: &Caller,
     ) -> Result<(Reach, Arc<Snapshot>), HostError> {
         let person = caller.person().ok_or_else(sign_in_first)?.clone();
-        let read_with_credential = match caller {
-            Caller::Person {
-                read_with_credential,
-                ..
-            } => read_with_credential.take(),
-            _ => None,
-        };
-        let (memberships, generation) = match read_with_credential {
+        let (memberships, generation) = match caller.take_read_with_credential() {
             Some(read) => read,
             None => {
                 self.inner
