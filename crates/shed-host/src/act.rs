@@ -28,14 +28,24 @@ use crate::{Caller, Host, HostError};
 pub(crate) enum AppAct<'a> {
     /// Read the rows a filter line matches.
     Read { filter: &'a str },
-    /// Write a bundle, or a list of them.
-    Write { bundle: Value },
+    /// Write a bundle, or a list of them, through `command` (the tool or
+    /// built-in that carries it: `graph_apply`, the page api's `apply`).
+    Write { bundle: Value, command: &'a str },
     /// Run one of the app's commands with its arguments.
     Command { command: &'a Command, args: Value },
 }
 
 impl AppAct<'_> {
     /// What the rule book is asked: may the caller read, or write?
+    /// The command or tool the act goes through, as activity names it.
+    fn command(&self) -> &str {
+        match self {
+            AppAct::Read { .. } => "graph_query",
+            AppAct::Write { command, .. } => command,
+            AppAct::Command { command, .. } => &command.name,
+        }
+    }
+
     fn asks(&self) -> Act {
         let reads = match self {
             AppAct::Read { .. } => true,
@@ -63,10 +73,18 @@ impl Host {
         act: AppAct<'_>,
         expect: Option<u64>,
     ) -> Result<Acted, HostError> {
-        may(app.subject(), standing, act.asks())?;
+        if let Err(refused) = may(app.subject(), standing, act.asks()) {
+            // An outsider's refusal reads as a made-up app's: not kept.
+            if !matches!(refused, HostError::NotFound(_)) {
+                self.keep_refusal(caller, &app.name, act.command(), &refused.to_string())
+                    .await;
+            }
+            return Err(refused);
+        }
+        let command = act.command().to_string();
         let filled = match act {
             AppAct::Read { filter } => Filled::Query(filter.to_string()),
-            AppAct::Write { bundle } => Filled::Apply(bundle),
+            AppAct::Write { bundle, .. } => Filled::Apply(bundle),
             AppAct::Command { command, args } => command
                 .fill(&args, jiff::Timestamp::now())
                 .map_err(|errors| HostError::BadInput(errors.to_string()))?,
@@ -85,11 +103,38 @@ impl Host {
                 Ok(Acted::Read(store.query(&app.name, &line).await?))
             }
             Filled::Apply(bundle) => {
-                let actor = caller.actor().ok_or_else(sign_in_first)?;
+                let actor = caller.actor(&command).ok_or_else(sign_in_first)?;
                 Ok(Acted::Wrote(
                     store.apply(&app.name, &actor, bundle, expect).await?,
                 ))
             }
+        }
+    }
+
+    /// Keeps a signed-in caller's call to `app` (which exists) that was
+    /// refused with `sentence` among its space's activity — the command
+    /// or tool, never its arguments. A signed-out caller's refusals are
+    /// not kept: a stranger could push out the members' (the space keeps
+    /// a bounded number, `shed_store::activity::REFUSALS_PER_SPACE`).
+    pub(crate) async fn keep_refusal(
+        &self,
+        caller: &Caller,
+        app: &str,
+        command: &str,
+        sentence: &str,
+    ) {
+        let Some(actor) = caller.actor(command) else {
+            return;
+        };
+        let refusal = shed_store::activity::NewRefusal {
+            app: app.to_string(),
+            by: actor.person,
+            via: actor.via,
+            through: actor.through.unwrap_or_default(),
+            sentence: sentence.to_string(),
+        };
+        if let Err(error) = self.inner.store.record_refusal(refusal).await {
+            tracing::warn!(%error, app, "could not keep a refused call");
         }
     }
 

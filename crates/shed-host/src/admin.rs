@@ -123,6 +123,7 @@ impl Host {
                 Presented::ToMcp => Door::Mcp,
                 Presented::ToWeb => Door::Web,
             },
+            client: live.client,
             read_with_credential: ReadWithCredential::of(live.memberships, live.generation),
         })
     }

@@ -31,6 +31,11 @@ pub enum Caller {
         token: Option<i64>,
         /// How they came in, so a sentence suggests what they can do there.
         door: Door,
+        /// The client they call through, as their writes' activity names
+        /// it: an OAuth client's registered name, or the name an MCP
+        /// client's `initialize` gave, marked `(claimed)`; `None` where
+        /// nothing names one (a browser, a terminal).
+        client: Option<String>,
         /// The person's spaces and the registry's generation as the
         /// token's own read found them, for the request's first look at
         /// its reach; empty where nothing came with the credential.
@@ -79,6 +84,7 @@ impl Caller {
             person,
             token,
             door,
+            client: None,
             read_with_credential: ReadWithCredential::default(),
         }
     }
@@ -113,19 +119,37 @@ impl Caller {
         }
     }
 
-    /// The store's actor for a write: the person, and the agent where one acts.
-    pub(crate) fn actor(&self) -> Option<shed_store::Actor> {
-        match self {
-            Caller::Nobody => None,
-            Caller::Person { person, .. } => Some(shed_store::Actor {
-                person: person.eid.clone(),
-                via: None,
+    /// The store's actor for a write through `command` (an app's command,
+    /// a tool, the page api's `apply`): the person, the agent where one
+    /// acts, and the door and client it came through.
+    pub(crate) fn actor(&self, command: &str) -> Option<shed_store::Actor> {
+        let (person, via, client) = match self {
+            Caller::Nobody => return None,
+            Caller::Person { person, client, .. } => (person, None, client.clone()),
+            Caller::Agent { person, job } => {
+                (person, Some(format!("agent:{job}")), Some(job.clone()))
+            }
+        };
+        Some(shed_store::Actor {
+            person: person.eid.clone(),
+            via,
+            through: Some(shed_store::Through {
+                door: self.door().map_or("store", Door::word).to_string(),
+                command: Some(command.to_string()),
+                client,
             }),
-            Caller::Agent { person, job } => Some(shed_store::Actor {
-                person: person.eid.clone(),
-                via: Some(format!("agent:{job}")),
-            }),
+        })
+    }
+
+    /// The caller with `client` as the client it calls through, unless
+    /// its credential named one already (an OAuth grant's client).
+    pub fn with_claimed_client(mut self, claimed: Option<&str>) -> Caller {
+        if let (Caller::Person { client, .. }, Some(name)) = (&mut self, claimed)
+            && client.is_none()
+        {
+            *client = Some(format!("{name} (claimed)"));
         }
+        self
     }
 
     /// The key a tool-list fingerprint is remembered under: the token, or the

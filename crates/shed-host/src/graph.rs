@@ -32,7 +32,12 @@ impl Host {
         app: &str,
         bundle: Value,
     ) -> Result<Answer<Acted>, HostError> {
-        self.graph_act(caller, None, app, AppAct::Write { bundle })
+        // The web door's graph_apply is the page api's `apply`.
+        let command = match caller.door() {
+            Some(crate::Door::Web) => "apply",
+            _ => "graph_apply",
+        };
+        self.graph_act(caller, None, app, AppAct::Write { bundle, command })
             .await
     }
 

@@ -43,6 +43,19 @@ pub enum Door {
     Agent,
 }
 
+impl Door {
+    /// The word a write's activity keeps for the door: `mcp`, `web`,
+    /// `terminal`, `broker`.
+    pub fn word(&self) -> &'static str {
+        match self {
+            Door::Mcp => "mcp",
+            Door::Web => "web",
+            Door::Terminal { .. } => "terminal",
+            Door::Agent => "broker",
+        }
+    }
+}
+
 /// Who a suggestion is for, and where shed's pages are.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Suggest<'a> {

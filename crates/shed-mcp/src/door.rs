@@ -293,8 +293,13 @@ impl ServerHandler for Door {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let _timed = Timed::tool(&request.name);
+        // The name the client's `initialize` gave, for its writes' activity.
+        let claimed = context
+            .peer
+            .peer_info()
+            .map(|info| info.client_info.name.clone());
         let caller = match self.caller(&context.extensions).await {
-            Ok(caller) => caller,
+            Ok(caller) => caller.with_claimed_client(claimed.as_deref()),
             Err(error) => return Ok(refused(&error).into()),
         };
         let arguments = request.arguments.unwrap_or_default();

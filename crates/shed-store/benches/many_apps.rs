@@ -204,6 +204,7 @@ impl Filling {
             actor: Actor {
                 person: ada.eid,
                 via: None,
+                through: None,
             },
             first_eid: String::new(),
             deployed: 0,

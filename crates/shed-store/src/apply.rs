@@ -18,7 +18,7 @@ use crate::query::plan::Lookup;
 use crate::schema::{AppSchema, Component};
 use crate::values::{Sql, from_json, render_time, type_sentence};
 use crate::wire::{Bundle, Target};
-use crate::{Actor, Applied, ColumnType, StoreError};
+use crate::{Actor, Applied, ColumnType, StoreError, Through};
 
 /// An app's row as an apply finds it.
 pub(crate) struct AppRow {
@@ -225,6 +225,8 @@ pub(crate) async fn apply<W: Writes>(
         vec![row.id.into(), version.into(), writing.last_num.into()],
     )
     .await?;
+    let (activity, values) = activity_row(app, version, writing.now, actor, &entities);
+    w.run(activity, values).await?;
     Ok((
         Applied {
             entities,
@@ -233,6 +235,34 @@ pub(crate) async fn apply<W: Writes>(
         },
         row.created,
     ))
+}
+
+/// The statement that keeps a write as one row of activity (`ec_writes`):
+/// the app and the version it committed as, when, who and via whom,
+/// through which door, command and client, and the entities it wrote.
+fn activity_row(
+    app: &str,
+    version: i64,
+    at: i64,
+    actor: &Actor,
+    entities: &[String],
+) -> (&'static str, Vec<Sql>) {
+    let sql = "INSERT INTO ec_writes(space, app, version, at, by, via, door, command, client, entities) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+    let space = app.split_once('/').map_or(app, |(space, _)| space);
+    let through = actor.through.clone().unwrap_or_else(Through::store);
+    let values = vec![
+        space.into(),
+        app.into(),
+        version.into(),
+        at.into(),
+        actor.person.as_str().into(),
+        actor.via.clone().into(),
+        through.door.into(),
+        through.command.into(),
+        through.client.into(),
+        json!(entities).to_string().into(),
+    ];
+    (sql, values)
 }
 
 impl<W: Writes> Writing<'_, W> {

@@ -45,6 +45,7 @@ macro_rules! interface {
     };
 }
 
+pub mod activity;
 mod apply;
 mod copy_to_server;
 mod deadline;
@@ -83,7 +84,7 @@ pub use deadline::READ_DEADLINE;
 pub use error::{NotReady, StoreError};
 pub use jobs::{JobRecord, JobTerms};
 pub use model::{
-    Actor, Applied, Authorship, ColumnType, HistoryEntry, Listing, Person, Vocabulary,
+    Actor, Applied, Authorship, ColumnType, HistoryEntry, Listing, Person, Through, Vocabulary,
 };
 pub use postgres::connect::connect_to_server;
 pub use postgres::{READS_APPLICATION as POSTGRES_READS_APPLICATION, backup_on_server};

@@ -26,6 +26,7 @@
 //! in 11, an index only PostgreSQL needs in 1. One file per record family
 //! under `migrations/`.
 
+mod activity;
 mod entities;
 mod jobs;
 mod lifecycle;
@@ -127,6 +128,9 @@ pub(crate) const MIGRATIONS: &[&[Part]] = &[
     // 13: where a ceremony was started from, so live sign-ins are capped
     // per address.
     &[Both(passkeys::ADDRESS)],
+    // 14: activity: every write to an app's data as one row, and the calls
+    // refused, kept for a while.
+    &[Both(activity::TABLES)],
 ];
 
 /// The migrations a database at schema version `done` has yet to apply,

@@ -22,6 +22,47 @@ pub struct Actor {
     pub person: String,
     /// The agent that wrote on the person's behalf, e.g. `agent:<job>`.
     pub via: Option<String>,
+    /// How a write came, for its row of activity; `None` on the stamps a
+    /// read answers (`created`, `updated`), which keep only who and via.
+    pub through: Option<Through>,
+}
+
+impl Actor {
+    /// The person `person` (eid) writing, through `through`, with no agent.
+    pub fn person(person: impl Into<String>, through: Through) -> Actor {
+        Actor {
+            person: person.into(),
+            via: None,
+            through: Some(through),
+        }
+    }
+}
+
+/// How a write came: the door, the command or tool it went through, and
+/// the client that sent it — what a write's row of activity says beside
+/// who wrote it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Through {
+    /// `mcp`, `web`, `broker` or `terminal`; `store` for a write made
+    /// from Rust with no door (a test, a bench, a migration).
+    pub door: String,
+    /// The command or tool: an app's command (`log_run`), `graph_apply`,
+    /// the page api's `apply`, `undo`.
+    pub command: Option<String>,
+    /// The client: an OAuth client's registered name, an MCP client's
+    /// `clientInfo` name (marked `(claimed)`), a job's name.
+    pub client: Option<String>,
+}
+
+impl Through {
+    /// Through no door: a write made from Rust.
+    pub fn store() -> Through {
+        Through {
+            door: "store".into(),
+            command: None,
+            client: None,
+        }
+    }
 }
 
 /// A person the platform knows.

@@ -12,6 +12,7 @@
 //! `people.rs`, `platform.rs`, `revocable.rs`, `sign_ins.rs`,
 //! `view_keys.rs`), over `txn.rs`'s transaction trait.
 
+mod activity;
 mod jobs;
 mod lifecycle;
 pub(crate) mod oauth;

@@ -55,6 +55,9 @@ pub struct LiveToken {
     /// The resource an OAuth grant's token was issued for; `None` for a
     /// pasted token, which every resource of the host takes.
     pub resource: Option<String>,
+    /// The OAuth client a grant's token was issued to, by its registered
+    /// name (its id where it registered none); `None` for a pasted token.
+    pub client: Option<String>,
     /// The person's spaces and roles, read in the same statement as the
     /// token (what [`Store::memberships_and_generation`](crate::Store::memberships_and_generation)
     /// answers), so a request's first look at its caller's reach costs no

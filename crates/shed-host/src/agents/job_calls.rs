@@ -170,6 +170,12 @@ impl Host {
             granted_read_only: scope.grants_read_only(&row.name, row.effect),
         };
         if let Err(refusal) = job_allows(&job, Some(run_asked), &row.name) {
+            // An app's command the job may not run is kept in the app's
+            // space; its person sees what their agent tried.
+            if let Some((app, command)) = split_app_command(&row.name) {
+                self.keep_refusal(&caller, app, command, &refusal.to_string())
+                    .await;
+            }
             return JobOutcome::refused(refusal, Label::public());
         }
         let call = AgentCall {

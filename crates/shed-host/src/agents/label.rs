@@ -127,6 +127,7 @@ mod tests {
         Actor {
             person: person.into(),
             via: via.map(str::to_string),
+            through: None,
         }
     }
 

@@ -27,5 +27,6 @@ pub async fn ada_writing(store: &Store, apps: &[&str]) -> Actor {
     Actor {
         person: ada.eid,
         via: None,
+        through: None,
     }
 }

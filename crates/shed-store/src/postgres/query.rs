@@ -147,10 +147,12 @@ fn authorship(r: &Row) -> Result<Authorship, StoreError> {
         created: Actor {
             person: r.try_get(AUTHORS)?,
             via: r.try_get(AUTHORS + 1)?,
+            through: None,
         },
         updated: Actor {
             person: r.try_get(AUTHORS + 2)?,
             via: r.try_get(AUTHORS + 3)?,
+            through: None,
         },
     })
 }

@@ -223,6 +223,8 @@ async fn purge_data<T: Txn>(t: &T, name: &str) -> Result<i64, StoreError> {
         "DELETE FROM ec_history WHERE entity IN (SELECT id FROM ec_entities WHERE app = $1)",
         "DELETE FROM ec_edges WHERE src IN (SELECT id FROM ec_entities WHERE app = $1)",
         "DELETE FROM ec_entities WHERE app = $1",
+        "DELETE FROM ec_writes WHERE app = (SELECT name FROM ec_apps WHERE id = $1)",
+        "DELETE FROM refusals WHERE app = (SELECT name FROM ec_apps WHERE id = $1)",
         "DELETE FROM ec_columns WHERE app = $1",
         "DELETE FROM ec_components WHERE app = $1",
         "DELETE FROM ec_apps WHERE id = $1",

@@ -144,8 +144,10 @@ impl<B: Records> super::Revocable for B {
                 .all(
                     &format!(
                         "SELECT t.id, t.last_used_at, p.eid, p.handle, p.name, t.resource,
-                                {MEMBERSHIPS_AND_GENERATION}
+                                COALESCE(oc.name, og.client), {MEMBERSHIPS_AND_GENERATION}
                          FROM tokens t JOIN people p ON p.eid = t.person
+                         LEFT JOIN oauth_grants og ON og.id = t.grant_id
+                         LEFT JOIN oauth_clients oc ON oc.id = og.client
                          CROSS JOIN (SELECT {GENERATION}) g
                          LEFT JOIN (members m JOIN spaces s ON s.id = m.space) ON m.person = t.person
                          WHERE t.hash = $1 AND t.revoked_at IS NULL
@@ -159,12 +161,13 @@ impl<B: Records> super::Revocable for B {
             let Some(r) = rows.first() else {
                 return Ok(None);
             };
-            let (memberships, generation) = memberships_and_generation_at(&rows, 6)?;
+            let (memberships, generation) = memberships_and_generation_at(&rows, 7)?;
             Ok(Some(LiveToken {
                 id: r.get(0)?,
                 last_used_at: r.get(1)?,
                 person: person_at(r, 2)?,
                 resource: r.get(5)?,
+                client: r.get(6)?,
                 memberships,
                 generation,
             }))

@@ -412,6 +412,7 @@ async fn created_updated_and_history_say_who_and_which_agent() {
     let agent = Actor {
         person: bob.eid.clone(),
         via: Some("agent:job-7".into()),
+        through: None,
     };
     f.store
         .apply(

@@ -40,6 +40,7 @@ async fn crash_child_writer() {
         let actor = Actor {
             person: ada.eid.clone(),
             via: None,
+            through: None,
         };
         tasks.push(tokio::spawn(async move {
             for i in 0u64.. {

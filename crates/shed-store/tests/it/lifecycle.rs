@@ -82,6 +82,7 @@ async fn a_trashed_app_is_purged_whole_and_its_name_is_free() {
     let actor = Actor {
         person: ada.eid.clone(),
         via: None,
+        through: None,
     };
     for app in ["jeff/runs", "jeff/keep"] {
         store.declare(app, &vocab).await.unwrap();

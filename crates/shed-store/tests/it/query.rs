@@ -159,6 +159,7 @@ async fn stamps_created_and_updated() {
     let agent = shed_store::Actor {
         person: bob.eid.clone(),
         via: Some("agent:j1".into()),
+        through: None,
     };
     f.store
         .apply(

@@ -23,6 +23,7 @@ async fn clean_backup(dir: &Path) -> (PathBuf, i64) {
     let actor = shed_store::Actor {
         person: ada.eid.clone(),
         via: None,
+        through: None,
     };
     store
         .apply(

@@ -53,7 +53,10 @@ impl<'a> Invocation<'a> {
                 None,
                 app,
                 standing,
-                AppAct::Write { bundle },
+                AppAct::Write {
+                    bundle,
+                    command: self.name,
+                },
                 self.expect,
             )
             .await?;

@@ -60,10 +60,12 @@ fn authorship(r: &Row<'_>) -> Result<Authorship, StoreError> {
         created: Actor {
             person: r.get(AUTHORS)?,
             via: r.get(AUTHORS + 1)?,
+            through: None,
         },
         updated: Actor {
             person: r.get(AUTHORS + 2)?,
             via: r.get(AUTHORS + 3)?,
+            through: None,
         },
     })
 }

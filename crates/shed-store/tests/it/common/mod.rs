@@ -19,6 +19,7 @@ impl Fixture {
         Actor {
             person: self.ada.eid.clone(),
             via: None,
+            through: None,
         }
     }
 

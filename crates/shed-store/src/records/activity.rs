@@ -1,0 +1,162 @@
+//! A space's activity (the shapes and what each means: `src/activity.rs`),
+//! written once for both backends ([`Records`]): writes and refusals read
+//! newest first by id, each with its person's eid, handle and name; a
+//! refusal kept with its space's oldest forgotten in the same write.
+
+use super::{FromRow, Statement, person_at};
+use crate::activity::{
+    Narrow, NewRefusal, REFUSALS_KEPT_FOR, REFUSALS_PER_SPACE, RefusalRecord, WriteRecord, space_of,
+};
+use crate::txn::{Records, Row, Txn, args};
+use crate::values::{Sql, render_time};
+use crate::{StoreError, Through};
+
+/// A write's columns, from `ec_writes w` joined with `people p`.
+const WRITE_COLUMNS: &str = "w.id, w.app, w.version, w.at, p.eid, p.handle, p.name, w.via, w.door, w.command, w.client, w.entities
+     FROM ec_writes w JOIN people p ON p.eid = w.by";
+
+/// A refusal's columns, from `refusals r` joined with `people p`.
+const REFUSAL_COLUMNS: &str =
+    "r.id, r.app, r.at, p.eid, p.handle, p.name, r.via, r.door, r.command, r.client, r.sentence
+     FROM refusals r JOIN people p ON p.eid = r.by";
+
+impl FromRow for WriteRecord {
+    fn from_row(r: Row) -> Result<WriteRecord, StoreError> {
+        let entities: String = r.get(11)?;
+        Ok(WriteRecord {
+            id: r.get(0)?,
+            app: r.get(1)?,
+            version: r.get::<i64>(2)? as u64,
+            at: render_time(r.get(3)?),
+            by: person_at(&r, 4)?,
+            via: r.get(7)?,
+            through: Through {
+                door: r.get(8)?,
+                command: r.get(9)?,
+                client: r.get(10)?,
+            },
+            entities: serde_json::from_str(&entities)
+                .map_err(|e| StoreError::Internal(format!("a write's entities: {e}")))?,
+        })
+    }
+}
+
+impl FromRow for RefusalRecord {
+    fn from_row(r: Row) -> Result<RefusalRecord, StoreError> {
+        Ok(RefusalRecord {
+            id: r.get(0)?,
+            app: r.get(1)?,
+            at: render_time(r.get(2)?),
+            by: person_at(&r, 3)?,
+            via: r.get(6)?,
+            through: Through {
+                door: r.get(7)?,
+                command: r.get(8)?,
+                client: r.get(9)?,
+            },
+            sentence: r.get(10)?,
+        })
+    }
+}
+
+/// `$from, $from+1, …` for `n` values, as an `IN (…)` list.
+fn marks(from: usize, n: usize) -> String {
+    let marks: Vec<String> = (from..from + n).map(|i| format!("${i}")).collect();
+    marks.join(", ")
+}
+
+/// The conditions and values every space's list shares: the space, the
+/// apps the caller may see, an id below `before`; `prefix` the table's
+/// alias. Answers the `WHERE` text and its values.
+fn in_space(prefix: &str, space: &str, apps: &[String], before: Option<i64>) -> (String, Vec<Sql>) {
+    let mut values: Vec<Sql> = vec![space.into(), before.unwrap_or(i64::MAX).into()];
+    let sql = format!(
+        "{prefix}.space = $1 AND {prefix}.id < $2 AND {prefix}.app IN ({})",
+        marks(3, apps.len())
+    );
+    values.extend(apps.iter().map(|a| Sql::from(a.as_str())));
+    (sql, values)
+}
+
+impl<B: Records> crate::activity::Activity for B {
+    async fn writes(
+        &self,
+        space: &str,
+        apps: &[String],
+        narrow: &Narrow,
+        before: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<WriteRecord>, StoreError> {
+        if apps.is_empty() || limit == 0 {
+            return Ok(Vec::new());
+        }
+        let (mut filter, mut values) = in_space("w", space, apps, before);
+        let narrowing = [
+            ("w.app", &narrow.app),
+            ("w.by", &narrow.by),
+            ("w.via", &narrow.via),
+            ("w.command", &narrow.command),
+        ];
+        for (column, value) in narrowing {
+            if let Some(value) = value {
+                values.push(value.as_str().into());
+                filter.push_str(&format!(" AND {column} = ${}", values.len()));
+            }
+        }
+        let sql = format!("SELECT {WRITE_COLUMNS} WHERE {filter} ORDER BY w.id DESC LIMIT {limit}");
+        self.read_all(&sql, &values).await
+    }
+
+    async fn write_of(&self, app: &str, version: u64) -> Result<Option<WriteRecord>, StoreError> {
+        let sql = format!("SELECT {WRITE_COLUMNS} WHERE w.app = $1 AND w.version = $2");
+        self.read_optional(&sql, args![app, version as i64]).await
+    }
+
+    async fn record_refusal(&self, refusal: NewRefusal) -> Result<(), StoreError> {
+        let now = jiff::Timestamp::now().as_microsecond();
+        let forgotten_before = now - REFUSALS_KEPT_FOR.as_micros() as i64;
+        self.write_records(async move |t| {
+            let space = space_of(&refusal.app);
+            t.execute(
+                "INSERT INTO refusals(space, app, at, by, via, door, command, client, sentence)
+                 VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                args![
+                    space,
+                    refusal.app.as_str(),
+                    now,
+                    refusal.by.as_str(),
+                    refusal.via.clone(),
+                    refusal.through.door.as_str(),
+                    refusal.through.command.clone().unwrap_or_default(),
+                    refusal.through.client.clone(),
+                    refusal.sentence.as_str()
+                ],
+            )
+            .await?;
+            t.execute(
+                "DELETE FROM refusals WHERE space = $1 AND (at < $2 OR id <= (
+                     SELECT id FROM refusals WHERE space = $1 ORDER BY id DESC LIMIT 1 OFFSET $3))",
+                args![space, forgotten_before, REFUSALS_PER_SPACE],
+            )
+            .await?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn refusals(
+        &self,
+        space: &str,
+        apps: &[String],
+        before: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<RefusalRecord>, StoreError> {
+        if apps.is_empty() || limit == 0 {
+            return Ok(Vec::new());
+        }
+        let (filter, values) = in_space("r", space, apps, before);
+        let sql =
+            format!("SELECT {REFUSAL_COLUMNS} WHERE {filter} ORDER BY r.id DESC LIMIT {limit}");
+        self.read_all(&sql, &values).await
+    }
+}
