@@ -11,10 +11,12 @@
 
 pub mod access;
 mod act;
+pub mod activity;
 mod address;
 mod admin;
 pub mod agents;
 pub mod answer;
+pub mod app_data;
 mod apps;
 pub mod base_href;
 mod caller;

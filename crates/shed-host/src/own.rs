@@ -56,6 +56,16 @@ pub struct SpaceMember {
     pub may_change: bool,
 }
 
+/// What a person outside `space` reads when they ask for it, the same
+/// whether it exists or not: its members, its activity.
+pub(crate) fn not_a_space_of_yours(space: &str) -> HostError {
+    HostError::NotFound(format!(
+        "{} is not a space you belong to — your spaces are on your home page, and an \
+         owner of a space can add you",
+        shown(space)
+    ))
+}
+
 /// The person calling, or "sign in first".
 fn signed_in(caller: &Caller) -> Result<&Person, HostError> {
     caller.person().ok_or_else(sign_in_first)
@@ -130,11 +140,7 @@ impl Host {
         signed_in(caller)?;
         let reach = self.reach(caller).await?;
         let Some(role) = reach.role(space) else {
-            return Err(HostError::NotFound(format!(
-                "{} is not a space you belong to — your spaces are on your home page, and an \
-                 owner of a space can add you",
-                shown(space)
-            )));
+            return Err(not_a_space_of_yours(space));
         };
         let standing = reach.standing(space);
         let members = self.members(space).await?;

@@ -95,7 +95,9 @@ fn overview_html(overview: &AppOverview) -> String {
     let role = mine.role.unwrap_or("not a member");
     let mut html = format!(
         "<p class=\"meta\"><a href=\"/spaces/{space}\">{space}</a> / {slug} · {access} · \
-         v{version} answers · your role: {role}</p>\n",
+         v{version} answers · your role: {role}</p>\n\
+         <nav class=\"tabs\" aria-label=\"{at}\"><a href=\"{page}/data\">Data</a> \
+         <a href=\"{page}/activity\">Activity</a></nav>\n",
         space = escape(space),
         slug = escape(&app.slug),
         access = escape(app.access),

@@ -150,6 +150,14 @@ pre{padding:.75rem;white-space:pre-wrap;overflow-wrap:anywhere}\
 section.trashed{border-color:#eed888;background:#fffdf0}\
 a.open{overflow-wrap:anywhere}\
 form.everywhere{margin:.75rem 0 0;padding-top:.75rem;border-top:1px solid #eef0f2}\
+nav.tabs,nav.kinds{display:flex;flex-wrap:wrap;gap:.5rem 1rem;margin:0 0 1rem}\
+nav.kinds a[aria-current] code{background:#ddf4ff;font-weight:600}\
+form.narrow{margin:0 0 1rem}\
+form.narrow label{flex:1 1 8rem}\
+.table{overflow-x:auto;background:#fff;border:1px solid #dde1e6;border-radius:8px;margin:0 0 1rem}\
+table{border-collapse:collapse;width:100%;font-size:.875rem}\
+th,td{text-align:left;vertical-align:top;padding:.4rem .6rem;border-top:1px solid #eef0f2;overflow-wrap:anywhere}\
+th{border-top:0;background:#f6f7f9;white-space:nowrap}\
 ";
 
 /// An HTML answer under `policy`: never cached, never sniffed.

@@ -1,4 +1,5 @@
-//! The agents page: the person's jobs, each running one with End.
+//! The agents page: the person's jobs, each linked to what it did (its
+//! activity), each running one with End.
 
 use std::sync::Arc;
 
@@ -10,7 +11,9 @@ use shed_host::{Caller, Person};
 
 use super::apps::code_list;
 use super::moments::when_millis;
-use super::{END_JOB_PATH, Here, Outcome, Posted, Visited, fields, header_html, required};
+use super::{
+    ACTIVITY_PATH, END_JOB_PATH, Here, Outcome, Posted, Visited, fields, header_html, required,
+};
 use crate::door::Door;
 use crate::reply::{escape, product_page};
 
@@ -72,7 +75,8 @@ fn job_row(job: &Job, now: i64) -> String {
     format!(
         "<li data-job=\"{name}\"><div class=\"what\"><strong>{name}</strong> <span class=\"tag {state}\">{state}</span>\
          <div class=\"meta\">Scope: {scope} · read-only grants: {read_only}</div>\
-         <div class=\"meta\">started {started} · until {until}{ended}</div></div>{end}</li>\n",
+         <div class=\"meta\">started {started} · until {until}{ended}</div>\
+         <div class=\"meta\"><a href=\"{ACTIVITY_PATH}?job={name}\">What {name} did</a></div></div>{end}</li>\n",
         read_only = code_list(&job.read_only),
         started = when_millis(Some(job.created_at), "never"),
         until = when_millis(job.expires_at, "no end"),

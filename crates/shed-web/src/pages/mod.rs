@@ -23,8 +23,10 @@
 //! for a visit, [`Posted`] for a form.
 
 mod account;
+mod activity;
 mod agents;
 pub(crate) mod apps;
+mod data;
 pub(crate) mod home;
 pub(crate) mod moments;
 pub(crate) mod space;
@@ -54,6 +56,8 @@ use space::{change_member, remove_member, space};
 pub const ACCOUNT_PATH: &str = "/account";
 /// Where the agents page is.
 pub const AGENTS_PATH: &str = "/agents";
+/// Where the activity of everything the person reaches is.
+pub const ACTIVITY_PATH: &str = "/activity";
 const MAKE_TOKEN_PATH: &str = "/account/tokens";
 const REVOKE_PATH: &str = "/account/tokens/revoke";
 const SIGN_OUT_PATH: &str = "/account/sign-out";
@@ -72,6 +76,10 @@ pub(crate) fn router(door: Arc<Door>) -> Router {
         .route("/spaces/{space}", get(space).post(change_member))
         .route("/spaces/{space}/remove", post(remove_member))
         .route(AGENTS_PATH, get(agents))
+        .route(ACTIVITY_PATH, get(activity::everything))
+        .route("/spaces/{space}/activity", get(activity::of_space))
+        .route("/spaces/{space}/apps/{app}/activity", get(activity::of_app))
+        .route("/spaces/{space}/apps/{app}/data", get(data::data))
         .route(END_JOB_PATH, post(end_job))
         .route(PAGES_JS_PATH, get(pages_js))
         .with_state(door)
@@ -124,6 +132,7 @@ pub(crate) enum Here {
     Home,
     Account,
     Agents,
+    Activity,
     Space,
 }
 
@@ -138,12 +147,13 @@ pub(crate) fn header_html(person: &Person, here: Here) -> String {
         format!("<a href=\"{to}\"{current}>{words}</a>")
     };
     format!(
-        "<header><a class=\"brand\" href=\"/\">shed</a>\n<nav>{}{}{}</nav>\n\
+        "<header><a class=\"brand\" href=\"/\">shed</a>\n<nav>{}{}{}{}</nav>\n\
          <span class=\"who\">{} (@{})</span>\n\
          <form method=\"post\" action=\"{SIGN_OUT_PATH}\"><button type=\"submit\">Sign out</button></form></header>",
         link("/", "Home", Here::Home),
         link(ACCOUNT_PATH, "Account", Here::Account),
         link(AGENTS_PATH, "Agents", Here::Agents),
+        link(ACTIVITY_PATH, "Activity", Here::Activity),
         escape(&person.name),
         escape(&person.handle),
     )

@@ -8,6 +8,7 @@
 // expect are how it says so (the workspace's lints deny them elsewhere).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod activity_pages;
 mod common;
 mod forms;
 mod mcp_address;

@@ -1,0 +1,279 @@
+//! An app's data as its data page shows it ([`Host::app_data`]): the kinds
+//! its vocabulary declares, and one kind's rows — a cell per declared
+//! column (a ref as the name it points at), the title, and who created and
+//! last changed each row and via what — one page at a time by the store's
+//! keyset cursor, narrowed by a filter line (the grammar `graph_query`
+//! takes). The rows are read through the one act (`Host::act_on_app`), as
+//! `graph_query` reads them, so the rule book decides first; a line the
+//! store refuses is its sentence, beside the kinds.
+
+use serde_json::Value;
+use shed_store::ColumnType;
+
+use crate::access::{Act, may};
+use crate::act::AppAct;
+use crate::answer::Acted;
+use crate::texts::{bounded_list, count};
+use crate::{Answer, Caller, Host, HostError};
+
+/// The most rows one data page shows: a table a person reads at once
+/// (the store's own page bound is 1,000).
+pub const DATA_PAGE_ROWS: usize = 50;
+
+/// A kind an app declares: a component of its `vocab.json`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataKind {
+    /// The component's name (`jog`).
+    pub name: String,
+    /// Its columns, in declared order, with their type's word (`number`).
+    pub columns: Vec<(String, &'static str)>,
+}
+
+/// What one column of a row holds, as a page shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cell {
+    /// Nothing set.
+    Empty,
+    /// A value, as text (a number, a time, `true`).
+    Value(String),
+    /// A ref: the entity or person it points at, and their name where the
+    /// store knows one (a person's name, an entity's title or alias).
+    Ref {
+        /// The eid pointed at.
+        eid: String,
+        /// Its name, if it has one.
+        name: Option<String>,
+    },
+}
+
+/// Who wrote a row, and when: its `created` or `updated` stamp.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RowStamp {
+    /// When (RFC 3339, UTC).
+    pub at: String,
+    /// The person's name (the person an agent wrote for).
+    pub by: String,
+    /// The agent that wrote for them (`agent:job-3`), or what the write was.
+    pub via: Option<String>,
+}
+
+/// One entity of the kind shown.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataRow {
+    /// Its eid: the address of its entity page.
+    pub eid: String,
+    /// Its place in the app's creation order (1, 2, 3…).
+    pub num: u64,
+    /// Its version: 1 at creation, +1 on every write to it.
+    pub version: u64,
+    /// Its `doc.title`, or else its alias, if it has either.
+    pub title: Option<String>,
+    /// One cell per column of the kind, in the kind's order.
+    pub cells: Vec<Cell>,
+    /// Who created it.
+    pub created: RowStamp,
+    /// Who changed it last.
+    pub updated: RowStamp,
+}
+
+/// One page of a kind's rows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataRows {
+    /// The rows, in the line's order (newest first unless it says `order=`).
+    pub rows: Vec<DataRow>,
+    /// The cursor of the next page (the store's `next`), if more are left.
+    pub next: Option<String>,
+}
+
+/// An app's data page.
+#[derive(Debug)]
+pub struct AppData {
+    /// The app, `space/slug`.
+    pub app: String,
+    /// Its title.
+    pub title: String,
+    /// The kinds it declares, in `vocab.json` order.
+    pub kinds: Vec<DataKind>,
+    /// The kind shown: the one asked for, or the first declared; `None`
+    /// when the app declares none.
+    pub kind: Option<String>,
+    /// The kind's rows, or the sentence refusing the filter line.
+    pub rows: Result<DataRows, HostError>,
+}
+
+impl Host {
+    /// The data page of `app` (`space/slug`) as the caller may read it: its
+    /// kinds, and the rows of `kind` (the first declared when `None`) that
+    /// `filter` matches, after the cursor `after` — at most
+    /// [`DATA_PAGE_ROWS`]. An app the caller may not read answers as the
+    /// rule book says (a made-up app's sentence to an outsider); a kind it
+    /// does not declare is refused with its kinds named.
+    pub async fn app_data(
+        &self,
+        caller: &Caller,
+        app: &str,
+        kind: Option<&str>,
+        filter: &str,
+        after: Option<&str>,
+    ) -> Result<Answer<AppData>, HostError> {
+        let (live, standing) = self.named_app(caller, app).await?;
+        // The kinds are the app's to show only to those who may read it:
+        // to anyone else it is a made-up app, vocabulary and title too.
+        may(live.subject(), standing, Act::Read)?;
+        let kinds: Vec<DataKind> = live
+            .manifest
+            .vocab
+            .components
+            .iter()
+            .map(|(name, columns)| DataKind {
+                name: name.clone(),
+                columns: columns
+                    .iter()
+                    .map(|(column, ty)| (column.clone(), ty.as_str()))
+                    .collect(),
+            })
+            .collect();
+        let shown = match kind.map(str::trim).filter(|k| !k.is_empty()) {
+            Some(wanted) => match kinds.iter().find(|k| k.name == wanted) {
+                Some(found) => Some(found),
+                None => {
+                    let names: Vec<String> = kinds.iter().map(|k| k.name.clone()).collect();
+                    return Err(HostError::BadInput(match names.is_empty() {
+                        true => format!("no kind {wanted} in {} — it declares no kinds", live.name),
+                        false => format!(
+                            "no kind {wanted} in {} — its kinds are {}",
+                            live.name,
+                            bounded_list(&names)
+                        ),
+                    }));
+                }
+            },
+            None => kinds.first(),
+        };
+        let rows = match shown {
+            None => Ok(DataRows {
+                rows: Vec::new(),
+                next: None,
+            }),
+            Some(shown) => {
+                let line = kind_line(&shown.name, filter, after);
+                let act = AppAct::Read { filter: &line };
+                match self
+                    .act_on_app(caller, None, &live, standing, act, None)
+                    .await
+                {
+                    Ok(Acted::Read(listing)) => Ok(DataRows {
+                        rows: listing
+                            .rows
+                            .iter()
+                            .map(|row| data_row(row, shown, &live.manifest.vocab))
+                            .collect(),
+                        next: listing.next,
+                    }),
+                    Ok(Acted::Wrote(_)) => Err(HostError::Internal(
+                        "a read of an app's data answered as a write".to_string(),
+                    )),
+                    // The app was read before: a refusal now is the line's.
+                    Err(refused) => Err(refused),
+                }
+            }
+        };
+        let text = match (&shown, &rows) {
+            (None, _) => format!("{}: no kinds", live.name),
+            (Some(shown), Ok(page)) => format!(
+                "{}: {} of {}",
+                live.name,
+                count(page.rows.len(), "row", "rows"),
+                shown.name
+            ),
+            (Some(_), Err(refused)) => refused.to_string(),
+        };
+        Ok(Answer {
+            text,
+            data: AppData {
+                app: live.name.clone(),
+                title: live.title.clone(),
+                kind: shown.map(|k| k.name.clone()),
+                kinds,
+                rows,
+            },
+        })
+    }
+}
+
+/// The filter line that reads a page of `kind`: the kind carried, its
+/// title and stamps carried, the person's `filter`, the page's bound and
+/// cursor.
+fn kind_line(kind: &str, filter: &str, after: Option<&str>) -> String {
+    let mut line = format!(".{kind}!&.doc?&.created!&.updated!");
+    let filter = filter.trim().trim_matches('&');
+    if !filter.is_empty() {
+        line.push('&');
+        line.push_str(filter);
+    }
+    line.push_str(&format!("&limit={DATA_PAGE_ROWS}"));
+    if let Some(after) = after.map(str::trim).filter(|a| !a.is_empty()) {
+        line.push_str("&after=");
+        line.push_str(after);
+    }
+    line
+}
+
+/// A row as the store answered it, in the shape the page shows.
+fn data_row(row: &Value, kind: &DataKind, vocab: &shed_manifest::Vocab) -> DataRow {
+    let text = |value: Option<&Value>| value.and_then(Value::as_str).map(str::to_string);
+    let entity = &row["entity"];
+    let component = &row[kind.name.as_str()];
+    let types = vocab.components.get(&kind.name);
+    let cells = kind
+        .columns
+        .iter()
+        .map(|(column, _)| {
+            let value = &component[column.as_str()];
+            let is_ref = types.and_then(|t| t.get(column)) == Some(&ColumnType::Ref);
+            match value {
+                Value::Null => Cell::Empty,
+                Value::Object(_) if is_ref => Cell::Ref {
+                    eid: text(value.get("eid")).unwrap_or_default(),
+                    name: text(value.get("name")),
+                },
+                Value::String(s) => Cell::Value(s.clone()),
+                other => Cell::Value(other.to_string()),
+            }
+        })
+        .collect();
+    let stamp = |which: &str| {
+        let stamp = &row[which];
+        RowStamp {
+            at: text(stamp.get("at")).unwrap_or_default(),
+            by: text(stamp["by"].get("name")).unwrap_or_default(),
+            via: text(stamp.get("via")),
+        }
+    };
+    DataRow {
+        eid: text(entity.get("eid")).unwrap_or_default(),
+        num: entity["num"].as_u64().unwrap_or_default(),
+        version: entity["version"].as_u64().unwrap_or_default(),
+        title: text(row["doc"].get("title")).or_else(|| text(entity.get("alias"))),
+        cells,
+        created: stamp("created"),
+        updated: stamp("updated"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_page_line_carries_the_kind_its_title_stamps_bound_and_cursor() {
+        assert_eq!(
+            kind_line("jog", "", None),
+            ".jog!&.doc?&.created!&.updated!&limit=50"
+        );
+        assert_eq!(
+            kind_line("jog", " .jog.miles>=5& ", Some("abc")),
+            ".jog!&.doc?&.created!&.updated!&.jog.miles>=5&limit=50&after=abc"
+        );
+    }
+}

@@ -1,0 +1,386 @@
+//! The activity pages: every write to an app's data the person may see,
+//! newest first — when, who, which agent job or client, which door and
+//! command, which app, how many entities and a link to each entity's page —
+//! and the calls refused beside them. `/activity` covers every space of
+//! the person, `/spaces/<space>/activity` one space, and
+//! `/spaces/<space>/apps/<app>/activity` one app (a tab of its page). A
+//! small form narrows by person, agent job, app and command (the query
+//! `?person=ada&job=job-3&app=runs&command=log_run`); "Older" pages on by
+//! the last write's id (`before=`). What is shown is `Host::activity`'s:
+//! the rule book decides there.
+
+use std::sync::Arc;
+
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
+use shed_host::HostError;
+use shed_host::activity::{
+    ActivityNarrow, ActivityPage, ActivityScope, RefusalRecord, Through, WriteRecord,
+};
+
+use super::apps::app_page_path;
+use super::moments::ago_text;
+use super::{ACTIVITY_PATH, Here, Outcome, Visited, header_html};
+use crate::door::Door;
+use crate::reply::{escape, product_page, status_of};
+
+/// The most entities a row of activity links to; past it, how many more.
+pub(crate) const ENTITY_LINKS_SHOWN: usize = 8;
+
+/// An activity page's query: the narrowing and the cursor.
+#[derive(serde::Deserialize, Default)]
+pub(super) struct ActivityQuery {
+    person: Option<String>,
+    job: Option<String>,
+    app: Option<String>,
+    command: Option<String>,
+    before: Option<String>,
+}
+
+/// `/activity`: everything the person reaches.
+pub(super) async fn everything(
+    State(door): State<Arc<Door>>,
+    visited: Visited,
+    query: Result<Query<ActivityQuery>, QueryRejection>,
+) -> Response {
+    activity_page(&door, visited, ActivityScope::Everything, query).await
+}
+
+/// `/spaces/<space>/activity`.
+pub(super) async fn of_space(
+    State(door): State<Arc<Door>>,
+    Path(space): Path<String>,
+    visited: Visited,
+    query: Result<Query<ActivityQuery>, QueryRejection>,
+) -> Response {
+    activity_page(&door, visited, ActivityScope::Space(&space), query).await
+}
+
+/// `/spaces/<space>/apps/<app>/activity`.
+pub(super) async fn of_app(
+    State(door): State<Arc<Door>>,
+    Path((space, app)): Path<(String, String)>,
+    visited: Visited,
+    query: Result<Query<ActivityQuery>, QueryRejection>,
+) -> Response {
+    let name = format!("{space}/{app}");
+    activity_page(&door, visited, ActivityScope::App(&name), query).await
+}
+
+/// Where a scope's page is, and its title.
+fn place(scope: ActivityScope<'_>) -> (String, String) {
+    match scope {
+        ActivityScope::Everything => (ACTIVITY_PATH.to_string(), "Activity".to_string()),
+        ActivityScope::Space(space) => (
+            format!("/spaces/{}/activity", escape(space)),
+            format!("Activity of {space}"),
+        ),
+        ActivityScope::App(app) => (
+            format!("{}/activity", app_page_path(app)),
+            format!("Activity of {app}"),
+        ),
+    }
+}
+
+async fn activity_page(
+    door: &Door,
+    Visited { asking, person }: Visited,
+    scope: ActivityScope<'_>,
+    query: Result<Query<ActivityQuery>, QueryRejection>,
+) -> Response {
+    let (path, title) = place(scope);
+    let header = header_html(
+        &person,
+        match scope {
+            ActivityScope::Everything => Here::Activity,
+            _ => Here::Space,
+        },
+    );
+    let read = async {
+        let Query(query) = query.map_err(|rejection| {
+            HostError::BadInput(format!(
+                "the address's query could not be read ({rejection}) — narrow the page with its form"
+            ))
+        })?;
+        let before = match query.before.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(before) => Some(before.parse::<i64>().map_err(|_| {
+                HostError::BadInput(format!(
+                    "before takes the number an Older link carries, not {} — open the page again \
+                     and follow its Older link",
+                    before.chars().take(40).collect::<String>()
+                ))
+            })?),
+        };
+        let narrow = ActivityNarrow {
+            person: query.person.clone(),
+            job: query.job.clone(),
+            app: query.app.clone(),
+            command: query.command.clone(),
+        };
+        let page = door
+            .host
+            .activity(&asking.caller, scope, &narrow, before)
+            .await?;
+        Ok::<_, HostError>((narrow, page.data))
+    }
+    .await;
+    match read {
+        Ok((narrow, page)) => {
+            let body = page_html(scope, &path, &narrow, &page);
+            product_page(StatusCode::OK, &title, &header, &body)
+        }
+        Err(error) => {
+            let status = status_of(&error);
+            let body = Outcome::Refused(error).html();
+            product_page(status, &title, &header, &body)
+        }
+    }
+}
+
+/// The page's body: the narrowing form, the writes, Older, the refusals.
+fn page_html(
+    scope: ActivityScope<'_>,
+    path: &str,
+    narrow: &ActivityNarrow,
+    page: &ActivityPage,
+) -> String {
+    let mut html = narrow_form(scope, path, narrow);
+    html.push_str("<section id=\"writes\"><h2>Writes</h2>\n");
+    if page.writes.is_empty() {
+        html.push_str("<p class=\"empty\">No writes here yet");
+        if narrowed(narrow) {
+            html.push_str(" that match — clear the form to see every one");
+        }
+        html.push_str(".</p>\n");
+    } else {
+        html.push_str("<ul class=\"rows\">\n");
+        for write in &page.writes {
+            html.push_str(&write_row(write));
+        }
+        html.push_str("</ul>\n");
+    }
+    if let Some(older) = page.older {
+        html.push_str(&format!(
+            "<p><a rel=\"next\" href=\"{path}?{}\">Older</a></p>\n",
+            escape(&query_of(narrow, Some(older)))
+        ));
+    }
+    html.push_str("</section>\n");
+    if !page.refusals.is_empty() {
+        html.push_str(
+            "<section id=\"refused\"><h2>Refused</h2>\n<p class=\"meta\">Calls the rule book or \
+             a job's scope did not let through, with the sentence each got (what they asked \
+             with is not kept).</p>\n<ul class=\"rows\">\n",
+        );
+        for refusal in &page.refusals {
+            html.push_str(&refusal_row(refusal));
+        }
+        html.push_str("</ul>\n</section>\n");
+    }
+    html
+}
+
+/// Whether anything narrows the page.
+fn narrowed(narrow: &ActivityNarrow) -> bool {
+    [&narrow.person, &narrow.job, &narrow.app, &narrow.command]
+        .iter()
+        .any(|word| word.as_deref().is_some_and(|w| !w.trim().is_empty()))
+}
+
+/// The form that narrows the page (a GET of the page itself).
+fn narrow_form(scope: ActivityScope<'_>, path: &str, narrow: &ActivityNarrow) -> String {
+    let field = |name: &str, label: &str, value: &Option<String>, hint: &str| {
+        format!(
+            "<label>{label} <input name=\"{name}\" value=\"{}\" placeholder=\"{hint}\" \
+             autocomplete=\"off\" spellcheck=\"false\" maxlength=\"200\"></label>",
+            escape(value.as_deref().unwrap_or_default())
+        )
+    };
+    let app = match scope {
+        ActivityScope::App(_) => String::new(),
+        _ => field("app", "App", &narrow.app, "runs"),
+    };
+    let clear = if narrowed(narrow) {
+        format!(" <a href=\"{path}\">Clear</a>")
+    } else {
+        String::new()
+    };
+    format!(
+        "<form class=\"inline narrow\" method=\"get\" action=\"{path}\">{}{}{app}{}\
+         <button type=\"submit\">Narrow</button>{clear}</form>\n",
+        field("person", "Person", &narrow.person, "handle"),
+        field("job", "Agent job", &narrow.job, "job-3"),
+        field("command", "Command", &narrow.command, "log_run"),
+    )
+}
+
+/// The query of a page narrowed as `narrow`, before the write `before`.
+fn query_of(narrow: &ActivityNarrow, before: Option<i64>) -> String {
+    let mut pairs: Vec<String> = [
+        ("person", &narrow.person),
+        ("job", &narrow.job),
+        ("app", &narrow.app),
+        ("command", &narrow.command),
+    ]
+    .into_iter()
+    .filter_map(|(name, value)| {
+        let value = value.as_deref()?.trim();
+        (!value.is_empty())
+            .then(|| format!("{name}={}", utf8_percent_encode(value, NON_ALPHANUMERIC)))
+    })
+    .collect();
+    if let Some(before) = before {
+        pairs.push(format!("before={before}"));
+    }
+    pairs.join("&")
+}
+
+/// The job an agent's `via` names (`agent:job-3` → `job-3`).
+fn job_of(via: Option<&str>) -> Option<&str> {
+    via.and_then(|via| via.strip_prefix("agent:"))
+}
+
+/// Who acted, as a row's sentence starts: the agent job, else `@handle`.
+fn actor(handle: &str, via: Option<&str>) -> String {
+    match job_of(via) {
+        Some(job) => job.to_string(),
+        None => format!("@{handle}"),
+    }
+}
+
+/// How it came: the person it was for, the door, the client, and a
+/// `via` that is not an agent's (`undo of demo/runs@12`).
+fn came(by: &shed_host::Person, via: Option<&str>, through: &Through) -> String {
+    let mut parts = Vec::new();
+    match job_of(via) {
+        Some(_) => parts.push(format!(
+            "for {} (@{})",
+            escape(&by.name),
+            escape(&by.handle)
+        )),
+        None => parts.push(format!("by {}", escape(&by.name))),
+    }
+    parts.push(format!("door {}", escape(&through.door)));
+    if let Some(client) = through.client.as_deref()
+        && job_of(via) != Some(client)
+    {
+        parts.push(format!("client {}", escape(client)));
+    }
+    if let Some(via) = via.filter(|via| job_of(Some(via)).is_none()) {
+        parts.push(escape(via));
+    }
+    parts.join(" · ")
+}
+
+/// `1 entity`, `3 entities`.
+fn entities(n: usize) -> String {
+    if n == 1 {
+        "1 entity".to_string()
+    } else {
+        format!("{n} entities")
+    }
+}
+
+/// A moment, shown as how long ago, the exact time on hover.
+pub(super) fn moment(at: &str) -> String {
+    format!(
+        "<time datetime=\"{at}\" title=\"{at}\">{}</time>",
+        escape(&ago_text(at)),
+        at = escape(at)
+    )
+}
+
+/// The address of an entity's page in `app` (`space/slug`).
+pub(crate) fn entity_path(app: &str, eid: &str) -> String {
+    format!(
+        "{}/data/{}",
+        app_page_path(app),
+        utf8_percent_encode(eid, NON_ALPHANUMERIC)
+    )
+}
+
+/// One write as a row: "job-3 ran log_run in demo/runs — 1 entity", how it
+/// came, and a link to each entity it wrote.
+fn write_row(write: &WriteRecord) -> String {
+    let name = format!("{}@{}", write.app, write.version);
+    let command = write.through.command.as_deref().unwrap_or("a write");
+    let said = format!(
+        "{} ran {command} in {} — {}",
+        actor(&write.by.handle, write.via.as_deref()),
+        write.app,
+        entities(write.entities.len())
+    );
+    let mut links: Vec<String> = write
+        .entities
+        .iter()
+        .take(ENTITY_LINKS_SHOWN)
+        .map(|eid| {
+            format!(
+                "<a href=\"{}\"><code>{}</code></a>",
+                entity_path(&write.app, eid),
+                escape(eid.get(..8).unwrap_or(eid))
+            )
+        })
+        .collect();
+    if write.entities.len() > ENTITY_LINKS_SHOWN {
+        links.push(format!(
+            "and {} more",
+            write.entities.len() - ENTITY_LINKS_SHOWN
+        ));
+    }
+    format!(
+        "<li data-write=\"{name}\"><div class=\"what\"><span class=\"said\">{}</span>\
+         <div class=\"meta\">{} · {} · <a href=\"{}/data\">{}</a></div>\
+         <div class=\"meta\">{}</div></div></li>\n",
+        escape(&said),
+        moment(&write.at),
+        came(&write.by, write.via.as_deref(), &write.through),
+        app_page_path(&write.app),
+        escape(&name),
+        links.join(" "),
+        name = escape(&name),
+    )
+}
+
+/// One refused call as a row: who asked what, and the sentence they got.
+fn refusal_row(refusal: &RefusalRecord) -> String {
+    let command = refusal.through.command.as_deref().unwrap_or("a call");
+    let said = format!(
+        "{} was refused {command} in {}",
+        actor(&refusal.by.handle, refusal.via.as_deref()),
+        refusal.app
+    );
+    format!(
+        "<li data-refusal=\"{}\"><div class=\"what\"><span class=\"said\">{}</span>\
+         <div class=\"meta\">{} · {}</div><div class=\"meta\">It was told: “{}”</div></div></li>\n",
+        refusal.id,
+        escape(&said),
+        moment(&refusal.at),
+        came(&refusal.by, refusal.via.as_deref(), &refusal.through),
+        escape(&refusal.sentence),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_older_link_keeps_the_narrowing() {
+        let narrow = ActivityNarrow {
+            person: Some("ada".into()),
+            job: Some(" ".into()),
+            app: None,
+            command: Some("log run&x".into()),
+        };
+        assert_eq!(
+            query_of(&narrow, Some(41)),
+            "person=ada&command=log%20run%26x&before=41"
+        );
+        assert_eq!(query_of(&ActivityNarrow::default(), None), "");
+    }
+}

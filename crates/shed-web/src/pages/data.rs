@@ -1,0 +1,253 @@
+//! An app's data page, `/spaces/<space>/apps/<app>/data`: the kinds its
+//! vocabulary declares, and for one (`?kind=jog`, the first by default)
+//! its rows in a table — the title, a column per field (a ref shown as the
+//! name it points at, linked to its page), who created and last changed
+//! each row and via what — each row linked to its entity's page, paged by
+//! the store's keyset cursor (`after=`, the listing's `next`). A search
+//! box takes a filter line (`filter=`, the grammar `graph_query` takes);
+//! a line the store refuses shows its sentence. What is read, and whether
+//! it may be, is `Host::app_data`'s.
+
+use std::sync::Arc;
+
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
+use shed_host::HostError;
+use shed_host::app_data::{AppData, Cell, DataKind, DataRow, DataRows, RowStamp};
+
+use super::activity::{entity_path, moment};
+use super::apps::app_page_path;
+use super::{Here, Outcome, Visited, header_html};
+use crate::door::Door;
+use crate::reply::{escape, product_page, status_of};
+
+/// The data page's query: the kind, the filter line, the cursor.
+#[derive(serde::Deserialize, Default)]
+pub(super) struct DataQuery {
+    kind: Option<String>,
+    filter: Option<String>,
+    after: Option<String>,
+}
+
+/// `/spaces/<space>/apps/<app>/data`.
+pub(super) async fn data(
+    State(door): State<Arc<Door>>,
+    Path((space, app)): Path<(String, String)>,
+    Visited { asking, person }: Visited,
+    query: Result<Query<DataQuery>, QueryRejection>,
+) -> Response {
+    let name = format!("{space}/{app}");
+    let header = header_html(&person, Here::Space);
+    let title = format!("Data of {name}");
+    let read = async {
+        let Query(query) = query.map_err(|rejection| {
+            HostError::BadInput(format!(
+                "the address's query could not be read ({rejection}) — search with the page's form"
+            ))
+        })?;
+        let filter = query.filter.unwrap_or_default();
+        let answer = door
+            .host
+            .app_data(
+                &asking.caller,
+                &name,
+                query.kind.as_deref(),
+                &filter,
+                query.after.as_deref(),
+            )
+            .await?;
+        Ok::<_, HostError>((filter, answer.data))
+    }
+    .await;
+    match read {
+        Ok((filter, data)) => {
+            let status = match &data.rows {
+                Ok(_) => StatusCode::OK,
+                Err(refused) => status_of(refused),
+            };
+            let body = page_html(&data, &filter);
+            product_page(status, &format!("Data of {}", data.title), &header, &body)
+        }
+        Err(error) => {
+            let status = status_of(&error);
+            let mut body = Outcome::Refused(error).html();
+            body.push_str(&format!(
+                "<p><a href=\"{}\">Back to {}</a></p>\n",
+                app_page_path(&name),
+                escape(&name)
+            ));
+            product_page(status, &title, &header, &body)
+        }
+    }
+}
+
+/// The address of the data page of `app` showing `kind` under `filter`,
+/// after `after`.
+fn data_path(app: &str, kind: &str, filter: &str, after: Option<&str>) -> String {
+    let mut path = format!(
+        "{}/data?kind={}",
+        app_page_path(app),
+        utf8_percent_encode(kind, NON_ALPHANUMERIC)
+    );
+    if !filter.trim().is_empty() {
+        path.push_str(&format!(
+            "&filter={}",
+            utf8_percent_encode(filter.trim(), NON_ALPHANUMERIC)
+        ));
+    }
+    if let Some(after) = after {
+        path.push_str(&format!(
+            "&after={}",
+            utf8_percent_encode(after, NON_ALPHANUMERIC)
+        ));
+    }
+    path
+}
+
+/// The page's body: where it is, the kinds, the search box, the table.
+fn page_html(data: &AppData, filter: &str) -> String {
+    let page = app_page_path(&data.app);
+    let mut html = format!(
+        "<p class=\"meta\"><a href=\"{page}\">{app}</a> · <a href=\"{page}/activity\">Activity</a></p>\n",
+        app = escape(&data.app)
+    );
+    let Some(shown) = data
+        .kind
+        .as_deref()
+        .and_then(|kind| data.kinds.iter().find(|k| k.name == kind))
+    else {
+        html.push_str(&format!(
+            "<p class=\"empty\">{} declares no kinds in its <code>vocab.json</code>, so it keeps \
+             no rows to show.</p>\n",
+            escape(&data.app)
+        ));
+        return html;
+    };
+    html.push_str("<nav class=\"kinds\" aria-label=\"Kinds\">Kinds: ");
+    for kind in &data.kinds {
+        let current = if kind.name == shown.name {
+            " aria-current=\"page\""
+        } else {
+            ""
+        };
+        html.push_str(&format!(
+            "<a href=\"{}\"{current}><code>{}</code></a> ",
+            escape(&data_path(&data.app, &kind.name, "", None)),
+            escape(&kind.name)
+        ));
+    }
+    html.push_str("</nav>\n");
+    html.push_str(&format!(
+        "<form class=\"inline\" method=\"get\" action=\"{page}/data\">\
+         <input type=\"hidden\" name=\"kind\" value=\"{kind}\">\
+         <label>Filter line <input name=\"filter\" value=\"{filter}\" placeholder=\".{kind}.{example}\" \
+         autocomplete=\"off\" spellcheck=\"false\" maxlength=\"2000\"></label>\
+         <button type=\"submit\">Search</button></form>\n",
+        kind = escape(&shown.name),
+        filter = escape(filter),
+        example = escape(
+            &shown
+                .columns
+                .first()
+                .map_or_else(|| "col=value".to_string(), |(c, _)| format!("{c}~"))
+        ),
+    ));
+    match &data.rows {
+        Err(refused) => html.push_str(&format!(
+            "<p class=\"refused\" role=\"alert\">{}</p>\n",
+            escape(&refused.to_string())
+        )),
+        Ok(rows) => html.push_str(&table(data, shown, filter, rows)),
+    }
+    html
+}
+
+/// The rows of `kind` as a table, and the link to the next page.
+fn table(data: &AppData, kind: &DataKind, filter: &str, rows: &DataRows) -> String {
+    if rows.rows.is_empty() {
+        return format!(
+            "<p class=\"empty\">No {} rows{}.</p>\n",
+            escape(&kind.name),
+            if filter.trim().is_empty() {
+                ""
+            } else {
+                " match this line"
+            }
+        );
+    }
+    let mut html = String::from(
+        "<div class=\"table\"><table>\n<thead><tr><th scope=\"col\">#</th><th scope=\"col\">title</th>",
+    );
+    for (column, ty) in &kind.columns {
+        html.push_str(&format!(
+            "<th scope=\"col\" title=\"{ty}\">{}</th>",
+            escape(column)
+        ));
+    }
+    html.push_str(
+        "<th scope=\"col\">created</th><th scope=\"col\">updated</th></tr></thead>\n<tbody>\n",
+    );
+    for row in &rows.rows {
+        html.push_str(&row_html(&data.app, row));
+    }
+    html.push_str("</tbody></table></div>\n");
+    if let Some(next) = &rows.next {
+        html.push_str(&format!(
+            "<p><a rel=\"next\" href=\"{}\">Next page</a></p>\n",
+            escape(&data_path(&data.app, &kind.name, filter, Some(next)))
+        ));
+    }
+    html
+}
+
+/// One row: its number and title linked to its entity page, its cells, its stamps.
+fn row_html(app: &str, row: &DataRow) -> String {
+    let page = entity_path(app, &row.eid);
+    let mut html = format!(
+        "<tr data-eid=\"{eid}\"><td><a href=\"{page}\">#{num}</a></td><td>{title}</td>",
+        eid = escape(&row.eid),
+        num = row.num,
+        title = row
+            .title
+            .as_deref()
+            .map_or_else(String::new, |title| format!(
+                "<a href=\"{page}\">{}</a>",
+                escape(title)
+            )),
+    );
+    for cell in &row.cells {
+        let shown = match cell {
+            Cell::Empty => String::new(),
+            Cell::Value(value) => escape(value),
+            Cell::Ref { eid, name } => format!(
+                "<a href=\"{}\">{}</a>",
+                entity_path(app, eid),
+                escape(name.as_deref().unwrap_or(eid))
+            ),
+        };
+        html.push_str(&format!("<td>{shown}</td>"));
+    }
+    html.push_str(&format!(
+        "<td>{}</td><td>{}</td></tr>\n",
+        stamp(&row.created),
+        stamp(&row.updated)
+    ));
+    html
+}
+
+/// A stamp: when, who, and via what.
+fn stamp(stamp: &RowStamp) -> String {
+    let via = stamp
+        .via
+        .as_deref()
+        .map(|via| format!(" via {}", escape(via)))
+        .unwrap_or_default();
+    format!(
+        "{}<br><span class=\"meta\">by {}{via}</span>",
+        moment(&stamp.at),
+        escape(&stamp.by),
+    )
+}

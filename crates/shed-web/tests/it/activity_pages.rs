@@ -1,0 +1,353 @@
+//! The activity and data pages on the platform's host: a write through the
+//! page api is on its space's activity with its person and command, a
+//! refused one beside it with its sentence; nobody outside the space sees
+//! any of it, and asking for it reads as asking for a space (or an app)
+//! nobody made; an app's data page lists a kind's rows with refs by name,
+//! pages by the store's cursor, and shows a bad filter line's sentence.
+
+use std::collections::BTreeMap;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use serde_json::{Value, json};
+use shed_host::{Access, Role};
+
+use crate::common::{Answer, PLATFORM, World, get, world};
+
+/// The space `demo`'s host, as a browser sends it in `Host`.
+const DEMO: &str = "demo.localhost:7700";
+
+/// `ada` signed in (her session cookie), owner of `demo` and its private
+/// app `demo/runs`, which declares the kind `jog` with a ref `pal`; and
+/// ada's bearer token for the page api.
+async fn demo(world: &World) -> (String, String) {
+    let session = world.signed_in("ada").await;
+    let host = &world.host;
+    host.add_space("demo", "ada").await.expect("demo");
+    let ada = host.caller_for_handle("ada").await.expect("ada");
+    let files = BTreeMap::from([
+        ("index.html".to_string(), b"<p>runs</p>".to_vec()),
+        (
+            "vocab.json".to_string(),
+            br#"{ "jog": { "who": "text", "miles": "number", "pal": "ref" } }"#.to_vec(),
+        ),
+    ]);
+    host.deploy_folder(
+        &ada,
+        "demo/runs",
+        files,
+        Some("Runs".into()),
+        Some(Access::Private),
+    )
+    .await
+    .expect("demo/runs deploys");
+    let token = host
+        .create_token("ada", Default::default())
+        .await
+        .expect("ada's token");
+    (format!("shed_session={session}"), token)
+}
+
+/// `bundle` posted to demo/runs's page api with `token`.
+async fn apply(world: &World, token: &str, bundle: Value) -> Answer {
+    let request = Request::post("/runs/api/apply")
+        .header("host", DEMO)
+        .header("authorization", format!("Bearer {token}"))
+        .header("content-type", "application/json")
+        .body(Body::from(bundle.to_string()))
+        .expect("a request");
+    world.ask(request).await
+}
+
+/// The page at `path` on the platform's host, as `cookie`'s person sees it.
+async fn page(world: &World, path: &str, cookie: &str) -> Answer {
+    world.ask(get(PLATFORM, path, Some(cookie))).await
+}
+
+#[tokio::test]
+async fn a_write_through_the_page_api_is_on_its_space_activity_and_a_refused_one_beside_it() {
+    let world = world().await;
+    let (ada, token) = demo(&world).await;
+    let wrote = apply(
+        &world,
+        &token,
+        json!({ "entity": { "eid": "$run" }, "jog": { "who": "ada", "miles": 5 } }),
+    )
+    .await;
+    assert_eq!(wrote.status, StatusCode::OK, "{}", wrote.body);
+    // A viewer's write is refused, and kept with its sentence.
+    let bob = world.signed_in("bob").await;
+    world
+        .host
+        .add_member("demo", "bob", Role::Viewer)
+        .await
+        .expect("bob views demo");
+    let bobs = world
+        .host
+        .create_token("bob", Default::default())
+        .await
+        .expect("bob's token");
+    let refused = apply(
+        &world,
+        &bobs,
+        json!({ "entity": { "eid": "$run" }, "jog": { "who": "a secret", "miles": 9 } }),
+    )
+    .await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.body);
+
+    for (path, cookie) in [
+        ("/spaces/demo/activity", ada.as_str()),
+        ("/activity", ada.as_str()),
+        ("/spaces/demo/apps/runs/activity", ada.as_str()),
+        ("/spaces/demo/activity", &format!("shed_session={bob}")),
+    ] {
+        let activity = page(&world, path, cookie).await;
+        assert_eq!(activity.status, StatusCode::OK, "{path}: {}", activity.body);
+        assert!(
+            activity
+                .body
+                .contains("@ada ran apply in demo/runs — 1 entity"),
+            "{path}: {}",
+            activity.body
+        );
+        assert!(
+            activity.body.contains("by ada · door web"),
+            "{path}: {}",
+            activity.body
+        );
+        assert!(
+            activity.body.contains("data-write=\"demo/runs@1\""),
+            "{path}: {}",
+            activity.body
+        );
+        assert!(
+            activity
+                .body
+                .contains("@bob was refused apply in demo/runs")
+                && activity.body.contains(
+                    "It was told: “you can read this app but not change it — its owner can make \
+                     you an editor”"
+                ),
+            "{path}: {}",
+            activity.body
+        );
+        assert!(
+            !activity.body.contains("a secret"),
+            "an argument of a refused call was kept: {}",
+            activity.body
+        );
+    }
+    // The entity it wrote is linked to its page.
+    let data = page(&world, "/spaces/demo/apps/runs/data", &ada).await;
+    let eid = data
+        .body
+        .split("data-eid=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("a row of the data page");
+    let activity = page(&world, "/spaces/demo/activity", &ada).await;
+    assert!(
+        activity
+            .body
+            .contains(&format!("href=\"/spaces/demo/apps/runs/data/{eid}\"")),
+        "{}",
+        activity.body
+    );
+    // Narrowed: by command, by person, by a job that wrote nothing.
+    let narrowed = |query: &'static str| {
+        let ada = ada.clone();
+        let world = &world;
+        async move {
+            page(world, &format!("/spaces/demo/activity?{query}"), &ada)
+                .await
+                .body
+        }
+    };
+    assert!(narrowed("command=apply").await.contains("@ada ran apply"));
+    assert!(narrowed("person=ada").await.contains("@ada ran apply"));
+    let none = narrowed("job=job-9").await;
+    assert!(!none.contains("@ada ran apply"), "{none}");
+    assert!(none.contains("No writes here yet that match"), "{none}");
+    let bad = page(&world, "/spaces/demo/activity?before=yesterday", &ada).await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    assert!(
+        bad.body
+            .contains("before takes the number an Older link carries, not yesterday"),
+        "{}",
+        bad.body
+    );
+}
+
+#[tokio::test]
+async fn nobody_outside_the_space_sees_its_activity_and_asking_reads_as_for_one_nobody_made() {
+    let world = world().await;
+    let (_, token) = demo(&world).await;
+    let wrote = apply(
+        &world,
+        &token,
+        json!({ "entity": { "eid": "$run" }, "jog": { "who": "ada", "miles": 5 } }),
+    )
+    .await;
+    assert_eq!(wrote.status, StatusCode::OK, "{}", wrote.body);
+    let eve = format!("shed_session={}", world.signed_in("eve").await);
+    world.host.add_space("eves", "eve").await.expect("eves");
+
+    let everything = page(&world, "/activity", &eve).await;
+    assert_eq!(everything.status, StatusCode::OK);
+    assert!(
+        !everything.body.contains("demo/runs"),
+        "{}",
+        everything.body
+    );
+    let asked = page(&world, "/spaces/demo/activity", &eve).await;
+    let ghost = page(&world, "/spaces/ghost/activity", &eve).await;
+    assert_eq!(asked.status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        asked.body.replace("demo", "ghost"),
+        ghost.body,
+        "a space's activity tells an outsider more than one nobody made"
+    );
+    assert!(!asked.body.contains("@ada"), "{}", asked.body);
+    let app = page(&world, "/spaces/demo/apps/runs/activity", &eve).await;
+    let made_up = page(&world, "/spaces/demo/apps/ghost/activity", &eve).await;
+    assert_eq!(app.status, StatusCode::NOT_FOUND);
+    assert_eq!(app.body.replace("runs", "ghost"), made_up.body);
+    let data = page(&world, "/spaces/demo/apps/runs/data", &eve).await;
+    let made_up = page(&world, "/spaces/demo/apps/ghost/data", &eve).await;
+    assert_eq!(data.status, StatusCode::NOT_FOUND);
+    assert_eq!(data.body.replace("runs", "ghost"), made_up.body);
+}
+
+#[tokio::test]
+async fn the_data_page_lists_a_kinds_rows_with_refs_by_name_and_pages_by_the_cursor() {
+    let world = world().await;
+    let (ada, token) = demo(&world).await;
+    let mut bundles = vec![json!({
+        "entity": { "eid": "$first" },
+        "doc": { "title": "Tuesday run" },
+        "jog": { "who": "ada", "miles": 3 }
+    })];
+    for n in 0..55 {
+        bundles.push(json!({
+            "entity": { "eid": format!("$run{n}") },
+            "jog": { "who": format!("runner {n}"), "miles": n, "pal": "$first" }
+        }));
+    }
+    let wrote = apply(&world, &token, Value::Array(bundles)).await;
+    assert_eq!(wrote.status, StatusCode::OK, "{}", wrote.body);
+
+    let first = page(&world, "/spaces/demo/apps/runs/data", &ada).await;
+    assert_eq!(first.status, StatusCode::OK, "{}", first.body);
+    assert!(
+        first
+            .body
+            .contains("aria-current=\"page\"><code>jog</code>"),
+        "{}",
+        first.body
+    );
+    for column in [
+        "<th scope=\"col\" title=\"text\">who</th>",
+        ">miles<",
+        ">pal<",
+        ">created<",
+    ] {
+        assert!(first.body.contains(column), "{column}: {}", first.body);
+    }
+    assert_eq!(first.body.matches("<tr data-eid=").count(), 50);
+    // Newest first: the last written is on top, its ref shown by the title.
+    assert!(first.body.contains("runner 54"), "{}", first.body);
+    assert!(first.body.contains(">Tuesday run</a>"), "{}", first.body);
+    assert!(first.body.contains("by ada"), "{}", first.body);
+    let next = first
+        .body
+        .split("<a rel=\"next\" href=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("a link to the next page")
+        .replace("&amp;", "&");
+    assert!(next.contains("&after="), "{next}");
+    let second = page(&world, &next, &ada).await;
+    assert_eq!(second.status, StatusCode::OK, "{}", second.body);
+    assert_eq!(second.body.matches("<tr data-eid=").count(), 6);
+    assert!(second.body.contains("Tuesday run"), "{}", second.body);
+    assert!(second.body.contains("runner 0<"), "{}", second.body);
+    assert!(!second.body.contains("runner 54"), "{}", second.body);
+    assert!(!second.body.contains("rel=\"next\""), "{}", second.body);
+
+    // The filter line narrows, and keeps narrowing through its page's link.
+    let narrowed = page(
+        &world,
+        "/spaces/demo/apps/runs/data?kind=jog&filter=.jog.miles%3E%3D50",
+        &ada,
+    )
+    .await;
+    assert_eq!(narrowed.body.matches("<tr data-eid=").count(), 5);
+    assert!(
+        narrowed.body.contains("value=\".jog.miles&gt;=50\""),
+        "{}",
+        narrowed.body
+    );
+}
+
+#[tokio::test]
+async fn a_bad_filter_line_or_kind_shows_its_sentence() {
+    let world = world().await;
+    let (ada, _) = demo(&world).await;
+    let bad = page(
+        &world,
+        "/spaces/demo/apps/runs/data?kind=jog&filter=.jog.mile%3D3",
+        &ada,
+    )
+    .await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    assert!(
+        bad.body.contains(
+            "class=\"refused\" role=\"alert\">jog has no column mile — it has who, miles, pal"
+        ),
+        "{}",
+        bad.body
+    );
+    // The kinds and the search box stay, the line in it to mend.
+    assert!(bad.body.contains("value=\".jog.mile=3\""), "{}", bad.body);
+    let kind = page(&world, "/spaces/demo/apps/runs/data?kind=jogg", &ada).await;
+    assert_eq!(kind.status, StatusCode::BAD_REQUEST);
+    assert!(
+        kind.body
+            .contains("no kind jogg in demo/runs — its kinds are jog"),
+        "{}",
+        kind.body
+    );
+}
+
+#[tokio::test]
+async fn the_agents_page_links_each_job_to_its_activity_and_the_header_to_activity() {
+    let world = world().await;
+    let (ada, _) = demo(&world).await;
+    let job = world
+        .host
+        .create_job("ada", Vec::new(), Vec::new(), None)
+        .await
+        .expect("a job");
+    let agents = page(&world, "/agents", &ada).await;
+    assert_eq!(agents.status, StatusCode::OK);
+    let name = &job.job.name;
+    assert!(
+        agents.body.contains(&format!(
+            "<a href=\"/activity?job={name}\">What {name} did</a>"
+        )),
+        "{}",
+        agents.body
+    );
+    assert!(
+        agents.body.contains("<a href=\"/activity\">Activity</a>"),
+        "{}",
+        agents.body
+    );
+    let app = page(&world, "/spaces/demo/apps/runs", &ada).await;
+    assert!(
+        app.body
+            .contains("<a href=\"/spaces/demo/apps/runs/data\">Data</a>"),
+        "{}",
+        app.body
+    );
+}
