@@ -4,7 +4,9 @@
 //! connected clients; sign-in sessions, each with its
 //! browser, when signed in and last seen, and a sign-out of its own), a
 //! space (its members and their roles, and its apps — those in the trash
-//! too, with Restore) and agents (their jobs). An app's own page (versions,
+//! too, with Restore), agents (their jobs, each linked to what it did),
+//! activity (every write the person may see, of everything, a space or an
+//! app, and the calls refused) and an app's data (its kinds and rows). An app's own page (versions,
 //! roll back, trash, restore, purge) is `app_page.rs`, at
 //! `/spaces/<space>/apps/<app>`; home's and a space's app entries link
 //! there. Server-rendered; the one script is the copy buttons'
@@ -16,8 +18,8 @@
 //! once.
 //!
 //! One module per page: `home` (with making a token), `account` (passkeys,
-//! tokens, sessions, signing out), `space` (its members) and `agents` (their
-//! jobs); `apps` draws the app rows home and a space's page share, and
+//! tokens, sessions, signing out), `space` (its members), `agents` (their
+//! jobs), `activity` and `data`; `apps` draws the app rows home and a space's page share, and
 //! `moments` says when. This module holds what every page shares: the
 //! routes, the header, the outcome on top, and the extractors: [`Visited`]
 //! for a visit, [`Posted`] for a form.

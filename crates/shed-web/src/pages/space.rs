@@ -46,7 +46,7 @@ pub(crate) async fn space_page(
     let action = format!("/spaces/{}", escape(space));
     let mut body = said.html();
     body.push_str(&format!(
-        "<p class=\"meta\">Your role here: {}.</p>\n<section id=\"apps\"><h2>Apps</h2>\n{}</section>\n\
+        "<p class=\"meta\">Your role here: {} · <a href=\"{action}/activity\">Activity</a></p>\n<section id=\"apps\"><h2>Apps</h2>\n{}</section>\n\
          <section id=\"members\"><h2>Members</h2>\n<ul class=\"rows\">\n",
         seen.role.as_str(),
         app_rows(&apps, space)
