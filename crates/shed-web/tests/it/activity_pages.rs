@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use serde_json::{Value, json};
+use shed_host::agents::RunCall;
 use shed_host::{Access, Role};
 
 use crate::common::{Answer, PLATFORM, World, get, world};
@@ -30,6 +31,14 @@ async fn demo(world: &World) -> (String, String) {
         (
             "vocab.json".to_string(),
             br#"{ "jog": { "who": "text", "miles": "number", "pal": "ref" } }"#.to_vec(),
+        ),
+        (
+            "tools.json".to_string(),
+            br#"{ "log_run": { "description": "Log a run",
+                "input": { "who": "text", "miles": "number" },
+                "apply": { "entity": { "eid": "$run" }, "doc": { "title": "Run by {{who}}" },
+                           "jog": { "who": "{{who}}", "miles": "{{miles}}" } } } }"#
+                .to_vec(),
         ),
     ]);
     host.deploy_folder(
@@ -350,4 +359,66 @@ async fn the_agents_page_links_each_job_to_its_activity_and_the_header_to_activi
         "{}",
         app.body
     );
+}
+
+#[tokio::test]
+async fn an_agent_jobs_write_and_its_call_outside_its_scope_are_on_its_persons_activity() {
+    let world = world().await;
+    let (ada, _) = demo(&world).await;
+    let made = world
+        .host
+        .create_job("ada", vec!["demo/runs.log_run".into()], Vec::new(), None)
+        .await
+        .expect("a job");
+    let run = |name: &str, args: Value| RunCall {
+        name: name.to_string(),
+        args,
+        loom: None,
+        expect: None,
+        read_only: false,
+    };
+    let logged = world
+        .host
+        .job_run(
+            Some(&made.secret),
+            run("demo/runs.log_run", json!({ "who": "ada", "miles": 4 })),
+        )
+        .await;
+    assert!(logged.answer.is_ok(), "{:?}", logged.answer);
+    let outside = world
+        .host
+        .job_run(
+            Some(&made.secret),
+            run("demo/runs.add_jog", json!({ "title": "a secret title" })),
+        )
+        .await;
+    assert!(outside.answer.is_err(), "{:?}", outside.answer);
+
+    let job = &made.job.name;
+    let activity = page(&world, &format!("/activity?job={job}"), &ada).await;
+    assert_eq!(activity.status, StatusCode::OK, "{}", activity.body);
+    assert!(
+        activity
+            .body
+            .contains(&format!("{job} ran log_run in demo/runs — 1 entity")),
+        "{}",
+        activity.body
+    );
+    assert!(
+        activity.body.contains("for ada (@ada) · door broker"),
+        "{}",
+        activity.body
+    );
+    assert!(
+        activity
+            .body
+            .contains(&format!("{job} was refused add_jog in demo/runs")),
+        "{}",
+        activity.body
+    );
+    assert!(!activity.body.contains("a secret title"), "{}", activity.body);
+    // Narrowed to the command it was refused, the write is not there.
+    let narrowed = page(&world, &format!("/activity?job={job}&command=add_jog"), &ada).await;
+    assert!(!narrowed.body.contains("ran log_run"), "{}", narrowed.body);
+    assert!(narrowed.body.contains("was refused add_jog"), "{}", narrowed.body);
 }
