@@ -156,8 +156,9 @@ form.narrow{margin:0 0 1rem}\
 form.narrow label{flex:1 1 8rem}\
 .table{overflow-x:auto;background:#fff;border:1px solid #dde1e6;border-radius:8px;margin:0 0 1rem}\
 table{border-collapse:collapse;width:100%;font-size:.875rem}\
-th,td{text-align:left;vertical-align:top;padding:.4rem .6rem;border-top:1px solid #eef0f2;overflow-wrap:anywhere}\
+th,td{text-align:left;vertical-align:top;padding:.4rem .6rem;border-top:1px solid #eef0f2;max-width:20rem;overflow-wrap:break-word}\
 th{border-top:0;background:#f6f7f9;white-space:nowrap}\
+td.stamp{min-width:9rem}\
 ";
 
 /// An HTML answer under `policy`: never cached, never sniffed.

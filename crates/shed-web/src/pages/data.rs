@@ -231,7 +231,7 @@ fn row_html(app: &str, row: &DataRow) -> String {
         html.push_str(&format!("<td>{shown}</td>"));
     }
     html.push_str(&format!(
-        "<td>{}</td><td>{}</td></tr>\n",
+        "<td class=\"stamp\">{}</td><td class=\"stamp\">{}</td></tr>\n",
         stamp(&row.created),
         stamp(&row.updated)
     ));
