@@ -4,6 +4,7 @@
 // expect are how it says so (the workspace's lints deny them elsewhere).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod activity;
 mod apply;
 mod bad_database;
 mod common;
