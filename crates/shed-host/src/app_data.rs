@@ -8,7 +8,6 @@
 //! store refuses is its sentence, beside the kinds.
 
 use serde_json::Value;
-use shed_store::ColumnType;
 
 use crate::access::{Act, may};
 use crate::act::AppAct;
@@ -166,7 +165,7 @@ impl Host {
                         rows: listing
                             .rows
                             .iter()
-                            .map(|row| data_row(row, shown, &live.manifest.vocab))
+                            .map(|row| data_row(row, shown))
                             .collect(),
                         next: listing.next,
                     }),
@@ -219,28 +218,56 @@ fn kind_line(kind: &str, filter: &str, after: Option<&str>) -> String {
     line
 }
 
+/// A value as a page shows it: nothing, a ref (`{eid, name}`, as the
+/// store answers one), or the value as text.
+pub fn cell(value: &Value) -> Cell {
+    match value {
+        Value::Null => Cell::Empty,
+        Value::Object(named) if named.contains_key("eid") => Cell::Ref {
+            eid: text(named.get("eid")).unwrap_or_default(),
+            name: text(named.get("name")),
+        },
+        Value::String(s) => Cell::Value(s.clone()),
+        other => Cell::Value(other.to_string()),
+    }
+}
+
+/// The components an entity wears in a row the store answered (`{kind,
+/// entity, <component>: {…}, created, updated, edges}`), each with its
+/// columns as cells, in the row's order.
+pub fn components_of(row: &Value) -> Vec<(String, Vec<(String, Cell)>)> {
+    const NOT_COMPONENTS: [&str; 5] = ["kind", "entity", "created", "updated", "edges"];
+    let Value::Object(row) = row else {
+        return Vec::new();
+    };
+    row.iter()
+        .filter(|(key, _)| !NOT_COMPONENTS.contains(&key.as_str()))
+        .filter_map(|(name, columns)| {
+            let Value::Object(columns) = columns else {
+                return None;
+            };
+            let cells = columns
+                .iter()
+                .map(|(column, value)| (column.clone(), cell(value)))
+                .collect();
+            Some((name.clone(), cells))
+        })
+        .collect()
+}
+
+/// A JSON string's text.
+fn text(value: Option<&Value>) -> Option<String> {
+    value.and_then(Value::as_str).map(str::to_string)
+}
+
 /// A row as the store answered it, in the shape the page shows.
-fn data_row(row: &Value, kind: &DataKind, vocab: &shed_manifest::Vocab) -> DataRow {
-    let text = |value: Option<&Value>| value.and_then(Value::as_str).map(str::to_string);
+fn data_row(row: &Value, kind: &DataKind) -> DataRow {
     let entity = &row["entity"];
     let component = &row[kind.name.as_str()];
-    let types = vocab.components.get(&kind.name);
     let cells = kind
         .columns
         .iter()
-        .map(|(column, _)| {
-            let value = &component[column.as_str()];
-            let is_ref = types.and_then(|t| t.get(column)) == Some(&ColumnType::Ref);
-            match value {
-                Value::Null => Cell::Empty,
-                Value::Object(_) if is_ref => Cell::Ref {
-                    eid: text(value.get("eid")).unwrap_or_default(),
-                    name: text(value.get("name")),
-                },
-                Value::String(s) => Cell::Value(s.clone()),
-                other => Cell::Value(other.to_string()),
-            }
-        })
+        .map(|(column, _)| cell(&component[column.as_str()]))
         .collect();
     let stamp = |which: &str| {
         let stamp = &row[which];
@@ -264,6 +291,36 @@ fn data_row(row: &Value, kind: &DataKind, vocab: &shed_manifest::Vocab) -> DataR
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_value_is_shown_as_text_a_ref_by_its_name() {
+        assert_eq!(cell(&Value::Null), Cell::Empty);
+        assert_eq!(cell(&json!(5.5)), Cell::Value("5.5".into()));
+        assert_eq!(cell(&json!("ada")), Cell::Value("ada".into()));
+        assert_eq!(
+            cell(&json!({ "eid": "e1", "name": "Tuesday run" })),
+            Cell::Ref {
+                eid: "e1".into(),
+                name: Some("Tuesday run".into())
+            }
+        );
+        let row = json!({ "kind": "jog", "entity": { "eid": "e2" }, "jog": { "miles": 3 },
+                          "doc": { "title": "Run" }, "created": { "at": "x" } });
+        assert_eq!(
+            components_of(&row),
+            [
+                (
+                    "jog".to_string(),
+                    vec![("miles".to_string(), Cell::Value("3".into()))]
+                ),
+                (
+                    "doc".to_string(),
+                    vec![("title".to_string(), Cell::Value("Run".into()))]
+                ),
+            ]
+        );
+    }
 
     #[test]
     fn a_page_line_carries_the_kind_its_title_stamps_bound_and_cursor() {

@@ -416,9 +416,22 @@ async fn an_agent_jobs_write_and_its_call_outside_its_scope_are_on_its_persons_a
         "{}",
         activity.body
     );
-    assert!(!activity.body.contains("a secret title"), "{}", activity.body);
+    assert!(
+        !activity.body.contains("a secret title"),
+        "{}",
+        activity.body
+    );
     // Narrowed to the command it was refused, the write is not there.
-    let narrowed = page(&world, &format!("/activity?job={job}&command=add_jog"), &ada).await;
+    let narrowed = page(
+        &world,
+        &format!("/activity?job={job}&command=add_jog"),
+        &ada,
+    )
+    .await;
     assert!(!narrowed.body.contains("ran log_run"), "{}", narrowed.body);
-    assert!(narrowed.body.contains("was refused add_jog"), "{}", narrowed.body);
+    assert!(
+        narrowed.body.contains("was refused add_jog"),
+        "{}",
+        narrowed.body
+    );
 }
