@@ -166,6 +166,11 @@ async fn a_trashed_app_is_purged_whole_and_its_name_is_free() {
             .is_empty()
     );
     assert_eq!(store.data_version("jeff/runs").await.unwrap(), 0);
+    // Its activity is gone with it; the other app's stays.
+    let both = ["jeff/runs".to_string(), "jeff/keep".to_string()];
+    let all = shed_store::activity::Narrow::default();
+    let writes = store.writes("jeff", &both, &all, None, 100).await.unwrap();
+    assert!(writes.len() == 1 && writes[0].app == "jeff/keep");
     // The other app keeps every row.
     assert_eq!(
         store.query("jeff/keep", ".jog!").await.unwrap().rows.len(),
