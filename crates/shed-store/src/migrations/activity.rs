@@ -20,7 +20,6 @@ pub(super) const TABLES: &str = r#"
         entities TEXT NOT NULL,
         UNIQUE(app, version)
     );
-    CREATE INDEX ec_writes_space ON ec_writes(space, id);
     CREATE INDEX ec_writes_app ON ec_writes(app, id);
     CREATE TABLE refusals(
         id BIGSERIAL PRIMARY KEY,
