@@ -130,7 +130,11 @@ pub(crate) const MIGRATIONS: &[&[Part]] = &[
     &[Both(passkeys::ADDRESS)],
     // 14: activity: every write to an app's data as one row, and the calls
     // refused, kept for a while.
-    &[Both(activity::TABLES)],
+    &[
+        Sqlite(activity::WRITES_SQLITE),
+        Postgres(activity::WRITES_POSTGRES),
+        Both(activity::TABLES),
+    ],
 ];
 
 /// The migrations a database at schema version `done` has yet to apply,
