@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use shed_store::undo::EntityRecord;
+use shed_store::undo::{EntityRecord, Version};
 
 use crate::access::{Act, may};
 use crate::answer::Answer;
@@ -41,9 +41,10 @@ impl Host {
     /// One entity of `app` (`space/slug`, or a slug of the caller's
     /// spaces), named by eid or by its alias while it is live, read as
     /// `caller` may read the app: an outsider of a private app is told
-    /// `no app <app>`, as for an app nobody made. The sentence: `jeff/runs:
+    /// `no app <app>`, as for an app nobody made. The text: `jeff/runs:
     /// <eid> at version 3 — 3 versions, 1 edge out, 0 in` (`, tombstoned`
-    /// after the version when it is).
+    /// after the version when it is), then a line per version, newest
+    /// first ([`version_line`]).
     pub async fn entity(
         &self,
         caller: &Caller,
@@ -65,7 +66,7 @@ impl Host {
         } else {
             ""
         };
-        let text = format!(
+        let mut text = format!(
             "{}: {} at version {}{tombstoned} — {}, {} out, {} in",
             app.name,
             record.eid,
@@ -78,6 +79,10 @@ impl Host {
             count(record.edges_out.len(), "edge", "edges"),
             record.edges_in.len(),
         );
+        for version in &record.versions {
+            text.push('\n');
+            text.push_str(&version_line(version));
+        }
         Ok(Answer {
             text,
             data: EntityView {
@@ -88,4 +93,42 @@ impl Host {
             },
         })
     }
+}
+
+/// One version as a line: `version 2 — jeff/runs@7 at <time> by @ada
+/// (agent:job-3) through broker log_run: jog.miles 5 → 6; alias "tue" →
+/// null` (the door and command where its write kept them; each value as
+/// JSON).
+fn version_line(version: &Version) -> String {
+    let stamp = &version.stamp;
+    let via = stamp
+        .via
+        .as_ref()
+        .map(|via| format!(" ({via})"))
+        .unwrap_or_default();
+    let through = version
+        .through
+        .as_ref()
+        .map(|t| {
+            let command = t
+                .command
+                .as_ref()
+                .map(|c| format!(" {c}"))
+                .unwrap_or_default();
+            format!(" through {}{command}", t.door)
+        })
+        .unwrap_or_default();
+    let changed: Vec<String> = version
+        .changed
+        .iter()
+        .map(|c| format!("{} {} → {}", c.field, c.before, c.after))
+        .collect();
+    format!(
+        "version {} — {} at {} by @{}{via}{through}: {}",
+        version.version,
+        version.write,
+        stamp.at,
+        stamp.by.handle,
+        changed.join("; ")
+    )
 }

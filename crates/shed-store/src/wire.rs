@@ -27,7 +27,7 @@ pub struct Bundle {
     pub tombstone: bool,
     /// The entity version the writer read.
     pub was: Option<u64>,
-    /// Bring a tombstoned entity back (an undo's, `crate::undo`): never set
+    /// Bring a tombstoned entity back (an undo's, `undo.rs`): never set
     /// by [`read`], so the wire has no way to revive one.
     pub(crate) revive: bool,
 }

@@ -84,10 +84,19 @@ async fn an_entity_reads_with_its_history_under_the_rule_book() {
     .await;
 
     let read = host.entity(&c.viewer, "jeff/notes", eid).await.unwrap();
+    let lines: Vec<&str> = read.text.lines().collect();
     assert_eq!(
-        read.text,
+        lines[0],
         format!("jeff/notes: {eid} at version 2 — 2 versions, 0 edges out, 0 in")
     );
+    let at = &read.data.record.versions[0].stamp.at;
+    assert_eq!(
+        lines[1],
+        format!(
+            r#"version 2 — jeff/notes@2 at {at} by @ed through mcp graph_apply: note.text "hi" → "hello""#
+        )
+    );
+    assert_eq!(lines.len(), 3);
     let view = read.data;
     assert!(!view.may_undo, "a viewer reads, and may not undo");
     assert_eq!(view.now.as_ref().unwrap()["note"]["text"], "hello");
