@@ -9,50 +9,30 @@ use crate::common;
 
 use common::*;
 use serde_json::{Value, json};
-use shed_host::{Access, Caller, Host, Role, VIEWER_SENTENCE};
+use shed_host::{Caller, Host, VIEWER_SENTENCE};
 
-const VOCAB: &str = r#"{ "note": { "text": "text" } }"#;
-
-struct Cast {
-    owner: Caller,
-    editor: Caller,
-    viewer: Caller,
-    stranger: Caller,
-}
-
-/// jeff/notes (private) and jeff/board (public), with an owner, an editor,
-/// a viewer and somebody of another space.
-async fn cast(host: &Host) -> Cast {
-    let owner = space(host, "jeff", "jeff").await;
-    let editor = member(host, "jeff", "ed", Role::Editor).await;
-    let viewer = member(host, "jeff", "vi", Role::Viewer).await;
-    let stranger = space(host, "elsewhere", "stranger").await;
-    for (app, access) in [
-        ("jeff/notes", Access::Private),
-        ("jeff/board", Access::Public),
-    ] {
-        deploy(
-            host,
-            &owner,
-            app,
-            files(&[("vocab.json", VOCAB)]),
-            "Notes",
-            access,
-        )
-        .await;
-    }
-    Cast {
-        owner,
-        editor,
-        viewer,
-        stranger,
-    }
-}
+use crate::access::{Cast, cast};
 
 /// Writes `bundle` to `app` as `caller`; answers the eids its `$name`s became.
 async fn write(host: &Host, caller: &Caller, app: &str, bundle: Value) -> Value {
     let wrote = host.graph_apply(caller, app, bundle).await.unwrap();
     wrote.data_json()["aliases"].clone()
+}
+
+/// A note written "hi" by the owner (jeff/private@1), then `then` by the
+/// editor (jeff/private@2): its eid.
+async fn noted(host: &Host, c: &Cast, then: &str) -> String {
+    let made = write(
+        host,
+        &c.owner,
+        "jeff/private",
+        json!({ "entity": { "eid": "$n" }, "note": { "text": "hi" } }),
+    )
+    .await;
+    let eid = made["$n"].as_str().unwrap().to_string();
+    let edit = json!({ "entity": { "eid": eid }, "note": { "text": then } });
+    write(host, &c.editor, "jeff/private", edit).await;
+    eid
 }
 
 async fn text_of(host: &Host, caller: &Caller, app: &str, eid: &str) -> Value {
@@ -67,33 +47,19 @@ async fn an_entity_reads_with_its_history_under_the_rule_book() {
     let w = world().await;
     let host = &w.host;
     let c = cast(host).await;
-    let made = write(
-        host,
-        &c.owner,
-        "jeff/notes",
-        json!({ "entity": { "eid": "$n" }, "note": { "text": "hi" } }),
-    )
-    .await;
-    let eid = made["$n"].as_str().unwrap();
-    write(
-        host,
-        &c.editor,
-        "jeff/notes",
-        json!({ "entity": { "eid": eid }, "note": { "text": "hello" } }),
-    )
-    .await;
+    let eid = &noted(host, &c, "hello").await;
 
-    let read = host.entity(&c.viewer, "jeff/notes", eid).await.unwrap();
+    let read = host.entity(&c.viewer, "jeff/private", eid).await.unwrap();
     let lines: Vec<&str> = read.text.lines().collect();
     assert_eq!(
         lines[0],
-        format!("jeff/notes: {eid} at version 2 — 2 versions, 0 edges out, 0 in")
+        format!("jeff/private: {eid} at version 2 — 2 versions, 0 edges out, 0 in")
     );
     let at = &read.data.record.versions[0].stamp.at;
     assert_eq!(
         lines[1],
         format!(
-            r#"version 2 — jeff/notes@2 at {at} by @ed through mcp graph_apply: note.text "hi" → "hello""#
+            r#"version 2 — jeff/private@2 at {at} by @ed through mcp graph_apply: note.text "hi" → "hello""#
         )
     );
     assert_eq!(lines.len(), 3);
@@ -103,7 +69,7 @@ async fn an_entity_reads_with_its_history_under_the_rule_book() {
     assert_eq!(view.record.created.by.handle, "jeff");
     assert_eq!(view.record.updated.by.handle, "ed");
     let newest = &view.record.versions[0];
-    assert_eq!(newest.write, "jeff/notes@2");
+    assert_eq!(newest.write, "jeff/private@2");
     assert_eq!(newest.stamp.by.handle, "ed");
     let through = newest.through.as_ref().unwrap();
     assert_eq!(
@@ -119,7 +85,7 @@ async fn an_entity_reads_with_its_history_under_the_rule_book() {
         ("note.text", &json!("hi"), &json!("hello"))
     );
     assert!(
-        host.entity(&c.editor, "jeff/notes", eid)
+        host.entity(&c.editor, "jeff/private", eid)
             .await
             .unwrap()
             .data
@@ -127,13 +93,13 @@ async fn an_entity_reads_with_its_history_under_the_rule_book() {
     );
 
     // An outsider is told what a made-up app's name gets.
-    let hidden = refusal(host.entity(&c.stranger, "jeff/notes", eid).await);
+    let hidden = refusal(host.entity(&c.stranger, "jeff/private", eid).await);
     let made_up = refusal(host.entity(&c.stranger, "jeff/nothing", eid).await);
-    assert_eq!(hidden, ("not-found", "no app jeff/notes".into()));
+    assert_eq!(hidden, ("not-found", "no app jeff/private".into()));
     assert_eq!(made_up, ("not-found", "no app jeff/nothing".into()));
     // An entity nobody made has a sentence.
-    let none = refusal(host.entity(&c.owner, "jeff/notes", "gone").await);
-    assert_eq!(none, ("not-found", "no entity gone in jeff/notes".into()));
+    let none = refusal(host.entity(&c.owner, "jeff/private", "gone").await);
+    assert_eq!(none, ("not-found", "no entity gone in jeff/private".into()));
 }
 
 #[tokio::test]
@@ -141,64 +107,54 @@ async fn owners_and_editors_undo_a_write_viewers_and_outsiders_do_not() {
     let w = world().await;
     let host = &w.host;
     let c = cast(host).await;
-    let made = write(
-        host,
-        &c.owner,
-        "jeff/notes",
-        json!({ "entity": { "eid": "$n" }, "note": { "text": "hi" } }),
-    )
-    .await;
-    let eid = made["$n"].as_str().unwrap();
-    write(
-        host,
-        &c.editor,
-        "jeff/notes",
-        json!({ "entity": { "eid": eid }, "note": { "text": "oops" } }),
-    )
-    .await;
+    let eid = &noted(host, &c, "oops").await;
 
-    let viewer = refusal(host.undo(&c.viewer, "jeff/notes@2").await);
+    let viewer = refusal(host.undo(&c.viewer, "jeff/private@2").await);
     assert_eq!(viewer, ("refused", VIEWER_SENTENCE.to_string()));
-    let outsider = refusal(host.undo(&c.stranger, "jeff/notes@2").await);
+    let outsider = refusal(host.undo(&c.stranger, "jeff/private@2").await);
     let made_up = refusal(host.undo(&c.stranger, "jeff/nothing@2").await);
-    assert_eq!(outsider, ("not-found", "no app jeff/notes".into()));
+    assert_eq!(outsider, ("not-found", "no app jeff/private".into()));
     assert_eq!(made_up, ("not-found", "no app jeff/nothing".into()));
-    let public = refusal(host.undo(&c.stranger, "jeff/board@1").await);
+    let public = refusal(host.undo(&c.stranger, "jeff/public@1").await);
     assert_eq!(
         public,
         ("not-found", "jeff is not a space you own or edit".into())
     );
-    let nobody = refusal(host.undo(&Caller::Nobody, "jeff/notes@2").await);
+    let nobody = refusal(host.undo(&Caller::Nobody, "jeff/private@2").await);
     assert_eq!(nobody.0, "sign-in");
-    let bad = refusal(host.undo(&c.owner, "jeff/notes").await);
+    let bad = refusal(host.undo(&c.owner, "jeff/private").await);
     assert_eq!(bad.0, "bad-input");
     assert_eq!(
-        text_of(host, &c.owner, "jeff/notes", eid).await,
+        text_of(host, &c.owner, "jeff/private", eid).await,
         "oops",
         "nothing undone"
     );
 
-    let undone = host.undo(&c.owner, "jeff/notes@2").await.unwrap();
+    let undone = host.undo(&c.owner, "jeff/private@2").await.unwrap();
     assert_eq!(
         undone.text,
-        "undid jeff/notes@2: 1 entity back as they were (jeff/notes@3)"
+        "undid jeff/private@2: 1 entity back as they were (jeff/private@3)"
     );
-    assert_eq!(undone.data.undo, "jeff/notes@3");
-    assert_eq!(undone.data.entities, [eid]);
-    assert_eq!(text_of(host, &c.owner, "jeff/notes", eid).await, "hi");
-    let read = host.entity(&c.owner, "jeff/notes", eid).await.unwrap().data;
+    assert_eq!(undone.data.undo, "jeff/private@3");
+    assert_eq!(undone.data.entities, [eid.as_str()]);
+    assert_eq!(text_of(host, &c.owner, "jeff/private", eid).await, "hi");
+    let read = host
+        .entity(&c.owner, "jeff/private", eid)
+        .await
+        .unwrap()
+        .data;
     let undo = &read.record.versions[0];
-    assert_eq!(undo.write, "jeff/notes@3");
+    assert_eq!(undo.write, "jeff/private@3");
     assert_eq!(undo.stamp.by.handle, "jeff");
-    assert_eq!(undo.stamp.via.as_deref(), Some("undo of jeff/notes@2"));
+    assert_eq!(undo.stamp.via.as_deref(), Some("undo of jeff/private@2"));
     assert_eq!(
         undo.through.as_ref().unwrap().command.as_deref(),
         Some("undo")
     );
 
     // The undo undone, by an editor.
-    host.undo(&c.editor, "jeff/notes@3").await.unwrap();
-    assert_eq!(text_of(host, &c.owner, "jeff/notes", eid).await, "oops");
+    host.undo(&c.editor, "jeff/private@3").await.unwrap();
+    assert_eq!(text_of(host, &c.owner, "jeff/private", eid).await, "oops");
 }
 
 #[tokio::test]
@@ -206,30 +162,11 @@ async fn undo_after_a_later_change_is_refused_with_who_and_changes_nothing() {
     let w = world().await;
     let host = &w.host;
     let c = cast(host).await;
-    let made = write(
-        host,
-        &c.owner,
-        "jeff/notes",
-        json!({ "entity": { "eid": "$n" }, "note": { "text": "hi" } }),
-    )
-    .await;
-    let eid = made["$n"].as_str().unwrap();
-    write(
-        host,
-        &c.owner,
-        "jeff/notes",
-        json!({ "entity": { "eid": eid }, "note": { "text": "two" } }),
-    )
-    .await;
-    write(
-        host,
-        &c.editor,
-        "jeff/notes",
-        json!({ "entity": { "eid": eid }, "note": { "text": "three" } }),
-    )
-    .await;
+    let eid = &noted(host, &c, "two").await;
+    let three = json!({ "entity": { "eid": eid }, "note": { "text": "three" } });
+    write(host, &c.owner, "jeff/private", three).await;
     let at = host
-        .entity(&c.owner, "jeff/notes", eid)
+        .entity(&c.owner, "jeff/private", eid)
         .await
         .unwrap()
         .data
@@ -238,18 +175,22 @@ async fn undo_after_a_later_change_is_refused_with_who_and_changes_nothing() {
         .stamp
         .at
         .clone();
-    let refused = refusal(host.undo(&c.owner, "jeff/notes@2").await);
+    let refused = refusal(host.undo(&c.owner, "jeff/private@2").await);
     assert_eq!(
         refused,
         (
             "conflict",
             format!(
-                "cannot undo jeff/notes@2: {eid} changed since — @ed wrote it at {at} \
-                 (jeff/notes@3); undo that first"
+                "cannot undo jeff/private@2: {eid} changed since — @jeff wrote it at {at} \
+                 (jeff/private@3); undo that first"
             )
         )
     );
-    assert_eq!(text_of(host, &c.owner, "jeff/notes", eid).await, "three");
-    let read = host.entity(&c.owner, "jeff/notes", eid).await.unwrap().data;
+    assert_eq!(text_of(host, &c.owner, "jeff/private", eid).await, "three");
+    let read = host
+        .entity(&c.owner, "jeff/private", eid)
+        .await
+        .unwrap()
+        .data;
     assert_eq!(read.record.version, 3, "nothing written");
 }

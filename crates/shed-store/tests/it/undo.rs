@@ -31,6 +31,17 @@ async fn row(f: &common::Fixture, eid: &str) -> Option<Value> {
         .next()
 }
 
+/// A new entity wearing jog with `miles`: its eid.
+async fn jog(f: &common::Fixture, miles: u32) -> String {
+    let made = f
+        .apply(
+            APP,
+            json!({ "entity": { "eid": "$a" }, "jog": { "miles": miles } }),
+        )
+        .await;
+    made.entities[0].clone()
+}
+
 #[tokio::test]
 async fn an_entity_reads_with_each_version_field_by_field_newest_first() {
     let f = fixture().await;
@@ -218,13 +229,7 @@ async fn undo_puts_every_entity_back_tombstones_what_it_made_revives_what_it_del
 #[tokio::test]
 async fn undo_after_a_later_change_is_refused_and_changes_nothing() {
     let f = fixture().await;
-    let made = f
-        .apply(
-            APP,
-            json!({ "entity": { "eid": "$a" }, "jog": { "miles": 5 } }),
-        )
-        .await;
-    let a = made.entities[0].clone();
+    let a = jog(&f, 5).await;
     f.apply(
         APP,
         json!({ "entity": { "eid": a }, "jog": { "miles": 6 } }),
@@ -272,4 +277,30 @@ async fn undo_after_a_later_change_is_refused_and_changes_nothing() {
         matches!(none, StoreError::NotFound(ref s) if s.starts_with("no write jeff/runs@40 — ")),
         "{none}"
     );
+}
+
+#[tokio::test]
+async fn the_wire_has_no_way_to_revive_a_tombstone() {
+    let f = fixture().await;
+    let a = jog(&f, 5).await;
+    f.apply(APP, json!({ "entity": { "eid": a }, "tombstone": {} }))
+        .await;
+    assert_eq!(
+        f.refusal(APP, json!({ "entity": { "eid": a }, "tombstone": false }))
+            .await,
+        "tombstone is {} — it deletes the entity, keeping its history"
+    );
+    assert_eq!(
+        f.refusal(
+            APP,
+            json!({ "entity": { "eid": a }, "jog": { "miles": 6 } })
+        )
+        .await,
+        format!("no entity {a} in jeff/runs")
+    );
+    assert_eq!(row(&f, &a).await, None);
+    // Its page still reads, tombstoned, with its history.
+    let read = f.store.entity(APP, &a).await.unwrap();
+    assert!(read.tombstoned);
+    assert_eq!(read.versions[0].changed[0].field, "tombstoned");
 }

@@ -4,9 +4,17 @@
 //! made — the undo in the entity's history, field before → after, itself
 //! undoable; a write changed since refused, nothing written.
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::web_door::Shed;
+
+/// The miles of the run `eid` of demo/runs, read over MCP as `token`.
+async fn miles(shed: &Shed, token: &str, eid: &str) -> Value {
+    let line = json!({ "app": "demo/runs", "filter": format!("eid={eid}&.jog!") });
+    let (error, read) = shed.mcp(token, "graph_query", line).await;
+    assert!(!error, "{read}");
+    read["rows"][0]["jog"]["miles"].clone()
+}
 
 #[tokio::test]
 async fn shed_undo_takes_a_write_back_and_the_history_says_so() {
@@ -45,15 +53,7 @@ async fn shed_undo_takes_a_write_back_and_the_history_says_so() {
         said.trim(),
         "undid demo/runs@2: 1 entity back as they were (demo/runs@3)"
     );
-    let (error, read) = shed
-        .mcp(
-            &token,
-            "graph_query",
-            json!({ "app": "demo/runs", "filter": format!("eid={eid}&.jog!") }),
-        )
-        .await;
-    assert!(!error, "{read}");
-    assert_eq!(read["rows"][0]["jog"]["miles"], 5, "the old value is back");
+    assert_eq!(miles(&shed, &token, &eid).await, 5, "the old value is back");
 
     let history = shed.shed(&["entity", "demo/runs", &eid, "--as", "vic"]);
     let lines: Vec<&str> = history.lines().collect();
@@ -83,14 +83,7 @@ async fn shed_undo_takes_a_write_back_and_the_history_says_so() {
         again.trim(),
         "undid demo/runs@3: 1 entity back as they were (demo/runs@4)"
     );
-    let (_, read) = shed
-        .mcp(
-            &token,
-            "graph_query",
-            json!({ "app": "demo/runs", "filter": format!("eid={eid}&.jog!") }),
-        )
-        .await;
-    assert_eq!(read["rows"][0]["jog"]["miles"], 50);
+    assert_eq!(miles(&shed, &token, &eid).await, 50);
 
     // The first write, its entity not as it left it: refused, naming the
     // latest write of it; nothing written.
@@ -101,12 +94,5 @@ async fn shed_undo_takes_a_write_back_and_the_history_says_so() {
         )) && refused.ends_with(" (demo/runs@4); undo that first"),
         "{refused}"
     );
-    let (_, read) = shed
-        .mcp(
-            &token,
-            "graph_query",
-            json!({ "app": "demo/runs", "filter": format!("eid={eid}&.jog!") }),
-        )
-        .await;
-    assert_eq!(read["rows"][0]["jog"]["miles"], 50, "nothing written");
+    assert_eq!(miles(&shed, &token, &eid).await, 50, "nothing written");
 }
