@@ -146,7 +146,9 @@ impl Shape {
         for (key, value) in change {
             match key.as_str() {
                 "entity" | "tombstone" => {}
-                "alias" => self.alias = value.as_str().map(str::to_string),
+                // A component may be named `alias` (no wire word): its
+                // columns are an object, an alias a string or null.
+                "alias" if !value.is_object() => self.alias = value.as_str().map(str::to_string),
                 "edges" => {
                     for edge in value.as_array().into_iter().flatten() {
                         let (Some(rel), Some(to)) = (edge["rel"].as_str(), edge["to"].as_str())
@@ -305,12 +307,39 @@ fn bundle_back(eid: &str, was: u64, before: &Shape, now: &Shape) -> Option<Bundl
     bundle
         .edges
         .extend(now.edges.difference(&before.edges).map(|e| edge(e, true)));
-    let alike = !bundle.tombstone
+    (!writes_nothing(&bundle)).then_some(bundle)
+}
+
+/// Whether a bundle of an undo would change nothing of its entity.
+fn writes_nothing(bundle: &Bundle) -> bool {
+    !bundle.tombstone
         && !bundle.revive
         && bundle.alias.is_none()
         && bundle.components.is_empty()
-        && bundle.edges.is_empty();
-    (!alike).then_some(bundle)
+        && bundle.edges.is_empty()
+}
+
+/// An alias a bundle gives back, taken out into a bundle of its own that
+/// the undo writes last, the bundle clearing the entity's alias meanwhile
+/// (`has_alias`: it has one now): so an alias the write moved to another
+/// entity, swapped, or gave to one it made (which the undo tombstones) is
+/// free when it is given back. Answers what is left of the bundle, if
+/// anything, and the alias's own.
+fn alias_last(mut bundle: Bundle, has_alias: bool) -> (Option<Bundle>, Option<Bundle>) {
+    let Some(Some(alias)) = bundle.alias.clone() else {
+        return (Some(bundle), None);
+    };
+    bundle.alias = has_alias.then_some(None);
+    let last = Bundle {
+        target: bundle.target.clone(),
+        alias: Some(Some(alias)),
+        components: Vec::new(),
+        edges: Vec::new(),
+        tombstone: false,
+        was: bundle.was,
+        revive: false,
+    };
+    ((!writes_nothing(&bundle)).then_some(bundle), Some(last))
 }
 
 /// One entry of an entity's history, as read.
@@ -487,7 +516,8 @@ fn cannot(write: &str) -> String {
 
 /// The bundles that undo write `version` of `app`, read in one snapshot:
 /// revivals first (a ref or an edge may point at what they revive), then
-/// changes, then tombstones (an edge dropped first may point at one).
+/// changes, then tombstones (an edge dropped first may point at one), then
+/// the aliases given back ([`alias_last`]).
 async fn plan<T: Txn>(t: &T, app: &str, version: u64) -> Result<Vec<Bundle>, StoreError> {
     let write = format!("{app}@{version}");
     let listed: Option<String> = t
@@ -504,7 +534,8 @@ async fn plan<T: Txn>(t: &T, app: &str, version: u64) -> Result<Vec<Bundle>, Sto
     })?;
     let eids: Vec<String> = serde_json::from_str(&listed)
         .map_err(|e| StoreError::Internal(format!("a write's entities: {e}")))?;
-    let (mut revive, mut change, mut tombstone) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut revive, mut change, mut tombstone, mut aliases) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for eid in &eids {
         let found = found(t, app, eid).await?;
         let entries = entries(t, app, found.id).await?;
@@ -543,14 +574,24 @@ async fn plan<T: Txn>(t: &T, app: &str, version: u64) -> Result<Vec<Bundle>, Sto
                 later.app_version
             )));
         }
-        match bundle_back(eid, found.version as u64, &before, &now) {
+        let Some(bundle) = bundle_back(eid, found.version as u64, &before, &now) else {
+            continue;
+        };
+        let (bundle, alias) = alias_last(bundle, now.alias.is_some());
+        aliases.extend(alias);
+        match bundle {
             Some(b) if b.revive => revive.push(b),
             Some(b) if b.tombstone => tombstone.push(b),
             Some(b) => change.push(b),
             None => {}
         }
     }
-    let bundles: Vec<Bundle> = revive.into_iter().chain(change).chain(tombstone).collect();
+    let bundles: Vec<Bundle> = revive
+        .into_iter()
+        .chain(change)
+        .chain(tombstone)
+        .chain(aliases)
+        .collect();
     if bundles.is_empty() {
         return Err(StoreError::refused(format!(
             "{} it left every entity it wrote as it found it — there is nothing to undo",
@@ -616,10 +657,20 @@ impl Store {
                 Backend::Sqlite(db) => db.apply_bundles(app, &actor, bundles, None).await,
                 Backend::Postgres(db) => db.apply_bundles(app, &actor, bundles, None).await,
             };
-            match applied {
-                Err(StoreError::Conflict(_)) if attempt < UNDO_ATTEMPTS => attempt += 1,
-                applied => return applied.map(|applied| Undone { write, applied }),
-            }
+            // What the apply refuses (an alias taken since, an edge or a
+            // ref to an entity deleted since) is said as the undo's.
+            let said = |sentence: String| format!("{} {sentence}", cannot(&write));
+            return match applied {
+                Err(StoreError::Conflict(_)) if attempt < UNDO_ATTEMPTS => {
+                    attempt += 1;
+                    continue;
+                }
+                Ok(applied) => Ok(Undone { write, applied }),
+                Err(StoreError::Refused(sentence)) => Err(StoreError::Refused(said(sentence))),
+                Err(StoreError::NotFound(sentence)) => Err(StoreError::NotFound(said(sentence))),
+                Err(StoreError::Conflict(sentence)) => Err(StoreError::Conflict(said(sentence))),
+                Err(failed) => Err(failed),
+            };
         }
     }
 }

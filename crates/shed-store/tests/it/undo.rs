@@ -304,3 +304,69 @@ async fn the_wire_has_no_way_to_revive_a_tombstone() {
     assert!(read.tombstoned);
     assert_eq!(read.versions[0].changed[0].field, "tombstoned");
 }
+
+#[tokio::test]
+async fn an_alias_the_write_moved_goes_back_once_its_new_holder_is_gone() {
+    let f = fixture().await;
+    let setup = f
+        .apply(
+            APP,
+            json!({ "entity": { "eid": "$a", "alias": "tue" }, "jog": { "miles": 5 } }),
+        )
+        .await;
+    let a = &setup.entities[0];
+    // The write moves tue from a to a new entity.
+    let write = f
+        .apply(
+            APP,
+            json!([
+                { "entity": { "eid": a, "alias": null } },
+                { "entity": { "eid": "$b", "alias": "tue" }, "jog": { "miles": 6 } }
+            ]),
+        )
+        .await;
+    let b = &write.aliases["$b"];
+    f.store.undo(APP, write.version, &undoer(&f)).await.unwrap();
+    assert_eq!(row(&f, "tue").await.unwrap()["entity"]["eid"], json!(a));
+    assert_eq!(row(&f, b).await, None);
+    // And undone again: tue is the new entity's once more.
+    f.store.undo(APP, 3, &undoer(&f)).await.unwrap();
+    assert_eq!(row(&f, "tue").await.unwrap()["entity"]["eid"], json!(b));
+    let read = f.store.entity(APP, a).await.unwrap();
+    assert_eq!(read.alias, None);
+    assert_eq!(
+        read.versions.len(),
+        4,
+        "one version per write, however many bundles"
+    );
+}
+
+#[tokio::test]
+async fn what_the_apply_refuses_of_an_undo_is_said_as_the_undo_s() {
+    let f = fixture().await;
+    let (a, x) = (jog(&f, 5).await, jog(&f, 6).await);
+    let linked = f
+        .apply(
+            APP,
+            json!({ "entity": { "eid": a }, "edges": [{ "rel": "next", "to": x }] }),
+        )
+        .await;
+    f.apply(APP, json!({ "entity": { "eid": x }, "tombstone": {} }))
+        .await;
+    let refused = f
+        .store
+        .undo(APP, linked.version, &undoer(&f))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused,
+        StoreError::NotFound(format!(
+            "cannot undo jeff/runs@3: no entity {x} in jeff/runs"
+        ))
+    );
+    assert_eq!(
+        f.store.data_version(APP).await.unwrap(),
+        4,
+        "nothing written"
+    );
+}
