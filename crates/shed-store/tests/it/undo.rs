@@ -140,7 +140,8 @@ async fn undo_puts_every_entity_back_tombstones_what_it_made_revives_what_it_del
             json!([
                 { "entity": { "eid": "$b" }, "jog": { "miles": 1 } },
                 { "entity": { "eid": "$c" }, "doc": { "title": "Cedar loop" } },
-                { "entity": { "eid": "$a", "alias": "tue" }, "jog": { "who": "Ada", "miles": 5 },
+                { "entity": { "eid": "$a", "alias": "tue" },
+                  "jog": { "who": "Ada", "miles": 5, "at": "2026-09-01" },
                   "doc": { "title": "Tuesday" }, "edges": [{ "rel": "next", "to": "$b" }] }
             ]),
         )
@@ -155,15 +156,15 @@ async fn undo_puts_every_entity_back_tombstones_what_it_made_revives_what_it_del
             APP,
             json!([
                 { "entity": { "eid": "$d" }, "jog": { "miles": 9 } },
-                { "entity": { "eid": a, "alias": "wed" }, "jog": { "miles": 6 }, "doc": null,
-                  "gear": { "ready": true },
+                { "entity": { "eid": a, "alias": "wed" }, "jog": { "miles": 6, "at": "2026-10-01" },
+                  "doc": null, "gear": { "ready": true, "owner": "$d" },
                   "edges": [{ "rel": "next", "to": b, "drop": true }, { "rel": "next", "to": "$d" }] },
                 { "entity": { "eid": c }, "tombstone": {} }
             ]),
         )
         .await;
     let d = write.aliases["$d"].clone();
-    let before_a = json!({ "who": "Ada", "miles": 5 });
+    let after_a = row(&f, a).await.unwrap();
     assert!(f.rows(APP, "q=cedar").await.is_empty());
 
     let undone = f.store.undo(APP, write.version, &undoer(&f)).await.unwrap();
@@ -175,7 +176,8 @@ async fn undo_puts_every_entity_back_tombstones_what_it_made_revives_what_it_del
     expected.sort();
     assert_eq!(written, expected);
     let back = row(&f, a).await.unwrap();
-    assert_eq!(back["jog"], before_a);
+    assert_eq!(back["jog"]["miles"], 5);
+    assert_eq!(back["jog"]["at"], "2026-09-01T00:00:00Z");
     assert_eq!(
         back["doc"]["title"], "Tuesday",
         "a removed component comes back"
@@ -217,8 +219,12 @@ async fn undo_puts_every_entity_back_tombstones_what_it_made_revives_what_it_del
     let again = f.store.undo(APP, 3, &undoer(&f)).await.unwrap();
     assert_eq!(again.applied.version, 4);
     let redone = row(&f, a).await.unwrap();
-    assert_eq!(redone["jog"], json!({ "who": "Ada", "miles": 6 }));
-    assert_eq!(redone["gear"]["ready"], true);
+    assert_eq!(redone["jog"], after_a["jog"]);
+    assert_eq!(
+        redone["gear"], after_a["gear"],
+        "a ref to what the undo revived"
+    );
+    assert_eq!(redone["gear"]["owner"]["eid"], json!(d));
     assert!(redone.get("doc").is_none());
     assert_eq!(redone["entity"]["alias"], "wed");
     assert_eq!(redone["edges"], json!([{ "rel": "next", "to": d }]));
