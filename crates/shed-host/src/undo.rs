@@ -67,6 +67,20 @@ impl Host {
     }
 }
 
+impl Host {
+    /// Whether the rule book lets `caller` undo a write of `app` (an owner
+    /// or editor of its space): for a page's Undo button beside a write of
+    /// an app it already shows. `false` too for an app out of the caller's
+    /// reach.
+    pub async fn may_undo(&self, caller: &Caller, app: &str) -> bool {
+        self.named_app(caller, app)
+            .await
+            .is_ok_and(|(app, standing)| {
+                crate::access::may(app.subject(), standing, crate::access::Act::Undo).is_ok()
+            })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

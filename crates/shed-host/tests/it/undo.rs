@@ -92,6 +92,17 @@ async fn an_entity_reads_with_its_history_under_the_rule_book() {
             .may_undo
     );
 
+    // The Undo button's question, for each of them.
+    for (caller, may) in [
+        (&c.owner, true),
+        (&c.editor, true),
+        (&c.viewer, false),
+        (&c.stranger, false),
+    ] {
+        assert_eq!(host.may_undo(caller, "jeff/private").await, may);
+    }
+    assert!(!host.may_undo(&Caller::Nobody, "jeff/public").await);
+
     // An outsider is told what a made-up app's name gets.
     let hidden = refusal(host.entity(&c.stranger, "jeff/private", eid).await);
     let made_up = refusal(host.entity(&c.stranger, "jeff/nothing", eid).await);
