@@ -135,6 +135,8 @@ pub(crate) const MIGRATIONS: &[&[Part]] = &[
         Postgres(activity::WRITES_POSTGRES),
         Both(activity::TABLES),
     ],
+    // 15: the edges that point at an entity, by the entity (its page).
+    &[Both(entities::EDGES_IN)],
 ];
 
 /// The migrations a database at schema version `done` has yet to apply,
