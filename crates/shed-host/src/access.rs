@@ -121,6 +121,10 @@ pub enum Act {
     Trash,
     /// Delete an app in the trash, with its data, for good.
     Purge,
+    /// Undo one write to an app's data (`shed undo`, the Undo button): the
+    /// owners and editors of its space, whatever its access — an open app
+    /// lets anyone write, not anyone take back another's write.
+    Undo,
 }
 
 /// One cell of the table: allowed, or why not.
@@ -159,21 +163,34 @@ pub fn verdict(access: Access, standing: Standing, act: Act) -> Verdict {
         (Act::Read | Act::ReadFiles | Act::SeeVersions, Member(_)) => Verdict::Allow,
         (_, SignedOut) => Verdict::SignIn,
         (Act::Read | Act::ReadFiles | Act::SeeVersions, Outsider) => Verdict::Hidden,
+        (Act::Undo, Outsider) if access == Access::Private => Verdict::Hidden,
         (Act::Write, _) if access == Access::Open => Verdict::Allow,
         (Act::Write, Outsider) if access == Access::Private => Verdict::Hidden,
         (Act::Write, Outsider) => Verdict::PublicMembersWrite,
-        (Act::Write | Act::Deploy | Act::Rollback | Act::Trash, Member(role)) if editor(role) => {
+        (Act::Write | Act::Deploy | Act::Rollback | Act::Trash | Act::Undo, Member(role))
+            if editor(role) =>
+        {
             Verdict::Allow
         }
         (Act::SetAccess { changes: false }, Member(role)) if editor(role) => Verdict::Allow,
         (Act::SetAccess { changes: true }, Member(Role::Owner)) => Verdict::Allow,
         (Act::SetAccess { .. }, Member(Role::Editor)) => Verdict::OwnerSetsAccess,
         (
-            Act::Write | Act::Deploy | Act::Rollback | Act::Trash | Act::SetAccess { .. },
+            Act::Write
+            | Act::Deploy
+            | Act::Rollback
+            | Act::Trash
+            | Act::SetAccess { .. }
+            | Act::Undo,
             Member(_),
         ) => Verdict::Viewer,
         (
-            Act::Deploy | Act::Rollback | Act::Trash | Act::Purge | Act::SetAccess { .. },
+            Act::Deploy
+            | Act::Rollback
+            | Act::Trash
+            | Act::Purge
+            | Act::SetAccess { .. }
+            | Act::Undo,
             Outsider,
         ) => Verdict::NotYourSpace,
         (Act::Purge, Member(Role::Owner)) => Verdict::Allow,
@@ -523,6 +540,13 @@ mod tests {
             (Act::Purge, Private, PURGE),
             (Act::Purge, Public, PURGE),
             (Act::Purge, Open, PURGE),
+            (
+                Act::Undo,
+                Private,
+                ["sign-in", "hidden", "viewer", "ok", "ok"],
+            ),
+            (Act::Undo, Public, EDITORS),
+            (Act::Undo, Open, EDITORS),
         ]
     };
 
@@ -600,7 +624,7 @@ mod tests {
             }
         }
         // Every act the rule book knows, on every access, for every standing.
-        assert_eq!(cells, 12 * 3 * 5);
+        assert_eq!(cells, 13 * 3 * 5);
     }
 
     #[test]

@@ -5,16 +5,19 @@
 //! as the caller — a read that may scan once the caller has a place among
 //! their searches (`crate::searches`). The graph tools, the apps' commands,
 //! the built-ins and the agent path all come here; [`Acted::sentence`]
-//! words what it came to.
+//! words what it came to. An entity's page reads here too
+//! ([`Host::read_entity`]), and an undo writes here ([`Host::undo_write`]).
 //!
-//! **Invariant:** nothing else in shed-host calls `Store::query` or
-//! `Store::apply` on an app's data (the test
-//! `doors_hold_no_rules::only_the_act_reads_and_writes_app_data`).
+//! **Invariant:** nothing else in shed-host calls `Store::query`,
+//! `Store::apply`, `Store::entity` or `Store::undo` on an app's data (the
+//! test `doors_hold_no_rules::only_the_act_reads_and_writes_app_data`).
 
 use std::net::IpAddr;
 
 use serde_json::Value;
 use shed_manifest::{Command, Filled};
+
+use shed_store::undo::{EntityRecord, Undone};
 
 use crate::access::{Act, Standing, may, sign_in_first};
 use crate::answer::Acted;
@@ -109,6 +112,63 @@ impl Host {
                 ))
             }
         }
+    }
+
+    /// Reads one entity of `app` (by eid, or alias while live) for its
+    /// page, as `caller` of `standing` — the rule book's [`Act::Read`]
+    /// first: its record (stamps, edges, versions) and the app's own read
+    /// of it now (`eid=<eid>`, carrying each of `components` and its
+    /// stamps; `None` once tombstoned), read together from one
+    /// [`shed_store::filter::MAX_CLAUSES`]-bounded line per share of them.
+    pub(crate) async fn read_entity(
+        &self,
+        app: &LiveApp,
+        standing: Standing,
+        entity: &str,
+        components: &[&str],
+    ) -> Result<(Option<Value>, EntityRecord), HostError> {
+        may(app.subject(), standing, Act::Read)?;
+        let store = &self.inner.store;
+        let record = store.entity(&app.name, entity).await?;
+        let mut now: Option<Value> = None;
+        // Room in a line for the eid and the two stamps beside components.
+        for share in components.chunks(shed_store::filter::MAX_CLAUSES - 3) {
+            let carried: Vec<String> = share.iter().map(|c| format!(".{c}?")).collect();
+            let line = format!(
+                "eid={}&.created!&.updated!&{}",
+                record.eid,
+                carried.join("&")
+            );
+            let Some(row) = store.query(&app.name, &line).await?.rows.into_iter().next() else {
+                break;
+            };
+            match (&mut now, row) {
+                (Some(Value::Object(kept)), Value::Object(more)) => kept.extend(more),
+                (slot, row) => *slot = Some(row),
+            }
+        }
+        Ok((now, record))
+    }
+
+    /// Undoes write `version` of `app` as `caller` of `standing` — the rule
+    /// book's [`Act::Undo`] first (a refusal kept, as a write's is) — as a
+    /// new write through `undo` ([`shed_store::Store::undo`]).
+    pub(crate) async fn undo_write(
+        &self,
+        caller: &Caller,
+        app: &LiveApp,
+        standing: Standing,
+        version: u64,
+    ) -> Result<Undone, HostError> {
+        if let Err(refused) = may(app.subject(), standing, Act::Undo) {
+            if !matches!(refused, HostError::NotFound(_)) {
+                self.keep_refusal(caller, &app.name, "undo", &refused.to_string())
+                    .await;
+            }
+            return Err(refused);
+        }
+        let actor = caller.actor("undo").ok_or_else(sign_in_first)?;
+        Ok(self.inner.store.undo(&app.name, version, &actor).await?)
     }
 
     /// Keeps a signed-in caller's call to `app` (which exists) that was

@@ -55,11 +55,13 @@ pub(crate) trait Writes: Lookup {
     /// Runs a statement that answers nothing (written with `$n` marks), in
     /// order with the others; on PostgreSQL sent and not waited for.
     async fn run(&self, sql: &str, params: Vec<Sql>) -> Result<(), StoreError>;
-    /// The live entity an eid or alias names: (row id, eid, version).
+    /// The entity an eid or alias names, live or (`tombstoned`) not:
+    /// (row id, eid, version).
     async fn find(
         &self,
         app_id: i64,
         target: &Target,
+        tombstoned: bool,
     ) -> Result<Option<(i64, String, i64)>, StoreError>;
     /// Whether a person has this eid.
     async fn is_person(&self, eid: &str) -> Result<bool, StoreError>;
@@ -77,6 +79,9 @@ pub(crate) trait Writes: Lookup {
     /// Drops a tombstoned entity's full-text entry, where the index keeps
     /// one apart from the doc's row.
     async fn drop_text(&self, app_id: i64, id: i64) -> Result<(), StoreError>;
+    /// Gives a revived entity its full-text entry again, where the index
+    /// keeps one apart from the doc's row.
+    async fn restore_text(&self, app_id: i64, id: i64) -> Result<(), StoreError>;
     /// Removes the entity's row of a component (`fresh`: the entity was
     /// minted by this bundle).
     async fn remove(
@@ -126,18 +131,21 @@ pub(crate) fn upsert(
     (sql, params.collect())
 }
 
-/// The statement that finds the live entity an eid or alias names (its row
-/// id, eid and version; `$1` the app, `$2` the eid or alias), none for a
-/// `$name`.
-pub(crate) fn find_sql(target: &Target) -> Option<&'static str> {
-    match target {
-        Target::Eid(_) => Some(
+/// The statement that finds the entity an eid or alias names, live or
+/// (`tombstoned`) not (its row id, eid and version; `$1` the app, `$2` the
+/// eid or alias), none for a `$name`. A tombstoned entity has no alias.
+pub(crate) fn find_sql(target: &Target, tombstoned: bool) -> Option<&'static str> {
+    match (target, tombstoned) {
+        (Target::Eid(_), false) => Some(
             "SELECT id, eid, version FROM ec_entities WHERE app = $1 AND eid = $2 AND tombstoned = 0",
         ),
-        Target::Alias(_) => Some(
+        (Target::Eid(_), true) => Some(
+            "SELECT id, eid, version FROM ec_entities WHERE app = $1 AND eid = $2 AND tombstoned = 1",
+        ),
+        (Target::Alias(_), false) => Some(
             "SELECT id, eid, version FROM ec_entities WHERE app = $1 AND alias = $2 AND tombstoned = 0",
         ),
-        Target::Mint(_) => None,
+        (Target::Alias(_), true) | (Target::Mint(_), _) => None,
     }
 }
 
@@ -275,7 +283,7 @@ impl<W: Writes> Writing<'_, W> {
     }
 
     async fn find(&self, target: &Target) -> Result<Option<(i64, String, i64)>, StoreError> {
-        self.w.find(self.app_id, target).await
+        self.w.find(self.app_id, target, false).await
     }
 
     /// The eid an edge's `to` or a ref names, checking it is there.
@@ -381,7 +389,8 @@ impl<W: Writes> Writing<'_, W> {
             }
             target => {
                 let (id, eid, version) = self
-                    .find(target)
+                    .w
+                    .find(self.app_id, target, b.revive)
                     .await?
                     .ok_or_else(|| self.no_entity(target.given()))?;
                 let before = self.touched.get(&eid).map(|t| t.before).unwrap_or(version);
@@ -399,6 +408,14 @@ impl<W: Writes> Writing<'_, W> {
         };
         let mut change = Map::new();
         change.insert("entity".into(), json!({ "eid": eid }));
+        if b.revive {
+            let sql = "UPDATE ec_entities SET tombstoned = 0 WHERE id = $1";
+            self.w.run(sql, vec![id.into()]).await?;
+            self.w.restore_text(self.app_id, id).await?;
+            // `tombstone: false` in its history: no component can be named
+            // `tombstone` (the wire reads that key as the tombstone).
+            change.insert("tombstone".into(), json!(false));
+        }
         if let Some(alias) = &b.alias {
             self.set_alias(id, alias.as_deref()).await?;
             change.insert("alias".into(), json!(alias));

@@ -69,6 +69,7 @@ mod schema;
 mod secret;
 mod sqlite;
 mod txn;
+pub mod undo;
 mod values;
 mod view_keys;
 mod wake;

@@ -130,7 +130,13 @@ pub(crate) const MIGRATIONS: &[&[Part]] = &[
     &[Both(passkeys::ADDRESS)],
     // 14: activity: every write to an app's data as one row, and the calls
     // refused, kept for a while.
-    &[Both(activity::TABLES)],
+    &[
+        Sqlite(activity::WRITES_SQLITE),
+        Postgres(activity::WRITES_POSTGRES),
+        Both(activity::TABLES),
+    ],
+    // 15: the edges that point at an entity, by the entity (its page).
+    &[Both(entities::EDGES_IN)],
 ];
 
 /// The migrations a database at schema version `done` has yet to apply,

@@ -27,6 +27,9 @@ pub struct Bundle {
     pub tombstone: bool,
     /// The entity version the writer read.
     pub was: Option<u64>,
+    /// Bring a tombstoned entity back (an undo's, `undo.rs`): never set
+    /// by [`read`], so the wire has no way to revive one.
+    pub(crate) revive: bool,
 }
 
 /// Which entity a bundle writes, or an edge or ref points at.
@@ -119,6 +122,7 @@ fn read_bundle(map: &Map<String, Value>, index: Option<usize>) -> Result<Bundle,
         edges: Vec::new(),
         tombstone: false,
         was: None,
+        revive: false,
     };
     for (key, value) in map {
         match key.as_str() {

@@ -13,6 +13,7 @@ mod migrate_cli;
 mod serve;
 mod table;
 mod telemetry;
+mod undo_cli;
 mod up;
 // Written by the host crate's owner: `person add`, `space add`, `member add`,
 // `token create`, `deploy`.
@@ -118,6 +119,15 @@ enum Command {
     /// in the `trash`, `restore` it, `purge` it for good.
     #[command(subcommand)]
     App(app_cli::AppCommand),
+    /// Undo one write to an app's data (an owner or editor of its space):
+    /// each entity it changed back as it was, what it made tombstoned,
+    /// what it tombstoned back — as a new write, itself undoable.
+    ///
+    /// Example: shed undo demo/runs@12 --as ada
+    Undo(undo_cli::UndoArgs),
+    /// Show an entity of an app: its version, edges, and each version of
+    /// its history newest first — who, via what, and what changed.
+    Entity(undo_cli::EntityArgs),
     #[command(flatten)]
     Admin(admin::AdminCommand),
     #[command(flatten)]
@@ -301,6 +311,8 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Protocol(_) => Ok(()), // answered before the runtime started
         Command::Job(command) => job_cli::run(command, &place).await,
         Command::App(command) => app_cli::run(command, &place).await,
+        Command::Undo(args) => undo_cli::undo(args, &place).await,
+        Command::Entity(args) => undo_cli::entity(args, &place).await,
         Command::Backup(args) => backup_cli::backup(&place, &args).await,
         Command::Restore(args) => backup_cli::restore(&place, &args).await,
         Command::Migrate(args) => migrate_cli::migrate(&place, &args).await,

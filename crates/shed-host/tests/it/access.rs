@@ -15,14 +15,16 @@ const TOOLS: &str = r#"{
            "apply": { "entity": { "eid": "$n" }, "note": { "text": "{{text}}" } } },
   "notes": { "description": "Every note", "input": {}, "query": ".note!" } }"#;
 
-struct Cast {
-    owner: Caller,
-    editor: Caller,
-    viewer: Caller,
-    stranger: Caller,
+/// jeff's owner, editor and viewer, and somebody of another space.
+pub(crate) struct Cast {
+    pub(crate) owner: Caller,
+    pub(crate) editor: Caller,
+    pub(crate) viewer: Caller,
+    pub(crate) stranger: Caller,
 }
 
-async fn cast(host: &Host) -> Cast {
+/// jeff/private, jeff/public and jeff/open, notes apps, and [`Cast`].
+pub(crate) async fn cast(host: &Host) -> Cast {
     let owner = space(host, "jeff", "jeff").await;
     let editor = member(host, "jeff", "ed", Role::Editor).await;
     let viewer = member(host, "jeff", "vi", Role::Viewer).await;

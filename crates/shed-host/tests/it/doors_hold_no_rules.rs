@@ -121,13 +121,16 @@ fn no_door_reads_the_hosts_json() {
 }
 
 /// **Invariant:** an app's data is read and written in one place,
-/// `Host::act_on_app` (`act.rs`), where the rule book decides first; no
-/// other module of shed-host calls the store's `query` or `apply`.
+/// `act.rs` (`Host::act_on_app`, and an entity's page and an undo beside
+/// it), where the rule book decides first; no other module of shed-host
+/// calls the store's `query`, `apply`, `entity` or `undo`.
 #[test]
 fn only_the_act_reads_and_writes_app_data() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let named: Vec<String> = lines_under(&src, |line| {
-        line.contains(".query(") || line.contains(".apply(")
+        [".query(", ".apply(", ".entity(", ".undo("]
+            .iter()
+            .any(|call| line.contains(call))
     })
     .into_iter()
     .filter(|line| !line.contains("src/act.rs:"))

@@ -11,3 +11,4 @@ mod doors_hold_no_rules;
 mod listing;
 mod resolve;
 mod run_club;
+mod undo;

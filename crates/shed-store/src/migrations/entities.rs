@@ -70,3 +70,8 @@ pub(super) const TABLES: &str = r#"
 /// An app's entities in id order, on PostgreSQL alone: SQLite's table is
 /// its rowid's tree, already in that order.
 pub(super) const BY_APP_POSTGRES: &str = "CREATE INDEX ec_entities_app ON ec_entities(app, id);";
+
+/// Migration 15: the edges pointing at an entity, found by their `dst`
+/// (the entity's page lists them; `ec_edges_to` leads with `rel`), in the
+/// order the page lists them.
+pub(super) const EDGES_IN: &str = "CREATE INDEX ec_edges_in ON ec_edges(dst, rel, src);";

@@ -406,8 +406,9 @@ impl Writes for Statements<'_, '_> {
         &self,
         app_id: i64,
         target: &Target,
+        tombstoned: bool,
     ) -> Result<Option<(i64, String, i64)>, StoreError> {
-        let Some(sql) = find_sql(target) else {
+        let Some(sql) = find_sql(target, tombstoned) else {
             return Ok(None);
         };
         let row = self.pipeline.row(sql, &[&app_id, &target.given()]).await?;
@@ -460,6 +461,10 @@ impl Writes for Statements<'_, '_> {
     /// None: the doc's `tsvector` stays with its row; a query answers live
     /// entities only.
     async fn drop_text(&self, _app_id: i64, _id: i64) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    async fn restore_text(&self, _app_id: i64, _id: i64) -> Result<(), StoreError> {
         Ok(())
     }
 

@@ -193,11 +193,7 @@ impl Entities for Postgres {
         check_app_name(app)?;
         let bundles = wire::read(&body)?;
         drop(body);
-        let (applied, created) = self.writer.apply(app, actor, bundles, expect).await?;
-        if created {
-            self.schemas.forget(app);
-        }
-        Ok(applied)
+        self.apply_bundles(app, actor, bundles, expect).await
     }
 
     /// Runs on a read-only session of its own pool, stopped by the server
@@ -232,6 +228,25 @@ impl Entities for Postgres {
         eid_or_alias: &str,
     ) -> Result<Vec<HistoryEntry>, StoreError> {
         apply::history(&self.client().await?, app, eid_or_alias).await
+    }
+}
+
+impl Postgres {
+    /// Writes bundles already read (from the wire, or made by an undo) in
+    /// the writer's group commit, all or nothing.
+    pub(crate) async fn apply_bundles(
+        &self,
+        app: &str,
+        actor: &Actor,
+        bundles: Vec<wire::Bundle>,
+        expect: Option<u64>,
+    ) -> Result<Applied, StoreError> {
+        check_app_name(app)?;
+        let (applied, created) = self.writer.apply(app, actor, bundles, expect).await?;
+        if created {
+            self.schemas.forget(app);
+        }
+        Ok(applied)
     }
 }
 

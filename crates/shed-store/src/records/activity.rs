@@ -95,9 +95,12 @@ impl<B: Records> crate::activity::Activity for B {
         }
         let mut values: Vec<Sql> = vec![space.into(), before.unwrap_or(i64::MAX).into()];
         let mut narrowing = String::new();
+        // Each app's rows are read through its own index, `(app, id)` or,
+        // narrowed, `(app, via|by|command, id)` (migration 14 says why no
+        // index has the id alone).
         for (column, value) in [
-            ("by", &narrow.by),
             ("via", &narrow.via),
+            ("by", &narrow.by),
             ("command", &narrow.command),
         ] {
             if let Some(value) = value {
@@ -105,8 +108,7 @@ impl<B: Records> crate::activity::Activity for B {
                 narrowing.push_str(&format!(" AND {column} = ${}", values.len()));
             }
         }
-        // Each app's newest rows by its own index, then merged: a plan
-        // that reads by index whatever the statistics say.
+        // Each app's newest rows, then merged by id.
         let mut each_app = Vec::with_capacity(apps.len());
         for app in apps {
             values.push(app.as_str().into());

@@ -102,8 +102,9 @@ impl Writes for Statements<'_> {
         &self,
         app_id: i64,
         target: &Target,
+        tombstoned: bool,
     ) -> Result<Option<(i64, String, i64)>, StoreError> {
-        let Some(sql) = find_sql(target) else {
+        let Some(sql) = find_sql(target, tombstoned) else {
             return Ok(None);
         };
         let by = [app_id.into(), target.given().into()];
@@ -156,6 +157,10 @@ impl Writes for Statements<'_> {
             ))?
             .execute([id])?;
         Ok(())
+    }
+
+    async fn restore_text(&self, app_id: i64, id: i64) -> Result<(), StoreError> {
+        self.refresh_fts(app_id, id, true)
     }
 
     async fn remove(

@@ -179,23 +179,7 @@ impl Entities for Sqlite {
         check_app_name(app)?;
         let bundles = wire::read(&body)?;
         drop(body);
-        let app = app.to_string();
-        let forget = app.clone();
-        let actor = actor.clone();
-        let schemas = self.schemas.clone();
-        let catalogs = self.writer_schemas.clone();
-        let (applied, _) = self
-            .write_then(
-                move |txn| apply::apply(txn, &catalogs, &app, &actor, &bundles, expect),
-                // A new app's catalog is no longer the empty one readers may hold.
-                move |written| {
-                    if let Ok((_, true)) = written {
-                        schemas.forget(&forget);
-                    }
-                },
-            )
-            .await?;
-        Ok(applied)
+        self.apply_bundles(app, actor, bundles, expect).await
     }
 
     /// A line that may scan ([`filter::FilterLine::may_scan`]) runs on a
@@ -230,6 +214,37 @@ impl Entities for Sqlite {
     ) -> Result<Vec<HistoryEntry>, StoreError> {
         self.read(|conn| apply::history(conn, app, eid_or_alias))
             .await
+    }
+}
+
+impl Sqlite {
+    /// Writes bundles already read (from the wire, or made by an undo) in
+    /// the writer's group commit, all or nothing.
+    pub(crate) async fn apply_bundles(
+        &self,
+        app: &str,
+        actor: &Actor,
+        bundles: Vec<wire::Bundle>,
+        expect: Option<u64>,
+    ) -> Result<Applied, StoreError> {
+        check_app_name(app)?;
+        let app = app.to_string();
+        let forget = app.clone();
+        let actor = actor.clone();
+        let schemas = self.schemas.clone();
+        let catalogs = self.writer_schemas.clone();
+        let (applied, _) = self
+            .write_then(
+                move |txn| apply::apply(txn, &catalogs, &app, &actor, &bundles, expect),
+                // A new app's catalog is no longer the empty one readers may hold.
+                move |written| {
+                    if let Ok((_, true)) = written {
+                        schemas.forget(&forget);
+                    }
+                },
+            )
+            .await?;
+        Ok(applied)
     }
 }
 

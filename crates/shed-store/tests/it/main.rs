@@ -21,6 +21,7 @@ mod restore;
 mod sign_ins;
 mod slow_queries;
 mod taking_back;
+mod undo;
 mod view_keys;
 mod wake;
 mod wal;

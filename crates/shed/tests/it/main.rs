@@ -38,4 +38,5 @@ mod suggestions;
 mod take_back;
 mod telemetry;
 mod two_servers;
+mod undo;
 mod web_door;

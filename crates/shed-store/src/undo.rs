@@ -1,0 +1,771 @@
+//! An entity's versions, and undoing a write. Both read an entity's
+//! history (`ec_history`) and replay it, entry by entry, into the shape
+//! each version had ([`Shape`]: its components and columns, alias, edges,
+//! tombstone): an entity's page shows each version as what it changed
+//! (field, before → after, [`Store::entity`]); an undo writes, as a new
+//! write through the ordinary apply, each entity the write changed back to
+//! the shape it had before ([`Store::undo`]) — reviving what the write
+//! tombstoned, which only an undo can (the wire has no word for it). Read
+//! once for both backends, in one snapshot.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::records::{FromRow, ReadRows, person_at};
+use crate::txn::{Records, Row, Txn, args};
+use crate::values::render_time;
+use crate::wire::{Bundle, Columns, EdgeChange, Target};
+use crate::{Actor, Applied, Backend, Person, Store, StoreError, Through};
+
+/// The most versions of an entity its read answers, newest first: an
+/// entity written a million times still answers a page's worth.
+pub const VERSIONS_SHOWN: usize = 200;
+
+/// The most edges an entity's read answers each way (out, in).
+pub const EDGES_SHOWN: usize = 200;
+
+/// How many times an undo is planned and written again when another write
+/// changed one of its entities between its read and its write; past it the
+/// undo answers the conflict.
+pub const UNDO_ATTEMPTS: usize = 3;
+
+/// One field a version changed: `jog.miles` (a column), `jog` (a component
+/// added or removed whole), `alias`, `edges.<rel>` (an edge added: before
+/// null; dropped: after null), `tombstoned`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Changed {
+    /// The field, as above.
+    pub field: String,
+    /// Its value before the version (null where it had none).
+    pub before: Value,
+    /// Its value after.
+    pub after: Value,
+}
+
+/// Who wrote an entity first or last, and when.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Stamp {
+    /// When (RFC 3339, UTC).
+    pub at: String,
+    /// The person, or the person an agent wrote for.
+    pub by: Person,
+    /// The agent, or what the write was (`undo of jeff/runs@12`).
+    pub via: Option<String>,
+}
+
+/// One version of an entity: the write that made it, and what it changed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Version {
+    /// The entity's version after this write.
+    pub version: u64,
+    /// The write's name: `<space>/<app>@<app data version>`.
+    pub write: String,
+    /// The app data version the write committed as.
+    pub app_version: u64,
+    /// When, who and via what.
+    pub stamp: Stamp,
+    /// The door, command and client the write came through; `None` for a
+    /// write made before shed kept them (migration 14).
+    pub through: Option<Through>,
+    /// What it changed, field by field.
+    pub changed: Vec<Changed>,
+}
+
+/// An edge of an entity: its relation and the entity at its other end.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Edge {
+    /// The relation (`parent`).
+    pub rel: String,
+    /// The eid at the other end: where an edge out points, where an edge
+    /// in comes from.
+    pub eid: String,
+}
+
+/// An entity of an app as its page shows it (its components now are the
+/// app's own read, `eid=<eid>`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EntityRecord {
+    /// Its eid.
+    pub eid: String,
+    /// Its alias, if it has one.
+    pub alias: Option<String>,
+    /// Its version now: +1 on every write of it.
+    pub version: u64,
+    /// Whether it is tombstoned (deleted, its history kept).
+    pub tombstoned: bool,
+    /// Who wrote it first.
+    pub created: Stamp,
+    /// Who wrote it last.
+    pub updated: Stamp,
+    /// Its edges out, by relation then eid, at most [`EDGES_SHOWN`].
+    pub edges_out: Vec<Edge>,
+    /// The live entities' edges that point at it, by relation then
+    /// entity, at most [`EDGES_SHOWN`].
+    pub edges_in: Vec<Edge>,
+    /// Its versions, newest first, at most [`VERSIONS_SHOWN`].
+    pub versions: Vec<Version>,
+    /// How many older versions there are past those.
+    pub older_versions: usize,
+}
+
+/// What an undo wrote.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Undone {
+    /// The write undone (`jeff/runs@12`).
+    pub write: String,
+    /// The undo's own write: its entities, and the app data version it
+    /// committed as (its name is `<app>@<version>`).
+    pub applied: Applied,
+}
+
+/// An entity as its history makes it at one version.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Shape {
+    /// Whether a write has made it yet.
+    exists: bool,
+    tombstoned: bool,
+    alias: Option<String>,
+    /// Each component it wears, with the columns written (an absent
+    /// column is null).
+    components: BTreeMap<String, Map<String, Value>>,
+    /// (rel, eid) of each edge out.
+    edges: BTreeSet<(String, String)>,
+}
+
+impl Shape {
+    /// The shape after one history entry's `change` (as `apply.rs` writes
+    /// it: each component's columns or null, `alias`, `edges`, and
+    /// `tombstone` — `{}` deletes, clearing the alias; `false` revives).
+    fn replay(&mut self, change: &Value) {
+        self.exists = true;
+        let Value::Object(change) = change else {
+            return;
+        };
+        for (key, value) in change {
+            match key.as_str() {
+                "entity" | "tombstone" => {}
+                // A component may be named `alias` (no wire word): its
+                // columns are an object, an alias a string or null.
+                "alias" if !value.is_object() => self.alias = value.as_str().map(str::to_string),
+                "edges" => {
+                    for edge in value.as_array().into_iter().flatten() {
+                        let (Some(rel), Some(to)) = (edge["rel"].as_str(), edge["to"].as_str())
+                        else {
+                            continue;
+                        };
+                        let pair = (rel.to_string(), to.to_string());
+                        if edge["drop"] == json!(true) {
+                            self.edges.remove(&pair);
+                        } else {
+                            self.edges.insert(pair);
+                        }
+                    }
+                }
+                component => match value {
+                    Value::Object(columns) => {
+                        let kept = self.components.entry(component.to_string()).or_default();
+                        kept.extend(columns.iter().map(|(c, v)| (c.clone(), v.clone())));
+                    }
+                    _ => {
+                        self.components.remove(component);
+                    }
+                },
+            }
+        }
+        match change.get("tombstone") {
+            Some(Value::Bool(false)) => self.tombstoned = false,
+            Some(_) => {
+                self.tombstoned = true;
+                self.alias = None;
+            }
+            None => {}
+        }
+    }
+}
+
+/// What changed from `before` to `after`, field by field.
+fn changes(before: &Shape, after: &Shape) -> Vec<Changed> {
+    let mut out = Vec::new();
+    let mut field = |field: String, before: Value, after: Value| {
+        if before != after {
+            out.push(Changed {
+                field,
+                before,
+                after,
+            });
+        }
+    };
+    field("alias".into(), json!(before.alias), json!(after.alias));
+    let names: BTreeSet<&String> = before
+        .components
+        .keys()
+        .chain(after.components.keys())
+        .collect();
+    for name in names {
+        match (before.components.get(name), after.components.get(name)) {
+            (Some(was), None) => field(name.clone(), Value::Object(was.clone()), Value::Null),
+            (None, Some(now)) if now.values().all(Value::is_null) => {
+                field(name.clone(), Value::Null, Value::Object(now.clone()))
+            }
+            (was, Some(now)) => {
+                let columns: BTreeSet<&String> = was
+                    .into_iter()
+                    .flat_map(|was| was.keys())
+                    .chain(now.keys())
+                    .collect();
+                for column in columns {
+                    let value = |shape: Option<&Map<String, Value>>| {
+                        shape
+                            .and_then(|s| s.get(column))
+                            .cloned()
+                            .unwrap_or_default()
+                    };
+                    field(format!("{name}.{column}"), value(was), value(Some(now)));
+                }
+            }
+            (None, None) => {}
+        }
+    }
+    for (rel, eid) in before.edges.difference(&after.edges) {
+        field(format!("edges.{rel}"), json!(eid), Value::Null);
+    }
+    for (rel, eid) in after.edges.difference(&before.edges) {
+        field(format!("edges.{rel}"), Value::Null, json!(eid));
+    }
+    field(
+        "tombstoned".into(),
+        json!(before.tombstoned),
+        json!(after.tombstoned),
+    );
+    out
+}
+
+/// The bundle that takes entity `eid`, at version `was` and shaped
+/// `now`, back to the shape `before`: `None` when they are alike.
+fn bundle_back(eid: &str, was: u64, before: &Shape, now: &Shape) -> Option<Bundle> {
+    let mut bundle = Bundle {
+        target: Target::Eid(eid.to_string()),
+        alias: None,
+        components: Vec::new(),
+        edges: Vec::new(),
+        tombstone: false,
+        was: Some(was),
+        revive: false,
+    };
+    if !before.exists || before.tombstoned {
+        if now.tombstoned {
+            return None;
+        }
+        bundle.tombstone = true;
+        if !before.exists {
+            return Some(bundle);
+        }
+    } else if now.tombstoned {
+        bundle.revive = true;
+    }
+    if !bundle.tombstone && before.alias != now.alias {
+        bundle.alias = Some(before.alias.clone());
+    }
+    let names: BTreeSet<&String> = before
+        .components
+        .keys()
+        .chain(now.components.keys())
+        .collect();
+    for name in names {
+        let columns: Option<Columns> = match (before.components.get(name), now.components.get(name))
+        {
+            (Some(was), None) => Some(was.clone().into_iter().collect()),
+            (None, Some(_)) => None,
+            (Some(was), Some(is)) => {
+                let changed: Columns = was
+                    .keys()
+                    .chain(is.keys())
+                    .collect::<BTreeSet<_>>()
+                    .into_iter()
+                    .map(|c| (c.clone(), was.get(c).cloned().unwrap_or_default()))
+                    .filter(|(c, v)| is.get(c).unwrap_or(&Value::Null) != v)
+                    .collect();
+                if changed.is_empty() {
+                    continue;
+                }
+                Some(changed)
+            }
+            (None, None) => continue,
+        };
+        bundle.components.push((name.clone(), columns));
+    }
+    let edge = |(rel, eid): &(String, String), drop| EdgeChange {
+        rel: rel.clone(),
+        to: Target::Eid(eid.clone()),
+        drop,
+    };
+    bundle
+        .edges
+        .extend(before.edges.difference(&now.edges).map(|e| edge(e, false)));
+    bundle
+        .edges
+        .extend(now.edges.difference(&before.edges).map(|e| edge(e, true)));
+    (!writes_nothing(&bundle)).then_some(bundle)
+}
+
+/// Whether a bundle of an undo would change nothing of its entity.
+fn writes_nothing(bundle: &Bundle) -> bool {
+    !bundle.tombstone
+        && !bundle.revive
+        && bundle.alias.is_none()
+        && bundle.components.is_empty()
+        && bundle.edges.is_empty()
+}
+
+/// An alias a bundle gives back, taken out into a bundle of its own that
+/// the undo writes last, the bundle clearing the entity's alias meanwhile
+/// (`has_alias`: it has one now): so an alias the write moved to another
+/// entity, swapped, or gave to one it made (which the undo tombstones) is
+/// free when it is given back. Answers what is left of the bundle, if
+/// anything, and the alias's own.
+fn alias_last(mut bundle: Bundle, has_alias: bool) -> (Option<Bundle>, Option<Bundle>) {
+    let Some(Some(alias)) = bundle.alias.clone() else {
+        return (Some(bundle), None);
+    };
+    bundle.alias = has_alias.then_some(None);
+    let last = Bundle {
+        target: bundle.target.clone(),
+        alias: Some(Some(alias)),
+        components: Vec::new(),
+        edges: Vec::new(),
+        tombstone: false,
+        was: bundle.was,
+        revive: false,
+    };
+    ((!writes_nothing(&bundle)).then_some(bundle), Some(last))
+}
+
+/// One entry of an entity's history, as read.
+struct Entry {
+    app_version: i64,
+    version: i64,
+    stamp: Stamp,
+    change: Value,
+    through: Option<Through>,
+}
+
+impl FromRow for Entry {
+    fn from_row(r: Row) -> Result<Entry, StoreError> {
+        let door: Option<String> = r.get(8)?;
+        Ok(Entry {
+            app_version: r.get(0)?,
+            version: r.get(1)?,
+            stamp: Stamp {
+                at: render_time(r.get(2)?),
+                by: person_at(&r, 3)?,
+                via: r.get(6)?,
+            },
+            change: serde_json::from_str(&r.get::<String>(7)?).unwrap_or(Value::Null),
+            through: door
+                .map(|door| {
+                    Ok::<_, StoreError>(Through {
+                        door,
+                        command: r.get(9)?,
+                        client: r.get(10)?,
+                    })
+                })
+                .transpose()?,
+        })
+    }
+}
+
+/// An entity's row, as read.
+struct Found {
+    id: i64,
+    eid: String,
+    alias: Option<String>,
+    version: i64,
+    tombstoned: bool,
+    created: Stamp,
+    updated: Stamp,
+}
+
+impl FromRow for Found {
+    fn from_row(r: Row) -> Result<Found, StoreError> {
+        Ok(Found {
+            id: r.get(0)?,
+            eid: r.get(1)?,
+            alias: r.get(2)?,
+            version: r.get(3)?,
+            tombstoned: r.get(4)?,
+            created: Stamp {
+                at: render_time(r.get(5)?),
+                by: person_at(&r, 6)?,
+                via: r.get(9)?,
+            },
+            updated: Stamp {
+                at: render_time(r.get(10)?),
+                by: person_at(&r, 11)?,
+                via: r.get(14)?,
+            },
+        })
+    }
+}
+
+impl FromRow for Edge {
+    fn from_row(r: Row) -> Result<Edge, StoreError> {
+        Ok(Edge {
+            rel: r.get(0)?,
+            eid: r.get(1)?,
+        })
+    }
+}
+
+/// The entity of `app` an eid or alias names (live or not, by eid).
+async fn found<T: Txn>(t: &T, app: &str, name: &str) -> Result<Found, StoreError> {
+    let column = if crate::names::is_eid(name) {
+        "eid"
+    } else {
+        "alias"
+    };
+    let sql = format!(
+        "SELECT e.id, e.eid, e.alias, e.version, e.tombstoned,
+                e.created_at, c.eid, c.handle, c.name, e.created_via,
+                e.updated_at, u.eid, u.handle, u.name, e.updated_via
+         FROM ec_entities e JOIN ec_apps a ON a.id = e.app
+         JOIN people c ON c.eid = e.created_by JOIN people u ON u.eid = e.updated_by
+         WHERE a.name = $1 AND e.{column} = $2"
+    );
+    t.optional_as(&sql, args![app, name])
+        .await?
+        .ok_or_else(|| crate::apply::no_entity(name, app))
+}
+
+/// Every entry of an entity's history (row id `id` of `app`), oldest
+/// first, each with its write's door, command and client where kept.
+async fn entries<T: Txn>(t: &T, app: &str, id: i64) -> Result<Vec<Entry>, StoreError> {
+    let sql = "SELECT h.app_version, h.version, h.at, p.eid, p.handle, p.name, h.via, h.change,
+                      w.door, w.command, w.client
+               FROM ec_history h JOIN people p ON p.eid = h.by
+               LEFT JOIN ec_writes w ON w.app = $2 AND w.version = h.app_version
+               WHERE h.entity = $1 ORDER BY h.app_version, h.step";
+    t.all_as(sql, args![id, app]).await
+}
+
+/// The versions `entries` make, oldest first (a write's several entries
+/// for one entity are one version).
+fn versions(app: &str, entries: &[Entry]) -> Vec<Version> {
+    let mut shape = Shape::default();
+    let mut out: Vec<Version> = Vec::new();
+    let mut start = 0;
+    while start < entries.len() {
+        let first = &entries[start];
+        let end = entries[start..]
+            .iter()
+            .position(|e| e.app_version != first.app_version)
+            .map_or(entries.len(), |n| start + n);
+        let before = shape.clone();
+        for entry in &entries[start..end] {
+            shape.replay(&entry.change);
+        }
+        let last = &entries[end - 1];
+        out.push(Version {
+            version: last.version as u64,
+            write: format!("{app}@{}", first.app_version),
+            app_version: first.app_version as u64,
+            stamp: last.stamp.clone(),
+            through: last.through.clone(),
+            changed: changes(&before, &shape),
+        });
+        start = end;
+    }
+    out
+}
+
+/// The read of an entity's page: its row, edges both ways, versions.
+async fn entity_record<T: Txn>(t: &T, app: &str, name: &str) -> Result<EntityRecord, StoreError> {
+    let found = found(t, app, name).await?;
+    let out = format!(
+        "SELECT rel, dst FROM ec_edges WHERE src = $1 ORDER BY rel, dst LIMIT {EDGES_SHOWN}"
+    );
+    let edges_out = t.all_as(&out, args![found.id]).await?;
+    let into = format!(
+        "SELECT g.rel, e.eid FROM ec_edges g JOIN ec_entities e ON e.id = g.src
+         WHERE g.dst = $1 AND e.tombstoned = 0 ORDER BY g.rel, g.src LIMIT {EDGES_SHOWN}"
+    );
+    let edges_in = t.all_as(&into, args![found.eid.as_str()]).await?;
+    let mut versions = versions(app, &entries(t, app, found.id).await?);
+    let older_versions = versions.len().saturating_sub(VERSIONS_SHOWN);
+    versions.reverse();
+    versions.truncate(VERSIONS_SHOWN);
+    Ok(EntityRecord {
+        eid: found.eid,
+        alias: found.alias,
+        version: found.version as u64,
+        tombstoned: found.tombstoned,
+        created: found.created,
+        updated: found.updated,
+        edges_out,
+        edges_in,
+        versions,
+        older_versions,
+    })
+}
+
+/// `cannot undo jeff/runs@12: ` — how every refusal of an undo starts.
+fn cannot(write: &str) -> String {
+    format!("cannot undo {write}:")
+}
+
+/// The bundles that undo write `version` of `app`, read in one snapshot:
+/// revivals first (a ref or an edge may point at what they revive), then
+/// changes, then tombstones (an edge dropped first may point at one), then
+/// the aliases given back ([`alias_last`]).
+async fn plan<T: Txn>(t: &T, app: &str, version: u64) -> Result<Vec<Bundle>, StoreError> {
+    let write = format!("{app}@{version}");
+    let listed: Option<String> = t
+        .optional_as(
+            "SELECT entities FROM ec_writes WHERE app = $1 AND version = $2",
+            args![app, version as i64],
+        )
+        .await?;
+    let listed = listed.ok_or_else(|| {
+        StoreError::NotFound(format!(
+            "no write {write} — name one its activity lists (writes made before shed kept \
+             activity cannot be undone)"
+        ))
+    })?;
+    let eids: Vec<String> = serde_json::from_str(&listed)
+        .map_err(|e| StoreError::Internal(format!("a write's entities: {e}")))?;
+    let (mut revive, mut change, mut tombstone, mut aliases) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for eid in &eids {
+        let found = found(t, app, eid).await?;
+        let entries = entries(t, app, found.id).await?;
+        let at = version as i64;
+        // The shape before the write, the one it left, and the one now: an
+        // entity changed since when now is not what the write left (a later
+        // write undone since leaves it as it was).
+        let (mut before, mut left, mut now) =
+            (Shape::default(), Shape::default(), Shape::default());
+        for entry in &entries {
+            if entry.app_version < at {
+                before.replay(&entry.change);
+            }
+            if entry.app_version <= at {
+                left.replay(&entry.change);
+            }
+            now.replay(&entry.change);
+        }
+        if now != left {
+            let Some(later) = entries.iter().rev().find(|e| e.app_version > at) else {
+                return Err(StoreError::Internal(format!(
+                    "{eid} differs from what {write} left, and no later write made it so"
+                )));
+            };
+            let via = later
+                .stamp
+                .via
+                .as_ref()
+                .map(|via| format!(" ({via})"))
+                .unwrap_or_default();
+            return Err(StoreError::Conflict(format!(
+                "{} {eid} changed since — @{}{via} wrote it at {} ({app}@{}); undo that first",
+                cannot(&write),
+                later.stamp.by.handle,
+                later.stamp.at,
+                later.app_version
+            )));
+        }
+        let Some(bundle) = bundle_back(eid, found.version as u64, &before, &now) else {
+            continue;
+        };
+        let (bundle, alias) = alias_last(bundle, now.alias.is_some());
+        aliases.extend(alias);
+        match bundle {
+            Some(b) if b.revive => revive.push(b),
+            Some(b) if b.tombstone => tombstone.push(b),
+            Some(b) => change.push(b),
+            None => {}
+        }
+    }
+    let bundles: Vec<Bundle> = revive
+        .into_iter()
+        .chain(change)
+        .chain(tombstone)
+        .chain(aliases)
+        .collect();
+    if bundles.is_empty() {
+        return Err(StoreError::refused(format!(
+            "{} it left every entity it wrote as it found it — there is nothing to undo",
+            cannot(&write)
+        )));
+    }
+    Ok(bundles)
+}
+
+/// The reads of this module, once for both backends.
+trait Versions {
+    async fn entity_record(&self, app: &str, name: &str) -> Result<EntityRecord, StoreError>;
+    async fn undo_plan(&self, app: &str, version: u64) -> Result<Vec<Bundle>, StoreError>;
+}
+
+impl<B: Records> Versions for B {
+    async fn entity_record(&self, app: &str, name: &str) -> Result<EntityRecord, StoreError> {
+        self.read_snapshot(async |t| entity_record(t, app, name).await)
+            .await
+    }
+
+    async fn undo_plan(&self, app: &str, version: u64) -> Result<Vec<Bundle>, StoreError> {
+        self.read_snapshot(async |t| plan(t, app, version).await)
+            .await
+    }
+}
+
+impl Store {
+    /// An entity of `app` (named by eid, or by alias while it is live) as
+    /// its page shows it: its row's stamps, its edges both ways, and its
+    /// versions newest first, each with what it changed — read in one
+    /// snapshot.
+    pub async fn entity(&self, app: &str, eid_or_alias: &str) -> Result<EntityRecord, StoreError> {
+        match &*self.backend {
+            Backend::Sqlite(db) => db.entity_record(app, eid_or_alias).await,
+            Backend::Postgres(db) => db.entity_record(app, eid_or_alias).await,
+        }
+    }
+
+    /// Undoes write `version` of `app` as a new write by `actor` (its
+    /// `via` becomes `undo of <app>@<version>`): each entity the write
+    /// changed goes back to its version before it, one it made is
+    /// tombstoned, one it tombstoned comes back. Refused, with nothing
+    /// written, when one of them changed since — is not now as the write
+    /// left it (a later write undone since leaves it so); the sentence names
+    /// the latest write of it: who, when, which. Planned in one snapshot and
+    /// checked again in the undo's own transaction (each bundle's `was`, the
+    /// version read); a write that came between makes it plan again, up to
+    /// [`UNDO_ATTEMPTS`] times.
+    pub async fn undo(&self, app: &str, version: u64, actor: &Actor) -> Result<Undone, StoreError> {
+        let write = format!("{app}@{version}");
+        let actor = Actor {
+            via: Some(format!("undo of {write}")),
+            ..actor.clone()
+        };
+        let mut attempt = 1;
+        loop {
+            let bundles = match &*self.backend {
+                Backend::Sqlite(db) => db.undo_plan(app, version).await?,
+                Backend::Postgres(db) => db.undo_plan(app, version).await?,
+            };
+            let applied = match &*self.backend {
+                Backend::Sqlite(db) => db.apply_bundles(app, &actor, bundles, None).await,
+                Backend::Postgres(db) => db.apply_bundles(app, &actor, bundles, None).await,
+            };
+            // What the apply refuses (an alias taken since, an edge or a
+            // ref to an entity deleted since) is said as the undo's.
+            let said = |sentence: String| format!("{} {sentence}", cannot(&write));
+            return match applied {
+                Err(StoreError::Conflict(_)) if attempt < UNDO_ATTEMPTS => {
+                    attempt += 1;
+                    continue;
+                }
+                Ok(applied) => Ok(Undone { write, applied }),
+                Err(StoreError::Refused(sentence)) => Err(StoreError::Refused(said(sentence))),
+                Err(StoreError::NotFound(sentence)) => Err(StoreError::NotFound(said(sentence))),
+                Err(StoreError::Conflict(sentence)) => Err(StoreError::Conflict(said(sentence))),
+                Err(failed) => Err(failed),
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(changes: &[Value]) -> Shape {
+        let mut shape = Shape::default();
+        for change in changes {
+            shape.replay(change);
+        }
+        shape
+    }
+
+    #[test]
+    fn a_version_says_each_field_before_and_after() {
+        let before = shape(&[
+            json!({"alias": "tue", "jog": {"miles": 5, "who": "Ada"}, "edges": [{"rel": "next", "to": "e1"}]}),
+        ]);
+        let after = shape(&[
+            json!({"alias": "tue", "jog": {"miles": 5, "who": "Ada"}, "edges": [{"rel": "next", "to": "e1"}]}),
+            json!({"alias": null, "jog": {"miles": 6}, "gear": {"ready": true}, "edges": [{"rel": "next", "to": "e1", "drop": true}]}),
+        ]);
+        let said: Vec<(String, Value, Value)> = changes(&before, &after)
+            .into_iter()
+            .map(|c| (c.field, c.before, c.after))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                ("alias".into(), json!("tue"), Value::Null),
+                ("gear.ready".into(), Value::Null, json!(true)),
+                ("jog.miles".into(), json!(5), json!(6)),
+                ("edges.next".into(), json!("e1"), Value::Null),
+            ]
+        );
+        let gone = shape(&[
+            json!({"jog": {"miles": 5}}),
+            json!({"jog": null, "tombstone": {}}),
+        ]);
+        let said: Vec<String> = changes(&shape(&[json!({"jog": {"miles": 5}})]), &gone)
+            .into_iter()
+            .map(|c| format!("{} {} → {}", c.field, c.before, c.after))
+            .collect();
+        assert_eq!(
+            said,
+            [r#"jog {"miles":5} → null"#, "tombstoned false → true"]
+        );
+    }
+
+    #[test]
+    fn a_revived_entity_is_live_and_keeps_what_it_wore() {
+        let revived = shape(&[
+            json!({"alias": "tue", "jog": {"miles": 5}}),
+            json!({"tombstone": {}}),
+            json!({"tombstone": false}),
+        ]);
+        assert!(!revived.tombstoned);
+        assert_eq!(revived.alias, None, "a tombstone clears the alias");
+        assert_eq!(revived.components["jog"]["miles"], json!(5));
+    }
+
+    #[test]
+    fn the_bundle_back_undoes_each_kind_of_change() {
+        let before = shape(&[
+            json!({"alias": "tue", "jog": {"miles": 5}, "edges": [{"rel": "next", "to": "e1"}]}),
+        ]);
+        let now = shape(&[
+            json!({"alias": "tue", "jog": {"miles": 5}, "edges": [{"rel": "next", "to": "e1"}]}),
+            json!({"alias": "wed", "jog": null, "gear": {"ready": true}, "edges": [{"rel": "next", "to": "e1", "drop": true}, {"rel": "next", "to": "e2"}]}),
+        ]);
+        let b = bundle_back("e0", 2, &before, &now).unwrap();
+        assert_eq!(b.was, Some(2));
+        assert_eq!(b.alias, Some(Some("tue".into())));
+        assert_eq!(
+            b.components,
+            [
+                ("gear".to_string(), None),
+                (
+                    "jog".to_string(),
+                    Some(vec![("miles".to_string(), json!(5))])
+                ),
+            ]
+        );
+        let edges: Vec<(&str, bool)> = b.edges.iter().map(|e| (e.to.given(), e.drop)).collect();
+        assert_eq!(edges, [("e1", false), ("e2", true)]);
+        assert!(!b.tombstone && !b.revive);
+        // Made by the write: tombstoned; tombstoned by it: revived.
+        let made = bundle_back("e0", 1, &Shape::default(), &before).unwrap();
+        assert!(made.tombstone && made.components.is_empty());
+        let deleted = shape(&[json!({"jog": {"miles": 5}}), json!({"tombstone": {}})]);
+        let back = bundle_back("e0", 2, &shape(&[json!({"jog": {"miles": 5}})]), &deleted).unwrap();
+        assert!(back.revive && back.components.is_empty());
+        assert_eq!(bundle_back("e0", 1, &before, &before), None);
+    }
+}

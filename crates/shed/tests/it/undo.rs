@@ -1,0 +1,98 @@
+//! `shed undo` and `shed entity`, black-box: a write made over MCP while
+//! `shed serve` answers, undone from the terminal as the rule book lets —
+//! a viewer refused with its sentence, an outsider as for an app nobody
+//! made — the undo in the entity's history, field before → after, itself
+//! undoable; a write changed since refused, nothing written.
+
+use serde_json::{Value, json};
+
+use crate::web_door::Shed;
+
+/// The miles of the run `eid` of demo/runs, read over MCP as `token`.
+async fn miles(shed: &Shed, token: &str, eid: &str) -> Value {
+    let line = json!({ "app": "demo/runs", "filter": format!("eid={eid}&.jog!") });
+    let (error, read) = shed.mcp(token, "graph_query", line).await;
+    assert!(!error, "{read}");
+    read["rows"][0]["jog"]["miles"].clone()
+}
+
+#[tokio::test]
+async fn shed_undo_takes_a_write_back_and_the_history_says_so() {
+    let shed = Shed::start().await;
+    let token = shed.token("ed");
+    let log_run = json!({ "name": "log_run", "app": "demo/runs",
+                          "args": { "who": "Ed", "miles": 5, "at": "2026-09-01" } });
+    let (error, logged) = shed.mcp(&token, "command", log_run).await;
+    assert!(!error, "{logged}");
+    let eid = logged["entities"][0].as_str().unwrap().to_string();
+    let edit = json!({ "app": "demo/runs",
+                       "bundle": { "entity": { "eid": eid }, "jog": { "miles": 50 } } });
+    let (error, edited) = shed.mcp(&token, "graph_apply", edit).await;
+    assert!(!error, "{edited}");
+    assert_eq!(edited["version"], 2, "the edit is demo/runs@2");
+
+    // The rule book: a viewer is refused, an outsider told what a made-up
+    // app's name gets; nothing is undone.
+    assert_eq!(
+        shed.refused(&["undo", "demo/runs@2", "--as", "vic"]),
+        "you can read this app but not change it — its owner can make you an editor"
+    );
+    assert_eq!(
+        shed.refused(&["undo", "demo/runs@2", "--as", "sam"]),
+        shed.refused(&["undo", "demo/nothing@2", "--as", "sam"])
+            .replace("nothing", "runs")
+    );
+    assert_eq!(
+        shed.refused(&["undo", "demo/runs", "--as", "ada"]),
+        "demo/runs is not a write — name one as <space>/<app>@<version>, as its activity and \
+         its entities' history do (e.g. jeff/runs@12)"
+    );
+
+    let said = shed.shed(&["undo", "demo/runs@2", "--as", "ada"]);
+    assert_eq!(
+        said.trim(),
+        "undid demo/runs@2: 1 entity back as they were (demo/runs@3)"
+    );
+    assert_eq!(miles(&shed, &token, &eid).await, 5, "the old value is back");
+
+    let history = shed.shed(&["entity", "demo/runs", &eid, "--as", "vic"]);
+    let lines: Vec<&str> = history.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!("demo/runs: {eid} at version 3 — 3 versions, 0 edges out, 0 in")
+    );
+    assert!(
+        lines[1].starts_with("version 3 — demo/runs@3 at ")
+            && lines[1].ends_with(
+                " by @ada (undo of demo/runs@2) through terminal undo: jog.miles 50 → 5"
+            ),
+        "{history}"
+    );
+    assert!(
+        lines[2].ends_with(" by @ed through mcp graph_apply: jog.miles 5 → 50"),
+        "{history}"
+    );
+    assert!(
+        lines[3].contains(" by @ed through mcp log_run: "),
+        "{history}"
+    );
+
+    // The undo undone, by an editor: the edit's value again.
+    let again = shed.shed(&["undo", "demo/runs@3", "--as", "ed"]);
+    assert_eq!(
+        again.trim(),
+        "undid demo/runs@3: 1 entity back as they were (demo/runs@4)"
+    );
+    assert_eq!(miles(&shed, &token, &eid).await, 50);
+
+    // The first write, its entity not as it left it: refused, naming the
+    // latest write of it; nothing written.
+    let refused = shed.refused(&["undo", "demo/runs@1", "--as", "ada"]);
+    assert!(
+        refused.starts_with(&format!(
+            "cannot undo demo/runs@1: {eid} changed since — @ed (undo of demo/runs@3) wrote it at "
+        )) && refused.ends_with(" (demo/runs@4); undo that first"),
+        "{refused}"
+    );
+    assert_eq!(miles(&shed, &token, &eid).await, 50, "nothing written");
+}
