@@ -8,6 +8,10 @@
 //! store refuses is its sentence, beside the kinds.
 
 use serde_json::Value;
+/// An entity's versions, what each changed and its edges, as its page
+/// shows them (`Host::entity`) — the store's shapes, named here so a door
+/// need not depend on the store.
+pub use shed_store::undo::{Changed, Edge, Version};
 
 use crate::access::{Act, may};
 use crate::act::AppAct;

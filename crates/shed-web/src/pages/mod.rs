@@ -6,7 +6,8 @@
 //! space (its members and their roles, and its apps — those in the trash
 //! too, with Restore), agents (their jobs, each linked to what it did),
 //! activity (every write the person may see, of everything, a space or an
-//! app, and the calls refused) and an app's data (its kinds and rows). An app's own page (versions,
+//! app, and the calls refused), an app's data (its kinds and rows) and an
+//! entity (now, edges, history, Undo). An app's own page (versions,
 //! roll back, trash, restore, purge) is `app_page.rs`, at
 //! `/spaces/<space>/apps/<app>`; home's and a space's app entries link
 //! there. Server-rendered; the one script is the copy buttons'
@@ -19,7 +20,7 @@
 //!
 //! One module per page: `home` (with making a token), `account` (passkeys,
 //! tokens, sessions, signing out), `space` (its members), `agents` (their
-//! jobs), `activity` and `data`; `apps` draws the app rows home and a space's page share, and
+//! jobs), `activity`, `data` and `entity` (with Undo); `apps` draws the app rows home and a space's page share, and
 //! `moments` says when. This module holds what every page shares: the
 //! routes, the header, the outcome on top, and the extractors: [`Visited`]
 //! for a visit, [`Posted`] for a form.
@@ -29,6 +30,7 @@ mod activity;
 mod agents;
 pub(crate) mod apps;
 mod data;
+mod entity;
 pub(crate) mod home;
 pub(crate) mod moments;
 pub(crate) mod space;
@@ -82,6 +84,11 @@ pub(crate) fn router(door: Arc<Door>) -> Router {
         .route("/spaces/{space}/activity", get(activity::of_space))
         .route("/spaces/{space}/apps/{app}/activity", get(activity::of_app))
         .route("/spaces/{space}/apps/{app}/data", get(data::data))
+        .route("/spaces/{space}/apps/{app}/data/{eid}", get(entity::entity))
+        .route(
+            "/spaces/{space}/apps/{app}/data/{eid}/undo",
+            post(entity::undo),
+        )
         .route(END_JOB_PATH, post(end_job))
         .route(PAGES_JS_PATH, get(pages_js))
         .with_state(door)

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use shed_host::agents::RunCall;
 use shed_host::{Access, Role};
 
-use crate::common::{Answer, PLATFORM, World, get, world};
+use crate::common::{Answer, PLATFORM, URL, World, form, get, world};
 
 /// The space `demo`'s host, as a browser sends it in `Host`.
 const DEMO: &str = "demo.localhost:7700";
@@ -409,4 +409,147 @@ async fn an_agent_jobs_write_and_its_call_outside_its_scope_are_on_its_persons_a
         "{}",
         narrowed.body
     );
+}
+
+/// ada's run written with 3 miles, then changed to 5: its eid.
+async fn a_changed_run(world: &World, token: &str) -> String {
+    let made = apply(
+        world,
+        token,
+        json!({ "entity": { "eid": "$run" }, "doc": { "title": "Tuesday run" },
+                "jog": { "who": "ada", "miles": 3 } }),
+    )
+    .await;
+    assert_eq!(made.status, StatusCode::OK, "{}", made.body);
+    let made: Value = serde_json::from_str(&made.body).expect("JSON");
+    let eid = made["entities"][0].as_str().expect("an eid").to_string();
+    let changed = apply(
+        world,
+        token,
+        json!({ "entity": { "eid": eid }, "jog": { "miles": 5 } }),
+    )
+    .await;
+    assert_eq!(changed.status, StatusCode::OK, "{}", changed.body);
+    eid
+}
+
+/// The Undo form of `write`, posted to entity `eid`'s page with `cookie`
+/// from `origin`.
+fn undo_form(eid: &str, write: &str, cookie: &str, origin: &str) -> Request<Body> {
+    form(
+        &format!("/spaces/demo/apps/runs/data/{eid}/undo"),
+        Some(cookie),
+        Some(origin),
+        &format!("write={}", write.replace('/', "%2F").replace('@', "%40")),
+    )
+}
+
+#[tokio::test]
+async fn the_entity_page_shows_each_change_before_and_after_and_undoes_a_write() {
+    let world = world().await;
+    let (ada, token) = demo(&world).await;
+    let eid = a_changed_run(&world, &token).await;
+    let path = format!("/spaces/demo/apps/runs/data/{eid}");
+    let entity = page(&world, &path, &ada).await;
+    assert_eq!(entity.status, StatusCode::OK, "{}", entity.body);
+    assert!(
+        entity.body.contains("<h1>Tuesday run</h1>"),
+        "{}",
+        entity.body
+    );
+    assert!(
+        entity.body.contains("<code>jog.miles</code>: 3 → 5"),
+        "{}",
+        entity.body
+    );
+    assert!(
+        entity.body.contains("door web · command apply"),
+        "{}",
+        entity.body
+    );
+    assert!(
+        entity
+            .body
+            .contains("aria-label=\"Undo demo/runs@2\">Undo</button>"),
+        "{}",
+        entity.body
+    );
+    let undone = world.ask(undo_form(&eid, "demo/runs@2", &ada, URL)).await;
+    assert_eq!(undone.status, StatusCode::OK, "{}", undone.body);
+    assert!(
+        undone
+            .body
+            .contains("undid demo/runs@2: 1 entity back as they were (demo/runs@3)"),
+        "{}",
+        undone.body
+    );
+    assert!(
+        undone.body.contains("<code>jog.miles</code>: 5 → 3"),
+        "{}",
+        undone.body
+    );
+    assert!(
+        undone.body.contains("undo of demo/runs@2"),
+        "{}",
+        undone.body
+    );
+    let activity = page(&world, "/spaces/demo/activity", &ada).await;
+    assert!(
+        activity
+            .body
+            .contains("@ada ran undo in demo/runs — 1 entity"),
+        "{}",
+        activity.body
+    );
+}
+
+#[tokio::test]
+async fn an_undo_from_another_origin_or_by_a_viewer_is_refused_and_changes_nothing() {
+    let world = world().await;
+    let (ada, token) = demo(&world).await;
+    let eid = a_changed_run(&world, &token).await;
+    let path = format!("/spaces/demo/apps/runs/data/{eid}");
+    for origin in ["http://evil.example", "http://demo.localhost:7700"] {
+        let refused = world
+            .ask(undo_form(&eid, "demo/runs@2", &ada, origin))
+            .await;
+        assert_eq!(refused.status, StatusCode::FORBIDDEN, "{origin}");
+        assert!(
+            refused.body.contains(&format!(
+                "shed&#39;s pages take a form only from their own pages at {URL}, and this came \
+                 from a page of {origin} — nothing was changed"
+            )),
+            "{origin}: {}",
+            refused.body
+        );
+    }
+    let bob = format!("shed_session={}", world.signed_in("bob").await);
+    world
+        .host
+        .add_member("demo", "bob", Role::Viewer)
+        .await
+        .expect("bob views demo");
+    let seen = page(&world, &path, &bob).await;
+    assert_eq!(seen.status, StatusCode::OK, "{}", seen.body);
+    assert!(seen.body.contains("<code>jog.miles</code>: 3 → 5"));
+    assert!(!seen.body.contains(">Undo</button>"), "{}", seen.body);
+    let refused = world.ask(undo_form(&eid, "demo/runs@2", &bob, URL)).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.body);
+    assert!(
+        refused
+            .body
+            .contains("you can read this app but not change it — its owner can make you an editor"),
+        "{}",
+        refused.body
+    );
+    // Nothing was undone: the run still has 5 miles, at version 2.
+    let entity = page(&world, &path, &ada).await;
+    assert!(entity.body.contains("version 2"), "{}", entity.body);
+    assert!(!entity.body.contains("undo of"), "{}", entity.body);
+    // An outsider reads what a made-up app answers.
+    let eve = format!("shed_session={}", world.signed_in("eve").await);
+    let hidden = page(&world, &path, &eve).await;
+    assert_eq!(hidden.status, StatusCode::NOT_FOUND);
+    assert!(hidden.body.contains("no app demo/runs"), "{}", hidden.body);
+    assert!(!hidden.body.contains("Tuesday"), "{}", hidden.body);
 }
