@@ -76,6 +76,10 @@ pub struct ActivityPage {
     /// The refused calls, newest first, at most
     /// [`ACTIVITY_PAGE_REFUSALS`]; on the first page only (`before` none).
     pub refusals: Vec<RefusalRecord>,
+    /// The apps shown whose writes the rule book lets the caller undo
+    /// (`Act::Undo`: the owners and editors of their spaces), for the
+    /// rows' Undo buttons.
+    pub may_undo: Vec<String>,
 }
 
 /// The words of a narrowing, trimmed; blank ones narrow nothing.
@@ -95,7 +99,7 @@ impl Host {
         before: Option<i64>,
     ) -> Result<Answer<ActivityPage>, HostError> {
         let (reach, snapshot) = self.reach_and_snapshot(caller).await?;
-        let mut spaces = match scope {
+        let mut spaces: Vec<(String, Vec<String>)> = match scope {
             ActivityScope::Everything => reach
                 .roles
                 .keys()
@@ -122,6 +126,16 @@ impl Host {
             }
         }
         spaces.retain(|(_, apps)| !apps.is_empty());
+        let may_undo = spaces
+            .iter()
+            .flat_map(|(_, apps)| apps)
+            .filter(|name| {
+                snapshot.app(name).is_some_and(|app| {
+                    may(app.subject(), reach.standing(&app.space), Act::Undo).is_ok()
+                })
+            })
+            .cloned()
+            .collect();
         let Some(store_narrow) = self.store_narrow(narrow).await? else {
             // A handle nobody has: nothing was written as them.
             return Ok(Answer {
@@ -160,6 +174,7 @@ impl Host {
                 writes,
                 older,
                 refusals,
+                may_undo,
             },
         })
     }

@@ -11,19 +11,18 @@
 
 use std::sync::Arc;
 
-use axum::extract::rejection::QueryRejection;
-use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
+use axum::extract::rejection::{FormRejection, QueryRejection};
+use axum::extract::{Form, Path, Query, State};
 use axum::response::Response;
 use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
-use shed_host::HostError;
 use shed_host::activity::{
     ActivityNarrow, ActivityPage, ActivityScope, RefusalRecord, Through, WriteRecord,
 };
+use shed_host::{Caller, HostError, Person};
 
 use super::apps::app_page_path;
 use super::moments::ago_text;
-use super::{ACTIVITY_PATH, Here, Outcome, Visited, header_html};
+use super::{ACTIVITY_PATH, Here, Outcome, Posted, Visited, fields, header_html, required};
 use crate::door::Door;
 use crate::reply::{escape, product_page, status_of};
 
@@ -43,31 +42,97 @@ pub(super) struct ActivityQuery {
 /// `/activity`: everything the person reaches.
 pub(super) async fn everything(
     State(door): State<Arc<Door>>,
-    visited: Visited,
+    Visited { asking, person }: Visited,
     query: Result<Query<ActivityQuery>, QueryRejection>,
 ) -> Response {
-    activity_page(&door, visited, ActivityScope::Everything, query).await
+    let scope = ActivityScope::Everything;
+    activity_page(
+        &door,
+        &asking.caller,
+        &person,
+        scope,
+        query,
+        Outcome::Nothing,
+    )
+    .await
 }
 
 /// `/spaces/<space>/activity`.
 pub(super) async fn of_space(
     State(door): State<Arc<Door>>,
     Path(space): Path<String>,
-    visited: Visited,
+    Visited { asking, person }: Visited,
     query: Result<Query<ActivityQuery>, QueryRejection>,
 ) -> Response {
-    activity_page(&door, visited, ActivityScope::Space(&space), query).await
+    let scope = ActivityScope::Space(&space);
+    activity_page(
+        &door,
+        &asking.caller,
+        &person,
+        scope,
+        query,
+        Outcome::Nothing,
+    )
+    .await
 }
 
 /// `/spaces/<space>/apps/<app>/activity`.
 pub(super) async fn of_app(
     State(door): State<Arc<Door>>,
     Path((space, app)): Path<(String, String)>,
-    visited: Visited,
+    Visited { asking, person }: Visited,
     query: Result<Query<ActivityQuery>, QueryRejection>,
 ) -> Response {
     let name = format!("{space}/{app}");
-    activity_page(&door, visited, ActivityScope::App(&name), query).await
+    let scope = ActivityScope::App(&name);
+    activity_page(
+        &door,
+        &asking.caller,
+        &person,
+        scope,
+        query,
+        Outcome::Nothing,
+    )
+    .await
+}
+
+/// An Undo posted from `/activity`: the page again, the sentence on top.
+pub(super) async fn undo_everything(
+    State(door): State<Arc<Door>>,
+    Posted { asking, person }: Posted,
+    query: Result<Query<ActivityQuery>, QueryRejection>,
+    form: Result<Form<UndoChoice>, FormRejection>,
+) -> Response {
+    let said = Outcome::of(undo_posted(&door, &asking.caller, &person, form).await);
+    let scope = ActivityScope::Everything;
+    activity_page(&door, &asking.caller, &person, scope, query, said).await
+}
+
+/// An Undo posted from `/spaces/<space>/activity`.
+pub(super) async fn undo_of_space(
+    State(door): State<Arc<Door>>,
+    Path(space): Path<String>,
+    Posted { asking, person }: Posted,
+    query: Result<Query<ActivityQuery>, QueryRejection>,
+    form: Result<Form<UndoChoice>, FormRejection>,
+) -> Response {
+    let said = Outcome::of(undo_posted(&door, &asking.caller, &person, form).await);
+    let scope = ActivityScope::Space(&space);
+    activity_page(&door, &asking.caller, &person, scope, query, said).await
+}
+
+/// An Undo posted from `/spaces/<space>/apps/<app>/activity`.
+pub(super) async fn undo_of_app(
+    State(door): State<Arc<Door>>,
+    Path((space, app)): Path<(String, String)>,
+    Posted { asking, person }: Posted,
+    query: Result<Query<ActivityQuery>, QueryRejection>,
+    form: Result<Form<UndoChoice>, FormRejection>,
+) -> Response {
+    let said = Outcome::of(undo_posted(&door, &asking.caller, &person, form).await);
+    let name = format!("{space}/{app}");
+    let scope = ActivityScope::App(&name);
+    activity_page(&door, &asking.caller, &person, scope, query, said).await
 }
 
 /// Where a scope's page is, and its title.
@@ -85,15 +150,19 @@ fn place(scope: ActivityScope<'_>) -> (String, String) {
     }
 }
 
+/// The activity `scope` covers as the caller sees it, narrowed and paged
+/// as `query` says, `said` on top.
 async fn activity_page(
     door: &Door,
-    Visited { asking, person }: Visited,
+    caller: &Caller,
+    person: &Person,
     scope: ActivityScope<'_>,
     query: Result<Query<ActivityQuery>, QueryRejection>,
+    said: Outcome,
 ) -> Response {
     let (path, title) = place(scope);
     let header = header_html(
-        &person,
+        person,
         match scope {
             ActivityScope::Everything => Here::Activity,
             _ => Here::Space,
@@ -123,19 +192,19 @@ async fn activity_page(
         };
         let page = door
             .host
-            .activity(&asking.caller, scope, &narrow, before)
+            .activity(caller, scope, &narrow, before)
             .await?;
         Ok::<_, HostError>((narrow, page.data))
     }
     .await;
     match read {
         Ok((narrow, page)) => {
-            let body = page_html(scope, &path, &narrow, &page);
-            product_page(StatusCode::OK, &title, &header, &body)
+            let body = format!("{}{}", said.html(), page_html(scope, &path, &narrow, &page));
+            product_page(said.status(), &title, &header, &body)
         }
         Err(error) => {
             let status = status_of(&error);
-            let body = Outcome::Refused(error).html();
+            let body = format!("{}{}", said.html(), Outcome::Refused(error).html());
             product_page(status, &title, &header, &body)
         }
     }
@@ -158,8 +227,13 @@ fn page_html(
         html.push_str(".</p>\n");
     } else {
         html.push_str("<ul class=\"rows\">\n");
+        let action = format!("{path}?{}", escape(&query_of(narrow, None)));
         for write in &page.writes {
-            html.push_str(&write_row(write));
+            let undo = page
+                .may_undo
+                .contains(&write.app)
+                .then_some(action.as_str());
+            html.push_str(&write_row(write, undo));
         }
         html.push_str("</ul>\n");
     }
@@ -276,6 +350,34 @@ fn came(by: &shed_host::Person, via: Option<&str>, through: &Through) -> String 
     parts.join(" · ")
 }
 
+/// The write an Undo button names.
+#[derive(serde::Deserialize)]
+pub(super) struct UndoChoice {
+    write: Option<String>,
+}
+
+/// An Undo button for `write` (`demo/runs@12`), posting to `action`.
+pub(super) fn undo_button(action: &str, write: &str) -> String {
+    format!(
+        "<form method=\"post\" action=\"{action}\"><input type=\"hidden\" name=\"write\" value=\"{write}\">\
+         <button type=\"submit\" aria-label=\"Undo {write}\">Undo</button></form>",
+        write = escape(write),
+    )
+}
+
+/// Undoes the write an Undo form posted, as `caller`: the host's sentence.
+pub(super) async fn undo_posted(
+    door: &Door,
+    caller: &Caller,
+    person: &Person,
+    form: Result<Form<UndoChoice>, FormRejection>,
+) -> Result<String, HostError> {
+    let write = required(fields(form)?.write, "the write to undo")?;
+    let answer = door.host.undo(caller, &write).await?;
+    tracing::info!(by = %person.handle, write = %answer.data.write, "a write undone on a page");
+    Ok(escape(&answer.text))
+}
+
 /// `1 entity`, `3 entities`.
 fn entities(n: usize) -> String {
     if n == 1 {
@@ -304,8 +406,9 @@ pub(crate) fn entity_path(app: &str, eid: &str) -> String {
 }
 
 /// One write as a row: "job-3 ran log_run in demo/runs — 1 entity", how it
-/// came, and a link to each entity it wrote.
-fn write_row(write: &WriteRecord) -> String {
+/// came, a link to each entity it wrote, and — given where its Undo posts,
+/// for those the rule book lets undo — its Undo button.
+fn write_row(write: &WriteRecord, undo: Option<&str>) -> String {
     let name = format!("{}@{}", write.app, write.version);
     let command = write.through.command.as_deref().unwrap_or("a write");
     let said = format!(
@@ -335,13 +438,15 @@ fn write_row(write: &WriteRecord) -> String {
     format!(
         "<li data-write=\"{name}\"><div class=\"what\"><span class=\"said\">{}</span>\
          <div class=\"meta\">{} · {} · <a href=\"{}/data\">{}</a></div>\
-         <div class=\"meta\">{}</div></div></li>\n",
+         <div class=\"meta\">{}</div></div>{}</li>\n",
         escape(&said),
         moment(&write.at),
         came(&write.by, write.via.as_deref(), &write.through),
         app_page_path(&write.app),
         escape(&name),
         links.join(" "),
+        undo.map(|action| undo_button(action, &name))
+            .unwrap_or_default(),
         name = escape(&name),
     )
 }

@@ -17,9 +17,9 @@ use shed_host::app_data::{Cell, Changed, Edge, Version, cell, components_of};
 use shed_host::entity::EntityView;
 use shed_host::{Caller, Person};
 
-use super::activity::{entity_path, moment};
+use super::activity::{UndoChoice, entity_path, moment, undo_button, undo_posted};
 use super::apps::app_page_path;
-use super::{Here, Outcome, Posted, Visited, fields, header_html, required};
+use super::{Here, Outcome, Posted, Visited, header_html};
 use crate::door::Door;
 use crate::reply::{escape, product_page, status_of};
 
@@ -33,12 +33,6 @@ pub(super) async fn entity(
     entity_page(&door, &asking.caller, &person, &app, &eid, Outcome::Nothing).await
 }
 
-/// The write an Undo button names.
-#[derive(serde::Deserialize)]
-pub(super) struct UndoChoice {
-    write: Option<String>,
-}
-
 /// `POST /spaces/<space>/apps/<app>/data/<eid>/undo`: undo the write the
 /// form names, then the entity's page with the host's sentence on top.
 pub(super) async fn undo(
@@ -48,13 +42,7 @@ pub(super) async fn undo(
     form: Result<Form<UndoChoice>, FormRejection>,
 ) -> Response {
     let app = format!("{space}/{app}");
-    let undone = async {
-        let write = required(fields(form)?.write, "the write to undo")?;
-        let answer = door.host.undo(&asking.caller, &write).await?;
-        tracing::info!(by = %person.handle, write = %answer.data.write, "a write undone on its entity's page");
-        Ok(escape(&answer.text))
-    }
-    .await;
+    let undone = undo_posted(&door, &asking.caller, &person, form).await;
     entity_page(
         &door,
         &asking.caller,
@@ -203,7 +191,7 @@ fn edges_html(view: &EntityView) -> String {
             .iter()
             .map(|edge| {
                 format!(
-                    "<li><code>{}</code> {arrow} <a href=\"{}\"><code>{}</code></a></li>\n",
+                    "<li><div class=\"what\"><code>{}</code> {arrow} <a href=\"{}\"><code>{}</code></a></div></li>\n",
                     escape(&edge.rel),
                     entity_path(&view.app, &edge.eid),
                     escape(short(&edge.eid))
@@ -269,12 +257,8 @@ fn version_row(view: &EntityView, version: &Version) -> String {
         .map(|change| change_html(&view.app, change))
         .collect();
     let button = if view.may_undo {
-        format!(
-            "<form method=\"post\" action=\"{}/undo\"><input type=\"hidden\" name=\"write\" value=\"{write}\">\
-             <button type=\"submit\" aria-label=\"Undo {write}\">Undo</button></form>",
-            entity_path(&view.app, &view.record.eid),
-            write = escape(&version.write),
-        )
+        let action = format!("{}/undo", entity_path(&view.app, &view.record.eid));
+        undo_button(&action, &version.write)
     } else {
         String::new()
     };

@@ -80,9 +80,18 @@ pub(crate) fn router(door: Arc<Door>) -> Router {
         .route("/spaces/{space}", get(space).post(change_member))
         .route("/spaces/{space}/remove", post(remove_member))
         .route(AGENTS_PATH, get(agents))
-        .route(ACTIVITY_PATH, get(activity::everything))
-        .route("/spaces/{space}/activity", get(activity::of_space))
-        .route("/spaces/{space}/apps/{app}/activity", get(activity::of_app))
+        .route(
+            ACTIVITY_PATH,
+            get(activity::everything).post(activity::undo_everything),
+        )
+        .route(
+            "/spaces/{space}/activity",
+            get(activity::of_space).post(activity::undo_of_space),
+        )
+        .route(
+            "/spaces/{space}/apps/{app}/activity",
+            get(activity::of_app).post(activity::undo_of_app),
+        )
         .route("/spaces/{space}/apps/{app}/data", get(data::data))
         .route("/spaces/{space}/apps/{app}/data/{eid}", get(entity::entity))
         .route(

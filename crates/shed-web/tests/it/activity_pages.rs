@@ -553,3 +553,61 @@ async fn an_undo_from_another_origin_or_by_a_viewer_is_refused_and_changes_nothi
     assert!(hidden.body.contains("no app demo/runs"), "{}", hidden.body);
     assert!(!hidden.body.contains("Tuesday"), "{}", hidden.body);
 }
+
+#[tokio::test]
+async fn a_write_is_undone_from_its_activity_row_by_an_editor_only() {
+    let world = world().await;
+    let (ada, token) = demo(&world).await;
+    a_changed_run(&world, &token).await;
+    let bob = format!("shed_session={}", world.signed_in("bob").await);
+    world
+        .host
+        .add_member("demo", "bob", Role::Viewer)
+        .await
+        .expect("bob views demo");
+    let button = "aria-label=\"Undo demo/runs@2\">Undo</button>";
+    let viewed = page(&world, "/spaces/demo/activity", &bob).await;
+    says(&viewed, StatusCode::OK, &["@ada ran apply in demo/runs"]);
+    assert!(!viewed.body.contains(button), "{}", viewed.body);
+    let narrowed = "/spaces/demo/activity?command=apply";
+    says(
+        &page(&world, narrowed, &ada).await,
+        StatusCode::OK,
+        &[
+            &format!("<form method=\"post\" action=\"{narrowed}\">"),
+            button,
+        ],
+    );
+    let undo = |cookie: &str, origin: &str| {
+        form(
+            narrowed,
+            Some(cookie),
+            Some(origin),
+            "write=demo%2Fruns%402",
+        )
+    };
+    let elsewhere = world.ask(undo(&ada, "http://evil.example")).await;
+    says(&elsewhere, StatusCode::FORBIDDEN, &["nothing was changed"]);
+    let viewer = world.ask(undo(&bob, URL)).await;
+    says(
+        &viewer,
+        StatusCode::FORBIDDEN,
+        &["you can read this app but not change it — its owner can make you an editor"],
+    );
+    let undone = world.ask(undo(&ada, URL)).await;
+    // The page again, still narrowed: the undo said on top, not a row of it.
+    says(
+        &undone,
+        StatusCode::OK,
+        &["undid demo/runs@2: 1 entity back as they were (demo/runs@3)"],
+    );
+    assert!(!undone.body.contains("ran undo"), "{}", undone.body);
+    says(
+        &page(&world, "/spaces/demo/activity", &ada).await,
+        StatusCode::OK,
+        &[
+            "@ada ran undo in demo/runs — 1 entity",
+            "undo of demo/runs@2",
+        ],
+    );
+}
