@@ -314,7 +314,7 @@ fn query_of(narrow: &ActivityNarrow, before: Option<i64>) -> String {
 }
 
 /// The job an agent's `via` names (`agent:job-3` → `job-3`).
-fn job_of(via: Option<&str>) -> Option<&str> {
+pub(super) fn job_of(via: Option<&str>) -> Option<&str> {
     via.and_then(|via| via.strip_prefix("agent:"))
 }
 

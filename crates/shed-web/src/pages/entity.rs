@@ -17,7 +17,7 @@ use shed_host::app_data::{Cell, Changed, Edge, Version, cell, components_of};
 use shed_host::entity::EntityView;
 use shed_host::{Caller, Person};
 
-use super::activity::{UndoChoice, entity_path, moment, undo_button, undo_posted};
+use super::activity::{UndoChoice, entity_path, job_of, moment, undo_button, undo_posted};
 use super::apps::app_page_path;
 use super::{Here, Outcome, Posted, Visited, header_html};
 use crate::door::Door;
@@ -247,7 +247,14 @@ fn version_row(view: &EntityView, version: &Version) -> String {
         if let Some(command) = &through.command {
             how.push(format!("command {}", escape(command)));
         }
-        if let Some(client) = &through.client {
+        // A job's client is the job its `via` already names.
+        if let Some(client) = &through.client
+            && stamp
+                .via
+                .as_deref()
+                .and_then(|via| via.strip_prefix("agent:"))
+                != Some(client)
+        {
             how.push(format!("client {}", escape(client)));
         }
     }
