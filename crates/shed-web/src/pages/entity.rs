@@ -249,11 +249,7 @@ fn version_row(view: &EntityView, version: &Version) -> String {
         }
         // A job's client is the job its `via` already names.
         if let Some(client) = &through.client
-            && stamp
-                .via
-                .as_deref()
-                .and_then(|via| via.strip_prefix("agent:"))
-                != Some(client)
+            && job_of(stamp.via.as_deref()) != Some(client)
         {
             how.push(format!("client {}", escape(client)));
         }
