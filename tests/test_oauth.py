@@ -279,6 +279,10 @@ async def sign_in_use_and_refresh(
     listed = club.run("token", "list", "ada").stdout
     grant = re.search(rf"^(oauth-\d+) +{re.escape(name)} \(OAuth\) +ada  ", listed, re.M)
     assert grant, listed
+    # The write is on ada's activity, by the client's registered name.
+    activity = club.run("activity", "--as", "ada").stdout
+    wrote = re.search(rf"demo/runs@1 +@ada +{re.escape(name)} +mcp log_run ", activity)
+    assert wrote, activity
     return kept, person
 
 

@@ -293,11 +293,19 @@ impl ServerHandler for Door {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let _timed = Timed::tool(&request.name);
-        // The name the client's `initialize` gave, for its writes' activity.
+        // The name the client gives itself, for its writes' activity: in
+        // the request's `_meta` (2026-07-28), or in its `initialize`
+        // (earlier versions).
         let claimed = context
-            .peer
-            .peer_info()
-            .map(|info| info.client_info.name.clone());
+            .meta
+            .client_info()
+            .map(|info| info.name)
+            .or_else(|| {
+                context
+                    .peer
+                    .peer_info()
+                    .map(|info| info.client_info.name.clone())
+            });
         let caller = match self.caller(&context.extensions).await {
             Ok(caller) => caller.with_claimed_client(claimed.as_deref()),
             Err(error) => return Ok(refused(&error).into()),

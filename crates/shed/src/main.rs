@@ -1,5 +1,6 @@
 //! The `shed` binary: runs the host (`up`, `serve`, `mcp`) and administers it.
 
+mod activity_cli;
 mod app_cli;
 mod backup_cli;
 mod command_cli;
@@ -13,7 +14,6 @@ mod migrate_cli;
 mod serve;
 mod table;
 mod telemetry;
-mod undo_cli;
 mod up;
 // Written by the host crate's owner: `person add`, `space add`, `member add`,
 // `token create`, `deploy`.
@@ -119,15 +119,22 @@ enum Command {
     /// in the `trash`, `restore` it, `purge` it for good.
     #[command(subcommand)]
     App(app_cli::AppCommand),
+    /// What happened in your spaces: every write to the apps you may read,
+    /// newest first — when, which write, who, which agent or client,
+    /// through which door and command, which entities — and the calls
+    /// refused.
+    ///
+    /// Example: shed activity --as ada --job job-3
+    Activity(activity_cli::ActivityArgs),
     /// Undo one write to an app's data (an owner or editor of its space):
     /// each entity it changed back as it was, what it made tombstoned,
     /// what it tombstoned back — as a new write, itself undoable.
     ///
     /// Example: shed undo demo/runs@12 --as ada
-    Undo(undo_cli::UndoArgs),
+    Undo(activity_cli::UndoArgs),
     /// Show an entity of an app: its version, edges, and each version of
     /// its history newest first — who, via what, and what changed.
-    Entity(undo_cli::EntityArgs),
+    Entity(activity_cli::EntityArgs),
     #[command(flatten)]
     Admin(admin::AdminCommand),
     #[command(flatten)]
@@ -311,8 +318,9 @@ async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Protocol(_) => Ok(()), // answered before the runtime started
         Command::Job(command) => job_cli::run(command, &place).await,
         Command::App(command) => app_cli::run(command, &place).await,
-        Command::Undo(args) => undo_cli::undo(args, &place).await,
-        Command::Entity(args) => undo_cli::entity(args, &place).await,
+        Command::Activity(args) => activity_cli::activity(args, &place).await,
+        Command::Undo(args) => activity_cli::undo(args, &place).await,
+        Command::Entity(args) => activity_cli::entity(args, &place).await,
         Command::Backup(args) => backup_cli::backup(&place, &args).await,
         Command::Restore(args) => backup_cli::restore(&place, &args).await,
         Command::Migrate(args) => migrate_cli::migrate(&place, &args).await,

@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod access_matrix;
+mod activity;
 mod agent_start;
 mod apps;
 mod backup_restore;

@@ -330,9 +330,12 @@ impl Shed {
         name: &str,
         mut params: Value,
     ) -> Value {
-        params["_meta"] = json!({
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {} });
+        // What every 2026-07-28 request carries, beside what the test gave.
+        if !params["_meta"].is_object() {
+            params["_meta"] = json!({});
+        }
+        params["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2026-07-28");
+        params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({});
         let call = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
         let mut request = self.http.post(format!("{}/mcp", self.url()));
         if let Some(token) = token {
