@@ -42,51 +42,75 @@ pub(super) struct ActivityQuery {
 /// `/activity`: everything the person reaches.
 pub(super) async fn everything(
     State(door): State<Arc<Door>>,
-    Visited { asking, person }: Visited,
+    visited: Visited,
     query: Result<Query<ActivityQuery>, QueryRejection>,
 ) -> Response {
-    let scope = ActivityScope::Everything;
-    activity_page(
-        &door,
-        &asking.caller,
-        &person,
-        scope,
-        query,
-        Outcome::Nothing,
-    )
-    .await
+    visit(&door, visited, ActivityScope::Everything, query).await
 }
 
 /// `/spaces/<space>/activity`.
 pub(super) async fn of_space(
     State(door): State<Arc<Door>>,
     Path(space): Path<String>,
-    Visited { asking, person }: Visited,
+    visited: Visited,
     query: Result<Query<ActivityQuery>, QueryRejection>,
 ) -> Response {
-    let scope = ActivityScope::Space(&space);
-    activity_page(
-        &door,
-        &asking.caller,
-        &person,
-        scope,
-        query,
-        Outcome::Nothing,
-    )
-    .await
+    visit(&door, visited, ActivityScope::Space(&space), query).await
 }
 
 /// `/spaces/<space>/apps/<app>/activity`.
 pub(super) async fn of_app(
     State(door): State<Arc<Door>>,
     Path((space, app)): Path<(String, String)>,
-    Visited { asking, person }: Visited,
+    visited: Visited,
     query: Result<Query<ActivityQuery>, QueryRejection>,
 ) -> Response {
     let name = format!("{space}/{app}");
-    let scope = ActivityScope::App(&name);
+    visit(&door, visited, ActivityScope::App(&name), query).await
+}
+
+/// An Undo posted from `/activity`: the page again, the sentence on top.
+pub(super) async fn undo_everything(
+    State(door): State<Arc<Door>>,
+    posted: Posted,
+    query: Result<Query<ActivityQuery>, QueryRejection>,
+    form: Result<Form<UndoChoice>, FormRejection>,
+) -> Response {
+    undo_then_show(&door, posted, ActivityScope::Everything, query, form).await
+}
+
+/// An Undo posted from `/spaces/<space>/activity`.
+pub(super) async fn undo_of_space(
+    State(door): State<Arc<Door>>,
+    Path(space): Path<String>,
+    posted: Posted,
+    query: Result<Query<ActivityQuery>, QueryRejection>,
+    form: Result<Form<UndoChoice>, FormRejection>,
+) -> Response {
+    undo_then_show(&door, posted, ActivityScope::Space(&space), query, form).await
+}
+
+/// An Undo posted from `/spaces/<space>/apps/<app>/activity`.
+pub(super) async fn undo_of_app(
+    State(door): State<Arc<Door>>,
+    Path((space, app)): Path<(String, String)>,
+    posted: Posted,
+    query: Result<Query<ActivityQuery>, QueryRejection>,
+    form: Result<Form<UndoChoice>, FormRejection>,
+) -> Response {
+    let name = format!("{space}/{app}");
+    undo_then_show(&door, posted, ActivityScope::App(&name), query, form).await
+}
+
+/// A visit to the activity of `scope`.
+async fn visit(
+    door: &Door,
+    Visited { asking, person }: Visited,
+    scope: ActivityScope<'_>,
+    query: Result<Query<ActivityQuery>, QueryRejection>,
+) -> Response {
     activity_page(
-        &door,
+        door,
         &asking.caller,
         &person,
         scope,
@@ -96,43 +120,17 @@ pub(super) async fn of_app(
     .await
 }
 
-/// An Undo posted from `/activity`: the page again, the sentence on top.
-pub(super) async fn undo_everything(
-    State(door): State<Arc<Door>>,
+/// The write an Undo form posted on the activity of `scope` undone, then
+/// that page, as narrowed, the host's sentence on top.
+async fn undo_then_show(
+    door: &Door,
     Posted { asking, person }: Posted,
+    scope: ActivityScope<'_>,
     query: Result<Query<ActivityQuery>, QueryRejection>,
     form: Result<Form<UndoChoice>, FormRejection>,
 ) -> Response {
-    let said = Outcome::of(undo_posted(&door, &asking.caller, &person, form).await);
-    let scope = ActivityScope::Everything;
-    activity_page(&door, &asking.caller, &person, scope, query, said).await
-}
-
-/// An Undo posted from `/spaces/<space>/activity`.
-pub(super) async fn undo_of_space(
-    State(door): State<Arc<Door>>,
-    Path(space): Path<String>,
-    Posted { asking, person }: Posted,
-    query: Result<Query<ActivityQuery>, QueryRejection>,
-    form: Result<Form<UndoChoice>, FormRejection>,
-) -> Response {
-    let said = Outcome::of(undo_posted(&door, &asking.caller, &person, form).await);
-    let scope = ActivityScope::Space(&space);
-    activity_page(&door, &asking.caller, &person, scope, query, said).await
-}
-
-/// An Undo posted from `/spaces/<space>/apps/<app>/activity`.
-pub(super) async fn undo_of_app(
-    State(door): State<Arc<Door>>,
-    Path((space, app)): Path<(String, String)>,
-    Posted { asking, person }: Posted,
-    query: Result<Query<ActivityQuery>, QueryRejection>,
-    form: Result<Form<UndoChoice>, FormRejection>,
-) -> Response {
-    let said = Outcome::of(undo_posted(&door, &asking.caller, &person, form).await);
-    let name = format!("{space}/{app}");
-    let scope = ActivityScope::App(&name);
-    activity_page(&door, &asking.caller, &person, scope, query, said).await
+    let said = Outcome::of(undo_posted(door, &asking.caller, &person, form).await);
+    activity_page(door, &asking.caller, &person, scope, query, said).await
 }
 
 /// Where a scope's page is, and its title.
