@@ -152,8 +152,9 @@ a.open{overflow-wrap:anywhere}\
 form.everywhere{margin:.75rem 0 0;padding-top:.75rem;border-top:1px solid #eef0f2}\
 nav.tabs,nav.kinds{display:flex;flex-wrap:wrap;gap:.5rem 1rem;margin:0 0 1rem}\
 nav.kinds a[aria-current] code{background:#ddf4ff;font-weight:600}\
-form.narrow{margin:0 0 1rem}\
+form.narrow{margin:0 0 1rem;align-items:flex-end}\
 form.narrow label{flex:1 1 8rem}\
+form.narrow input{width:100%}\
 .table{overflow-x:auto;background:#fff;border:1px solid #dde1e6;border-radius:8px;margin:0 0 1rem}\
 table{border-collapse:collapse;width:100%;font-size:.875rem}\
 th,td{text-align:left;vertical-align:top;padding:.4rem .6rem;border-top:1px solid #eef0f2;max-width:20rem;overflow-wrap:break-word}\
