@@ -128,12 +128,11 @@ pub(crate) struct Engine {
     file: (u64, u64),
     /// The writer's queue; `None` once the store is closed.
     writer: RwLock<Option<mpsc::Sender<Job>>>,
-    /// The writer's thread, joined when the store is closed.
+    /// The writer's thread, joined when the store is closed; it joins the
+    /// checkpointer's before it closes its own connection, the last, so
+    /// that when the store is closed every connection is, and the WAL is
+    /// gone.
     writer_thread: Mutex<Option<JoinHandle<Result<(), StoreError>>>>,
-    /// The checkpointer's thread: it ends with the writer's connection
-    /// (whose hook wakes it) and is joined after the writer, so that when
-    /// the store is closed every connection is, and the WAL is gone.
-    checkpointer_thread: Mutex<Option<JoinHandle<()>>>,
     /// Idle read connections; `None` once the store is closed, so that no
     /// read opens a connection after the close and keeps the WAL alive.
     readers: Mutex<Option<Vec<Reader>>>,
@@ -317,14 +316,13 @@ impl Engine {
         })?;
         let writer_thread = std::thread::Builder::new()
             .name("shed-store-writer".into())
-            .spawn(move || writer_loop(conn, rx))
+            .spawn(move || writer_loop(conn, rx, checkpointer_thread))
             .map_err(|e| StoreError::Internal(format!("could not start the writer: {e}")))?;
         Ok(Engine {
             path: path.to_path_buf(),
             file,
             writer: RwLock::new(Some(tx)),
             writer_thread: Mutex::new(Some(writer_thread)),
-            checkpointer_thread: Mutex::new(Some(checkpointer_thread)),
             readers: Mutex::new(Some(Vec::new())),
         })
     }
@@ -366,20 +364,11 @@ impl Engine {
             *idle = None;
         }
         let thread = self.writer_thread.lock().map_err(|_| closed())?.take();
-        let stopped = match thread.map(JoinHandle::join) {
+        match thread.map(JoinHandle::join) {
             None => Ok(()),
             Some(Ok(stopped)) => stopped,
             Some(Err(_)) => Err(StoreError::Internal("the writer panicked".into())),
-        };
-        let checkpointer = self
-            .checkpointer_thread
-            .lock()
-            .map_err(|_| closed())?
-            .take();
-        if let Some(Err(_)) = checkpointer.map(JoinHandle::join) {
-            return Err(StoreError::Internal("the checkpointer panicked".into()));
         }
-        stopped
     }
 
     /// Runs `f` on a read connection, on the calling thread.
@@ -479,9 +468,14 @@ fn begin(conn: &Connection) -> Result<Transaction<'_>, StoreError> {
     )?)
 }
 
-/// Runs the writes queued until the queue is closed, then copies the WAL
-/// into the database file and closes the connection.
-fn writer_loop(conn: Connection, rx: mpsc::Receiver<Job>) -> Result<(), StoreError> {
+/// Runs the writes queued until the queue is closed, then stops the
+/// checkpointer, copies the WAL into the database file and closes the
+/// connection — the last one, so SQLite removes the WAL.
+fn writer_loop(
+    mut conn: Connection,
+    rx: mpsc::Receiver<Job>,
+    checkpointer: JoinHandle<()>,
+) -> Result<(), StoreError> {
     // How many writes the last group took: writers answered together come
     // back together, so the next group waits a moment for as many.
     let mut gathered = 1;
@@ -496,29 +490,17 @@ fn writer_loop(conn: Connection, rx: mpsc::Receiver<Job>) -> Result<(), StoreErr
         run_group(&conn, &mut group);
         gathered = group.taken;
     }
-    last_checkpoint(&conn)?;
-    conn.close().map_err(|(_, e)| StoreError::from(e))
-}
-
-/// How long the writer's last checkpoint waits for the checkpointer's own
-/// to end: as long as the connection's busy timeout.
-const LAST_CHECKPOINT_WAIT: Duration = Duration::from_secs(10);
-
-/// Copies the whole WAL into the database file as the writer stops. The
-/// checkpointer may still be copying what the last group wrote, and SQLite
-/// answers a second checkpoint "busy" at once, without the busy handler: so
-/// this one tries again until that one is done (a shutdown under writers
-/// met it, and `shed` stopped saying it could not close the database).
-fn last_checkpoint(conn: &Connection) -> Result<(), StoreError> {
-    let deadline = Instant::now() + LAST_CHECKPOINT_WAIT;
-    loop {
-        match conn.wal_checkpoint_v2(None::<&str>, CheckpointMode::TRUNCATE) {
-            Err(e) if is_busy(&e) && Instant::now() < deadline => {
-                std::thread::sleep(Duration::from_millis(5))
-            }
-            done => return Ok(done.map(|_| ())?),
-        }
+    // The hook holds the checkpointer's wake-up: without it the
+    // checkpointer ends (finishing a checkpoint it is in, which would
+    // answer the last one below "busy" at once) and closes its connection.
+    // Closed together, two connections can each see the other still open,
+    // and neither removes the WAL.
+    conn.wal_hook(None::<fn(&mut rusqlite::hooks::Wal, i32) -> rusqlite::Result<()>>)?;
+    if checkpointer.join().is_err() {
+        return Err(StoreError::Internal("the checkpointer panicked".into()));
     }
+    conn.wal_checkpoint_v2(None::<&str>, CheckpointMode::TRUNCATE)?;
+    conn.close().map_err(|(_, e)| StoreError::from(e))
 }
 
 /// Whether SQLite answered busy or locked: another connection holds what
