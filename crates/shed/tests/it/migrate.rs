@@ -275,6 +275,20 @@ async fn write_records(store: &Store) {
     };
     store.add_token(token("named")).await.unwrap();
     store
+        .record_refusal(shed_store::activity::NewRefusal {
+            app: "demo/runs".into(),
+            by: you.clone(),
+            via: Some("agent:job-1".into()),
+            through: shed_store::Through {
+                door: "broker".into(),
+                command: Some("log_run".into()),
+                client: Some("job-1".into()),
+            },
+            sentence: "demo/runs.log_run is outside job job-1's scope".into(),
+        })
+        .await
+        .unwrap();
+    store
         .add_job(
             shed_store::secret_hash("job secret"),
             shed_store::JobTerms {
