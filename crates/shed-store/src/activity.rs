@@ -115,7 +115,9 @@ interface! {
         /// [`REFUSALS_PER_SPACE`].
         async fn record_refusal(&self, refusal: NewRefusal) -> Result<(), StoreError>;
         /// A space's refusals newest first, of the apps named in `apps`,
-        /// at most `limit`, older than `before` (an id) when given.
+        /// at most `limit`, older than `before` (an id) when given; none
+        /// older than [`REFUSALS_KEPT_FOR`], though the space's next
+        /// refusal has not yet forgotten them.
         async fn refusals(
             &self,
             space: &str,

@@ -64,6 +64,12 @@ fn marks(from: usize, n: usize) -> String {
     marks.join(", ")
 }
 
+/// When a refusal kept at `now` (microseconds) would be past
+/// [`REFUSALS_KEPT_FOR`]: those older are forgotten.
+fn forgotten_before(now: i64) -> i64 {
+    now - REFUSALS_KEPT_FOR.as_micros() as i64
+}
+
 /// The conditions and values every space's list shares: the space, the
 /// apps the caller may see, an id below `before`; `prefix` the table's
 /// alias. Answers the `WHERE` text and its values.
@@ -137,7 +143,7 @@ impl<B: Records> crate::activity::Activity for B {
 
     async fn record_refusal(&self, refusal: NewRefusal) -> Result<(), StoreError> {
         let now = jiff::Timestamp::now().as_microsecond();
-        let forgotten_before = now - REFUSALS_KEPT_FOR.as_micros() as i64;
+        let forgotten_before = forgotten_before(now);
         self.write_records(async move |t| {
             let space = space_of(&refusal.app);
             t.execute(
@@ -177,9 +183,14 @@ impl<B: Records> crate::activity::Activity for B {
         if apps.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }
-        let (filter, values) = in_space("r", space, apps, before);
-        let sql =
-            format!("SELECT {REFUSAL_COLUMNS} WHERE {filter} ORDER BY r.id DESC LIMIT {limit}");
+        let (filter, mut values) = in_space("r", space, apps, before);
+        // Forgotten on the space's next refusal, and unseen from now on.
+        let now = jiff::Timestamp::now().as_microsecond();
+        values.push(forgotten_before(now).into());
+        let kept = format!("r.at >= ${}", values.len());
+        let sql = format!(
+            "SELECT {REFUSAL_COLUMNS} WHERE {filter} AND {kept} ORDER BY r.id DESC LIMIT {limit}"
+        );
         self.read_all(&sql, &values).await
     }
 }

@@ -4,7 +4,7 @@
 //! bounded per space.
 
 use serde_json::json;
-use shed_store::activity::{Narrow, NewRefusal, REFUSALS_PER_SPACE};
+use shed_store::activity::{Narrow, NewRefusal, REFUSALS_KEPT_FOR, REFUSALS_PER_SPACE};
 use shed_store::{Actor, Through};
 
 use crate::common::fixture;
@@ -220,4 +220,45 @@ async fn refusals_are_kept_bounded_per_space_the_oldest_forgotten_first() {
     let other = vec!["other/runs".to_string()];
     let theirs = f.store.refusals("other", &other, None, 10).await.unwrap();
     assert_eq!(theirs.len(), 1);
+}
+
+// A refusal past REFUSALS_KEPT_FOR is not shown, though no later refusal in
+// its space has yet forgotten it; a fresh one beside it is.
+#[tokio::test]
+async fn a_refusal_older_than_it_is_kept_for_is_not_shown() {
+    let f = fixture().await;
+    let refusal = |sentence: &str| NewRefusal {
+        app: "jeff/runs".into(),
+        by: f.ada.eid.clone(),
+        via: None,
+        through: through("mcp", "log_run", None),
+        sentence: sentence.into(),
+    };
+    f.store.record_refusal(refusal("old")).await.unwrap();
+    let aged = format!(
+        "UPDATE refusals SET at = at - {}",
+        REFUSALS_KEPT_FOR.as_micros() + 1_000_000
+    );
+    match f.database_url() {
+        None => {
+            rusqlite::Connection::open(f._dir.path().join("shed.db"))
+                .unwrap()
+                .execute(&aged, [])
+                .unwrap();
+        }
+        Some(url) => {
+            crate::common::server_client(&url)
+                .await
+                .batch_execute(&aged)
+                .await
+                .unwrap();
+        }
+    }
+    let apps = vec!["jeff/runs".to_string()];
+    let shown = f.store.refusals("jeff", &apps, None, 10).await.unwrap();
+    assert!(shown.is_empty(), "{shown:?}");
+    f.store.record_refusal(refusal("new")).await.unwrap();
+    let shown = f.store.refusals("jeff", &apps, None, 10).await.unwrap();
+    let sentences: Vec<&str> = shown.iter().map(|r| r.sentence.as_str()).collect();
+    assert_eq!(sentences, ["new"]);
 }
