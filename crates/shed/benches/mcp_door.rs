@@ -9,10 +9,12 @@
 //! what one takes in the data folder: one-at-a-time writers can do no better
 //! than (clients ÷ that time) however fast the server is.
 //!
-//! Beside each phase's figures it prints the CPU time the server process and
-//! this bench's clients spent per call (from /proc): on a
-//! shared, noisy machine the wall-clock rates move with the load, the CPU
-//! per call much less.
+//! Beside each phase's figures it prints the CPU time the server process,
+//! this bench's clients and the database (every `postgres` process on the
+//! machine) spent per call, from /proc: on a shared, noisy machine the
+//! wall-clock rates move with the load, the CPU per call much less. And how
+//! idle the machine's cores were over the phase: idle cores under load mean
+//! the calls wait on something one after another.
 //!
 //! With a PostgreSQL server named (`-- --database URL`, or
 //! SHED_BENCH_DATABASE: `postgres://user:password@host:port/postgres`), the
@@ -138,14 +140,59 @@ async fn phase(
 fn process_cpu(pid: u32) -> Duration {
     let stat =
         std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("the server's /proc stat");
-    // The fields after the command name, which is in parentheses.
-    let after = &stat[stat.rfind(')').expect("a stat line") + 2..];
-    let fields: Vec<&str> = after.split(' ').collect();
+    stat_cpu(&stat).1
+}
+
+/// A `/proc/<pid>/stat` line's command name and CPU time (user + system).
+fn stat_cpu(stat: &str) -> (&str, Duration) {
+    // The command name is in parentheses; the fields follow it.
+    let (open, close) = (
+        stat.find('(').unwrap_or(0),
+        stat.rfind(')').expect("a stat line"),
+    );
+    let fields: Vec<&str> = stat[close + 2..].split(' ').collect();
     let ticks: u64 =
         fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime");
+    let time = Duration::from_secs_f64(ticks as f64 / clock_ticks_per_second() as f64);
+    (&stat[open + 1..close], time)
+}
+
+fn clock_ticks_per_second() -> u64 {
     // SAFETY: sysconf only reads a configuration value.
-    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as u64;
-    Duration::from_secs_f64(ticks as f64 / per_second as f64)
+    unsafe { libc::sysconf(libc::_SC_CLK_TCK) as u64 }
+}
+
+/// CPU time every process named `postgres` on this machine has used so far:
+/// the database's own share of the cores, when its server runs here (as the
+/// bench's loopback cluster does; 0 when it runs elsewhere).
+fn database_cpu() -> Duration {
+    let Ok(processes) = std::fs::read_dir("/proc") else {
+        return Duration::ZERO;
+    };
+    processes
+        .flatten()
+        .filter_map(|entry| std::fs::read_to_string(entry.path().join("stat")).ok())
+        .map(|stat| match stat_cpu(&stat) {
+            ("postgres", time) => time,
+            _ => Duration::ZERO,
+        })
+        .sum()
+}
+
+/// The machine's idle and total CPU time so far, in clock ticks over every
+/// core (`/proc/stat`'s first line).
+fn machine_ticks() -> (u64, u64) {
+    let stat = std::fs::read_to_string("/proc/stat").expect("/proc/stat");
+    let ticks: Vec<u64> = stat
+        .lines()
+        .next()
+        .expect("a cpu line")
+        .split_whitespace()
+        .skip(1)
+        .map(|n| n.parse().expect("a tick count"))
+        .collect();
+    // idle and iowait are the 4th and 5th.
+    (ticks[3] + ticks[4], ticks.iter().sum())
 }
 
 /// CPU time this bench process (its clients) has used so far.
@@ -176,19 +223,25 @@ async fn measured(
 ) -> f64 {
     let servers_cpu = || -> Duration { servers.iter().map(|s| process_cpu(s.child.id())).sum() };
     let (server_before, own_before) = (servers_cpu(), own_cpu());
+    let (database_before, machine_before) = (database_cpu(), machine_ticks());
     let statements_before = beside.statements.and_then(Statements::count);
     let outcome = phase(servers, load, seconds, make).await;
     let calls = outcome.0.max(1) as f64;
     let rate = outcome.0 as f64 / outcome.1.as_secs_f64();
     let server_cpu = (servers_cpu() - server_before).as_secs_f64() / calls;
     let client_cpu = (own_cpu() - own_before).as_secs_f64() / calls;
+    let database_cpu = (database_cpu() - database_before).as_secs_f64() / calls;
+    let machine = machine_ticks();
+    let idle = (machine.0 - machine_before.0) as f64 / (machine.1 - machine_before.1).max(1) as f64;
     let statements_after = beside.statements.and_then(Statements::count);
     report(what, outcome);
     println!(
-        "{:<24} CPU per call: server {:>6.0} µs, clients {:>6.0} µs",
+        "{:<24} CPU per call: server {:>6.0} µs, clients {:>6.0} µs, database {:>6.0} µs; machine {:.0} % idle",
         "",
         server_cpu * 1e6,
-        client_cpu * 1e6
+        client_cpu * 1e6,
+        database_cpu * 1e6,
+        idle * 100.0
     );
     if let (Some(before), Some(after)) = (statements_before, statements_after) {
         let commits = after.commits.saturating_sub(before.commits);
