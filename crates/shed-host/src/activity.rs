@@ -32,6 +32,12 @@ use crate::registry::{LiveApp, Snapshot};
 use crate::texts::count;
 use crate::{Answer, Caller, Host, HostError};
 
+/// The agent job a write's `via` names (`agent:job-3` → `job-3`), if it
+/// names one: the job an agent's write was made through.
+pub fn job_of(via: Option<&str>) -> Option<&str> {
+    via.and_then(|via| via.strip_prefix("agent:"))
+}
+
 /// The most writes one page of activity shows: a screenful a person reads,
 /// and `limit + 1` rows per space read by index.
 pub const ACTIVITY_PAGE_WRITES: usize = 50;

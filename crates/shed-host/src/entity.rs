@@ -97,8 +97,9 @@ impl Host {
 
 /// One version as a line: `version 2 — jeff/runs@7 at <time> by @ada
 /// (agent:job-3) through broker log_run: jog.miles 5 → 6; alias "tue" →
-/// null` (the door and command where its write kept them; each value as
-/// JSON).
+/// null` (the door, command and client where its write kept them — `from
+/// Claude (claimed)` after the command, unless the client is the job `via`
+/// names; each value as JSON).
 fn version_line(version: &Version) -> String {
     let stamp = &version.stamp;
     let via = stamp
@@ -115,7 +116,14 @@ fn version_line(version: &Version) -> String {
                 .as_ref()
                 .map(|c| format!(" {c}"))
                 .unwrap_or_default();
-            format!(" through {}{command}", t.door)
+            // A job's client is the job its `via` already names.
+            let client = t
+                .client
+                .as_ref()
+                .filter(|client| crate::activity::job_of(stamp.via.as_deref()) != Some(client))
+                .map(|client| format!(" from {client}"))
+                .unwrap_or_default();
+            format!(" through {}{command}{client}", t.door)
         })
         .unwrap_or_default();
     let changed: Vec<String> = version

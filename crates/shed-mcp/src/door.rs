@@ -295,7 +295,8 @@ impl ServerHandler for Door {
         let _timed = Timed::tool(&request.name);
         // The name the client gives itself, for its writes' activity: in
         // the request's `_meta` (2026-07-28), or in its `initialize`
-        // (earlier versions).
+        // (earlier versions). A sessionless request's peer is one rmcp
+        // makes up, with rmcp's own name: that is no client's claim.
         let claimed = context
             .meta
             .client_info()
@@ -304,7 +305,9 @@ impl ServerHandler for Door {
                 context
                     .peer
                     .peer_info()
-                    .map(|info| info.client_info.name.clone())
+                    .map(|info| info.client_info.clone())
+                    .filter(|client| *client != Implementation::default())
+                    .map(|client| client.name)
             });
         let caller = match self.caller(&context.extensions).await {
             Ok(caller) => caller.with_claimed_client(claimed.as_deref()),

@@ -16,7 +16,7 @@ use axum::extract::{Form, Path, Query, State};
 use axum::response::Response;
 use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use shed_host::activity::{
-    ActivityNarrow, ActivityPage, ActivityScope, RefusalRecord, Through, WriteRecord,
+    ActivityNarrow, ActivityPage, ActivityScope, RefusalRecord, Through, WriteRecord, job_of,
 };
 use shed_host::{Caller, HostError, Person};
 
@@ -309,11 +309,6 @@ fn query_of(narrow: &ActivityNarrow, before: Option<i64>) -> String {
         pairs.push(format!("before={before}"));
     }
     pairs.join("&")
-}
-
-/// The job an agent's `via` names (`agent:job-3` → `job-3`).
-pub(super) fn job_of(via: Option<&str>) -> Option<&str> {
-    via.and_then(|via| via.strip_prefix("agent:"))
 }
 
 /// Who acted, as a row's sentence starts: the agent job, else `@handle`.

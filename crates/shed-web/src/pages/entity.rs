@@ -17,11 +17,12 @@ use shed_host::app_data::{Cell, Changed, Edge, Version, cell, components_of};
 use shed_host::entity::EntityView;
 use shed_host::{Caller, Person};
 
-use super::activity::{UndoChoice, entity_path, job_of, moment, undo_button, undo_posted};
+use super::activity::{UndoChoice, entity_path, moment, undo_button, undo_posted};
 use super::apps::app_page_path;
 use super::{Here, Outcome, Posted, Visited, header_html};
 use crate::door::Door;
 use crate::reply::{escape, product_page, status_of};
+use shed_host::activity::job_of;
 
 /// `GET /spaces/<space>/apps/<app>/data/<eid>`.
 pub(super) async fn entity(

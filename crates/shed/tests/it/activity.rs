@@ -1,5 +1,5 @@
 //! What agents did, black-box: a write through MCP (a client naming
-//! itself in `_meta`), one through the broker by an agent job, one through
+//! itself in `_meta`, and one naming itself nowhere), one through the broker by an agent job, one through
 //! the page api — each on `shed activity` with its person, agent or client,
 //! door and command; a job's call outside its scope listed as refused with
 //! its sentence and no argument value; another space's private app's
@@ -121,6 +121,55 @@ async fn each_door_s_write_is_on_the_activity_with_who_and_how_and_a_refusal_bes
         job.contains("demo/runs@2") && !job.contains("demo/runs@1"),
         "{job}"
     );
+    // A client that names itself nowhere is named by nobody (not by the
+    // name rmcp gives a sessionless request's peer).
+    let unnamed = json!({
+        "name": "command",
+        "arguments": { "name": "log_run", "app": "demo/runs",
+                       "args": { "who": "Ed", "miles": 6, "at": "2026-09-03" } }
+    });
+    let answer = shed
+        .mcp_request(&token, "tools/call", "command", unnamed)
+        .await;
+    assert!(answer["result"]["isError"] != json!(true), "{answer}");
+    let eds = shed.shed(&["activity", "--as", "ed", "--space", "demo"]);
+    let unnamed_row = eds
+        .lines()
+        .find(|line| line.contains(" demo/runs@4 "))
+        .unwrap_or_else(|| panic!("{eds}"));
+    assert_eq!(
+        unnamed_row
+            .split_whitespace()
+            .skip(3)
+            .take(4)
+            .collect::<Vec<_>>(),
+        ["demo/runs@4", "@ed", "-", "mcp"],
+        "{eds}"
+    );
+
+    // An entity's history names the client too, and a job's only once.
+    let history = |write: &str| {
+        let eid = seen
+            .lines()
+            .find(|line| line.contains(&format!(" {write} ")))
+            .and_then(|line| line.split_whitespace().last())
+            .unwrap_or_else(|| panic!("{seen}"));
+        shed.shed(&["entity", "demo/runs", eid, "--as", "ada"])
+    };
+    let by_client = history("demo/runs@1");
+    assert!(
+        by_client.contains(" by @ed through mcp log_run from Test client (claimed): "),
+        "{by_client}"
+    );
+    let by_job = history("demo/runs@2");
+    assert!(
+        by_job.contains(&format!(
+            " by @ada (agent:{}) through broker log_run: ",
+            job_name(&shed)
+        )),
+        "{by_job}"
+    );
+
     // Sam belongs to no space of demo's: none of it is on his activity,
     // and asking for demo's is asking for a space that is not his.
     let sams = shed.shed(&["activity", "--as", "sam"]);
