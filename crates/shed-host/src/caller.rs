@@ -9,6 +9,11 @@ use shed_store::lifecycle::Generation;
 use shed_store::platform::Membership;
 
 pub use crate::suggest::Door;
+use crate::texts::is_plain;
+
+/// The most characters of the name a client gives itself that its writes
+/// keep (an OAuth client's registered name has the same bound).
+const MOST_CLAIMED_CHARS: usize = 100;
 
 /// An agent's door, for [`Caller::door`].
 static AGENT_DOOR: Door = Door::Agent;
@@ -142,10 +147,22 @@ impl Caller {
     }
 
     /// The caller with `client` as the client it calls through, unless
-    /// its credential named one already (an OAuth grant's client).
+    /// its credential named one already (an OAuth grant's client). The
+    /// name is the client's own word, so it is kept plain ([`is_plain`]:
+    /// what is not is left out) and cut to [`MOST_CLAIMED_CHARS`], as a
+    /// registered client's name is bounded; a name with nothing plain in
+    /// it names no client.
     pub fn with_claimed_client(mut self, claimed: Option<&str>) -> Caller {
-        if let (Caller::Person { client, .. }, Some(name)) = (&mut self, claimed)
+        let plain = claimed.map(|name| {
+            let kept: String = name.chars().filter(|c| is_plain(*c)).collect();
+            kept.trim()
+                .chars()
+                .take(MOST_CLAIMED_CHARS)
+                .collect::<String>()
+        });
+        if let (Caller::Person { client, .. }, Some(name)) = (&mut self, plain)
             && client.is_none()
+            && !name.is_empty()
         {
             *client = Some(format!("{name} (claimed)"));
         }
@@ -273,5 +290,38 @@ impl FromStr for Access {
 impl fmt::Display for Access {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn claimed(name: &str) -> Option<String> {
+        let ada = Person {
+            eid: "p-ada".into(),
+            handle: "ada".into(),
+            name: "Ada".into(),
+        };
+        match Caller::signed_in(ada, None, Door::Mcp).with_claimed_client(Some(name)) {
+            Caller::Person { client, .. } => client,
+            _ => None,
+        }
+    }
+
+    // A client's own name reaches a page or a terminal: its controls and
+    // reordering characters are left out, its length bounded.
+    #[test]
+    fn a_claimed_name_is_kept_plain_and_bounded() {
+        assert_eq!(
+            claimed("Evil\u{1b}[31m\u{202e}Red\n").as_deref(),
+            Some("Evil[31mRed (claimed)")
+        );
+        let long = claimed(&"a".repeat(300)).unwrap();
+        assert_eq!(
+            long,
+            format!("{} (claimed)", "a".repeat(MOST_CLAIMED_CHARS))
+        );
+        assert_eq!(claimed("\u{1b}\u{2066} "), None);
     }
 }

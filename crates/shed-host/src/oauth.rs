@@ -313,8 +313,9 @@ fn checked_client(
         )));
     }
     let name = name.map(str::trim).filter(|n| !n.is_empty());
-    if name.is_some_and(|n| n.chars().count() > MOST_NAME_CHARS || n.chars().any(char::is_control))
-    {
+    if name.is_some_and(|n| {
+        n.chars().count() > MOST_NAME_CHARS || !n.chars().all(crate::texts::is_plain)
+    }) {
         return Err(OAuthError::InvalidClientMetadata(format!(
             "client_name is up to {MOST_NAME_CHARS} plain characters"
         )));
@@ -730,6 +731,26 @@ fn check_redeemed(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // A client's name is shown on the activity, the consent page and the
+    // terminal: one that holds a control or a reordering character, or is
+    // too long, is refused with the sentence that says what to send.
+    #[test]
+    fn a_client_name_is_plain_and_bounded() {
+        let register = |name: &str| {
+            checked_client("c".into(), Some(name), vec!["https://a.example/cb".into()])
+                .map(|client| client.name)
+                .map_err(|refusal| refusal.to_string())
+        };
+        assert_eq!(register("  Claude  ").as_deref(), Ok("Claude"));
+        for bad in ["Evil\u{1b}[2J", "Good\u{202e}dab", &"a".repeat(101)] {
+            let refused = register(bad).unwrap_err();
+            assert!(
+                refused.contains("client_name is up to 100 plain characters"),
+                "{refused}"
+            );
+        }
+    }
 
     #[test]
     fn redirects_are_https_or_loopback_and_match_exactly_but_a_loopback_port() {

@@ -9,6 +9,15 @@ pub(crate) const NO_APPS_YET: &str = "no apps yet — app_deploy makes one";
 /// How many names a sentence lists before it says "and N more".
 const LISTED: usize = 12;
 
+/// Whether a character of a name a caller chose may be shown as it is, on
+/// a page or a terminal: not a control character, and not one of Unicode's
+/// bidirectional formatting characters (which reorder the text around
+/// them, so what a person reads is not what the name holds).
+pub(crate) fn is_plain(c: char) -> bool {
+    !c.is_control()
+        && !matches!(c, '\u{61c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
 /// `1 entity`, `2 entities`; `1 row`, `12 rows`.
 pub(crate) fn count(n: usize, one: &str, many: &str) -> String {
     if n == 1 {
