@@ -26,8 +26,8 @@ use crate::door::Door;
 use crate::pages::apps::{app_page_path, code_list};
 use crate::pages::moments::ago_text;
 use crate::pages::space::space_page;
-use crate::pages::{Here, Outcome, Posted, Visited, fields, header_html, required};
-use crate::reply::{escape, product_page, status_of};
+use crate::pages::{Here, Outcome, Posted, Visited, fields, header_html, refusal_page, required};
+use crate::reply::{escape, product_page};
 
 /// The app page's routes; its forms post under its own address.
 pub(crate) fn router(door: Arc<Door>) -> Router {
@@ -70,15 +70,8 @@ async fn app_page(
     let overview = match door.host.app_overview(caller, &name).await {
         Ok(overview) => overview,
         Err(error) => {
-            let status = status_of(&error);
-            let mut body = said.html();
-            body.push_str(&Outcome::Refused(error).html());
-            body.push_str(&format!(
-                "<p><a href=\"/spaces/{}\">Back to {}</a></p>\n",
-                escape(space),
-                escape(space)
-            ));
-            return product_page(status, &name, &header, &body);
+            let back = (format!("/spaces/{space}"), format!("Back to {space}"));
+            return refusal_page(&name, &header, said, error, Some((&back.0, &back.1)));
         }
     };
     let body = format!("{}{}", said.html(), overview_html(&overview));

@@ -7,7 +7,7 @@
 //! stderr and exits non-zero.
 
 use clap::Args;
-use shed_host::activity::{ActivityNarrow, ActivityPage, ActivityScope};
+use shed_host::activity::{ActivityNarrow, ActivityPage, ActivityScope, Through};
 use shed_host::{Host, HostError};
 
 use crate::table::{count, table, time};
@@ -106,11 +106,7 @@ fn activity_text(page: &ActivityPage) -> String {
                 format!("{}@{}", w.app, w.version),
                 format!("@{}", w.by.handle),
                 agent.unwrap_or_else(|| "-".into()),
-                format!(
-                    "{} {}",
-                    w.through.door,
-                    w.through.command.as_deref().unwrap_or("-")
-                ),
+                through(&w.through),
                 w.entities.join(" "),
             ]
         })
@@ -133,11 +129,7 @@ fn activity_text(page: &ActivityPage) -> String {
                     r.app.clone(),
                     format!("@{}", r.by.handle),
                     r.via.clone().unwrap_or_else(|| "-".into()),
-                    format!(
-                        "{} {}",
-                        r.through.door,
-                        r.through.command.as_deref().unwrap_or("-")
-                    ),
+                    through(&r.through),
                     r.sentence.clone(),
                 ]
             })
@@ -153,6 +145,13 @@ fn activity_text(page: &ActivityPage) -> String {
         ));
     }
     text
+}
+
+/// The THROUGH cell: the door and the command (`mcp log_run`), `-` for
+/// no command.
+fn through(through: &Through) -> String {
+    let command = through.command.as_deref().unwrap_or("-");
+    format!("{} {command}", through.door)
 }
 
 /// Runs `shed undo` on the data in `place`.

@@ -22,9 +22,11 @@ use shed_host::{Caller, HostError, Person};
 
 use super::apps::app_page_path;
 use super::moments::ago_text;
-use super::{ACTIVITY_PATH, Here, Outcome, Posted, Visited, fields, header_html, required};
+use super::{
+    ACTIVITY_PATH, Here, Outcome, Posted, Visited, fields, header_html, refusal_page, required,
+};
 use crate::door::Door;
-use crate::reply::{escape, product_page, status_of};
+use crate::reply::{escape, product_page};
 
 /// The most entities a row of activity links to; past it, how many more.
 pub(crate) const ENTITY_LINKS_SHOWN: usize = 8;
@@ -200,11 +202,7 @@ async fn activity_page(
             let body = format!("{}{}", said.html(), page_html(scope, &path, &narrow, &page));
             product_page(said.status(), &title, &header, &body)
         }
-        Err(error) => {
-            let status = status_of(&error);
-            let body = format!("{}{}", said.html(), Outcome::Refused(error).html());
-            product_page(status, &title, &header, &body)
-        }
+        Err(error) => refusal_page(&title, &header, said, error, None),
     }
 }
 

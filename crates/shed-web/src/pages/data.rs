@@ -20,7 +20,7 @@ use shed_host::app_data::{AppData, Cell, DataKind, DataRow, DataRows, RowStamp};
 
 use super::activity::{entity_path, moment};
 use super::apps::app_page_path;
-use super::{Here, Outcome, Visited, header_html};
+use super::{Here, Outcome, Visited, header_html, refusal_page};
 use crate::door::Door;
 use crate::reply::{escape, product_page, status_of};
 
@@ -72,14 +72,14 @@ pub(super) async fn data(
             product_page(status, &format!("Data of {}", data.title), &header, &body)
         }
         Err(error) => {
-            let status = status_of(&error);
-            let mut body = Outcome::Refused(error).html();
-            body.push_str(&format!(
-                "<p><a href=\"{}\">Back to {}</a></p>\n",
-                app_page_path(&name),
-                escape(&name)
-            ));
-            product_page(status, &title, &header, &body)
+            let back = (app_page_path(&name), format!("Back to {name}"));
+            refusal_page(
+                &title,
+                &header,
+                Outcome::Nothing,
+                error,
+                Some((&back.0, &back.1)),
+            )
         }
     }
 }

@@ -19,9 +19,9 @@ use shed_host::{Caller, Person};
 
 use super::activity::{UndoChoice, entity_path, moment, undo_button, undo_posted};
 use super::apps::app_page_path;
-use super::{Here, Outcome, Posted, Visited, header_html};
+use super::{Here, Outcome, Posted, Visited, header_html, refusal_page};
 use crate::door::Door;
-use crate::reply::{escape, product_page, status_of};
+use crate::reply::{escape, product_page};
 use shed_host::activity::job_of;
 
 /// `GET /spaces/<space>/apps/<app>/data/<eid>`.
@@ -68,15 +68,17 @@ async fn entity_page(
     let view = match door.host.entity(caller, app, eid).await {
         Ok(answer) => answer.data,
         Err(error) => {
-            let status = status_of(&error);
-            let mut body = said.html();
-            body.push_str(&Outcome::Refused(error).html());
-            body.push_str(&format!(
-                "<p><a href=\"{}/data\">Back to the data of {}</a></p>\n",
-                app_page_path(app),
-                escape(app)
-            ));
-            return product_page(status, &format!("Entity of {app}"), &header, &body);
+            let back = (
+                format!("{}/data", app_page_path(app)),
+                format!("Back to the data of {app}"),
+            );
+            return refusal_page(
+                &format!("Entity of {app}"),
+                &header,
+                said,
+                error,
+                Some((&back.0, &back.1)),
+            );
         }
     };
     let components = view.now.as_ref().map(components_of).unwrap_or_default();

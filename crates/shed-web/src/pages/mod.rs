@@ -50,7 +50,7 @@ use crate::PAGES_JS_PATH;
 use crate::caller::WebCaller;
 use crate::door::Door;
 use crate::files::answer;
-use crate::reply::{escape, sign_in_page, status_of};
+use crate::reply::{escape, product_page, sign_in_page, status_of};
 use account::{account, end_session, remove_passkey, revoke, sign_out};
 use agents::{agents, end_job};
 use home::make_token;
@@ -142,6 +142,29 @@ impl Outcome {
             ),
         }
     }
+}
+
+/// A page the host refused to show: what a form did first (`said`) on
+/// top, the refusal's sentence, and — where there is one — a link `back`
+/// (its address and words); its status is the refusal's.
+pub(crate) fn refusal_page(
+    title: &str,
+    header: &str,
+    said: Outcome,
+    error: HostError,
+    back: Option<(&str, &str)>,
+) -> Response {
+    let status = status_of(&error);
+    let mut body = said.html();
+    body.push_str(&Outcome::Refused(error).html());
+    if let Some((address, words)) = back {
+        body.push_str(&format!(
+            "<p><a href=\"{}\">{}</a></p>\n",
+            escape(address),
+            escape(words)
+        ));
+    }
+    product_page(status, title, header, &body)
 }
 
 /// Which page a header marks as the one shown.
