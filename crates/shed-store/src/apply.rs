@@ -176,6 +176,9 @@ struct Writing<'a, W: Writes> {
     last_num: i64,
     /// The app data version this apply will commit as.
     app_version: i64,
+    /// The bytes of history its bundles kept so far
+    /// ([`crate::wire::MAX_WRITE_BYTES`] at most).
+    kept: usize,
 }
 
 /// Writes an apply's bundles (read by [`crate::wire::read`]) through `w`,
@@ -188,6 +191,7 @@ pub(crate) async fn apply<W: Writes>(
     bundles: &[Bundle],
     expect: Option<u64>,
 ) -> Result<(Applied, bool), StoreError> {
+    crate::wire::check_values(bundles)?;
     let row = w.open(app).await?;
     let version = row.version;
     if let Some(n) = expect
@@ -218,6 +222,7 @@ pub(crate) async fn apply<W: Writes>(
         touched: HashMap::new(),
         last_num: row.last_num,
         app_version: version + 1,
+        kept: 0,
     };
     let mut entities: Vec<String> = Vec::new();
     for (step, bundle) in bundles.iter().enumerate() {
@@ -336,6 +341,23 @@ impl<W: Writes> Writing<'_, W> {
         Ok(Sql::Text(self.resolve(&target).await?))
     }
 
+    /// Why a bundle's entity is not there to write, live (or, reviving,
+    /// tombstoned): a writer who read it (`was`) and finds it tombstoned
+    /// (or revived) since conflicts, as for any change since; else there is
+    /// no such entity.
+    async fn not_as_read(&self, target: &Target, b: &Bundle) -> Result<StoreError, StoreError> {
+        if let (Some(was), Target::Eid(_)) = (b.was, target)
+            && let Some((_, _, version)) = self.w.find(self.app_id, target, !b.revive).await?
+        {
+            let now = if b.revive { "revived" } else { "tombstoned" };
+            return Ok(StoreError::Conflict(format!(
+                "{} changed since you read it — {now} (version {version}, you had {was})",
+                target.given()
+            )));
+        }
+        Ok(self.no_entity(target.given()))
+    }
+
     /// Marks the entity written by this apply: +1 version and `updated` the first time.
     async fn touch(&mut self, eid: &str, id: i64, version: i64) -> Result<(), StoreError> {
         if self.touched.contains_key(eid) {
@@ -388,11 +410,10 @@ impl<W: Writes> Writing<'_, W> {
                 }
             }
             target => {
-                let (id, eid, version) = self
-                    .w
-                    .find(self.app_id, target, b.revive)
-                    .await?
-                    .ok_or_else(|| self.no_entity(target.given()))?;
+                let Some((id, eid, version)) = self.w.find(self.app_id, target, b.revive).await?
+                else {
+                    return Err(self.not_as_read(target, b).await?);
+                };
                 let before = self.touched.get(&eid).map(|t| t.before).unwrap_or(version);
                 if let Some(was) = b.was
                     && was as i64 != before
@@ -455,6 +476,9 @@ impl<W: Writes> Writing<'_, W> {
             Some(t) => t.before + 1,
             None => 1,
         };
+        let change = Value::Object(change).to_string();
+        self.kept += change.len();
+        crate::wire::check_write(self.kept)?;
         let entry = "INSERT INTO ec_history(entity, app_version, step, version, at, by, via, change) VALUES($1, $2, $3, $4, $5, $6, $7, $8)";
         let values = vec![
             id.into(),
@@ -464,7 +488,7 @@ impl<W: Writes> Writing<'_, W> {
             self.now.into(),
             self.actor.person.as_str().into(),
             self.actor.via.clone().into(),
-            Value::Object(change).to_string().into(),
+            change.into(),
         ];
         self.w.run(entry, values).await?;
         Ok(eid)

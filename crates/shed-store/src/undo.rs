@@ -21,10 +21,19 @@ use crate::{Actor, Applied, Backend, Person, Store, StoreError, Through};
 
 /// The most versions of an entity its read answers, newest first: an
 /// entity written a million times still answers a page's worth.
-pub const VERSIONS_SHOWN: usize = 200;
+pub const VERSIONS_SHOWN: usize = 50;
 
 /// The most edges an entity's read answers each way (out, in).
 pub const EDGES_SHOWN: usize = 200;
+
+/// The most older entries of an entity's history read, newest first, to
+/// find the values its oldest shown versions (or an undo) changed from.
+pub const HISTORY_LOOKBACK: usize = 100;
+
+/// The most versions of an entity after a write that an undo of the write
+/// reads to see whether they left it as the write did; more are a change
+/// since.
+pub const UNDO_LATER_VERSIONS: usize = 20;
 
 /// How many times an undo is planned and written again when another write
 /// changed one of its entities between its read and its write; past it the
@@ -42,6 +51,10 @@ pub struct Changed {
     pub before: Value,
     /// Its value after.
     pub after: Value,
+    /// Whether its value before is older than the history read
+    /// ([`HISTORY_LOOKBACK`]): `before` is then null, not its value.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub before_unread: bool,
 }
 
 /// Who wrote an entity first or last, and when.
@@ -194,6 +207,7 @@ fn changes(before: &Shape, after: &Shape) -> Vec<Changed> {
                 field,
                 before,
                 after,
+                before_unread: false,
             });
         }
     };
@@ -342,6 +356,312 @@ fn alias_last(mut bundle: Bundle, has_alias: bool) -> (Option<Bundle>, Option<Bu
     ((!writes_nothing(&bundle)).then_some(bundle), Some(last))
 }
 
+/// One part of an entity's shape that a history entry sets whole: what an
+/// entry says of it is its value after, whatever came before.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Part {
+    Alias,
+    Tombstoned,
+    /// Whether it wears a component.
+    Worn(String),
+    /// One column of a component.
+    Column(String, String),
+    /// Every column of a component: set only by its removal.
+    Whole(String),
+    /// An edge out: (rel, eid).
+    Edge(String, String),
+}
+
+/// The parts a history entry's `change` sets.
+fn parts(change: &Value) -> Vec<Part> {
+    let Value::Object(change) = change else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (key, value) in change {
+        match key.as_str() {
+            "entity" => {}
+            "tombstone" => {
+                out.push(Part::Tombstoned);
+                if value.is_object() {
+                    out.push(Part::Alias);
+                }
+            }
+            "alias" if !value.is_object() => out.push(Part::Alias),
+            "edges" => out.extend(value.as_array().into_iter().flatten().filter_map(|edge| {
+                Some(Part::Edge(
+                    edge["rel"].as_str()?.to_string(),
+                    edge["to"].as_str()?.to_string(),
+                ))
+            })),
+            component => {
+                out.push(Part::Worn(component.to_string()));
+                match value {
+                    Value::Object(columns) => out.extend(
+                        columns
+                            .keys()
+                            .map(|c| Part::Column(component.to_string(), c.clone())),
+                    ),
+                    _ => out.push(Part::Whole(component.to_string())),
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Parts whose value is not known yet at some point of the history.
+#[derive(Default)]
+struct Open(BTreeSet<Part>);
+
+impl Open {
+    /// What an entry tells of them: each part it sets is known after it (a
+    /// component removed tells every column of it).
+    fn close(&mut self, change: &Value) {
+        for part in parts(change) {
+            if let Part::Whole(c) = &part {
+                self.0
+                    .retain(|p| !matches!(p, Part::Worn(x) | Part::Column(x, _) if x == c));
+            }
+            self.0.remove(&part);
+        }
+    }
+
+    /// Whether a field a version shows depends on a part still open.
+    fn hides(&self, changed: &Changed) -> bool {
+        let field = changed.field.as_str();
+        if let Some(rel) = field.strip_prefix("edges.") {
+            let eid = changed.before.as_str().or(changed.after.as_str());
+            return eid.is_some_and(|eid| {
+                self.0
+                    .contains(&Part::Edge(rel.to_string(), eid.to_string()))
+            });
+        }
+        self.0
+            .iter()
+            .any(|part| match (part, field.split_once('.')) {
+                (Part::Alias, None) => field == "alias",
+                (Part::Tombstoned, None) => field == "tombstoned",
+                (Part::Worn(c) | Part::Whole(c) | Part::Column(c, _), None) => c == field,
+                (Part::Column(c, col), Some((name, column))) => c == name && col == column,
+                _ => false,
+            })
+    }
+
+    /// The field an open part shows as, with its value in `shape`, where
+    /// `changed` does not show it already.
+    fn unshown(part: &Part, shape: &Shape, changed: &[Changed]) -> Option<Changed> {
+        let (field, after) = match part {
+            Part::Alias => ("alias".to_string(), json!(shape.alias)),
+            Part::Tombstoned => ("tombstoned".to_string(), json!(shape.tombstoned)),
+            Part::Worn(c) | Part::Whole(c) => (
+                c.clone(),
+                shape
+                    .components
+                    .get(c)
+                    .map_or(Value::Null, |m| Value::Object(m.clone())),
+            ),
+            Part::Column(c, col) => (
+                format!("{c}.{col}"),
+                shape
+                    .components
+                    .get(c)
+                    .and_then(|m| m.get(col))
+                    .cloned()
+                    .unwrap_or_default(),
+            ),
+            Part::Edge(rel, eid) => (
+                format!("edges.{rel}"),
+                if shape.edges.contains(&(rel.clone(), eid.clone())) {
+                    json!(eid)
+                } else {
+                    Value::Null
+                },
+            ),
+        };
+        let component = match part {
+            Part::Worn(c) | Part::Whole(c) | Part::Column(c, _) => Some(c.as_str()),
+            _ => None,
+        };
+        let shown = changed.iter().any(|c| {
+            c.field == field
+                || component.is_some_and(|name| {
+                    c.field == name || (field == name && c.field.starts_with(&format!("{name}.")))
+                })
+        });
+        (!shown).then_some(Changed {
+            field,
+            before: Value::Null,
+            after,
+            before_unread: true,
+        })
+    }
+}
+
+/// The part of an older entry's `change` that tells something of the
+/// parts `open` still needs (`seen`: columns of a component whose every
+/// column is needed, already kept from a newer entry).
+fn needed_of(change: &Value, open: &Open, seen: &BTreeSet<(String, String)>) -> Map<String, Value> {
+    let needs = |part: &Part| open.0.contains(part);
+    let mut kept = Map::new();
+    let Value::Object(change) = change else {
+        return kept;
+    };
+    for (key, value) in change {
+        let keep = match key.as_str() {
+            "entity" => None,
+            "tombstone" => (needs(&Part::Tombstoned) || (value.is_object() && needs(&Part::Alias)))
+                .then(|| value.clone()),
+            "alias" if !value.is_object() => needs(&Part::Alias).then(|| value.clone()),
+            "edges" => {
+                let edges: Vec<Value> = value
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter(|e| match (e["rel"].as_str(), e["to"].as_str()) {
+                        (Some(rel), Some(to)) => {
+                            needs(&Part::Edge(rel.to_string(), to.to_string()))
+                        }
+                        _ => false,
+                    })
+                    .cloned()
+                    .collect();
+                (!edges.is_empty()).then_some(Value::Array(edges))
+            }
+            component => {
+                let c = component.to_string();
+                let whole = needs(&Part::Whole(c.clone()));
+                let any = whole
+                    || needs(&Part::Worn(c.clone()))
+                    || open
+                        .0
+                        .iter()
+                        .any(|p| matches!(p, Part::Column(x, _) if *x == c));
+                match value {
+                    Value::Object(columns) => {
+                        let columns: Map<String, Value> = columns
+                            .iter()
+                            .filter(|(col, _)| {
+                                needs(&Part::Column(c.clone(), (*col).clone()))
+                                    || (whole && !seen.contains(&(c.clone(), (*col).clone())))
+                            })
+                            .map(|(col, v)| (col.clone(), v.clone()))
+                            .collect();
+                        (any || !columns.is_empty()).then_some(Value::Object(columns))
+                    }
+                    _ => any.then_some(Value::Null),
+                }
+            }
+        };
+        if let Some(keep) = keep {
+            kept.insert(key.clone(), keep);
+        }
+    }
+    kept
+}
+
+/// An entity's shape just before a point of its history, as far as the
+/// parts needed go: the parts never needed are as the entity is now (its
+/// row's alias and tombstone) or absent — alike before and after, so no
+/// version shows them and no undo writes them.
+struct Base {
+    shape: Shape,
+    /// The needed parts older than [`HISTORY_LOOKBACK`] entries: unread.
+    unread: Open,
+}
+
+/// An older entry, as the walk back reads it.
+struct Older {
+    app_version: i64,
+    step: i64,
+    change: Value,
+}
+
+impl FromRow for Older {
+    fn from_row(r: Row) -> Result<Older, StoreError> {
+        Ok(Older {
+            app_version: r.get(0)?,
+            step: r.get(1)?,
+            change: serde_json::from_str(&r.get::<String>(2)?).unwrap_or(Value::Null),
+        })
+    }
+}
+
+/// Older entries read at once while walking back.
+const LOOKBACK_PAGE: usize = 10;
+
+/// The shape of entity `found` before app data version `from`, for the
+/// parts `needed`: its older entries walked newest first, [`LOOKBACK_PAGE`]
+/// at a time, keeping of each only what tells a part still needed, until
+/// every one is known, the history's start, or [`HISTORY_LOOKBACK`]
+/// entries; then what was kept replayed oldest first.
+async fn base<T: Txn>(
+    t: &T,
+    found: &Found,
+    from: i64,
+    exists: bool,
+    needed: BTreeSet<Part>,
+) -> Result<Base, StoreError> {
+    let never = |part: &Part| !needed.contains(part);
+    let (alias_now, tombstoned_now) = (never(&Part::Alias), never(&Part::Tombstoned));
+    let mut open = Open(needed);
+    let mut seen = BTreeSet::new();
+    let mut kept: Vec<Map<String, Value>> = Vec::new();
+    let (mut at, mut read) = ((from, 0), 0);
+    let sql = format!(
+        "SELECT app_version, step, change FROM ec_history
+         WHERE entity = $1 AND (app_version, step) < ($2, $3)
+         ORDER BY app_version DESC, step DESC LIMIT {LOOKBACK_PAGE}"
+    );
+    let started = loop {
+        if !exists {
+            break true;
+        }
+        if open.0.is_empty() || read >= HISTORY_LOOKBACK {
+            break false;
+        }
+        let page: Vec<Older> = t.all_as(&sql, args![found.id, at.0, at.1]).await?;
+        if page.is_empty() {
+            break true;
+        }
+        for older in page.iter().take(HISTORY_LOOKBACK - read) {
+            let needed = needed_of(&older.change, &open, &seen);
+            for (component, value) in &needed {
+                if let Value::Object(columns) = value {
+                    seen.extend(columns.keys().map(|c| (component.clone(), c.clone())));
+                }
+            }
+            if !needed.is_empty() {
+                kept.push(needed);
+            }
+            open.close(&older.change);
+            read += 1;
+            at = (older.app_version, older.step);
+        }
+        if page.len() < LOOKBACK_PAGE {
+            break true;
+        }
+    };
+    let mut shape = Shape::default();
+    for change in kept.into_iter().rev() {
+        shape.replay(&Value::Object(change));
+    }
+    shape.exists = exists;
+    if alias_now {
+        shape.alias = found.alias.clone();
+    }
+    if tombstoned_now {
+        shape.tombstoned = found.tombstoned;
+    }
+    if started {
+        open.0.clear();
+    }
+    Ok(Base {
+        shape,
+        unread: open,
+    })
+}
+
 /// One entry of an entity's history, as read.
 struct Entry {
     app_version: i64,
@@ -438,48 +758,75 @@ async fn found<T: Txn>(t: &T, app: &str, name: &str) -> Result<Found, StoreError
         .ok_or_else(|| crate::apply::no_entity(name, app))
 }
 
-/// Every entry of an entity's history (row id `id` of `app`), oldest
-/// first, each with its write's door, command and client where kept.
-async fn entries<T: Txn>(t: &T, app: &str, id: i64) -> Result<Vec<Entry>, StoreError> {
-    let sql = "SELECT h.app_version, h.version, h.at, p.eid, p.handle, p.name, h.via, h.change,
-                      w.door, w.command, w.client
-               FROM ec_history h JOIN people p ON p.eid = h.by
-               LEFT JOIN ec_writes w ON w.app = $2 AND w.version = h.app_version
-               WHERE h.entity = $1 ORDER BY h.app_version, h.step";
-    t.all_as(sql, args![id, app]).await
+/// Entries of an entity's history (row id `$1` of app `$2`), each with
+/// its write's door, command and client where kept; the caller adds which
+/// (by the primary key, `$3` an app data version) and in what order.
+const ENTRIES: &str = "SELECT h.app_version, h.version, h.at, p.eid, p.handle, p.name, h.via,
+                              h.change, w.door, w.command, w.client
+                       FROM ec_history h JOIN people p ON p.eid = h.by
+                       LEFT JOIN ec_writes w ON w.app = $2 AND w.version = h.app_version
+                       WHERE h.entity = $1";
+
+/// The entries of entity `id` of `app` from app data version `from` on,
+/// oldest first.
+async fn entries_from<T: Txn>(
+    t: &T,
+    app: &str,
+    id: i64,
+    from: i64,
+) -> Result<Vec<Entry>, StoreError> {
+    let sql = format!("{ENTRIES} AND h.app_version >= $3 ORDER BY h.app_version, h.step");
+    t.all_as(&sql, args![id, app, from]).await
 }
 
-/// The versions `entries` make, oldest first (a write's several entries
-/// for one entity are one version).
-fn versions(app: &str, entries: &[Entry]) -> Vec<Version> {
-    let mut shape = Shape::default();
+/// The parts `entries` set.
+fn parts_of(entries: &[Entry]) -> BTreeSet<Part> {
+    entries.iter().flat_map(|e| parts(&e.change)).collect()
+}
+
+/// The versions `entries` make from `base`, oldest first (a write's
+/// several entries for one entity are one version); a field whose value
+/// before is unread is said so.
+fn versions(app: &str, mut base: Base, entries: &[Entry]) -> Vec<Version> {
     let mut out: Vec<Version> = Vec::new();
-    let mut start = 0;
-    while start < entries.len() {
-        let first = &entries[start];
-        let end = entries[start..]
-            .iter()
-            .position(|e| e.app_version != first.app_version)
-            .map_or(entries.len(), |n| start + n);
-        let before = shape.clone();
-        for entry in &entries[start..end] {
-            shape.replay(&entry.change);
+    for write in entries.chunk_by(|a, b| a.app_version == b.app_version) {
+        let before = base.shape.clone();
+        for entry in write {
+            base.shape.replay(&entry.change);
         }
-        let last = &entries[end - 1];
+        let mut changed = changes(&before, &base.shape);
+        for c in &mut changed {
+            if base.unread.hides(c) {
+                c.before = Value::Null;
+                c.before_unread = true;
+            }
+        }
+        let set = parts_of(write);
+        let unshown: Vec<Changed> = set
+            .iter()
+            .filter(|part| base.unread.0.contains(part))
+            .filter_map(|part| Open::unshown(part, &base.shape, &changed))
+            .collect();
+        changed.extend(unshown);
+        for entry in write {
+            base.unread.close(&entry.change);
+        }
+        let (first, last) = (&write[0], &write[write.len() - 1]);
         out.push(Version {
             version: last.version as u64,
             write: format!("{app}@{}", first.app_version),
             app_version: first.app_version as u64,
             stamp: last.stamp.clone(),
             through: last.through.clone(),
-            changed: changes(&before, &shape),
+            changed,
         });
-        start = end;
     }
     out
 }
 
-/// The read of an entity's page: its row, edges both ways, versions.
+/// The read of an entity's page: its row, edges both ways, and its newest
+/// [`VERSIONS_SHOWN`] versions — only their entries read, by the history's
+/// key, and what older entries tell of the fields they changed.
 async fn entity_record<T: Txn>(t: &T, app: &str, name: &str) -> Result<EntityRecord, StoreError> {
     let found = found(t, app, name).await?;
     let out = format!(
@@ -491,10 +838,28 @@ async fn entity_record<T: Txn>(t: &T, app: &str, name: &str) -> Result<EntityRec
          WHERE g.dst = $1 AND e.tombstoned = 0 ORDER BY g.rel, g.src LIMIT {EDGES_SHOWN}"
     );
     let edges_in = t.all_as(&into, args![found.eid.as_str()]).await?;
-    let mut versions = versions(app, &entries(t, app, found.id).await?);
-    let older_versions = versions.len().saturating_sub(VERSIONS_SHOWN);
+    // The oldest shown version's write: the newest VERSIONS_SHOWN distinct
+    // app data versions, by the key (entity, app_version, step).
+    let oldest = format!(
+        "SELECT DISTINCT app_version FROM ec_history WHERE entity = $1
+         ORDER BY app_version DESC LIMIT 1 OFFSET {}",
+        VERSIONS_SHOWN - 1
+    );
+    let from: Option<i64> = t.optional_as(&oldest, args![found.id]).await?;
+    let entries = entries_from(t, app, found.id, from.unwrap_or(0)).await?;
+    // Each write of an entity adds one to its version: the versions before
+    // the oldest shown are its number less one.
+    let older_versions = entries.first().map_or(0, |e| e.version - 1);
+    let base = base(
+        t,
+        &found,
+        from.unwrap_or(0),
+        older_versions > 0,
+        parts_of(&entries),
+    )
+    .await?;
+    let mut versions = versions(app, base, &entries);
     versions.reverse();
-    versions.truncate(VERSIONS_SHOWN);
     Ok(EntityRecord {
         eid: found.eid,
         alias: found.alias,
@@ -505,13 +870,93 @@ async fn entity_record<T: Txn>(t: &T, app: &str, name: &str) -> Result<EntityRec
         edges_out,
         edges_in,
         versions,
-        older_versions,
+        older_versions: older_versions as usize,
     })
 }
 
 /// `cannot undo jeff/runs@12: ` — how every refusal of an undo starts.
 fn cannot(write: &str) -> String {
     format!("cannot undo {write}:")
+}
+
+/// The refusal of undoing `write` because `later`, a write of `eid` since,
+/// changed it: who, when, which.
+fn changed_since(write: &str, app: &str, eid: &str, later: &Entry) -> StoreError {
+    let via = later
+        .stamp
+        .via
+        .as_ref()
+        .map(|via| format!(" ({via})"))
+        .unwrap_or_default();
+    StoreError::Conflict(format!(
+        "{} {eid} changed since — @{}{via} wrote it at {} ({app}@{}); undo that first",
+        cannot(write),
+        later.stamp.by.handle,
+        later.stamp.at,
+        later.app_version
+    ))
+}
+
+/// The bundle that takes entity `eid` of `app` back to its shape before
+/// write `version`, and whether it has an alias now (`None`: it is so
+/// already): read are its entries at the write, at most
+/// [`UNDO_LATER_VERSIONS`] later versions (more are a change since), and
+/// what older entries tell of the parts those set.
+async fn bundle_undoing<T: Txn>(
+    t: &T,
+    app: &str,
+    version: u64,
+    eid: &str,
+) -> Result<Option<(Bundle, bool)>, StoreError> {
+    let write = format!("{app}@{version}");
+    let found = found(t, app, eid).await?;
+    let at = version as i64;
+    let own = format!("{ENTRIES} AND h.app_version = $3 ORDER BY h.step");
+    let own: Vec<Entry> = t.all_as(&own, args![found.id, app, at]).await?;
+    let Some(made) = own.last() else {
+        return Ok(None);
+    };
+    let later_versions = found.version - made.version;
+    if later_versions > UNDO_LATER_VERSIONS as i64 {
+        let newest = format!("{ENTRIES} ORDER BY h.app_version DESC, h.step DESC LIMIT 1");
+        let newest: Entry = t.one_as(&newest, args![found.id, app]).await?;
+        return Err(changed_since(&write, app, eid, &newest));
+    }
+    let later = if later_versions > 0 {
+        entries_from(t, app, found.id, at + 1).await?
+    } else {
+        Vec::new()
+    };
+    let needed = parts_of(&own).into_iter().chain(parts_of(&later)).collect();
+    let base = base(t, &found, at, made.version > 1, needed).await?;
+    if !base.unread.0.is_empty() {
+        return Err(StoreError::refused(format!(
+            "{} what {eid} was before it is older than the {HISTORY_LOOKBACK} entries of its \
+             history an undo reads back — write its fields back by hand instead",
+            cannot(&write)
+        )));
+    }
+    // The shape before the write, the one it left, and the one now: an
+    // entity changed since when now is not what the write left (a later
+    // write undone since leaves it as it was).
+    let before = base.shape;
+    let mut left = before.clone();
+    for entry in &own {
+        left.replay(&entry.change);
+    }
+    let mut now = left.clone();
+    for entry in &later {
+        now.replay(&entry.change);
+    }
+    if now != left {
+        let Some(latest) = later.last() else {
+            return Err(StoreError::Internal(format!(
+                "{eid} differs from what {write} left, and no later write made it so"
+            )));
+        };
+        return Err(changed_since(&write, app, eid, latest));
+    }
+    Ok(bundle_back(eid, found.version as u64, &before, &now).map(|b| (b, found.alias.is_some())))
 }
 
 /// The bundles that undo write `version` of `app`, read in one snapshot:
@@ -537,47 +982,10 @@ async fn plan<T: Txn>(t: &T, app: &str, version: u64) -> Result<Vec<Bundle>, Sto
     let (mut revive, mut change, mut tombstone, mut aliases) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for eid in &eids {
-        let found = found(t, app, eid).await?;
-        let entries = entries(t, app, found.id).await?;
-        let at = version as i64;
-        // The shape before the write, the one it left, and the one now: an
-        // entity changed since when now is not what the write left (a later
-        // write undone since leaves it as it was).
-        let (mut before, mut left, mut now) =
-            (Shape::default(), Shape::default(), Shape::default());
-        for entry in &entries {
-            if entry.app_version < at {
-                before.replay(&entry.change);
-            }
-            if entry.app_version <= at {
-                left.replay(&entry.change);
-            }
-            now.replay(&entry.change);
-        }
-        if now != left {
-            let Some(later) = entries.iter().rev().find(|e| e.app_version > at) else {
-                return Err(StoreError::Internal(format!(
-                    "{eid} differs from what {write} left, and no later write made it so"
-                )));
-            };
-            let via = later
-                .stamp
-                .via
-                .as_ref()
-                .map(|via| format!(" ({via})"))
-                .unwrap_or_default();
-            return Err(StoreError::Conflict(format!(
-                "{} {eid} changed since — @{}{via} wrote it at {} ({app}@{}); undo that first",
-                cannot(&write),
-                later.stamp.by.handle,
-                later.stamp.at,
-                later.app_version
-            )));
-        }
-        let Some(bundle) = bundle_back(eid, found.version as u64, &before, &now) else {
+        let Some((bundle, has_alias)) = bundle_undoing(t, app, version, eid).await? else {
             continue;
         };
-        let (bundle, alias) = alias_last(bundle, now.alias.is_some());
+        let (bundle, alias) = alias_last(bundle, has_alias);
         aliases.extend(alias);
         match bundle {
             Some(b) if b.revive => revive.push(b),

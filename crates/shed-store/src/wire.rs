@@ -8,6 +8,16 @@ use serde_json::{Map, Value};
 use crate::StoreError;
 use crate::names::{is_alias, is_dollar_name, is_eid, is_word};
 
+/// The most bytes one value of a column may hold: a text's (or a web
+/// address's) UTF-8 bytes, any other value's JSON. Past it a write is
+/// refused naming the `<component>.<column>`.
+pub const MAX_VALUE_BYTES: usize = 64 * 1024;
+
+/// The most bytes one write (an apply's bundles together, an undo's too)
+/// may keep: the history entries it writes, each its values and the eids
+/// it names as kept. Past it the write is refused, nothing written.
+pub const MAX_WRITE_BYTES: usize = 256 * 1024;
+
 /// Columns a bundle sets on a component, as named (a null value clears one).
 pub type Columns = Vec<(String, Value)>;
 
@@ -77,6 +87,61 @@ pub struct EdgeChange {
     pub to: Target,
     /// Whether the edge is dropped (`"drop": true`) rather than added.
     pub drop: bool,
+}
+
+/// A value's size as [`MAX_VALUE_BYTES`] counts it: a text's UTF-8
+/// bytes, any other value's JSON.
+fn value_bytes(value: &Value) -> usize {
+    match value {
+        Value::String(text) => text.len(),
+        other => other.to_string().len(),
+    }
+}
+
+/// `65536` as `65,536`.
+pub(crate) fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+/// Refuses the first value of `bundles` past [`MAX_VALUE_BYTES`], naming
+/// its `<component>.<column>`.
+pub(crate) fn check_values(bundles: &[Bundle]) -> Result<(), StoreError> {
+    let columns = bundles
+        .iter()
+        .flat_map(|b| &b.components)
+        .filter_map(|(component, columns)| Some((component, columns.as_ref()?)))
+        .flat_map(|(component, columns)| columns.iter().map(move |(c, v)| (component, c, v)));
+    for (component, column, value) in columns {
+        let bytes = value_bytes(value);
+        if bytes > MAX_VALUE_BYTES {
+            return Err(StoreError::refused(format!(
+                "{component}.{column} is {} bytes; a value may be at most {} bytes — shorten it",
+                thousands(bytes),
+                thousands(MAX_VALUE_BYTES)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a write that keeps `kept` bytes, past [`MAX_WRITE_BYTES`].
+pub(crate) fn check_write(kept: usize) -> Result<(), StoreError> {
+    if kept > MAX_WRITE_BYTES {
+        return Err(StoreError::refused(format!(
+            "this write is {} bytes; a write may be at most {} bytes — split it into smaller writes",
+            thousands(kept),
+            thousands(MAX_WRITE_BYTES)
+        )));
+    }
+    Ok(())
 }
 
 const BUNDLE_SHAPE: &str = r#"a bundle is {"entity": {"eid": "$new" | eid | alias}, "<component>": {…} | null, "edges"?: […], "tombstone"?: {}, "was"?: n}"#;
@@ -328,7 +393,45 @@ mod tests {
         })
     }
 
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(thousands(7), "7");
+        assert_eq!(thousands(65_536), "65,536");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
+
     proptest! {
+        /// A value is taken exactly when its bytes are within the bound,
+        /// else refused naming its field.
+        #[test]
+        fn a_value_is_taken_exactly_within_its_bound(
+            bytes in (MAX_VALUE_BYTES - 4)..(MAX_VALUE_BYTES + 4),
+            wide in any::<bool>(),
+        ) {
+            // A two-byte character where asked, so bytes, not characters, count.
+            let text = if wide && bytes >= 2 {
+                format!("é{}", "x".repeat(bytes - 2))
+            } else {
+                "x".repeat(bytes)
+            };
+            let bundles = read(&json!([
+                {"entity": {"eid": "$a"}, "jog": {"miles": 1}},
+                {"entity": {"eid": "$a"}, "jog": {"notes": text}}
+            ]))
+            .unwrap();
+            match check_values(&bundles) {
+                Ok(()) => prop_assert!(bytes <= MAX_VALUE_BYTES),
+                Err(StoreError::Refused(said)) => {
+                    prop_assert!(bytes > MAX_VALUE_BYTES);
+                    prop_assert_eq!(said, format!(
+                        "jog.notes is {} bytes; a value may be at most 65,536 bytes — shorten it",
+                        thousands(bytes)
+                    ));
+                }
+                Err(other) => prop_assert!(false, "{other}"),
+            }
+        }
+
         #[test]
         fn any_json_reads_or_gets_a_sentence(v in arb_json()) {
             match read(&v) {

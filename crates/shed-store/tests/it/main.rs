@@ -25,3 +25,4 @@ mod undo;
 mod view_keys;
 mod wake;
 mod wal;
+mod write_bounds;

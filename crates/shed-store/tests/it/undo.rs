@@ -376,3 +376,159 @@ async fn what_the_apply_refuses_of_an_undo_is_said_as_the_undo_s() {
         "nothing written"
     );
 }
+
+/// Issue 34, finding 6: of many undos of a write that made an entity, sent
+/// at once, one tombstones it and every other reads the conflict's
+/// sentence naming that undo — never "no entity", though the entity is
+/// tombstoned between their read and their write.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn of_concurrent_undos_of_one_write_one_wins_and_the_others_read_the_conflict() {
+    const UNDOS: usize = 24;
+    let f = fixture().await;
+    let a = jog(&f, 5).await;
+    let start = std::sync::Arc::new(tokio::sync::Barrier::new(UNDOS));
+    let mut undos = tokio::task::JoinSet::new();
+    for _ in 0..UNDOS {
+        let (store, actor, start) = (f.store.clone(), undoer(&f), start.clone());
+        undos.spawn(async move {
+            start.wait().await;
+            store.undo(APP, 1, &actor).await
+        });
+    }
+    let answers = undos.join_all().await;
+    let won = answers.iter().filter(|a| a.is_ok()).count();
+    assert_eq!(won, 1, "{answers:?}");
+    for answer in answers.iter().filter_map(|a| a.as_ref().err()) {
+        assert!(
+            matches!(answer, StoreError::Conflict(s)
+                if s.starts_with(&format!(
+                    "cannot undo jeff/runs@1: {a} changed since — @ada (undo of jeff/runs@1) wrote it at "
+                )) && s.ends_with(" (jeff/runs@2); undo that first")),
+            "{answer:?}"
+        );
+    }
+    assert_eq!(f.store.data_version(APP).await.unwrap(), 2);
+}
+
+/// Writes `versions` versions of entity `eid`, each `who` the version's
+/// number padded to `bytes` bytes, sent `at_once` at a time.
+async fn versions_of(f: &common::Fixture, eid: &str, versions: usize, bytes: usize) {
+    const AT_ONCE: usize = 64;
+    for first in (0..versions).step_by(AT_ONCE) {
+        let mut writes = tokio::task::JoinSet::new();
+        for n in first..versions.min(first + AT_ONCE) {
+            let (store, actor) = (f.store.clone(), f.as_ada());
+            let body = json!({ "entity": { "eid": eid }, "jog": { "who": format!("{n:06}{}", "x".repeat(bytes - 6)) } });
+            writes.spawn(async move { store.apply(APP, &actor, body, None).await.unwrap() });
+        }
+        writes.join_all().await;
+    }
+}
+
+/// Issue 34, finding 1: an entity written 10,000 times reads its newest
+/// [`VERSIONS_SHOWN`] versions only, counting the older ones, its record
+/// within the bound `bounds.md` states for it; its newest write undoes. Its
+/// newest versions, all a read or an undo of them reads back to, hold
+/// values at the value's bound; the older ones 1 KiB values, so the seeding
+/// stays quick (640 MB of history took 50 s on SQLite).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_entity_written_ten_thousand_times_reads_a_bounded_record_and_undoes() {
+    use shed_store::undo::{HISTORY_LOOKBACK, VERSIONS_SHOWN};
+    use shed_store::wire::MAX_VALUE_BYTES;
+    const VERSIONS: usize = 10_000;
+    const RECORD_BOUND: usize = 8 * 1024 * 1024;
+    let f = fixture().await;
+    let a = jog(&f, 5).await;
+    let largest = VERSIONS_SHOWN + HISTORY_LOOKBACK;
+    versions_of(&f, &a, VERSIONS - 1 - largest, 1024).await;
+    versions_of(&f, &a, largest, MAX_VALUE_BYTES).await;
+    let read = f.store.entity(APP, &a).await.unwrap();
+    assert_eq!(read.version, VERSIONS as u64);
+    assert_eq!(read.versions.len(), VERSIONS_SHOWN);
+    assert_eq!(read.older_versions, VERSIONS - VERSIONS_SHOWN);
+    assert_eq!(read.versions[0].version, VERSIONS as u64);
+    let newest = &read.versions[0].changed;
+    assert_eq!(newest.len(), 1);
+    assert_eq!(newest[0].field, "jog.who");
+    assert_eq!(newest[0].before.as_str().unwrap().len(), MAX_VALUE_BYTES);
+    // Each shown version's value before and after, and little else: the
+    // bound `bounds.md` states for an entity written by single values.
+    let bytes = serde_json::to_vec(&read).unwrap().len();
+    assert!(
+        bytes < RECORD_BOUND,
+        "{bytes} bytes, more than {RECORD_BOUND}"
+    );
+
+    let newest_write = f.store.data_version(APP).await.unwrap();
+    let before = read.versions[0].changed[0].before.clone();
+    f.store.undo(APP, newest_write, &undoer(&f)).await.unwrap();
+    assert_eq!(row(&f, &a).await.unwrap()["jog"]["who"], before);
+}
+
+/// A field set when the entity was made and untouched until a shown
+/// version changes it reads its right value before, found walking back
+/// through older versions; past [`HISTORY_LOOKBACK`] entries it is said
+/// unread, never guessed, and an undo needing it is refused with a
+/// sentence naming the write and the bound, changing nothing.
+#[tokio::test]
+async fn a_value_before_the_shown_versions_is_found_within_the_lookback_and_said_unread_past_it() {
+    use shed_store::undo::{HISTORY_LOOKBACK, VERSIONS_SHOWN};
+    let f = fixture().await;
+    for (eid, writes_between) in [
+        ("near", HISTORY_LOOKBACK - 10),
+        ("far", VERSIONS_SHOWN + HISTORY_LOOKBACK + 5),
+    ] {
+        let made = f
+            .apply(
+                APP,
+                json!({ "entity": { "eid": "$a", "alias": eid }, "jog": { "who": "Ada", "miles": 0 } }),
+            )
+            .await;
+        let a = made.entities[0].clone();
+        for miles in 1..=writes_between {
+            f.apply(
+                APP,
+                json!({ "entity": { "eid": a }, "jog": { "miles": miles } }),
+            )
+            .await;
+        }
+        let renamed = f
+            .apply(
+                APP,
+                json!({ "entity": { "eid": a }, "jog": { "who": "Bob" } }),
+            )
+            .await;
+        let read = f.store.entity(APP, &a).await.unwrap();
+        let who = &read.versions[0].changed[0];
+        assert_eq!((who.field.as_str(), &who.after), ("jog.who", &json!("Bob")));
+        if eid == "near" {
+            assert_eq!((&who.before, who.before_unread), (&json!("Ada"), false));
+            f.store
+                .undo(APP, renamed.version, &undoer(&f))
+                .await
+                .unwrap();
+            assert_eq!(row(&f, &a).await.unwrap()["jog"]["who"], "Ada");
+        } else {
+            assert_eq!((&who.before, who.before_unread), (&Value::Null, true));
+            let refused = f
+                .store
+                .undo(APP, renamed.version, &undoer(&f))
+                .await
+                .unwrap_err();
+            assert_eq!(
+                refused,
+                StoreError::Refused(format!(
+                    "cannot undo jeff/runs@{}: what {a} was before it is older than the \
+                     {HISTORY_LOOKBACK} entries of its history an undo reads back — write its \
+                     fields back by hand instead",
+                    renamed.version
+                ))
+            );
+            assert_eq!(
+                row(&f, &a).await.unwrap()["jog"]["who"],
+                "Bob",
+                "nothing written"
+            );
+        }
+    }
+}

@@ -41,3 +41,4 @@ mod telemetry;
 mod two_servers;
 mod undo;
 mod web_door;
+mod write_bounds;

@@ -96,3 +96,63 @@ async fn shed_undo_takes_a_write_back_and_the_history_says_so() {
     );
     assert_eq!(miles(&shed, &token, &eid).await, 50, "nothing written");
 }
+
+/// Issue 34, finding 6: of 60 undos of one write posted at once on the
+/// activity page, exactly one undoes it; every other reads the conflict's
+/// sentence (the entity changed since — by the winner, who tombstoned it),
+/// never a false "no entity".
+#[tokio::test]
+async fn of_sixty_concurrent_undos_one_wins_and_every_other_reads_the_conflict() {
+    const UNDOS: usize = 60;
+    let shed = Shed::start().await;
+    let token = shed.token("ed");
+    let log_run = json!({ "name": "log_run", "app": "demo/runs",
+                          "args": { "who": "Ed", "miles": 5, "at": "2026-09-01" } });
+    let (error, logged) = shed.mcp(&token, "command", log_run).await;
+    assert!(!error, "{logged}");
+    let eid = logged["entities"][0].as_str().unwrap().to_string();
+    let jar = shed.sign_in("ada").await;
+    let page = format!("{}/spaces/demo/apps/runs/activity", shed.url());
+    let cookie = jar
+        .header(&page)
+        .expect("a cookie for the platform's pages");
+
+    let mut posts = tokio::task::JoinSet::new();
+    for _ in 0..UNDOS {
+        let request = shed
+            .http
+            .post(&page)
+            .header(reqwest::header::ORIGIN, shed.url())
+            .header(reqwest::header::COOKIE, &cookie)
+            .form(&[("write", "demo/runs@1")]);
+        posts.spawn(async move {
+            let answer = request.send().await.unwrap();
+            (answer.status(), answer.text().await.unwrap())
+        });
+    }
+    let answers = posts.join_all().await;
+    let won: Vec<_> = answers
+        .iter()
+        .filter(|(status, _)| *status == reqwest::StatusCode::OK)
+        .collect();
+    assert_eq!(won.len(), 1, "exactly one undoes it: {answers:?}");
+    assert!(
+        won[0]
+            .1
+            .contains("undid demo/runs@1: 1 entity back as they were (demo/runs@2)"),
+        "{}",
+        won[0].1
+    );
+    for (status, page) in answers
+        .iter()
+        .filter(|(status, _)| *status != reqwest::StatusCode::OK)
+    {
+        assert_eq!(*status, reqwest::StatusCode::CONFLICT, "{page}");
+        assert!(
+            page.contains(&format!(
+                "cannot undo demo/runs@1: {eid} changed since — @ada (undo of demo/runs@1) wrote it at "
+            )) && page.contains(" (demo/runs@2); undo that first"),
+            "{page}"
+        );
+    }
+}
