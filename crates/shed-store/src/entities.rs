@@ -1,6 +1,6 @@
 //! The entity–component engine's interface, which each backend implements:
 //! declaring an app's vocabulary, applying bundles, reading with a filter
-//! line, the app data version and an entity's history. The declaration makes
+//! line, the app data version and an entity's newest history entries. The declaration makes
 //! the trait and the [`Store`](crate::Store) method that calls it. An
 //! entity's history is read the same on every backend ([`history`]).
 
@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::apply::no_entity;
 use crate::names::is_eid;
 use crate::txn::Txn;
+use crate::undo::VERSIONS_SHOWN;
 use crate::values::render_time;
 use crate::{Actor, Applied, HistoryEntry, Listing, StoreError, Vocabulary};
 
@@ -35,7 +36,9 @@ interface! {
         async fn query(&self, app: &str, filter: &str) -> Result<Listing, StoreError>;
         /// The app data version: +1 on every committed write; 0 for an app never written.
         async fn data_version(&self, app: &str) -> Result<u64, StoreError>;
-        /// Every write to one entity (named by eid or alias), oldest first.
+        /// The newest writes to one entity (named by eid or alias), oldest
+        /// first: its newest [`VERSIONS_SHOWN`](crate::undo::VERSIONS_SHOWN)
+        /// history entries, read by the history's key.
         async fn history(
             &self,
             app: &str,
@@ -44,7 +47,8 @@ interface! {
     }
 }
 
-/// Every write to one entity of an app (named by eid or alias), oldest first.
+/// The newest [`VERSIONS_SHOWN`] writes to one entity of an app (named by
+/// eid or alias), oldest first.
 pub(crate) async fn history(
     txn: &impl Txn,
     app: &str,
@@ -61,13 +65,13 @@ pub(crate) async fn history(
         .await?
         .ok_or_else(|| no_entity(name, app))?
         .get(0)?;
-    let rows = txn
-        .all(
-            "SELECT version, at, by, via, change FROM ec_history WHERE entity = $1 ORDER BY app_version, step",
-            &[id.into()],
-        )
-        .await?;
+    let newest = format!(
+        "SELECT version, at, by, via, change FROM ec_history WHERE entity = $1
+         ORDER BY app_version DESC, step DESC LIMIT {VERSIONS_SHOWN}"
+    );
+    let rows = txn.all(&newest, &[id.into()]).await?;
     rows.iter()
+        .rev()
         .map(|r| {
             Ok(HistoryEntry {
                 version: r.get::<i64>(0)? as u64,

@@ -500,7 +500,7 @@ impl Writes for Statements<'_, '_> {
     }
 }
 
-/// Every write to one entity of an app, oldest first ([`crate::entities::history`]).
+/// The newest writes to one entity of an app, oldest first ([`crate::entities::history`]).
 pub(crate) async fn history(
     client: &Client,
     app: &str,

@@ -258,7 +258,7 @@ impl Statements<'_> {
     }
 }
 
-/// Every write to one entity of an app, oldest first ([`crate::entities::history`]).
+/// The newest writes to one entity of an app, oldest first ([`crate::entities::history`]).
 pub(crate) fn history(
     conn: &Connection,
     app: &str,

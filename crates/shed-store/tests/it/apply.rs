@@ -649,3 +649,29 @@ async fn a_run_logged_on_postgres_waits_for_the_server_three_times() {
     assert_eq!(applied.version, 3);
     assert_eq!(f.rows("jeff/runs", ".jog!").await.len(), 3);
 }
+
+/// An entity's history answers its newest entries only, oldest first.
+#[tokio::test]
+async fn history_answers_the_newest_entries_oldest_first() {
+    use shed_store::undo::VERSIONS_SHOWN;
+    let f = fixture().await;
+    let eid = f
+        .apply(
+            "jeff/runs",
+            json!({ "entity": { "eid": "$r" }, "jog": { "miles": 0 } }),
+        )
+        .await
+        .entities[0]
+        .clone();
+    for miles in 1..VERSIONS_SHOWN + 5 {
+        f.apply(
+            "jeff/runs",
+            json!({ "entity": { "eid": eid }, "jog": { "miles": miles } }),
+        )
+        .await;
+    }
+    let h = f.store.history("jeff/runs", &eid).await.unwrap();
+    assert_eq!(h.len(), VERSIONS_SHOWN);
+    assert_eq!(h[0].version, 6);
+    assert_eq!(h[VERSIONS_SHOWN - 1].version, (VERSIONS_SHOWN + 5) as u64);
+}
