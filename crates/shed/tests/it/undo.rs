@@ -124,7 +124,11 @@ async fn of_sixty_concurrent_undos_one_wins_and_every_other_reads_the_conflict()
             .post(&page)
             .header(reqwest::header::ORIGIN, shed.url())
             .header(reqwest::header::COOKIE, &cookie)
-            .form(&[("write", "demo/runs@1")]);
+            .header(
+                reqwest::header::CONTENT_TYPE,
+                "application/x-www-form-urlencoded",
+            )
+            .body("write=demo%2Fruns%401");
         posts.spawn(async move {
             let answer = request.send().await.unwrap();
             (answer.status(), answer.text().await.unwrap())
