@@ -1,12 +1,16 @@
 //! An entity's versions, and undoing a write. Both read an entity's
-//! history (`ec_history`) and replay it, entry by entry, into the shape
-//! each version had ([`Shape`]: its components and columns, alias, edges,
-//! tombstone): an entity's page shows each version as what it changed
-//! (field, before → after, [`Store::entity`]); an undo writes, as a new
-//! write through the ordinary apply, each entity the write changed back to
-//! the shape it had before ([`Store::undo`]) — reviving what the write
-//! tombstoned, which only an undo can (the wire has no word for it). Read
-//! once for both backends, in one snapshot.
+//! history (`ec_history`) by its key and replay it, entry by entry, into
+//! the shape each version had ([`Shape`]: its components and columns,
+//! alias, edges, tombstone): an entity's page shows each of its newest
+//! [`VERSIONS_SHOWN`] versions as what it changed (field, before → after,
+//! [`Store::entity`]); an undo writes, as a new write through the ordinary
+//! apply, each entity the write changed back to the shape it had before
+//! ([`Store::undo`]) — reviving what the write tombstoned, which only an
+//! undo can (the wire has no word for it). Neither reads the whole
+//! history: the values the first versions read changed from are found by
+//! walking older entries back, at most [`HISTORY_LOOKBACK`] of them,
+//! keeping only the [`Part`]s still needed ([`base`]). Read once for both
+//! backends, in one snapshot.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -448,9 +452,26 @@ impl Open {
             })
     }
 
-    /// The field an open part shows as, with its value in `shape`, where
-    /// `changed` does not show it already.
+    /// The field an open part shows as, with its value in `shape` after
+    /// and its value before unread — unless `changed` shows it already.
     fn unshown(part: &Part, shape: &Shape, changed: &[Changed]) -> Option<Changed> {
+        let shows = |c: &Changed| match part {
+            Part::Alias => c.field == "alias",
+            Part::Tombstoned => c.field == "tombstoned",
+            Part::Worn(name) | Part::Whole(name) | Part::Column(name, _) => {
+                c.field == *name
+                    || c.field.split_once('.').is_some_and(|(n, column)| {
+                        n == name && !matches!(part, Part::Column(_, col) if col != column)
+                    })
+            }
+            Part::Edge(rel, eid) => {
+                c.field.strip_prefix("edges.") == Some(rel.as_str())
+                    && (c.before == json!(eid) || c.after == json!(eid))
+            }
+        };
+        if changed.iter().any(shows) {
+            return None;
+        }
         let (field, after) = match part {
             Part::Alias => ("alias".to_string(), json!(shape.alias)),
             Part::Tombstoned => ("tombstoned".to_string(), json!(shape.tombstoned)),
@@ -479,17 +500,7 @@ impl Open {
                 },
             ),
         };
-        let component = match part {
-            Part::Worn(c) | Part::Whole(c) | Part::Column(c, _) => Some(c.as_str()),
-            _ => None,
-        };
-        let shown = changed.iter().any(|c| {
-            c.field == field
-                || component.is_some_and(|name| {
-                    c.field == name || (field == name && c.field.starts_with(&format!("{name}.")))
-                })
-        });
-        (!shown).then_some(Changed {
+        Some(Changed {
             field,
             before: Value::Null,
             after,
@@ -594,7 +605,8 @@ const LOOKBACK_PAGE: usize = 10;
 /// parts `needed`: its older entries walked newest first, [`LOOKBACK_PAGE`]
 /// at a time, keeping of each only what tells a part still needed, until
 /// every one is known, the history's start, or [`HISTORY_LOOKBACK`]
-/// entries; then what was kept replayed oldest first.
+/// entries; then what was kept replayed oldest first. `exists`: whether
+/// any entry is older than `from`.
 async fn base<T: Txn>(
     t: &T,
     found: &Found,
@@ -617,14 +629,18 @@ async fn base<T: Txn>(
         if !exists {
             break true;
         }
-        if open.0.is_empty() || read >= HISTORY_LOOKBACK {
+        if open.0.is_empty() {
             break false;
         }
         let page: Vec<Older> = t.all_as(&sql, args![found.id, at.0, at.1]).await?;
         if page.is_empty() {
             break true;
         }
-        for older in page.iter().take(HISTORY_LOOKBACK - read) {
+        if read == HISTORY_LOOKBACK {
+            break false;
+        }
+        let take = page.len().min(HISTORY_LOOKBACK - read);
+        for older in &page[..take] {
             let needed = needed_of(&older.change, &open, &seen);
             for (component, value) in &needed {
                 if let Value::Object(columns) = value {
@@ -635,10 +651,10 @@ async fn base<T: Txn>(
                 kept.push(needed);
             }
             open.close(&older.change);
-            read += 1;
             at = (older.app_version, older.step);
         }
-        if page.len() < LOOKBACK_PAGE {
+        read += take;
+        if take == page.len() && page.len() < LOOKBACK_PAGE {
             break true;
         }
     };
@@ -1175,5 +1191,108 @@ mod tests {
         let back = bundle_back("e0", 2, &shape(&[json!({"jog": {"miles": 5}})]), &deleted).unwrap();
         assert!(back.revive && back.components.is_empty());
         assert_eq!(bundle_back("e0", 1, &before, &before), None);
+    }
+
+    fn entry(app_version: i64, change: Value) -> Entry {
+        Entry {
+            app_version,
+            version: app_version,
+            stamp: Stamp {
+                at: "2026-09-01T00:00:00Z".into(),
+                by: Person {
+                    eid: "p".into(),
+                    handle: "ada".into(),
+                    name: "Ada".into(),
+                },
+                via: None,
+            },
+            change,
+            through: None,
+        }
+    }
+
+    #[test]
+    fn a_field_whose_value_before_is_unread_is_said_so_never_guessed() {
+        let unread = [
+            Part::Alias,
+            Part::Tombstoned,
+            Part::Column("jog".into(), "miles".into()),
+        ];
+        let base = Base {
+            shape: Shape {
+                exists: true,
+                ..Shape::default()
+            },
+            unread: Open(unread.into_iter().collect()),
+        };
+        let entries = [
+            entry(7, json!({"jog": {"miles": null}, "tombstone": {}})),
+            entry(8, json!({"tombstone": false, "jog": {"miles": 3}})),
+        ];
+        let said: Vec<Vec<(String, Value, Value, bool)>> = versions("jeff/runs", base, &entries)
+            .into_iter()
+            .map(|v| {
+                v.changed
+                    .into_iter()
+                    .map(|c| (c.field, c.before, c.after, c.before_unread))
+                    .collect()
+            })
+            .collect();
+        let unread = |field: &str, after: Value| (field.to_string(), Value::Null, after, true);
+        let known = |field: &str, before: Value, after: Value| {
+            (field.to_string(), before, after, false)
+        };
+        assert_eq!(
+            said,
+            [
+                // Each set with its value before unread, even where the
+                // value after is what an absent one would be.
+                vec![
+                    unread("jog", json!({"miles": null})),
+                    unread("tombstoned", json!(true)),
+                    unread("alias", Value::Null),
+                ],
+                // Known from the version before on.
+                vec![
+                    known("jog.miles", Value::Null, json!(3)),
+                    known("tombstoned", json!(true), json!(false)),
+                ],
+            ]
+        );
+    }
+
+    #[test]
+    fn walking_back_keeps_only_what_tells_a_part_still_needed() {
+        let open = Open(
+            [
+                Part::Column("jog".into(), "who".into()),
+                Part::Edge("next".into(), "e1".into()),
+                Part::Whole("gear".into()),
+            ]
+            .into_iter()
+            .collect(),
+        );
+        let seen = [("gear".to_string(), "ready".to_string())].into();
+        let older = json!({
+            "entity": {"eid": "e0"}, "alias": "tue",
+            "jog": {"who": "Ada", "miles": 5},
+            "gear": {"ready": false, "link": "https://runs.example"},
+            "edges": [{"rel": "next", "to": "e1"}, {"rel": "next", "to": "e2"}]
+        });
+        assert_eq!(
+            Value::Object(needed_of(&older, &open, &seen)),
+            json!({
+                "jog": {"who": "Ada"},
+                "gear": {"link": "https://runs.example"},
+                "edges": [{"rel": "next", "to": "e1"}]
+            })
+        );
+        let mut open = open;
+        open.close(&older);
+        assert_eq!(
+            open.0.into_iter().collect::<Vec<_>>(),
+            [Part::Whole("gear".into())],
+            "a component's every column is known only from its removal"
+        );
     }
 }

@@ -12,9 +12,11 @@ use shed_store::READ_DEADLINE;
 
 const TOO_LONG: &str = "this query took longer than 2 s and was stopped — narrow it: compare a column (= < >) rather than search with ~, or search a shorter piece of text";
 
-/// Rows of `jog.who` holding 300,000 `a`s each.
-const LONG_ROWS: usize = 60;
-const LONG_CHARS: usize = 300_000;
+/// Rows of `jog.who` holding 60,000 `a`s each (under a value's bound,
+/// `wire::MAX_VALUE_BYTES`), four a write (under a write's).
+const LONG_ROWS: usize = 300;
+const LONG_CHARS: usize = 60_000;
+const ROWS_A_WRITE: usize = 4;
 
 /// How far past its deadline a stopped read may answer: generous, the
 /// defect being a read that runs on for as long as its scan takes.
@@ -23,8 +25,8 @@ const GRACE: Duration = Duration::from_secs(3);
 async fn long_texts() -> Fixture {
     let f = fixture().await;
     let who = "a".repeat(LONG_CHARS);
-    for _ in 0..LONG_ROWS / 10 {
-        let bundles: Vec<_> = (0..10)
+    for _ in 0..LONG_ROWS / ROWS_A_WRITE {
+        let bundles: Vec<_> = (0..ROWS_A_WRITE)
             .map(|i| json!({ "entity": { "eid": format!("$r{i}") }, "jog": { "who": who, "miles": 1 } }))
             .collect();
         f.apply("jeff/runs", json!(bundles)).await;
@@ -33,7 +35,7 @@ async fn long_texts() -> Fixture {
 }
 
 /// `~` a hundred characters that each row almost holds: every row costs
-/// 100 × 300,000 character tests, and no row matches.
+/// 100 × 60,000 character tests, and no row matches.
 fn pathological() -> String {
     format!(".jog.who~{}b", "a".repeat(99))
 }

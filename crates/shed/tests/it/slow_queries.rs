@@ -1,5 +1,5 @@
 //! Queries that would run long, black-box: the real `shed` binary served
-//! over HTTP, one text of 300,000 characters per row written through the
+//! over HTTP, one text of 60,000 characters per row written through the
 //! page api with a bearer token, then filter lines past the bounds (400 and
 //! their sentences), a pathological one within them (stopped at the read
 //! deadline with its sentence), and another person's small query answering
@@ -23,9 +23,12 @@ use shed_store::READ_DEADLINE;
 
 const TOO_LONG: &str = "this query took longer than 2 s and was stopped — narrow it: compare a column (= < >) rather than search with ~, or search a shorter piece of text";
 
-/// Rows of `jog.who` holding 300,000 `a`s each, written in applies of 3 (the page api takes 1 MiB at a time).
-const LONG_ROWS: usize = 60;
-const LONG_CHARS: usize = 300_000;
+/// Rows of `jog.who` holding 60,000 `a`s each (under a value's bound,
+/// `shed_store::wire::MAX_VALUE_BYTES`), written in applies of 4 (under a
+/// write's).
+const LONG_ROWS: usize = 300;
+const LONG_CHARS: usize = 60_000;
+const ROWS_A_WRITE: usize = 4;
 
 /// How long past the deadline an answer may come: generous, the defect being
 /// answers that take as long as the whole scan (tens of seconds) or never come.
@@ -127,8 +130,8 @@ impl Served {
     /// Writes [`LONG_ROWS`] runs whose `who` is [`LONG_CHARS`] `a`s.
     async fn write_long_texts(&self, token: &str) {
         let who = "a".repeat(LONG_CHARS);
-        for _ in 0..LONG_ROWS / 3 {
-            let bundles: Vec<Value> = (0..3)
+        for _ in 0..LONG_ROWS / ROWS_A_WRITE {
+            let bundles: Vec<Value> = (0..ROWS_A_WRITE)
                 .map(|i| json!({ "entity": { "eid": format!("$r{i}") }, "jog": { "who": who, "miles": 1 } }))
                 .collect();
             let response = self
@@ -148,7 +151,7 @@ impl Served {
     }
 }
 
-/// `~` a hundred characters each row almost holds: a row costs 100 × 300,000
+/// `~` a hundred characters each row almost holds: a row costs 100 × 60,000
 /// character tests, and none matches.
 fn pathological() -> String {
     format!(".jog.who~{}b", "a".repeat(99))
