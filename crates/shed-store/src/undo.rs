@@ -1239,9 +1239,8 @@ mod tests {
             })
             .collect();
         let unread = |field: &str, after: Value| (field.to_string(), Value::Null, after, true);
-        let known = |field: &str, before: Value, after: Value| {
-            (field.to_string(), before, after, false)
-        };
+        let known =
+            |field: &str, before: Value, after: Value| (field.to_string(), before, after, false);
         assert_eq!(
             said,
             [
