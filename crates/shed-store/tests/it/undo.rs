@@ -532,3 +532,51 @@ async fn a_value_before_the_shown_versions_is_found_within_the_lookback_and_said
         }
     }
 }
+
+/// Past [`UNDO_LATER_VERSIONS`] later versions an entity counts as changed
+/// since, though they left it as the write did (each a field set and its
+/// undo): an undo reads no more of them; the sentence names the newest.
+#[tokio::test]
+async fn past_the_later_versions_an_undo_reads_an_entity_counts_as_changed_since() {
+    use shed_store::undo::UNDO_LATER_VERSIONS;
+    let f = fixture().await;
+    let a = jog(&f, 5).await;
+    let write = f
+        .apply(
+            APP,
+            json!({ "entity": { "eid": a }, "jog": { "miles": 6 } }),
+        )
+        .await;
+    let mut last = write.version;
+    for _ in 0..UNDO_LATER_VERSIONS / 2 + 1 {
+        let set = f
+            .apply(
+                APP,
+                json!({ "entity": { "eid": a }, "gear": { "ready": true } }),
+            )
+            .await;
+        last = f
+            .store
+            .undo(APP, set.version, &undoer(&f))
+            .await
+            .unwrap()
+            .applied
+            .version;
+    }
+    let refused = f
+        .store
+        .undo(APP, write.version, &undoer(&f))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&refused, StoreError::Conflict(s)
+            if s.starts_with(&format!("cannot undo jeff/runs@2: {a} changed since — @ada (undo of jeff/runs@"))
+                && s.ends_with(&format!(" (jeff/runs@{last}); undo that first"))),
+        "{refused}"
+    );
+    assert_eq!(
+        row(&f, &a).await.unwrap()["jog"]["miles"],
+        6,
+        "nothing written"
+    );
+}
