@@ -31,7 +31,7 @@ use shed_store::revocable::NewToken;
 use subtle::ConstantTimeEq;
 
 use crate::names::shown;
-use crate::rate::{Rate, Spent, Wait};
+use crate::rate::{Rate, Reserve, Spent, Wait};
 use crate::secrets::{hash, now, secret};
 use crate::{Host, HostError, Person};
 
@@ -98,6 +98,15 @@ pub const REGISTRATIONS_PER_ADDRESS: Rate = Rate {
 pub const REGISTRATIONS_OVERALL: Rate = Rate {
     burst: 60,
     every: Duration::from_secs(60),
+};
+/// The registrations of [`REGISTRATIONS_OVERALL`] kept for addresses that
+/// registered none in the last hour: once all but these twenty are taken,
+/// the addresses that took them are refused and newcomers still register —
+/// and what refills goes to the reserve first. Emptying it takes twenty
+/// addresses new within the hour, and keeping it empty sixty an hour.
+pub const REGISTRATIONS_RESERVE: Reserve = Reserve {
+    held: 20,
+    window: Duration::from_secs(60 * 60),
 };
 /// How long a client that never got a grant is kept, in seconds: a day,
 /// ample for a person to finish the sign-in its registration began. A
@@ -334,17 +343,33 @@ fn checked_client(
 }
 
 /// The refusal of a registration past a budget of [`REGISTRATIONS_PER_ADDRESS`]
-/// or [`REGISTRATIONS_OVERALL`], with the seconds until one more is taken.
+/// or [`REGISTRATIONS_OVERALL`] — or of the latter's [`REGISTRATIONS_RESERVE`],
+/// kept from an address that registered lately — with the seconds until one
+/// more is taken.
 fn too_many_registrations(wait: Wait) -> OAuthError {
+    let hourly = |rate: Rate| 3600 / rate.every.as_secs().max(1);
     let (whose, rate) = match wait.spent {
         Spent::Address => ("from your address", REGISTRATIONS_PER_ADDRESS),
         Spent::Everyone => ("here by everyone together", REGISTRATIONS_OVERALL),
+        Spent::Reserve => {
+            return OAuthError::TooManyRegistrations {
+                sentence: format!(
+                    "too many clients were registered here lately, and your address registered one within the hour: shed keeps the last {} of the {} it takes at once (then {} an hour) for addresses that have not — nothing was registered; try again in {} seconds",
+                    REGISTRATIONS_RESERVE.held,
+                    REGISTRATIONS_OVERALL.burst,
+                    hourly(REGISTRATIONS_OVERALL),
+                    wait.seconds
+                ),
+                retry_after: wait.seconds,
+            };
+        }
     };
-    let hourly = 3600 / rate.every.as_secs().max(1);
     OAuthError::TooManyRegistrations {
         sentence: format!(
-            "too many clients were registered {whose} lately (shed takes {} at once, then {hourly} an hour) — nothing was registered; try again in {} seconds",
-            rate.burst, wait.seconds
+            "too many clients were registered {whose} lately (shed takes {} at once, then {} an hour) — nothing was registered; try again in {} seconds",
+            rate.burst,
+            hourly(rate),
+            wait.seconds
         ),
         retry_after: wait.seconds,
     }
@@ -731,6 +756,22 @@ fn check_redeemed(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // The reserve is a part of everyone's budget, and a flooder refused
+    // from it reads which budget and when to come back.
+    #[test]
+    fn the_registration_reserve_is_a_part_of_everyones_budget() {
+        assert!(REGISTRATIONS_RESERVE.held < REGISTRATIONS_OVERALL.burst);
+        assert!(REGISTRATIONS_RESERVE.held > 0);
+        let refused = too_many_registrations(Wait {
+            spent: Spent::Reserve,
+            seconds: 42,
+        });
+        assert_eq!(
+            refused.to_string(),
+            "too many clients were registered here lately, and your address registered one within the hour: shed keeps the last 20 of the 60 it takes at once (then 60 an hour) for addresses that have not — nothing was registered; try again in 42 seconds"
+        );
+    }
 
     // A client's name is shown on the activity, the consent page and the
     // terminal: one that holds a control or a reordering character, or is

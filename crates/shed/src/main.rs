@@ -169,9 +169,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "FILE", env = "SHED_OAUTH_EXTRA_CA")]
     oauth_extra_ca: Option<PathBuf>,
     /// A reverse proxy in front of shed, by address or CIDR block: from it,
-    /// `Forwarded` (for=) or `X-Forwarded-For` names the client, whose
-    /// address the per-address caps count. Repeat for more (commas in the
-    /// variable). Without it those headers are ignored.
+    /// the header --trusted-proxy-header names says who the client is,
+    /// whose address the per-address caps count. Repeat for more (commas in
+    /// the variable). Without it the forwarding headers are ignored.
     #[arg(
         long = "trusted-proxy",
         value_name = "ADDRESS|CIDR",
@@ -180,6 +180,22 @@ pub struct ServeArgs {
         value_parser = forwarded::trusted_proxy
     )]
     trusted_proxies: Vec<ipnet::IpNet>,
+    /// The one header the trusted proxies maintain, and the only one read:
+    /// x-forwarded-for (nginx with `proxy_set_header X-Forwarded-For
+    /// $proxy_add_x_forwarded_for;`, and Caddy, append the client's
+    /// address to it) or forwarded (RFC 7239: only for a proxy that appends
+    /// its `for=` to Forwarded). The other header is ignored: a proxy passes
+    /// a client's own copy of it on untouched, so it names whatever address
+    /// the client likes. The client is the right-most address in the header
+    /// that is not a trusted proxy.
+    #[arg(
+        long = "trusted-proxy-header",
+        value_name = "HEADER",
+        env = "SHED_TRUSTED_PROXY_HEADER",
+        value_enum,
+        default_value = "x-forwarded-for"
+    )]
+    trusted_proxy_header: forwarded::ProxyHeader,
 }
 
 /// `shed serve`'s arguments: [`ServeArgs`], and what only development and
