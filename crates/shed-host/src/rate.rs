@@ -42,6 +42,11 @@ pub struct Rate {
 }
 
 impl Rate {
+    /// How many are taken at once from a full budget.
+    pub const fn burst(self) -> u32 {
+        self.burst
+    }
+
     /// How far ahead of now a budget's whole-again instant may be and
     /// still take one more: all of the burst but the one being taken.
     fn slack(self) -> Duration {
@@ -77,6 +82,13 @@ pub struct Reserve {
     pub(crate) held: u32,
     /// How long after its last take an address is new again.
     pub(crate) window: Duration,
+}
+
+impl Reserve {
+    /// How many of everyone's budget are kept for newcomers.
+    pub const fn held(self) -> u32 {
+        self.held
+    }
 }
 
 /// Which budget ran out.

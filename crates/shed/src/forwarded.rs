@@ -337,8 +337,18 @@ mod tests {
         assert_eq!(fwd("for=\"192.0.2.43:_hidden\""), "192.0.2.43:0");
         // Several lines are one list.
         for (name, first, second, read) in [
-            ("forwarded", "for=192.0.2.60", "for=192.0.2.61", ProxyHeader::Forwarded),
-            ("x-forwarded-for", "192.0.2.60", "192.0.2.61", ProxyHeader::XForwardedFor),
+            (
+                "forwarded",
+                "for=192.0.2.60",
+                "for=192.0.2.61",
+                ProxyHeader::Forwarded,
+            ),
+            (
+                "x-forwarded-for",
+                "192.0.2.60",
+                "192.0.2.61",
+                ProxyHeader::XForwardedFor,
+            ),
         ] {
             let lines = [(name, first.as_bytes()), (name, second.as_bytes())];
             assert_eq!(client_by(read, &trusted, PEER, &lines), "192.0.2.61:0");

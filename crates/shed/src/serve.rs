@@ -232,16 +232,10 @@ pub async fn run_server(
         );
         stop.send_replace(Stop::Now);
     });
-    let drained = crate::http::serve_at_most(
-        listener,
-        routes,
-        proxies,
-        budget.http,
-        stops,
-        args.drain(),
-    )
-    .await
-    .context("the server stopped")?;
+    let drained =
+        crate::http::serve_at_most(listener, routes, proxies, budget.http, stops, args.drain())
+            .await
+            .context("the server stopped")?;
     host.close().await.context("could not close the database")?;
     tracing::info!(
         "shed stopped: {}; every write is committed and the database closed",
