@@ -108,6 +108,10 @@ pub const REGISTRATIONS_RESERVE: Reserve = Reserve {
     held: 20,
     window: Duration::from_secs(60 * 60),
 };
+// The reserve is a part of everyone's budget, not all of it.
+const _: () = assert!(
+    REGISTRATIONS_RESERVE.held > 0 && REGISTRATIONS_RESERVE.held < REGISTRATIONS_OVERALL.burst
+);
 /// How long a client that never got a grant is kept, in seconds: a day,
 /// ample for a person to finish the sign-in its registration began. A
 /// client with a live grant is kept as long as the grant.
@@ -757,12 +761,9 @@ fn check_redeemed(
 mod tests {
     use super::*;
 
-    // The reserve is a part of everyone's budget, and a flooder refused
-    // from it reads which budget and when to come back.
+    // A flooder refused the reserve reads which budget and when to come back.
     #[test]
-    fn the_registration_reserve_is_a_part_of_everyones_budget() {
-        assert!(REGISTRATIONS_RESERVE.held < REGISTRATIONS_OVERALL.burst);
-        assert!(REGISTRATIONS_RESERVE.held > 0);
+    fn a_flooder_refused_the_reserve_is_told_so() {
         let refused = too_many_registrations(Wait {
             spent: Spent::Reserve,
             seconds: 42,

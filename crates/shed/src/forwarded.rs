@@ -31,12 +31,13 @@ const X_FORWARDED_FOR: &str = "x-forwarded-for";
 /// The forwarding header the trusted proxies maintain: the only one read.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum ProxyHeader {
-    /// `X-Forwarded-For`, which nginx (`proxy_set_header X-Forwarded-For
-    /// $proxy_add_x_forwarded_for`) and Caddy append the client to.
+    /// `X-Forwarded-For`, which Caddy, and nginx with `proxy_set_header
+    /// X-Forwarded-For $proxy_add_x_forwarded_for;`, append the client to.
     #[default]
     #[value(name = "x-forwarded-for")]
     XForwardedFor,
-    /// `Forwarded` (RFC 7239), for a proxy that appends its `for=` to it.
+    /// `Forwarded` (RFC 7239), only for a proxy that appends its `for=` to
+    /// it.
     #[value(name = "forwarded")]
     Forwarded,
 }

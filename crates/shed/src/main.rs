@@ -180,14 +180,11 @@ pub struct ServeArgs {
         value_parser = forwarded::trusted_proxy
     )]
     trusted_proxies: Vec<ipnet::IpNet>,
-    /// The one header the trusted proxies maintain, and the only one read:
-    /// x-forwarded-for (nginx with `proxy_set_header X-Forwarded-For
-    /// $proxy_add_x_forwarded_for;`, and Caddy, append the client's
-    /// address to it) or forwarded (RFC 7239: only for a proxy that appends
-    /// its `for=` to Forwarded). The other header is ignored: a proxy passes
-    /// a client's own copy of it on untouched, so it names whatever address
-    /// the client likes. The client is the right-most address in the header
-    /// that is not a trusted proxy.
+    /// The one forwarding header the trusted proxies keep, and the only one
+    /// read: the other is ignored, since a proxy passes a client's own copy
+    /// of it on untouched and it names whatever address the client likes.
+    /// The client is the right-most address in it that is not a trusted
+    /// proxy.
     #[arg(
         long = "trusted-proxy-header",
         value_name = "HEADER",
