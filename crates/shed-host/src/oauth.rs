@@ -351,28 +351,30 @@ fn checked_client(
 /// kept from an address that registered lately — with the seconds until one
 /// more is taken.
 fn too_many_registrations(wait: Wait) -> OAuthError {
-    let hourly = |rate: Rate| 3600 / rate.every.as_secs().max(1);
-    let (whose, rate) = match wait.spent {
-        Spent::Address => ("from your address", REGISTRATIONS_PER_ADDRESS),
-        Spent::Everyone => ("here by everyone together", REGISTRATIONS_OVERALL),
-        Spent::Reserve => {
-            return OAuthError::TooManyRegistrations {
-                sentence: format!(
-                    "too many clients were registered here lately, and your address registered one within the hour: shed keeps the last {} of the {} it takes at once (then {} an hour) for addresses that have not — nothing was registered; try again in {} seconds",
-                    REGISTRATIONS_RESERVE.held,
-                    REGISTRATIONS_OVERALL.burst,
-                    hourly(REGISTRATIONS_OVERALL),
-                    wait.seconds
-                ),
-                retry_after: wait.seconds,
-            };
-        }
+    let rate_of = |rate: Rate| {
+        let hourly = 3600 / rate.every.as_secs().max(1);
+        format!("shed takes {} at once, then {hourly} an hour", rate.burst)
+    };
+    let (what, budget) = match wait.spent {
+        Spent::Address => (
+            "from your address lately",
+            rate_of(REGISTRATIONS_PER_ADDRESS),
+        ),
+        Spent::Everyone => (
+            "here by everyone together lately",
+            rate_of(REGISTRATIONS_OVERALL),
+        ),
+        Spent::Reserve => (
+            "here lately, and one from your address within the hour",
+            format!(
+                "shed keeps the last {} of the {} it takes at once for addresses that registered none",
+                REGISTRATIONS_RESERVE.held, REGISTRATIONS_OVERALL.burst
+            ),
+        ),
     };
     OAuthError::TooManyRegistrations {
         sentence: format!(
-            "too many clients were registered {whose} lately (shed takes {} at once, then {} an hour) — nothing was registered; try again in {} seconds",
-            rate.burst,
-            hourly(rate),
+            "too many clients were registered {what} ({budget}) — nothing was registered; try again in {} seconds",
             wait.seconds
         ),
         retry_after: wait.seconds,
@@ -770,7 +772,7 @@ mod tests {
         });
         assert_eq!(
             refused.to_string(),
-            "too many clients were registered here lately, and your address registered one within the hour: shed keeps the last 20 of the 60 it takes at once (then 60 an hour) for addresses that have not — nothing was registered; try again in 42 seconds"
+            "too many clients were registered here lately, and one from your address within the hour (shed keeps the last 20 of the 60 it takes at once for addresses that registered none) — nothing was registered; try again in 42 seconds"
         );
     }
 

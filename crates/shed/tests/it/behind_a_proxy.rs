@@ -303,7 +303,7 @@ async fn flooders_of_registrations_are_refused_and_a_newcomer_still_registers() 
         let said = body["error_description"].as_str().unwrap();
         assert!(
             said.starts_with(
-                "too many clients were registered here lately, and your address registered one within the hour"
+                "too many clients were registered here lately, and one from your address within the hour"
             ) && said.contains("try again in "),
             "{said}"
         );
