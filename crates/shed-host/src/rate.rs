@@ -107,7 +107,8 @@ pub enum Spent {
 /// (whole seconds, at least one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Wait {
-    /// Which budget ran out: the caller's address's, or everyone's.
+    /// Which budget ran out: the caller's address's, everyone's, or
+    /// everyone's but the reserve the address may not take.
     pub(crate) spent: Spent,
     /// Whole seconds until that budget takes one more, at least one
     /// (rounded up): what `Retry-After` says.
@@ -173,9 +174,9 @@ impl Limiter {
             .take(seen.map(|seen| seen.whole_at), now)
             .map_err(|w| wait(Spent::Address, w))?;
         let everyone = self.overall.take(kept.everyone, now);
-        let everyone_whole = match (everyone, self.new_again_in(seen, now)) {
-            (everyone, None) => everyone.map_err(|w| wait(Spent::Everyone, w))?,
-            (everyone, Some(new_again)) => self
+        let everyone_whole = match self.new_again_in(seen, now) {
+            None => everyone.map_err(|w| wait(Spent::Everyone, w))?,
+            Some(new_again) => self
                 .overall
                 .less(self.reserve.held)
                 .take(kept.everyone, now)
