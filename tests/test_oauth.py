@@ -223,10 +223,11 @@ def a_callback() -> str:
 
 
 async def sign_in_use_and_refresh(
-    club: Shed, name: str, callback: str, metadata_url: str | None = None
+    club: Shed, name: str, callback: str, metadata_url: str | None = None, headers: dict[str, str] | None = None
 ) -> tuple[Kept, Person]:
     """The whole flow through the SDK as the client `name`: the sign-in, a
-    read and a write as ada, a refresh; the grant `shed token list` shows."""
+    read and a write as ada, a refresh; the grant `shed token list` shows.
+    `headers`: sent with every request of the SDK's."""
     kept = Kept()
     person = Person(club, "ada", callback, f"oauth-consent-{'cimd' if metadata_url else 'dcr'}.png")
     provider = OAuthClientProvider(
@@ -243,7 +244,7 @@ async def sign_in_use_and_refresh(
         callback_handler=person.callback_handler,
         client_metadata_url=metadata_url,
     )
-    async with httpx2.AsyncClient(auth=provider, timeout=60) as http:
+    async with httpx2.AsyncClient(auth=provider, headers=headers, timeout=60) as http:
         async with Client(streamable_http_client(club.mcp_url, http_client=http)) as client:
             commands = ok(await client.call_tool("commands", {}))
             assert any(command["name"] == "log_run" for command in commands["commands"]), commands

@@ -158,7 +158,8 @@ struct Inner {
     view_keys: view_keys::Handed,
     /// OAuth clients' metadata documents, as fetched.
     client_documents: oauth::ClientDocuments,
-    /// The budgets of OAuth client registrations, by address and overall.
+    /// The budgets of OAuth client registrations, by address and overall,
+    /// with the overall's reserve for newcomers.
     registrations: rate::Limiter,
     /// The platform as a passkeys' relying party, or why it is not one.
     passkeys: passkeys::RelyingParty,
@@ -251,6 +252,7 @@ impl Host {
                 registrations: rate::Limiter::new(
                     oauth::REGISTRATIONS_PER_ADDRESS,
                     oauth::REGISTRATIONS_OVERALL,
+                    oauth::REGISTRATIONS_RESERVE,
                 ),
                 passkeys,
                 searches: searches::Searches::default(),

@@ -31,7 +31,7 @@ use shed_store::revocable::NewToken;
 use subtle::ConstantTimeEq;
 
 use crate::names::shown;
-use crate::rate::{Rate, Spent, Wait};
+use crate::rate::{Rate, Reserve, Spent, Wait};
 use crate::secrets::{hash, now, secret};
 use crate::{Host, HostError, Person};
 
@@ -99,6 +99,19 @@ pub const REGISTRATIONS_OVERALL: Rate = Rate {
     burst: 60,
     every: Duration::from_secs(60),
 };
+/// The registrations of [`REGISTRATIONS_OVERALL`] kept for addresses that
+/// registered none in the last hour: once all but these twenty are taken,
+/// the addresses that took them are refused and newcomers still register —
+/// and what refills goes to the reserve first. Emptying it takes twenty
+/// addresses new within the hour, and keeping it empty sixty an hour.
+pub const REGISTRATIONS_RESERVE: Reserve = Reserve {
+    held: 20,
+    window: Duration::from_secs(60 * 60),
+};
+// The reserve is a part of everyone's budget, not all of it.
+const _: () = assert!(
+    REGISTRATIONS_RESERVE.held > 0 && REGISTRATIONS_RESERVE.held < REGISTRATIONS_OVERALL.burst
+);
 /// How long a client that never got a grant is kept, in seconds: a day,
 /// ample for a person to finish the sign-in its registration began. A
 /// client with a live grant is kept as long as the grant.
@@ -334,17 +347,35 @@ fn checked_client(
 }
 
 /// The refusal of a registration past a budget of [`REGISTRATIONS_PER_ADDRESS`]
-/// or [`REGISTRATIONS_OVERALL`], with the seconds until one more is taken.
+/// or [`REGISTRATIONS_OVERALL`] — or of the latter's [`REGISTRATIONS_RESERVE`],
+/// kept from an address that registered lately — with the seconds until one
+/// more is taken.
 fn too_many_registrations(wait: Wait) -> OAuthError {
-    let (whose, rate) = match wait.spent {
-        Spent::Address => ("from your address", REGISTRATIONS_PER_ADDRESS),
-        Spent::Everyone => ("here by everyone together", REGISTRATIONS_OVERALL),
+    let rate_of = |rate: Rate| {
+        let hourly = 3600 / rate.every.as_secs().max(1);
+        format!("shed takes {} at once, then {hourly} an hour", rate.burst)
     };
-    let hourly = 3600 / rate.every.as_secs().max(1);
+    let (what, budget) = match wait.spent {
+        Spent::Address => (
+            "from your address lately",
+            rate_of(REGISTRATIONS_PER_ADDRESS),
+        ),
+        Spent::Everyone => (
+            "here by everyone together lately",
+            rate_of(REGISTRATIONS_OVERALL),
+        ),
+        Spent::Reserve => (
+            "here lately, and one from your address within the hour",
+            format!(
+                "shed keeps the last {} of the {} it takes at once for addresses that registered none",
+                REGISTRATIONS_RESERVE.held, REGISTRATIONS_OVERALL.burst
+            ),
+        ),
+    };
     OAuthError::TooManyRegistrations {
         sentence: format!(
-            "too many clients were registered {whose} lately (shed takes {} at once, then {hourly} an hour) — nothing was registered; try again in {} seconds",
-            rate.burst, wait.seconds
+            "too many clients were registered {what} ({budget}) — nothing was registered; try again in {} seconds",
+            wait.seconds
         ),
         retry_after: wait.seconds,
     }
@@ -731,6 +762,19 @@ fn check_redeemed(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // A flooder refused the reserve reads which budget and when to come back.
+    #[test]
+    fn a_flooder_refused_the_reserve_is_told_so() {
+        let refused = too_many_registrations(Wait {
+            spent: Spent::Reserve,
+            seconds: 42,
+        });
+        assert_eq!(
+            refused.to_string(),
+            "too many clients were registered here lately, and one from your address within the hour (shed keeps the last 20 of the 60 it takes at once for addresses that registered none) — nothing was registered; try again in 42 seconds"
+        );
+    }
 
     // A client's name is shown on the activity, the consent page and the
     // terminal: one that holds a control or a reordering character, or is

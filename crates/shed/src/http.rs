@@ -10,7 +10,8 @@
 //! having the other share, so idle queue connections cannot take the files
 //! the HTTP door needs, nor HTTP connections the queue's. Each request sees
 //! its client's address as axum's `ConnectInfo<SocketAddr>` — its peer's,
-//! or behind a trusted proxy the one the proxy names (`crate::forwarded`) —
+//! or behind a trusted proxy the one the proxy names in the header it keeps
+//! (`crate::forwarded`) —
 //! and runs in a `request` span carrying a request id, its method and its
 //! path, so every line logged while it is answered names it. The span never holds the query string
 //! (a sign-in link's key, a hop's code) nor a view key's path segment.

@@ -169,9 +169,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "FILE", env = "SHED_OAUTH_EXTRA_CA")]
     oauth_extra_ca: Option<PathBuf>,
     /// A reverse proxy in front of shed, by address or CIDR block: from it,
-    /// `Forwarded` (for=) or `X-Forwarded-For` names the client, whose
-    /// address the per-address caps count. Repeat for more (commas in the
-    /// variable). Without it those headers are ignored.
+    /// the header --trusted-proxy-header names says who the client is,
+    /// whose address the per-address caps count. Repeat for more (commas in
+    /// the variable). Without it the forwarding headers are ignored.
     #[arg(
         long = "trusted-proxy",
         value_name = "ADDRESS|CIDR",
@@ -180,6 +180,19 @@ pub struct ServeArgs {
         value_parser = forwarded::trusted_proxy
     )]
     trusted_proxies: Vec<ipnet::IpNet>,
+    /// The one forwarding header the trusted proxies keep, and the only one
+    /// read: the other is ignored, since a proxy passes a client's own copy
+    /// of it on untouched and it names whatever address the client likes.
+    /// The client is the right-most address in it that is not a trusted
+    /// proxy.
+    #[arg(
+        long = "trusted-proxy-header",
+        value_name = "HEADER",
+        env = "SHED_TRUSTED_PROXY_HEADER",
+        value_enum,
+        default_value = "x-forwarded-for"
+    )]
+    trusted_proxy_header: forwarded::ProxyHeader,
 }
 
 /// `shed serve`'s arguments: [`ServeArgs`], and what only development and

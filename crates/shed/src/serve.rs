@@ -210,6 +210,13 @@ pub async fn run_server(
         host.public_url(),
         shed_mcp::MCP_PATH
     );
+    let proxies = crate::forwarded::TrustedProxies::new(
+        args.trusted_proxies.clone(),
+        args.trusted_proxy_header,
+    );
+    if let Some(believed) = proxies.believed() {
+        tracing::info!("{believed}");
+    }
     let (stop, stops) = tokio::sync::watch::channel(Stop::Serving);
     let drain_seconds = args.drain_seconds;
     tokio::spawn(async move {
@@ -225,16 +232,10 @@ pub async fn run_server(
         );
         stop.send_replace(Stop::Now);
     });
-    let drained = crate::http::serve_at_most(
-        listener,
-        routes,
-        crate::forwarded::TrustedProxies::new(args.trusted_proxies.clone()),
-        budget.http,
-        stops,
-        args.drain(),
-    )
-    .await
-    .context("the server stopped")?;
+    let drained =
+        crate::http::serve_at_most(listener, routes, proxies, budget.http, stops, args.drain())
+            .await
+            .context("the server stopped")?;
     host.close().await.context("could not close the database")?;
     tracing::info!(
         "shed stopped: {}; every write is committed and the database closed",

@@ -9,6 +9,7 @@ mod activity;
 mod agent_start;
 mod apps;
 mod backup_restore;
+mod behind_a_proxy;
 mod broker_harness;
 mod broker_protocol;
 mod broker_support;

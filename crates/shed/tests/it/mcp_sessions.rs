@@ -132,14 +132,17 @@ async fn post(
     post_with(http.post(&served.url), token, session, message).await
 }
 
-/// A signed-out `initialize` whose header `name` says it was forwarded for
-/// `value`.
+/// A signed-out `initialize` with forwarding `headers` (name, value).
 async fn initialize_forwarded(
     served: &Served,
     http: &reqwest::Client,
-    (name, value): (&str, &str),
+    headers: &[(&str, &str)],
 ) -> Answer {
-    let request = http.post(&served.url).header(name, value);
+    let request = headers
+        .iter()
+        .fold(http.post(&served.url), |request, (name, value)| {
+            request.header(*name, *value)
+        });
     post_with(request, None, None, initialize()).await
 }
 
@@ -463,15 +466,20 @@ async fn behind_a_trusted_proxy_each_forwarded_address_has_its_own_cap() {
     let served = start_with(&["--trusted-proxy", "127.0.0.1"]);
     let http = reqwest::Client::new();
     for _ in 0..MAX_SIGNED_OUT_SESSIONS_PER_ADDRESS {
-        let answer = initialize_forwarded(&served, &http, ("x-forwarded-for", "203.0.113.7")).await;
+        let answer =
+            initialize_forwarded(&served, &http, &[("x-forwarded-for", "203.0.113.7")]).await;
         assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
     }
-    // The same client however the proxy says it, and whatever the client
-    // wrote left of the address the proxy added.
+    // The same client whatever it wrote left of the address the proxy
+    // appended, and whatever `Forwarded` it sent (the proxy passed it on;
+    // shed reads only X-Forwarded-For by default).
     for forwarded in [
-        ("x-forwarded-for", "203.0.113.7"),
-        ("forwarded", "for=203.0.113.7;proto=https"),
-        ("x-forwarded-for", "198.51.100.1, 203.0.113.7"),
+        &[("x-forwarded-for", "203.0.113.7")][..],
+        &[("x-forwarded-for", "198.51.100.1, 203.0.113.7")],
+        &[
+            ("forwarded", "for=198.51.100.2;proto=https"),
+            ("x-forwarded-for", "203.0.113.7"),
+        ],
     ] {
         let refused = initialize_forwarded(&served, &http, forwarded).await;
         assert_eq!(
@@ -482,21 +490,55 @@ async fn behind_a_trusted_proxy_each_forwarded_address_has_its_own_cap() {
         assert_eq!(refused.body, SessionRefusal::AddressFull.to_string());
     }
     // Another client behind the same proxy is counted apart.
-    for forwarded in [
-        ("forwarded", "for=203.0.113.8"),
-        ("x-forwarded-for", "203.0.113.9"),
+    let answer = initialize_forwarded(&served, &http, &[("x-forwarded-for", "203.0.113.9")]).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    // A hop shed must read and cannot, or `Forwarded` alone, counts as the proxy.
+    for unreadable in [
+        &[("x-forwarded-for", "unknown")][..],
+        &[("forwarded", "for=203.0.113.7")],
     ] {
-        let answer = initialize_forwarded(&served, &http, forwarded).await;
-        assert_eq!(
-            answer.status,
-            StatusCode::OK,
-            "{forwarded:?}: {}",
-            answer.body
-        );
+        let answer = initialize_forwarded(&served, &http, unreadable).await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
     }
-    // A header the proxy passed on that cannot be read counts as the proxy.
-    let unreadable = initialize_forwarded(&served, &http, ("forwarded", "for=unknown")).await;
-    assert_eq!(unreadable.status, StatusCode::OK, "{}", unreadable.body);
+}
+
+// A proxy that appends to `Forwarded` instead: named by
+// SHED_TRUSTED_PROXY_HEADER, shed reads that header only.
+#[tokio::test]
+async fn behind_a_proxy_that_keeps_forwarded_only_forwarded_is_read() {
+    let data = tempfile::tempdir().unwrap();
+    let extra = ["--trusted-proxy", "127.0.0.1"];
+    let (child, port, token) = shed_up(
+        data.path(),
+        &extra,
+        &[("SHED_TRUSTED_PROXY_HEADER", "forwarded")],
+    );
+    let served = Served {
+        child,
+        url: format!("http://127.0.0.1:{port}/mcp"),
+        token,
+        _data: data,
+    };
+    let http = reqwest::Client::new();
+    for n in 0..MAX_SIGNED_OUT_SESSIONS_PER_ADDRESS {
+        let made_up = format!("198.51.100.{n}");
+        let headers = [
+            ("forwarded", "for=203.0.113.7;proto=https"),
+            ("x-forwarded-for", made_up.as_str()),
+        ];
+        let answer = initialize_forwarded(&served, &http, &headers).await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    }
+    let refused = initialize_forwarded(
+        &served,
+        &http,
+        &[("forwarded", "for=198.51.100.1, for=\"203.0.113.7:4711\"")],
+    )
+    .await;
+    assert_eq!(refused.status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(refused.body, SessionRefusal::AddressFull.to_string());
+    let answer = initialize_forwarded(&served, &http, &[("forwarded", "for=203.0.113.8")]).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
 }
 
 #[tokio::test]
@@ -515,10 +557,11 @@ async fn without_a_trusted_proxy_forwarding_headers_are_ignored() {
         } else {
             format!("for={address}")
         };
-        let answer = initialize_forwarded(&served, &http, (header, &value)).await;
+        let answer = initialize_forwarded(&served, &http, &[(header, &value)]).await;
         assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
     }
-    let refused = initialize_forwarded(&served, &http, ("x-forwarded-for", "198.51.100.200")).await;
+    let refused =
+        initialize_forwarded(&served, &http, &[("x-forwarded-for", "198.51.100.200")]).await;
     assert_eq!(refused.status, StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(refused.body, SessionRefusal::AddressFull.to_string());
 }
