@@ -172,7 +172,9 @@ fn ours_to_replace(file: &Path) -> anyhow::Result<bool> {
         Ok(found) => found,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(false),
         Err(error) => {
-            anyhow::bail!("could not look at {shown} ({error}) — name another path with --host-config")
+            anyhow::bail!(
+                "could not look at {shown} ({error}) — name another path with --host-config"
+            )
         }
     };
     if found.file_type().is_symlink() {
@@ -181,7 +183,9 @@ fn ours_to_replace(file: &Path) -> anyhow::Result<bool> {
         );
     }
     if !found.file_type().is_file() {
-        anyhow::bail!("{shown} is not a regular file — name a path for a new file with --host-config");
+        anyhow::bail!(
+            "{shown} is not a regular file — name a path for a new file with --host-config"
+        );
     }
     // SAFETY: geteuid takes nothing, cannot fail and touches no memory of ours.
     let me = unsafe { libc::geteuid() };

@@ -59,18 +59,28 @@ fn demo() -> tempfile::TempDir {
 #[test]
 fn a_person_s_name_with_a_control_or_reordering_character_is_refused() {
     let data = private_folder();
-    for (handle, name) in [("eve", "Eve\u{1b}[2J"), ("mal", "Mal\u{202e}lory"), ("nul", "a\u{9b}b")] {
+    for (handle, name) in [
+        ("eve", "Eve\u{1b}[2J"),
+        ("mal", "Mal\u{202e}lory"),
+        ("nul", "a\u{9b}b"),
+    ] {
         let out = shed(data.path(), &["person", "add", handle, "--name", name]);
         let said = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{name:?} was taken");
         assert!(said.contains("plain characters"), "{said}");
-        assert!(!said.contains('\u{1b}') && !said.contains('\u{202e}'), "{said}");
+        assert!(
+            !said.contains('\u{1b}') && !said.contains('\u{202e}'),
+            "{said}"
+        );
     }
     let listed = shed_ok(data.path(), &["person", "list"]);
     for handle in ["eve", "mal", "nul"] {
         assert!(!listed.contains(handle), "{listed}");
     }
-    shed_ok(data.path(), &["person", "add", "ada", "--name", "Ada Lovelace"]);
+    shed_ok(
+        data.path(),
+        &["person", "add", "ada", "--name", "Ada Lovelace"],
+    );
 }
 
 /// `shed job create --person ada --host-config <file>`, whatever it answers.
@@ -115,7 +125,10 @@ fn the_host_configuration_is_made_private_and_never_through_a_link_or_into_anoth
     assert!(!refused.status.success(), "{refused:?}");
     assert!(said.contains(link.to_str().unwrap()), "{said}");
     assert!(said.contains("symbolic link"), "{said}");
-    assert!(refused.stdout.is_empty(), "a secret was printed: {refused:?}");
+    assert!(
+        refused.stdout.is_empty(),
+        "a secret was printed: {refused:?}"
+    );
     assert_eq!(
         std::fs::read_to_string(&target).unwrap(),
         "the target's own words\n"
@@ -175,7 +188,13 @@ fn a_command_whose_reader_has_gone_ends_quietly() {
 #[test]
 fn shed_command_exits_2_on_args_that_are_not_json_as_the_readme_says() {
     let out = Command::new(SHED)
-        .args(["command", "run", "demo/runs.log_run", "--args-json", "{not json"])
+        .args([
+            "command",
+            "run",
+            "demo/runs.log_run",
+            "--args-json",
+            "{not json",
+        ])
         .env("LOOM_PAGE_RPC_QUEUE", "/nonexistent/command-queue.sock")
         .env("LOOM_COMMAND_JOB_ID", "0123456789abcdef0123456789abcdef")
         .output()

@@ -69,7 +69,13 @@ async fn an_outsider_or_a_flooding_agent_pushes_out_no_member_s_refusal() {
     }
     let member_s_refusal_is_kept = |after: &str| {
         let seen = shed.shed(&[
-            "activity", "--as", "ada", "--space", "demo", "--command", "graph_apply",
+            "activity",
+            "--as",
+            "ada",
+            "--space",
+            "demo",
+            "--command",
+            "graph_apply",
         ]);
         assert!(
             seen.contains("@vic") && seen.contains("mcp graph_apply"),
@@ -108,6 +114,8 @@ async fn an_outsider_or_a_flooding_agent_pushes_out_no_member_s_refusal() {
         assert_eq!(answer["ok"], json!(false), "{answer}");
     }
     member_s_refusal_is_kept("his agent's flood");
-    let agent = shed.shed(&["activity", "--as", "ada", "--space", "demo", "--person", "vic"]);
+    let agent = shed.shed(&[
+        "activity", "--as", "ada", "--space", "demo", "--person", "vic",
+    ]);
     assert!(agent.contains("agent:job-1"), "{agent}");
 }
