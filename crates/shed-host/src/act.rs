@@ -77,11 +77,14 @@ impl Host {
         expect: Option<u64>,
     ) -> Result<Acted, HostError> {
         if let Err(refused) = may(app.subject(), standing, act.asks()) {
-            // An outsider's refusal reads as a made-up app's: not kept.
-            if !matches!(refused, HostError::NotFound(_)) {
-                self.keep_refusal(caller, &app.name, act.command(), &refused.to_string())
-                    .await;
-            }
+            self.keep_refusal(
+                caller,
+                standing,
+                &app.name,
+                act.command(),
+                &refused.to_string(),
+            )
+            .await;
             return Err(refused);
         }
         let command = act.command().to_string();
@@ -161,28 +164,35 @@ impl Host {
         version: u64,
     ) -> Result<Undone, HostError> {
         if let Err(refused) = may(app.subject(), standing, Act::Undo) {
-            if !matches!(refused, HostError::NotFound(_)) {
-                self.keep_refusal(caller, &app.name, "undo", &refused.to_string())
-                    .await;
-            }
+            self.keep_refusal(caller, standing, &app.name, "undo", &refused.to_string())
+                .await;
             return Err(refused);
         }
         let actor = caller.actor("undo").ok_or_else(sign_in_first)?;
         Ok(self.inner.store.undo(&app.name, version, &actor).await?)
     }
 
-    /// Keeps a signed-in caller's call to `app` (which exists) that was
-    /// refused with `sentence` among its space's activity — the command
-    /// or tool, never its arguments. A signed-out caller's refusals are
-    /// not kept: a stranger could push out the members' (the space keeps
-    /// a bounded number, `shed_store::activity::REFUSALS_PER_SPACE`).
+    /// Keeps the call of `caller`, a member of `app`'s space (`standing`),
+    /// or an agent of one, refused with `sentence`, among the space's
+    /// activity — the command or tool, never its arguments. Nobody else's
+    /// is kept: a signed-out caller's or an outsider's could push out the
+    /// members' (the space keeps a bounded number,
+    /// `shed_store::activity::REFUSALS_PER_SPACE`), and an outsider's
+    /// refusal of a private app reads as a made-up app's. The store keeps
+    /// few of one caller's an hour
+    /// (`shed_store::activity::REFUSALS_KEPT_PER_CALLER`), so not even a
+    /// member's agent pushes out the rest.
     pub(crate) async fn keep_refusal(
         &self,
         caller: &Caller,
+        standing: Standing,
         app: &str,
         command: &str,
         sentence: &str,
     ) {
+        if !matches!(standing, Standing::Member(_)) {
+            return;
+        }
         let Some(actor) = caller.actor(command) else {
             return;
         };

@@ -9,18 +9,28 @@ use crate::caller::ReadWithCredential;
 use crate::credentials::Presented;
 use crate::names::{bad_slug, is_slug, shown};
 use crate::secrets::{hash, now};
+use crate::texts::is_plain;
 use crate::{Caller, Door, Host, HostError, Person, Role};
 
 /// How often, at most, a token's "last used" is written, in seconds.
 const LAST_USED_EVERY: i64 = 60;
 
 impl Host {
-    /// Adds a person (`name` defaults to the handle).
+    /// Adds a person (`name` defaults to the handle) — refused when the
+    /// name holds a character that is not plain ([`is_plain`], as a
+    /// token's and a client's name): it is shown on every page and line
+    /// that says who did something.
     pub async fn add_person(&self, handle: &str, name: Option<&str>) -> Result<Person, HostError> {
         let name = name
             .map(str::trim)
             .filter(|n| !n.is_empty())
             .unwrap_or(handle);
+        if !name.chars().all(is_plain) {
+            return Err(HostError::BadInput(format!(
+                "the name {} holds control or bidirectional formatting characters — give the person's name in plain characters",
+                shown(name)
+            )));
+        }
         Ok(self.inner.store.add_person(handle, name).await?)
     }
 

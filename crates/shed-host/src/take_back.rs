@@ -13,6 +13,7 @@ use shed_store::revocable::{
 use crate::access::{OPERATOR, last_owner_of_space, last_owner_stays, may_remove_member};
 use crate::names::shown;
 use crate::secrets::{hash, now, secret};
+use crate::texts::is_plain;
 use crate::{Caller, Host, HostError, Person, Role};
 
 /// What a new token is called and how long it lasts (by default: no name,
@@ -47,10 +48,10 @@ impl Host {
         let person = self.person(handle).await?;
         let name = spec.name.map(str::trim).filter(|n| !n.is_empty());
         if let Some(name) = name
-            && (name.chars().count() > MOST_NAME_CHARS || name.chars().any(char::is_control))
+            && (name.chars().count() > MOST_NAME_CHARS || !name.chars().all(is_plain))
         {
             return Err(HostError::BadInput(format!(
-                "the token name {} is too long or holds control characters — use up to {MOST_NAME_CHARS} plain characters",
+                "the token name {} is too long or holds control or bidirectional formatting characters — use up to {MOST_NAME_CHARS} plain characters",
                 shown(name)
             )));
         }

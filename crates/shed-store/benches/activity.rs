@@ -4,7 +4,9 @@
 //! `log_run`) — how long the activity page's read takes: the first page
 //! (50 writes), a page deep in the list (older than the write a tenth of
 //! the way in, and halfway), the first page narrowed to the agent and to
-//! one app, and the refusals' first page with the space's refusals full.
+//! one app, and the refusals' first page with the space's refusals full;
+//! then keeping one more refusal (its caller's recent ones counted, the
+//! space's oldest forgotten), and one past its caller's rate.
 //! Each figure is the median and the 99th percentile of `READS` reads, in
 //! process, through the store's API (what the page's server time is made
 //! of, beside the page's drawing).
@@ -22,7 +24,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use shed_store::activity::{Narrow, NewRefusal, REFUSALS_PER_SPACE};
+use shed_store::activity::{Narrow, NewRefusal, REFUSALS_KEPT_PER_CALLER, REFUSALS_PER_SPACE};
 use shed_store::{Actor, Store, Through};
 
 #[path = "support/server.rs"]
@@ -99,15 +101,22 @@ async fn fill(store: &Store, ada: &Actor, n: i64) {
         "  filled: {n} writes in {seconds:.0} s ({:.0} writes/s)",
         n as f64 / seconds
     );
+    // The space's refusals full, of as many agents as it takes to keep
+    // them all.
     for i in 0..REFUSALS_PER_SPACE {
-        let refusal = NewRefusal {
-            app: APPS[0].into(),
-            by: ada.person.clone(),
-            via: Some("agent:job-3".into()),
-            through: actor(ada, 0).through.unwrap(),
-            sentence: format!("refusal {i}"),
-        };
-        store.record_refusal(refusal).await.unwrap();
+        let agent = format!("agent:job-{}", i / REFUSALS_KEPT_PER_CALLER);
+        assert!(store.record_refusal(refusal(ada, &agent)).await.unwrap());
+    }
+}
+
+/// A refusal of `ada`'s agent `via`, as the bench keeps them.
+fn refusal(ada: &Actor, via: &str) -> NewRefusal {
+    NewRefusal {
+        app: APPS[0].into(),
+        by: ada.person.clone(),
+        via: Some(via.into()),
+        through: actor(ada, 0).through.unwrap(),
+        sentence: "refused".into(),
     }
 }
 
@@ -181,6 +190,21 @@ async fn measure(store: &Store) {
             .len()
     };
     timed("refusals, first page (the space's full)", PAGE, refusals).await;
+    // One past its caller's rate (job-0 kept its 100 in the fill), only
+    // counted; and keeping one more, of a caller with none: its recent
+    // ones counted, the space's oldest forgotten.
+    let past = async || {
+        let refused = refusal(&ada, "agent:job-0");
+        usize::from(store.record_refusal(refused).await.unwrap())
+    };
+    timed("a refusal past its caller's rate", 0, past).await;
+    let fresh = std::sync::atomic::AtomicUsize::new(0);
+    let kept = async || {
+        let n = fresh.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let agent = format!("agent:bench-{n}");
+        usize::from(store.record_refusal(refusal(&ada, &agent)).await.unwrap())
+    };
+    timed("a refusal kept (the space's full)", 1, kept).await;
 }
 
 fn main() {

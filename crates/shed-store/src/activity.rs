@@ -3,7 +3,9 @@
 //! which agent, through which door, command and client, which entities),
 //! and the calls refused by the rule book or a job's scope are kept beside
 //! them (`refusals`), bounded ([`REFUSALS_PER_SPACE`],
-//! [`REFUSALS_KEPT_FOR`]). Both are read newest first by a keyset on
+//! [`REFUSALS_KEPT_FOR`]), and at most [`REFUSALS_KEPT_PER_CALLER`] of one
+//! caller's in a space each [`REFUSAL_RATE_WINDOW`], so no caller pushes
+//! out the others' (nor their own older ones) by being refused fast. Both are read newest first by a keyset on
 //! their ids (one sequence per table, so spaces' pages merge by id); the
 //! statements, once for both backends: `records/activity.rs`.
 
@@ -16,6 +18,16 @@ pub const REFUSALS_PER_SPACE: i64 = 1_000;
 
 /// How long a refusal is kept.
 pub const REFUSALS_KEPT_FOR: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// The most refusals of one caller — a person, or one agent of theirs
+/// (`via`) — a space keeps within [`REFUSAL_RATE_WINDOW`]: past it a
+/// refusal is still answered, but not kept, so a flood of one caller's
+/// refused calls cannot push out what the space kept before it.
+pub const REFUSALS_KEPT_PER_CALLER: i64 = 100;
+
+/// The window [`REFUSALS_KEPT_PER_CALLER`] counts a caller's kept refusals
+/// over.
+pub const REFUSAL_RATE_WINDOW: Duration = Duration::from_secs(3600);
 
 /// One write to an app's data, as its row of activity keeps it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -112,8 +124,13 @@ interface! {
         async fn write_of(&self, app: &str, version: u64) -> Result<Option<WriteRecord>, StoreError>;
         /// Keeps a refused call in its app's space, forgetting that space's
         /// refusals older than [`REFUSALS_KEPT_FOR`] and the oldest past
-        /// [`REFUSALS_PER_SPACE`].
-        async fn record_refusal(&self, refusal: NewRefusal) -> Result<(), StoreError>;
+        /// [`REFUSALS_PER_SPACE`] — unless its caller (`by` and `via`)
+        /// already has [`REFUSALS_KEPT_PER_CALLER`] kept there within
+        /// [`REFUSAL_RATE_WINDOW`]: then nothing changes. Counted in the
+        /// same write, the table held against other servers' refusals, so
+        /// the bound holds however many servers share the database.
+        /// Answers whether it was kept.
+        async fn record_refusal(&self, refusal: NewRefusal) -> Result<bool, StoreError>;
         /// A space's refusals newest first, of the apps named in `apps`,
         /// at most `limit`, older than `before` (an id) when given; none
         /// older than [`REFUSALS_KEPT_FOR`], though the space's next

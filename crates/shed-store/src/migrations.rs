@@ -137,6 +137,8 @@ pub(crate) const MIGRATIONS: &[&[Part]] = &[
     ],
     // 15: the edges that point at an entity, by the entity (its page).
     &[Both(entities::EDGES_IN)],
+    // 16: a caller's recent refusals in a space, by the caller.
+    &[Both(activity::BY_CALLER)],
 ];
 
 /// The migrations a database at schema version `done` has yet to apply,

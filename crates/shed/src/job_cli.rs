@@ -5,6 +5,8 @@
 //! (`job-3`, which `create` says on stderr) is what `list`, rows, answers
 //! and logs show.
 
+use std::io::Write;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -43,7 +45,9 @@ pub struct CreateArgs {
     /// Also write the host configuration shed-harness reads
     /// (`--loom-commands-config`) to FILE: this shed binary as cliPath,
     /// LOOM_COMMAND_JOB_ID as jobIdEnvVar, and the broker's queue. It holds
-    /// no secret: the harness reads the job's from a file of its own.
+    /// no secret: the harness reads the job's from a file of its own. Made
+    /// mode 0600; a file of yours there is replaced, a symbolic link or
+    /// another account's file refused (and no job made).
     #[arg(long, value_name = "FILE")]
     host_config: Option<PathBuf>,
     /// The broker's queue the host configuration names, when `shed serve`
@@ -72,6 +76,10 @@ pub async fn run(command: JobCommand, place: &crate::serve::Place) -> anyhow::Re
     match command {
         JobCommand::Create(args) => {
             let ttl = jobs::parse_ttl(&args.ttl)?;
+            if let Some(file) = &args.host_config {
+                // Refused before a job is made, so a refusal leaves none.
+                ours_to_replace(file)?;
+            }
             let host = open().await?;
             let made = jobs::create(&host, &args.person, args.allow, args.read_only, ttl).await?;
             if let Some(file) = &args.host_config {
@@ -127,12 +135,67 @@ fn write_host_config(file: &Path, queue: &Path) -> anyhow::Result<()> {
         "transport": { "kind": "broker", "queuePath": queue },
     });
     let text = serde_json::to_string_pretty(&config)?;
-    std::fs::write(file, format!("{text}\n")).with_context(|| {
+    let could_not = || {
         format!(
             "could not write the host configuration to {} — no job was left running",
             file.display()
         )
-    })
+    };
+    if ours_to_replace(file)? {
+        std::fs::remove_file(file).with_context(could_not)?;
+    }
+    // A new file, private, never through a link: whatever appeared at
+    // FILE since it was looked at is refused, not written into.
+    let mut made = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(HOST_CONFIG_MODE)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(file)
+        .with_context(could_not)?;
+    made.write_all(format!("{text}\n").as_bytes())
+        .with_context(could_not)
+}
+
+/// The mode a host configuration is made with: the account's alone. It
+/// holds no secret, but it says where the broker's queue is, and what
+/// shed binary runs for the job: nobody else's to read or change.
+const HOST_CONFIG_MODE: u32 = 0o600;
+
+/// Whether `file`, where a host configuration is to be written, is a file
+/// of this account's to replace (`false`: nothing is there) — refused when
+/// it is a symbolic link (its target would be written), not a regular
+/// file, or another account's.
+fn ours_to_replace(file: &Path) -> anyhow::Result<bool> {
+    let shown = file.display();
+    let found = match std::fs::symlink_metadata(file) {
+        Ok(found) => found,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(error) => {
+            anyhow::bail!(
+                "could not look at {shown} ({error}) — name another path with --host-config"
+            )
+        }
+    };
+    if found.file_type().is_symlink() {
+        anyhow::bail!(
+            "{shown} is a symbolic link — shed writes the host configuration to a file of its own, never through a link; remove the link or name another path with --host-config"
+        );
+    }
+    if !found.file_type().is_file() {
+        anyhow::bail!(
+            "{shown} is not a regular file — name a path for a new file with --host-config"
+        );
+    }
+    // SAFETY: geteuid takes nothing, cannot fail and touches no memory of ours.
+    let me = unsafe { libc::geteuid() };
+    if found.uid() != me {
+        anyhow::bail!(
+            "{shown} belongs to another account (uid {}) — shed replaces only a file of its own; name another path with --host-config",
+            found.uid()
+        );
+    }
+    Ok(true)
 }
 
 /// `shed job list`: a row per job, by name — never a secret.

@@ -265,6 +265,9 @@ struct McpArgs {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if ends_with_its_reader(&cli.command) {
+        restore_sigpipe();
+    }
     if let Command::Protocol(command) = &cli.command {
         return command_cli::run(command); // no runtime, no logs: it starts fast
     }
@@ -312,6 +315,32 @@ fn main() -> ExitCode {
             }
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Whether `command` ends, quietly, when the reader of what it prints goes
+/// away (`shed activity | head -1`): every command but those that keep
+/// sockets or pipes of others open — `up` and `serve` (each client's
+/// connection), `mcp` (its client's stdio) — which must see a write to a
+/// closed one as an error to answer, not end; and `command`, whose socket
+/// to the broker says, when it breaks, that the answer was lost (exit 1,
+/// as the README says) — its reader is the harness, which reads it whole.
+fn ends_with_its_reader(command: &Command) -> bool {
+    !matches!(
+        command,
+        Command::Up(_) | Command::Serve(_) | Command::Mcp(_) | Command::Protocol(_)
+    )
+}
+
+/// Gives SIGPIPE back its default disposition, which Rust's runtime sets
+/// to ignored before `main`: a write to a pipe whose reader has gone then
+/// ends the process as it ends `cat` (status 141 in a shell), where
+/// `println!` would panic (exit 101).
+fn restore_sigpipe() {
+    // SAFETY: signal() with SIG_DFL installs no handler of ours; it runs
+    // first thing in main, before any other thread is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

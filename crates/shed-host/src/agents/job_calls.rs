@@ -171,9 +171,14 @@ impl Host {
         };
         if let Err(refusal) = job_allows(&job, Some(run_asked), &row.name) {
             // An app's command the job may not run is kept in the app's
-            // space; its person sees what their agent tried.
-            if let Some((app, command)) = split_app_command(&row.name) {
-                self.keep_refusal(&caller, app, command, &refusal.to_string())
+            // space, when its person is a member there; they see what
+            // their agent tried.
+            if let (Some((app, command)), Some((reach, snapshot))) =
+                (split_app_command(&row.name), &reach)
+                && let Some(live) = snapshot.app(app)
+            {
+                let standing = reach.standing(&live.space);
+                self.keep_refusal(&caller, standing, app, command, &refusal.to_string())
                     .await;
             }
             return JobOutcome::refused(refusal, Label::public());

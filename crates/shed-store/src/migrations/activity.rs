@@ -71,3 +71,10 @@ pub(super) const TABLES: &str = r#"
     );
     CREATE INDEX refusals_space ON refusals(space, id);
 "#;
+
+/// Migration 16: a caller's recent refusals in a space, counted by index
+/// before one more is kept (`REFUSALS_KEPT_PER_CALLER`): at most that many
+/// entries read, however many the space keeps.
+pub(super) const BY_CALLER: &str = r#"
+    CREATE INDEX refusals_caller ON refusals(space, by, via, at);
+"#;

@@ -1,11 +1,13 @@
 //! A space's activity (the shapes and what each means: `src/activity.rs`),
 //! written once for both backends ([`Records`]): writes and refusals read
 //! newest first by id, each with its person's eid, handle and name; a
-//! refusal kept with its space's oldest forgotten in the same write.
+//! refusal kept with its space's oldest forgotten in the same write, and
+//! its caller's recent ones counted there first.
 
 use super::{FromRow, Statement, person_at};
 use crate::activity::{
-    Narrow, NewRefusal, REFUSALS_KEPT_FOR, REFUSALS_PER_SPACE, RefusalRecord, WriteRecord, space_of,
+    Narrow, NewRefusal, REFUSAL_RATE_WINDOW, REFUSALS_KEPT_FOR, REFUSALS_KEPT_PER_CALLER,
+    REFUSALS_PER_SPACE, RefusalRecord, WriteRecord, space_of,
 };
 use crate::txn::{Records, Row, Txn, args};
 use crate::values::{Sql, render_time};
@@ -141,11 +143,42 @@ impl<B: Records> crate::activity::Activity for B {
         self.read_optional(&sql, args![app, version as i64]).await
     }
 
-    async fn record_refusal(&self, refusal: NewRefusal) -> Result<(), StoreError> {
+    async fn record_refusal(&self, refusal: NewRefusal) -> Result<bool, StoreError> {
         let now = jiff::Timestamp::now().as_microsecond();
         let forgotten_before = forgotten_before(now);
+        let window_from = now - REFUSAL_RATE_WINDOW.as_micros() as i64;
         self.write_records(async move |t| {
             let space = space_of(&refusal.app);
+            // Other servers' refusals wait, so two cannot both find room
+            // for the caller's last one.
+            t.lock_table("refusals").await?;
+            let mut values: Vec<Sql> = vec![
+                space.into(),
+                refusal.by.as_str().into(),
+                window_from.into(),
+                REFUSALS_KEPT_PER_CALLER.into(),
+            ];
+            let via = match &refusal.via {
+                Some(via) => {
+                    values.push(via.as_str().into());
+                    "via = $5"
+                }
+                None => "via IS NULL",
+            };
+            // Read by `refusals_caller`, stopping at the rate.
+            let recent: i64 = t
+                .one(
+                    &format!(
+                        "SELECT count(*) FROM (SELECT 1 FROM refusals
+                         WHERE space = $1 AND by = $2 AND {via} AND at >= $3 LIMIT $4) AS recent"
+                    ),
+                    &values,
+                )
+                .await?
+                .get(0)?;
+            if recent >= REFUSALS_KEPT_PER_CALLER {
+                return Ok(false);
+            }
             t.execute(
                 "INSERT INTO refusals(space, app, at, by, via, door, command, client, sentence)
                  VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9)",
@@ -168,7 +201,7 @@ impl<B: Records> crate::activity::Activity for B {
                 args![space, forgotten_before, REFUSALS_PER_SPACE],
             )
             .await?;
-            Ok(())
+            Ok(true)
         })
         .await
     }

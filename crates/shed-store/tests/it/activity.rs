@@ -4,10 +4,13 @@
 //! bounded per space.
 
 use serde_json::json;
-use shed_store::activity::{Narrow, NewRefusal, REFUSALS_KEPT_FOR, REFUSALS_PER_SPACE};
+use shed_store::activity::{
+    Narrow, NewRefusal, REFUSAL_RATE_WINDOW, REFUSALS_KEPT_FOR, REFUSALS_KEPT_PER_CALLER,
+    REFUSALS_PER_SPACE,
+};
 use shed_store::{Actor, Through};
 
-use crate::common::fixture;
+use crate::common::{Fixture, fixture};
 
 fn through(door: &str, command: &str, client: Option<&str>) -> Through {
     Through {
@@ -183,10 +186,11 @@ async fn writes_page_newest_first_and_narrow_to_what_was_asked() {
 #[tokio::test]
 async fn refusals_are_kept_bounded_per_space_the_oldest_forgotten_first() {
     let f = fixture().await;
+    // Each of many agents, so no caller's rate is reached.
     let refusal = |app: &str, n: i64| NewRefusal {
         app: app.into(),
         by: f.ada.eid.clone(),
-        via: Some("agent:job-3".into()),
+        via: Some(format!("agent:job-{}", n / REFUSALS_KEPT_PER_CALLER)),
         through: through("broker", "log_run", Some("job-3")),
         sentence: format!("refusal {n}"),
     };
@@ -222,22 +226,12 @@ async fn refusals_are_kept_bounded_per_space_the_oldest_forgotten_first() {
     assert_eq!(theirs.len(), 1);
 }
 
-// A refusal past REFUSALS_KEPT_FOR is not shown, though no later refusal in
-// its space has yet forgotten it; a fresh one beside it is.
-#[tokio::test]
-async fn a_refusal_older_than_it_is_kept_for_is_not_shown() {
-    let f = fixture().await;
-    let refusal = |sentence: &str| NewRefusal {
-        app: "jeff/runs".into(),
-        by: f.ada.eid.clone(),
-        via: None,
-        through: through("mcp", "log_run", None),
-        sentence: sentence.into(),
-    };
-    f.store.record_refusal(refusal("old")).await.unwrap();
+/// Makes every kept refusal a second older than `by`, behind the store's
+/// back.
+async fn age_refusals(f: &Fixture, by: std::time::Duration) {
     let aged = format!(
         "UPDATE refusals SET at = at - {}",
-        REFUSALS_KEPT_FOR.as_micros() + 1_000_000
+        by.as_micros() + 1_000_000
     );
     match f.database_url() {
         None => {
@@ -254,6 +248,22 @@ async fn a_refusal_older_than_it_is_kept_for_is_not_shown() {
                 .unwrap();
         }
     }
+}
+
+// A refusal past REFUSALS_KEPT_FOR is not shown, though no later refusal in
+// its space has yet forgotten it; a fresh one beside it is.
+#[tokio::test]
+async fn a_refusal_older_than_it_is_kept_for_is_not_shown() {
+    let f = fixture().await;
+    let refusal = |sentence: &str| NewRefusal {
+        app: "jeff/runs".into(),
+        by: f.ada.eid.clone(),
+        via: None,
+        through: through("mcp", "log_run", None),
+        sentence: sentence.into(),
+    };
+    f.store.record_refusal(refusal("old")).await.unwrap();
+    age_refusals(&f, REFUSALS_KEPT_FOR).await;
     let apps = vec!["jeff/runs".to_string()];
     let shown = f.store.refusals("jeff", &apps, None, 10).await.unwrap();
     assert!(shown.is_empty(), "{shown:?}");
@@ -261,4 +271,52 @@ async fn a_refusal_older_than_it_is_kept_for_is_not_shown() {
     let shown = f.store.refusals("jeff", &apps, None, 10).await.unwrap();
     let sentences: Vec<&str> = shown.iter().map(|r| r.sentence.as_str()).collect();
     assert_eq!(sentences, ["new"]);
+}
+
+// One caller — a person, or one agent of theirs — keeps at most
+// REFUSALS_KEPT_PER_CALLER refusals in a space within REFUSAL_RATE_WINDOW;
+// past it a refusal is not kept, so a flood of its refused calls cannot
+// push out what was kept before it. Another caller's, and the same
+// caller's in another space, are kept still.
+#[tokio::test]
+async fn a_caller_keeps_at_most_its_rate_of_refusals_and_the_rest_are_not_kept() {
+    let f = fixture().await;
+    let refusal = |app: &str, via: Option<&str>, sentence: String| NewRefusal {
+        app: app.into(),
+        by: f.ada.eid.clone(),
+        via: via.map(str::to_string),
+        through: through("mcp", "log_run", Some("flood")),
+        sentence,
+    };
+    f.store
+        .record_refusal(refusal("jeff/runs", None, "ada's own".into()))
+        .await
+        .unwrap();
+    let flood = REFUSALS_KEPT_PER_CALLER + 50;
+    let mut kept = 0;
+    for n in 0..flood {
+        let agent = refusal("jeff/runs", Some("agent:job-3"), format!("agent {n}"));
+        if f.store.record_refusal(agent).await.unwrap() {
+            kept += 1;
+        }
+    }
+    assert_eq!(kept, REFUSALS_KEPT_PER_CALLER);
+    let other_agent = refusal("jeff/runs", Some("agent:job-4"), "job-4's".into());
+    assert!(f.store.record_refusal(other_agent).await.unwrap());
+    let elsewhere = refusal("other/runs", Some("agent:job-3"), "elsewhere".into());
+    assert!(f.store.record_refusal(elsewhere).await.unwrap());
+    let apps = vec!["jeff/runs".to_string()];
+    let shown = f.store.refusals("jeff", &apps, None, 1_000).await.unwrap();
+    let sentences: Vec<&str> = shown.iter().map(|r| r.sentence.as_str()).collect();
+    assert_eq!(shown.len() as i64, REFUSALS_KEPT_PER_CALLER + 2);
+    assert_eq!(sentences[0], "job-4's");
+    assert_eq!(
+        sentences[1],
+        format!("agent {}", REFUSALS_KEPT_PER_CALLER - 1)
+    );
+    assert_eq!(*sentences.last().unwrap(), "ada's own");
+    // A window later, the caller's refusals are kept again.
+    age_refusals(&f, REFUSAL_RATE_WINDOW).await;
+    let later = refusal("jeff/runs", Some("agent:job-3"), "later".into());
+    assert!(f.store.record_refusal(later).await.unwrap());
 }
