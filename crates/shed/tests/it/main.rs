@@ -15,6 +15,7 @@ mod broker_support;
 mod cli_lists;
 mod data_folder;
 mod data_place;
+mod entity_display;
 mod document_fetches;
 mod file_budget;
 mod first_run;
