@@ -87,7 +87,8 @@ pub struct DataRow {
     pub num: u64,
     /// Its version: 1 at creation, +1 on every write to it.
     pub version: u64,
-    /// Its `doc.title`, or else its alias, if it has either.
+    /// Its `doc.title` (cut to [`SHOWN_VALUE_CHARS`]), or else its alias,
+    /// if it has either.
     pub title: Option<String>,
     /// One cell per column of the kind, in the kind's order.
     pub cells: Vec<Cell>,
@@ -356,7 +357,9 @@ fn data_row(row: &Value, kind: &DataKind) -> DataRow {
         eid: text(entity.get("eid")).unwrap_or_default(),
         num: entity["num"].as_u64().unwrap_or_default(),
         version: entity["version"].as_u64().unwrap_or_default(),
-        title: text(row["doc"].get("title")).or_else(|| text(entity.get("alias"))),
+        title: text(row["doc"].get("title"))
+            .map(|title| cut(&title).to_string())
+            .or_else(|| text(entity.get("alias"))),
         cells,
         stamps: stamp("created").zip(stamp("updated")),
     }

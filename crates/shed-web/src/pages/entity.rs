@@ -24,7 +24,7 @@ use axum::response::Response;
 use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::Value;
 use shed_host::app_data::{Cell, Changed, Edge, Version, cell, components_of};
-use shed_host::entity::{EntityView, Whole, whole_text};
+use shed_host::entity::{EntityView, Whole, cut, whole_text};
 use shed_host::{Caller, HostError, Person};
 
 use super::activity::{UndoChoice, entity_path, moment, undo_button, undo_posted};
@@ -152,12 +152,13 @@ impl Page<'_> {
     }
 }
 
-/// The page's title: its `doc.title`, else its alias, else `Entity <eid>`.
+/// The page's title: its `doc.title` (cut), else its alias, else `Entity
+/// <eid>`.
 fn title(view: &EntityView) -> String {
     view.now
         .as_ref()
         .and_then(|now| now["doc"]["title"].as_str())
-        .map(str::to_string)
+        .map(|title| cut(title).to_string())
         .or_else(|| view.alias.clone())
         .unwrap_or_else(|| format!("Entity {}", short(&view.eid)))
 }
