@@ -417,6 +417,7 @@ async fn a_long_history_of_large_values_answers_within_its_bounds() {
         &undone[..2000.min(undone.len())]
     );
     let grown = memory(pid, "VmHWM").saturating_sub(peak_before);
+    eprintln!("the server's peak grew {} MB", grown / 1_000_000);
     assert!(
         grown < MEMORY_GROWTH_BYTES,
         "the server's peak grew {} MB over three GETs and an undo (now {} MB resident)",
