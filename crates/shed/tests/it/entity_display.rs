@@ -216,6 +216,44 @@ async fn app_data_reaches_a_terminal_with_no_control_or_reordering_character() {
         );
     }
 
+    // A job's `shed command run`: the message, and the JSON still JSON.
+    let secret = shed
+        .shed(&["job", "create", "--person", "ada", "--allow", "demo/runs.*"])
+        .trim()
+        .to_string();
+    let queue = shed.data.path().join("command-queue.sock");
+    for json in [true, false] {
+        let mut args = vec![
+            "command",
+            "run",
+            "demo/runs.leaderboard",
+            "--args-json",
+            "{}",
+        ];
+        if json {
+            args.push("--json");
+        }
+        let ran = crate::broker_support::cli(&queue, Some(&secret), &args, "");
+        assert!(ran.status.success(), "{ran:?}");
+        let printed = String::from_utf8(ran.stdout).unwrap();
+        assert_eq!(
+            raw_controls(&printed),
+            Vec::<char>::new(),
+            "{args:?}: {printed:?}"
+        );
+        if json {
+            let outcome: Value = serde_json::from_str(&printed).unwrap();
+            // The same JSON to a program: the value as it was written.
+            let written = json!(evil).to_string();
+            assert!(
+                outcome.to_string().contains(written.trim_end_matches('"')),
+                "{outcome}"
+            );
+        } else {
+            assert!(printed.contains("\\u{9b}2J\\u{202e}nur"), "{printed}");
+        }
+    }
+
     // A title its deployer chose, in `shed app list` and `shed app versions`.
     let club = crate::web_door::run_club();
     shed.shed(&[
