@@ -115,20 +115,18 @@ impl Page<'_> {
         let app = self.app;
         let read = self.door.host.entity(self.caller, app, self.eid).await;
         let shown = read.and_then(|answer| {
-            let view = answer.data;
-            let versions = view.versions(query.version).map(<[Version]>::to_vec);
-            match (&query.whole, versions) {
-                (Some(field), _) => {
-                    let body = whole_html(&view, field, query.version)?;
-                    Ok((format!("{field} of {}", short(&view.eid)), body))
-                }
-                (None, Ok(versions)) => Ok((title(&view), entity_html(&view, &versions))),
-                // No history to show this caller: the entity now.
-                (None, Err(_)) if query.version.is_none() => {
-                    Ok((title(&view), entity_html(&view, &[])))
-                }
-                (None, Err(refused)) => Err(refused),
+            let view = &answer.data;
+            if let Some(field) = &query.whole {
+                let body = whole_html(view, field, query.version)?;
+                return Ok((format!("{field} of {}", short(&view.eid)), body));
             }
+            let versions = match view.versions(query.version) {
+                Ok(versions) => versions,
+                // No history to show this caller: the entity now.
+                Err(_) if query.version.is_none() => &[],
+                Err(refused) => return Err(refused),
+            };
+            Ok((title(view), entity_html(view, versions)))
         });
         match shown {
             Ok((title, body)) => {
