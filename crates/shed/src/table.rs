@@ -93,7 +93,7 @@ mod tests {
         let odd = vec![vec!["a\u{9b}2J\nb\u{202e}c".to_string(), "x".to_string()]];
         assert_eq!(
             table(&["A", "B"], &odd, ""),
-            "A                        B\na\\u{9b}2J\\u{a}b\\u{202e}c  x"
+            "A                         B\na\\u{9b}2J\\u{a}b\\u{202e}c  x"
         );
     }
 
