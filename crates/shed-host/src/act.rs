@@ -119,29 +119,42 @@ impl Host {
 
     /// Reads one entity of `app` (by eid, or alias while live) for its
     /// page, as `caller` of `standing` — the rule book's [`Act::Read`]
-    /// first: its record (stamps, edges, versions) and the app's own read
-    /// of it now (`eid=<eid>`, carrying each of `components` and its
-    /// stamps; `None` once tombstoned), read together from one
-    /// [`shed_store::filter::MAX_CLAUSES`]-bounded line per share of them.
+    /// first: the app's own read of it now (`eid=<eid>`, carrying each of
+    /// `components`; `None` once tombstoned), read together from one
+    /// [`shed_store::filter::MAX_CLAUSES`]-bounded line per share of them,
+    /// and its record (stamps, edges, versions) to those the rule book
+    /// lets see the app's history ([`Act::SeeVersions`], as activity) —
+    /// their row now carrying its stamps too. To anyone else it is its row
+    /// now alone, without the stamps (who wrote it, and through what, is
+    /// the space's to know), and a tombstoned entity is what an eid nobody
+    /// made is: `no entity <eid> in <app>`.
     pub(crate) async fn read_entity(
         &self,
         app: &LiveApp,
         standing: Standing,
         entity: &str,
         components: &[&str],
-    ) -> Result<(Option<Value>, EntityRecord), HostError> {
+    ) -> Result<(Option<Value>, Option<EntityRecord>), HostError> {
         may(app.subject(), standing, Act::Read)?;
         let store = &self.inner.store;
         let record = store.entity(&app.name, entity).await?;
+        let sees_history = may(app.subject(), standing, Act::SeeVersions).is_ok();
+        if record.tombstoned && !sees_history {
+            return Err(HostError::NotFound(format!(
+                "no entity {entity} in {}",
+                app.name
+            )));
+        }
+        let stamps = if sees_history {
+            "&.created!&.updated!"
+        } else {
+            ""
+        };
         let mut now: Option<Value> = None;
         // Room in a line for the eid and the two stamps beside components.
         for share in components.chunks(shed_store::filter::MAX_CLAUSES - 3) {
             let carried: Vec<String> = share.iter().map(|c| format!(".{c}?")).collect();
-            let line = format!(
-                "eid={}&.created!&.updated!&{}",
-                record.eid,
-                carried.join("&")
-            );
+            let line = format!("eid={}{stamps}&{}", record.eid, carried.join("&"));
             let Some(row) = store.query(&app.name, &line).await?.rows.into_iter().next() else {
                 break;
             };
@@ -150,7 +163,7 @@ impl Host {
                 (slot, row) => *slot = Some(row),
             }
         }
-        Ok((now, record))
+        Ok((now, sees_history.then_some(record)))
     }
 
     /// Undoes write `version` of `app` as `caller` of `standing` — the rule

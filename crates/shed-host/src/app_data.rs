@@ -1,11 +1,19 @@
 //! An app's data as its data page shows it ([`Host::app_data`]): the kinds
 //! its vocabulary declares, and one kind's rows — a cell per declared
-//! column (a ref as the name it points at), the title, and who created and
+//! column (a ref as the name it points at, a long value cut to
+//! [`SHOWN_VALUE_CHARS`]), the title, and, to those the rule book lets see
+//! the app's history (`Act::SeeVersions`, as activity), who created and
 //! last changed each row and via what — one page at a time by the store's
 //! keyset cursor, narrowed by a filter line (the grammar `graph_query`
 //! takes). The rows are read through the one act (`Host::act_on_app`), as
 //! `graph_query` reads them, so the rule book decides first; a line the
 //! store refuses is its sentence, beside the kinds.
+//!
+//! App data at a terminal: [`plain`] and [`plain_json`] write every control
+//! and bidirectional formatting character a value holds as an escape, so
+//! what a person reads is what it holds and nothing moves their cursor —
+//! the characters a caller's chosen name is kept without
+//! (`texts::is_plain`).
 
 use serde_json::Value;
 /// An entity's versions, what each changed and its edges, as its page
@@ -16,7 +24,9 @@ pub use shed_store::undo::{Changed, Edge, Version};
 use crate::access::{Act, may};
 use crate::act::AppAct;
 use crate::answer::Acted;
-use crate::texts::{bounded_list, count};
+pub use crate::entity::SHOWN_VALUE_CHARS;
+use crate::entity::cut;
+use crate::texts::{bounded_list, count, is_plain};
 use crate::{Answer, Caller, Host, HostError};
 
 /// The most rows one data page shows: a table a person reads at once
@@ -39,6 +49,14 @@ pub enum Cell {
     Empty,
     /// A value, as text (a number, a time, `true`).
     Value(String),
+    /// A value longer than [`SHOWN_VALUE_CHARS`]: its first characters,
+    /// and how many it has.
+    Cut {
+        /// Its first [`SHOWN_VALUE_CHARS`] characters.
+        shown: String,
+        /// Its whole length, in characters.
+        chars: usize,
+    },
     /// A ref: the entity or person it points at, and their name where the
     /// store knows one (a person's name, an entity's title or alias).
     Ref {
@@ -69,14 +87,14 @@ pub struct DataRow {
     pub num: u64,
     /// Its version: 1 at creation, +1 on every write to it.
     pub version: u64,
-    /// Its `doc.title`, or else its alias, if it has either.
+    /// Its `doc.title` (cut to [`SHOWN_VALUE_CHARS`]), or else its alias,
+    /// if it has either.
     pub title: Option<String>,
     /// One cell per column of the kind, in the kind's order.
     pub cells: Vec<Cell>,
-    /// Who created it.
-    pub created: RowStamp,
-    /// Who changed it last.
-    pub updated: RowStamp,
+    /// Who created it, and who changed it last: to those who see the
+    /// app's history only.
+    pub stamps: Option<(RowStamp, RowStamp)>,
 }
 
 /// One page of a kind's rows.
@@ -159,7 +177,8 @@ impl Host {
                 next: None,
             }),
             Some(shown) => {
-                let line = kind_line(&shown.name, filter, after);
+                let stamped = may(live.subject(), standing, Act::SeeVersions).is_ok();
+                let line = kind_line(&shown.name, stamped, filter, after);
                 let act = AppAct::Read { filter: &line };
                 match self
                     .act_on_app(caller, None, &live, standing, act, None)
@@ -205,10 +224,13 @@ impl Host {
 }
 
 /// The filter line that reads a page of `kind`: the kind carried, its
-/// title and stamps carried, the person's `filter`, the page's bound and
-/// cursor.
-fn kind_line(kind: &str, filter: &str, after: Option<&str>) -> String {
-    let mut line = format!(".{kind}!&.doc?&.created!&.updated!");
+/// title and (when `stamped`) stamps carried, the person's `filter`, the
+/// page's bound and cursor.
+fn kind_line(kind: &str, stamped: bool, filter: &str, after: Option<&str>) -> String {
+    let mut line = format!(".{kind}!&.doc?");
+    if stamped {
+        line.push_str("&.created!&.updated!");
+    }
     let filter = filter.trim().trim_matches('&');
     if !filter.is_empty() {
         line.push('&');
@@ -223,40 +245,90 @@ fn kind_line(kind: &str, filter: &str, after: Option<&str>) -> String {
 }
 
 /// A value as a page shows it: nothing, a ref (`{eid, name}`, as the
-/// store answers one), or the value as text.
+/// store answers one), or the value as text — [`Cell::Cut`] past
+/// [`SHOWN_VALUE_CHARS`].
 pub fn cell(value: &Value) -> Cell {
-    match value {
-        Value::Null => Cell::Empty,
-        Value::Object(named) if named.contains_key("eid") => Cell::Ref {
-            eid: text(named.get("eid")).unwrap_or_default(),
-            name: text(named.get("name")),
+    let text = match value {
+        Value::Null => return Cell::Empty,
+        Value::Object(named) if named.contains_key("eid") => {
+            return Cell::Ref {
+                eid: text(named.get("eid")).unwrap_or_default(),
+                name: text(named.get("name")),
+            };
+        }
+        Value::String(s) => std::borrow::Cow::Borrowed(s.as_str()),
+        other => std::borrow::Cow::Owned(other.to_string()),
+    };
+    let shown = cut(&text);
+    match shown.chars {
+        None => Cell::Value(text.into_owned()),
+        Some(chars) => Cell::Cut {
+            shown: shown.shown.to_string(),
+            chars,
         },
-        Value::String(s) => Cell::Value(s.clone()),
-        other => Cell::Value(other.to_string()),
     }
 }
 
 /// The components an entity wears in a row the store answered (`{kind,
 /// entity, <component>: {…}, created, updated, edges}`), each with its
-/// columns as cells, in the row's order.
-pub fn components_of(row: &Value) -> Vec<(String, Vec<(String, Cell)>)> {
+/// columns, in the row's order.
+pub fn columns_of(row: &Value) -> Vec<(&str, &serde_json::Map<String, Value>)> {
     const NOT_COMPONENTS: [&str; 5] = ["kind", "entity", "created", "updated", "edges"];
     let Value::Object(row) = row else {
         return Vec::new();
     };
     row.iter()
         .filter(|(key, _)| !NOT_COMPONENTS.contains(&key.as_str()))
-        .filter_map(|(name, columns)| {
-            let Value::Object(columns) = columns else {
-                return None;
-            };
+        .filter_map(|(name, columns)| Some((name.as_str(), columns.as_object()?)))
+        .collect()
+}
+
+/// [`columns_of`] a row, each column's value as a cell.
+pub fn components_of(row: &Value) -> Vec<(String, Vec<(String, Cell)>)> {
+    columns_of(row)
+        .into_iter()
+        .map(|(name, columns)| {
             let cells = columns
                 .iter()
                 .map(|(column, value)| (column.clone(), cell(value)))
                 .collect();
-            Some((name.clone(), cells))
+            (name.to_string(), cells)
         })
         .collect()
+}
+
+/// `text` as a terminal may show it: every control character (C0, DEL,
+/// C1) and bidirectional formatting character written as its escape
+/// (`\u{9b}`), but newlines and tabs when `lines` (a text of several
+/// lines).
+pub fn plain(text: &str, lines: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if is_plain(c) || (lines && matches!(c, '\n' | '\t')) {
+            out.push(c);
+        } else {
+            out.extend(c.escape_unicode());
+        }
+    }
+    out
+}
+
+/// JSON text as a terminal may show it: every control and bidirectional
+/// formatting character inside a string written as JSON's escape
+/// (`\u009b`) — the same JSON to a program, and nothing a terminal acts
+/// on. (Outside strings JSON holds only spaces, tabs and newlines, which
+/// are kept; `serde_json` escapes C0 in strings itself, not DEL, C1 or the
+/// bidirectional characters.)
+pub fn plain_json(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if is_plain(c) || matches!(c, '\n' | '\t' | '\r') {
+            out.push(c);
+        } else {
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
+        }
+    }
+    out
 }
 
 /// A JSON string's text.
@@ -274,21 +346,22 @@ fn data_row(row: &Value, kind: &DataKind) -> DataRow {
         .map(|(column, _)| cell(&component[column.as_str()]))
         .collect();
     let stamp = |which: &str| {
-        let stamp = &row[which];
-        RowStamp {
+        let stamp = row.get(which)?;
+        Some(RowStamp {
             at: text(stamp.get("at")).unwrap_or_default(),
             by: text(stamp["by"].get("name")).unwrap_or_default(),
             via: text(stamp.get("via")),
-        }
+        })
     };
     DataRow {
         eid: text(entity.get("eid")).unwrap_or_default(),
         num: entity["num"].as_u64().unwrap_or_default(),
         version: entity["version"].as_u64().unwrap_or_default(),
-        title: text(row["doc"].get("title")).or_else(|| text(entity.get("alias"))),
+        title: text(row["doc"].get("title"))
+            .map(|title| cut(&title).to_string())
+            .or_else(|| text(entity.get("alias"))),
         cells,
-        created: stamp("created"),
-        updated: stamp("updated"),
+        stamps: stamp("created").zip(stamp("updated")),
     }
 }
 
@@ -327,13 +400,37 @@ mod tests {
     }
 
     #[test]
-    fn a_page_line_carries_the_kind_its_title_stamps_bound_and_cursor() {
+    fn a_long_value_is_cut_and_a_terminal_gets_no_control() {
+        let long = "x".repeat(SHOWN_VALUE_CHARS + 1);
         assert_eq!(
-            kind_line("jog", "", None),
-            ".jog!&.doc?&.created!&.updated!&limit=50"
+            cell(&json!(long)),
+            Cell::Cut {
+                shown: "x".repeat(SHOWN_VALUE_CHARS),
+                chars: SHOWN_VALUE_CHARS + 1
+            }
         );
         assert_eq!(
-            kind_line("jog", " .jog.miles>=5& ", Some("abc")),
+            plain("a\u{9b}2J\u{202e}b\n\tc\u{7f}", true),
+            "a\\u{9b}2J\\u{202e}b\n\tc\\u{7f}"
+        );
+        assert_eq!(plain("a\nb", false), "a\\u{a}b");
+        let value = json!({ "t": "a\u{1b}[2J\u{9b}2J\u{7f}\u{202e}z\n" });
+        let shown = plain_json(&value.to_string());
+        assert!(shown.chars().all(is_plain), "{shown}");
+        assert_eq!(serde_json::from_str::<Value>(&shown).unwrap(), value);
+        let pretty = plain_json(&serde_json::to_string_pretty(&value).unwrap());
+        assert_eq!(serde_json::from_str::<Value>(&pretty).unwrap(), value);
+    }
+
+    #[test]
+    fn a_page_line_carries_the_kind_its_title_stamps_bound_and_cursor() {
+        assert_eq!(
+            kind_line("jog", true, "", None),
+            ".jog!&.doc?&.created!&.updated!&limit=50"
+        );
+        assert_eq!(kind_line("jog", false, "", None), ".jog!&.doc?&limit=50");
+        assert_eq!(
+            kind_line("jog", true, " .jog.miles>=5& ", Some("abc")),
             ".jog!&.doc?&.created!&.updated!&.jog.miles>=5&limit=50&after=abc"
         );
     }

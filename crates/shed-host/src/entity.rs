@@ -1,40 +1,212 @@
 //! An entity's page: [`Host::entity`] reads one entity of an app under the
 //! rule book — its components now (the app's own read of it, a ref shown
-//! as `{eid, name}`), who made and last changed it, its edges both ways,
-//! and its history newest first, each version with its write
-//! (`jeff/runs@12`), when, who, via which agent, through which door,
-//! command and client, and what it changed, field by field (before →
-//! after). The read itself is the act's (`act.rs`).
+//! as `{eid, name}`) and, to those the rule book lets see the app's
+//! history (`Act::SeeVersions`, its space's members, as activity), who
+//! made and last changed it, its edges both ways, and its history newest
+//! first, each version with its write (`jeff/runs@12`), when, who, via
+//! which agent, through which door, command and client, and what it
+//! changed, field by field (before → after). Anyone else reads its row now
+//! and nothing of its history; a tombstoned entity is absent to them. The
+//! read itself is the act's (`act.rs`).
+//!
+//! A value is shown cut to [`SHOWN_VALUE_CHARS`] ([`cut`]), and whole one
+//! at a time ([`EntityView::whole`]); the text lists versions up to
+//! [`ENTITY_TEXT_BYTES`] and counts the rest.
 
 use serde::Serialize;
 use serde_json::Value;
-use shed_store::undo::{EntityRecord, Version};
+use shed_store::undo::{Changed, EntityRecord, Version};
 
 use crate::access::{Act, may};
 use crate::answer::Answer;
 use crate::texts::count;
 use crate::{Caller, Host, HostError};
 
+/// The most characters of one value an entity's page, an app's data page
+/// or `shed entity` shows in place: a line or two of text; past it the
+/// value is cut, says its length, and is shown whole on its own
+/// ([`EntityView::whole`]).
+pub const SHOWN_VALUE_CHARS: usize = 300;
+
+/// The most bytes of version lines an entity's text (`shed entity`) lists:
+/// a few hundred versions of short values, a hundred of cut ones; past it
+/// the rest are counted and read one at a time by their version.
+pub const ENTITY_TEXT_BYTES: usize = 64 * 1024;
+
 /// One entity of an app, as its page shows it.
 #[derive(Debug, Clone, Serialize)]
 pub struct EntityView {
     /// The app it is in (`jeff/runs`).
     pub app: String,
+    /// The space's name, for the sentence saying whose its history is.
+    pub space: String,
+    /// Its eid.
+    pub eid: String,
+    /// Its alias, if it has one.
+    pub alias: Option<String>,
+    /// Its version now: +1 on every write of it.
+    pub version: u64,
     /// Its row as the app's read answers it now — `kind`, `entity` (eid,
     /// num, version, alias), each component it wears with its columns (a
-    /// ref as `{eid, name}`), `created` and `updated` — or `None` once
-    /// tombstoned.
+    /// ref as `{eid, name}`), and to those who see its history `created`
+    /// and `updated` — or `None` once tombstoned.
     pub now: Option<Value>,
-    /// Its eid, alias, version and tombstone; `created`/`updated` with the
-    /// person's handle and the agent; its edges out and in; its versions
-    /// newest first, each with its write, stamp, door/command/client where
-    /// kept, and `changed` (field, before, after).
-    #[serde(flatten)]
-    pub record: EntityRecord,
+    /// To those the rule book lets see the app's history: its tombstone;
+    /// `created`/`updated` with the person's handle and the agent; its
+    /// edges out and in; its versions newest first, each with its write,
+    /// stamp, door/command/client where kept, and `changed` (field,
+    /// before, after). `None` to anyone else.
+    pub history: Option<EntityRecord>,
     /// Whether the caller may undo a write of this app (the rule book's
     /// `Act::Undo`), for a page's Undo button; not sent.
     #[serde(skip)]
     pub may_undo: bool,
+}
+
+/// One value shown whole ([`EntityView::whole`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Whole<'a> {
+    /// A field of the entity now (`jog.who`).
+    Now(&'a Value),
+    /// What a version changed of a field: before and after.
+    Changed(&'a Changed),
+}
+
+/// A text as shown in place: its first [`SHOWN_VALUE_CHARS`] characters,
+/// and its whole length in characters when it is longer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cut<'a> {
+    /// What is shown: the text, or its first characters.
+    pub shown: &'a str,
+    /// The whole text's length in characters, when it was cut.
+    pub chars: Option<usize>,
+}
+
+/// `text` cut to [`SHOWN_VALUE_CHARS`] characters.
+pub fn cut(text: &str) -> Cut<'_> {
+    match text.char_indices().nth(SHOWN_VALUE_CHARS) {
+        None => Cut {
+            shown: text,
+            chars: None,
+        },
+        Some((at, _)) => Cut {
+            shown: &text[..at],
+            chars: Some(text.chars().count()),
+        },
+    }
+}
+
+impl std::fmt::Display for Cut<'_> {
+    /// `aaa… (16384 chars)` when cut, else the text.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.chars {
+            None => f.write_str(self.shown),
+            Some(chars) => write!(f, "{}… ({chars} chars)", self.shown),
+        }
+    }
+}
+
+/// A value as its page of it whole shows it: a text as itself, anything
+/// else as JSON, laid out.
+pub fn whole_text(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => serde_json::to_string_pretty(other).unwrap_or_else(|_| other.to_string()),
+    }
+}
+
+/// A value as JSON, cut: `"aaa… (16386 chars)` when long.
+fn shown_json(value: &Value) -> String {
+    cut(&value.to_string()).to_string()
+}
+
+impl EntityView {
+    /// The value `field` holds, whole: now (`version` none: `jog.who`, a
+    /// component's column), or what version `version` changed of it (any
+    /// field its history names: `jog.who`, `alias`, `edges.parent`). A
+    /// field it has not, a version not shown, or a version asked by one
+    /// who sees no history, is refused with the sentence naming what there
+    /// is.
+    pub fn whole(&self, field: &str, version: Option<u64>) -> Result<Whole<'_>, HostError> {
+        let Some(version) = version else {
+            let found = self.now.as_ref().and_then(|now| {
+                let (component, column) = field.split_once('.')?;
+                now.get(component)?.as_object()?.get(column)
+            });
+            return found.map(Whole::Now).ok_or_else(|| {
+                HostError::NotFound(format!(
+                    "{} has no field {field} now — name one as <component>.<column>, as its page \
+                     shows them",
+                    self.eid
+                ))
+            });
+        };
+        let Some(history) = &self.history else {
+            return Err(self.history_is_the_spaces());
+        };
+        let Some(shown) = history.versions.iter().find(|v| v.version == version) else {
+            return Err(HostError::NotFound(format!(
+                "no version {version} of {} shown — its history shows {}",
+                self.eid,
+                versions_span(&history.versions)
+            )));
+        };
+        shown
+            .changed
+            .iter()
+            .find(|c| c.field == field)
+            .map(Whole::Changed)
+            .ok_or_else(|| {
+                let fields: Vec<String> = shown.changed.iter().map(|c| c.field.clone()).collect();
+                HostError::NotFound(format!(
+                    "version {version} of {} changed no field {field} — it changed {}",
+                    self.eid,
+                    crate::texts::bounded_list(&fields)
+                ))
+            })
+    }
+
+    /// The versions asked one at a time: version `version` alone, or every
+    /// one shown when `None`. Refused as [`EntityView::whole`] is.
+    pub fn versions(&self, version: Option<u64>) -> Result<&[Version], HostError> {
+        let Some(history) = &self.history else {
+            return Err(self.history_is_the_spaces());
+        };
+        let Some(version) = version else {
+            return Ok(&history.versions);
+        };
+        let at = history
+            .versions
+            .iter()
+            .position(|v| v.version == version)
+            .ok_or_else(|| {
+                HostError::NotFound(format!(
+                    "no version {version} of {} shown — its history shows {}",
+                    self.eid,
+                    versions_span(&history.versions)
+                ))
+            })?;
+        Ok(&history.versions[at..=at])
+    }
+
+    /// The sentence for a caller who sees no history asking for it.
+    fn history_is_the_spaces(&self) -> HostError {
+        HostError::NotFound(format!(
+            "the history of {} is shown to the members of {} — its value now is what you can read",
+            self.eid, self.space
+        ))
+    }
+}
+
+/// `versions 3 to 1` (newest first, as shown), `version 1`, or `none`.
+fn versions_span(versions: &[Version]) -> String {
+    match (versions.first(), versions.last()) {
+        (Some(newest), Some(oldest)) if newest.version != oldest.version => {
+            format!("versions {} to {}", newest.version, oldest.version)
+        }
+        (Some(only), _) => format!("version {}", only.version),
+        _ => "none".to_string(),
+    }
 }
 
 impl Host {
@@ -44,7 +216,9 @@ impl Host {
     /// `no app <app>`, as for an app nobody made. The text: `jeff/runs:
     /// <eid> at version 3 — 3 versions, 1 edge out, 0 in` (`, tombstoned`
     /// after the version when it is), then a line per version, newest
-    /// first ([`version_line`]).
+    /// first ([`version_line`]), up to [`ENTITY_TEXT_BYTES`]. To one who
+    /// sees no history: `jeff/runs: <eid> at version 3 — its history is
+    /// shown to the members of jeff`, then its fields now.
     pub async fn entity(
         &self,
         caller: &Caller,
@@ -58,49 +232,112 @@ impl Host {
             .copied()
             .chain(declared)
             .collect();
-        let (now, record) = self
+        let (now, history) = self
             .read_entity(&app, standing, eid_or_alias, &components)
             .await?;
-        let tombstoned = if record.tombstoned {
-            ", tombstoned"
-        } else {
-            ""
-        };
-        let mut text = format!(
-            "{}: {} at version {}{tombstoned} — {}, {} out, {} in",
-            app.name,
-            record.eid,
-            record.version,
-            count(
-                record.versions.len() + record.older_versions,
-                "version",
-                "versions"
+        let entity = now.as_ref().map(|now| &now["entity"]);
+        let view = EntityView {
+            app: app.name.clone(),
+            space: app.space.clone(),
+            eid: history.as_ref().map_or_else(
+                || text_of(entity.and_then(|e| e.get("eid"))).unwrap_or_default(),
+                |h| h.eid.clone(),
             ),
-            count(record.edges_out.len(), "edge", "edges"),
-            record.edges_in.len(),
-        );
-        for version in &record.versions {
-            text.push('\n');
-            text.push_str(&version_line(version));
-        }
+            alias: history.as_ref().map_or_else(
+                || text_of(entity.and_then(|e| e.get("alias"))),
+                |h| h.alias.clone(),
+            ),
+            version: history.as_ref().map_or_else(
+                || {
+                    entity
+                        .and_then(|e| e["version"].as_u64())
+                        .unwrap_or_default()
+                },
+                |h| h.version,
+            ),
+            now,
+            history,
+            may_undo: may(app.subject(), standing, Act::Undo).is_ok(),
+        };
         Ok(Answer {
-            text,
-            data: EntityView {
-                app: app.name.clone(),
-                now,
-                record,
-                may_undo: may(app.subject(), standing, Act::Undo).is_ok(),
-            },
+            text: entity_text(&view),
+            data: view,
         })
     }
+}
+
+/// A JSON string's text.
+fn text_of(value: Option<&Value>) -> Option<String> {
+    value.and_then(Value::as_str).map(str::to_string)
+}
+
+/// The entity's text, as [`Host::entity`] says.
+fn entity_text(view: &EntityView) -> String {
+    let Some(record) = &view.history else {
+        let mut text = format!(
+            "{}: {} at version {} — its history is shown to the members of {}",
+            view.app, view.eid, view.version, view.space
+        );
+        for (field, value) in fields_now(view.now.as_ref()) {
+            text.push_str(&format!("\n{field} {}", shown_json(value)));
+        }
+        return text;
+    };
+    let tombstoned = if record.tombstoned {
+        ", tombstoned"
+    } else {
+        ""
+    };
+    let mut text = format!(
+        "{}: {} at version {}{tombstoned} — {}, {} out, {} in",
+        view.app,
+        record.eid,
+        record.version,
+        count(
+            record.versions.len() + record.older_versions,
+            "version",
+            "versions"
+        ),
+        count(record.edges_out.len(), "edge", "edges"),
+        record.edges_in.len(),
+    );
+    let listed_from = text.len();
+    for (shown, version) in record.versions.iter().enumerate() {
+        if text.len() - listed_from > ENTITY_TEXT_BYTES {
+            let rest = &record.versions[shown..];
+            text.push_str(&format!(
+                "\nand {} more, not listed: {} — ask for one by its version",
+                count(rest.len(), "version", "versions"),
+                versions_span(rest)
+            ));
+            break;
+        }
+        text.push('\n');
+        text.push_str(&version_line(version));
+    }
+    text
+}
+
+/// The fields of a row now, `component.column` and its value, in the
+/// row's order.
+fn fields_now(now: Option<&Value>) -> Vec<(String, &Value)> {
+    now.map(crate::app_data::columns_of)
+        .unwrap_or_default()
+        .into_iter()
+        .flat_map(|(component, columns)| {
+            columns
+                .iter()
+                .map(move |(column, value)| (format!("{component}.{column}"), value))
+        })
+        .collect()
 }
 
 /// One version as a line: `version 2 — jeff/runs@7 at <time> by @ada
 /// (agent:job-3) through broker log_run: jog.miles 5 → 6; alias "tue" →
 /// null` (the door, command and client where its write kept them — `from
 /// Claude (claimed)` after the command, unless the client is the job `via`
-/// names; each value as JSON).
-fn version_line(version: &Version) -> String {
+/// names; each value as JSON, [`cut`]).
+pub fn version_line(version: &Version) -> String {
     let stamp = &version.stamp;
     let via = stamp
         .via
@@ -129,7 +366,14 @@ fn version_line(version: &Version) -> String {
     let changed: Vec<String> = version
         .changed
         .iter()
-        .map(|c| format!("{} {} → {}", c.field, c.before, c.after))
+        .map(|c| {
+            format!(
+                "{} {} → {}",
+                c.field,
+                shown_json(&c.before),
+                shown_json(&c.after)
+            )
+        })
         .collect();
     format!(
         "version {} — {} at {} by @{}{via}{through}: {}",
@@ -139,4 +383,25 @@ fn version_line(version: &Version) -> String {
         stamp.by.handle,
         changed.join("; ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_text_is_cut_and_says_its_length() {
+        assert_eq!(cut("short").to_string(), "short");
+        let long = "é".repeat(SHOWN_VALUE_CHARS + 5);
+        let shown = cut(&long);
+        assert_eq!(shown.shown.chars().count(), SHOWN_VALUE_CHARS);
+        assert_eq!(shown.chars, Some(SHOWN_VALUE_CHARS + 5));
+        assert!(
+            shown
+                .to_string()
+                .ends_with(&format!("… ({} chars)", SHOWN_VALUE_CHARS + 5))
+        );
+        let exact = "a".repeat(SHOWN_VALUE_CHARS);
+        assert_eq!(cut(&exact).chars, None);
+    }
 }

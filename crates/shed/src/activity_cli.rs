@@ -4,10 +4,15 @@
 //! <write>`. Each acts as the person `--as` names, through the host calls
 //! the pages make (`Host::activity`, `Host::entity`, `Host::undo`), so the
 //! rule book decides here too; a refusal prints its one sentence alone on
-//! stderr and exits non-zero.
+//! stderr and exits non-zero. App data reaches the terminal escaped
+//! (`shed_host::app_data::plain`: no control or bidirectional formatting
+//! character raw); `shed entity` shows each value cut, and one whole with
+//! `--whole <field> [--version N]`.
 
 use clap::Args;
 use shed_host::activity::{ActivityNarrow, ActivityPage, ActivityScope, Through};
+use shed_host::app_data::plain;
+use shed_host::entity::{Whole, version_line, whole_text};
 use shed_host::{Host, HostError};
 
 use crate::table::{count, table, time};
@@ -37,6 +42,14 @@ pub struct EntityArgs {
     /// The handle of the person reading it.
     #[arg(long = "as", value_name = "HANDLE")]
     handle: String,
+    /// One value whole (a value is cut past 300 characters): a field now,
+    /// as <component>.<column>, or with --version what that version
+    /// changed of a field it names.
+    #[arg(long, value_name = "FIELD")]
+    whole: Option<String>,
+    /// One version alone (its line), or the version --whole reads.
+    #[arg(long, value_name = "N")]
+    version: Option<u64>,
 }
 
 /// `shed activity`'s arguments.
@@ -69,7 +82,7 @@ pub struct ActivityArgs {
 /// Runs `shed activity` on the data in `place`.
 pub async fn activity(args: ActivityArgs, place: &crate::serve::Place) -> anyhow::Result<()> {
     let host = crate::serve::open_for_cli(place).await?;
-    crate::serve::print_or_refuse(listed(&host, &args).await)
+    crate::serve::print_or_refuse(listed(&host, &args).await.map(|text| plain(&text, true)))
 }
 
 async fn listed(host: &Host, args: &ActivityArgs) -> Result<String, HostError> {
@@ -171,7 +184,28 @@ async fn undone(host: &Host, args: &UndoArgs) -> Result<String, HostError> {
     Ok(host.undo(&caller, &args.write).await?.text)
 }
 
+/// The entity as the terminal shows it: its text (its versions' lines), one
+/// version's line, or one value whole — escaped ([`plain`]).
 async fn read(host: &Host, args: &EntityArgs) -> Result<String, HostError> {
     let caller = host.caller_at_terminal(&args.handle).await?;
-    Ok(host.entity(&caller, &args.app, &args.entity).await?.text)
+    let answer = host.entity(&caller, &args.app, &args.entity).await?;
+    let view = &answer.data;
+    let shown = match (&args.whole, args.version) {
+        (None, None) => answer.text.clone(),
+        (None, Some(version)) => view
+            .versions(Some(version))?
+            .iter()
+            .map(version_line)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        (Some(field), version) => match view.whole(field, version)? {
+            Whole::Now(value) => whole_text(value),
+            Whole::Changed(changed) => format!(
+                "before:\n{}\nafter:\n{}",
+                whole_text(&changed.before),
+                whole_text(&changed.after)
+            ),
+        },
+    };
+    Ok(plain(&shown, true))
 }

@@ -141,7 +141,9 @@ fn parse_version(word: &str) -> Result<i64, String> {
 /// Runs one `shed app` command on the data in `place`.
 pub async fn run(command: AppCommand, place: &crate::serve::Place) -> anyhow::Result<()> {
     let host = crate::serve::open_for_cli(place).await?;
-    crate::serve::print_or_refuse(act(&host, command).await)
+    // Titles and commands are what an app's deployer chose: escaped.
+    let printed = act(&host, command).await;
+    crate::serve::print_or_refuse(printed.map(|text| shed_host::app_data::plain(&text, true)))
 }
 
 /// What the command prints, or the host's sentence.

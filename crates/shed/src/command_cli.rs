@@ -12,6 +12,10 @@
 //! on stdout); 1 when the queue could not be reached or the answer was
 //! lost; 2 for a call this CLI could not even send (bad flags, args that
 //! are not JSON).
+//!
+//! What it prints carries app data (rows, titles, messages): a control or
+//! bidirectional formatting character in it is written as an escape —
+//! `--json` as JSON's own (`\u009b`, still the same JSON), else `\u{9b}`.
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -22,6 +26,7 @@ use serde_json::Value;
 use shed_broker::client::{self, ClientError};
 use shed_broker::protocol::{Request, RunRequest};
 use shed_broker::{JOB_ENV_VAR, QUEUE_ENV_VAR};
+use shed_host::app_data::{plain, plain_json};
 
 const ENVIRONMENT: &str = "\
 `shed command` runs inside a job: what an agent may run for a person, and until
@@ -142,10 +147,12 @@ fn ask(command: &CommandCommand) -> Result<Answered, Failure> {
     let answer = client::ask(&queue, &request).map_err(|e| match e {
         ClientError::Unreachable(why) | ClientError::Lost(why) => Failure::NoAnswer(why),
     })?;
+    // What an app holds reaches the terminal escaped: the JSON as JSON's
+    // escapes (the same JSON to a program), the message as `\u{…}`.
     if json {
-        println!("{answer}");
+        println!("{}", plain_json(&answer.to_string()));
     } else {
-        println!("{}", human(&answer));
+        println!("{}", plain(&human(&answer), true));
     }
     Ok(if answer.get("ok") == Some(&Value::Bool(false)) {
         Answered::Refused

@@ -1,16 +1,26 @@
 //! The CLI's lists (`shed person list`, `token list`, `app list`, `job
 //! list`, …): a header row, then a row per item, each column padded to its
 //! widest cell, so a name holding spaces keeps its column; and times as a
-//! person reads them, to the minute in UTC.
+//! person reads them, to the minute in UTC. A cell holds what people and
+//! agents chose (names, titles, sentences), so each is written escaped
+//! (`shed_host::app_data::plain`): a control or bidirectional formatting
+//! character, a newline too, shows as its escape and keeps the row a row.
+
+use shed_host::app_data::plain;
 
 /// The rows under `headers`, every column but the last padded to its
-/// widest cell and two spaces apart; `none` when there are no rows.
+/// widest cell and two spaces apart, each cell escaped; `none` when there
+/// are no rows.
 pub fn table(headers: &[&str], rows: &[Vec<String>], none: &str) -> String {
     if rows.is_empty() {
         return none.to_string();
     }
     let header: Vec<String> = headers.iter().map(|h| h.to_string()).collect();
-    let every = std::iter::once(&header).chain(rows);
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| row.iter().map(|cell| plain(cell, false)).collect())
+        .collect();
+    let every = std::iter::once(&header).chain(&rows);
     let mut widths = vec![0; headers.len()];
     for row in every.clone() {
         for (width, cell) in widths.iter_mut().zip(row) {
@@ -80,6 +90,11 @@ mod tests {
             "HANDLE  NAME           Z\nada     Ada Love Lace  x\nbo      Bo             y"
         );
         assert_eq!(table(&["A"], &[], "nothing yet"), "nothing yet");
+        let odd = vec![vec!["a\u{9b}2J\nb\u{202e}c".to_string(), "x".to_string()]];
+        assert_eq!(
+            table(&["A", "B"], &odd, ""),
+            "A                         B\na\\u{9b}2J\\u{a}b\\u{202e}c  x"
+        );
     }
 
     #[test]

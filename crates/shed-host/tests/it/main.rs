@@ -8,6 +8,7 @@ mod access;
 mod common;
 mod deploys;
 mod doors_hold_no_rules;
+mod entity_history;
 mod kept_refusals;
 mod listing;
 mod resolve;

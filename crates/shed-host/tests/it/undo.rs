@@ -55,7 +55,7 @@ async fn an_entity_reads_with_its_history_under_the_rule_book() {
         lines[0],
         format!("jeff/private: {eid} at version 2 — 2 versions, 0 edges out, 0 in")
     );
-    let at = &read.data.record.versions[0].stamp.at;
+    let at = &read.data.history.as_ref().unwrap().versions[0].stamp.at;
     assert_eq!(
         lines[1],
         format!(
@@ -66,9 +66,9 @@ async fn an_entity_reads_with_its_history_under_the_rule_book() {
     let view = read.data;
     assert!(!view.may_undo, "a viewer reads, and may not undo");
     assert_eq!(view.now.as_ref().unwrap()["note"]["text"], "hello");
-    assert_eq!(view.record.created.by.handle, "jeff");
-    assert_eq!(view.record.updated.by.handle, "ed");
-    let newest = &view.record.versions[0];
+    assert_eq!(view.history.as_ref().unwrap().created.by.handle, "jeff");
+    assert_eq!(view.history.as_ref().unwrap().updated.by.handle, "ed");
+    let newest = &view.history.as_ref().unwrap().versions[0];
     assert_eq!(newest.write, "jeff/private@2");
     assert_eq!(newest.stamp.by.handle, "ed");
     let through = newest.through.as_ref().unwrap();
@@ -154,7 +154,7 @@ async fn owners_and_editors_undo_a_write_viewers_and_outsiders_do_not() {
         .await
         .unwrap()
         .data;
-    let undo = &read.record.versions[0];
+    let undo = &read.history.as_ref().unwrap().versions[0];
     assert_eq!(undo.write, "jeff/private@3");
     assert_eq!(undo.stamp.by.handle, "jeff");
     assert_eq!(undo.stamp.via.as_deref(), Some("undo of jeff/private@2"));
@@ -181,7 +181,8 @@ async fn undo_after_a_later_change_is_refused_with_who_and_changes_nothing() {
         .await
         .unwrap()
         .data
-        .record
+        .history
+        .unwrap()
         .versions[0]
         .stamp
         .at
@@ -203,5 +204,5 @@ async fn undo_after_a_later_change_is_refused_with_who_and_changes_nothing() {
         .await
         .unwrap()
         .data;
-    assert_eq!(read.record.version, 3, "nothing written");
+    assert_eq!(read.history.as_ref().unwrap().version, 3, "nothing written");
 }

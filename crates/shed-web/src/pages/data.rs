@@ -1,9 +1,12 @@
 //! An app's data page, `/spaces/<space>/apps/<app>/data`: the kinds its
 //! vocabulary declares, and for one (`?kind=jog`, the first by default)
 //! its rows in a table — the title, a column per field (a ref shown as the
-//! name it points at, linked to its page), who created and last changed
-//! each row and via what — each row linked to its entity's page, paged by
-//! the store's keyset cursor (`after=`, the listing's `next`). A search
+//! name it points at, linked to its page; a long value cut, linked to the
+//! entity's page of it whole), and to those who see the app's history who
+//! created and last changed each row and via what — each row linked to its
+//! entity's page, paged by the store's keyset cursor (`after=`, the
+//! listing's `next`), drawn until the page holds `MOST_PAGE_BYTES` (the
+//! rest of the page's rows listed as links to their entities). A search
 //! box takes a filter line (`filter=`, the grammar `graph_query` takes);
 //! a line the store refuses shows its sentence. What is read, and whether
 //! it may be, is `Host::app_data`'s.
@@ -20,6 +23,7 @@ use shed_host::app_data::{AppData, Cell, DataKind, DataRow, DataRows, RowStamp};
 
 use super::activity::{entity_path, moment};
 use super::apps::app_page_path;
+use super::entity::{MOST_PAGE_BYTES, cell_html};
 use super::{Here, Outcome, Visited, header_html, refusal_page};
 use crate::door::Door;
 use crate::reply::{escape, product_page, status_of};
@@ -187,13 +191,39 @@ fn table(data: &AppData, kind: &DataKind, filter: &str, rows: &DataRows) -> Stri
             escape(column)
         ));
     }
-    html.push_str(
-        "<th scope=\"col\">created</th><th scope=\"col\">updated</th></tr></thead>\n<tbody>\n",
-    );
-    for row in &rows.rows {
-        html.push_str(&row_html(&data.app, row));
+    let stamped = rows.rows.iter().any(|row| row.stamps.is_some());
+    if stamped {
+        html.push_str("<th scope=\"col\">created</th><th scope=\"col\">updated</th>");
+    }
+    html.push_str("</tr></thead>\n<tbody>\n");
+    let mut rest: &[DataRow] = &[];
+    for (at, row) in rows.rows.iter().enumerate() {
+        if html.len() > MOST_PAGE_BYTES {
+            rest = &rows.rows[at..];
+            break;
+        }
+        html.push_str(&row_html(&data.app, kind, row));
     }
     html.push_str("</tbody></table></div>\n");
+    if !rest.is_empty() {
+        let links: Vec<String> = rest
+            .iter()
+            .map(|row| {
+                format!(
+                    "<a href=\"{}\">#{}</a>",
+                    entity_path(&data.app, &row.eid),
+                    row.num
+                )
+            })
+            .collect();
+        html.push_str(&format!(
+            "<p class=\"meta\">{} more rows of this page, their values not drawn here (a page \
+             draws at most {} KB): {}</p>\n",
+            rest.len(),
+            MOST_PAGE_BYTES / 1024,
+            links.join(" ")
+        ));
+    }
     if let Some(next) = &rows.next {
         html.push_str(&format!(
             "<p><a rel=\"next\" href=\"{}\">Next page</a></p>\n",
@@ -203,8 +233,9 @@ fn table(data: &AppData, kind: &DataKind, filter: &str, rows: &DataRows) -> Stri
     html
 }
 
-/// One row: its number and title linked to its entity page, its cells, its stamps.
-fn row_html(app: &str, row: &DataRow) -> String {
+/// One row: its number and title linked to its entity page, its cells
+/// (a long one linked to its entity's page of it whole), its stamps.
+fn row_html(app: &str, kind: &DataKind, row: &DataRow) -> String {
     let page = entity_path(app, &row.eid);
     let mut html = format!(
         "<tr data-eid=\"{eid}\"><td><a href=\"{page}\">#{num}</a></td><td>{title}</td>",
@@ -218,23 +249,28 @@ fn row_html(app: &str, row: &DataRow) -> String {
                 escape(title)
             )),
     );
-    for cell in &row.cells {
+    for (cell, (column, _)) in row.cells.iter().zip(&kind.columns) {
         let shown = match cell {
             Cell::Empty => String::new(),
-            Cell::Value(value) => escape(value),
-            Cell::Ref { eid, name } => format!(
-                "<a href=\"{}\">{}</a>",
-                entity_path(app, eid),
-                escape(name.as_deref().unwrap_or(eid))
-            ),
+            cell => {
+                let field = format!("{}.{column}", kind.name);
+                let whole = format!(
+                    "{page}?whole={}",
+                    utf8_percent_encode(&field, NON_ALPHANUMERIC)
+                );
+                cell_html(app, cell, &whole)
+            }
         };
         html.push_str(&format!("<td>{shown}</td>"));
     }
-    html.push_str(&format!(
-        "<td class=\"stamp\">{}</td><td class=\"stamp\">{}</td></tr>\n",
-        stamp(&row.created),
-        stamp(&row.updated)
-    ));
+    if let Some((created, updated)) = &row.stamps {
+        html.push_str(&format!(
+            "<td class=\"stamp\">{}</td><td class=\"stamp\">{}</td>",
+            stamp(created),
+            stamp(updated)
+        ));
+    }
+    html.push_str("</tr>\n");
     html
 }
 

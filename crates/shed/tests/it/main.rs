@@ -18,6 +18,7 @@ mod cli_lists;
 mod data_folder;
 mod data_place;
 mod document_fetches;
+mod entity_display;
 mod file_budget;
 mod first_run;
 mod graceful_stop;
