@@ -115,6 +115,29 @@ pub fn whole_text(value: &Value) -> String {
     }
 }
 
+/// How a value before a version reads when it is older than the history
+/// read ([`Changed::before_unread`]): never a guess, never `null`.
+pub const UNREAD_BEFORE: &str = "(older than the history read)";
+
+/// What `change` held before, as a version's line shows it.
+fn shown_before(change: &Changed) -> String {
+    if change.before_unread {
+        UNREAD_BEFORE.to_string()
+    } else {
+        shown_json(&change.before)
+    }
+}
+
+/// What `change` held before, whole ([`whole_text`]), or
+/// [`UNREAD_BEFORE`].
+pub fn whole_before(change: &Changed) -> String {
+    if change.before_unread {
+        UNREAD_BEFORE.to_string()
+    } else {
+        whole_text(&change.before)
+    }
+}
+
 /// A value as JSON, cut: `"aaa… (16386 chars)` when long.
 fn shown_json(value: &Value) -> String {
     cut(&value.to_string()).to_string()
@@ -370,7 +393,7 @@ pub fn version_line(version: &Version) -> String {
             format!(
                 "{} {} → {}",
                 c.field,
-                shown_json(&c.before),
+                shown_before(c),
                 shown_json(&c.after)
             )
         })
@@ -403,5 +426,36 @@ mod tests {
         );
         let exact = "a".repeat(SHOWN_VALUE_CHARS);
         assert_eq!(cut(&exact).chars, None);
+    }
+
+    #[test]
+    fn a_value_before_older_than_the_history_read_is_said_so_never_null() {
+        let version = Version {
+            version: 151,
+            write: "jeff/runs@151".into(),
+            app_version: 151,
+            stamp: shed_store::undo::Stamp {
+                at: "2026-12-04T20:00:00Z".into(),
+                by: shed_store::Person {
+                    eid: "0".repeat(32),
+                    handle: "jeff".into(),
+                    name: "Jeff".into(),
+                },
+                via: None,
+            },
+            through: None,
+            changed: vec![Changed {
+                field: "jog.who".into(),
+                before: Value::Null,
+                after: Value::from("Ada"),
+                before_unread: true,
+            }],
+        };
+        let line = version_line(&version);
+        assert!(
+            line.ends_with(&format!("jog.who {UNREAD_BEFORE} → \"Ada\"")),
+            "{line}"
+        );
+        assert_eq!(whole_before(&version.changed[0]), UNREAD_BEFORE);
     }
 }

@@ -12,7 +12,7 @@
 use clap::Args;
 use shed_host::activity::{ActivityNarrow, ActivityPage, ActivityScope, Through};
 use shed_host::app_data::plain;
-use shed_host::entity::{Whole, version_line, whole_text};
+use shed_host::entity::{Whole, version_line, whole_before, whole_text};
 use shed_host::{Host, HostError};
 
 use crate::table::{count, table, time};
@@ -202,7 +202,7 @@ async fn read(host: &Host, args: &EntityArgs) -> Result<String, HostError> {
             Whole::Now(value) => whole_text(value),
             Whole::Changed(changed) => format!(
                 "before:\n{}\nafter:\n{}",
-                whole_text(&changed.before),
+                whole_before(changed),
                 whole_text(&changed.after)
             ),
         },

@@ -208,10 +208,15 @@ fn whole_html(view: &EntityView, field: &str, version: Option<u64>) -> Result<St
     match whole {
         Whole::Now(value) => html.push_str(&block("Now", value)),
         Whole::Changed(changed) => {
-            html.push_str(&block(
-                &format!("Before version {}", version.unwrap_or_default()),
-                &changed.before,
-            ));
+            let before = format!("Before version {}", version.unwrap_or_default());
+            if changed.before_unread {
+                html.push_str(&format!(
+                    "<h2>{before}</h2>\n<p class=\"meta\">{}</p>\n",
+                    shed_host::entity::UNREAD_BEFORE
+                ));
+            } else {
+                html.push_str(&block(&before, &changed.before));
+            }
             html.push_str(&block(
                 &format!("After version {}", version.unwrap_or_default()),
                 &changed.after,
@@ -466,7 +471,11 @@ fn change_html(view: &EntityView, version: u64, change: &Changed) -> String {
     format!(
         "<li><code>{}</code>: {} → {}</li>",
         escape(&change.field),
-        cell_html(&view.app, &cell(&change.before), &whole),
+        if change.before_unread {
+            format!("<span class=\"meta\">{}</span>", shed_host::entity::UNREAD_BEFORE)
+        } else {
+            cell_html(&view.app, &cell(&change.before), &whole)
+        },
         cell_html(&view.app, &cell(&change.after), &whole),
     )
 }
