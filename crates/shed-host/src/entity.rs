@@ -389,14 +389,7 @@ pub fn version_line(version: &Version) -> String {
     let changed: Vec<String> = version
         .changed
         .iter()
-        .map(|c| {
-            format!(
-                "{} {} → {}",
-                c.field,
-                shown_before(c),
-                shown_json(&c.after)
-            )
-        })
+        .map(|c| format!("{} {} → {}", c.field, shown_before(c), shown_json(&c.after)))
         .collect();
     format!(
         "version {} — {} at {} by @{}{via}{through}: {}",

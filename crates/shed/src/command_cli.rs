@@ -17,7 +17,7 @@
 //! bidirectional formatting character in it is written as an escape —
 //! `--json` as JSON's own (`\u009b`, still the same JSON), else `\u{9b}`.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -149,10 +149,17 @@ fn ask(command: &CommandCommand) -> Result<Answered, Failure> {
     })?;
     // What an app holds reaches the terminal escaped: the JSON as JSON's
     // escapes (the same JSON to a program), the message as `\u{…}`.
-    if json {
-        println!("{}", plain_json(&answer.to_string()));
+    let shown = if json {
+        plain_json(&answer.to_string())
     } else {
-        println!("{}", plain(&human(&answer), true));
+        plain(&human(&answer), true)
+    };
+    // SIGPIPE stays ignored here (a broker hanging up is exit 1 with a
+    // sentence): a reader that has gone away ends the printing quietly.
+    if let Err(error) = writeln!(std::io::stdout().lock(), "{shown}")
+        && error.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        eprintln!("shed command: could not print the answer: {error}");
     }
     Ok(if answer.get("ok") == Some(&Value::Bool(false)) {
         Answered::Refused

@@ -472,7 +472,10 @@ fn change_html(view: &EntityView, version: u64, change: &Changed) -> String {
         "<li><code>{}</code>: {} → {}</li>",
         escape(&change.field),
         if change.before_unread {
-            format!("<span class=\"meta\">{}</span>", shed_host::entity::UNREAD_BEFORE)
+            format!(
+                "<span class=\"meta\">{}</span>",
+                shed_host::entity::UNREAD_BEFORE
+            )
         } else {
             cell_html(&view.app, &cell(&change.before), &whole)
         },

@@ -384,6 +384,31 @@ fn the_socket_is_private_and_a_second_server_refuses_to_start() {
     assert_eq!(served.list(&job).len(), 5);
 }
 
+/// `shed command` keeps SIGPIPE ignored (a broker that hangs up is exit 1
+/// with a sentence), so a reader gone before the answer is printed ends
+/// its printing quietly: no panic, no 101, the answer's own status.
+#[test]
+fn a_command_whose_reader_has_gone_ends_quietly() {
+    let served = Served::start();
+    let job = served.job(&["--person", "ada", "--allow", "demo/runs.*"]);
+    for args in [&["command", "list"][..], &["command", "list", "--json"]] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = Command::new(SHED)
+            .args(args)
+            .env_clear()
+            .env("LOOM_PAGE_RPC_QUEUE", &served.queue)
+            .env("LOOM_COMMAND_JOB_ID", &job)
+            .stdout(std::process::Stdio::from(writer))
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(!said.contains("panicked"), "shed {args:?}: {said}");
+        assert_eq!(out.status.code(), Some(0), "shed {args:?}: {said}");
+    }
+}
+
 #[test]
 fn the_cli_fails_only_when_the_host_did_not_answer() {
     let served = Served::start();
