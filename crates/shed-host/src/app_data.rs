@@ -1,7 +1,7 @@
 //! An app's data as its data page shows it ([`Host::app_data`]): the kinds
 //! its vocabulary declares, and one kind's rows — a cell per declared
 //! column (a ref as the name it points at, a long value cut to
-//! [`SHOWN_VALUE_CHARS`]), the title, and, to those the rule book lets see
+//! [`SHOWN_VALUE_CHARS`](crate::shown::SHOWN_VALUE_CHARS)), the title, and, to those the rule book lets see
 //! the app's history (`Act::SeeVersions`, as activity), who created and
 //! last changed each row and via what — one page at a time by the store's
 //! keyset cursor, narrowed by a filter line (the grammar `graph_query`
@@ -24,8 +24,7 @@ pub use shed_store::undo::{Changed, Edge, Version};
 use crate::access::{Act, may};
 use crate::act::AppAct;
 use crate::answer::Acted;
-pub use crate::entity::SHOWN_VALUE_CHARS;
-use crate::entity::cut;
+use crate::shown::cut;
 use crate::texts::{bounded_list, count, is_plain};
 use crate::{Answer, Caller, Host, HostError};
 
@@ -49,10 +48,10 @@ pub enum Cell {
     Empty,
     /// A value, as text (a number, a time, `true`).
     Value(String),
-    /// A value longer than [`SHOWN_VALUE_CHARS`]: its first characters,
+    /// A value longer than [`SHOWN_VALUE_CHARS`](crate::shown::SHOWN_VALUE_CHARS): its first characters,
     /// and how many it has.
     Cut {
-        /// Its first [`SHOWN_VALUE_CHARS`] characters.
+        /// Its first [`SHOWN_VALUE_CHARS`](crate::shown::SHOWN_VALUE_CHARS) characters.
         shown: String,
         /// Its whole length, in characters.
         chars: usize,
@@ -87,7 +86,7 @@ pub struct DataRow {
     pub num: u64,
     /// Its version: 1 at creation, +1 on every write to it.
     pub version: u64,
-    /// Its `doc.title` (cut to [`SHOWN_VALUE_CHARS`]), or else its alias,
+    /// Its `doc.title` (cut to [`SHOWN_VALUE_CHARS`](crate::shown::SHOWN_VALUE_CHARS)), or else its alias,
     /// if it has either.
     pub title: Option<String>,
     /// One cell per column of the kind, in the kind's order.
@@ -246,7 +245,7 @@ fn kind_line(kind: &str, stamped: bool, filter: &str, after: Option<&str>) -> St
 
 /// A value as a page shows it: nothing, a ref (`{eid, name}`, as the
 /// store answers one), or the value as text — [`Cell::Cut`] past
-/// [`SHOWN_VALUE_CHARS`].
+/// [`SHOWN_VALUE_CHARS`](crate::shown::SHOWN_VALUE_CHARS).
 pub fn cell(value: &Value) -> Cell {
     let text = match value {
         Value::Null => return Cell::Empty,
@@ -368,6 +367,7 @@ fn data_row(row: &Value, kind: &DataKind) -> DataRow {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::shown::SHOWN_VALUE_CHARS;
     use serde_json::json;
 
     #[test]

@@ -9,7 +9,7 @@
 //! and nothing of its history; a tombstoned entity is absent to them. The
 //! read itself is the act's (`act.rs`).
 //!
-//! A value is shown cut to [`SHOWN_VALUE_CHARS`] ([`cut`]), and whole one
+//! A value is shown cut to [`SHOWN_VALUE_CHARS`](crate::shown::SHOWN_VALUE_CHARS) ([`cut`]), and whole one
 //! at a time ([`EntityView::whole`]); the text lists versions up to
 //! [`ENTITY_TEXT_BYTES`] and counts the rest.
 
@@ -19,14 +19,9 @@ use shed_store::undo::{Changed, EntityRecord, Version};
 
 use crate::access::{Act, may};
 use crate::answer::Answer;
+use crate::shown::cut;
 use crate::texts::count;
 use crate::{Caller, Host, HostError};
-
-/// The most characters of one value an entity's page, an app's data page
-/// or `shed entity` shows in place: a line or two of text; past it the
-/// value is cut, says its length, and is shown whole on its own
-/// ([`EntityView::whole`]).
-pub const SHOWN_VALUE_CHARS: usize = 300;
 
 /// The most bytes of version lines an entity's text (`shed entity`) lists:
 /// a few hundred versions of short values, a hundred of cut ones; past it
@@ -70,40 +65,6 @@ pub enum Whole<'a> {
     Now(&'a Value),
     /// What a version changed of a field: before and after.
     Changed(&'a Changed),
-}
-
-/// A text as shown in place: its first [`SHOWN_VALUE_CHARS`] characters,
-/// and its whole length in characters when it is longer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Cut<'a> {
-    /// What is shown: the text, or its first characters.
-    pub shown: &'a str,
-    /// The whole text's length in characters, when it was cut.
-    pub chars: Option<usize>,
-}
-
-/// `text` cut to [`SHOWN_VALUE_CHARS`] characters.
-pub fn cut(text: &str) -> Cut<'_> {
-    match text.char_indices().nth(SHOWN_VALUE_CHARS) {
-        None => Cut {
-            shown: text,
-            chars: None,
-        },
-        Some((at, _)) => Cut {
-            shown: &text[..at],
-            chars: Some(text.chars().count()),
-        },
-    }
-}
-
-impl std::fmt::Display for Cut<'_> {
-    /// `aaa… (16384 chars)` when cut, else the text.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.chars {
-            None => f.write_str(self.shown),
-            Some(chars) => write!(f, "{}… ({chars} chars)", self.shown),
-        }
-    }
 }
 
 /// A value as its page of it whole shows it: a text as itself, anything
@@ -404,22 +365,6 @@ pub fn version_line(version: &Version) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_long_text_is_cut_and_says_its_length() {
-        assert_eq!(cut("short").to_string(), "short");
-        let long = "é".repeat(SHOWN_VALUE_CHARS + 5);
-        let shown = cut(&long);
-        assert_eq!(shown.shown.chars().count(), SHOWN_VALUE_CHARS);
-        assert_eq!(shown.chars, Some(SHOWN_VALUE_CHARS + 5));
-        assert!(
-            shown
-                .to_string()
-                .ends_with(&format!("… ({} chars)", SHOWN_VALUE_CHARS + 5))
-        );
-        let exact = "a".repeat(SHOWN_VALUE_CHARS);
-        assert_eq!(cut(&exact).chars, None);
-    }
 
     #[test]
     fn a_value_before_older_than_the_history_read_is_said_so_never_null() {

@@ -42,6 +42,7 @@ mod run;
 pub mod searches;
 mod secrets;
 pub mod sessions;
+pub mod shown;
 mod spaces;
 mod suggest;
 pub mod take_back;

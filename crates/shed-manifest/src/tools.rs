@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
+use shed_words::thousands;
 
 use crate::holes::{Piece, pieces};
 use crate::names::{NAME_RULE, is_name, shown};
@@ -327,30 +328,5 @@ fn kind_of(value: Option<&Value>) -> &'static str {
         Some(Value::String(_)) => "text",
         Some(Value::Array(_)) => "a list",
         Some(Value::Object(_)) => "an object",
-    }
-}
-
-/// `1204` as `1,204`.
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn thousands_are_grouped() {
-        assert_eq!(thousands(5), "5");
-        assert_eq!(thousands(1204), "1,204");
-        assert_eq!(thousands(1234567), "1,234,567");
     }
 }

@@ -4,6 +4,7 @@
 //! the bundles are written. Backend-free, and safe on any input.
 
 use serde_json::{Map, Value};
+use shed_words::thousands;
 
 use crate::StoreError;
 use crate::names::{is_alias, is_dollar_name, is_eid, is_word};
@@ -96,19 +97,6 @@ fn value_bytes(value: &Value) -> usize {
         Value::String(text) => text.len(),
         other => other.to_string().len(),
     }
-}
-
-/// `65536` as `65,536`.
-pub(crate) fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
 }
 
 /// Refuses the first value of `bundles` past [`MAX_VALUE_BYTES`], naming
@@ -391,13 +379,6 @@ mod tests {
                 .prop_map(|kv| Value::Object(kv.into_iter().collect())),
             ]
         })
-    }
-
-    #[test]
-    fn thousands_are_grouped() {
-        assert_eq!(thousands(7), "7");
-        assert_eq!(thousands(65_536), "65,536");
-        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 
     proptest! {

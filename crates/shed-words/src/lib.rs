@@ -1,7 +1,8 @@
 //! shed-words: the words the manifest (what `vocab.json` may say) and the
 //! store (what a table holds) share, so neither restates the other: a
 //! column's types, and the column names a component's table keeps for
-//! itself. No dependencies, no I/O.
+//! itself, and how a count is spelled in a sentence both write
+//! ([`thousands`]). No dependencies, no I/O.
 
 /// The type of a column a component declares in `vocab.json`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -69,9 +70,31 @@ pub const STORE_COLUMNS: [&str; 9] = [
     "id", "rowid", "oid", "xmin", "xmax", "cmin", "cmax", "ctid", "tableoid",
 ];
 
+/// A count as a refusal spells it: `65536` as `65,536`.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(thousands(7), "7");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_204), "1,204");
+        assert_eq!(thousands(65_536), "65,536");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
 
     #[test]
     fn every_type_reads_back_from_its_word() {

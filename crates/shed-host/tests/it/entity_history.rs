@@ -10,7 +10,8 @@ use crate::common;
 
 use common::*;
 use serde_json::{Value, json};
-use shed_host::entity::{SHOWN_VALUE_CHARS, Whole};
+use shed_host::entity::Whole;
+use shed_host::shown::SHOWN_VALUE_CHARS;
 use shed_host::{Caller, Host};
 
 use crate::access::cast;

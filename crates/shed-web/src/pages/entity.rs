@@ -24,7 +24,8 @@ use axum::response::Response;
 use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::Value;
 use shed_host::app_data::{Cell, Changed, Edge, Version, cell, components_of};
-use shed_host::entity::{EntityView, Whole, cut, whole_text};
+use shed_host::entity::{EntityView, Whole, whole_text};
+use shed_host::shown::cut;
 use shed_host::{Caller, HostError, Person};
 
 use super::activity::{UndoChoice, entity_path, moment, undo_button, undo_posted};
