@@ -5,7 +5,7 @@
 // log_run", opens the edited run from its row, undoes the edit there, and the
 // run club's own page shows the old value again. Screenshots at 1280 and 390
 // px wide under test-artifacts/pages/: activity, data, entity,
-// entity-undone.
+// entity-undone, entity-long (a long value cut) and entity-whole (it whole).
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
@@ -98,5 +98,16 @@ test("an agent job's edit seen on Activity and undone on its entity's page", { s
   assert.equal(Number(await history.first().getAttribute('data-version')), Number(edit) + 1)
   await screenshots(page, 'entity-undone')
   assert.match(await board(), / — 2 miles/)
+
+  // A long value: cut in place with its length, linked to a page of it whole.
+  const long = `Long name ${stamp} `.repeat(60).trim()
+  await run('graph.apply', { bundle: { entity: { eid }, jog: { who: long } } }, ['--loom', APP])
+  await page.goto(`${shed.url}/spaces/${shed.space}/apps/${shed.app}/data/${eid}`)
+  const newest = page.locator('#history li[data-version]').first()
+  assert.ok(!(await newest.innerText()).includes(long), 'the long value is cut in place')
+  await screenshots(page, 'entity-long')
+  await newest.getByRole('link', { name: `whole (${long.length} characters)` }).first().click()
+  assert.ok((await page.locator('pre.whole').last().innerText()).includes(long), 'the value whole')
+  await screenshots(page, 'entity-whole')
   await cli(['job', 'end', job])
 })
