@@ -58,16 +58,22 @@ def test_the_tool_list_is_the_same_bytes_signed_out_and_for_two_people(two: Shed
         "app_deploy",
         "spaces",
     ]
-    read_only = {t["name"]: t["annotations"]["readOnlyHint"] for t in tools}
-    assert read_only == {
-        "commands": True,
-        "command": False,
-        "graph_query": True,
-        "graph_apply": False,
-        "app_files": False,
-        "app_deploy": False,
-        "spaces": True,
+    hints = {
+        t["name"]: [t["annotations"].get(hint) for hint in ("readOnlyHint", "destructiveHint", "idempotentHint")]
+        for t in tools
     }
+    # read-only, destructive, idempotent
+    assert hints == {
+        "commands": [True, False, True],
+        "command": [False, True, False],
+        "graph_query": [True, False, True],
+        "graph_apply": [False, True, False],
+        "app_files": [False, True, True],
+        "app_deploy": [False, True, False],
+        "spaces": [True, False, True],
+    }
+    assert all(t["annotations"].get("openWorldHint") is False for t in tools)
+    assert all(t["title"] and t["annotations"].get("title") == t["title"] for t in tools)
     assert all(t["description"] and t["inputSchema"]["type"] == "object" for t in tools)
 
 

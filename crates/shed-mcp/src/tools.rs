@@ -1,6 +1,7 @@
 //! The fixed tool list: the seven tools, in their order, with their
-//! descriptions, input schemas and annotations — the same bytes for every
-//! caller — and its fingerprint, which moves only with a release.
+//! titles, descriptions, input schemas and annotations (the title again, and
+//! all four hints, set) — the same bytes for every caller — and its
+//! fingerprint, which moves only with a release.
 
 use std::sync::{Arc, LazyLock};
 
@@ -48,6 +49,7 @@ fn build_tools() -> Vec<Tool> {
     vec![
         tool(
             "commands",
+            "List commands",
             "List the commands of every app you can reach, grouped by app: each one's \
              arguments as `command` takes them (an optional one carries a ?), what it does, \
              the app's title and address, and the view its answer draws itself in. Call it \
@@ -60,10 +62,11 @@ fn build_tools() -> Vec<Tool> {
                 },
                 "additionalProperties": false
             }),
-            true,
+            Effect::Reads,
         ),
         tool(
             "command",
+            "Run a command",
             "Run one of an app's commands: log a run, add a recipe, read the leaderboard. \
              Give its name and its arguments exactly as `commands` spells them; the answer \
              says what was written or read, with the ids or rows as structured content. \
@@ -79,10 +82,11 @@ fn build_tools() -> Vec<Tool> {
                 "required": ["name"],
                 "additionalProperties": false
             }),
-            false,
+            Effect::Writes,
         ),
         tool(
             "graph_query",
+            "Query an app's data",
             "Read an app's rows with a filter line — `.jog!&.created!&limit=20` carries the \
              jog and the byline of every run, `q=words` searches titles and bodies, \
              `.jog.miles>=5` compares a column. Reach for it when no command of the app \
@@ -96,10 +100,11 @@ fn build_tools() -> Vec<Tool> {
                 "required": ["app", "filter"],
                 "additionalProperties": false
             }),
-            true,
+            Effect::Reads,
         ),
         tool(
             "graph_apply",
+            "Write an app's data",
             "Write to an app's data: an entity bundle, or a list of them, committed all or \
              nothing — `{\"entity\": {\"eid\": \"$run\"}, \"jog\": {\"who\": \"Ada\", \"miles\": 5}}` \
              mints a row, an eid patches one, `tombstone` deletes, `was` guards against a \
@@ -117,10 +122,16 @@ fn build_tools() -> Vec<Tool> {
                 "required": ["app", "bundle"],
                 "additionalProperties": false
             }),
-            false,
+            Effect::Writes,
         ),
+        // A write (drafts of the next deploy, kept in the database), not a
+        // read: its `write` overwrites a path's draft or deletes the file
+        // from the next deploy (destructive); the same map again leaves the
+        // same drafts (idempotent). Its `read` alone changes nothing, but
+        // the hints are the tool's, not one call's.
         tool(
             "app_files",
+            "Edit an app's files",
             "Write and read an app's files before a deploy: its pages, style, vocab.json and \
              tools.json. `write` maps a path to its new text (null deletes the file); `read` \
              names paths to read back. Reach for it to build a new app or change one, then \
@@ -139,10 +150,15 @@ fn build_tools() -> Vec<Tool> {
                 "required": ["app"],
                 "additionalProperties": false
             }),
-            false,
+            Effect::Sets,
         ),
+        // Replaces the app's live files and commands with its drafts (its
+        // earlier versions stay, to roll back to), may change its title and
+        // access, and clears the drafts: destructive. Each call makes a new
+        // version, so not idempotent.
         tool(
             "app_deploy",
+            "Deploy an app",
             "Deploy an app's files as its next version: vocab.json and tools.json are checked \
              whole, the commands are planted and the answer names them — or every problem \
              comes back in one sentence and nothing changes. Reach for it after `app_files`, \
@@ -157,26 +173,57 @@ fn build_tools() -> Vec<Tool> {
                 "required": ["app"],
                 "additionalProperties": false
             }),
-            false,
+            Effect::Writes,
         ),
         tool(
             "spaces",
+            "List spaces",
             "List the spaces you belong to, your role in each, and their apps with their \
              titles and addresses. Reach for it to find where an app lives, or whether you \
              may change it.",
             json!({ "type": "object", "properties": {}, "additionalProperties": false }),
-            true,
+            Effect::Reads,
         ),
     ]
 }
 
-fn tool(name: &'static str, description: &'static str, schema: Value, read_only: bool) -> Tool {
+/// What a tool does to this host's data, as its four hints say it. No tool
+/// reaches past this host (`openWorldHint` is false for every one), and
+/// every writer here may overwrite or delete (`destructiveHint`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Effect {
+    /// Reads only: changes nothing, so calling it again changes nothing.
+    Reads,
+    /// Writes by key: the same arguments again write the same state again
+    /// (idempotent).
+    Sets,
+    /// Writes anew on each call: a row minted, a version made (not
+    /// idempotent).
+    Writes,
+}
+
+/// One tool: its title goes both on the tool (2025-06-18 and later) and in
+/// its annotations (2025-03-26, where the tool had no title of its own).
+fn tool(
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    schema: Value,
+    effect: Effect,
+) -> Tool {
     let schema: JsonObject = match schema {
         Value::Object(map) => map,
         _ => JsonObject::new(),
     };
+    let reads = effect == Effect::Reads;
+    let hints = ToolAnnotations::with_title(title)
+        .read_only(reads)
+        .destructive(!reads)
+        .idempotent(effect != Effect::Writes)
+        .open_world(false);
     Tool::new(name, description, Arc::new(schema))
-        .with_annotations(ToolAnnotations::new().read_only(read_only))
+        .with_title(title)
+        .with_annotations(hints)
 }
 
 #[cfg(test)]
@@ -195,6 +242,21 @@ mod tests {
             let read_only = tool.annotations.and_then(|a| a.read_only_hint);
             let expected = matches!(&*tool.name, "commands" | "graph_query" | "spaces");
             assert_eq!(read_only, Some(expected), "{}", tool.name);
+        }
+    }
+
+    #[test]
+    fn every_tool_has_a_title_and_its_four_hints() {
+        for tool in tools() {
+            let title = tool.title.clone().unwrap_or_default();
+            assert!(!title.trim().is_empty(), "{}", tool.name);
+            let hints = tool.annotations.unwrap_or_default();
+            assert_eq!(hints.title.as_deref(), Some(&*title), "{}", tool.name);
+            let read_only = hints.read_only_hint == Some(true);
+            let idempotent = !matches!(&*tool.name, "command" | "graph_apply" | "app_deploy");
+            assert_eq!(hints.destructive_hint, Some(!read_only), "{}", tool.name);
+            assert_eq!(hints.idempotent_hint, Some(idempotent), "{}", tool.name);
+            assert_eq!(hints.open_world_hint, Some(false), "{}", tool.name);
         }
     }
 
