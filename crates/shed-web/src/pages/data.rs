@@ -23,7 +23,7 @@ use shed_host::app_data::{AppData, Cell, DataKind, DataRow, DataRows, RowStamp};
 
 use super::activity::{entity_path, moment};
 use super::apps::app_page_path;
-use super::entity::{MOST_PAGE_BYTES, cell_html};
+use super::entity::{MOST_PAGE_BYTES, cell_html, whole_path};
 use super::{Here, Outcome, Visited, header_html, refusal_page};
 use crate::door::Door;
 use crate::reply::{escape, product_page, status_of};
@@ -254,11 +254,7 @@ fn row_html(app: &str, kind: &DataKind, row: &DataRow) -> String {
             Cell::Empty => String::new(),
             cell => {
                 let field = format!("{}.{column}", kind.name);
-                let whole = format!(
-                    "{page}?whole={}",
-                    utf8_percent_encode(&field, NON_ALPHANUMERIC)
-                );
-                cell_html(app, cell, &whole)
+                cell_html(app, cell, &whole_path(app, &row.eid, &field, None))
             }
         };
         html.push_str(&format!("<td>{shown}</td>"));

@@ -174,12 +174,12 @@ fn entity_html(view: &EntityView, versions: &[Version]) -> String {
     body
 }
 
-/// The address of `field` of the entity shown whole: now, or as version
-/// `version` changed it.
-fn whole_path(view: &EntityView, field: &str, version: Option<u64>) -> String {
+/// The address of `field` of entity `eid` of `app` shown whole: now, or
+/// as version `version` changed it.
+pub(super) fn whole_path(app: &str, eid: &str, field: &str, version: Option<u64>) -> String {
     let mut path = format!(
         "{}?whole={}",
-        entity_path(&view.app, &view.eid),
+        entity_path(app, eid),
         utf8_percent_encode(field, NON_ALPHANUMERIC)
     );
     if let Some(version) = version {
@@ -314,7 +314,7 @@ fn now_html(view: &EntityView, components: &[(String, Vec<(String, Cell)>)]) -> 
             escape(name)
         ));
         for (column, shown) in cells {
-            let whole = whole_path(view, &format!("{name}.{column}"), None);
+            let whole = whole_path(&view.app, &view.eid, &format!("{name}.{column}"), None);
             html.push_str(&format!(
                 "<tr><th scope=\"row\">{}</th><td>{}</td></tr>\n",
                 escape(column),
@@ -468,7 +468,7 @@ fn version_row(view: &EntityView, version: &Version) -> String {
 
 /// One field version `version` changed: `jog.miles: 3 → 5`.
 fn change_html(view: &EntityView, version: u64, change: &Changed) -> String {
-    let whole = whole_path(view, &change.field, Some(version));
+    let whole = whole_path(&view.app, &view.eid, &change.field, Some(version));
     format!(
         "<li><code>{}</code>: {} → {}</li>",
         escape(&change.field),
