@@ -53,29 +53,29 @@ def signed_in(shed: Shed, handle: str) -> str:
     return session[0]
 
 
-def consent_page(shed: Shed) -> str:
-    """The consent page as a registered client's sign-in reaches it, in ada's
-    signed-in browser."""
+def authorize_pages(shed: Shed) -> tuple[str, str]:
+    """The pages a registered client's sign-in reaches: signed out, how to
+    sign in; in ada's signed-in browser, the consent page."""
     registered = httpx2.post(
         f"{shed.public_url}/oauth/register",
         json={"client_name": "Directory client", "redirect_uris": [REDIRECT]},
         timeout=30,
     )
     assert registered.status_code == 201, registered.text
-    page = get(
-        shed,
-        "/oauth/authorize",
-        cookie=signed_in(shed, "ada"),
-        response_type="code",
-        client_id=registered.json()["client_id"],
-        redirect_uri=REDIRECT,
-        code_challenge=CHALLENGE,
-        code_challenge_method="S256",
-        state="st-1",
-    )
-    assert page.status_code == 200, page.text
-    assert "Allow" in page.text and "Directory client" in page.text, page.text
-    return page.text
+    ask = {
+        "response_type": "code",
+        "client_id": registered.json()["client_id"],
+        "redirect_uri": REDIRECT,
+        "code_challenge": CHALLENGE,
+        "code_challenge_method": "S256",
+        "state": "st-1",
+    }
+    signed_out = get(shed, "/oauth/authorize", **ask)
+    assert signed_out.status_code == 200 and "Sign in first" in signed_out.text, signed_out.text
+    consent = get(shed, "/oauth/authorize", cookie=signed_in(shed, "ada"), **ask)
+    assert consent.status_code == 200, consent.text
+    assert "Allow" in consent.text and "Directory client" in consent.text, consent.text
+    return signed_out.text, consent.text
 
 
 def metadata(shed: Shed) -> dict[str, dict[str, Any]]:
@@ -102,21 +102,17 @@ def ada(shed: Shed) -> Shed:
 def test_privacy_and_terms_are_linked_from_consent_sign_in_and_metadata_only_when_given(ada: Shed) -> None:
     # Not given: no link, no key.
     ada.serve()
-    page = consent_page(ada)
-    assert "privacy" not in page.lower() and "terms" not in page.lower(), page
-    signin = get(ada, "/_shed/signin").text
-    assert "privacy" not in signin.lower() and "terms" not in signin.lower(), signin
+    for page in (*authorize_pages(ada), get(ada, "/_shed/signin").text, get(ada, "/").text):
+        assert "privacy" not in page.lower() and "terms" not in page.lower(), page
     for path, document in metadata(ada).items():
         for key in ("op_policy_uri", "op_tos_uri", "resource_policy_uri", "resource_tos_uri"):
             assert key not in document, (path, document)
     ada.stop()
 
     ada.serve("--privacy-url", PRIVACY, "--terms-url", TERMS)
-    page = consent_page(ada)
-    assert f'href="{PRIVACY}"' in page and f'href="{TERMS}"' in page, page
-    for path in ("/_shed/signin", "/"):
-        signin = get(ada, path).text
-        assert f'href="{PRIVACY}"' in signin and f'href="{TERMS}"' in signin, (path, signin)
+    # The consent page, and each page that says how to sign in.
+    for page in (*authorize_pages(ada), get(ada, "/_shed/signin").text, get(ada, "/").text):
+        assert f'href="{PRIVACY}"' in page and f'href="{TERMS}"' in page, page
     documents = metadata(ada)
     server = documents["/.well-known/oauth-authorization-server"]
     assert server["op_policy_uri"] == PRIVACY and server["op_tos_uri"] == TERMS, server
