@@ -113,9 +113,9 @@ class Shed:
         return self.run("deploy", str(folder), "--to", app, "--as", handle, *extra, check=check)
 
     # -- the server ---------------------------------------------------------
-    def serve(self, *, output: Path | None = None, env: dict[str, str | None] | None = None) -> None:
-        """Starts `shed serve` and waits until it listens. `output`: a file
-        that takes what it prints on stdout and stderr (else stdout is
+    def serve(self, *flags: str, output: Path | None = None, env: dict[str, str | None] | None = None) -> None:
+        """Starts `shed serve <flags>` and waits until it listens. `output`: a
+        file that takes what it prints on stdout and stderr (else stdout is
         dropped and stderr kept for a failed start); `env`: variables to set
         over `env()`'s, None to unset one."""
         environment = self.env()
@@ -126,7 +126,7 @@ class Shed:
                 environment[name] = value
         printed = output.open("ab") if output is not None else None
         self.process = subprocess.Popen(
-            [str(self.bin), "serve", "--data", str(self.data), "--listen", f"127.0.0.1:{self.port}"],
+            [str(self.bin), "serve", "--data", str(self.data), "--listen", f"127.0.0.1:{self.port}", *flags],
             env=environment,
             stdout=printed or subprocess.DEVNULL,
             stderr=printed or subprocess.PIPE,

@@ -152,7 +152,7 @@ fn main() {
             .expect("a port");
         let at = listener.local_addr().expect("an address");
         let (host, token) = setup(data.path(), at.port()).await;
-        let routes = shed_web::router(host, axum::Router::new());
+        let routes = shed_web::router(host, axum::Router::new(), shed_web::Operator::default());
         tokio::spawn(async move { axum::serve(listener, routes).await });
         println!(
             "web door, {clients} concurrent connections, {seconds}s per phase (demo/runs, 200 runs)"

@@ -8,6 +8,7 @@ use axum::http::{HeaderMap, Uri};
 use shed_host::Host;
 use shed_host::web::WebFile;
 
+use crate::operator::Operator;
 use crate::page::{Rendered, render};
 
 /// How many rendered files the cache keeps before it starts over.
@@ -39,13 +40,16 @@ pub(crate) struct Door {
     pub passkeys_js: Arc<Rendered>,
     /// shed's icon, at [`crate::FAVICON_PATH`] on every host.
     pub favicon: Arc<Rendered>,
+    /// The pages the operator links from the sign-in and consent pages and
+    /// the OAuth metadata.
+    pub operator: Operator,
     /// Files of deploys, rendered: a deploy never changes, so (deploy, path)
     /// names one answer for good.
     rendered: Mutex<HashMap<(i64, String), Arc<Rendered>>>,
 }
 
 impl Door {
-    pub(crate) fn new(host: Host) -> Door {
+    pub(crate) fn new(host: Host, operator: Operator) -> Door {
         let secure = host.public_url().starts_with("https://");
         let mcp_path = host
             .mcp_resource()
@@ -87,6 +91,7 @@ impl Door {
                 "text/javascript; charset=utf-8",
             )),
             favicon: Arc::new(Rendered::asset(0, crate::FAVICON.to_vec(), "image/x-icon")),
+            operator,
             rendered: Mutex::new(HashMap::new()),
         }
     }

@@ -19,6 +19,7 @@ mod door;
 mod files;
 mod kinds;
 mod oauth;
+mod operator;
 mod page;
 mod pages;
 mod passkeys;
@@ -38,6 +39,9 @@ use tower::ServiceExt;
 pub use oauth::{
     AUTHORIZE_PATH, REGISTER_PATH, REVOKE_PATH, ROOT_RESOURCE_METADATA_PATH, SERVER_METADATA_PATH,
     TOKEN_PATH,
+};
+pub use operator::{
+    MOST_WELL_KNOWN_FILE_BYTES, Operator, OperatorError, PageAddress, WellKnownFile,
 };
 pub use page::{content_security_policy, inline_script_hashes};
 pub use path::{AppPath, split_app_path};
@@ -80,16 +84,19 @@ pub const HOP_PATH: &str = "/_shed/hop";
 pub const HOP_END_PATH: &str = "/_shed/hop/end";
 
 /// The whole HTTP server: requests for `<space>.<public host>` reach the web
-/// door; every other request reaches the platform's sign-in pages, then
-/// `platform` (e.g. the MCP door's router).
-pub fn router(host: Host, platform: Router) -> Router {
-    let door = Arc::new(door::Door::new(host));
+/// door; every other request reaches the platform's sign-in pages, the
+/// files `operator` publishes under `/.well-known/`, then `platform` (e.g.
+/// the MCP door's router).
+pub fn router(host: Host, platform: Router, operator: Operator) -> Router {
+    let well_known = operator.router();
+    let door = Arc::new(door::Door::new(host, operator));
     let spaces = space::router(door.clone());
     let platform = platform::router(door.clone())
         .merge(oauth::router(door.clone()))
         .merge(pages::router(door.clone()))
         .merge(app_page::router(door.clone()))
         .merge(passkeys::router(door.clone()))
+        .merge(well_known)
         .merge(platform);
     Router::new().fallback(move |request: Request| {
         let (to, browser_at_mcp) = match door.space_of(request.headers(), request.uri()) {

@@ -111,23 +111,23 @@ async fn preflight() -> Response {
 
 async fn resource_metadata(State(door): State<Arc<Door>>) -> Response {
     let host = &door.host;
+    let document = json!({
+        "resource": host.mcp_resource(),
+        "authorization_servers": [host.public_url()],
+        "scopes_supported": [SCOPE],
+        "bearer_methods_supported": ["header"],
+        "resource_name": "shed",
+    });
     open_json(
         StatusCode::OK,
-        json!({
-            "resource": host.mcp_resource(),
-            "authorization_servers": [host.public_url()],
-            "scopes_supported": [SCOPE],
-            "bearer_methods_supported": ["header"],
-            "resource_name": "shed",
-        }),
+        door.operator
+            .named_in(document, "resource_policy_uri", "resource_tos_uri"),
     )
 }
 
 async fn server_metadata(State(door): State<Arc<Door>>) -> Response {
     let url = door.host.public_url();
-    open_json(
-        StatusCode::OK,
-        json!({
+    let document = json!({
             "issuer": url,
             "authorization_endpoint": format!("{url}{AUTHORIZE_PATH}"),
             "token_endpoint": format!("{url}{TOKEN_PATH}"),
@@ -141,7 +141,11 @@ async fn server_metadata(State(door): State<Arc<Door>>) -> Response {
             "revocation_endpoint_auth_methods_supported": ["none"],
             "scopes_supported": [SCOPE],
             "client_id_metadata_document_supported": true,
-        }),
+    });
+    open_json(
+        StatusCode::OK,
+        door.operator
+            .named_in(document, "op_policy_uri", "op_tos_uri"),
     )
 }
 
@@ -356,6 +360,7 @@ fn sign_in_first(door: &Door, checked: &CheckedAsk, form: &AskForm) -> Response 
         StatusCode::OK,
         "Sign in to allow an app",
         &body,
+        &door.operator.links(),
     );
     let encoded = utf8_percent_encode(&form.query(), UNRESERVED).to_string();
     if let Some(cookie) = return_cookie(door, Some(&encoded)) {
@@ -420,8 +425,9 @@ async fn consent_page(
          and <code>shed token revoke</code> ends it.</p>\n\
          <form method=\"post\" action=\"{AUTHORIZE_PATH}\">{hidden}\
          <button type=\"submit\" name=\"decision\" value=\"allow\">Allow</button> \
-         <button type=\"submit\" name=\"decision\" value=\"deny\">Deny</button></form>",
+         <button type=\"submit\" name=\"decision\" value=\"deny\">Deny</button></form>{links}",
         client = client_words(checked),
+        links = door.operator.links(),
         name = escape(&person.name),
         handle = escape(&person.handle),
     );

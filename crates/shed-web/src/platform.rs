@@ -107,6 +107,7 @@ async fn sign_in(State(door): State<Arc<Door>>) -> Response {
         door.host.passkeys_off().is_none(),
         StatusCode::OK,
         "You are not signed in on this browser.",
+        &door.operator.links(),
     )
 }
 
@@ -125,6 +126,7 @@ async fn front(State(door): State<Arc<Door>>, headers: HeaderMap, asking: WebCal
             door.host.passkeys_off().is_none(),
             StatusCode::OK,
             "This is shed: spaces of small apps, and the commands they give your agent.",
+            &door.operator.links(),
         );
     };
     crate::pages::home::home(

@@ -319,23 +319,34 @@ fn sign_in_section() -> String {
 }
 
 /// One of the platform's small pages, with the passkey sign-in button
-/// after `body` — when passkeys are `on`; else the page as it is.
+/// after `body` — when passkeys are `on` — and `footer` last (the
+/// operator's links, or nothing).
 pub(crate) fn with_passkey_sign_in(
     on: bool,
     status: StatusCode,
     title: &str,
     body: &str,
+    footer: &str,
 ) -> Response {
     if !on {
-        return page(status, title, body);
+        return page(status, title, &format!("{body}{footer}"));
     }
-    script_page(status, title, &format!("{body}\n{}", sign_in_section()))
+    script_page(
+        status,
+        title,
+        &format!("{body}\n{}{footer}", sign_in_section()),
+    )
 }
 
 /// The platform host's sign-in page, after `why`: a link, or a passkey
-/// when they are `on`.
-pub(crate) fn passkey_sign_in_page(on: bool, status: StatusCode, why: &str) -> Response {
-    with_passkey_sign_in(on, status, "Sign in", &sign_in_words(why))
+/// when they are `on`; `footer` last.
+pub(crate) fn passkey_sign_in_page(
+    on: bool,
+    status: StatusCode,
+    why: &str,
+    footer: &str,
+) -> Response {
+    with_passkey_sign_in(on, status, "Sign in", &sign_in_words(why), footer)
 }
 
 /// Text made safe inside HTML.

@@ -23,6 +23,7 @@ use std::io::IsTerminal;
 use std::time::Duration;
 use std::{net::SocketAddr, path::PathBuf, process::ExitCode};
 
+use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// A server answer is built of many small strings and JSON values, made and
@@ -193,6 +194,27 @@ pub struct ServeArgs {
         default_value = "x-forwarded-for"
     )]
     trusted_proxy_header: forwarded::ProxyHeader,
+    /// The address of this shed's privacy policy: linked from the sign-in
+    /// and consent pages, and named in the OAuth metadata — as a directory
+    /// listing a connector asks. https (http only on localhost).
+    #[arg(long, value_name = "URL", env = "SHED_PRIVACY_URL", value_parser = shed_web::PageAddress::parse)]
+    privacy_url: Option<shed_web::PageAddress>,
+    /// The address of this shed's terms of service: linked and named as
+    /// --privacy-url is.
+    #[arg(long, value_name = "URL", env = "SHED_TERMS_URL", value_parser = shed_web::PageAddress::parse)]
+    terms_url: Option<shed_web::PageAddress>,
+    /// A file a directory asks to find on this shed's address, such as a
+    /// domain's verification token: serves FILE's bytes at
+    /// /.well-known/NAME on the public URL's host (as JSON for a NAME ending
+    /// .json, else as text). Read once, at start; at most 64 KiB. Repeat for
+    /// more (the variable holds one).
+    #[arg(
+        long = "well-known-file",
+        value_name = "NAME=FILE",
+        env = "SHED_WELL_KNOWN_FILE",
+        value_parser = shed_web::WellKnownFile::parse
+    )]
+    well_known_files: Vec<shed_web::WellKnownFile>,
 }
 
 /// `shed serve`'s arguments: [`ServeArgs`], and what only development and
@@ -253,6 +275,17 @@ impl ServeArgs {
     /// The longest a stop waits for calls in flight.
     pub fn drain(&self) -> Duration {
         Duration::from_secs(self.drain_seconds)
+    }
+
+    /// What the operator publishes (--privacy-url, --terms-url,
+    /// --well-known-file), each name given once.
+    pub fn operator(&self) -> anyhow::Result<shed_web::Operator> {
+        shed_web::Operator::new(
+            self.privacy_url.clone(),
+            self.terms_url.clone(),
+            self.well_known_files.clone(),
+        )
+        .context("--well-known-file")
     }
 }
 

@@ -103,12 +103,16 @@ fn said_where(place: &Place, opened: Result<Host, shed_host::HostError>) -> anyh
 }
 
 /// The whole HTTP server's routes, each request measured. Other doors merge
-/// theirs here; the platform's host answers the MCP door and the health
-/// routes.
-pub fn routes(host: &Host, listen: std::net::SocketAddr) -> anyhow::Result<axum::Router> {
+/// theirs here; the platform's host answers the MCP door, the health routes
+/// and what the `operator` publishes.
+pub fn routes(
+    host: &Host,
+    listen: std::net::SocketAddr,
+    operator: shed_web::Operator,
+) -> anyhow::Result<axum::Router> {
     let platform =
         shed_mcp::router(host.clone(), listen)?.merge(crate::health::routes(host.clone()));
-    Ok(shed_web::router(host.clone(), platform)
+    Ok(shed_web::router(host.clone(), platform, operator)
         .layer(tower::layer::layer_fn(crate::telemetry::Measured)))
 }
 
@@ -163,13 +167,15 @@ fn free_port(at: std::net::SocketAddr) -> Option<u16> {
         .ok()
 }
 
-/// Serves `host` over HTTP on `socket` (see [`bind`]) until SIGTERM or
-/// SIGINT, then stops as the module says.
+/// Serves `host` over HTTP on `socket` (see [`bind`]), with what the
+/// `operator` publishes, until SIGTERM or SIGINT, then stops as the module
+/// says.
 pub async fn run_server(
     host: Host,
     data: &Path,
     args: &ServeArgs,
     socket: tokio::net::TcpSocket,
+    operator: shed_web::Operator,
 ) -> anyhow::Result<()> {
     let mut terminate = signal(SignalKind::terminate()).context("could not listen for SIGTERM")?;
     let mut interrupt = signal(SignalKind::interrupt()).context("could not listen for SIGINT")?;
@@ -197,7 +203,7 @@ pub async fn run_server(
         Some(listen) => Some(crate::telemetry::serve_metrics(listen, address).await?),
         None => None,
     };
-    let routes = routes(&host, address)?;
+    let routes = routes(&host, address, operator)?;
     let listener = socket
         .listen(LISTEN_BACKLOG)
         .with_context(|| format!("could not listen on {address}"))?;
@@ -288,6 +294,7 @@ pub async fn open_server(place: &Place, args: &ServeArgs) -> anyhow::Result<Host
 
 /// `shed serve`.
 pub async fn serve(place: &Place, args: &ServeCommandArgs) -> anyhow::Result<()> {
+    let operator = args.serving.operator()?;
     let socket = bind(&args.serving, place.public_url.as_deref())?;
     let host = open_server(place, &args.serving).await?;
     if args.oauth_allow_loopback_documents {
@@ -296,7 +303,7 @@ pub async fn serve(place: &Place, args: &ServeCommandArgs) -> anyhow::Result<()>
             "OAuth client metadata documents are fetched from loopback addresses too (--oauth-allow-loopback-documents): for development and tests only"
         );
     }
-    run_server(host, &place.data, &args.serving, socket).await
+    run_server(host, &place.data, &args.serving, socket, operator).await
 }
 
 /// `shed mcp --as <handle>`.

@@ -18,6 +18,7 @@ use crate::{ServeArgs, example, serve};
 /// `shed up`.
 pub async fn up(place: &serve::Place, args: &ServeArgs) -> anyhow::Result<()> {
     let data = place.data.as_path();
+    let operator = args.operator()?;
     let socket = serve::bind(args, place.public_url.as_deref())?;
     let host = serve::open_server(place, args).await?;
     // Fresh is a folder or database with nobody in it: a first run, or one
@@ -28,7 +29,7 @@ pub async fn up(place: &serve::Place, args: &ServeArgs) -> anyhow::Result<()> {
     } else {
         println!("{}", again(&host, data).await);
     }
-    serve::run_server(host, data, args, socket).await
+    serve::run_server(host, data, args, socket, operator).await
 }
 
 /// What `shed up` prints on a data folder set up earlier: the MCP address

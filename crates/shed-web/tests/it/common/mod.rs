@@ -30,7 +30,7 @@ pub async fn world() -> World {
     })
     .await
     .expect("the host opens");
-    let router = shed_web::router(host.clone(), Router::new());
+    let router = shed_web::router(host.clone(), Router::new(), shed_web::Operator::default());
     World {
         host,
         router,
