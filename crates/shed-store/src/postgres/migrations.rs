@@ -80,6 +80,24 @@ pub(crate) async fn migrate_in(
     Ok(done as usize)
 }
 
+/// Makes the empty database `url` names hold what migrations 1 to
+/// `version` make, each recorded, and nothing else. For the tests of
+/// upgrading a store made by an older shed ([`crate::at_schema_version`]).
+pub async fn make_database_at(url: &str, version: usize) -> Result<(), StoreError> {
+    let target = super::connect::parse(url)?;
+    let failed = |e: tokio_postgres::Error| failure(&target, &e);
+    let pool = super::new_pool(&target, target.config.clone(), 1)?;
+    let mut client = super::connect::borrow(&pool, &target).await?;
+    let txn = client.transaction().await.map_err(failed)?;
+    txn.batch_execute(&on_postgres(RECORD_TABLE))
+        .await
+        .map_err(failed)?;
+    for (i, parts) in MIGRATIONS.iter().enumerate().take(version) {
+        apply(&txn, parts, i + 1).await.map_err(failed)?;
+    }
+    txn.commit().await.map_err(failed)
+}
+
 /// Runs the migration `parts` and records it as schema version `version`.
 async fn apply(
     txn: &impl GenericClient,
@@ -158,17 +176,8 @@ mod tests {
     /// [`version_6::rows`]): its URL.
     async fn a_database_of_version_6() -> Option<String> {
         let url = shed_test_database::fresh()?;
+        super::make_database_at(&url, 6).await.unwrap();
         let db = connect(&url).await;
-        db.batch_execute(&on_postgres(RECORD_TABLE)).await.unwrap();
-        for (i, parts) in MIGRATIONS[..6].iter().enumerate() {
-            db.batch_execute(&on_postgres(parts)).await.unwrap();
-            db.execute(
-                "INSERT INTO schema_migrations(version, applied_at) VALUES($1, 'then')",
-                &[&(i as i64 + 1)],
-            )
-            .await
-            .unwrap();
-        }
         db.batch_execute(&version_6::rows()).await.unwrap();
         Some(url)
     }

@@ -61,6 +61,20 @@ pub(crate) fn schema_at(version: usize) -> Result<Connection, StoreError> {
     Ok(conn)
 }
 
+/// Makes a new database file at `path` holding what migrations 1 to
+/// `version` make, each recorded, and nothing else; in WAL mode, as a
+/// store's file is. For the tests of upgrading a store made by an older
+/// shed ([`crate::at_schema_version`]).
+pub fn make_file_at(path: &std::path::Path, version: usize) -> Result<(), StoreError> {
+    schema_at(version)?.backup(
+        rusqlite::MAIN_DB,
+        path,
+        None::<fn(rusqlite::backup::Progress)>,
+    )?;
+    Connection::open(path)?.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()))?;
+    Ok(())
+}
+
 /// Applies every migration not yet applied; answers how many it applied.
 fn apply_pending(conn: &mut Connection) -> Result<usize, StoreError> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
@@ -118,16 +132,8 @@ mod tests {
     /// A database as shed left it before jobs had names (schema version 6,
     /// holding [`version_6::rows`]).
     fn a_database_of_version_6(path: &std::path::Path) {
-        schema_at(6)
-            .unwrap()
-            .backup(
-                rusqlite::MAIN_DB,
-                path,
-                None::<fn(rusqlite::backup::Progress)>,
-            )
-            .unwrap();
+        super::make_file_at(path, 6).unwrap();
         let conn = Connection::open(path).unwrap();
-        conn.execute_batch("PRAGMA journal_mode=WAL;").unwrap();
         conn.execute_batch(&version_6::rows()).unwrap();
     }
 

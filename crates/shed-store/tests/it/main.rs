@@ -22,6 +22,7 @@ mod sign_ins;
 mod slow_queries;
 mod taking_back;
 mod undo;
+mod upgrade;
 mod view_keys;
 mod wake;
 mod wal;
