@@ -18,8 +18,6 @@
 //! they stood at schema version 16; a store they make is read back by that
 //! shed as the snapshot checked in (`today.txt`).
 
-use std::fmt::Write as _;
-
 use serde_json::{Map, Value, json};
 use shed_store::ColumnType;
 
@@ -54,6 +52,9 @@ const BASE: i64 = 1_780_000_000;
 /// Refusals are listed for 30 days after they are made: theirs are kept at
 /// a time far ahead, so the snapshot holds them whenever it is read.
 const REFUSED_AT: i64 = 4_100_000_000;
+
+/// About how many bytes of statements are run at once.
+const CHUNK_BYTES: usize = 64 << 10;
 
 /// An app of the store made, as its catalog says: its name, its row id,
 /// its components (the platform's first) with their columns in order.
@@ -169,7 +170,9 @@ const BY_WEB: Through = Through {
 /// The statements, in one engine's words.
 struct Script {
     engine: Engine,
-    sql: String,
+    /// The statements, in pieces of about [`CHUNK_BYTES`] (one string of
+    /// them all is slow to run).
+    sql: Vec<String>,
     /// Per app id: its data version and last entity number.
     apps: Vec<(i64, i64)>,
     /// Per entity eid: its version.
@@ -188,9 +191,12 @@ fn opt(s: Option<&str>) -> String {
     s.map_or("NULL".into(), text)
 }
 
-/// The row id of the entity `eid` names (eids are unique in these stores).
-fn id_of(eid: &str) -> String {
-    format!("(SELECT id FROM ec_entities WHERE eid = {})", text(eid))
+/// The row id of app `app`'s entity `eid`.
+fn id_of(app: i64, eid: &str) -> String {
+    format!(
+        "(SELECT id FROM ec_entities WHERE app = {app} AND eid = {})",
+        text(eid)
+    )
 }
 
 /// Renders Unix seconds as the store renders a time.
@@ -202,7 +208,7 @@ impl Script {
     fn new(engine: Engine) -> Script {
         Script {
             engine,
-            sql: String::new(),
+            sql: vec![String::new()],
             apps: vec![(0, 0)],
             versions: Default::default(),
             clock: 0,
@@ -210,8 +216,12 @@ impl Script {
     }
 
     fn run(&mut self, statement: &str) {
-        self.sql.push_str(statement);
-        self.sql.push_str(";\n");
+        let last = self.sql.last_mut().unwrap();
+        last.push_str(statement);
+        last.push_str(";\n");
+        if last.len() > CHUNK_BYTES {
+            self.sql.push(String::new());
+        }
     }
 
     fn value(&self, v: &Val) -> String {
@@ -347,7 +357,7 @@ impl Script {
         let mut entities: Vec<String> = Vec::new();
         for (step, b) in bundles.iter().enumerate() {
             let fresh = b.mint && !self.versions.contains_key(&b.eid);
-            let entity = id_of(&b.eid);
+            let entity = id_of(id, &b.eid);
             let before = if fresh {
                 last_num += 1;
                 self.run(&format!(
@@ -667,9 +677,10 @@ fn runs(s: &mut Script, app: &App, runs: usize) {
     }
 }
 
-/// The store of `size`, as SQL text in `engine`'s words to run after the
-/// migrations up to [`VERSION`]; and its apps.
-pub fn script(engine: Engine, size: Size) -> (String, Vec<App>) {
+/// The store of `size`, as SQL text in `engine`'s words to run in order,
+/// in one transaction, after the migrations up to [`VERSION`]; and its
+/// apps.
+pub fn script(engine: Engine, size: Size) -> (Vec<String>, Vec<App>) {
     assert!(size.apps >= 3);
     let mut s = Script::new(engine);
     platform(&mut s);
@@ -755,7 +766,5 @@ pub fn script(engine: Engine, size: Size) -> (String, Vec<App>) {
         }
         apps.push(app);
     }
-    let mut out = String::new();
-    writeln!(out, "{}", s.sql).unwrap();
-    (out, apps)
+    (s.sql, apps)
 }
