@@ -9,7 +9,7 @@ use super::{FromRow, ReadRows, Statement, now, person_at, platform};
 use crate::StoreError;
 use crate::lifecycle::{Change, Changes, Generation, Purged, VersionRecord};
 use crate::platform::{AppRecord, Membership};
-use crate::schema::AppSchema;
+use crate::schema::Shape;
 use crate::txn::{Announced, Records, Row, Txn, args};
 
 /// The generation's two ids, as one row's columns.
@@ -188,12 +188,11 @@ async fn purge(
     Ok(Some(Purged { versions, entities }))
 }
 
-/// Deletes an app's data — its tables (`ec_<id>_<component>`, and its
-/// full-text index, a table of its own on SQLite, a column of the `doc`
-/// table on PostgreSQL; every index going with them), entities, edges,
-/// history and catalog — and answers how many entities it held. The
-/// catalog's row is locked first, as every write to the app locks it, so a
-/// write of the app running on another server finishes before, or waits.
+/// Deletes an app's data — its rows in the shape tables and the shared
+/// full text, its entities, edges, history and catalog — and answers how
+/// many entities it held. The catalog's row is locked first, as every
+/// write to the app locks it, so a write of the app running on another
+/// server finishes before, or waits.
 async fn purge_data<T: Txn>(t: &T, name: &str) -> Result<i64, StoreError> {
     let Some(id) = t
         .optional_as::<i64>(
@@ -204,18 +203,20 @@ async fn purge_data<T: Txn>(t: &T, name: &str) -> Result<i64, StoreError> {
     else {
         return Ok(0);
     };
-    let components = t
-        .all("SELECT name FROM ec_components WHERE app = $1", args![id])
+    let groups = t
+        .all("SELECT id, shape FROM ec_groups WHERE app = $1", args![id])
         .await?;
-    for component in components {
-        // A component's name is a checked word: its table's name is safe.
-        let table = AppSchema::table(id, &component.get::<String>(0)?);
-        t.batch(&format!("DROP TABLE IF EXISTS {table}")).await?;
+    for group in groups {
+        let table = Shape::parse(&group.get::<String>(1)?)?.table();
+        let sql = format!("DELETE FROM {table} WHERE grp = $1");
+        t.execute(&sql, args![group.get::<i64>(0)?]).await?;
     }
-    if T::FTS_TABLE {
-        t.batch(&format!("DROP TABLE IF EXISTS {}", AppSchema::fts(id)))
-            .await?;
-    }
+    let words = if T::FTS_TABLE {
+        "DELETE FROM ec_fts WHERE rowid IN (SELECT id FROM ec_entities WHERE app = $1)"
+    } else {
+        "DELETE FROM ec_fts WHERE app = $1"
+    };
+    t.execute(words, args![id]).await?;
     let entities = t
         .one_as("SELECT COUNT(*) FROM ec_entities WHERE app = $1", args![id])
         .await?;
@@ -226,6 +227,7 @@ async fn purge_data<T: Txn>(t: &T, name: &str) -> Result<i64, StoreError> {
         "DELETE FROM ec_writes WHERE app = (SELECT name FROM ec_apps WHERE id = $1)",
         "DELETE FROM refusals WHERE app = (SELECT name FROM ec_apps WHERE id = $1)",
         "DELETE FROM ec_columns WHERE app = $1",
+        "DELETE FROM ec_groups WHERE app = $1",
         "DELETE FROM ec_components WHERE app = $1",
         "DELETE FROM ec_apps WHERE id = $1",
     ] {
