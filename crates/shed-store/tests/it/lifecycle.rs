@@ -1,7 +1,8 @@
 //! An app's life after its deploys, in the store: versions with who made
 //! them, the trash mark and the generation it moves, a purge that deletes
-//! every row, table and index of the app and frees its name — and nothing
-//! of another app — and the public URL a server records. On SQLite, or on
+//! every row of the app in the shared tables, drops no table, and frees
+//! its name — and nothing of another app — and the public URL a server
+//! records. On SQLite, or on
 //! the PostgreSQL server `SHED_TEST_DATABASE` names.
 
 use std::path::Path;
@@ -49,6 +50,44 @@ async fn relations(dir: &Path) -> Vec<String> {
         .iter()
         .map(|r| r.get(0))
         .collect()
+}
+
+/// The rows of the shared shape tables (`ec_rows_*`) and full text whose
+/// app is `app`'s row id, or (`None`) whose group or entity no app has.
+async fn rows_of(dir: &Path, app: Option<i64>) -> i64 {
+    let tables: Vec<String> = relations(dir)
+        .await
+        .into_iter()
+        .filter(|t| t.starts_with("ec_rows_") && !t.contains('.'))
+        .collect();
+    let groups = match app {
+        Some(id) => format!("IN (SELECT id FROM ec_groups WHERE app = {id})"),
+        None => "NOT IN (SELECT id FROM ec_groups)".into(),
+    };
+    let entities = match app {
+        Some(id) => format!("IN (SELECT id FROM ec_entities WHERE app = {id})"),
+        None => "NOT IN (SELECT id FROM ec_entities)".into(),
+    };
+    let postgres = shed_test_database::for_folder(dir);
+    let fts_id = if postgres.is_some() { "id" } else { "rowid" };
+    let mut counts: Vec<String> = tables
+        .iter()
+        .map(|t| format!("(SELECT COUNT(*) FROM {t} WHERE grp {groups})"))
+        .collect();
+    counts.push(format!("(SELECT COUNT(*) FROM ec_fts WHERE {fts_id} {entities})"));
+    let sql = format!("SELECT {}", counts.join(" + "));
+    match postgres {
+        None => rusqlite::Connection::open(dir.join("shed.db"))
+            .unwrap()
+            .query_row(&sql, [], |r| r.get(0))
+            .unwrap(),
+        Some(url) => crate::common::server_client(&url)
+            .await
+            .query_one(&sql, &[])
+            .await
+            .unwrap()
+            .get(0),
+    }
 }
 
 #[tokio::test]
@@ -125,15 +164,15 @@ async fn a_trashed_app_is_purged_whole_and_its_name_is_free() {
     assert!(store.trash_app("jeff", "runs", &ada.eid).await.unwrap());
 
     let before_purge = relations(dir.path()).await;
-    let kept: Vec<String> = before_purge
-        .iter()
-        .filter(|t| !t.starts_with("ec_1_"))
-        .cloned()
-        .collect();
     assert!(
-        before_purge.len() > kept.len() + 2,
-        "the app has tables of its own: {before_purge:?}"
+        !before_purge.iter().any(|t| t.starts_with("ec_1_")),
+        "no app has tables of its own: {before_purge:?}"
     );
+    let (runs_rows, keep_rows) = (
+        rows_of(dir.path(), Some(1)).await,
+        rows_of(dir.path(), Some(2)).await,
+    );
+    assert!(runs_rows > 2 && keep_rows > 2, "{runs_rows}, {keep_rows}");
     let purged = store
         .purge_app("jeff", "runs", &ada.eid)
         .await
@@ -142,9 +181,11 @@ async fn a_trashed_app_is_purged_whole_and_its_name_is_free() {
     assert_eq!((purged.versions, purged.entities), (3, 2));
     assert_eq!(
         relations(dir.path()).await,
-        kept,
-        "the purged app's tables and indexes are dropped"
+        before_purge,
+        "a purge drops no table"
     );
+    assert_eq!(rows_of(dir.path(), None).await, 0, "no row of it is left");
+    assert_eq!(rows_of(dir.path(), Some(2)).await, keep_rows);
     let changes = store.changes_since(deployed).await.unwrap();
     assert_eq!(changes.apps, ["jeff/runs"; 4]);
     assert_eq!(changes.now.change, 4);
