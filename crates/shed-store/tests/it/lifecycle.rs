@@ -58,7 +58,7 @@ async fn rows_of(dir: &Path, app: Option<i64>) -> i64 {
     let tables: Vec<String> = relations(dir)
         .await
         .into_iter()
-        .filter(|t| t.starts_with("ec_rows_") && !t.contains('.'))
+        .filter(|t| t.starts_with("ec_rows_") && !t.contains('.') && !t.ends_with("_pkey"))
         .collect();
     let groups = match app {
         Some(id) => format!("IN (SELECT id FROM ec_groups WHERE app = {id})"),
@@ -74,7 +74,9 @@ async fn rows_of(dir: &Path, app: Option<i64>) -> i64 {
         .iter()
         .map(|t| format!("(SELECT COUNT(*) FROM {t} WHERE grp {groups})"))
         .collect();
-    counts.push(format!("(SELECT COUNT(*) FROM ec_fts WHERE {fts_id} {entities})"));
+    counts.push(format!(
+        "(SELECT COUNT(*) FROM ec_fts WHERE {fts_id} {entities})"
+    ));
     let sql = format!("SELECT {}", counts.join(" + "));
     match postgres {
         None => rusqlite::Connection::open(dir.join("shed.db"))
