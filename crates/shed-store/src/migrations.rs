@@ -148,6 +148,7 @@ pub(crate) const MIGRATIONS: &[&[Part]] = &[
         Postgres(layout::CONVERT_ON_POSTGRES),
         Both(layout::CATALOG),
         Sqlite(layout::FULL_TEXT_SQLITE),
+        Sqlite(layout::PLANNER_STATISTICS_SQLITE),
         Postgres(layout::FULL_TEXT_POSTGRES),
     ],
 ];

@@ -342,6 +342,11 @@ pub(crate) trait Tables: Txn {
     /// `slot`, holding columns of type `ty`: led by the group, so every
     /// walk of it stays inside one app's component.
     fn slot_index(slot: &str, ty: ColumnType) -> String;
+    /// What the planner is told of a new shape table `table` whose slots'
+    /// indexes are `indexes`, before any row (SQLite's `sqlite_stat1`
+    /// rows; nothing on PostgreSQL, whose statistics its own `ANALYZE`
+    /// keeps).
+    fn planner_hints(table: &str, indexes: &[String]) -> String;
 }
 
 /// The statement that answers the id of the app `$1` names.
@@ -608,16 +613,20 @@ pub(crate) async fn ensure_shape<T: Tables>(t: &T, shape: Shape) -> Result<(), S
     let key = T::KEY;
     let mut columns = format!("grp {key} NOT NULL, id {key} NOT NULL");
     let mut indexes = String::new();
+    let mut names = Vec::new();
     for (slot, ty) in shape.slots() {
         columns.push_str(&format!(", {slot} {}", T::column_type(ty)));
+        let index = format!("{table}.{slot}");
         indexes.push_str(&format!(
-            "CREATE INDEX IF NOT EXISTS \"{table}.{slot}\" ON {table}{};\n",
+            "CREATE INDEX IF NOT EXISTS \"{index}\" ON {table}{};\n",
             T::slot_index(&slot, ty)
         ));
+        names.push(index);
     }
     t.batch(&format!(
-        "CREATE TABLE IF NOT EXISTS {table}({columns}, PRIMARY KEY(grp, id)){};\n{indexes}",
-        T::SHAPE_TABLE
+        "CREATE TABLE IF NOT EXISTS {table}({columns}, PRIMARY KEY(grp, id)){};\n{indexes}{}",
+        T::SHAPE_TABLE,
+        T::planner_hints(&table, &names)
     ))
     .await
 }

@@ -38,6 +38,11 @@ pub(super) const CATALOG: &str = r#"
 /// a word's entries in one app are apart from every other app's.
 pub(super) const FULL_TEXT_SQLITE: &str = "CREATE VIRTUAL TABLE ec_fts USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 2');";
 
+/// SQLite's planner statistics, which a shape table's indexes are given
+/// when made (`sqlite/schema.rs`): `sqlite_stat1` made, as analyzing the
+/// schema table makes it (reading nothing else).
+pub(super) const PLANNER_STATISTICS_SQLITE: &str = "ANALYZE sqlite_schema;";
+
 /// Every app's `doc` full text on PostgreSQL, searched within one app
 /// through a GIN index led by the app.
 pub(super) const FULL_TEXT_POSTGRES: &str = "

@@ -42,6 +42,10 @@ impl Tables for Txn<'_> {
             }
         }
     }
+
+    fn planner_hints(_table: &str, _indexes: &[String]) -> String {
+        String::new()
+    }
 }
 
 /// Reads the catalog of an app whose row id is known (an apply's, which

@@ -36,7 +36,35 @@ impl Tables for Txn<'_> {
             }
         }
     }
+
+    /// `sqlite_stat1` rows saying what holds in every shape table however
+    /// full: a group holds many rows ([`HINTED_GROUP_ROWS`]) and a slot's
+    /// value few of them ([`HINTED_VALUE_ROWS`]). Without them SQLite's
+    /// planner guesses a group as narrow as a value, and walks a whole
+    /// app's rows by their key for `.jog.who=Ada` rather than the slot's
+    /// index. (Read when a connection loads the schema, which the table
+    /// just made changes.)
+    fn planner_hints(table: &str, indexes: &[String]) -> String {
+        let (rows, group, value) = (HINTED_ROWS, HINTED_GROUP_ROWS, HINTED_VALUE_ROWS);
+        let mut sql = format!(
+            "INSERT INTO sqlite_stat1(tbl, idx, stat) VALUES('{table}', 'sqlite_autoindex_{table}_1', '{rows} {group} 1');\n"
+        );
+        for index in indexes {
+            sql.push_str(&format!(
+                "INSERT INTO sqlite_stat1(tbl, idx, stat) VALUES('{table}', '{index}', '{rows} {group} {value} 1');\n"
+            ));
+        }
+        sql
+    }
 }
+
+/// The rows a shape table is said to hold, for SQLite's planner
+/// ([`Tables::planner_hints`]): a hint, not a bound.
+pub const HINTED_ROWS: u64 = 1_000_000;
+/// The rows one group (an app's component) is said to hold in it.
+pub const HINTED_GROUP_ROWS: u64 = 10_000;
+/// The rows of one group a slot's value is said to match.
+pub const HINTED_VALUE_ROWS: u64 = 10;
 
 /// The writer's copy of the catalogs it has read. An entry holds while
 /// the app's catalog is unchanged — every change to it moves the app's
