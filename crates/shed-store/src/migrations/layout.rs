@@ -44,13 +44,15 @@ pub(super) const FULL_TEXT_SQLITE: &str = "CREATE VIRTUAL TABLE ec_fts USING fts
 pub(super) const PLANNER_STATISTICS_SQLITE: &str = "ANALYZE sqlite_schema;";
 
 /// Every app's `doc` full text on PostgreSQL, searched within one app
-/// through a GIN index led by the app.
+/// through a GIN index led by the app; keyed by the app first too, so a
+/// walk of it newest first (a search matching many docs) stays in the app.
 pub(super) const FULL_TEXT_POSTGRES: &str = "
     CREATE EXTENSION IF NOT EXISTS btree_gin;
     CREATE TABLE ec_fts(
-        id BIGINT PRIMARY KEY,
         app BIGINT NOT NULL,
-        fts tsvector NOT NULL
+        id BIGINT NOT NULL,
+        fts tsvector NOT NULL,
+        PRIMARY KEY(app, id)
     );
     CREATE INDEX ec_fts_words ON ec_fts USING GIN (app, fts);
 ";

@@ -493,7 +493,7 @@ impl Writes for Statements<'_, '_> {
     async fn remove(
         &self,
         _catalog: &AppSchema,
-        _app_id: i64,
+        app_id: i64,
         id: i64,
         component: &Component,
         _fresh: bool,
@@ -502,8 +502,10 @@ impl Writes for Statements<'_, '_> {
             self.pipeline.run(&sql, params).await?;
         }
         if component.name == "doc" {
-            let sql = "DELETE FROM ec_fts WHERE id = $1";
-            self.pipeline.run(sql, vec![id.into()]).await?;
+            let sql = "DELETE FROM ec_fts WHERE app = $1 AND id = $2";
+            self.pipeline
+                .run(sql, vec![app_id.into(), id.into()])
+                .await?;
         }
         Ok(())
     }
@@ -529,7 +531,7 @@ impl Writes for Statements<'_, '_> {
                 "INSERT INTO ec_fts(id, app, fts) SELECT id, $3, \
                  to_tsvector('simple', coalesce({title}, '') || ' ' || coalesce({body}, '')) \
                  FROM {} WHERE grp = $1 AND id = $2 \
-                 ON CONFLICT(id) DO UPDATE SET fts = excluded.fts",
+                 ON CONFLICT(app, id) DO UPDATE SET fts = excluded.fts",
                 home.table()
             );
             let params = vec![home.id.into(), id.into(), app_id.into()];

@@ -12,7 +12,8 @@ use crate::{Actor, ColumnType, Store, Vocabulary};
 pub(crate) const APP: &str = "jeff/runs";
 
 /// A line to plan, whether its order must come from an index (no sort),
-/// and the slot (of `jog`'s home group) whose index must serve it.
+/// and the slot (of `jog`'s home group) whose index must serve it (a
+/// filter matching half the rows may rather walk the key, newest first).
 pub(crate) struct Line {
     pub text: String,
     pub ordered: bool,
@@ -78,7 +79,7 @@ pub(crate) async fn fill(store: &Store) -> Vec<Line> {
         ),
         (".jog!&order=.jog.at".into(), true, Some("d0")),
         (".jog!&.jog.who=runner%203".into(), false, Some("t0")),
-        (".jog!&.jog.done=true".into(), false, Some("b0")),
+        (".jog!&.jog.done=true".into(), false, None),
         (format!(".jog!&.jog.course={first}"), false, Some("r0")),
         (".doc!&q=morn".into(), false, None),
         (".jog!&.doc?&q=river loop".into(), false, None),
