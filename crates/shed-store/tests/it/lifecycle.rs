@@ -302,3 +302,88 @@ async fn a_person_s_memberships_and_the_generation_are_read_together() {
         "a person in no space still reads the generation"
     );
 }
+
+/// Runs one statement on the store of the data folder `dir`, beside it.
+async fn execute(dir: &Path, sql: &str) {
+    match shed_test_database::for_folder(dir) {
+        None => {
+            rusqlite::Connection::open(dir.join("shed.db"))
+                .unwrap()
+                .execute_batch(sql)
+                .unwrap();
+        }
+        Some(url) => {
+            crate::common::server_client(&url)
+                .await
+                .batch_execute(sql)
+                .await
+                .unwrap();
+        }
+    }
+}
+
+// An app holding more rows than a purge deletes in one transaction is
+// purged whole, batch after batch; a purge the process stopped in after
+// its first transaction (the app's data renamed `purging <id>`, its rows
+// left) is finished by the next purge.
+#[tokio::test]
+async fn a_large_purge_goes_in_batches_and_one_interrupted_is_finished() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open_store(dir.path()).await;
+    let ada = store.add_person("ada", "Ada").await.unwrap();
+    store.add_space("jeff", &ada.eid).await.unwrap();
+    let vocab = Vocabulary {
+        components: vec![("jog".into(), vec![("miles".into(), ColumnType::Number)])],
+    };
+    let actor = Actor {
+        person: ada.eid.clone(),
+        via: None,
+        through: None,
+    };
+    let many = shed_store::lifecycle::PURGE_BATCH_ROWS as usize + 150;
+    for (slug, count) in [("big", many), ("stopped", 20), ("keep", 5)] {
+        store
+            .record_deploy(deploy(&ada.eid, slug, "page", None))
+            .await
+            .unwrap();
+        let app = format!("jeff/{slug}");
+        store.declare(&app, &vocab).await.unwrap();
+        for start in (0..count).step_by(200) {
+            let bundles: Vec<_> = (start..count.min(start + 200))
+                .map(|i| json!({ "entity": { "eid": "$r" }, "jog": { "miles": i }, "doc": { "title": "run" } }))
+                .map(|b| json!([b]))
+                .collect();
+            for b in bundles {
+                store.apply(&app, &actor, b, None).await.unwrap();
+            }
+        }
+    }
+    let keep_rows = rows_of(dir.path(), Some(3)).await;
+    // The process stopped after the purge's first transaction.
+    execute(
+        dir.path(),
+        "UPDATE ec_apps SET name = 'purging 2' WHERE id = 2",
+    )
+    .await;
+
+    assert!(store.trash_app("jeff", "big", &ada.eid).await.unwrap());
+    let purged = store
+        .purge_app("jeff", "big", &ada.eid)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(purged.entities, many as i64);
+    assert_eq!(
+        rows_of(dir.path(), None).await,
+        0,
+        "no row of either is left"
+    );
+    assert_eq!(rows_of(dir.path(), Some(3)).await, keep_rows);
+    assert_eq!(
+        store.query("jeff/keep", ".jog!").await.unwrap().rows.len(),
+        5
+    );
+    for app in ["jeff/big", "jeff/stopped"] {
+        assert_eq!(store.data_version(app).await.unwrap(), 0, "{app}");
+    }
+}
