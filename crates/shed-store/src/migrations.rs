@@ -23,12 +23,13 @@
 //! (its sequences never hand out an id twice anyway). Text is per backend
 //! only where the dialects truly differ — migration 7's middle (a secret's
 //! sha256 is SQL on PostgreSQL, a Rust step on SQLite), a random sign-in
-//! in 11, an index only PostgreSQL needs in 1. One file per record family
+//! in 11, an index only PostgreSQL needs in 1, the full text in 17. One file per record family
 //! under `migrations/`.
 
 mod activity;
 mod entities;
 mod jobs;
+mod layout;
 mod lifecycle;
 mod oauth;
 mod passkeys;
@@ -139,6 +140,17 @@ pub(crate) const MIGRATIONS: &[&[Part]] = &[
     &[Both(entities::EDGES_IN)],
     // 16: a caller's recent refusals in a space, by the caller.
     &[Both(activity::BY_CALLER)],
+    // 17: the hosted store's layout: rows in tables shared by every app,
+    // one per column shape, a deploy writing catalog rows only; full text
+    // one table for every app.
+    &[
+        SqliteStep(layout::convert_on_sqlite),
+        Postgres(layout::CONVERT_ON_POSTGRES),
+        Both(layout::CATALOG),
+        Sqlite(layout::FULL_TEXT_SQLITE),
+        Sqlite(layout::PLANNER_STATISTICS_SQLITE),
+        Postgres(layout::FULL_TEXT_POSTGRES),
+    ],
 ];
 
 /// The migrations a database at schema version `done` has yet to apply,

@@ -28,11 +28,10 @@ use rusqlite::{Connection, OpenFlags};
 
 use super::migrations;
 use super::txn::Txn;
-use crate::names::is_word;
+use crate::StoreError;
 use crate::private::create_private_file;
 use crate::query::at_once;
-use crate::schema::{self, Tables};
-use crate::{ColumnType, StoreError};
+use crate::schema::{self, Shape};
 
 /// Pages copied between two reports of progress: 4 MiB of 4 KiB pages.
 const STEP_PAGES: i32 = 1024;
@@ -241,63 +240,25 @@ fn unlike_shed(backup: &Connection, version: u64) -> Result<Vec<String>, String>
 }
 
 /// The objects shed makes in a database like `backup`: what the migrations
-/// up to `version` make, in a new database in memory, and there too each
-/// app's tables as `backup`'s catalog (`ec_apps`, `ec_components`,
-/// `ec_columns`) describes them, made as declaring makes them — a
-/// component's columns in the order its table holds them (a column
-/// re-typed moves to the end).
+/// up to `version` make, in a new database in memory, and there too the
+/// shape tables `backup`'s catalog (`ec_shapes`) names, made as a declare
+/// makes them.
 fn shed_made(backup: &Connection, version: u64) -> Result<SchemaObjects, String> {
     let catalog =
         |e: rusqlite::Error| format!("has a catalog of app tables shed cannot read ({e})");
     let made = |e: StoreError| format!("has a catalog of app tables shed did not write ({e})");
     let fresh = migrations::schema_at(usize::try_from(version).unwrap_or(usize::MAX))
         .map_err(|e| e.to_string())?;
-    let apps: Vec<i64> = all(backup, "SELECT id FROM ec_apps ORDER BY id", [], |r| {
-        r.get(0)
-    })
-    .map_err(catalog)?;
-    for id in apps {
-        fresh
-            .execute_batch(&Txn::full_text(id))
-            .map_err(|e| made(e.into()))?;
-    }
-    let sql = "SELECT app, name FROM ec_components ORDER BY app, position";
-    let components: Vec<(i64, String)> =
-        all(backup, sql, [], |r| Ok((r.get(0)?, r.get(1)?))).map_err(catalog)?;
-    for (id, component) in components {
-        let not_a_word = |what: &str, name: &str| {
-            format!(
-                "has a catalog of app tables shed did not write (the {what} {} of app {id})",
-                shown(name)
-            )
-        };
-        if !is_word(&component) {
-            return Err(not_a_word("component", &component));
-        }
-        at_once(schema::create_table(&Txn(&fresh), id, &component)).map_err(made)?;
-        let table = format!("ec_{id}_{component}");
-        let sql = "SELECT name FROM pragma_table_info(?1)";
-        let held: Vec<String> = all(backup, sql, [&table], |r| r.get(0)).map_err(catalog)?;
-        let sql = "SELECT name, type FROM ec_columns WHERE app = ?1 AND component = ?2";
-        let mut columns: Vec<(String, String)> =
-            all(backup, sql, rusqlite::params![id, component], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
-            .map_err(catalog)?;
-        columns.sort_by_key(|(name, _)| held.iter().position(|h| h == name));
-        for (column, ty) in columns {
-            let ty = ColumnType::from_word(&ty).filter(|_| is_word(&column));
-            let Some(ty) = ty else {
-                return Err(not_a_word("column", &format!("{component}.{column}")));
-            };
-            at_once(schema::create_column(
-                &Txn(&fresh),
-                id,
-                &component,
-                &column,
-                ty,
-            ))
-            .map_err(made)?;
+    let sql = "SELECT name FROM sqlite_schema WHERE name = 'ec_shapes'";
+    let shaped = !all(backup, sql, [], |r| r.get::<_, String>(0))
+        .map_err(catalog)?
+        .is_empty();
+    if shaped {
+        let shapes: Vec<String> =
+            all(backup, "SELECT name FROM ec_shapes", [], |r| r.get(0)).map_err(catalog)?;
+        for name in shapes {
+            let shape = Shape::parse(&name).map_err(made)?;
+            at_once(schema::ensure_shape(&Txn(&fresh), shape)).map_err(made)?;
         }
     }
     schema_objects(&fresh).map_err(|e| e.to_string())

@@ -13,6 +13,7 @@ mod crash;
 mod declare;
 mod deploys;
 mod jobs;
+mod layout;
 mod lifecycle;
 mod migrations;
 mod passkeys;
