@@ -84,6 +84,7 @@ pub use copy_to_server::{CopyProgress, Migrated, copy_to_server};
 pub use deadline::READ_DEADLINE;
 pub use error::{NotReady, StoreError};
 pub use jobs::{JobRecord, JobTerms};
+pub use migrations::CONVERT_APPS_PER_TRANSACTION;
 pub use model::{
     Actor, Applied, Authorship, ColumnType, HistoryEntry, Listing, Person, Through, Vocabulary,
 };

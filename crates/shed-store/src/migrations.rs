@@ -27,6 +27,7 @@
 //! under `migrations/`.
 
 mod activity;
+mod convert;
 mod entities;
 mod jobs;
 mod layout;
@@ -39,6 +40,9 @@ mod sign_ins;
 mod view_keys;
 
 use rusqlite::Transaction;
+
+pub use convert::CONVERT_APPS_PER_TRANSACTION;
+pub(crate) use convert::convert_some;
 
 use crate::{NotReady, StoreError};
 use Part::{Both, Postgres, Sqlite, SqliteStep};
@@ -144,8 +148,6 @@ pub(crate) const MIGRATIONS: &[&[Part]] = &[
     // one per column shape, a deploy writing catalog rows only; full text
     // one table for every app.
     &[
-        SqliteStep(layout::convert_on_sqlite),
-        Postgres(layout::CONVERT_ON_POSTGRES),
         Both(layout::CATALOG),
         Sqlite(layout::FULL_TEXT_SQLITE),
         Sqlite(layout::PLANNER_STATISTICS_SQLITE),

@@ -8,12 +8,9 @@
 //! `ec_columns` each column's group and slot. Full text is one table for
 //! every app: on SQLite an FTS5 table whose tokens carry the app's id, on
 //! PostgreSQL a `tsvector` a row with a GIN index led by the app
-//! (`btree_gin`, a trusted extension since PostgreSQL 13). A store holding
-//! apps in per-app tables is converted by [`convert_per_app_tables`].
-
-use rusqlite::Transaction;
-
-use crate::StoreError;
+//! (`btree_gin`, a trusted extension since PostgreSQL 13). The apps a store
+//! made before holds in tables of their own are converted after it
+//! (`convert.rs`).
 
 /// The catalog tables, on both backends.
 pub(super) const CATALOG: &str = r#"
@@ -56,63 +53,3 @@ pub(super) const FULL_TEXT_POSTGRES: &str = "
     );
     CREATE INDEX ec_fts_words ON ec_fts USING GIN (app, fts);
 ";
-
-/// Brings the apps a store holds in per-app tables (`ec_<app id>_<component>`,
-/// made before migration 17) into the shared layout. Not written yet: it
-/// refuses, changing nothing, when the store holds any such table.
-pub(crate) fn convert_per_app_tables(tables: &[String]) -> Result<(), StoreError> {
-    let per_app: Vec<&str> = tables
-        .iter()
-        .map(String::as_str)
-        .filter(|t| is_per_app_table(t))
-        .collect();
-    match per_app.first() {
-        None => Ok(()),
-        Some(first) => Err(StoreError::refused(format!(
-            "this store keeps its apps in tables of their own ({first} and {} more), which this shed cannot convert yet — run it with the shed that made it",
-            per_app.len() - 1
-        ))),
-    }
-}
-
-/// PostgreSQL's check: refuses a store holding per-app tables, as
-/// [`convert_per_app_tables`] does on SQLite.
-pub(super) const CONVERT_ON_POSTGRES: &str = r"
-    DO $$ BEGIN
-        IF EXISTS (SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename ~ '^ec_[0-9]+_') THEN
-            RAISE EXCEPTION 'this store keeps its apps in tables of their own, which this shed cannot convert yet — run it with the shed that made it';
-        END IF;
-    END $$;
-";
-
-/// Whether a table is one of an app's own, as stores made before
-/// migration 17 have them: `ec_<app id>_<component>` or `ec_<app id>__fts…`.
-fn is_per_app_table(name: &str) -> bool {
-    name.strip_prefix("ec_")
-        .and_then(|rest| rest.split_once('_'))
-        .is_some_and(|(id, _)| !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()))
-}
-
-/// SQLite's step: refuses a store holding per-app tables ([`convert_per_app_tables`]).
-pub(super) fn convert_on_sqlite(tx: &Transaction<'_>) -> Result<(), StoreError> {
-    let tables: Vec<String> = tx
-        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table'")?
-        .query_map([], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
-    convert_per_app_tables(&tables)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::is_per_app_table;
-
-    #[test]
-    fn per_app_tables_are_told_apart() {
-        assert!(is_per_app_table("ec_12_jog"));
-        assert!(is_per_app_table("ec_3__fts"));
-        assert!(is_per_app_table("ec_3__fts_data"));
-        assert!(!is_per_app_table("ec_rows_t1r0n0b0d0"));
-        assert!(!is_per_app_table("ec_entities"));
-        assert!(!is_per_app_table("ec_fts"));
-    }
-}

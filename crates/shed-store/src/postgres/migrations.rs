@@ -10,7 +10,7 @@ use deadpool_postgres::GenericClient;
 
 use super::connect::{Target, failure};
 use crate::StoreError;
-use crate::migrations::{MIGRATIONS, Part, RECORD_TABLE, on_postgres, pending};
+use crate::migrations::{MIGRATIONS, Part, RECORD_TABLE, convert_some, on_postgres, pending};
 
 /// The key of the advisory lock migrations are applied under ("shed").
 const MIGRATION_LOCK: i64 = 0x7368_6564;
@@ -33,7 +33,39 @@ pub(crate) async fn migrate(
     let was_at = migrate_in(&txn, target).await?;
     txn.commit().await.map_err(failed)?;
     crate::migrations::log_applied(was_at, MIGRATIONS.len());
-    Ok(())
+    convert_per_app_tables(client, target).await
+}
+
+/// Converts every app a store made before migration 17 keeps in tables
+/// of its own, each batch in a transaction of its own under the migration
+/// lock ([`convert_some`]), until none is left.
+async fn convert_per_app_tables(
+    client: &mut deadpool_postgres::Client,
+    target: &Target,
+) -> Result<(), StoreError> {
+    let failed = |e: tokio_postgres::Error| failure(target, &e);
+    loop {
+        let txn = client.transaction().await.map_err(failed)?;
+        txn.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+            .await
+            .map_err(failed)?;
+        let tables: Vec<String> = txn
+            .query(
+                "SELECT tablename::text FROM pg_tables WHERE schemaname = current_schema() AND tablename ~ '^ec_[0-9]+_'",
+                &[],
+            )
+            .await
+            .map_err(failed)?
+            .iter()
+            .map(|r| r.try_get(0))
+            .collect::<Result<_, _>>()
+            .map_err(failed)?;
+        let done = convert_some(&super::txn::Txn::Transaction(&txn), &tables).await?;
+        txn.commit().await.map_err(failed)?;
+        if done == 0 {
+            return Ok(());
+        }
+    }
 }
 
 /// [`migrate`] inside a transaction the caller commits (`shed migrate`

@@ -4,8 +4,10 @@
 
 use rusqlite::{Connection, Transaction};
 
+use super::txn::Txn;
 pub(crate) use crate::migrations::MIGRATIONS;
-use crate::migrations::{Part, RECORD_TABLE, on_sqlite, pending};
+use crate::migrations::{Part, RECORD_TABLE, convert_some, on_sqlite, pending};
+use crate::query::at_once;
 use crate::{NotReady, StoreError};
 
 /// Whether every migration this program knows is applied to the database
@@ -26,14 +28,39 @@ fn version(conn: &Connection) -> rusqlite::Result<i64> {
 /// overwrites (a job's secret, say) is zeroed rather than left in free
 /// space; once it has applied any, the WAL is checkpointed into the
 /// database and emptied, so the old pages are gone from both files.
+///
+/// Then the apps a store made before migration 17 keeps in tables of their
+/// own are converted, a transaction at a time (`migrations/convert.rs`).
 pub(crate) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     conn.execute_batch("PRAGMA secure_delete = ON;")?;
     let applied = apply_pending(conn);
     conn.execute_batch("PRAGMA secure_delete = OFF;")?;
-    if applied? > 0 {
+    let changed = applied? + convert_per_app_tables(conn)?;
+    if changed > 0 {
         conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
     }
     Ok(())
+}
+
+/// Converts every app still in tables of its own, each batch in a
+/// transaction of its own ([`convert_some`]): how many it converted.
+fn convert_per_app_tables(conn: &mut Connection) -> Result<usize, StoreError> {
+    let mut converted = 0;
+    loop {
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let tables: Vec<String> = tx
+            .prepare(
+                "SELECT name FROM sqlite_schema WHERE type = 'table' AND name GLOB 'ec_[0-9]*'",
+            )?
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        let done = at_once(convert_some(&Txn(&tx), &tables))?;
+        tx.commit()?;
+        if done == 0 {
+            return Ok(converted);
+        }
+        converted += done;
+    }
 }
 
 /// Runs the migration `parts` in `tx` and records it as schema version
