@@ -42,7 +42,7 @@ mod view_keys;
 use rusqlite::Transaction;
 
 pub use convert::CONVERT_APPS_PER_TRANSACTION;
-pub(crate) use convert::convert_some;
+pub(crate) use convert::{convert_some, per_app_table};
 
 use crate::{NotReady, StoreError};
 use Part::{Both, Postgres, Sqlite, SqliteStep};

@@ -7,7 +7,7 @@
 //! per-app table is left. On both backends: the folder's SQLite file, or
 //! under `SHED_TEST_DATABASE` the folder's database on the server.
 
-mod today;
+pub mod today;
 
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader};
@@ -22,7 +22,7 @@ use crate::common::server_client;
 use today::{App, Engine, NOW, Size, VERSION};
 
 /// The store the snapshot checked in is of.
-const SMALL: Size = Size { apps: 4, runs: 8 };
+pub const SMALL: Size = Size { apps: 4, runs: 8 };
 
 /// A store whose upgrade takes long enough to be killed in the middle.
 const LARGE: Size = Size {
@@ -387,4 +387,37 @@ fn an_upgrade_killed_midway_is_done_again_at_the_next_start() {
             "tables of one app's own are left: {left:?}"
         );
     });
+}
+
+// A backup the shed of schema version 16 made (a copy of its file, its
+// apps in tables of their own) restores — its tables are what that shed
+// made — and the store restored opens upgraded, reading as that shed read
+// it. SQLite only: a backup is a SQLite file.
+#[tokio::test]
+async fn a_backup_made_at_version_16_restores_and_opens_upgraded() {
+    if !crate::common::on_sqlite("a_backup_made_at_version_16_restores_and_opens_upgraded") {
+        return;
+    }
+    let (made, restored) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let apps = make_today(made.path(), SMALL).await;
+    let backup = made.path().join("backup.db");
+    let copied = shed_store::backup(&made.path().join("shed.db"), &backup, |_| {}).unwrap();
+    assert_eq!(copied.schema_version, VERSION as u64);
+    let restored_at = shed_store::restore(&backup, &restored.path().join("shed.db")).unwrap();
+    assert_eq!(restored_at.schema_version, VERSION as u64);
+    let store = open(restored.path()).await;
+    let read = snapshot(&store, &apps, true).await;
+    store.close().await.unwrap();
+    let expected =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(SNAPSHOT)).unwrap();
+    assert_same(&expected, &read);
+    let (version, tables) = version_and_app_tables(restored.path()).await;
+    assert!(
+        version > VERSION as i64,
+        "still at schema version {version}"
+    );
+    assert!(
+        tables.is_empty(),
+        "tables of one app's own are left: {tables:?}"
+    );
 }
