@@ -241,29 +241,29 @@ fn groups_read(plan: &Plan<'_>, join: usize) -> Vec<bool> {
 /// in the row's statement — a person's name, else the app's entity's `doc`
 /// title or alias; null when none — and the values it binds.
 fn name_sql(plan: &Plan<'_>, value: &str) -> (String, Vec<Sql>) {
-    let entity = "(SELECT n.alias FROM ec_entities n WHERE n.app = ? AND n.eid = {value})";
-    let titled = plan.doc.and_then(|doc| {
+    let person = format!("(SELECT p.name FROM people p WHERE p.eid = {value})");
+    let app = Sql::Integer(plan.app_id);
+    let doc = plan.doc.and_then(|doc| {
         let (title, _) = crate::schema::doc_slots(doc).ok()?;
-        let home = doc.groups.first()?;
-        Some((
+        Some((title, doc.groups.first()?))
+    });
+    match doc {
+        Some((title, home)) => (
             format!(
-                "(SELECT COALESCE(d.{title}, n.alias) FROM ec_entities n LEFT JOIN {} d ON d.grp = ? AND d.id = n.id \
-                 WHERE n.app = ? AND n.eid = {value})",
+                "COALESCE({person}, (SELECT COALESCE(d.{title}, n.alias) FROM ec_entities n \
+                 LEFT JOIN {} d ON d.grp = ? AND d.id = n.id WHERE n.app = ? AND n.eid = {value}))",
                 home.table()
             ),
-            vec![Sql::Integer(home.id), Sql::Integer(plan.app_id)],
-        ))
-    });
-    let (entity, params) = titled.unwrap_or_else(|| {
-        (
-            entity.replace("{value}", value),
-            vec![Sql::Integer(plan.app_id)],
-        )
-    });
-    (
-        format!("COALESCE((SELECT p.name FROM people p WHERE p.eid = {value}), {entity})"),
-        params,
-    )
+            vec![Sql::Integer(home.id), app],
+        ),
+        // An app's catalog always has `doc`; without it, the alias.
+        None => (
+            format!(
+                "COALESCE({person}, (SELECT n.alias FROM ec_entities n WHERE n.app = ? AND n.eid = {value}))"
+            ),
+            vec![app],
+        ),
+    }
 }
 
 /// The alias of the table of group `group` of the component joined at
