@@ -402,24 +402,45 @@ fn after_sql(
 }
 
 /// Text as SQLite's shared full-text table keeps it for app `app_id`:
-/// each run of letters and digits (a word, as the `unicode61` tokenizer
-/// reads it) written with `<app id>x` before it, so a word's entries in one
-/// app are apart from every other app's and a search reads only its app's.
-/// The ids' digits and the `x` make every app's words apart (`4x2xfoo`
-/// is app 4's, `42xfoo` app 42's).
+/// each word written with `<app id>x` before it, so a word's entries in
+/// one app are apart from every other app's and a search reads only its
+/// app's. A word is what the `unicode61` tokenizer reads as one
+/// ([`word_char`]). The ids' digits and the `x` make every app's words
+/// apart (`4x2xfoo` is app 4's, `42xfoo` app 42's).
 pub(crate) fn app_words(app_id: i64, text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     let mut in_word = false;
     for c in text.chars() {
-        let letter = c.is_alphanumeric();
-        if letter && !in_word {
+        let starts = word_char(c);
+        // A combining diacritic continues a word (`unicode61` folds it
+        // away), never starts one.
+        let continues = in_word && ('\u{300}'..='\u{36f}').contains(&c);
+        if starts && !in_word {
             out.push_str(&app_id.to_string());
             out.push('x');
         }
-        in_word = letter;
+        in_word = starts || continues;
         out.push(c);
     }
     out
+}
+
+/// Whether `unicode61` (its default categories) reads `c` as part of a
+/// word: a letter, a number or a private-use character.
+fn word_char(c: char) -> bool {
+    use unicode_general_category::GeneralCategory as G;
+    matches!(
+        unicode_general_category::get_general_category(c),
+        G::UppercaseLetter
+            | G::LowercaseLetter
+            | G::TitlecaseLetter
+            | G::ModifierLetter
+            | G::OtherLetter
+            | G::DecimalNumber
+            | G::LetterNumber
+            | G::OtherNumber
+            | G::PrivateUse
+    )
 }
 
 /// An FTS5 expression over app `app_id`'s words ([`app_words`]): every
