@@ -422,6 +422,27 @@ pub(crate) async fn declare(
     if changes.is_empty() {
         return Ok(());
     }
+    // A retype is refused, before anything is written, while the column
+    // holds a value.
+    for change in &changes {
+        if let Declared::Retype(name, column, old, _) = change {
+            let component = current
+                .component(name)
+                .ok_or_else(|| StoreError::Internal(format!("no component {name}")))?;
+            let (place, group) = component
+                .place(column)
+                .and_then(|p| Some((p, component.groups.get(p.group)?)))
+                .ok_or_else(|| StoreError::Internal(format!("{name}.{column} has no place")))?;
+            let holds = format!(
+                "SELECT EXISTS(SELECT 1 FROM {} WHERE grp = $1 AND {} IS NOT NULL)",
+                group.table(),
+                place.slot
+            );
+            if t.one(&holds, args![group.id]).await?.get::<bool>(0)? {
+                return Err(holds_values(name, column, *old));
+            }
+        }
+    }
     // Where each column added or retyped goes, component by component.
     let mut placed: HashMap<&str, Vec<(i64, String)>> = HashMap::new();
     for component in &current.components {
@@ -448,22 +469,7 @@ pub(crate) async fn declare(
                 let (group, slot) = next_place(&mut placed, name)?;
                 add_to_catalog(t, id, name, column, ty, group, &slot).await?;
             }
-            Declared::Retype(name, column, old, ty) => {
-                let component = current
-                    .component(name)
-                    .ok_or_else(|| StoreError::Internal(format!("no component {name}")))?;
-                let (place, group) = component
-                    .place(column)
-                    .and_then(|p| Some((p, component.groups.get(p.group)?)))
-                    .ok_or_else(|| StoreError::Internal(format!("{name}.{column} has no place")))?;
-                let holds = format!(
-                    "SELECT EXISTS(SELECT 1 FROM {} WHERE grp = $1 AND {} IS NOT NULL)",
-                    group.table(),
-                    place.slot
-                );
-                if t.one(&holds, args![group.id]).await?.get::<bool>(0)? {
-                    return Err(holds_values(name, column, old));
-                }
+            Declared::Retype(name, column, _, ty) => {
                 let (group, slot) = next_place(&mut placed, name)?;
                 let sql = "UPDATE ec_columns SET type = $1, grp = $2, slot = $3 WHERE app = $4 AND component = $5 AND name = $6";
                 t.execute(sql, args![ty.as_str(), group, slot, id, name, column])

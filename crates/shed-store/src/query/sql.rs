@@ -241,29 +241,29 @@ fn groups_read(plan: &Plan<'_>, join: usize) -> Vec<bool> {
 /// in the row's statement — a person's name, else the app's entity's `doc`
 /// title or alias; null when none — and the values it binds.
 fn name_sql(plan: &Plan<'_>, value: &str) -> (String, Vec<Sql>) {
-    let entity = "(SELECT n.alias FROM ec_entities n WHERE n.app = ? AND n.eid = {value})";
-    let titled = plan.doc.and_then(|doc| {
+    let person = format!("(SELECT p.name FROM people p WHERE p.eid = {value})");
+    let app = Sql::Integer(plan.app_id);
+    let doc = plan.doc.and_then(|doc| {
         let (title, _) = crate::schema::doc_slots(doc).ok()?;
-        let home = doc.groups.first()?;
-        Some((
+        Some((title, doc.groups.first()?))
+    });
+    match doc {
+        Some((title, home)) => (
             format!(
-                "(SELECT COALESCE(d.{title}, n.alias) FROM ec_entities n LEFT JOIN {} d ON d.grp = ? AND d.id = n.id \
-                 WHERE n.app = ? AND n.eid = {value})",
+                "COALESCE({person}, (SELECT COALESCE(d.{title}, n.alias) FROM ec_entities n \
+                 LEFT JOIN {} d ON d.grp = ? AND d.id = n.id WHERE n.app = ? AND n.eid = {value}))",
                 home.table()
             ),
-            vec![Sql::Integer(home.id), Sql::Integer(plan.app_id)],
-        ))
-    });
-    let (entity, params) = titled.unwrap_or_else(|| {
-        (
-            entity.replace("{value}", value),
-            vec![Sql::Integer(plan.app_id)],
-        )
-    });
-    (
-        format!("COALESCE((SELECT p.name FROM people p WHERE p.eid = {value}), {entity})"),
-        params,
-    )
+            vec![Sql::Integer(home.id), app],
+        ),
+        // An app's catalog always has `doc`; without it, the alias.
+        None => (
+            format!(
+                "COALESCE({person}, (SELECT n.alias FROM ec_entities n WHERE n.app = ? AND n.eid = {value}))"
+            ),
+            vec![app],
+        ),
+    }
 }
 
 /// The alias of the table of group `group` of the component joined at
@@ -402,24 +402,45 @@ fn after_sql(
 }
 
 /// Text as SQLite's shared full-text table keeps it for app `app_id`:
-/// each run of letters and digits (a word, as the `unicode61` tokenizer
-/// reads it) written with `<app id>x` before it, so a word's entries in one
-/// app are apart from every other app's and a search reads only its app's.
-/// The ids' digits and the `x` make every app's words apart (`4x2xfoo`
-/// is app 4's, `42xfoo` app 42's).
+/// each word written with `<app id>x` before it, so a word's entries in
+/// one app are apart from every other app's and a search reads only its
+/// app's. A word is what the `unicode61` tokenizer reads as one
+/// ([`word_char`]). The ids' digits and the `x` make every app's words
+/// apart (`4x2xfoo` is app 4's, `42xfoo` app 42's).
 pub(crate) fn app_words(app_id: i64, text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     let mut in_word = false;
     for c in text.chars() {
-        let letter = c.is_alphanumeric();
-        if letter && !in_word {
+        let starts = word_char(c);
+        // A combining diacritic continues a word (`unicode61` folds it
+        // away), never starts one.
+        let continues = in_word && ('\u{300}'..='\u{36f}').contains(&c);
+        if starts && !in_word {
             out.push_str(&app_id.to_string());
             out.push('x');
         }
-        in_word = letter;
+        in_word = starts || continues;
         out.push(c);
     }
     out
+}
+
+/// Whether `unicode61` (its default categories) reads `c` as part of a
+/// word: a letter, a number or a private-use character.
+fn word_char(c: char) -> bool {
+    use unicode_general_category::GeneralCategory as G;
+    matches!(
+        unicode_general_category::get_general_category(c),
+        G::UppercaseLetter
+            | G::LowercaseLetter
+            | G::TitlecaseLetter
+            | G::ModifierLetter
+            | G::OtherLetter
+            | G::DecimalNumber
+            | G::LetterNumber
+            | G::OtherNumber
+            | G::PrivateUse
+    )
 }
 
 /// An FTS5 expression over app `app_id`'s words ([`app_words`]): every
