@@ -52,10 +52,16 @@ fn place(dir: &Path) -> (Engine, String) {
 /// answers its apps.
 pub async fn make_today(dir: &Path, size: Size) -> Vec<App> {
     let (engine, at) = place(dir);
+    make_today_at(engine, &at, size).await
+}
+
+/// Makes the store of `size` as the shed of [`VERSION`] made it, on
+/// `engine`, at `at` (its SQLite file or its URL); answers its apps.
+async fn make_today_at(engine: Engine, at: &str, size: Size) -> Vec<App> {
     let (sql, apps) = today::script(engine, size);
     match engine {
         Engine::Sqlite => {
-            let file = PathBuf::from(&at);
+            let file = PathBuf::from(at);
             shed_store::at_schema_version::sqlite(&file, VERSION).unwrap();
             let conn = rusqlite::Connection::open(&file).unwrap();
             conn.execute_batch("BEGIN").unwrap();
@@ -65,10 +71,10 @@ pub async fn make_today(dir: &Path, size: Size) -> Vec<App> {
             conn.execute_batch("COMMIT").unwrap();
         }
         Engine::Postgres => {
-            shed_store::at_schema_version::postgres(&at, VERSION)
+            shed_store::at_schema_version::postgres(at, VERSION)
                 .await
                 .unwrap();
-            let db = server_client(&at).await;
+            let db = server_client(at).await;
             db.batch_execute("BEGIN").await.unwrap();
             for chunk in &sql {
                 db.batch_execute(chunk).await.unwrap();
@@ -420,4 +426,31 @@ async fn a_backup_made_at_version_16_restores_and_opens_upgraded() {
         tables.is_empty(),
         "tables of one app's own are left: {tables:?}"
     );
+}
+
+// A data folder the shed of schema version 16 made, upgraded at its first
+// start, then copied to PostgreSQL by `shed migrate --to`
+// (`copy_to_server`): the copy reads as that shed read the folder. Needs
+// a PostgreSQL server: without `SHED_TEST_DATABASE` it says so and passes.
+#[tokio::test]
+async fn a_folder_of_version_16_upgraded_then_copied_to_postgresql_reads_the_same() {
+    let Some(url) = crate::common::fresh_database() else {
+        eprintln!(
+            "a_folder_of_version_16_upgraded_then_copied_to_postgresql_reads_the_same: needs a PostgreSQL server, skipped without SHED_TEST_DATABASE"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("shed.db");
+    let apps = make_today_at(Engine::Sqlite, &file.to_string_lossy(), SMALL).await;
+    Store::open(&file).await.unwrap().close().await.unwrap();
+    shed_store::copy_to_server(&file, &url, |_| {})
+        .await
+        .unwrap();
+    let store = Store::connect(&url).await.unwrap();
+    let read = snapshot(&store, &apps, true).await;
+    store.close().await.unwrap();
+    let expected =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(SNAPSHOT)).unwrap();
+    assert_same(&expected, &read);
 }
