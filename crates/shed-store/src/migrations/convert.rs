@@ -129,13 +129,14 @@ async fn convert_app<T: Tables>(t: &T, id: i64, tables: &[String]) -> Result<(),
             };
             let slots: String = columns.iter().map(|(_, s)| format!(", {s}")).collect();
             let values: String = columns.iter().map(|(c, _)| format!(", \"{c}\"")).collect();
-            t.execute(
-                &format!(
-                    "INSERT INTO {}(grp, id{slots}) SELECT $1, id{values} FROM {old}{worn}",
-                    group.table()
-                ),
-                args![group.id],
-            )
+            // Run unprepared, its ids written in: a statement of one app's
+            // table runs once, and a pool connection would keep for good
+            // what it prepares.
+            t.batch(&format!(
+                "INSERT INTO {}(grp, id{slots}) SELECT {}, id{values} FROM {old}{worn}",
+                group.table(),
+                group.id
+            ))
             .await?;
         }
     }
@@ -180,11 +181,13 @@ async fn old_vocabulary(t: &impl Txn, id: i64) -> Result<Vocabulary, StoreError>
 /// doc table's generated `tsvector`s.
 async fn copy_full_text<T: Tables>(t: &T, id: i64) -> Result<(), StoreError> {
     if !T::FTS_TABLE {
-        let sql =
-            format!("INSERT INTO ec_fts(app, id, fts) SELECT $1, id, fts FROM \"ec_{id}_doc\"");
-        t.execute(&sql, args![id]).await?;
-        return Ok(());
+        return t
+            .batch(&format!(
+                "INSERT INTO ec_fts(app, id, fts) SELECT {id}, id, fts FROM \"ec_{id}_doc\""
+            ))
+            .await;
     }
+    // SQLite keeps a few prepared statements (rusqlite's cache is bounded).
     let sql = format!("SELECT rowid, title, body FROM \"ec_{id}__fts\"");
     for r in t.all(&sql, &[]).await? {
         let words = |text: Option<String>| text.map(|text| app_words(id, &text));
