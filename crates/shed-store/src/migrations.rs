@@ -24,7 +24,9 @@
 //! only where the dialects truly differ — migration 7's middle (a secret's
 //! sha256 is SQL on PostgreSQL, a Rust step on SQLite), a random sign-in
 //! in 11, an index only PostgreSQL needs in 1, the full text in 17. One file per record family
-//! under `migrations/`.
+//! under `migrations/`. After them, at every start, the apps a store made
+//! before migration 17 keeps in tables of their own are converted into the
+//! shared layout, a transaction at a time (`migrations/convert.rs`).
 
 mod activity;
 mod convert;

@@ -48,6 +48,7 @@ pub(crate) async fn convert_some<T: Tables>(t: &T, tables: &[String]) -> Result<
     let mut apps: Vec<i64> = tables.iter().filter_map(|t| per_app_table(t)).collect();
     apps.sort_unstable();
     apps.dedup();
+    let left = apps.len().saturating_sub(CONVERT_APPS_PER_TRANSACTION);
     apps.truncate(CONVERT_APPS_PER_TRANSACTION);
     for &app in &apps {
         convert_app(t, app, tables).await?;
@@ -55,7 +56,8 @@ pub(crate) async fn convert_some<T: Tables>(t: &T, tables: &[String]) -> Result<
     if !apps.is_empty() {
         tracing::info!(
             apps = apps.len(),
-            "moved apps from tables of their own into the shared layout"
+            left,
+            "moving apps from tables of their own into the shared layout"
         );
     }
     Ok(apps.len())
