@@ -74,33 +74,39 @@ pub(crate) fn write(plan: &Plan<'_>, dialect: Dialect) -> Statement {
         None => "e.id".to_string(),
     };
     let mut from_params = Vec::new();
-    let mut from = String::from("ec_entities e");
+    let driving = driver.and_then(|i| Some((i, plan.joins[i].component.groups.first()?)));
+    let mut from = match driving {
+        Some((i, home)) => {
+            let join = match dialect {
+                Dialect::Sqlite => "CROSS JOIN",
+                Dialect::Postgres => "JOIN",
+            };
+            from_params.push(Sql::Integer(home.id));
+            format!(
+                "{} {a} {join} ec_entities e ON e.id = {a}.id AND {a}.grp = ?",
+                home.table(),
+                a = alias(i, 0)
+            )
+        }
+        None => "ec_entities e".to_string(),
+    };
     for (i, j) in plan.joins.iter().enumerate() {
         let read = groups_read(plan, i);
         for (g, group) in j.component.groups.iter().enumerate() {
-            let a = alias(i, g);
-            if Some(i) == driver && g == 0 {
-                let join = match dialect {
-                    Dialect::Sqlite => "CROSS JOIN",
-                    Dialect::Postgres => "JOIN",
-                };
-                from = format!(
-                    "{} {a} {join} ec_entities e ON e.id = {a}.id AND {a}.grp = ?",
-                    group.table()
-                );
-                from_params.insert(0, Sql::Integer(group.id));
-            } else if g == 0 || read[g] {
-                let join = if g == 0 && j.required {
-                    "JOIN"
-                } else {
-                    "LEFT JOIN"
-                };
-                from.push_str(&format!(
-                    " {join} {} {a} ON {a}.grp = ? AND {a}.id = {id_expr}",
-                    group.table()
-                ));
-                from_params.push(Sql::Integer(group.id));
+            if Some(i) == driver && g == 0 || g > 0 && !read[g] {
+                continue;
             }
+            let join = if g == 0 && j.required {
+                "JOIN"
+            } else {
+                "LEFT JOIN"
+            };
+            from.push_str(&format!(
+                " {join} {} {a} ON {a}.grp = ? AND {a}.id = {id_expr}",
+                group.table(),
+                a = alias(i, g)
+            ));
+            from_params.push(Sql::Integer(group.id));
         }
     }
     let order_expr = match &plan.order.key {

@@ -94,6 +94,14 @@ async fn columns_declared_later_take_new_groups_and_read_as_one_component() {
         eids(&rows(".jog&.jog.miles<5&order=-.jog.pace").await),
         [b.as_str()]
     );
+    // A line whose first component is optional still drives from the
+    // required one's rows, every join kept.
+    apply(json!({ "entity": { "eid": a }, "doc": { "title": "first" } })).await;
+    let both = rows(".doc?&.jog!&order=.jog.pace").await;
+    assert_eq!(eids(&both), [c.clone(), a.clone(), b.clone()]);
+    assert_eq!(both[1]["doc"], json!({ "title": "first" }));
+    assert_eq!(both[1]["jog"], json!({ "miles": 5, "pace": 7 }));
+    assert!(both[0].get("doc").is_none());
     // Removing the component removes its rows in every group.
     apply(json!({ "entity": { "eid": b }, "jog": null })).await;
     assert_eq!(eids(&rows(".jog!").await), [c.clone(), a.clone()]);
