@@ -1,23 +1,28 @@
-//! Many apps on one database: what each app's own tables cost the database
-//! as their number grows. Deploys small apps through the store's own deploy
-//! API (`declare` of the vocabulary, then `record_deploy` of its files, as
-//! `shed-host`'s deploy does; no HTTP) — 3 components of 4 columns each
-//! (text, number, bool, time), beside the `doc` and `comment` every app has —
-//! up to each count of `SHED_BENCH_APPS` in turn (default `1000,10000`), and
-//! at each count prints:
+//! Many apps on one database: the issue's acceptance figures (#35), each
+//! at a few counts of apps and as a ratio to the first count. Deploys small
+//! apps through the store's own deploy API (`declare` of the vocabulary,
+//! then `record_deploy` of its files, as `shed-host`'s deploy does; no
+//! HTTP) — 3 components of 4 columns each (text, number, bool, time),
+//! beside the `doc` and `comment` every app has — up to each count of
+//! `SHED_BENCH_APPS` in turn (default `10,10000`; the first is the count
+//! the others are compared with), the apps empty but the first and the
+//! last, and at each count prints:
 //!
-//! - the deploy time per app, at the start and the end of each thousand;
-//! - the catalog's size: relations in `pg_class` by kind, the database's
-//!   size, the size of `pg_catalog`'s relations (SQLite: its schema rows and
-//!   file size);
-//! - a fresh connection's memory after touching 100 apps spread over all
-//!   of them with the store's 50-row read (the statement `query/sql.rs`
-//!   writes for `.task!&limit=50`, mirrored here): once run unprepared,
-//!   once prepared and kept as the store's `prepare_cached` keeps it
-//!   (`pg_backend_memory_contexts`; SQLite: `sqlite3_memory_used`);
-//! - the time of `pg_dump --schema-only` (its locks grow with the tables);
-//! - a 50-row read's latency (`Store::query`) on the first and the last app,
-//!   the first call of a fresh store and the median of later ones.
+//! - a deploy's time (median of the last [`EDGE`] deployed);
+//! - PostgreSQL: relations in `pg_class` by kind and triggers in
+//!   `pg_trigger`; the database's size and what an empty app added to it
+//!   since the count before; `pg_dump --schema-only`'s time. SQLite: its
+//!   schema's objects, the file's size, and a fresh connection's open and
+//!   first statement (which reads the whole schema);
+//! - through a fresh store, on the first and the last app, the median of
+//!   [`READS`] of each: a new-entity write, an update of an entity, the
+//!   50-row read `.task!&limit=50`, and `commands` (the app's record and its
+//!   manifest files, what the MCP door's `commands` reads);
+//!
+//! and then the full-text case: `SHED_BENCH_FTS_APPS` apps (default 1,000)
+//! each holding a doc with the same word, a `q=` search of it in one app
+//! against the same search with one app. Each ratio is printed beside the
+//! issue's bound.
 //!
 //! PostgreSQL when `SHED_BENCH_DATABASE` (or else `SHED_TEST_DATABASE`)
 //! names a server: a database `shed_bench_many_apps` is made for the run and
@@ -48,22 +53,22 @@ use server::{connect, database_url, drop_database, new_database};
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// The counts of apps measured at when `SHED_BENCH_APPS` is not set.
-const DEFAULT_COUNTS: &str = "1000,10000";
-/// The apps a fresh connection reads from before its memory is measured.
-const TOUCHED: usize = 100;
+const DEFAULT_COUNTS: &str = "10,10000";
+/// The apps holding a doc with the same word when `SHED_BENCH_FTS_APPS`
+/// is not set.
+const DEFAULT_FTS_APPS: usize = 1000;
 /// Entities written to the first and the last app, for the 50-row read.
 const ROWS: usize = 60;
-/// Deploys at the start and at the end of each thousand whose median is shown.
+/// Deploys at the end of each count whose median is shown.
 const EDGE: usize = 50;
-/// Reads of each app whose median is shown.
+/// Runs of each measured call whose median is shown.
 const READS: usize = 30;
-/// Runs of each kept statement on the touching connection: PostgreSQL keeps
-/// a generic plan from the sixth run on, as on a pool connection in use.
-const PREPARED_RUNS: usize = 6;
 /// The database made for the run on the server.
 const DATABASE: &str = "shed_bench_many_apps";
 /// The filter line read.
 const LINE: &str = ".task!&limit=50";
+/// The word every app of the full-text case holds, and a search of it.
+const WORDS: &str = "q=sunrise";
 /// The app's components (each with a text, number, bool and time column).
 const COMPONENTS: [(&str, [&str; 4]); 3] = [
     ("task", ["title", "points", "done", "due"]),
@@ -76,6 +81,10 @@ const TYPES: [ColumnType; 4] = [
     ColumnType::Bool,
     ColumnType::Time,
 ];
+/// The issue's bounds: a deploy, and a read or write, at N apps against
+/// the first count.
+const DEPLOY_BOUND: f64 = 1.5;
+const CALL_BOUND: f64 = 1.2;
 
 fn vocabulary() -> Vocabulary {
     Vocabulary {
@@ -89,7 +98,8 @@ fn vocabulary() -> Vocabulary {
     }
 }
 
-/// The app's files: its vocabulary as `vocab.json`.
+/// The app's files: its vocabulary as `vocab.json`, a command in
+/// `tools.json`.
 fn files() -> std::collections::BTreeMap<String, Vec<u8>> {
     let vocab: serde_json::Map<String, Value> = COMPONENTS
         .iter()
@@ -102,10 +112,14 @@ fn files() -> std::collections::BTreeMap<String, Vec<u8>> {
             (name.to_string(), Value::Object(columns))
         })
         .collect();
-    [(
-        "vocab.json".to_string(),
-        Value::Object(vocab).to_string().into_bytes(),
-    )]
+    let tools = json!({ "tasks": { "description": "Every task", "input": {}, "query": LINE } });
+    [
+        (
+            "vocab.json".to_string(),
+            Value::Object(vocab).to_string().into_bytes(),
+        ),
+        ("tools.json".to_string(), tools.to_string().into_bytes()),
+    ]
     .into()
 }
 
@@ -115,24 +129,6 @@ fn slug(i: usize) -> String {
 
 fn app_name(i: usize) -> String {
     format!("bench/{}", slug(i))
-}
-
-/// The store's SELECT for [`LINE`] in the app with row id `app` (mirrors
-/// `query/sql.rs`: `JOIN` on PostgreSQL, `CROSS JOIN` on SQLite).
-fn read_sql(app: i64, join: &str, params: (&str, &str)) -> String {
-    format!(
-        "SELECT t0.id, e.eid, e.num, e.version, e.alias, t0.id, e.created_by, e.created_via, \
-         e.updated_by, e.updated_via, t0.id, t0.\"title\", t0.\"points\", t0.\"done\", t0.\"due\" \
-         FROM \"ec_{app}_task\" t0 {join} ec_entities e ON e.id = t0.id \
-         WHERE e.app = {} AND e.tombstoned = 0 ORDER BY t0.id DESC LIMIT {}",
-        params.0, params.1
-    )
-}
-
-/// The apps a fresh connection touches: [`TOUCHED`] spread evenly over `n`.
-fn touched(n: usize) -> Vec<usize> {
-    let k = TOUCHED.min(n);
-    (0..k).map(|j| 1 + j * n / k).collect()
 }
 
 fn median(mut d: Vec<Duration>) -> Duration {
@@ -148,9 +144,17 @@ fn mib(bytes: i64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0)
 }
 
+/// `now` against `then`, as a ratio beside its bound.
+fn ratio(now: Duration, then: Duration, bound: f64) -> String {
+    let r = now.as_secs_f64() / then.as_secs_f64().max(1e-9);
+    let verdict = if r <= bound { "within" } else { "OVER" };
+    format!("×{r:.2} ({verdict} ×{bound})")
+}
+
 /// The run's settings, read from the environment.
 struct Settings {
     counts: Vec<usize>,
+    fts_apps: usize,
     max: Option<Duration>,
 }
 
@@ -163,17 +167,37 @@ fn settings() -> Result<Settings, String> {
         .filter(|c| c.windows(2).all(|w| w[0] < w[1]))
         .ok_or_else(|| {
             format!(
-                "SHED_BENCH_APPS={line} is not a list of app counts — give rising counts of at least 2, e.g. 1000,10000"
+                "SHED_BENCH_APPS={line} is not a list of app counts — give rising counts of at least 2, e.g. 10,10000"
             )
         })?;
+    let fts_apps = match std::env::var("SHED_BENCH_FTS_APPS") {
+        Ok(s) => s.trim().parse().ok().filter(|&n| n >= 1).ok_or_else(|| {
+            format!("SHED_BENCH_FTS_APPS={s} is not a count of apps — give e.g. 1000")
+        })?,
+        Err(_) => DEFAULT_FTS_APPS,
+    };
     let max = match std::env::var("SHED_BENCH_MAX_SECONDS") {
         Ok(s) => Some(Duration::from_secs(s.trim().parse().map_err(|_| {
             format!("SHED_BENCH_MAX_SECONDS={s} is not a number of seconds — give e.g. 1500")
         })?)),
         Err(_) => None,
     };
-    Ok(Settings { counts, max })
+    Ok(Settings {
+        counts,
+        fts_apps,
+        max,
+    })
 }
+
+/// What one count measured, to compare the next counts with.
+#[derive(Clone, Copy)]
+struct Figures {
+    deploy: Duration,
+    /// New-entity write, update, 50-row read, commands; on the last app.
+    calls: [Duration; 4],
+}
+
+const CALLS: [&str; 4] = ["new-entity write", "update", "50-row read", "commands"];
 
 /// A backend being filled: its store, who deploys, the apps deployed and
 /// each deploy's time.
@@ -182,15 +206,11 @@ struct Filling {
     backend: &'static str,
     store: Store,
     actor: Actor,
-    /// The eid written to the first app, read and written at every count.
-    first_eid: String,
     deployed: usize,
-    /// The apps whose deploy times are printed.
-    reported: usize,
     took: Vec<Duration>,
-    /// The part of each deploy's time that was `declare`.
-    declaring: Vec<Duration>,
     spent: Duration,
+    /// The first count's figures.
+    base: Option<(usize, Figures)>,
 }
 
 impl Filling {
@@ -206,24 +226,20 @@ impl Filling {
                 via: None,
                 through: None,
             },
-            first_eid: String::new(),
             deployed: 0,
-            reported: 0,
             took: Vec::new(),
-            declaring: Vec::new(),
             spent: Duration::ZERO,
+            base: None,
         };
         filling.deploy_to(1, None).await;
-        filling.first_eid = filling.fill(1).await;
+        filling.fill(1).await;
         filling
     }
 
-    /// Deploys apps up to `n` (fewer when `max` runs out), fills the last
-    /// one, and prints the count's heading and the deploy times since the
-    /// last count: whether it reached `n`, and the eid written to the last app.
-    async fn next_count(&mut self, n: usize, max: Option<Duration>) -> (bool, String) {
+    /// Deploys apps up to `n` (fewer when `max` runs out) and prints the
+    /// count's heading: whether it reached `n`.
+    async fn next_count(&mut self, n: usize, max: Option<Duration>) -> bool {
         let reached = self.deploy_to(n, max).await;
-        let last_eid = self.fill(self.deployed).await;
         println!();
         println!(
             "{} apps{} on {}",
@@ -235,45 +251,39 @@ impl Filling {
             },
             self.backend
         );
-        self.report_deploys();
-        (reached, last_eid)
+        reached
     }
 
-    /// A second store on the database, `opening` (printed as `how`, with
-    /// its time): the first call of it and the median of later ones,
-    /// reading and writing the first and the last app (`last_eid` in it).
-    async fn through_a_fresh_store(
-        &self,
-        how: &str,
-        opening: impl Future<Output = Store>,
-        last_eid: &str,
-    ) {
+    /// Fills the last app, then measures the calls through a fresh store
+    /// (`opening`, printed as `how` with its time) and prints them with the
+    /// deploy time, as ratios to the first count's.
+    async fn measure(&mut self, how: &str, opening: impl Future<Output = Store>) {
+        let last = self.deployed;
+        let last_eid = self.fill(last).await;
         let t = Instant::now();
         let fresh = opening.await;
-        let opened = t.elapsed();
-        let last = self.deployed;
-        let write = "apply changing one entity";
-        let measured = [
-            (LINE, 1, read_latency(&fresh, 1).await),
-            (LINE, last, read_latency(&fresh, last).await),
-            (
-                write,
-                1,
-                write_latency(&fresh, &self.actor, 1, &self.first_eid).await,
-            ),
-            (
-                write,
-                last,
-                write_latency(&fresh, &self.actor, last, last_eid).await,
-            ),
-        ];
+        println!("  {how} {:.1} ms", ms(t.elapsed()));
+        let edge = self.took.len().min(EDGE);
+        let figures = Figures {
+            deploy: median(self.took[self.took.len() - edge..].to_vec()),
+            calls: calls(&fresh, &self.actor, last, &last_eid).await,
+        };
         fresh.close().await.unwrap();
-        println!("  {how} {:.1} ms", ms(opened));
-        for (what, i, (first, later)) in measured {
+        let base = *self.base.get_or_insert((self.deployed, figures));
+        let against = |now, then, bound| match base.0 == self.deployed {
+            true => String::new(),
+            false => format!("   {} against {} apps", ratio(now, then, bound), base.0),
+        };
+        println!(
+            "  deploy (declare + record_deploy), median of the last {edge}: {:.2} ms{}",
+            ms(figures.deploy),
+            against(figures.deploy, base.1.deploy, DEPLOY_BOUND)
+        );
+        for (i, what) in CALLS.iter().enumerate() {
             println!(
-                "  {what} on app {i:>6}: first call of a fresh store {:>7.2} ms, then median {:>6.2} ms",
-                ms(first),
-                ms(later)
+                "  {what} on app {last}, median of {READS}: {:.2} ms{}",
+                ms(figures.calls[i]),
+                against(figures.calls[i], base.1.calls[i], CALL_BOUND)
             );
         }
     }
@@ -291,7 +301,6 @@ impl Filling {
             let i = self.deployed + 1;
             let t = Instant::now();
             self.store.declare(&app_name(i), &vocab).await.unwrap();
-            self.declaring.push(t.elapsed());
             self.store
                 .record_deploy(NewDeploy {
                     space: "bench".into(),
@@ -344,70 +353,85 @@ impl Filling {
             .entities
             .swap_remove(0)
     }
-
-    /// The deploy times of the apps deployed since the last report, per thousand.
-    fn report_deploys(&mut self) {
-        println!("  deploy time per app (declare + record_deploy), median of {EDGE}:");
-        let mut start = self.reported;
-        while start < self.deployed {
-            let end = (start + 1000).min(self.deployed);
-            let block = &self.took[start..end];
-            let mean = block.iter().sum::<Duration>() / block.len() as u32;
-            let declaring =
-                self.declaring[start..end].iter().sum::<Duration>() / block.len() as u32;
-            if block.len() >= 2 * EDGE {
-                println!(
-                    "    apps {:>6}–{:<6} first {EDGE} {:>7.1} ms   last {EDGE} {:>7.1} ms   mean {:>7.1} ms (declare {:>7.1} ms)",
-                    start + 1,
-                    end,
-                    ms(median(block[..EDGE].to_vec())),
-                    ms(median(block[block.len() - EDGE..].to_vec())),
-                    ms(mean),
-                    ms(declaring)
-                );
-            } else {
-                println!(
-                    "    apps {:>6}–{:<6} mean {:>7.1} ms (declare {:>7.1} ms)",
-                    start + 1,
-                    end,
-                    ms(mean),
-                    ms(declaring)
-                );
-            }
-            start = end;
-        }
-        self.reported = self.deployed;
-    }
 }
 
-/// The first call of a store and the median of [`READS`] more, on app `i`.
-async fn read_latency(store: &Store, i: usize) -> (Duration, Duration) {
-    let t = Instant::now();
-    let rows = store.query(&app_name(i), LINE).await.unwrap().rows.len();
-    let first = t.elapsed();
-    assert_eq!(rows, 50, "{LINE} on app {i}");
-    let mut later = Vec::new();
-    for _ in 0..READS {
-        let t = Instant::now();
-        store.query(&app_name(i), LINE).await.unwrap();
-        later.push(t.elapsed());
-    }
-    (first, median(later))
-}
-
-/// The first call of a store and the median of [`READS`] more, each an
-/// apply changing one column of entity `eid` of app `i` (an UPDATE of its
-/// `ec_entities` row, whose triggers PostgreSQL looks through).
-async fn write_latency(store: &Store, actor: &Actor, i: usize, eid: &str) -> (Duration, Duration) {
-    let mut took = Vec::new();
+/// The median of [`READS`] runs (after a first, not counted) of each of
+/// [`CALLS`] on app `i`, `eid` one of its entities.
+async fn calls(store: &Store, actor: &Actor, i: usize, eid: &str) -> [Duration; 4] {
+    let app = app_name(i);
+    let mut took = [(); 4].map(|()| Vec::new());
     for k in 0..=READS {
-        let body = json!({ "entity": { "eid": eid }, "task": { "points": k as f64 } });
+        let mut timed = Vec::with_capacity(4);
+        let new =
+            json!({ "entity": { "eid": "$t" }, "task": { "title": "new", "points": k as f64 } });
         let t = Instant::now();
-        store.apply(&app_name(i), actor, body, None).await.unwrap();
-        took.push(t.elapsed());
+        store.apply(&app, actor, new, None).await.unwrap();
+        timed.push(t.elapsed());
+        let update = json!({ "entity": { "eid": eid }, "task": { "points": k as f64 } });
+        let t = Instant::now();
+        store.apply(&app, actor, update, None).await.unwrap();
+        timed.push(t.elapsed());
+        let t = Instant::now();
+        let rows = store.query(&app, LINE).await.unwrap().rows.len();
+        timed.push(t.elapsed());
+        assert_eq!(rows, 50, "{LINE} on app {i}");
+        let t = Instant::now();
+        let record = store
+            .platform_app("bench", &slug(i))
+            .await
+            .unwrap()
+            .unwrap();
+        let manifest = store
+            .deploy_files_with_contents_of(record.deploy, &["tools.json", "vocab.json"])
+            .await
+            .unwrap();
+        timed.push(t.elapsed());
+        assert!(!manifest["tools.json"].is_empty());
+        if k > 0 {
+            for (all, one) in took.iter_mut().zip(timed) {
+                all.push(one);
+            }
+        }
     }
-    let first = took.remove(0);
-    (first, median(took))
+    took.map(median)
+}
+
+/// The full-text case: `n` apps of one doc each, all holding the same word,
+/// deployed into `store` beside what is there; a search of the word in the
+/// first app while it alone holds it, then once all `n` do.
+async fn full_text(store: &Store, actor: &Actor, n: usize) {
+    let app = |i: usize| format!("bench/words-{i:05}");
+    let add = |i: usize| async move {
+        let doc = json!({ "entity": { "eid": "$d" },
+                          "doc": { "title": format!("words {i}"), "body": "a sunrise over the hills" } });
+        store.apply(&app(i), actor, doc, None).await.unwrap();
+    };
+    let search = || async {
+        let mut took = Vec::new();
+        for _ in 0..=READS {
+            let t = Instant::now();
+            let rows = store.query(&app(1), WORDS).await.unwrap().rows.len();
+            took.push(t.elapsed());
+            assert_eq!(rows, 1, "{WORDS} in {}", app(1));
+        }
+        took.remove(0);
+        median(took)
+    };
+    add(1).await;
+    let alone = search().await;
+    println!(
+        "  full text: {WORDS} in an app, the only app holding the word: median {:.2} ms",
+        ms(alone)
+    );
+    for i in 2..=n {
+        add(i).await;
+    }
+    let all = search().await;
+    println!(
+        "  full text: the same with {n} apps holding it: median {:.2} ms   {}",
+        ms(all),
+        ratio(all, alone, CALL_BOUND)
+    );
 }
 
 fn main() {
@@ -438,59 +462,8 @@ fn main() {
 
 // ---- PostgreSQL ----
 
-/// This backend's memory: all its contexts; the catalog caches
-/// (`CacheMemoryContext` and its children but the plans); the kept plans.
-async fn backend_memory(db: &Client) -> (i64, i64, i64) {
-    let r = db
-        .query_one(
-            "SELECT sum(total_bytes)::bigint,
-                    coalesce(sum(total_bytes) FILTER (WHERE name = 'CacheMemoryContext'
-                        OR (parent = 'CacheMemoryContext' AND name NOT LIKE 'CachedPlan%')), 0)::bigint,
-                    coalesce(sum(total_bytes) FILTER (WHERE name LIKE 'CachedPlan%'), 0)::bigint
-             FROM pg_backend_memory_contexts",
-            &[],
-        )
-        .await
-        .unwrap();
-    (r.get(0), r.get(1), r.get(2))
-}
-
-/// A fresh connection's memory before and after reading from the touched
-/// apps, the statements run once unprepared or prepared and kept.
-async fn touch(url: &str, ids: &[i64], keep: bool) {
-    let db = connect(url).await;
-    let before = backend_memory(&db).await;
-    let mut kept = Vec::new();
-    for &id in ids {
-        let sql = read_sql(id, "JOIN", ("$1", "$2"));
-        if keep {
-            let stmt = db.prepare(&sql).await.unwrap();
-            for _ in 0..PREPARED_RUNS {
-                db.query(&stmt, &[&id, &51i64]).await.unwrap();
-            }
-            kept.push(stmt);
-        } else {
-            db.query(&sql, &[&id, &51i64]).await.unwrap();
-        }
-    }
-    let after = backend_memory(&db).await;
-    let per_app = (after.0 - before.0) as f64 / ids.len() as f64 / 1024.0;
-    println!(
-        "  fresh connection, {} apps read {}: {:.1} MiB → {:.1} MiB ({per_app:.1} KiB an app); catalog caches {:.1} MiB, kept plans {:.1} MiB",
-        ids.len(),
-        if keep {
-            "with prepared statements kept (as prepare_cached)"
-        } else {
-            "unprepared"
-        },
-        mib(before.0),
-        mib(after.0),
-        mib(after.1),
-        mib(after.2)
-    );
-}
-
-async fn catalog(db: &Client) {
+/// The catalog's relations and triggers, and the database's size in bytes.
+async fn catalog(db: &Client) -> i64 {
     let kinds = db
         .query(
             "SELECT relkind::text, count(*) FROM pg_class GROUP BY relkind ORDER BY count(*) DESC",
@@ -512,38 +485,14 @@ async fn catalog(db: &Client) {
         .await
         .unwrap();
     println!(
-        "  pg_trigger: {} triggers, {} of them on ec_entities (the foreign keys' actions)",
+        "  pg_trigger: {} triggers, {} of them on ec_entities",
         triggers.get::<_, i64>(0),
         triggers.get::<_, i64>(1)
     );
-    let sizes = db
-        .query_one(
-            "SELECT pg_database_size(current_database()),
-                    (SELECT sum(pg_total_relation_size(oid))::bigint FROM pg_class
-                     WHERE relnamespace = 'pg_catalog'::regnamespace AND relkind = 'r')",
-            &[],
-        )
+    db.query_one("SELECT pg_database_size(current_database())", &[])
         .await
-        .unwrap();
-    println!(
-        "  database {:.1} MiB, of which pg_catalog's tables (with indexes) {:.1} MiB",
-        mib(sizes.get(0)),
-        mib(sizes.get(1))
-    );
-    let top = db
-        .query(
-            "SELECT relname::text, pg_total_relation_size(oid) FROM pg_class
-             WHERE relnamespace = 'pg_catalog'::regnamespace AND relkind = 'r'
-             ORDER BY 2 DESC LIMIT 5",
-            &[],
-        )
-        .await
-        .unwrap();
-    let top: Vec<String> = top
-        .iter()
-        .map(|r| format!("{} {:.1}", r.get::<_, String>(0), mib(r.get(1))))
-        .collect();
-    println!("  largest catalog tables (MiB): {}", top.join(", "));
+        .unwrap()
+        .get(0)
 }
 
 /// `pg_dump --schema-only` of the database: its time, or why it failed.
@@ -604,34 +553,31 @@ async fn postgres(url: &str, settings: &Settings) {
     );
     let store = Store::connect(&db_url).await.unwrap();
     let mut filling = Filling::new("PostgreSQL", store).await;
+    let mut before: Option<(usize, i64)> = None;
     for &n in &settings.counts {
-        let (reached, last_eid) = filling.next_count(n, settings.max).await;
-        catalog(&admin).await;
-        let ids: Vec<i64> = {
-            let names: Vec<String> = touched(filling.deployed)
-                .into_iter()
-                .map(app_name)
-                .collect();
-            let rows = admin
-                .query(
-                    "SELECT id FROM ec_apps WHERE name = ANY($1) ORDER BY id",
-                    &[&names],
-                )
-                .await
-                .unwrap();
-            rows.iter().map(|r| r.get(0)).collect()
-        };
-        touch(&db_url, &ids, false).await;
-        touch(&db_url, &ids, true).await;
+        let reached = filling.next_count(n, settings.max).await;
+        let size = catalog(&admin).await;
+        match before {
+            Some((apps, bytes)) => println!(
+                "  database {:.1} MiB; an empty app added {:.1} KiB ({} apps since)",
+                mib(size),
+                (size - bytes) as f64 / (filling.deployed - apps) as f64 / 1024.0,
+                filling.deployed - apps
+            ),
+            None => println!("  database {:.1} MiB", mib(size)),
+        }
+        before = Some((filling.deployed, size));
         pg_dump(&db_url);
         let opening = async { Store::connect(&db_url).await.unwrap() };
-        filling
-            .through_a_fresh_store("Store::connect", opening, &last_eid)
-            .await;
+        filling.measure("Store::connect", opening).await;
         if !reached {
             break;
         }
     }
+    println!();
+    let fresh = Store::connect(&db_url).await.unwrap();
+    full_text(&fresh, &filling.actor, settings.fts_apps).await;
+    fresh.close().await.unwrap();
     filling.store.close().await.unwrap();
     drop(filling);
     drop(admin);
@@ -648,66 +594,46 @@ async fn sqlite(path: &Path, settings: &Settings) {
     );
     let store = Store::open(path).await.unwrap();
     let mut filling = Filling::new("SQLite", store).await;
+    let mut first_open: Option<(usize, Duration)> = None;
     for &n in &settings.counts {
-        let (reached, last_eid) = filling.next_count(n, settings.max).await;
+        let reached = filling.next_count(n, settings.max).await;
         let wal = path.with_extension("db-wal");
         let size = std::fs::metadata(path).unwrap().len()
             + std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
-        // A fresh connection parses the whole schema at its first statement.
-        // SAFETY: sqlite3_memory_used reads SQLite's own counter; no arguments.
-        let memory = || unsafe { rusqlite::ffi::sqlite3_memory_used() };
-        let before = memory();
-        let t = Instant::now();
-        let conn = rusqlite::Connection::open(path).unwrap();
-        let objects: i64 = conn
-            .query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))
-            .unwrap();
-        let open = t.elapsed();
-        let schema = memory() - before;
-        let ids: Vec<i64> = touched(filling.deployed)
-            .into_iter()
-            .map(|i| {
-                conn.query_row(
-                    "SELECT id FROM ec_apps WHERE name = ?1",
-                    [app_name(i)],
-                    |r| r.get(0),
-                )
-                .unwrap()
-            })
-            .collect();
-        let mut kept = Vec::new();
-        for &id in &ids {
-            let mut stmt = conn
-                .prepare(&read_sql(id, "CROSS JOIN", ("?1", "?2")))
+        // A fresh connection reads the whole schema at its first statement.
+        let mut opens = Vec::new();
+        let mut objects = 0;
+        for _ in 0..READS {
+            let t = Instant::now();
+            let conn = rusqlite::Connection::open(path).unwrap();
+            objects = conn
+                .query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))
                 .unwrap();
-            stmt.query_map([id, 51], |_| Ok(())).unwrap().for_each(drop);
-            kept.push(stmt);
+            opens.push(t.elapsed());
         }
-        let touched_memory = memory() - before;
-        drop(kept);
-        drop(conn);
+        let open = median(opens);
+        let (apps, base) = *first_open.get_or_insert((filling.deployed, open));
         println!(
             "  sqlite_schema: {objects} objects; file {:.1} MiB (with its WAL)",
             size as f64 / (1024.0 * 1024.0)
         );
         println!(
-            "  fresh connection: open and first statement {:.1} ms, {:.1} MiB (the schema); {} apps read with statements kept {:.1} MiB",
+            "  fresh connection: open and first statement, median of {READS}: {:.2} ms{}",
             ms(open),
-            mib(schema),
-            ids.len(),
-            mib(touched_memory)
+            match apps == filling.deployed {
+                true => String::new(),
+                false => format!("   {} against {apps} apps", ratio(open, base, DEPLOY_BOUND)),
+            }
         );
         let opening = async { Store::open(path).await.unwrap() };
         filling
-            .through_a_fresh_store(
-                "Store::open (a second store on the file)",
-                opening,
-                &last_eid,
-            )
+            .measure("Store::open (a second store on the file)", opening)
             .await;
         if !reached {
             break;
         }
     }
+    println!();
+    full_text(&filling.store, &filling.actor, settings.fts_apps).await;
     filling.store.close().await.unwrap();
 }

@@ -76,12 +76,17 @@ pub(crate) trait Writes: Lookup {
     ) -> Result<i64, StoreError>;
     /// The row id of the entity (live or not) holding this alias.
     async fn alias_holder(&self, app_id: i64, alias: &str) -> Result<Option<i64>, StoreError>;
-    /// Drops a tombstoned entity's full-text entry, where the index keeps
-    /// one apart from the doc's row.
-    async fn drop_text(&self, app_id: i64, id: i64) -> Result<(), StoreError>;
-    /// Gives a revived entity its full-text entry again, where the index
-    /// keeps one apart from the doc's row.
-    async fn restore_text(&self, app_id: i64, id: i64) -> Result<(), StoreError>;
+    /// Drops a tombstoned entity's full-text entry, where a tombstone
+    /// leaves none.
+    async fn drop_text(&self, id: i64) -> Result<(), StoreError>;
+    /// Gives a revived entity its full-text entry again, where a tombstone
+    /// left none.
+    async fn restore_text(
+        &self,
+        catalog: &Self::Catalog,
+        app_id: i64,
+        id: i64,
+    ) -> Result<(), StoreError>;
     /// Removes the entity's row of a component (`fresh`: the entity was
     /// minted by this bundle).
     async fn remove(
@@ -105,30 +110,72 @@ pub(crate) trait Writes: Lookup {
     ) -> Result<(), StoreError>;
 }
 
-/// The statement that sets these columns of the entity's row of a
-/// component (made if missing), keeping the others, and its values.
-pub(crate) fn upsert(
-    app_id: i64,
+/// The statements that set these columns of the entity's rows of a
+/// component (each row made if missing), keeping the others: one for each
+/// group a column is set in, and always one for the home group, whose row
+/// says the entity wears the component. Each binds the group, the id, then
+/// the values.
+pub(crate) fn upserts(
     component: &Component,
     id: i64,
     cells: Vec<Cell<'_>>,
-) -> (String, Vec<Sql>) {
-    let table = AppSchema::table(app_id, &component.name);
-    let sql = if cells.is_empty() {
-        format!("INSERT INTO {table}(id) VALUES($1) ON CONFLICT DO NOTHING")
-    } else {
-        let cols: Vec<String> = cells.iter().map(|c| format!("\"{}\"", c.column)).collect();
-        let marks: Vec<String> = (2..=cells.len() + 1).map(|i| format!("${i}")).collect();
-        let sets: Vec<String> = cols.iter().map(|c| format!("{c} = excluded.{c}")).collect();
-        format!(
-            "INSERT INTO {table}(id, {}) VALUES($1, {}) ON CONFLICT(id) DO UPDATE SET {}",
-            cols.join(", "),
-            marks.join(", "),
-            sets.join(", ")
-        )
-    };
-    let params = std::iter::once(Sql::Integer(id)).chain(cells.into_iter().map(|c| c.value));
-    (sql, params.collect())
+) -> Result<Vec<(String, Vec<Sql>)>, StoreError> {
+    let mut by_group: Vec<Vec<Cell<'_>>> = component.groups.iter().map(|_| Vec::new()).collect();
+    for cell in cells {
+        let group = component
+            .places
+            .get(cell.position)
+            .and_then(|p| by_group.get_mut(p.group))
+            .ok_or_else(|| component.no_column(cell.column))?;
+        group.push(cell);
+    }
+    let mut statements = Vec::with_capacity(by_group.len());
+    for (g, cells) in by_group.into_iter().enumerate() {
+        if g > 0 && cells.is_empty() {
+            continue;
+        }
+        let group = &component.groups[g];
+        let table = group.table();
+        let sql = if cells.is_empty() {
+            format!("INSERT INTO {table}(grp, id) VALUES($1, $2) ON CONFLICT DO NOTHING")
+        } else {
+            let slots: Vec<&str> = cells
+                .iter()
+                .map(|c| component.places[c.position].slot.as_str())
+                .collect();
+            let marks: Vec<String> = (3..=cells.len() + 2).map(|i| format!("${i}")).collect();
+            let sets: Vec<String> = slots
+                .iter()
+                .map(|s| format!("{s} = excluded.{s}"))
+                .collect();
+            format!(
+                "INSERT INTO {table}(grp, id, {}) VALUES($1, $2, {}) ON CONFLICT(grp, id) DO UPDATE SET {}",
+                slots.join(", "),
+                marks.join(", "),
+                sets.join(", ")
+            )
+        };
+        let params = [Sql::Integer(group.id), Sql::Integer(id)]
+            .into_iter()
+            .chain(cells.into_iter().map(|c| c.value));
+        statements.push((sql, params.collect()));
+    }
+    Ok(statements)
+}
+
+/// The statements that remove the entity's rows of a component, in each
+/// of its groups; each binds the group, then the id.
+pub(crate) fn removals(component: &Component, id: i64) -> Vec<(String, Vec<Sql>)> {
+    component
+        .groups
+        .iter()
+        .map(|group| {
+            (
+                format!("DELETE FROM {} WHERE grp = $1 AND id = $2", group.table()),
+                vec![Sql::Integer(group.id), Sql::Integer(id)],
+            )
+        })
+        .collect()
 }
 
 /// The statement that finds the entity an eid or alias names, live or
@@ -432,7 +479,7 @@ impl<W: Writes> Writing<'_, W> {
         if b.revive {
             let sql = "UPDATE ec_entities SET tombstoned = 0 WHERE id = $1";
             self.w.run(sql, vec![id.into()]).await?;
-            self.w.restore_text(self.app_id, id).await?;
+            self.w.restore_text(&self.catalog, self.app_id, id).await?;
             // `tombstone: false` in its history: no component can be named
             // `tombstone` (the wire reads that key as the tombstone).
             change.insert("tombstone".into(), json!(false));
@@ -469,7 +516,7 @@ impl<W: Writes> Writing<'_, W> {
         if b.tombstone {
             let sql = "UPDATE ec_entities SET tombstoned = 1, alias = NULL WHERE id = $1";
             self.w.run(sql, vec![id.into()]).await?;
-            self.w.drop_text(self.app_id, id).await?;
+            self.w.drop_text(id).await?;
             change.insert("tombstone".into(), json!({}));
         }
         let version = match self.touched.get(&eid) {

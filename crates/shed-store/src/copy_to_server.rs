@@ -5,14 +5,15 @@
 //! is written.
 //!
 //! The copy reads both schemas rather than naming tables: every table the
-//! SQLite database holds (its FTS5 index excepted: PostgreSQL computes
-//! `doc`'s `tsvector` itself) is copied into the table of the same name,
+//! SQLite database holds (its FTS5 index excepted: PostgreSQL keeps `doc`'s
+//! words in `tsvector`s of its own) is copied into the table of the same name,
 //! column by column, each value bound as the PostgreSQL column's type asks
 //! (integers, text, blobs as `bytea`, numbers, bools from 0/1, times from
 //! microseconds); the tables are filled in the order their foreign keys
-//! need. A table a later migration adds is copied without a line here. Each
-//! app's component tables are made on the target from the catalog, as
-//! declaring would make them. A table either side holds that the other has
+//! need. A table a later migration adds is copied without a line here. The
+//! shape tables SQLite holds (`ec_shapes`) are made on the target as a
+//! declare makes them, and PostgreSQL's full text (`ec_fts`) is computed
+//! from the copied `doc` rows. A table either side holds that the other has
 //! not, or a column the target lacks, stops the copy with a sentence.
 //!
 //! SQLite is read on a thread of its own, inside one read transaction (one
@@ -30,11 +31,15 @@ use tokio_postgres::types::{ToSql, Type};
 
 use crate::StoreError;
 use crate::postgres::{self, connect, migrations};
-use crate::schema::{AppSchema, create_tables};
+use crate::schema::{AppSchema, Shape, create_tables, doc_slots, ensure_shape};
 use crate::sqlite::backup::{all, schema_version};
 use crate::sqlite::{migrations::MIGRATIONS, schema as sqlite_schema};
 use crate::txn::Txn as _;
 use crate::values::Sql;
+
+/// PostgreSQL's shared full-text table, filled from the copied rows
+/// ([`full_text`]) rather than from SQLite's FTS5 index.
+const FULL_TEXT: &str = "ec_fts";
 
 /// Rows read from SQLite and handed to PostgreSQL at once, at most.
 const BATCH_ROWS: usize = 1_000;
@@ -88,6 +93,12 @@ pub async fn copy_to_server(
     for app in &source.apps {
         create_tables(&t, app).await?;
     }
+    // Shapes no app's group uses any more (a purged app's) have tables too.
+    for shape in &source.shapes {
+        ensure_shape(&t, Shape::parse(shape)?).await?;
+    }
+    // Making a shape records it; the copy brings SQLite's records instead.
+    t.execute("DELETE FROM ec_shapes", &[]).await?;
     let plan = plan(&t, &source, &target).await?;
 
     let total = plan.iter().map(|t| t.rows).sum();
@@ -133,6 +144,7 @@ pub async fn copy_to_server(
         writer.as_mut().finish().await?;
     }
     advance_counters(&txn).await?;
+    full_text(&t, &source.apps).await?;
     let tables = count(&t, &plan).await?;
     txn.commit().await.map_err(failed)?;
     Ok(Migrated {
@@ -146,12 +158,35 @@ fn quoted(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
 }
 
+/// Fills PostgreSQL's shared full text (`ec_fts`, which SQLite keeps its
+/// own way) from each app's `doc` rows as its apply does
+/// (`postgres/apply.rs`): every entity with a doc, tombstoned or not.
+async fn full_text(t: &postgres::Txn<'_>, apps: &[AppSchema]) -> Result<(), StoreError> {
+    for app in apps {
+        let (Some(id), Some(doc)) = (app.id, app.component("doc")) else {
+            continue;
+        };
+        let (title, body) = doc_slots(doc)?;
+        let home = doc.home()?;
+        let sql = format!(
+            "INSERT INTO ec_fts(app, id, fts) SELECT $1, id, \
+             to_tsvector('simple', coalesce({title}, '') || ' ' || coalesce({body}, '')) \
+             FROM {} WHERE grp = $2",
+            home.table()
+        );
+        t.execute(&sql, &[id.into(), home.id.into()]).await?;
+    }
+    Ok(())
+}
+
 /// What the SQLite database holds, read in the reader's snapshot.
 struct Source {
     /// Every table to copy: its name, columns and rows.
     tables: BTreeMap<String, (Vec<String>, u64)>,
-    /// Every app's catalog, whose component tables the target needs.
+    /// Every app's catalog, whose shape tables the target needs.
     apps: Vec<AppSchema>,
+    /// Every shape whose table it holds (`ec_shapes`).
+    shapes: Vec<String>,
 }
 
 /// A table as it is copied: its target columns (name, PostgreSQL type),
@@ -263,7 +298,7 @@ fn open_source(file: &Path) -> Result<(Connection, Source), StoreError> {
         |r| Ok((r.get(0)?, r.get(1)?)),
     )?;
     // FTS5 tables and their shadow tables (`<name>_data`, …): PostgreSQL
-    // keeps `doc`'s full text in a generated column instead.
+    // keeps `doc`'s full text its own way ([`full_text`]).
     let full_text: Vec<&str> = listed
         .iter()
         .filter(|(_, sql)| sql.starts_with("CREATE VIRTUAL TABLE"))
@@ -292,7 +327,17 @@ fn open_source(file: &Path) -> Result<(Connection, Source), StoreError> {
         .iter()
         .map(|app| sqlite_schema::load(&conn, app))
         .collect::<Result<_, _>>()?;
-    Ok((conn, Source { tables, apps }))
+    let shapes = all(&conn, "SELECT name FROM ec_shapes ORDER BY name", [], |r| {
+        r.get(0)
+    })?;
+    Ok((
+        conn,
+        Source {
+            tables,
+            apps,
+            shapes,
+        },
+    ))
 }
 
 /// Sends the rows of `table` (its `columns`, in order) in batches, then
@@ -362,9 +407,10 @@ async fn refuse_rows(t: &postgres::Txn<'_>, target: &connect::Target) -> Result<
 }
 
 /// The tables to fill, in an order their foreign keys allow, each with the
-/// target's columns (generated ones, such as `doc`'s `tsvector`, left to
-/// the server) and its types. Both databases must hold the same tables, and
-/// every column of the source must have its place in the target.
+/// target's columns (generated ones left to the server) and its types.
+/// Both databases must hold the same tables (but PostgreSQL's `ec_fts`,
+/// [`FULL_TEXT`]), and every column of the source must have its place in
+/// the target.
 async fn plan(
     t: &postgres::Txn<'_>,
     source: &Source,
@@ -391,7 +437,7 @@ async fn plan(
     }
     let only_target: Vec<&str> = columns
         .keys()
-        .filter(|t| !source.tables.contains_key(*t))
+        .filter(|t| !source.tables.contains_key(*t) && *t != FULL_TEXT)
         .map(String::as_str)
         .collect();
     if !only_target.is_empty() {
@@ -415,6 +461,7 @@ async fn plan(
             needs.entry(from).or_default().insert(to);
         }
     }
+    columns.remove(FULL_TEXT);
     let mut planned = Vec::new();
     let mut done = BTreeSet::new();
     while done.len() < source.tables.len() {

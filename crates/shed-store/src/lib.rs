@@ -84,6 +84,7 @@ pub use copy_to_server::{CopyProgress, Migrated, copy_to_server};
 pub use deadline::READ_DEADLINE;
 pub use error::{NotReady, StoreError};
 pub use jobs::{JobRecord, JobTerms};
+pub use migrations::CONVERT_APPS_PER_TRANSACTION;
 pub use model::{
     Actor, Applied, Authorship, ColumnType, HistoryEntry, Listing, Person, Through, Vocabulary,
 };
@@ -94,6 +95,17 @@ pub use secret::secret_hash;
 pub use sqlite::backup::{BackupProgress, Copied, backup, restore};
 pub use view_keys::ViewKey;
 pub use wake::{POLL, SAFETY_TICK, Wake};
+
+/// Stores as an older shed made them: the migrations applied up to a
+/// schema version and no further, for the tests of upgrading one in place
+/// (`tests/it/upgrade/`), which then write that version's tables as its
+/// code wrote them. Not part of the API: the migrations themselves stay
+/// private.
+#[doc(hidden)]
+pub mod at_schema_version {
+    pub use crate::postgres::migrations::make_database_at as postgres;
+    pub use crate::sqlite::migrations::make_file_at as sqlite;
+}
 
 /// A database URL with its password hidden, as sentences and logs show it.
 pub fn redacted_url(url: &str) -> String {

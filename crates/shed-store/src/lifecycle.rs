@@ -66,6 +66,12 @@ pub struct VersionRecord {
     pub rolls_back_to: Option<i64>,
 }
 
+/// The rows of one table a purge deletes in one transaction, at most: a
+/// purged app's rows go in batches, each its own transaction, so a large
+/// app's purge never holds up another app's writes for long (SQLite's one
+/// writer takes turns between them).
+pub const PURGE_BATCH_ROWS: i64 = 1_000;
+
 /// What a purge deleted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Purged {

@@ -23,12 +23,16 @@
 //! (its sequences never hand out an id twice anyway). Text is per backend
 //! only where the dialects truly differ — migration 7's middle (a secret's
 //! sha256 is SQL on PostgreSQL, a Rust step on SQLite), a random sign-in
-//! in 11, an index only PostgreSQL needs in 1. One file per record family
-//! under `migrations/`.
+//! in 11, an index only PostgreSQL needs in 1, the full text in 17. One file per record family
+//! under `migrations/`. After them, at every start, the apps a store made
+//! before migration 17 keeps in tables of their own are converted into the
+//! shared layout, a transaction at a time (`migrations/convert.rs`).
 
 mod activity;
+mod convert;
 mod entities;
 mod jobs;
+mod layout;
 mod lifecycle;
 mod oauth;
 mod passkeys;
@@ -38,6 +42,9 @@ mod sign_ins;
 mod view_keys;
 
 use rusqlite::Transaction;
+
+pub use convert::CONVERT_APPS_PER_TRANSACTION;
+pub(crate) use convert::{convert_some, per_app_table};
 
 use crate::{NotReady, StoreError};
 use Part::{Both, Postgres, Sqlite, SqliteStep};
@@ -139,6 +146,15 @@ pub(crate) const MIGRATIONS: &[&[Part]] = &[
     &[Both(entities::EDGES_IN)],
     // 16: a caller's recent refusals in a space, by the caller.
     &[Both(activity::BY_CALLER)],
+    // 17: the hosted store's layout: rows in tables shared by every app,
+    // one per column shape, a deploy writing catalog rows only; full text
+    // one table for every app.
+    &[
+        Both(layout::CATALOG),
+        Sqlite(layout::FULL_TEXT_SQLITE),
+        Sqlite(layout::PLANNER_STATISTICS_SQLITE),
+        Postgres(layout::FULL_TEXT_POSTGRES),
+    ],
 ];
 
 /// The migrations a database at schema version `done` has yet to apply,

@@ -6,6 +6,8 @@
 
 pub(crate) mod cursor;
 pub(crate) mod plan;
+#[cfg(test)]
+pub(crate) mod plans;
 pub(crate) mod sql;
 
 use std::pin::pin;

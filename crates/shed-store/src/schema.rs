@@ -3,9 +3,13 @@
 //! ([`AppSchema`]), the checks of an app name and of a vocabulary, and the
 //! readers' cache of catalogs. What both backends' catalogs share is
 //! written here once — the catalog's statements, a catalog read from its
-//! rows, what a declare changes ([`declared`]) and its refusal; each keeps
-//! the per-app tables in its own DDL (`sqlite/schema.rs`,
-//! `postgres/schema.rs`).
+//! rows, what a declare changes ([`declared`]) and its refusal, where each
+//! column is stored ([`Shape`], [`Group`], [`Place`]) and the shape tables
+//! made the first time a shape is used ([`ensure_shape`]); each backend
+//! says only its column types and indexes its own way (`sqlite/schema.rs`,
+//! `postgres/schema.rs`). A declare writes catalog rows only: an app's
+//! rows live in the shape tables every app shares
+//! (`docs/decisions/hosted-store-layout.md`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -18,28 +22,159 @@ use shed_words::STORE_COLUMNS;
 /// The components every app knows without declaring them.
 pub(crate) fn platform_components() -> Vec<Component> {
     vec![
-        Component {
-            name: "doc".into(),
-            columns: vec![
+        Component::unplaced(
+            "doc",
+            vec![
                 ("title".into(), ColumnType::Text),
                 ("body".into(), ColumnType::Text),
             ],
-        },
-        Component {
-            name: "comment".into(),
-            columns: vec![("target".into(), ColumnType::Ref)],
-        },
+        ),
+        Component::unplaced("comment", vec![("target".into(), ColumnType::Ref)]),
     ]
 }
 
-/// A component and its typed columns, in declared order.
+/// The kinds of slot a shape table has, by the type stored, in the order a
+/// shape's name lists them: `t` text and urls, `r` refs (an eid), `n`
+/// numbers, `b` bools, `d` times.
+const KINDS: [(char, ColumnType); 5] = [
+    ('t', ColumnType::Text),
+    ('r', ColumnType::Ref),
+    ('n', ColumnType::Number),
+    ('b', ColumnType::Bool),
+    ('d', ColumnType::Time),
+];
+
+/// The kind of slot (its place in [`KINDS`]) a column of type `ty` takes.
+fn kind(ty: ColumnType) -> usize {
+    match ty {
+        ColumnType::Text | ColumnType::Url => 0,
+        ColumnType::Ref => 1,
+        ColumnType::Number => 2,
+        ColumnType::Bool => 3,
+        ColumnType::Time => 4,
+    }
+}
+
+/// A shape table's columns: how many slots of each kind ([`KINDS`]), each
+/// count a class (0, 1, 2, 4, 8, …), so apps share a few tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Shape([u32; 5]);
+
+impl Shape {
+    /// The smallest shape holding columns of these types.
+    pub(crate) fn holding(types: impl IntoIterator<Item = ColumnType>) -> Shape {
+        let mut counts = [0u32; 5];
+        for ty in types {
+            counts[kind(ty)] += 1;
+        }
+        Shape(counts.map(|n| if n == 0 { 0 } else { n.next_power_of_two() }))
+    }
+
+    /// `t2r0n1b0d0`: its row in `ec_shapes`.
+    pub(crate) fn name(&self) -> String {
+        KINDS
+            .iter()
+            .zip(self.0)
+            .map(|((k, _), n)| format!("{k}{n}"))
+            .collect()
+    }
+
+    /// The shape a name in `ec_shapes` says.
+    pub(crate) fn parse(name: &str) -> Result<Shape, StoreError> {
+        let bad = || StoreError::Internal(format!("{name} is not a shape in the catalog"));
+        let mut counts = [0u32; 5];
+        let mut rest = name;
+        for (i, (k, _)) in KINDS.iter().enumerate() {
+            rest = rest.strip_prefix(*k).ok_or_else(bad)?;
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            counts[i] = rest[..digits].parse().map_err(|_| bad())?;
+            rest = &rest[digits..];
+        }
+        if !rest.is_empty() || !counts.iter().all(|n| *n == 0 || n.is_power_of_two()) {
+            return Err(bad());
+        }
+        Ok(Shape(counts))
+    }
+
+    /// The SQL name of the table of this shape.
+    pub(crate) fn table(&self) -> String {
+        format!("ec_rows_{}", self.name())
+    }
+
+    /// Every slot, in order: its name (`t0`) and the type its column is made as.
+    fn slots(&self) -> impl Iterator<Item = (String, ColumnType)> + '_ {
+        KINDS
+            .iter()
+            .zip(self.0)
+            .flat_map(|((k, ty), n)| (0..n).map(move |i| (format!("{k}{i}"), *ty)))
+    }
+
+    /// The slots of a kind, `t0`, `t1`, … as many as the shape has.
+    fn slots_of(&self, kind: usize) -> impl Iterator<Item = String> + '_ {
+        (0..self.0[kind]).map(move |i| format!("{}{i}", KINDS[kind].0))
+    }
+}
+
+/// One of a component's column groups: a row of its shape's table holds
+/// the group's columns of an entity.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Group {
+    /// Its row in `ec_groups`: the `grp` of its rows.
+    pub id: i64,
+    pub shape: Shape,
+}
+
+impl Group {
+    /// The SQL name of the table its rows are in.
+    pub(crate) fn table(&self) -> String {
+        self.shape.table()
+    }
+}
+
+/// Where a column is stored: its group (an index in [`Component::groups`])
+/// and its slot of that group's shape (`t0`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Place {
+    pub group: usize,
+    pub slot: String,
+}
+
+/// A component and its typed columns, in declared order, and where they
+/// are stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Component {
     pub name: String,
     pub columns: Vec<(String, ColumnType)>,
+    /// Its column groups, the home group first — its row is what says an
+    /// entity wears the component; none for a component not in the catalog.
+    pub groups: Vec<Group>,
+    /// Each column's place, in `columns`' order (empty with no groups).
+    pub places: Vec<Place>,
 }
 
 impl Component {
+    /// A component as a vocabulary names it, not stored anywhere yet.
+    fn unplaced(name: &str, columns: Vec<(String, ColumnType)>) -> Component {
+        Component {
+            name: name.into(),
+            columns,
+            groups: Vec::new(),
+            places: Vec::new(),
+        }
+    }
+
+    /// The column's place, if the component has it.
+    pub(crate) fn place(&self, column: &str) -> Option<&Place> {
+        self.position(column).and_then(|(i, _)| self.places.get(i))
+    }
+
+    /// The home group: its row says an entity wears the component.
+    pub(crate) fn home(&self) -> Result<&Group, StoreError> {
+        self.groups.first().ok_or_else(|| {
+            StoreError::Internal(format!("the component {} has no group", self.name))
+        })
+    }
+
     pub(crate) fn column(&self, name: &str) -> Option<ColumnType> {
         self.position(name).map(|(_, t)| t)
     }
@@ -83,21 +218,6 @@ impl AppSchema {
         self.components.iter().find(|c| c.name == name)
     }
 
-    /// The SQL name of a component's table in this app.
-    pub(crate) fn table(id: i64, component: &str) -> String {
-        format!("\"ec_{id}_{component}\"")
-    }
-
-    /// The SQL name of this app's full-text table over `doc`.
-    pub(crate) fn fts(id: i64) -> String {
-        format!("\"ec_{id}__fts\"")
-    }
-
-    /// The SQL name of the index of a component's column in this app.
-    pub(crate) fn index(id: i64, component: &str, column: &str) -> String {
-        format!("\"ec_{id}_{component}.{column}\"")
-    }
-
     /// The catalog of an app never declared nor written: the platform's
     /// components only.
     pub(crate) fn unknown(app: &str) -> AppSchema {
@@ -114,21 +234,34 @@ impl AppSchema {
         app: &str,
         id: i64,
         components: Vec<String>,
-        columns: Vec<(String, String, String)>,
+        groups: Vec<CatalogGroup>,
+        columns: Vec<CatalogColumn>,
     ) -> Result<AppSchema, StoreError> {
         let mut components: Vec<Component> = components
             .into_iter()
-            .map(|name| Component {
-                name,
-                columns: Vec::new(),
-            })
+            .map(|name| Component::unplaced(&name, Vec::new()))
             .collect();
-        for (component, column, ty) in columns {
+        for (component, group, shape) in groups {
+            if let Some(c) = components.iter_mut().find(|c| c.name == component) {
+                c.groups.push(Group {
+                    id: group,
+                    shape: Shape::parse(&shape)?,
+                });
+            }
+        }
+        for (component, column, ty, group, slot) in columns {
             let ty = ColumnType::from_word(&ty).ok_or_else(|| {
                 StoreError::Internal(format!("unknown column type {ty} in the catalog"))
             })?;
             if let Some(c) = components.iter_mut().find(|c| c.name == component) {
+                let group = c.groups.iter().position(|g| Some(g.id) == group);
+                let (Some(group), Some(slot)) = (group, slot) else {
+                    return Err(StoreError::Internal(format!(
+                        "{component}.{column} has no place in the catalog"
+                    )));
+                };
                 c.columns.push((column, ty));
+                c.places.push(Place { group, slot });
             }
         }
         Ok(AppSchema {
@@ -138,6 +271,24 @@ impl AppSchema {
         })
     }
 }
+
+/// The slots of `doc`'s title and body, both in its home group (the
+/// platform makes `doc` with both, and a vocabulary cannot add to it).
+pub(crate) fn doc_slots(doc: &Component) -> Result<(&str, &str), StoreError> {
+    let slot = |column: &str| {
+        doc.place(column)
+            .filter(|p| p.group == 0)
+            .map(|p| p.slot.as_str())
+            .ok_or_else(|| StoreError::Internal(format!("doc.{column} is not in its home group")))
+    };
+    Ok((slot("title")?, slot("body")?))
+}
+
+/// A group as the catalog keeps it: (component, id, shape).
+pub(crate) type CatalogGroup = (String, i64, String);
+
+/// A column as the catalog keeps it: (component, name, type, group, slot).
+pub(crate) type CatalogColumn = (String, String, String, Option<i64>, Option<String>);
 
 /// What declaring a vocabulary changes in an app's catalog, in the order to
 /// make it: a component, a column, or a column's type (allowed only while
@@ -177,19 +328,25 @@ pub(crate) fn holds_values(component: &str, column: &str, old: ColumnType) -> St
     ))
 }
 
-/// What each backend's DDL says its own way about an app's tables; the
+/// What each backend's DDL says its own way about the shape tables; the
 /// rest of the DDL, and every change of the catalog, is written once below.
 pub(crate) trait Tables: Txn {
-    /// The SQL type of a component table's key.
+    /// The SQL type of a row's group and id.
     const KEY: &'static str;
-    /// The SQL type of a column of type `ty`.
+    /// What ends a shape table's `CREATE TABLE` (SQLite's `WITHOUT ROWID`:
+    /// the table is the tree of its key).
+    const SHAPE_TABLE: &'static str;
+    /// The SQL type of a slot holding a column of type `ty`.
     fn column_type(ty: ColumnType) -> &'static str;
     /// What follows `CREATE INDEX <index> ON <table>` for the index of
-    /// `column`, of type `ty`.
-    fn index_on(column: &str, ty: ColumnType) -> String;
-    /// The statements that make app `id`'s full text over `doc` (its
-    /// table made).
-    fn full_text(id: i64) -> String;
+    /// `slot`, holding columns of type `ty`: led by the group, so every
+    /// walk of it stays inside one app's component.
+    fn slot_index(slot: &str, ty: ColumnType) -> String;
+    /// What the planner is told of a new shape table `table` whose slots'
+    /// indexes are `indexes`, before any row (SQLite's `sqlite_stat1`
+    /// rows; nothing on PostgreSQL, whose statistics its own `ANALYZE`
+    /// keeps).
+    fn planner_hints(table: &str, indexes: &[String]) -> String;
 }
 
 /// The statement that answers the id of the app `$1` names.
@@ -212,14 +369,23 @@ pub(crate) async fn load_known(t: &impl Txn, app: &str, id: i64) -> Result<AppSc
         .iter()
         .map(|r| r.get(0))
         .collect::<Result<_, _>>()?;
-    let sql = "SELECT component, name, type FROM ec_columns WHERE app = $1 ORDER BY position";
-    let columns = t
+    let sql =
+        "SELECT component, id, shape FROM ec_groups WHERE app = $1 ORDER BY component, position";
+    let groups = t
         .all(sql, args![id])
         .await?
         .iter()
         .map(|r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
         .collect::<Result<_, StoreError>>()?;
-    AppSchema::from_catalog(app, id, components, columns)
+    let sql =
+        "SELECT component, name, type, grp, slot FROM ec_columns WHERE app = $1 ORDER BY position";
+    let columns = t
+        .all(sql, args![id])
+        .await?
+        .iter()
+        .map(|r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
+        .collect::<Result<_, StoreError>>()?;
+    AppSchema::from_catalog(app, id, components, groups, columns)
 }
 
 /// The app data version; 0 for an app never written.
@@ -242,8 +408,9 @@ pub(crate) async fn make_app(t: &impl Tables, id: i64) -> Result<(), StoreError>
     Ok(())
 }
 
-/// Creates or extends what the vocabulary of the app `app`, of row id
-/// `id`, needs ([`declared`]).
+/// Extends the catalog of the app `app`, of row id `id`, with what its
+/// vocabulary needs ([`declared`]): catalog rows only, and a shape's table
+/// the first time any app uses the shape.
 pub(crate) async fn declare(
     t: &impl Tables,
     app: &str,
@@ -251,38 +418,156 @@ pub(crate) async fn declare(
     vocab: &Vocabulary,
 ) -> Result<(), StoreError> {
     let current = load_known(t, app, id).await?;
-    for change in declared(&current, vocab) {
-        match change {
-            Declared::Component(name, columns) => add_component(t, id, name, columns).await?,
-            Declared::Column(name, column, ty) => {
-                add_to_catalog(t, id, name, column, ty).await?;
-                create_column(t, id, name, column, ty).await?;
-            }
-            Declared::Retype(name, column, old, ty) => {
-                let table = AppSchema::table(id, name);
-                let holds =
-                    format!("SELECT EXISTS(SELECT 1 FROM {table} WHERE \"{column}\" IS NOT NULL)");
-                if t.one(&holds, &[]).await?.get::<bool>(0)? {
-                    return Err(holds_values(name, column, old));
-                }
-                let index = AppSchema::index(id, name, column);
-                t.batch(&format!(
-                    "DROP INDEX IF EXISTS {index};
-                     ALTER TABLE {table} DROP COLUMN \"{column}\";"
-                ))
-                .await?;
-                create_column(t, id, name, column, ty).await?;
-                let sql = "UPDATE ec_columns SET type = $1 WHERE app = $2 AND component = $3 AND name = $4";
-                t.execute(sql, args![ty.as_str(), id, name, column]).await?;
+    let changes = declared(&current, vocab);
+    if changes.is_empty() {
+        return Ok(());
+    }
+    // A retype is refused, before anything is written, while the column
+    // holds a value.
+    for change in &changes {
+        if let Declared::Retype(name, column, old, _) = change {
+            let component = current
+                .component(name)
+                .ok_or_else(|| StoreError::Internal(format!("no component {name}")))?;
+            let (place, group) = component
+                .place(column)
+                .and_then(|p| Some((p, component.groups.get(p.group)?)))
+                .ok_or_else(|| StoreError::Internal(format!("{name}.{column} has no place")))?;
+            let holds = format!(
+                "SELECT EXISTS(SELECT 1 FROM {} WHERE grp = $1 AND {} IS NOT NULL)",
+                group.table(),
+                place.slot
+            );
+            if t.one(&holds, args![group.id]).await?.get::<bool>(0)? {
+                return Err(holds_values(name, column, *old));
             }
         }
     }
-    Ok(())
+    // Where each column added or retyped goes, component by component.
+    let mut placed: HashMap<&str, Vec<(i64, String)>> = HashMap::new();
+    for component in &current.components {
+        let wanted: Vec<ColumnType> = changes
+            .iter()
+            .filter_map(|change| match change {
+                Declared::Column(name, _, ty) | Declared::Retype(name, _, _, ty)
+                    if *name == component.name =>
+                {
+                    Some(*ty)
+                }
+                _ => None,
+            })
+            .collect();
+        if !wanted.is_empty() {
+            let places = place_columns(t, id, component, &wanted).await?;
+            placed.insert(component.name.as_str(), places);
+        }
+    }
+    for change in changes {
+        match change {
+            Declared::Component(name, columns) => add_component(t, id, name, columns).await?,
+            Declared::Column(name, column, ty) => {
+                let (group, slot) = next_place(&mut placed, name)?;
+                add_to_catalog(t, id, name, column, ty, group, &slot).await?;
+            }
+            Declared::Retype(name, column, _, ty) => {
+                let (group, slot) = next_place(&mut placed, name)?;
+                let sql = "UPDATE ec_columns SET type = $1, grp = $2, slot = $3 WHERE app = $4 AND component = $5 AND name = $6";
+                t.execute(sql, args![ty.as_str(), group, slot, id, name, column])
+                    .await?;
+            }
+        }
+    }
+    changed_catalog(t, id).await
 }
 
-/// Adds a component to app `id`'s catalog, at the next position, and makes
-/// its tables. (`$n` stand in the order of their first use, so SQLite,
-/// which reads `$1` as a name, binds them by position too.)
+/// The next place [`place_columns`] found for a column of `component`.
+fn next_place(
+    placed: &mut HashMap<&str, Vec<(i64, String)>>,
+    component: &str,
+) -> Result<(i64, String), StoreError> {
+    let places = placed.get_mut(component).filter(|p| !p.is_empty());
+    places.map(|p| p.remove(0)).ok_or_else(|| {
+        StoreError::Internal(format!("no place was found for a column of {component}"))
+    })
+}
+
+/// Places for new columns of an existing component, of these types in
+/// order, as (group id, slot): each in a free slot of its kind in the
+/// component's last group, while there is one (a slot no column names —
+/// one a retype left holds no value); those left over together in a new
+/// group of their own shape. No row moves.
+async fn place_columns(
+    t: &impl Tables,
+    app: i64,
+    component: &Component,
+    types: &[ColumnType],
+) -> Result<Vec<(i64, String)>, StoreError> {
+    let last = component.groups.len().checked_sub(1);
+    let mut taken: Vec<String> = component
+        .places
+        .iter()
+        .filter(|p| Some(p.group) == last)
+        .map(|p| p.slot.clone())
+        .collect();
+    let mut places: Vec<Option<(i64, String)>> = Vec::with_capacity(types.len());
+    for ty in types {
+        let free = last.and_then(|g| {
+            let group = &component.groups[g];
+            let slot = group
+                .shape
+                .slots_of(kind(*ty))
+                .find(|s| !taken.contains(s))?;
+            Some((group.id, slot))
+        });
+        if let Some((_, slot)) = &free {
+            taken.push(slot.clone());
+        }
+        places.push(free);
+    }
+    let left: Vec<ColumnType> = types
+        .iter()
+        .zip(&places)
+        .filter(|(_, p)| p.is_none())
+        .map(|(ty, _)| *ty)
+        .collect();
+    if !left.is_empty() {
+        let shape = Shape::holding(left.iter().copied());
+        let group = add_group(t, app, &component.name, component.groups.len(), shape).await?;
+        let mut slots = fresh_slots(shape, &left).into_iter();
+        for place in places.iter_mut().filter(|p| p.is_none()) {
+            *place = slots.next().map(|slot| (group, slot));
+        }
+    }
+    places
+        .into_iter()
+        .map(|p| p.ok_or_else(|| StoreError::Internal("a column was left without a slot".into())))
+        .collect()
+}
+
+/// The slots of a new group of `shape` for columns of these types, in order.
+fn fresh_slots(shape: Shape, types: &[ColumnType]) -> Vec<String> {
+    let mut used = [0usize; 5];
+    types
+        .iter()
+        .map(|ty| {
+            let k = kind(*ty);
+            used[k] += 1;
+            shape.slots_of(k).nth(used[k] - 1).unwrap_or_default()
+        })
+        .collect()
+}
+
+/// Notes a change of app `id`'s catalog: a writer's copy of it read
+/// before is read again (`sqlite/schema.rs`).
+async fn changed_catalog(t: &impl Txn, id: i64) -> Result<(), StoreError> {
+    let sql = "UPDATE ec_apps SET catalog = catalog + 1 WHERE id = $1";
+    t.execute(sql, args![id]).await.map(drop)
+}
+
+/// Adds a component to app `id`'s catalog, at the next position, with its
+/// home group holding every column. (`$n` stand in the order of their
+/// first use, so SQLite, which reads `$1` as a name, binds them by
+/// position too.)
 async fn add_component(
     t: &impl Tables,
     id: i64,
@@ -292,94 +577,89 @@ async fn add_component(
     let sql = "INSERT INTO ec_components(app, name, position)
         VALUES($1, $2, (SELECT COUNT(*) FROM ec_components WHERE app = $1))";
     t.execute(sql, args![id, name]).await?;
-    for (column, ty) in columns {
-        add_to_catalog(t, id, name, column, *ty).await?;
+    let types: Vec<ColumnType> = columns.iter().map(|(_, ty)| *ty).collect();
+    let shape = Shape::holding(types.iter().copied());
+    let group = add_group(t, id, name, 0, shape).await?;
+    for ((column, ty), slot) in columns.iter().zip(fresh_slots(shape, &types)) {
+        add_to_catalog(t, id, name, column, *ty, group, &slot).await?;
     }
-    create_tables_of(t, id, name, columns).await
+    changed_catalog(t, id).await
 }
 
-/// Adds a column to app `id`'s catalog, at the next position.
+/// Adds a group of `shape` to a component of app `app`, at `position`
+/// (0: its home group), making the shape's table if no app has used it:
+/// its id.
+async fn add_group(
+    t: &impl Tables,
+    app: i64,
+    component: &str,
+    position: usize,
+    shape: Shape,
+) -> Result<i64, StoreError> {
+    ensure_shape(t, shape).await?;
+    let sql = "INSERT INTO ec_groups(app, component, shape, position) VALUES($1, $2, $3, $4) RETURNING id";
+    t.one(sql, args![app, component, shape.name(), position as i64])
+        .await?
+        .get(0)
+}
+
+/// Makes the table of `shape` and its indexes, unless made before. Its
+/// row in `ec_shapes` is written first: a second server making the same
+/// shape at once waits on that row until the first commits, then finds
+/// the table made.
+pub(crate) async fn ensure_shape<T: Tables>(t: &T, shape: Shape) -> Result<(), StoreError> {
+    let name = shape.name();
+    let known = "SELECT name FROM ec_shapes WHERE name = $1";
+    if t.optional(known, args![name.as_str()]).await?.is_some() {
+        return Ok(());
+    }
+    let sql = "INSERT INTO ec_shapes(name) VALUES($1) ON CONFLICT DO NOTHING";
+    t.execute(sql, args![name.as_str()]).await?;
+    let table = shape.table();
+    let key = T::KEY;
+    let mut columns = format!("grp {key} NOT NULL, id {key} NOT NULL");
+    let mut indexes = String::new();
+    let mut names = Vec::new();
+    for (slot, ty) in shape.slots() {
+        columns.push_str(&format!(", {slot} {}", T::column_type(ty)));
+        let index = format!("{table}.{slot}");
+        indexes.push_str(&format!(
+            "CREATE INDEX IF NOT EXISTS \"{index}\" ON {table}{};\n",
+            T::slot_index(&slot, ty)
+        ));
+        names.push(index);
+    }
+    t.batch(&format!(
+        "CREATE TABLE IF NOT EXISTS {table}({columns}, PRIMARY KEY(grp, id)){};\n{indexes}{}",
+        T::SHAPE_TABLE,
+        T::planner_hints(&table, &names)
+    ))
+    .await
+}
+
+/// Adds a column to app `id`'s catalog, at the next position, in `slot`
+/// of the group `group`.
 async fn add_to_catalog(
     t: &impl Txn,
     id: i64,
     component: &str,
     column: &str,
     ty: ColumnType,
+    group: i64,
+    slot: &str,
 ) -> Result<(), StoreError> {
-    let sql = "INSERT INTO ec_columns(app, component, name, type, position)
-        VALUES($1, $2, $3, $4, (SELECT COUNT(*) FROM ec_columns WHERE app = $1))";
-    t.execute(sql, args![id, component, column, ty.as_str()])
+    let sql = "INSERT INTO ec_columns(app, component, name, type, position, grp, slot)
+        VALUES($1, $2, $3, $4, (SELECT COUNT(*) FROM ec_columns WHERE app = $1), $5, $6)";
+    t.execute(sql, args![id, component, column, ty.as_str(), group, slot])
         .await?;
     Ok(())
 }
 
-/// Creates the tables, columns and indexes of an app whose catalog rows are
-/// already written (`shed migrate` copies them from SQLite): what declaring
-/// it component by component would have made.
+/// Makes the shape tables of an app whose catalog rows are already
+/// written (`shed migrate` copies them from SQLite).
 pub(crate) async fn create_tables(t: &impl Tables, schema: &AppSchema) -> Result<(), StoreError> {
-    let id = schema
-        .id
-        .ok_or_else(|| StoreError::Internal(format!("the app {} has no id", schema.name)))?;
-    for component in &schema.components {
-        create_tables_of(t, id, &component.name, &component.columns).await?;
-    }
-    Ok(())
-}
-
-/// Makes app `id`'s table of `component` with its columns, and with
-/// `doc`'s the app's full text.
-async fn create_tables_of<T: Tables>(
-    t: &T,
-    id: i64,
-    component: &str,
-    columns: &[(String, ColumnType)],
-) -> Result<(), StoreError> {
-    create_table(t, id, component).await?;
-    for (column, ty) in columns {
-        create_column(t, id, component, column, *ty).await?;
-    }
-    if component == "doc" {
-        t.batch(&T::full_text(id)).await?;
-    }
-    Ok(())
-}
-
-/// Creates app `id`'s table of `component`, with no column but its key.
-/// `component` must be a checked word.
-pub(crate) async fn create_table<T: Tables>(
-    t: &T,
-    id: i64,
-    component: &str,
-) -> Result<(), StoreError> {
-    let table = AppSchema::table(id, component);
-    let key = T::KEY;
-    t.batch(&format!(
-        "CREATE TABLE {table}(id {key} PRIMARY KEY REFERENCES ec_entities(id))"
-    ))
-    .await
-}
-
-/// Adds `column` to app `id`'s table of `component`, with its index where
-/// the component's columns have one ([`indexed`]). Both names must be
-/// checked words.
-pub(crate) async fn create_column<T: Tables>(
-    t: &T,
-    id: i64,
-    component: &str,
-    column: &str,
-    ty: ColumnType,
-) -> Result<(), StoreError> {
-    let table = AppSchema::table(id, component);
-    let sql_type = T::column_type(ty);
-    t.batch(&format!(
-        "ALTER TABLE {table} ADD COLUMN \"{column}\" {sql_type}"
-    ))
-    .await?;
-    if indexed(component) {
-        let index = AppSchema::index(id, component, column);
-        let on = T::index_on(column, ty);
-        t.batch(&format!("CREATE INDEX {index} ON {table}{on}"))
-            .await?;
+    for group in schema.components.iter().flat_map(|c| &c.groups) {
+        ensure_shape(t, group.shape).await?;
     }
     Ok(())
 }
@@ -438,12 +718,6 @@ pub(crate) fn check_app_name(app: &str) -> Result<(), StoreError> {
             "{app} is not an app name — an app is <space>/<slug>, like jeff/runs"
         )))
     }
-}
-
-/// `doc`'s title and body are searched through the app's full-text table;
-/// every other column has an index of its own.
-pub(crate) fn indexed(component: &str) -> bool {
-    component != "doc"
 }
 
 /// Checks a vocabulary's names before anything is created.

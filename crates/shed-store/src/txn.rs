@@ -38,9 +38,9 @@ pub(crate) trait Txn {
     /// PostgreSQL, whose default collation may follow a locale's rules
     /// (which, for one, pass over hyphens).
     const BY_BYTES: &'static str;
-    /// Whether an app's full-text index is a table of its own beside its
-    /// components' (SQLite's FTS5), not a column of its `doc` table
-    /// (PostgreSQL).
+    /// Whether the shared full-text table `ec_fts` is SQLite's FTS5, its
+    /// rowid the entity's id and no column of the app (on PostgreSQL a
+    /// table with one).
     const FTS_TABLE: bool;
 
     /// Runs a statement that answers no rows: how many rows it changed.

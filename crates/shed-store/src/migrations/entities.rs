@@ -1,6 +1,7 @@
 //! Migration 1: people, and the entity–component catalog shared by every
-//! app. Each app's component tables (`ec_<app id>_<component>`) and its doc
-//! full-text table are created at declare or first use, not here.
+//! app. Until migration 17 (`layout.rs`) each app's component tables
+//! (`ec_<app id>_<component>`) and its doc full-text table were made at
+//! declare or first use, not here.
 
 /// The tables, on both backends.
 pub(super) const TABLES: &str = r#"

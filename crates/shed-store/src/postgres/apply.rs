@@ -30,9 +30,9 @@ use tokio_postgres::types::ToSql;
 
 use super::schema::{load_known, lock_app};
 use super::txn::Txn;
-use crate::apply::{AppRow, Cell, Writes, find_sql, upsert};
+use crate::apply::{AppRow, Cell, Writes, find_sql, removals, upserts};
 use crate::query::plan::Lookup;
-use crate::schema::{AppSchema, Component};
+use crate::schema::{AppSchema, Component, doc_slots};
 use crate::values::Sql;
 use crate::wire::{Bundle, Target};
 use crate::{Actor, Applied, HistoryEntry, StoreError};
@@ -45,10 +45,16 @@ const LOCK: &str = "SELECT id, version, last_num FROM ec_apps WHERE name = $1 FO
 /// The app's catalog, its components in order each with its columns in
 /// order (none for a component without columns), read by the app's name so
 /// it can be sent beside [`LOCK`] and run once the lock is held.
-const CATALOG: &str = "SELECT c.name, l.name, l.type FROM ec_components c
+const CATALOG: &str = "SELECT c.name, l.name, l.type, l.grp, l.slot FROM ec_components c
     LEFT JOIN ec_columns l ON l.app = c.app AND l.component = c.name
     WHERE c.app = (SELECT id FROM ec_apps WHERE name = $1)
     ORDER BY c.position, l.position";
+
+/// The app's components' groups, each component's in order, sent beside
+/// [`CATALOG`].
+const GROUPS: &str = "SELECT component, id, shape FROM ec_groups
+    WHERE app = (SELECT id FROM ec_apps WHERE name = $1)
+    ORDER BY component, position";
 
 /// `$1` new row ids of `ec_entities`, for the entities an apply mints.
 const NEW_IDS: &str = "SELECT nextval('ec_entities_id_seq') FROM generate_series(1, $1::int)";
@@ -305,11 +311,12 @@ impl Statements<'_, '_> {
     async fn lock(&self, app: &str) -> Result<Option<AppRow>, StoreError> {
         let p = self.pipeline;
         let by_name: [&(dyn ToSql + Sync); 1] = [&app];
-        let (row, catalog, ids) = p
+        let (row, catalog, groups, ids) = p
             .answered(async {
                 Ok(tokio::try_join!(
                     p.rows(LOCK, &by_name),
                     p.rows(CATALOG, &by_name),
+                    p.rows(GROUPS, &by_name),
                     self.new_ids(),
                 )?)
             })
@@ -326,10 +333,21 @@ impl Statements<'_, '_> {
                 components.push(component.clone());
             }
             if let Some(column) = r.try_get::<_, Option<String>>(1)? {
-                columns.push((component, column, r.try_get(2)?));
+                columns.push((
+                    component,
+                    column,
+                    r.try_get(2)?,
+                    r.try_get(3)?,
+                    r.try_get(4)?,
+                ));
             }
         }
-        self.keep(AppSchema::from_catalog(app, id, components, columns)?, &ids)?;
+        let groups = groups
+            .iter()
+            .map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
+            .collect::<Result<_, tokio_postgres::Error>>()?;
+        let schema = AppSchema::from_catalog(app, id, components, groups, columns)?;
+        self.keep(schema, &ids)?;
         Ok(Some(AppRow {
             id,
             version: row.try_get(1)?,
@@ -458,13 +476,17 @@ impl Writes for Statements<'_, '_> {
         Ok(row.map(|r| r.try_get(0)).transpose()?)
     }
 
-    /// None: the doc's `tsvector` stays with its row; a query answers live
-    /// entities only.
-    async fn drop_text(&self, _app_id: i64, _id: i64) -> Result<(), StoreError> {
+    /// None: the doc's `tsvector` stays; a query answers live entities only.
+    async fn drop_text(&self, _id: i64) -> Result<(), StoreError> {
         Ok(())
     }
 
-    async fn restore_text(&self, _app_id: i64, _id: i64) -> Result<(), StoreError> {
+    async fn restore_text(
+        &self,
+        _catalog: &AppSchema,
+        _app_id: i64,
+        _id: i64,
+    ) -> Result<(), StoreError> {
         Ok(())
     }
 
@@ -476,16 +498,20 @@ impl Writes for Statements<'_, '_> {
         component: &Component,
         _fresh: bool,
     ) -> Result<(), StoreError> {
-        let table = AppSchema::table(app_id, &component.name);
-        self.pipeline
-            .run(
-                &format!("DELETE FROM {table} WHERE id = $1"),
-                vec![id.into()],
-            )
-            .await
+        for (sql, params) in removals(component, id) {
+            self.pipeline.run(&sql, params).await?;
+        }
+        if component.name == "doc" {
+            let sql = "DELETE FROM ec_fts WHERE app = $1 AND id = $2";
+            self.pipeline
+                .run(sql, vec![app_id.into(), id.into()])
+                .await?;
+        }
+        Ok(())
     }
 
-    /// An upsert whether the entity is fresh or not.
+    /// Upserts whether the entity is fresh or not; a doc's words then read
+    /// again from its row into the shared `ec_fts`.
     async fn set(
         &self,
         _catalog: &AppSchema,
@@ -495,8 +521,23 @@ impl Writes for Statements<'_, '_> {
         cells: Vec<Cell<'_>>,
         _fresh: bool,
     ) -> Result<(), StoreError> {
-        let (sql, params) = upsert(app_id, component, id, cells);
-        self.pipeline.run(&sql, params).await
+        for (sql, params) in upserts(component, id, cells)? {
+            self.pipeline.run(&sql, params).await?;
+        }
+        if component.name == "doc" {
+            let (title, body) = doc_slots(component)?;
+            let home = component.home()?;
+            let sql = format!(
+                "INSERT INTO ec_fts(id, app, fts) SELECT id, $3, \
+                 to_tsvector('simple', coalesce({title}, '') || ' ' || coalesce({body}, '')) \
+                 FROM {} WHERE grp = $1 AND id = $2 \
+                 ON CONFLICT(app, id) DO UPDATE SET fts = excluded.fts",
+                home.table()
+            );
+            let params = vec![home.id.into(), id.into(), app_id.into()];
+            self.pipeline.run(&sql, params).await?;
+        }
+        Ok(())
     }
 }
 

@@ -10,7 +10,7 @@ use deadpool_postgres::GenericClient;
 
 use super::connect::{Target, failure};
 use crate::StoreError;
-use crate::migrations::{MIGRATIONS, Part, RECORD_TABLE, on_postgres, pending};
+use crate::migrations::{MIGRATIONS, Part, RECORD_TABLE, convert_some, on_postgres, pending};
 
 /// The key of the advisory lock migrations are applied under ("shed").
 const MIGRATION_LOCK: i64 = 0x7368_6564;
@@ -33,7 +33,39 @@ pub(crate) async fn migrate(
     let was_at = migrate_in(&txn, target).await?;
     txn.commit().await.map_err(failed)?;
     crate::migrations::log_applied(was_at, MIGRATIONS.len());
-    Ok(())
+    convert_per_app_tables(client, target).await
+}
+
+/// Converts every app a store made before migration 17 keeps in tables
+/// of its own, each batch in a transaction of its own under the migration
+/// lock ([`convert_some`]), until none is left.
+async fn convert_per_app_tables(
+    client: &mut deadpool_postgres::Client,
+    target: &Target,
+) -> Result<(), StoreError> {
+    let failed = |e: tokio_postgres::Error| failure(target, &e);
+    loop {
+        let txn = client.transaction().await.map_err(failed)?;
+        txn.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+            .await
+            .map_err(failed)?;
+        let tables: Vec<String> = txn
+            .query(
+                "SELECT tablename::text FROM pg_tables WHERE schemaname = current_schema() AND tablename ~ '^ec_[0-9]+_'",
+                &[],
+            )
+            .await
+            .map_err(failed)?
+            .iter()
+            .map(|r| r.try_get(0))
+            .collect::<Result<_, _>>()
+            .map_err(failed)?;
+        let done = convert_some(&super::txn::Txn::Transaction(&txn), &tables).await?;
+        txn.commit().await.map_err(failed)?;
+        if done == 0 {
+            return Ok(());
+        }
+    }
 }
 
 /// [`migrate`] inside a transaction the caller commits (`shed migrate`
@@ -78,6 +110,24 @@ pub(crate) async fn migrate_in(
         tracing::debug!(version, "applied store migration");
     }
     Ok(done as usize)
+}
+
+/// Makes the empty database `url` names hold what migrations 1 to
+/// `version` make, each recorded, and nothing else. For the tests of
+/// upgrading a store made by an older shed ([`crate::at_schema_version`]).
+pub async fn make_database_at(url: &str, version: usize) -> Result<(), StoreError> {
+    let target = super::connect::parse(url)?;
+    let failed = |e: tokio_postgres::Error| failure(&target, &e);
+    let pool = super::new_pool(&target, target.config.clone(), 1)?;
+    let mut client = super::connect::borrow(&pool, &target).await?;
+    let txn = client.transaction().await.map_err(failed)?;
+    txn.batch_execute(&on_postgres(RECORD_TABLE))
+        .await
+        .map_err(failed)?;
+    for (i, parts) in MIGRATIONS.iter().enumerate().take(version) {
+        apply(&txn, parts, i + 1).await.map_err(failed)?;
+    }
+    txn.commit().await.map_err(failed)
 }
 
 /// Runs the migration `parts` and records it as schema version `version`.
@@ -158,17 +208,8 @@ mod tests {
     /// [`version_6::rows`]): its URL.
     async fn a_database_of_version_6() -> Option<String> {
         let url = shed_test_database::fresh()?;
+        super::make_database_at(&url, 6).await.unwrap();
         let db = connect(&url).await;
-        db.batch_execute(&on_postgres(RECORD_TABLE)).await.unwrap();
-        for (i, parts) in MIGRATIONS[..6].iter().enumerate() {
-            db.batch_execute(&on_postgres(parts)).await.unwrap();
-            db.execute(
-                "INSERT INTO schema_migrations(version, applied_at) VALUES($1, 'then')",
-                &[&(i as i64 + 1)],
-            )
-            .await
-            .unwrap();
-        }
         db.batch_execute(&version_6::rows()).await.unwrap();
         Some(url)
     }

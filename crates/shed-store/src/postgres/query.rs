@@ -231,3 +231,118 @@ fn shape(plan: &Plan<'_>, statement: &Statement, r: &Row) -> Result<Value, Store
     }
     Ok(Value::Object(row))
 }
+
+#[cfg(test)]
+mod tests {
+    use tokio_postgres::types::ToSql;
+
+    use super::Txn;
+    use crate::query::plan;
+    use crate::query::plans::{APP, fill};
+    use crate::query::sql::{self, Dialect};
+
+    // Every read the web door relies on walks an index of the shared shape
+    // tables inside one app's group — each index condition on a shape table
+    // names the group, on the full text the app; a filter or an order by a
+    // slot uses the slot's index, and a line's order comes from the walk,
+    // not a sort — as PostgreSQL plans it with sequential scans and sorts
+    // priced out (so the plan is what the indexes allow, whatever the few
+    // rows here). Runs on the server `SHED_TEST_DATABASE` names.
+    #[tokio::test]
+    async fn the_reads_walk_an_index_inside_one_app() {
+        let Some(url) = shed_test_database::fresh() else {
+            eprintln!("a test of PostgreSQL's plans, skipped without SHED_TEST_DATABASE");
+            return;
+        };
+        let store = crate::Store::connect(&url).await.unwrap();
+        let lines = fill(&store).await;
+        let db = crate::postgres::Postgres::open(&url).await.unwrap();
+        let client = db.client().await.unwrap();
+        let t = Txn::Connection(&client);
+        let schema = crate::schema::load(&t, APP).await.unwrap();
+        // 20,000 more runs of the app, each with its words, and 20,000 docs
+        // of another app holding the words searched, so neither is a page's
+        // worth the planner reads whole whatever the indexes.
+        let jog = schema.component("jog").unwrap().home().unwrap();
+        let bulk = format!(
+            "WITH e AS (INSERT INTO ec_entities(app, eid, num, version, created_at, created_by, updated_at, updated_by)
+                SELECT $1, 'bulk' || i, 1000 + i, 1, 0, 'p', 0, 'p' FROM generate_series(1, 20000) i
+                RETURNING id, num)
+             INSERT INTO {}(grp, id, t0, n0, d0, b0)
+                SELECT $2, id, 'bulk ' || num, num, now(), num % 2 = 0 FROM e",
+            jog.table()
+        );
+        client
+            .execute(&bulk, &[&schema.id.unwrap(), &jog.id])
+            .await
+            .unwrap();
+        let words = "INSERT INTO ec_fts(app, id, fts)
+                SELECT app, id, to_tsvector('simple', 'bulk ' || num) FROM ec_entities WHERE eid LIKE 'bulk%'
+            UNION ALL
+                SELECT -1, i, to_tsvector('simple', 'a morning loop by the river')
+                FROM generate_series(1, 20000) i";
+        client.execute(words, &[]).await.unwrap();
+        let doc = schema.component("doc").unwrap().home().unwrap();
+        let docs = format!(
+            "INSERT INTO {}(grp, id, t0) SELECT $1, id, 'bulk ' || num FROM ec_entities WHERE eid LIKE 'bulk%'",
+            doc.table()
+        );
+        client.execute(&docs, &[&doc.id]).await.unwrap();
+        client
+            .batch_execute("ANALYZE; SET enable_seqscan = off; SET enable_sort = off")
+            .await
+            .unwrap();
+        for line in lines {
+            let parsed = crate::filter::parse(&line.text).unwrap();
+            let plan = plan::plan(&t, &schema, &parsed).await.unwrap().unwrap();
+            let statement = sql::write(&plan, Dialect::Postgres);
+            let params: Vec<&(dyn ToSql + Sync)> = statement
+                .params
+                .iter()
+                .map(|p| p as &(dyn ToSql + Sync))
+                .collect();
+            let explained: Vec<String> = client
+                .query(&format!("EXPLAIN {}", statement.sql), &params)
+                .await
+                .unwrap()
+                .iter()
+                .map(|r| r.get(0))
+                .collect();
+            let shown = format!("{}:\n{}", line.text, explained.join("\n"));
+            assert!(
+                !explained.iter().any(|l| l.contains("Seq Scan")),
+                "a scan: {shown}"
+            );
+            for (i, l) in explained.iter().enumerate() {
+                let lead = if l.contains(" on ec_rows_") {
+                    "(grp = "
+                } else if l.contains(" on ec_fts") {
+                    "(app = "
+                } else {
+                    continue;
+                };
+                let cond = explained[i + 1..]
+                    .iter()
+                    .find(|c| c.contains("Index Cond") || c.contains("Recheck Cond"));
+                assert!(
+                    cond.is_some_and(|c| c.contains(lead)),
+                    "a walk not led by {lead}: {shown}"
+                );
+            }
+            if line.ordered {
+                assert!(
+                    !explained.iter().any(|l| l.contains("Sort")),
+                    "a sort: {shown}"
+                );
+            }
+            if let Some(slot) = line.slot {
+                let by = format!(".{slot}\" on ec_rows_");
+                assert!(
+                    explained.iter().any(|l| l.contains(&by)),
+                    "not the index of {slot}: {shown}"
+                );
+            }
+        }
+        store.close().await.unwrap();
+    }
+}

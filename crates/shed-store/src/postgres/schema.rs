@@ -1,9 +1,7 @@
-//! Each app's catalog on PostgreSQL (`ec_components`, `ec_columns`): the
-//! per-app tables it describes in PostgreSQL's words — `ec_<app id>_<component>`
-//! with one typed column per declared column (text, double precision,
-//! boolean, timestamptz), each indexed, and on `doc` a generated `tsvector`
-//! over title and body with a GIN index for `q=` — and the app's row, made
-//! and locked.
+//! Each app's catalog on PostgreSQL (`ec_components`, `ec_groups`,
+//! `ec_columns`): the shape tables in PostgreSQL's words — typed slots
+//! (text, double precision, boolean, timestamptz), each with an index led
+//! by the group — and the app's row, made and locked.
 
 use deadpool_postgres::Transaction;
 
@@ -14,6 +12,7 @@ use crate::{ColumnType, StoreError, Vocabulary};
 
 impl Tables for Txn<'_> {
     const KEY: &'static str = "BIGINT";
+    const SHAPE_TABLE: &'static str = "";
 
     fn column_type(ty: ColumnType) -> &'static str {
         match ty {
@@ -24,31 +23,28 @@ impl Tables for Txn<'_> {
         }
     }
 
-    /// A B-tree index for the columns that compare and sort (number, bool,
-    /// time, ref — an eid); a hash index for text and urls, whose values may
-    /// be longer than a B-tree entry holds (about 2.7 kB) and are compared
-    /// with `=`. The B-tree keeps nulls first, the order the store sorts in
-    /// (nulls smallest, as SQLite has them): `ASC NULLS FIRST` forward and
-    /// `DESC NULLS LAST` backward, so `order=-.jog.miles&limit=50` reads 50
-    /// entries of the index rather than sorting the whole kind (0.2 s at
-    /// 100,000 entities).
-    fn index_on(column: &str, ty: ColumnType) -> String {
+    /// A B-tree `(grp, slot NULLS FIRST, id)` for the slots that compare
+    /// and sort (number, bool, time, ref — an eid): nulls first, the order
+    /// the store sorts in (nulls smallest, as SQLite has them), so
+    /// `order=-.jog.miles&limit=50` reads 50 entries of the index forward
+    /// or backward rather than sorting the whole kind. Text and urls, whose
+    /// values may be longer than a B-tree entry holds (about 2.7 kB) and
+    /// are compared with `=`, a B-tree over `(grp, hashtextextended(slot,
+    /// 0))`: an equality filter names the hash and rechecks the value
+    /// (`query/sql.rs`).
+    fn slot_index(slot: &str, ty: ColumnType) -> String {
         match ty {
-            ColumnType::Text | ColumnType::Url => format!(" USING hash (\"{column}\")"),
+            ColumnType::Text | ColumnType::Url => {
+                format!(" (grp, hashtextextended({slot}, 0))")
+            }
             ColumnType::Number | ColumnType::Bool | ColumnType::Time | ColumnType::Ref => {
-                format!(" USING btree (\"{column}\" NULLS FIRST)")
+                format!(" (grp, {slot} NULLS FIRST, id)")
             }
         }
     }
 
-    /// `doc`'s generated `tsvector` over title and body, and its GIN index.
-    fn full_text(id: i64) -> String {
-        let table = AppSchema::table(id, "doc");
-        format!(
-            "ALTER TABLE {table} ADD COLUMN fts tsvector GENERATED ALWAYS AS
-                 (to_tsvector('simple', coalesce(title, '') || ' ' || coalesce(body, ''))) STORED;
-             CREATE INDEX \"ec_{id}_doc.fts\" ON {table} USING GIN (fts);"
-        )
+    fn planner_hints(_table: &str, _indexes: &[String]) -> String {
+        String::new()
     }
 }
 

@@ -52,8 +52,10 @@ impl<T: Txn> Lookup for T {
 
 /// What a line asks of one written app, checked and typed.
 pub(crate) struct Plan<'s> {
-    /// The app's row id: its tables' names are made of it.
+    /// The app's row id: every row read is its entities'.
     pub app_id: i64,
+    /// The app's `doc`, whose title names an entity a ref points at.
+    pub doc: Option<&'s Component>,
     /// The kind each row is answered as: the first component the line requires.
     pub kind: Option<String>,
     /// The component tables joined, in the order the line first names them.
@@ -292,6 +294,7 @@ pub(crate) async fn plan<'s, L: Lookup>(
         .collect();
     Ok(Some(Plan {
         app_id,
+        doc: schema.component("doc"),
         kind,
         joins: planner.joins,
         filters: planner.filters,

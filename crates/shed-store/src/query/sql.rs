@@ -1,12 +1,17 @@
 //! The second stage of a query: a [`Plan`] written as one SELECT and its
 //! bound parameters, in the [`Dialect`] of the backend that runs it (the
 //! two differ only in a few words: the full-text search, `IS NOT`, the
-//! placeholders). Identifiers in it are only checked names (the plan's
-//! components and columns) and integer ids; every value is a parameter. The
-//! FROM drives from the first required component's table — its rowid is the
-//! entity id, so newest first is a backward scan of it — else from the
-//! entities; a CROSS JOIN keeps SQLite from driving from the entities table.
-//! Every statement is filtered on the app and leaves tombstones out.
+//! placeholders). Identifiers in it are only shape tables and their slots
+//! (the catalog's places of the plan's columns); every value is a
+//! parameter, the app's groups too, so one statement serves every app of
+//! the same shapes and line. Each component is read from its home group's
+//! row (`grp`, `id`) — a required component's joined, another's left
+//! joined — and its other groups' rows left joined where the line reads
+//! their columns. The FROM drives from the first required component's
+//! home group — its key leads with the group, then the entity id, so
+//! newest first is a backward walk of it inside one app — else from the
+//! entities; a CROSS JOIN keeps SQLite from driving from the entities
+//! table. Every statement is filtered on the app and leaves tombstones out.
 //!
 //! On PostgreSQL, where each statement is a round trip to the server, the
 //! statement also reads what SQLite's reader looks up in place per row: the
@@ -18,7 +23,6 @@ use crate::values::Sql;
 use super::plan::{Field, Filter, Plan};
 use crate::ColumnType;
 use crate::filter::{Op, Stamp};
-use crate::schema::AppSchema;
 
 /// The column of a row's id.
 pub(crate) const ID: usize = 0;
@@ -55,9 +59,9 @@ pub(crate) struct Statement {
 /// The SQL a backend speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Dialect {
-    /// `?` placeholders, FTS5 over `ec_<app>__fts`.
+    /// `?` placeholders, FTS5 over the shared `ec_fts`.
     Sqlite,
-    /// `$n` placeholders, a `tsvector` column of the app's `doc` table.
+    /// `$n` placeholders, the `tsvector`s of the shared `ec_fts`.
     Postgres,
 }
 
@@ -66,34 +70,47 @@ pub(crate) enum Dialect {
 pub(crate) fn write(plan: &Plan<'_>, dialect: Dialect) -> Statement {
     let driver = plan.joins.iter().position(|j| j.required);
     let id_expr = match driver {
-        Some(i) => format!("{}.id", alias(i)),
+        Some(i) => format!("{}.id", alias(i, 0)),
         None => "e.id".to_string(),
     };
-    let mut from = match driver {
-        Some(i) => format!(
-            "{} {a} {} ec_entities e ON e.id = {a}.id",
-            AppSchema::table(plan.app_id, &plan.joins[i].component.name),
-            match dialect {
+    let mut from_params = Vec::new();
+    let driving = driver.and_then(|i| Some((i, plan.joins[i].component.groups.first()?)));
+    let mut from = match driving {
+        Some((i, home)) => {
+            let join = match dialect {
                 Dialect::Sqlite => "CROSS JOIN",
                 Dialect::Postgres => "JOIN",
-            },
-            a = alias(i)
-        ),
+            };
+            from_params.push(Sql::Integer(home.id));
+            format!(
+                "{} {a} {join} ec_entities e ON e.id = {a}.id AND {a}.grp = ?",
+                home.table(),
+                a = alias(i, 0)
+            )
+        }
         None => "ec_entities e".to_string(),
     };
     for (i, j) in plan.joins.iter().enumerate() {
-        if Some(i) == driver {
-            continue;
+        let read = groups_read(plan, i);
+        for (g, group) in j.component.groups.iter().enumerate() {
+            if Some(i) == driver && g == 0 || g > 0 && !read[g] {
+                continue;
+            }
+            let join = if g == 0 && j.required {
+                "JOIN"
+            } else {
+                "LEFT JOIN"
+            };
+            from.push_str(&format!(
+                " {join} {} {a} ON {a}.grp = ? AND {a}.id = {id_expr}",
+                group.table(),
+                a = alias(i, g)
+            ));
+            from_params.push(Sql::Integer(group.id));
         }
-        from.push_str(&format!(
-            " {} {} {a} ON {a}.id = {id_expr}",
-            if j.required { "JOIN" } else { "LEFT JOIN" },
-            AppSchema::table(plan.app_id, &j.component.name),
-            a = alias(i)
-        ));
     }
     let order_expr = match &plan.order.key {
-        Some(key) => expr(key),
+        Some(key) => expr(plan, key),
         None => id_expr.clone(),
     };
 
@@ -118,24 +135,30 @@ pub(crate) fn write(plan: &Plan<'_>, dialect: Dialect) -> Statement {
     }
     let first_carried = select.len();
     for (i, j) in plan.joins.iter().enumerate().filter(|(_, j)| j.carried) {
-        select.push(format!("{}.id", alias(i)));
+        select.push(format!("{}.id", alias(i, 0)));
         for (column, _) in &j.component.columns {
-            select.push(format!("{}.\"{column}\"", alias(i)));
+            select.push(column_expr(plan, i, column));
         }
     }
     let (mut names_at, mut edges_at) = (None, None);
+    let mut select_params = Vec::new();
     if dialect == Dialect::Postgres {
         names_at = Some(select.len());
+        let mut named = Vec::new();
         for &stamp in &plan.stamps {
-            select.push(name_sql(plan.app_id, &format!("e.{}_by", stamp.word())));
+            named.push(format!("e.{}_by", stamp.word()));
         }
         for (i, j) in plan.joins.iter().enumerate().filter(|(_, j)| j.carried) {
             for (column, ty) in &j.component.columns {
                 if *ty == ColumnType::Ref {
-                    let value = format!("{}.\"{column}\"", alias(i));
-                    select.push(name_sql(plan.app_id, &value));
+                    named.push(column_expr(plan, i, column));
                 }
             }
+        }
+        for value in named {
+            let (sql, params) = name_sql(plan, &value);
+            select.push(sql);
+            select_params.extend(params);
         }
         if plan.edges {
             edges_at = Some(select.len());
@@ -151,7 +174,9 @@ pub(crate) fn write(plan: &Plan<'_>, dialect: Dialect) -> Statement {
         "SELECT {} FROM {from} WHERE e.app = ? AND e.tombstoned = 0",
         select.join(", ")
     );
-    let mut params = vec![Sql::Integer(plan.app_id)];
+    let mut params = select_params;
+    params.extend(from_params);
+    params.push(Sql::Integer(plan.app_id));
     let after = plan
         .after
         .as_ref()
@@ -159,7 +184,7 @@ pub(crate) fn write(plan: &Plan<'_>, dialect: Dialect) -> Statement {
     let conditions = plan
         .filters
         .iter()
-        .map(|filter| filter_sql(filter, &id_expr, plan.app_id, dialect))
+        .map(|filter| filter_sql(plan, filter, &id_expr, dialect))
         .chain(after);
     for (condition, values) in conditions {
         sql.push_str(" AND ");
@@ -192,28 +217,97 @@ pub(crate) fn write(plan: &Plan<'_>, dialect: Dialect) -> Statement {
     }
 }
 
-/// The name the eid `value` (an expression) shows, as PostgreSQL reads it
-/// in the row's statement: a person's name, else the app's entity's `doc`
-/// title or alias; null when none.
-fn name_sql(app_id: i64, value: &str) -> String {
-    format!(
-        "COALESCE((SELECT p.name FROM people p WHERE p.eid = {value}), \
-         (SELECT COALESCE(d.title, n.alias) FROM ec_entities n LEFT JOIN {doc} d ON d.id = n.id \
-         WHERE n.app = {app_id} AND n.eid = {value}))",
-        doc = AppSchema::table(app_id, "doc")
-    )
+/// Which groups of the component joined at `join` the statement reads:
+/// all of a carried component's, else those holding a column the line
+/// filters or orders by (the home group is always joined).
+fn groups_read(plan: &Plan<'_>, join: usize) -> Vec<bool> {
+    let j = &plan.joins[join];
+    let mut read = vec![j.carried; j.component.groups.len()];
+    let fields = plan
+        .filters
+        .iter()
+        .filter_map(|f| match f {
+            Filter::Compare { field, .. } => Some(field),
+            _ => None,
+        })
+        .chain(plan.order.key.as_ref());
+    for field in fields {
+        if let Field::Column { join: at, column } = field
+            && *at == join
+            && let Some(place) = j.component.place(column)
+            && let Some(r) = read.get_mut(place.group)
+        {
+            *r = true;
+        }
+    }
+    read
 }
 
-/// The alias of the table joined at this index of the plan's joins.
-fn alias(join: usize) -> String {
-    format!("t{join}")
+/// The name the eid `value` (an expression) shows, as PostgreSQL reads it
+/// in the row's statement — a person's name, else the app's entity's `doc`
+/// title or alias; null when none — and the values it binds.
+fn name_sql(plan: &Plan<'_>, value: &str) -> (String, Vec<Sql>) {
+    let person = format!("(SELECT p.name FROM people p WHERE p.eid = {value})");
+    let app = Sql::Integer(plan.app_id);
+    let doc = plan.doc.and_then(|doc| {
+        let (title, _) = crate::schema::doc_slots(doc).ok()?;
+        Some((title, doc.groups.first()?))
+    });
+    match doc {
+        Some((title, home)) => (
+            format!(
+                "COALESCE({person}, (SELECT COALESCE(d.{title}, n.alias) FROM ec_entities n \
+                 LEFT JOIN {} d ON d.grp = ? AND d.id = n.id WHERE n.app = ? AND n.eid = {value}))",
+                home.table()
+            ),
+            vec![Sql::Integer(home.id), app],
+        ),
+        // An app's catalog always has `doc`; without it, the alias.
+        None => (
+            format!(
+                "COALESCE({person}, (SELECT n.alias FROM ec_entities n WHERE n.app = ? AND n.eid = {value}))"
+            ),
+            vec![app],
+        ),
+    }
+}
+
+/// The alias of the table of group `group` of the component joined at
+/// this index of the plan's joins.
+fn alias(join: usize, group: usize) -> String {
+    match group {
+        0 => format!("t{join}"),
+        _ => format!("t{join}_{group}"),
+    }
+}
+
+/// A column of the component joined at `join`, as an expression: its
+/// slot in its group's table.
+fn column_expr(plan: &Plan<'_>, join: usize, column: &str) -> String {
+    match plan.joins[join].component.place(column) {
+        Some(place) => format!("{}.{}", alias(join, place.group), place.slot),
+        // A plan names only its components' columns.
+        None => "NULL".into(),
+    }
 }
 
 /// A field as an expression over the joined tables.
-fn expr(field: &Field) -> String {
+fn expr(plan: &Plan<'_>, field: &Field) -> String {
     match field {
-        Field::Column { join, column } => format!("{}.\"{column}\"", alias(*join)),
+        Field::Column { join, column } => column_expr(plan, *join, column),
         Field::Stamp { stamp, field } => format!("e.{}_{}", stamp.word(), field.word()),
+    }
+}
+
+/// Whether a field holds text or a url (PostgreSQL's index of it holds
+/// its hash).
+fn is_text(plan: &Plan<'_>, field: &Field) -> bool {
+    match field {
+        Field::Column { join, column } => matches!(
+            plan.joins[*join].component.column(column),
+            Some(ColumnType::Text | ColumnType::Url)
+        ),
+        Field::Stamp { .. } => false,
     }
 }
 
@@ -234,7 +328,12 @@ fn sql_op(op: Op, dialect: Dialect) -> &'static str {
 }
 
 /// A filter as a condition and its parameters; `id_expr` is the row's id.
-fn filter_sql(filter: &Filter, id_expr: &str, app_id: i64, dialect: Dialect) -> (String, Vec<Sql>) {
+fn filter_sql(
+    plan: &Plan<'_>,
+    filter: &Filter,
+    id_expr: &str,
+    dialect: Dialect,
+) -> (String, Vec<Sql>) {
     match filter {
         Filter::Compare { field, op, value } => {
             // A `~` pattern's `%` and `_` are escaped with `\\`.
@@ -243,7 +342,17 @@ fn filter_sql(filter: &Filter, id_expr: &str, app_id: i64, dialect: Dialect) -> 
             } else {
                 ""
             };
-            let (expr, op) = (expr(field), sql_op(*op, dialect));
+            let expr = expr(plan, field);
+            if dialect == Dialect::Postgres && *op == Op::Eq && is_text(plan, field) {
+                // The index holds the hash: name it, then check the value.
+                return (
+                    format!(
+                        "(hashtextextended({expr}, 0) = hashtextextended(?, 0) AND {expr} = ?)"
+                    ),
+                    vec![value.clone(), value.clone()],
+                );
+            }
+            let op = sql_op(*op, dialect);
             (format!("{expr} {op} ?{escape}"), vec![value.clone()])
         }
         Filter::EdgeTo { rel, to } => (
@@ -255,18 +364,14 @@ fn filter_sql(filter: &Filter, id_expr: &str, app_id: i64, dialect: Dialect) -> 
         Filter::Alias(alias) => ("e.alias = ?".into(), vec![Sql::Text(alias.clone())]),
         Filter::Words(words) => match dialect {
             Dialect::Sqlite => (
-                format!(
-                    "{id_expr} IN (SELECT rowid FROM {fts} WHERE {fts} MATCH ?)",
-                    fts = AppSchema::fts(app_id)
-                ),
-                vec![Sql::Text(fts_expression(words))],
+                format!("{id_expr} IN (SELECT rowid FROM ec_fts WHERE ec_fts MATCH ?)"),
+                vec![Sql::Text(fts_expression(plan.app_id, words))],
             ),
             Dialect::Postgres => (
                 format!(
-                    "{id_expr} IN (SELECT id FROM {doc} WHERE fts @@ to_tsquery('simple', ?))",
-                    doc = AppSchema::table(app_id, "doc")
+                    "{id_expr} IN (SELECT id FROM ec_fts WHERE app = ? AND fts @@ to_tsquery('simple', ?))"
                 ),
-                vec![Sql::Text(tsquery(words))],
+                vec![Sql::Integer(plan.app_id), Sql::Text(tsquery(words))],
             ),
         },
         Filter::Nothing => ("1 = 0".into(), Vec::new()),
@@ -302,14 +407,57 @@ fn after_sql(
     (condition, values)
 }
 
-/// An FTS5 expression: every word as a quoted string, the last as a prefix.
-fn fts_expression(words: &[String]) -> String {
+/// Text as SQLite's shared full-text table keeps it for app `app_id`:
+/// each word written with `<app id>x` before it, so a word's entries in
+/// one app are apart from every other app's and a search reads only its
+/// app's. A word is what the `unicode61` tokenizer reads as one
+/// ([`word_char`]). The ids' digits and the `x` make every app's words
+/// apart (`4x2xfoo` is app 4's, `42xfoo` app 42's).
+pub(crate) fn app_words(app_id: i64, text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut in_word = false;
+    for c in text.chars() {
+        let starts = word_char(c);
+        // A combining diacritic continues a word (`unicode61` folds it
+        // away), never starts one.
+        let continues = in_word && ('\u{300}'..='\u{36f}').contains(&c);
+        if starts && !in_word {
+            out.push_str(&app_id.to_string());
+            out.push('x');
+        }
+        in_word = starts || continues;
+        out.push(c);
+    }
+    out
+}
+
+/// Whether `unicode61` (its default categories) reads `c` as part of a
+/// word: a letter, a number or a private-use character.
+fn word_char(c: char) -> bool {
+    use unicode_general_category::GeneralCategory as G;
+    matches!(
+        unicode_general_category::get_general_category(c),
+        G::UppercaseLetter
+            | G::LowercaseLetter
+            | G::TitlecaseLetter
+            | G::ModifierLetter
+            | G::OtherLetter
+            | G::DecimalNumber
+            | G::LetterNumber
+            | G::OtherNumber
+            | G::PrivateUse
+    )
+}
+
+/// An FTS5 expression over app `app_id`'s words ([`app_words`]): every
+/// word as a quoted string, the last as a prefix.
+fn fts_expression(app_id: i64, words: &[String]) -> String {
     let last = words.len().saturating_sub(1);
     let terms: Vec<String> = words
         .iter()
         .enumerate()
         .map(|(i, w)| {
-            let quoted = format!("\"{}\"", w.replace('"', "\"\""));
+            let quoted = format!("\"{}\"", app_words(app_id, w).replace('"', "\"\""));
             if i == last {
                 format!("{quoted}*")
             } else {
@@ -364,10 +512,17 @@ mod tests {
 
     #[test]
     fn fts_words() {
-        assert_eq!(fts_expression(&words("hello wor")), "\"hello\" \"wor\"*");
         assert_eq!(
-            fts_expression(&words("say \"hi\"")),
-            "\"say\" \"\"\"hi\"\"\"*"
+            fts_expression(7, &words("hello wor")),
+            "\"7xhello\" \"7xwor\"*"
+        );
+        assert_eq!(
+            fts_expression(7, &words("say \"hi\"")),
+            "\"7xsay\" \"\"\"7xhi\"\"\"*"
+        );
+        assert_eq!(
+            app_words(42, "e-mail Élan, 2x"),
+            "42xe-42xmail 42xÉlan, 42x2x"
         );
         assert_eq!(
             tsquery(&words("Hello e-mail wor")),

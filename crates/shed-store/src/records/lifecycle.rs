@@ -7,9 +7,9 @@
 
 use super::{FromRow, ReadRows, Statement, now, person_at, platform};
 use crate::StoreError;
-use crate::lifecycle::{Change, Changes, Generation, Purged, VersionRecord};
+use crate::lifecycle::{Change, Changes, Generation, PURGE_BATCH_ROWS, Purged, VersionRecord};
 use crate::platform::{AppRecord, Membership};
-use crate::schema::AppSchema;
+use crate::schema::Shape;
 use crate::txn::{Announced, Records, Row, Txn, args};
 
 /// The generation's two ids, as one row's columns.
@@ -183,18 +183,19 @@ async fn purge(
     ] {
         t.execute(sql, args![app]).await?;
     }
-    let entities = purge_data(t, &name).await?;
+    let entities = detach_data(t, &name).await?;
     record_change(t, &name, Change::Purge, by).await?;
     Ok(Some(Purged { versions, entities }))
 }
 
-/// Deletes an app's data — its tables (`ec_<id>_<component>`, and its
-/// full-text index, a table of its own on SQLite, a column of the `doc`
-/// table on PostgreSQL; every index going with them), entities, edges,
-/// history and catalog — and answers how many entities it held. The
-/// catalog's row is locked first, as every write to the app locks it, so a
-/// write of the app running on another server finishes before, or waits.
-async fn purge_data<T: Txn>(t: &T, name: &str) -> Result<i64, StoreError> {
+/// What a purge ends in the transaction that purges the app: its data's
+/// catalog row (`ec_apps`) locked — as every write to the app locks it,
+/// so a write of the app running on another server finishes before, or
+/// waits — and renamed `purging <id>`, a name no app can have, so the
+/// app's name is free at once; its activity deleted (kept by the app's
+/// name). Its rows are deleted after, in batches ([`purge_detached`]).
+/// Answers how many entities it held.
+async fn detach_data<T: Txn>(t: &T, name: &str) -> Result<i64, StoreError> {
     let Some(id) = t
         .optional_as::<i64>(
             &format!("SELECT id FROM ec_apps WHERE name = $1{}", T::LOCK),
@@ -204,34 +205,133 @@ async fn purge_data<T: Txn>(t: &T, name: &str) -> Result<i64, StoreError> {
     else {
         return Ok(0);
     };
-    let components = t
-        .all("SELECT name FROM ec_components WHERE app = $1", args![id])
-        .await?;
-    for component in components {
-        // A component's name is a checked word: its table's name is safe.
-        let table = AppSchema::table(id, &component.get::<String>(0)?);
-        t.batch(&format!("DROP TABLE IF EXISTS {table}")).await?;
-    }
-    if T::FTS_TABLE {
-        t.batch(&format!("DROP TABLE IF EXISTS {}", AppSchema::fts(id)))
-            .await?;
-    }
     let entities = t
         .one_as("SELECT COUNT(*) FROM ec_entities WHERE app = $1", args![id])
         .await?;
     for sql in [
-        "DELETE FROM ec_history WHERE entity IN (SELECT id FROM ec_entities WHERE app = $1)",
-        "DELETE FROM ec_edges WHERE src IN (SELECT id FROM ec_entities WHERE app = $1)",
-        "DELETE FROM ec_entities WHERE app = $1",
-        "DELETE FROM ec_writes WHERE app = (SELECT name FROM ec_apps WHERE id = $1)",
-        "DELETE FROM refusals WHERE app = (SELECT name FROM ec_apps WHERE id = $1)",
-        "DELETE FROM ec_columns WHERE app = $1",
-        "DELETE FROM ec_components WHERE app = $1",
-        "DELETE FROM ec_apps WHERE id = $1",
+        "DELETE FROM ec_writes WHERE app = $1",
+        "DELETE FROM refusals WHERE app = $1",
     ] {
-        t.execute(sql, args![id]).await?;
+        t.execute(sql, args![name]).await?;
     }
+    let detached = format!("{DETACHED}{id}");
+    t.execute(
+        "UPDATE ec_apps SET name = $2 WHERE id = $1",
+        args![id, detached],
+    )
+    .await?;
     Ok(entities)
+}
+
+/// What the name of a purged app's data begins with until its rows are
+/// all deleted: a space, which no app name holds.
+const DETACHED: &str = "purging ";
+
+/// Deletes the rows of every purged app's data ([`detach_data`]), one
+/// after another — a purge interrupted (the process stopped) is finished
+/// by the next purge.
+async fn finish_purges<B: Records>(b: &B) -> Result<(), StoreError> {
+    let detached: Vec<i64> = b
+        .read_records(async |t| {
+            t.all(
+                "SELECT id FROM ec_apps WHERE name LIKE $1",
+                args![format!("{DETACHED}%")],
+            )
+            .await?
+            .iter()
+            .map(|r| r.get(0))
+            .collect()
+        })
+        .await?;
+    for app in detached {
+        purge_detached(b, app).await?;
+    }
+    Ok(())
+}
+
+/// Deletes a purged app's rows — in its groups' shape tables, the full
+/// text, its entities' history and edges, its entities — each batch of at
+/// most [`PURGE_BATCH_ROWS`] rows a transaction of its own, so a large
+/// app's purge never holds up another app's writes; then its catalog.
+async fn purge_detached<B: Records>(b: &B, app: i64) -> Result<(), StoreError> {
+    let groups: Vec<(i64, String)> = b
+        .read_records(async |t| {
+            t.all("SELECT id, shape FROM ec_groups WHERE app = $1", args![app])
+                .await?
+                .iter()
+                .map(|r| Ok((r.get(0)?, r.get(1)?)))
+                .collect()
+        })
+        .await?;
+    let mut steps: Vec<(Step, i64)> = Vec::new();
+    for (group, shape) in groups {
+        let table = Shape::parse(&shape)?.table();
+        let sql = format!(
+            "DELETE FROM {table} WHERE grp = $1 AND id IN (SELECT id FROM {table} WHERE grp = $1 LIMIT $2)"
+        );
+        steps.push((Step::Rows(sql), group));
+    }
+    steps.push((Step::Rows(HISTORY_BATCH.into()), app));
+    steps.push((Step::Rows(EDGES_BATCH.into()), app));
+    steps.push((Step::Entities, app));
+    for (step, key) in steps {
+        loop {
+            let step = step.clone();
+            let deleted = b
+                .write_records(async move |t| match &step {
+                    Step::Rows(sql) => t.execute(sql, args![key, PURGE_BATCH_ROWS]).await,
+                    Step::Entities => entities_batch(t, key).await,
+                })
+                .await?;
+            if deleted == 0 {
+                break;
+            }
+        }
+    }
+    b.write_records(async move |t| {
+        for sql in [
+            "DELETE FROM ec_columns WHERE app = $1",
+            "DELETE FROM ec_groups WHERE app = $1",
+            "DELETE FROM ec_components WHERE app = $1",
+            "DELETE FROM ec_apps WHERE id = $1",
+        ] {
+            t.execute(sql, args![app]).await?;
+        }
+        Ok(())
+    })
+    .await
+}
+
+/// A batch of an app's entities' history (`$1` the app, `$2` the rows).
+const HISTORY_BATCH: &str = "DELETE FROM ec_history WHERE (entity, app_version, step) IN
+    (SELECT h.entity, h.app_version, h.step FROM ec_history h
+     JOIN ec_entities e ON e.id = h.entity WHERE e.app = $1 LIMIT $2)";
+
+/// A batch of an app's entities' edges.
+const EDGES_BATCH: &str = "DELETE FROM ec_edges WHERE (src, rel, dst) IN
+    (SELECT g.src, g.rel, g.dst FROM ec_edges g
+     JOIN ec_entities e ON e.id = g.src WHERE e.app = $1 LIMIT $2)";
+
+/// One kind of batch of a purge: a statement (`$1` the key, `$2` the
+/// rows), or the entities with their full text.
+#[derive(Clone)]
+enum Step {
+    Rows(String),
+    Entities,
+}
+
+/// A batch of app `app`'s entities, oldest first, with their full text
+/// (SQLite's found by the entities' ids; PostgreSQL's by the app): how
+/// many entities it deleted.
+async fn entities_batch<T: Txn>(t: &T, app: i64) -> Result<u64, StoreError> {
+    let words = if T::FTS_TABLE {
+        "DELETE FROM ec_fts WHERE rowid IN (SELECT id FROM ec_entities WHERE app = $1 ORDER BY id LIMIT $2)"
+    } else {
+        "DELETE FROM ec_fts WHERE app = $1 AND id IN (SELECT id FROM ec_entities WHERE app = $1 ORDER BY id LIMIT $2)"
+    };
+    t.execute(words, args![app, PURGE_BATCH_ROWS]).await?;
+    let entities = "DELETE FROM ec_entities WHERE id IN (SELECT id FROM ec_entities WHERE app = $1 ORDER BY id LIMIT $2)";
+    t.execute(entities, args![app, PURGE_BATCH_ROWS]).await
 }
 
 impl FromRow for VersionRecord {
@@ -318,11 +418,15 @@ impl<B: Records> crate::lifecycle::Lifecycle for B {
         slug: &str,
         by: &str,
     ) -> Result<Option<Purged>, StoreError> {
+        finish_purges(self).await?;
         let [space, slug, by] = [space, slug, by].map(str::to_string);
-        self.write_records_forgetting(format!("{space}/{slug}"), async move |t| {
-            purge(t, &space, &slug, &by).await
-        })
-        .await
+        let purged = self
+            .write_records_forgetting(format!("{space}/{slug}"), async move |t| {
+                purge(t, &space, &slug, &by).await
+            })
+            .await?;
+        finish_purges(self).await?;
+        Ok(purged)
     }
 
     async fn record_public_url(&self, url: &str) -> Result<(), StoreError> {

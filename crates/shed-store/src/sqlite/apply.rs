@@ -12,9 +12,10 @@ use rusqlite::{Connection, OptionalExtension, Transaction};
 use super::query::Names;
 use super::schema::{self, WriterCatalog, WriterSchemas};
 use super::txn::Txn;
-use crate::apply::{AppRow, Cell, Writes, find_sql, upsert};
+use crate::apply::{AppRow, Cell, Writes, find_sql, removals, upserts};
 use crate::query::at_once;
 use crate::query::plan::Lookup;
+use crate::query::sql::app_words;
 use crate::schema::{AppSchema, Component};
 use crate::txn::Txn as _;
 use crate::values::Sql;
@@ -149,34 +150,35 @@ impl Writes for Statements<'_> {
             .optional()?)
     }
 
-    async fn drop_text(&self, app_id: i64, id: i64) -> Result<(), StoreError> {
+    async fn drop_text(&self, id: i64) -> Result<(), StoreError> {
         self.txn
-            .prepare_cached(&format!(
-                "DELETE FROM {} WHERE rowid = ?1",
-                AppSchema::fts(app_id)
-            ))?
+            .prepare_cached("DELETE FROM ec_fts WHERE rowid = ?1")?
             .execute([id])?;
         Ok(())
     }
 
-    async fn restore_text(&self, app_id: i64, id: i64) -> Result<(), StoreError> {
-        self.refresh_fts(app_id, id, true)
+    async fn restore_text(
+        &self,
+        catalog: &Arc<WriterCatalog>,
+        app_id: i64,
+        id: i64,
+    ) -> Result<(), StoreError> {
+        self.refresh_fts(&catalog.schema, app_id, id, true)
     }
 
     async fn remove(
         &self,
-        _catalog: &Arc<WriterCatalog>,
+        catalog: &Arc<WriterCatalog>,
         app_id: i64,
         id: i64,
         component: &Component,
         fresh: bool,
     ) -> Result<(), StoreError> {
-        let table = AppSchema::table(app_id, &component.name);
-        self.txn
-            .prepare_cached(&format!("DELETE FROM {table} WHERE id = ?1"))?
-            .execute([id])?;
+        for (sql, params) in removals(component, id) {
+            self.run(&sql, params).await?;
+        }
         if component.name == "doc" {
-            self.refresh_fts(app_id, id, fresh)?;
+            self.refresh_fts(&catalog.schema, app_id, id, fresh)?;
         }
         Ok(())
     }
@@ -193,69 +195,105 @@ impl Writes for Statements<'_> {
         let name = component.name.as_str();
         if fresh {
             // A fresh entity has no row yet: a plain INSERT of every column
-            // (SQL written once per catalog), which unlike an upsert needs no
-            // statement journal. A new doc's text is what this bundle says:
-            // index it as given.
-            let mut row = vec![Sql::Null; component.columns.len() + 1];
-            row[0] = Sql::Integer(id);
+            // of each group set, and of the home group (SQL written once per
+            // catalog), which unlike an upsert needs no statement journal. A
+            // new doc's text is what this bundle says: index it as given.
+            let mut values: Vec<Option<Sql>> = vec![None; component.columns.len()];
             for cell in cells {
-                row[cell.position + 1] = cell.value;
+                if let Some(v) = values.get_mut(cell.position) {
+                    *v = Some(cell.value);
+                }
             }
             if name == "doc" {
                 let text = |column: &str| {
-                    component
+                    let value = component
                         .position(column)
-                        .and_then(|(p, _)| row.get(p + 1).cloned())
-                        .unwrap_or(Sql::Null)
+                        .and_then(|(p, _)| values.get(p).cloned().flatten());
+                    match value {
+                        Some(Sql::Text(text)) => Some(app_words(app_id, &text)),
+                        _ => None,
+                    }
                 };
                 self.txn
-                    .prepare_cached(&catalog.fts_insert)?
+                    .prepare_cached("INSERT INTO ec_fts(rowid, title, body) VALUES(?1, ?2, ?3)")?
                     .execute(rusqlite::params![id, text("title"), text("body")])?;
             }
-            let sql = catalog
-                .fresh_row(name)
-                .ok_or_else(|| StoreError::Internal(format!("no insert for component {name}")))?;
-            self.txn
-                .prepare_cached(sql)?
-                .execute(rusqlite::params_from_iter(row))?;
+            for (g, row) in catalog.fresh_rows(name).iter().enumerate() {
+                if g > 0 && row.columns.iter().all(|c| values[*c].is_none()) {
+                    continue;
+                }
+                let bound = [Sql::Integer(row.group), Sql::Integer(id)]
+                    .into_iter()
+                    .chain(
+                        row.columns
+                            .iter()
+                            .map(|c| values[*c].clone().unwrap_or(Sql::Null)),
+                    );
+                self.txn
+                    .prepare_cached(&row.sql)?
+                    .execute(rusqlite::params_from_iter(bound))?;
+            }
             return Ok(());
         }
-        let (sql, params) = upsert(app_id, component, id, cells);
-        self.run(&sql, params).await?;
+        for (sql, params) in upserts(component, id, cells)? {
+            self.run(&sql, params).await?;
+        }
         if name == "doc" {
-            self.refresh_fts(app_id, id, false)?;
+            self.refresh_fts(&catalog.schema, app_id, id, false)?;
         }
         Ok(())
     }
 }
 
 impl Statements<'_> {
-    /// Makes the app's full-text table agree with the entity's doc
-    /// (`fresh`: the entity was minted by this bundle and has no entry yet).
+    /// Makes the shared full-text table agree with the entity's doc
+    /// (`fresh`: the entity was minted by this bundle and has no entry yet),
+    /// each word written with the app's id before it ([`app_words`]).
     /// Values are read first and bound, so no statement needs a statement
     /// journal (FTS5 flushes its pending terms at every statement savepoint).
-    fn refresh_fts(&self, app_id: i64, id: i64, fresh: bool) -> Result<(), StoreError> {
-        let fts = AppSchema::fts(app_id);
-        let doc = AppSchema::table(app_id, "doc");
+    fn refresh_fts(
+        &self,
+        schema: &AppSchema,
+        app_id: i64,
+        id: i64,
+        fresh: bool,
+    ) -> Result<(), StoreError> {
         if !fresh {
             self.txn
-                .prepare_cached(&format!("DELETE FROM {fts} WHERE rowid = ?1"))?
+                .prepare_cached("DELETE FROM ec_fts WHERE rowid = ?1")?
                 .execute([id])?;
         }
+        let sql = doc_text_sql(schema)?;
         let text: Option<(Option<String>, Option<String>)> = self
             .txn
-            .prepare_cached(&format!("SELECT title, body FROM {doc} WHERE id = ?1"))?
-            .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .prepare_cached(&sql.0)?
+            .query_row([sql.1, id], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?;
         if let Some((title, body)) = text {
+            let words = |t: Option<String>| t.map(|t| app_words(app_id, &t));
             self.txn
-                .prepare_cached(&format!(
-                    "INSERT INTO {fts}(rowid, title, body) VALUES(?1, ?2, ?3)"
-                ))?
-                .execute(rusqlite::params![id, title, body])?;
+                .prepare_cached("INSERT INTO ec_fts(rowid, title, body) VALUES(?1, ?2, ?3)")?
+                .execute(rusqlite::params![id, words(title), words(body)])?;
         }
         Ok(())
     }
+}
+
+/// The statement reading an entity's doc title and body (binding the
+/// doc's home group, then the id), and that group.
+fn doc_text_sql(schema: &AppSchema) -> Result<(String, i64), StoreError> {
+    let doc = schema
+        .component("doc")
+        .ok_or_else(|| StoreError::Internal(format!("{} has no doc", schema.name)))?;
+    let (title, body) = crate::schema::doc_slots(doc)?;
+    let home = doc.home()?;
+    Ok((
+        format!(
+            "SELECT {title}, {body} FROM {} WHERE grp = ?1 AND id = ?2",
+            home.table()
+        ),
+        home.id,
+    ))
 }
 
 /// The newest writes to one entity of an app, oldest first ([`crate::entities::history`]).

@@ -13,7 +13,8 @@
 //! whole (`PRAGMA integrity_check`), and that it holds exactly the tables,
 //! indexes, views and triggers shed makes — what the migrations of its
 //! schema version make, and each app's tables as its catalog describes them
-//! — so an object added to a backup by hand (a trigger that undoes a
+//! (the shape tables it names; the tables of its own each app had before
+//! migration 17, as they were made then) — so an object added to a backup by hand (a trigger that undoes a
 //! revocation, say) never reaches a serving shed. A copy refused is removed.
 
 use std::fs::File;
@@ -28,10 +29,11 @@ use rusqlite::{Connection, OpenFlags};
 
 use super::migrations;
 use super::txn::Txn;
+use crate::migrations::per_app_table;
 use crate::names::is_word;
 use crate::private::create_private_file;
 use crate::query::at_once;
-use crate::schema::{self, Tables};
+use crate::schema::{self, Shape};
 use crate::{ColumnType, StoreError};
 
 /// Pages copied between two reports of progress: 4 MiB of 4 KiB pages.
@@ -241,66 +243,114 @@ fn unlike_shed(backup: &Connection, version: u64) -> Result<Vec<String>, String>
 }
 
 /// The objects shed makes in a database like `backup`: what the migrations
-/// up to `version` make, in a new database in memory, and there too each
-/// app's tables as `backup`'s catalog (`ec_apps`, `ec_components`,
-/// `ec_columns`) describes them, made as declaring makes them — a
-/// component's columns in the order its table holds them (a column
-/// re-typed moves to the end).
+/// up to `version` make, in a new database in memory, and there too the
+/// shape tables `backup`'s catalog (`ec_shapes`) names, made as a declare
+/// makes them, and the tables of its apps still in tables of their own
+/// ([`tables_of_version_16`]).
 fn shed_made(backup: &Connection, version: u64) -> Result<SchemaObjects, String> {
     let catalog =
         |e: rusqlite::Error| format!("has a catalog of app tables shed cannot read ({e})");
     let made = |e: StoreError| format!("has a catalog of app tables shed did not write ({e})");
     let fresh = migrations::schema_at(usize::try_from(version).unwrap_or(usize::MAX))
         .map_err(|e| e.to_string())?;
-    let apps: Vec<i64> = all(backup, "SELECT id FROM ec_apps ORDER BY id", [], |r| {
-        r.get(0)
-    })
-    .map_err(catalog)?;
+    let sql = "SELECT name FROM sqlite_schema WHERE name = 'ec_shapes'";
+    let shaped = !all(backup, sql, [], |r| r.get::<_, String>(0))
+        .map_err(catalog)?
+        .is_empty();
+    if shaped {
+        let shapes: Vec<String> =
+            all(backup, "SELECT name FROM ec_shapes", [], |r| r.get(0)).map_err(catalog)?;
+        for name in shapes {
+            let shape = Shape::parse(&name).map_err(made)?;
+            at_once(schema::ensure_shape(&Txn(&fresh), shape)).map_err(made)?;
+        }
+    }
+    tables_of_version_16(backup, &fresh)?;
+    schema_objects(&fresh).map_err(|e| e.to_string())
+}
+
+/// Makes in `fresh` the tables of each app `backup` holds in tables of its
+/// own and has not placed in the shared layout — a store made before
+/// migration 17, or one whose conversion had not finished
+/// (`migrations/convert.rs`) — as the shed of schema version 16
+/// made them on SQLite, from `backup`'s catalog (`ec_components`,
+/// `ec_columns`): `ec_<app id>_<component>` made with its key and then
+/// each column added (in the order its table holds them: a column re-typed
+/// moves to the end) and, but for `doc`'s, indexed; the app's FTS5 table
+/// over `doc`. Written here as that shed wrote it, since what a version made
+/// never changes (the layout after it makes none of these).
+fn tables_of_version_16(backup: &Connection, fresh: &Connection) -> Result<(), String> {
+    let catalog =
+        |e: rusqlite::Error| format!("has a catalog of app tables shed cannot read ({e})");
+    let made = |e: rusqlite::Error| format!("has a catalog of app tables shed did not write ({e})");
+    let sql = "SELECT name FROM sqlite_schema WHERE type = 'table'";
+    let tables: Vec<String> = all(backup, sql, [], |r| r.get(0)).map_err(catalog)?;
+    let mut apps: Vec<i64> = tables.iter().filter_map(|t| per_app_table(t)).collect();
+    apps.sort_unstable();
+    apps.dedup();
+    // An app placed in the shared layout has no table of its own.
+    if tables.iter().any(|t| t == "ec_groups") {
+        let placed: Vec<i64> = all(backup, "SELECT DISTINCT app FROM ec_groups", [], |r| {
+            r.get(0)
+        })
+        .map_err(catalog)?;
+        apps.retain(|id| !placed.contains(id));
+    }
     for id in apps {
         fresh
-            .execute_batch(&Txn::full_text(id))
-            .map_err(|e| made(e.into()))?;
-    }
-    let sql = "SELECT app, name FROM ec_components ORDER BY app, position";
-    let components: Vec<(i64, String)> =
-        all(backup, sql, [], |r| Ok((r.get(0)?, r.get(1)?))).map_err(catalog)?;
-    for (id, component) in components {
-        let not_a_word = |what: &str, name: &str| {
-            format!(
-                "has a catalog of app tables shed did not write (the {what} {} of app {id})",
-                shown(name)
-            )
-        };
-        if !is_word(&component) {
-            return Err(not_a_word("component", &component));
-        }
-        at_once(schema::create_table(&Txn(&fresh), id, &component)).map_err(made)?;
-        let table = format!("ec_{id}_{component}");
-        let sql = "SELECT name FROM pragma_table_info(?1)";
-        let held: Vec<String> = all(backup, sql, [&table], |r| r.get(0)).map_err(catalog)?;
-        let sql = "SELECT name, type FROM ec_columns WHERE app = ?1 AND component = ?2";
-        let mut columns: Vec<(String, String)> =
-            all(backup, sql, rusqlite::params![id, component], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
-            .map_err(catalog)?;
-        columns.sort_by_key(|(name, _)| held.iter().position(|h| h == name));
-        for (column, ty) in columns {
-            let ty = ColumnType::from_word(&ty).filter(|_| is_word(&column));
-            let Some(ty) = ty else {
-                return Err(not_a_word("column", &format!("{component}.{column}")));
-            };
-            at_once(schema::create_column(
-                &Txn(&fresh),
-                id,
-                &component,
-                &column,
-                ty,
+            .execute_batch(&format!(
+                "CREATE VIRTUAL TABLE \"ec_{id}__fts\" USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 2')"
             ))
             .map_err(made)?;
+        let sql = "SELECT name FROM ec_components WHERE app = ?1 ORDER BY position";
+        let components: Vec<String> = all(backup, sql, [id], |r| r.get(0)).map_err(catalog)?;
+        for component in components {
+            let not_a_word = |what: &str, name: &str| {
+                format!(
+                    "has a catalog of app tables shed did not write (the {what} {} of app {id})",
+                    shown(name)
+                )
+            };
+            if !is_word(&component) {
+                return Err(not_a_word("component", &component));
+            }
+            let table = format!("ec_{id}_{component}");
+            fresh
+                .execute_batch(&format!(
+                    "CREATE TABLE \"{table}\"(id INTEGER PRIMARY KEY REFERENCES ec_entities(id))"
+                ))
+                .map_err(made)?;
+            let sql = "SELECT name FROM pragma_table_info(?1)";
+            let held: Vec<String> = all(backup, sql, [&table], |r| r.get(0)).map_err(catalog)?;
+            let sql = "SELECT name, type FROM ec_columns WHERE app = ?1 AND component = ?2";
+            let mut columns: Vec<(String, String)> =
+                all(backup, sql, rusqlite::params![id, component], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })
+                .map_err(catalog)?;
+            columns.sort_by_key(|(name, _)| held.iter().position(|h| h == name));
+            for (column, ty) in columns {
+                let ty = ColumnType::from_word(&ty).filter(|_| is_word(&column));
+                let Some(ty) = ty else {
+                    return Err(not_a_word("column", &format!("{component}.{column}")));
+                };
+                let sql_type = match ty {
+                    ColumnType::Text | ColumnType::Url | ColumnType::Ref => "TEXT",
+                    ColumnType::Number => "REAL",
+                    ColumnType::Bool | ColumnType::Time => "INTEGER",
+                };
+                let mut ddl =
+                    format!("ALTER TABLE \"{table}\" ADD COLUMN \"{column}\" {sql_type};");
+                if component != "doc" {
+                    ddl.push_str(&format!(
+                        "CREATE INDEX \"{table}.{column}\" ON \"{table}\"(\"{column}\");"
+                    ));
+                }
+                fresh.execute_batch(&ddl).map_err(made)?;
+            }
         }
     }
-    schema_objects(&fresh).map_err(|e| e.to_string())
+    Ok(())
 }
 
 /// `a` or `an` before a kind of object (`an index`).

@@ -4,8 +4,10 @@
 
 use rusqlite::{Connection, Transaction};
 
+use super::txn::Txn;
 pub(crate) use crate::migrations::MIGRATIONS;
-use crate::migrations::{Part, RECORD_TABLE, on_sqlite, pending};
+use crate::migrations::{Part, RECORD_TABLE, convert_some, on_sqlite, pending};
+use crate::query::at_once;
 use crate::{NotReady, StoreError};
 
 /// Whether every migration this program knows is applied to the database
@@ -26,14 +28,39 @@ fn version(conn: &Connection) -> rusqlite::Result<i64> {
 /// overwrites (a job's secret, say) is zeroed rather than left in free
 /// space; once it has applied any, the WAL is checkpointed into the
 /// database and emptied, so the old pages are gone from both files.
+///
+/// Then the apps a store made before migration 17 keeps in tables of their
+/// own are converted, a transaction at a time (`migrations/convert.rs`).
 pub(crate) fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
     conn.execute_batch("PRAGMA secure_delete = ON;")?;
     let applied = apply_pending(conn);
     conn.execute_batch("PRAGMA secure_delete = OFF;")?;
-    if applied? > 0 {
+    let changed = applied? + convert_per_app_tables(conn)?;
+    if changed > 0 {
         conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
     }
     Ok(())
+}
+
+/// Converts every app still in tables of its own, each batch in a
+/// transaction of its own ([`convert_some`]): how many it converted.
+fn convert_per_app_tables(conn: &mut Connection) -> Result<usize, StoreError> {
+    let mut converted = 0;
+    loop {
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let tables: Vec<String> = tx
+            .prepare(
+                "SELECT name FROM sqlite_schema WHERE type = 'table' AND name GLOB 'ec_[0-9]*'",
+            )?
+            .query_map([], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        let done = at_once(convert_some(&Txn(&tx), &tables))?;
+        tx.commit()?;
+        if done == 0 {
+            return Ok(converted);
+        }
+        converted += done;
+    }
 }
 
 /// Runs the migration `parts` in `tx` and records it as schema version
@@ -59,6 +86,20 @@ pub(crate) fn schema_at(version: usize) -> Result<Connection, StoreError> {
     }
     tx.commit()?;
     Ok(conn)
+}
+
+/// Makes a new database file at `path` holding what migrations 1 to
+/// `version` make, each recorded, and nothing else; in WAL mode, as a
+/// store's file is. For the tests of upgrading a store made by an older
+/// shed ([`crate::at_schema_version`]).
+pub fn make_file_at(path: &std::path::Path, version: usize) -> Result<(), StoreError> {
+    schema_at(version)?.backup(
+        rusqlite::MAIN_DB,
+        path,
+        None::<fn(rusqlite::backup::Progress)>,
+    )?;
+    Connection::open(path)?.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()))?;
+    Ok(())
 }
 
 /// Applies every migration not yet applied; answers how many it applied.
@@ -118,16 +159,8 @@ mod tests {
     /// A database as shed left it before jobs had names (schema version 6,
     /// holding [`version_6::rows`]).
     fn a_database_of_version_6(path: &std::path::Path) {
-        schema_at(6)
-            .unwrap()
-            .backup(
-                rusqlite::MAIN_DB,
-                path,
-                None::<fn(rusqlite::backup::Progress)>,
-            )
-            .unwrap();
+        super::make_file_at(path, 6).unwrap();
         let conn = Connection::open(path).unwrap();
-        conn.execute_batch("PRAGMA journal_mode=WAL;").unwrap();
         conn.execute_batch(&version_6::rows()).unwrap();
     }
 

@@ -1,12 +1,12 @@
-//! Each app's catalog on SQLite (`ec_components`, `ec_columns`): the
-//! per-app tables it describes in SQLite's words (`ec_<app id>_<component>`
-//! with one indexed column per declared column, and `ec_<app id>__fts`
-//! over `doc`), the writer's cache of catalogs, and the app's row made.
+//! Each app's catalog on SQLite (`ec_components`, `ec_groups`,
+//! `ec_columns`): the shape tables in SQLite's words (`WITHOUT ROWID`
+//! tables keyed by `(grp, id)`, each slot with a B-tree index led by the
+//! group), the writer's cache of catalogs, and the app's row made.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use rusqlite::{Connection, Transaction};
+use rusqlite::{Connection, OptionalExtension, Transaction};
 
 use super::txn::Txn;
 use crate::query::at_once;
@@ -16,6 +16,7 @@ use crate::{ColumnType, StoreError, Vocabulary};
 
 impl Tables for Txn<'_> {
     const KEY: &'static str = "INTEGER";
+    const SHAPE_TABLE: &'static str = " WITHOUT ROWID";
 
     fn column_type(ty: ColumnType) -> &'static str {
         match ty {
@@ -25,76 +26,112 @@ impl Tables for Txn<'_> {
         }
     }
 
-    fn index_on(column: &str, _ty: ColumnType) -> String {
-        format!("(\"{column}\")")
+    /// A B-tree `(grp, slot)`, and the id after it for the slots that sort
+    /// (SQLite keeps the key in every index entry anyway; nulls sort first).
+    fn slot_index(slot: &str, ty: ColumnType) -> String {
+        match ty {
+            ColumnType::Text | ColumnType::Url => format!("(grp, {slot})"),
+            ColumnType::Number | ColumnType::Bool | ColumnType::Time | ColumnType::Ref => {
+                format!("(grp, {slot}, id)")
+            }
+        }
     }
 
-    /// A table of its own (FTS5 makes its own tables beside it).
-    fn full_text(id: i64) -> String {
-        let fts = AppSchema::fts(id);
-        format!(
-            "CREATE VIRTUAL TABLE {fts} USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 2')"
-        )
+    /// `sqlite_stat1` rows saying what holds in every shape table however
+    /// full: a group holds many rows ([`HINTED_GROUP_ROWS`]) and a slot's
+    /// value few of them ([`HINTED_VALUE_ROWS`]). Without them SQLite's
+    /// planner guesses a group as narrow as a value, and walks a whole
+    /// app's rows by their key for `.jog.who=Ada` rather than the slot's
+    /// index. (Read when a connection loads the schema, which the table
+    /// just made changes.)
+    fn planner_hints(table: &str, indexes: &[String]) -> String {
+        let (rows, group, value) = (HINTED_ROWS, HINTED_GROUP_ROWS, HINTED_VALUE_ROWS);
+        let mut sql = format!(
+            "INSERT INTO sqlite_stat1(tbl, idx, stat) VALUES('{table}', 'sqlite_autoindex_{table}_1', '{rows} {group} 1');\n"
+        );
+        for index in indexes {
+            sql.push_str(&format!(
+                "INSERT INTO sqlite_stat1(tbl, idx, stat) VALUES('{table}', '{index}', '{rows} {group} {value} 1');\n"
+            ));
+        }
+        sql
     }
 }
 
-/// The writer's copy of the catalogs it has read. An entry holds while the
-/// database schema is unchanged — every change to a catalog creates or alters
-/// a table, which moves SQLite's schema version — and no write transaction
-/// has been rolled back since (which could bring back a version number with
-/// another catalog behind it).
+/// The rows a shape table is said to hold, for SQLite's planner
+/// ([`Tables::planner_hints`]): a hint, not a bound.
+pub const HINTED_ROWS: u64 = 1_000_000;
+/// The rows one group (an app's component) is said to hold in it.
+pub const HINTED_GROUP_ROWS: u64 = 10_000;
+/// The rows of one group a slot's value is said to match.
+pub const HINTED_VALUE_ROWS: u64 = 10;
+
+/// The writer's copy of the catalogs it has read. An entry holds while
+/// the app's catalog is unchanged — every change to it moves the app's
+/// `catalog` count (`schema::declare`), and a purged app's name made again
+/// has another id — and no write transaction has been rolled back since
+/// (which could bring back a count with another catalog behind it).
 #[derive(Default)]
 pub(crate) struct WriterSchemas {
     cache: Mutex<HashMap<String, (Stamp, Arc<WriterCatalog>)>>,
 }
 
-/// When a catalog was read: SQLite's schema version, and the writer's
-/// rollbacks so far.
-type Stamp = (i64, u64);
+/// When a catalog was read: the app's id and catalog count, and the
+/// writer's rollbacks so far.
+type Stamp = (i64, i64, u64);
 
 /// An app's catalog as the writer holds it, with the SQL its writes repeat.
 pub(crate) struct WriterCatalog {
     pub schema: AppSchema,
-    /// Per component: `INSERT INTO <table>(id, <every column>) VALUES(…)`.
-    fresh_rows: HashMap<String, String>,
-    /// `INSERT INTO <the app's FTS table>(rowid, title, body) VALUES(…)`.
-    pub fts_insert: String,
+    /// Per component, per group in order: the INSERT of a new row of the
+    /// group (binding its group, the id, then its columns), and the
+    /// positions of its columns among the component's.
+    fresh_rows: HashMap<String, Vec<FreshRow>>,
+}
+
+/// The INSERT of a new row of one group, and which columns it binds.
+pub(crate) struct FreshRow {
+    pub sql: String,
+    pub group: i64,
+    pub columns: Vec<usize>,
 }
 
 impl WriterCatalog {
     fn new(schema: AppSchema) -> WriterCatalog {
-        let id = schema.id.unwrap_or(-1);
         let fresh_rows = schema
             .components
             .iter()
             .map(|c| {
-                let mut columns = String::from("id");
-                let mut marks = String::from("?1");
-                for (i, (column, _)) in c.columns.iter().enumerate() {
-                    columns.push_str(&format!(", \"{column}\""));
-                    marks.push_str(&format!(", ?{}", i + 2));
-                }
-                let table = AppSchema::table(id, &c.name);
-                (
-                    c.name.clone(),
-                    format!("INSERT INTO {table}({columns}) VALUES({marks})"),
-                )
+                let rows = c
+                    .groups
+                    .iter()
+                    .enumerate()
+                    .map(|(g, group)| {
+                        let columns: Vec<usize> = (0..c.places.len())
+                            .filter(|i| c.places[*i].group == g)
+                            .collect();
+                        let mut slots = String::from("grp, id");
+                        let mut marks = String::from("?1, ?2");
+                        for (n, i) in columns.iter().enumerate() {
+                            slots.push_str(&format!(", {}", c.places[*i].slot));
+                            marks.push_str(&format!(", ?{}", n + 3));
+                        }
+                        FreshRow {
+                            sql: format!("INSERT INTO {}({slots}) VALUES({marks})", group.table()),
+                            group: group.id,
+                            columns,
+                        }
+                    })
+                    .collect();
+                (c.name.clone(), rows)
             })
             .collect();
-        WriterCatalog {
-            fts_insert: format!(
-                "INSERT INTO {}(rowid, title, body) VALUES(?1, ?2, ?3)",
-                AppSchema::fts(id)
-            ),
-            fresh_rows,
-            schema,
-        }
+        WriterCatalog { fresh_rows, schema }
     }
 
-    /// The INSERT of a new row of `component`, binding its id and then every
-    /// column in declared order.
-    pub(crate) fn fresh_row(&self, component: &str) -> Option<&str> {
-        self.fresh_rows.get(component).map(String::as_str)
+    /// The INSERTs of a new row of each of `component`'s groups.
+    pub(crate) fn fresh_rows(&self, component: &str) -> &[FreshRow] {
+        self.fresh_rows.get(component).map_or(&[], Vec::as_slice)
     }
 }
 
@@ -105,10 +142,12 @@ impl WriterSchemas {
         txn: &Transaction<'_>,
         app: &str,
     ) -> Result<Arc<WriterCatalog>, StoreError> {
-        let schema_version: i64 = txn
-            .prepare_cached("PRAGMA schema_version")?
-            .query_row([], |r| r.get(0))?;
-        let stamp = (schema_version, super::engine::rollbacks());
+        let (id, count): (i64, i64) = txn
+            .prepare_cached("SELECT id, catalog FROM ec_apps WHERE name = ?1")?
+            .query_row([app], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?
+            .unwrap_or((-1, 0));
+        let stamp = (id, count, super::engine::rollbacks());
         let mut cache = self
             .cache
             .lock()

@@ -1,7 +1,8 @@
 //! An app's life after its deploys, in the store: versions with who made
 //! them, the trash mark and the generation it moves, a purge that deletes
-//! every row, table and index of the app and frees its name — and nothing
-//! of another app — and the public URL a server records. On SQLite, or on
+//! every row of the app in the shared tables, drops no table, and frees
+//! its name — and nothing of another app — and the public URL a server
+//! records. On SQLite, or on
 //! the PostgreSQL server `SHED_TEST_DATABASE` names.
 
 use std::path::Path;
@@ -49,6 +50,46 @@ async fn relations(dir: &Path) -> Vec<String> {
         .iter()
         .map(|r| r.get(0))
         .collect()
+}
+
+/// The rows of the shared shape tables (`ec_rows_*`) and full text whose
+/// app is `app`'s row id, or (`None`) whose group or entity no app has.
+async fn rows_of(dir: &Path, app: Option<i64>) -> i64 {
+    let tables: Vec<String> = relations(dir)
+        .await
+        .into_iter()
+        .filter(|t| t.starts_with("ec_rows_") && !t.contains('.') && !t.ends_with("_pkey"))
+        .collect();
+    let groups = match app {
+        Some(id) => format!("IN (SELECT id FROM ec_groups WHERE app = {id})"),
+        None => "NOT IN (SELECT id FROM ec_groups)".into(),
+    };
+    let entities = match app {
+        Some(id) => format!("IN (SELECT id FROM ec_entities WHERE app = {id})"),
+        None => "NOT IN (SELECT id FROM ec_entities)".into(),
+    };
+    let postgres = shed_test_database::for_folder(dir);
+    let fts_id = if postgres.is_some() { "id" } else { "rowid" };
+    let mut counts: Vec<String> = tables
+        .iter()
+        .map(|t| format!("(SELECT COUNT(*) FROM {t} WHERE grp {groups})"))
+        .collect();
+    counts.push(format!(
+        "(SELECT COUNT(*) FROM ec_fts WHERE {fts_id} {entities})"
+    ));
+    let sql = format!("SELECT {}", counts.join(" + "));
+    match postgres {
+        None => rusqlite::Connection::open(dir.join("shed.db"))
+            .unwrap()
+            .query_row(&sql, [], |r| r.get(0))
+            .unwrap(),
+        Some(url) => crate::common::server_client(&url)
+            .await
+            .query_one(&sql, &[])
+            .await
+            .unwrap()
+            .get(0),
+    }
 }
 
 #[tokio::test]
@@ -125,15 +166,15 @@ async fn a_trashed_app_is_purged_whole_and_its_name_is_free() {
     assert!(store.trash_app("jeff", "runs", &ada.eid).await.unwrap());
 
     let before_purge = relations(dir.path()).await;
-    let kept: Vec<String> = before_purge
-        .iter()
-        .filter(|t| !t.starts_with("ec_1_"))
-        .cloned()
-        .collect();
     assert!(
-        before_purge.len() > kept.len() + 2,
-        "the app has tables of its own: {before_purge:?}"
+        !before_purge.iter().any(|t| t.starts_with("ec_1_")),
+        "no app has tables of its own: {before_purge:?}"
     );
+    let (runs_rows, keep_rows) = (
+        rows_of(dir.path(), Some(1)).await,
+        rows_of(dir.path(), Some(2)).await,
+    );
+    assert!(runs_rows > 2 && keep_rows > 2, "{runs_rows}, {keep_rows}");
     let purged = store
         .purge_app("jeff", "runs", &ada.eid)
         .await
@@ -142,9 +183,11 @@ async fn a_trashed_app_is_purged_whole_and_its_name_is_free() {
     assert_eq!((purged.versions, purged.entities), (3, 2));
     assert_eq!(
         relations(dir.path()).await,
-        kept,
-        "the purged app's tables and indexes are dropped"
+        before_purge,
+        "a purge drops no table"
     );
+    assert_eq!(rows_of(dir.path(), None).await, 0, "no row of it is left");
+    assert_eq!(rows_of(dir.path(), Some(2)).await, keep_rows);
     let changes = store.changes_since(deployed).await.unwrap();
     assert_eq!(changes.apps, ["jeff/runs"; 4]);
     assert_eq!(changes.now.change, 4);
@@ -258,4 +301,89 @@ async fn a_person_s_memberships_and_the_generation_are_read_together() {
         (vec![], generation),
         "a person in no space still reads the generation"
     );
+}
+
+/// Runs one statement on the store of the data folder `dir`, beside it.
+async fn execute(dir: &Path, sql: &str) {
+    match shed_test_database::for_folder(dir) {
+        None => {
+            rusqlite::Connection::open(dir.join("shed.db"))
+                .unwrap()
+                .execute_batch(sql)
+                .unwrap();
+        }
+        Some(url) => {
+            crate::common::server_client(&url)
+                .await
+                .batch_execute(sql)
+                .await
+                .unwrap();
+        }
+    }
+}
+
+// An app holding more rows than a purge deletes in one transaction is
+// purged whole, batch after batch; a purge the process stopped in after
+// its first transaction (the app's data renamed `purging <id>`, its rows
+// left) is finished by the next purge.
+#[tokio::test]
+async fn a_large_purge_goes_in_batches_and_one_interrupted_is_finished() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open_store(dir.path()).await;
+    let ada = store.add_person("ada", "Ada").await.unwrap();
+    store.add_space("jeff", &ada.eid).await.unwrap();
+    let vocab = Vocabulary {
+        components: vec![("jog".into(), vec![("miles".into(), ColumnType::Number)])],
+    };
+    let actor = Actor {
+        person: ada.eid.clone(),
+        via: None,
+        through: None,
+    };
+    let many = shed_store::lifecycle::PURGE_BATCH_ROWS as usize + 150;
+    for (slug, count) in [("big", many), ("stopped", 20), ("keep", 5)] {
+        store
+            .record_deploy(deploy(&ada.eid, slug, "page", None))
+            .await
+            .unwrap();
+        let app = format!("jeff/{slug}");
+        store.declare(&app, &vocab).await.unwrap();
+        for start in (0..count).step_by(200) {
+            let bundles: Vec<_> = (start..count.min(start + 200))
+                .map(|i| json!({ "entity": { "eid": "$r" }, "jog": { "miles": i }, "doc": { "title": "run" } }))
+                .map(|b| json!([b]))
+                .collect();
+            for b in bundles {
+                store.apply(&app, &actor, b, None).await.unwrap();
+            }
+        }
+    }
+    let keep_rows = rows_of(dir.path(), Some(3)).await;
+    // The process stopped after the purge's first transaction.
+    execute(
+        dir.path(),
+        "UPDATE ec_apps SET name = 'purging 2' WHERE id = 2",
+    )
+    .await;
+
+    assert!(store.trash_app("jeff", "big", &ada.eid).await.unwrap());
+    let purged = store
+        .purge_app("jeff", "big", &ada.eid)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(purged.entities, many as i64);
+    assert_eq!(
+        rows_of(dir.path(), None).await,
+        0,
+        "no row of either is left"
+    );
+    assert_eq!(rows_of(dir.path(), Some(3)).await, keep_rows);
+    assert_eq!(
+        store.query("jeff/keep", ".jog!").await.unwrap().rows.len(),
+        5
+    );
+    for app in ["jeff/big", "jeff/stopped"] {
+        assert_eq!(store.data_version(app).await.unwrap(), 0, "{app}");
+    }
 }

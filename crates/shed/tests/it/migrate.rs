@@ -50,8 +50,9 @@ async fn connect(url: &str) -> tokio_postgres::Client {
     client
 }
 
-/// Every table of the PostgreSQL database but the migration record, with
-/// its columns (generated ones left out) and their types.
+/// Every table of the PostgreSQL database but the migration record and its
+/// own full text `ec_fts`, with its columns (generated ones left out) and
+/// their types.
 async fn target_tables(db: &tokio_postgres::Client) -> BTreeMap<String, Vec<(String, Type)>> {
     let mut tables: BTreeMap<String, Vec<(String, Type)>> = BTreeMap::new();
     for r in db
@@ -60,7 +61,7 @@ async fn target_tables(db: &tokio_postgres::Client) -> BTreeMap<String, Vec<(Str
              FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
              JOIN pg_attribute a ON a.attrelid = c.oid
              WHERE n.nspname = current_schema() AND c.relkind = 'r'
-               AND c.relname <> 'schema_migrations'
+               AND c.relname NOT IN ('schema_migrations', 'ec_fts')
                AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
              ORDER BY c.relname, a.attnum",
             &[],
@@ -75,11 +76,12 @@ async fn target_tables(db: &tokio_postgres::Client) -> BTreeMap<String, Vec<(Str
 }
 
 /// Every table of the SQLite file but the migration record and the FTS5
-/// index (PostgreSQL computes its own).
+/// index `ec_fts` (PostgreSQL keeps its own, computed by the copy; a
+/// search on the copy reads it: [`answers`]).
 fn source_tables(db: &rusqlite::Connection) -> Vec<String> {
     db.prepare(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
-         AND name <> 'schema_migrations' AND name NOT LIKE 'ec_%__fts%' ORDER BY name",
+         AND name <> 'schema_migrations' AND name NOT LIKE 'ec!_fts%' ESCAPE '!' ORDER BY name",
     )
     .unwrap()
     .query_map([], |r| r.get(0))

@@ -13,7 +13,6 @@ use serde_json::{Map, Value, json};
 use crate::query::cursor;
 use crate::query::plan::Plan;
 use crate::query::sql::{ALIAS, AUTHORS, EID, ID, NUM, ORDER_VALUE, Statement, VERSION};
-use crate::schema::AppSchema;
 use crate::values::{render_time, to_json};
 use crate::{Actor, Authorship, ColumnType, Listing, StoreError};
 
@@ -24,7 +23,7 @@ pub(super) fn read(
     plan: &Plan<'_>,
     statement: &Statement,
 ) -> Result<Listing, StoreError> {
-    let mut names = Names::new(conn, plan.app_id);
+    let mut names = Names::new(conn, plan);
     let mut rows: Vec<Value> = Vec::with_capacity(plan.limit.min(64) as usize);
     let mut authors: Vec<Authorship> = Vec::with_capacity(rows.capacity());
     let mut last: Option<(Sql, i64)> = None;
@@ -139,14 +138,29 @@ fn shape(
 struct Names<'c> {
     conn: &'c Connection,
     app_id: i64,
+    /// The statement reading an entity's title or alias (binding the app,
+    /// the eid, then the doc's home group), when the app has a `doc`.
+    titled: Option<(String, i64)>,
     known: HashMap<String, Option<String>>,
 }
 
 impl<'c> Names<'c> {
-    fn new(conn: &'c Connection, app_id: i64) -> Names<'c> {
+    fn new(conn: &'c Connection, plan: &Plan<'_>) -> Names<'c> {
+        let titled = plan.doc.and_then(|doc| {
+            let (title, _) = crate::schema::doc_slots(doc).ok()?;
+            let home = doc.groups.first()?;
+            Some((
+                format!(
+                    "SELECT COALESCE(d.{title}, e.alias) FROM ec_entities e LEFT JOIN {} d ON d.grp = ?3 AND d.id = e.id WHERE e.app = ?1 AND e.eid = ?2",
+                    home.table()
+                ),
+                home.id,
+            ))
+        });
         Names {
             conn,
-            app_id,
+            app_id: plan.app_id,
+            titled,
             known: HashMap::new(),
         }
     }
@@ -166,14 +180,14 @@ impl<'c> Names<'c> {
     fn named(&mut self, eid: &str, entity: bool) -> Result<Value, StoreError> {
         if !self.known.contains_key(eid) {
             let mut name = crate::sqlite::people::by_eid(self.conn, eid)?.map(|p| p.name);
-            if name.is_none() && entity {
+            if name.is_none()
+                && entity
+                && let Some((sql, group)) = &self.titled
+            {
                 name = self
                     .conn
-                    .prepare_cached(&format!(
-                        "SELECT COALESCE(d.title, e.alias) FROM ec_entities e LEFT JOIN {} d ON d.id = e.id WHERE e.app = ?1 AND e.eid = ?2",
-                        AppSchema::table(self.app_id, "doc")
-                    ))?
-                    .query_row(rusqlite::params![self.app_id, eid], |r| r.get(0))
+                    .prepare_cached(sql)?
+                    .query_row(rusqlite::params![self.app_id, eid, group], |r| r.get(0))
                     .optional()?
                     .flatten();
             }

@@ -1,0 +1,220 @@
+//! The shared layout (`docs/decisions/hosted-store-layout.md`): a column
+//! declared after the component's rows were written goes to a free slot
+//! of its group or to a new group, no row moving, and the component reads
+//! and writes as one; a declare of a new app of shapes in use makes no
+//! table. On SQLite, or on the PostgreSQL server `SHED_TEST_DATABASE` names.
+
+use serde_json::json;
+use shed_store::{Actor, ColumnType, Vocabulary};
+
+use crate::common::{eids, open_store};
+
+fn jog(columns: &[(&str, ColumnType)]) -> Vocabulary {
+    Vocabulary {
+        components: vec![(
+            "jog".into(),
+            columns.iter().map(|(c, t)| (c.to_string(), *t)).collect(),
+        )],
+    }
+}
+
+/// How many tables and indexes the store of `dir` has.
+async fn relations(dir: &std::path::Path) -> i64 {
+    let Some(url) = shed_test_database::for_folder(dir) else {
+        let conn = rusqlite::Connection::open(dir.join("shed.db")).unwrap();
+        return conn
+            .query_row(
+                "SELECT COUNT(*) FROM sqlite_schema WHERE type IN ('table', 'index')",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+    };
+    crate::common::server_client(&url)
+        .await
+        .query_one(
+            "SELECT COUNT(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+             WHERE n.nspname = current_schema()",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0)
+}
+
+#[tokio::test]
+async fn columns_declared_later_take_new_groups_and_read_as_one_component() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open_store(dir.path()).await;
+    let actor = Actor {
+        person: "p-ada".into(),
+        via: None,
+        through: None,
+    };
+    let app = "jeff/runs";
+    let apply = |body: serde_json::Value| {
+        let (store, actor) = (&store, &actor);
+        async move { store.apply(app, actor, body, None).await.unwrap().entities[0].clone() }
+    };
+    let rows = |line: &'static str| {
+        let store = &store;
+        async move { store.query(app, line).await.unwrap().rows }
+    };
+    store
+        .declare(app, &jog(&[("miles", ColumnType::Number)]))
+        .await
+        .unwrap();
+    let a = apply(json!({ "entity": { "eid": "$a" }, "jog": { "miles": 5 } })).await;
+    // `miles` fills its group's one number slot: the two new columns go to
+    // a group of their own.
+    let more = jog(&[
+        ("miles", ColumnType::Number),
+        ("pace", ColumnType::Number),
+        ("who", ColumnType::Text),
+    ]);
+    store.declare(app, &more).await.unwrap();
+    apply(json!({ "entity": { "eid": a }, "jog": { "pace": 7 } })).await;
+    let b =
+        apply(json!({ "entity": { "eid": "$b" }, "jog": { "miles": 3, "pace": 9, "who": "bo" } }))
+            .await;
+    // Worn through its home group even when only a later group is written.
+    let c = apply(json!({ "entity": { "eid": "$c" }, "jog": { "pace": 1 } })).await;
+    let all = rows(".jog!").await;
+    assert_eq!(eids(&all), [c.clone(), b.clone(), a.clone()]);
+    assert_eq!(all[1]["jog"], json!({ "miles": 3, "pace": 9, "who": "bo" }));
+    assert_eq!(all[2]["jog"], json!({ "miles": 5, "pace": 7 }));
+    assert_eq!(all[0]["jog"], json!({ "pace": 1 }));
+    assert_eq!(eids(&rows(".jog!&.jog.pace>8").await), [b.as_str()]);
+    assert_eq!(eids(&rows(".jog!&.jog.who=bo").await), [b.as_str()]);
+    assert_eq!(
+        eids(&rows(".jog!&order=.jog.pace").await),
+        [c.clone(), a.clone(), b.clone()]
+    );
+    assert_eq!(
+        eids(&rows(".jog&.jog.miles<5&order=-.jog.pace").await),
+        [b.as_str()]
+    );
+    // A line whose first component is optional still drives from the
+    // required one's rows, every join kept.
+    apply(json!({ "entity": { "eid": a }, "doc": { "title": "first" } })).await;
+    let both = rows(".doc?&.jog!&order=.jog.pace").await;
+    assert_eq!(eids(&both), [c.clone(), a.clone(), b.clone()]);
+    assert_eq!(both[1]["doc"], json!({ "title": "first" }));
+    assert_eq!(both[1]["jog"], json!({ "miles": 5, "pace": 7 }));
+    assert!(both[0].get("doc").is_none());
+    // Removing the component removes its rows in every group.
+    apply(json!({ "entity": { "eid": b }, "jog": null })).await;
+    assert_eq!(eids(&rows(".jog!").await), [c.clone(), a.clone()]);
+    assert!(rows(".jog.pace>8").await.is_empty());
+    let worn = apply(json!({ "entity": { "eid": b }, "jog": { "miles": 1 } })).await;
+    assert_eq!(worn, b);
+    let again = rows(".jog!&.jog.miles=1").await;
+    assert_eq!(again[0]["jog"], json!({ "miles": 1 }), "nothing of before");
+
+    // A column retyped while it holds nothing takes a new slot.
+    let retyped = jog(&[
+        ("miles", ColumnType::Number),
+        ("pace", ColumnType::Number),
+        ("who", ColumnType::Text),
+        ("note", ColumnType::Text),
+    ]);
+    store.declare(app, &retyped).await.unwrap();
+    let note = jog(&[("note", ColumnType::Bool)]);
+    store.declare(app, &note).await.unwrap();
+    apply(json!({ "entity": { "eid": a }, "jog": { "note": true } })).await;
+    assert_eq!(eids(&rows(".jog!&.jog.note=true").await), [a.as_str()]);
+    let refused = store
+        .declare(app, &jog(&[("note", ColumnType::Text)]))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "jog.note holds true/false values — add a new column rather than change its type"
+    );
+}
+
+#[tokio::test]
+async fn a_declare_of_a_new_app_of_shapes_in_use_makes_no_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open_store(dir.path()).await;
+    let vocab = jog(&[("miles", ColumnType::Number), ("who", ColumnType::Text)]);
+    store.declare("jeff/first", &vocab).await.unwrap();
+    let made = relations(dir.path()).await;
+    for i in 0..5 {
+        store
+            .declare(&format!("jeff/app{i}"), &vocab)
+            .await
+            .unwrap();
+    }
+    assert_eq!(relations(dir.path()).await, made);
+}
+
+// Two servers deploying apps of a shape no app has used yet, at once: one
+// makes its table, the other waits on the shape's catalog row and finds it
+// made — no deploy fails. (On SQLite the one writer takes them in turn.)
+#[tokio::test]
+async fn servers_making_the_same_new_shape_at_once_both_deploy() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = open_store(dir.path()).await;
+    let second = open_store(dir.path()).await;
+    let vocab = jog(&[
+        ("a", ColumnType::Number),
+        ("b", ColumnType::Number),
+        ("c", ColumnType::Number),
+        ("d", ColumnType::Bool),
+        ("e", ColumnType::Time),
+    ]);
+    for round in 0..4 {
+        let mut wide = vocab.clone();
+        // A shape of its own each round: `round + 5` numbers.
+        for i in 0..=round {
+            wide.components[0]
+                .1
+                .push((format!("x{i}"), ColumnType::Number));
+        }
+        let (a, b) = (format!("jeff/one{round}"), format!("jeff/two{round}"));
+        let (one, two) = tokio::join!(first.declare(&a, &wide), second.declare(&b, &wide));
+        one.unwrap();
+        two.unwrap();
+    }
+}
+
+// The full text is one table for every app, and a search reads only its
+// app's words: a word another app holds is not found. On SQLite, whose
+// words carry their app's id, they are still read as FTS5 reads words: a
+// decomposed accent folds away, a Devanagari word is found whole.
+#[tokio::test]
+async fn words_are_searched_within_their_app() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open_store(dir.path()).await;
+    let actor = Actor {
+        person: "p-ada".into(),
+        via: None,
+        through: None,
+    };
+    for (app, title) in [
+        ("jeff/a", "hello river e\u{301}cole हिन्दी"),
+        ("jeff/b", "hello lake"),
+    ] {
+        let doc = json!({ "entity": { "eid": "$d" }, "doc": { "title": title } });
+        store.apply(app, &actor, doc, None).await.unwrap();
+    }
+    let found = |app: &'static str, words: &'static str| {
+        let store = &store;
+        async move {
+            let line = format!(".doc!&q={words}");
+            store.query(app, &line).await.unwrap().rows.len()
+        }
+    };
+    assert_eq!(found("jeff/a", "hello").await, 1);
+    assert_eq!(found("jeff/b", "hello").await, 1);
+    assert_eq!(found("jeff/b", "river").await, 0);
+    assert_eq!(found("jeff/a", "lake").await, 0);
+    assert_eq!(found("jeff/a", "riv").await, 1);
+    // (PostgreSQL's `words` keep their own semantics, which differ here.)
+    if shed_test_database::for_folder(dir.path()).is_none() {
+        assert_eq!(found("jeff/a", "हिन्दी").await, 1);
+        assert_eq!(found("jeff/a", "ecole").await, 1);
+        assert_eq!(found("jeff/a", "école").await, 1);
+    }
+}
