@@ -609,7 +609,8 @@ fn fresh_slots(shape: Shape, types: &[ColumnType]) -> Vec<String> {
 
 /// The groups holding columns of these types when the store may not make
 /// their shape: shapes of `made` (or [`Shape::kept`]) taken greedily, each
-/// the one holding most of the columns left, the narrowest of those — so
+/// the one holding most of the columns left, the narrowest of those (the
+/// first of equals) — so
 /// the narrowest shape holding them all when one does. Each group's shape
 /// and the columns (indexes in `types`) it holds, in order.
 fn fit(made: &[Shape], types: &[ColumnType]) -> Vec<(Shape, Vec<usize>)> {
@@ -633,7 +634,7 @@ fn fit(made: &[Shape], types: &[ColumnType]) -> Vec<(Shape, Vec<usize>)> {
         let best = candidates
             .iter()
             .map(|shape| (held(shape), *shape))
-            .max_by(|(a, x), (b, y)| a.len().cmp(&b.len()).then(y.width().cmp(&x.width())));
+            .min_by(|(a, x), (b, y)| b.len().cmp(&a.len()).then(x.width().cmp(&y.width())));
         let Some((taken, shape)) = best else { break };
         left.retain(|i| !taken.contains(i));
         groups.push((shape, taken));
@@ -930,4 +931,37 @@ pub(crate) fn check_vocabulary(app: &str, vocab: &Vocabulary) -> Result<(), Stor
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Shape, fit};
+    use crate::ColumnType::{Bool, Number, Text, Time};
+
+    fn shapes(names: &[&str]) -> Vec<Shape> {
+        names.iter().map(|n| Shape::parse(n).unwrap()).collect()
+    }
+
+    #[test]
+    fn columns_fit_the_narrowest_shape_made_holding_them_all() {
+        let made = shapes(&["t4r0n4b0d0", "t2r0n2b0d0", "t2r0n2b1d0", "t8r0n8b8d8"]);
+        let groups = fit(&made, &[Text, Number, Number]);
+        assert_eq!(groups, vec![(made[1], vec![0, 1, 2])]);
+    }
+
+    #[test]
+    fn columns_no_shape_made_holds_are_split_greedily() {
+        let made = shapes(&["t2r0n2b0d0", "t0r0n0b0d4"]);
+        let types = [Text, Number, Text, Text, Time, Bool];
+        let groups = fit(&made, &types);
+        assert_eq!(
+            groups,
+            vec![
+                (made[0], vec![0, 1, 2]),
+                (Shape::parse("t1r0n0b0d0").unwrap(), vec![3]),
+                (Shape::parse("t0r0n0b1d0").unwrap(), vec![5]),
+                (Shape::parse("t0r0n0b0d1").unwrap(), vec![4]),
+            ]
+        );
+    }
 }

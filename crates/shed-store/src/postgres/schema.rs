@@ -12,7 +12,8 @@ use crate::{ColumnType, StoreError, Vocabulary};
 
 impl Tables for Txn<'_> {
     const KEY: &'static str = "BIGINT";
-    const LOCK_SHAPES: Option<&'static str> = Some("LOCK TABLE ec_shapes IN SHARE ROW EXCLUSIVE MODE");
+    const LOCK_SHAPES: Option<&'static str> =
+        Some("LOCK TABLE ec_shapes IN SHARE ROW EXCLUSIVE MODE");
     const SHAPE_TABLE: &'static str = "";
 
     fn column_type(ty: ColumnType) -> &'static str {

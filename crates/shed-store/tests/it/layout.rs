@@ -260,6 +260,69 @@ async fn shape_tables(dir: &std::path::Path) -> i64 {
         .get(0)
 }
 
+/// Every combination of classes 0, 1, 2, 4 of the five kinds (text, ref,
+/// number, bool, time), smallest first: more than MAX_SHAPES of them.
+fn shapes_by_size() -> Vec<[usize; 5]> {
+    let class = [0, 1, 2, 4];
+    let mut shapes: Vec<[usize; 5]> = (1..1024usize)
+        .map(|i| [0, 1, 2, 3, 4].map(|k| class[(i >> (2 * k)) & 3]))
+        .collect();
+    shapes.sort_by_key(|c| c.iter().sum::<usize>());
+    shapes
+}
+
+// Two servers each deploying a new shape into a store one shape short of
+// MAX_SHAPES, at once: they count the shapes made in turn, so one makes
+// its table and the other's goes to shapes made — both deploy, and the
+// store holds MAX_SHAPES tables. (On SQLite the one writer takes them in
+// turn.)
+#[tokio::test]
+async fn servers_making_new_shapes_at_the_bound_at_once_make_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = open_store(dir.path()).await;
+    let second = open_store(dir.path()).await;
+    let mut shapes = shapes_by_size().into_iter();
+    let mut n = 0;
+    loop {
+        let short = shed_store::MAX_SHAPES as i64 - 1 - shape_tables(dir.path()).await;
+        if short <= 0 {
+            break;
+        }
+        let components = shapes
+            .by_ref()
+            .take(short.min(40) as usize)
+            .enumerate()
+            .map(|(i, counts)| of_counts(&format!("c{i}"), counts))
+            .collect();
+        let vocab = Vocabulary { components };
+        first
+            .declare(&format!("jeff/fill{n}"), &vocab)
+            .await
+            .unwrap();
+        n += 1;
+    }
+    assert_eq!(
+        shape_tables(dir.path()).await,
+        shed_store::MAX_SHAPES as i64 - 1
+    );
+    let one = Vocabulary {
+        components: vec![of_counts("jog", [8, 0, 8, 0, 0])],
+    };
+    let two = Vocabulary {
+        components: vec![of_counts("jog", [8, 0, 0, 0, 8])],
+    };
+    let (a, b) = tokio::join!(
+        first.declare("jeff/one", &one),
+        second.declare("jeff/two", &two)
+    );
+    a.unwrap();
+    b.unwrap();
+    assert_eq!(
+        shape_tables(dir.path()).await,
+        shed_store::MAX_SHAPES as i64
+    );
+}
+
 // A store holding MAX_SHAPES shape tables makes no more: apps declaring
 // ever other shapes (each component a shape of its own) fill it, then a
 // component of a shape never made goes to groups of shapes made — and
@@ -268,13 +331,7 @@ async fn shape_tables(dir: &std::path::Path) -> i64 {
 async fn a_store_at_its_shapes_bound_places_a_new_shape_in_shapes_made() {
     let dir = tempfile::tempdir().unwrap();
     let store = open_store(dir.path()).await;
-    // Every combination of classes 0, 1, 2, 4 of the five kinds, smallest
-    // first: more than MAX_SHAPES of them.
-    let class = [0, 1, 2, 4];
-    let mut shapes: Vec<[usize; 5]> = (1..1024usize)
-        .map(|i| [0, 1, 2, 3, 4].map(|k| class[(i >> (2 * k)) & 3]))
-        .collect();
-    shapes.sort_by_key(|c| c.iter().sum::<usize>());
+    let shapes = shapes_by_size();
     let over = shed_store::MAX_SHAPES + 20;
     assert!(shapes.len() > over);
     for (n, chunk) in shapes[..over].chunks(40).enumerate() {
@@ -285,9 +342,15 @@ async fn a_store_at_its_shapes_bound_places_a_new_shape_in_shapes_made() {
                 .map(|(i, counts)| of_counts(&format!("c{i}"), *counts))
                 .collect(),
         };
-        store.declare(&format!("jeff/fill{n}"), &vocab).await.unwrap();
+        store
+            .declare(&format!("jeff/fill{n}"), &vocab)
+            .await
+            .unwrap();
     }
-    assert_eq!(shape_tables(dir.path()).await, shed_store::MAX_SHAPES as i64);
+    assert_eq!(
+        shape_tables(dir.path()).await,
+        shed_store::MAX_SHAPES as i64
+    );
     let made = relations(dir.path()).await;
 
     // Eight texts and eight numbers: no shape made holds them all (the
@@ -356,7 +419,8 @@ async fn a_store_at_its_shapes_bound_places_a_new_shape_in_shapes_made() {
         .extend((0..8).map(|i| (format!("d{i}"), ColumnType::Time)));
     store.declare(app, &more).await.unwrap();
     assert_eq!(relations(dir.path()).await, made, "no table made");
-    let at = json!({ "entity": { "eid": eids_written[1] }, "jog": { "d7": "2026-01-02T03:04:05Z" } });
+    let at =
+        json!({ "entity": { "eid": eids_written[1] }, "jog": { "d7": "2026-01-02T03:04:05Z" } });
     store.apply(app, &actor, at, None).await.unwrap();
     assert_eq!(
         eids(&rows(".jog.d7>2026-01-01T00:00:00Z").await),
@@ -399,5 +463,8 @@ async fn a_declare_past_the_columns_or_components_bound_is_refused() {
         store.query("jeff/runs", ".jog").await.is_err(),
         "no component jog"
     );
-    assert!(store.query("jeff/runs", ".c0").await.is_err(), "no component c0");
+    assert!(
+        store.query("jeff/runs", ".c0").await.is_err(),
+        "no component c0"
+    );
 }
