@@ -20,8 +20,10 @@ use crate::{ColumnType, StoreError, Vocabulary};
 use shed_words::STORE_COLUMNS;
 
 /// The most columns a component may have: a declare naming more is
-/// refused. A shape's slots of a kind are a class (1, 2, 4, …), so this
-/// bounds a shape table's columns to 5 × 64 and its indexes with them.
+/// refused. A group holds at most one declare's new columns of one
+/// component, each kind's count rounded up to its class (1, 2, 4, …), so
+/// this bounds a shape table's slots, and its indexes with them, to 120
+/// (33 texts, 17 refs, 9 numbers, 5 bools: 64 + 32 + 16 + 8).
 pub const MAX_COLUMNS_PER_COMPONENT: usize = 64;
 
 /// The most components an app's vocabulary may declare: a declare naming
@@ -29,9 +31,10 @@ pub const MAX_COLUMNS_PER_COMPONENT: usize = 64;
 pub const MAX_COMPONENTS_PER_APP: usize = 64;
 
 /// The most shape tables a store makes, whatever its apps declare: past
-/// it a group of a shape not made goes to shapes made ([`MAX_SHAPES`]
-/// counts the one-slot shapes, kept for that). Relations stay at most
-/// this many tables and their indexes.
+/// it a group of a shape not made goes to groups of shapes made. It
+/// counts the shapes a store can always make (`Shape::kept`), so a place
+/// always exists. Relations stay at most this many tables and their
+/// indexes (`docs/decisions/hosted-store-layout.md`).
 pub const MAX_SHAPES: usize = 256;
 
 /// The components every app knows without declaring them.
