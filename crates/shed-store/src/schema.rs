@@ -868,6 +868,54 @@ pub(crate) fn check_app_name(app: &str) -> Result<(), StoreError> {
     }
 }
 
+/// Checks that declaring `vocab` keeps app `id`'s catalog within
+/// [`MAX_COMPONENTS_PER_APP`] and [`MAX_COLUMNS_PER_COMPONENT`], counting
+/// what it keeps from earlier declares (a component or column a
+/// vocabulary no longer names stays, with its data) with what `vocab`
+/// adds. A declare's only, as [`check_vocabulary`].
+pub(crate) async fn check_growth(
+    t: &impl Txn,
+    app: &str,
+    id: i64,
+    vocab: &Vocabulary,
+) -> Result<(), StoreError> {
+    let current = load_known(t, app, id).await?;
+    let platform = platform_components();
+    let kept = current
+        .components
+        .iter()
+        .filter(|c| !platform.iter().any(|p| p.name == c.name))
+        .count();
+    let added = vocab
+        .components
+        .iter()
+        .filter(|(name, _)| current.component(name).is_none())
+        .count();
+    if kept + added > MAX_COMPONENTS_PER_APP {
+        return Err(StoreError::refused(format!(
+            "{app} would have {} components, {kept} of them kept from earlier deploys; an app may have at most {MAX_COMPONENTS_PER_APP} — split it into two apps",
+            kept + added
+        )));
+    }
+    for (name, columns) in &vocab.components {
+        let Some(existing) = current.component(name) else {
+            continue;
+        };
+        let kept = existing.columns.len();
+        let added = columns
+            .iter()
+            .filter(|(column, _)| existing.column(column).is_none())
+            .count();
+        if kept + added > MAX_COLUMNS_PER_COMPONENT {
+            return Err(StoreError::refused(format!(
+                "{name} would have {} columns, {kept} of them kept from earlier deploys; a component may have at most {MAX_COLUMNS_PER_COMPONENT} — split it into two components",
+                kept + added
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Checks the vocabulary app `app` declares — its names, and its
 /// components and columns within [`MAX_COMPONENTS_PER_APP`] and
 /// [`MAX_COLUMNS_PER_COMPONENT`] — before anything is created. A declare's

@@ -79,6 +79,8 @@ pub(crate) async fn declare(
 ) -> Result<(), StoreError> {
     check_app_name(app)?;
     check_vocabulary(app, vocab)?;
-    let (id, ..) = lock_app(&Txn::Transaction(txn), app).await?;
-    schema::declare(&Txn::Transaction(txn), app, id, vocab).await
+    let t = Txn::Transaction(txn);
+    let (id, ..) = lock_app(&t, app).await?;
+    schema::check_growth(&t, app, id, vocab).await?;
+    schema::declare(&t, app, id, vocab).await
 }

@@ -187,5 +187,6 @@ pub(crate) fn declare(txn: &Connection, app: &str, vocab: &Vocabulary) -> Result
     check_app_name(app)?;
     check_vocabulary(app, vocab)?;
     let id = ensure_app(txn, app)?;
+    at_once(schema::check_growth(&Txn(txn), app, id, vocab))?;
     at_once(schema::declare(&Txn(txn), app, id, vocab))
 }

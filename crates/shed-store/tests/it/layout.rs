@@ -468,3 +468,46 @@ async fn a_declare_past_the_columns_or_components_bound_is_refused() {
         "no component c0"
     );
 }
+
+#[tokio::test]
+async fn what_earlier_declares_kept_counts_toward_the_bounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open_store(dir.path()).await;
+    let texts = |from: usize, to: usize| -> Vec<(String, ColumnType)> {
+        (from..to)
+            .map(|i| (format!("c{i}"), ColumnType::Text))
+            .collect()
+    };
+    let first = Vocabulary {
+        components: vec![("jog".into(), texts(0, 40))],
+    };
+    store.declare("jeff/runs", &first).await.unwrap();
+    let wider = Vocabulary {
+        components: vec![("jog".into(), texts(40, 70))],
+    };
+    let refused = store.declare("jeff/runs", &wider).await.unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "jog would have 70 columns, 40 of them kept from earlier deploys; a component may have at most 64 — split it into two components"
+    );
+    assert!(
+        store.query("jeff/runs", ".jog.c40?").await.is_err(),
+        "no column c40"
+    );
+    let named = |from: usize, to: usize| Vocabulary {
+        components: (from..to)
+            .map(|i| (format!("k{i}"), vec![("v".to_string(), ColumnType::Number)]))
+            .collect(),
+    };
+    store.declare("jeff/many", &named(0, 40)).await.unwrap();
+    let refused = store
+        .declare("jeff/many", &named(40, 70))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "jeff/many would have 70 components, 40 of them kept from earlier deploys; an app may have at most 64 — split it into two apps"
+    );
+    assert!(store.query("jeff/many", ".k40").await.is_err(), "no k40");
+    store.declare("jeff/many", &named(40, 64)).await.unwrap();
+}
