@@ -19,6 +19,24 @@ use crate::txn::{Txn, args};
 use crate::{ColumnType, StoreError, Vocabulary};
 use shed_words::STORE_COLUMNS;
 
+/// The most columns a component may have: a declare naming more is
+/// refused. A group holds at most one declare's new columns of one
+/// component, each kind's count rounded up to its class (1, 2, 4, …), so
+/// this bounds a shape table's slots, and its indexes with them, to 120
+/// (33 texts, 17 refs, 9 numbers, 5 bools: 64 + 32 + 16 + 8).
+pub const MAX_COLUMNS_PER_COMPONENT: usize = 64;
+
+/// The most components an app's vocabulary may declare: a declare naming
+/// more is refused. Each is a group at least, and a join a line may make.
+pub const MAX_COMPONENTS_PER_APP: usize = 64;
+
+/// The most shape tables a store makes, whatever its apps declare: past
+/// it a group of a shape not made goes to groups of shapes made. It
+/// counts the shapes a store can always make (`Shape::kept`), so a place
+/// always exists. Relations stay at most this many tables and their
+/// indexes (`docs/decisions/hosted-store-layout.md`).
+pub const MAX_SHAPES: usize = 256;
+
 /// The components every app knows without declaring them.
 pub(crate) fn platform_components() -> Vec<Component> {
     vec![
@@ -68,6 +86,36 @@ impl Shape {
             counts[kind(ty)] += 1;
         }
         Shape(counts.map(|n| if n == 0 { 0 } else { n.next_power_of_two() }))
+    }
+
+    /// The shapes of one slot (`t1r0n0b0d0`, …), one a kind: every column
+    /// fits a group of one of them, so a store at [`MAX_SHAPES`] always has
+    /// a place for a new group.
+    fn one_slot() -> impl Iterator<Item = Shape> {
+        (0..KINDS.len()).map(|k| {
+            let mut counts = [0; 5];
+            counts[k] = 1;
+            Shape(counts)
+        })
+    }
+
+    /// The shapes a store can always make, whatever [`MAX_SHAPES`] says:
+    /// the one-slot shapes and those of the platform's components (`doc`'s
+    /// title and body stay in one group: [`doc_slots`]).
+    fn kept() -> Vec<Shape> {
+        let mut kept: Vec<Shape> = Shape::one_slot().collect();
+        for c in platform_components() {
+            let shape = Shape::holding(c.columns.iter().map(|(_, ty)| *ty));
+            if !kept.contains(&shape) {
+                kept.push(shape);
+            }
+        }
+        kept
+    }
+
+    /// How many slots it has.
+    fn width(&self) -> u32 {
+        self.0.iter().sum()
     }
 
     /// `t2r0n1b0d0`: its row in `ec_shapes`.
@@ -336,6 +384,10 @@ pub(crate) trait Tables: Txn {
     /// What ends a shape table's `CREATE TABLE` (SQLite's `WITHOUT ROWID`:
     /// the table is the tree of its key).
     const SHAPE_TABLE: &'static str;
+    /// What locks the shapes made until the transaction ends, so two
+    /// servers count them ([`MAX_SHAPES`]) in turn; none on SQLite, whose
+    /// one writer takes declares in turn anyway.
+    const LOCK_SHAPES: Option<&'static str>;
     /// The SQL type of a slot holding a column of type `ty`.
     fn column_type(ty: ColumnType) -> &'static str;
     /// What follows `CREATE INDEX <index> ON <table>` for the index of
@@ -495,7 +547,8 @@ fn next_place(
 /// order, as (group id, slot): each in a free slot of its kind in the
 /// component's last group, while there is one (a slot no column names —
 /// one a retype left holds no value); those left over together in a new
-/// group of their own shape. No row moves.
+/// group of their own shape, or groups of shapes made ([`add_groups`]).
+/// No row moves.
 async fn place_columns(
     t: &impl Tables,
     app: i64,
@@ -531,11 +584,11 @@ async fn place_columns(
         .map(|(ty, _)| *ty)
         .collect();
     if !left.is_empty() {
-        let shape = Shape::holding(left.iter().copied());
-        let group = add_group(t, app, &component.name, component.groups.len(), shape).await?;
-        let mut slots = fresh_slots(shape, &left).into_iter();
+        let position = component.groups.len();
+        let mut added = add_groups(t, app, &component.name, position, &left).await?;
+        added.reverse();
         for place in places.iter_mut().filter(|p| p.is_none()) {
-            *place = slots.next().map(|slot| (group, slot));
+            *place = added.pop();
         }
     }
     places
@@ -557,6 +610,103 @@ fn fresh_slots(shape: Shape, types: &[ColumnType]) -> Vec<String> {
         .collect()
 }
 
+/// The groups holding columns of these types when the store may not make
+/// their shape: shapes of `made` (or [`Shape::kept`]) taken greedily, each
+/// the one holding most of the columns left, the narrowest of those (the
+/// first of equals) — so
+/// the narrowest shape holding them all when one does. Each group's shape
+/// and the columns (indexes in `types`) it holds, in order.
+fn fit(made: &[Shape], types: &[ColumnType]) -> Vec<(Shape, Vec<usize>)> {
+    let mut candidates: Vec<Shape> = Shape::kept();
+    candidates.extend(made.iter().filter(|s| !Shape::kept().contains(s)));
+    let mut left: Vec<usize> = (0..types.len()).collect();
+    let mut groups = Vec::new();
+    while !left.is_empty() {
+        let held = |shape: &Shape| -> Vec<usize> {
+            let mut room = shape.0;
+            left.iter()
+                .copied()
+                .filter(|&i| {
+                    let k = kind(types[i]);
+                    let fits = room[k] > 0;
+                    room[k] -= u32::from(fits);
+                    fits
+                })
+                .collect()
+        };
+        let best = candidates
+            .iter()
+            .map(|shape| (held(shape), *shape))
+            .min_by(|(a, x), (b, y)| b.len().cmp(&a.len()).then(x.width().cmp(&y.width())));
+        let Some((taken, shape)) = best else { break };
+        left.retain(|i| !taken.contains(i));
+        groups.push((shape, taken));
+    }
+    groups
+}
+
+/// The shapes of the groups holding columns of these types: their own
+/// shape ([`Shape::holding`]) when made, or when the store may still make
+/// it (fewer than [`MAX_SHAPES`] made, counting the kept shapes as made);
+/// else shapes made ([`fit`]). Made here, each once. The count is taken
+/// under `Tables::LOCK_SHAPES`, so servers making shapes at once count in
+/// turn.
+async fn shapes_for<T: Tables>(
+    t: &T,
+    types: &[ColumnType],
+) -> Result<Vec<(Shape, Vec<usize>)>, StoreError> {
+    let wanted = Shape::holding(types.iter().copied());
+    let all = || vec![(wanted, (0..types.len()).collect())];
+    let known = "SELECT name FROM ec_shapes WHERE name = $1";
+    if t.optional(known, args![wanted.name()]).await?.is_some() {
+        return Ok(all());
+    }
+    if let Some(lock) = T::LOCK_SHAPES {
+        t.batch(lock).await?;
+    }
+    let made = t
+        .all("SELECT name FROM ec_shapes", args![])
+        .await?
+        .iter()
+        .map(|r| Shape::parse(&r.get::<String>(0)?))
+        .collect::<Result<Vec<Shape>, StoreError>>()?;
+    let kept = Shape::kept();
+    let others = made.iter().filter(|s| !kept.contains(s)).count();
+    let groups = if kept.contains(&wanted) || others + kept.len() < MAX_SHAPES {
+        all()
+    } else {
+        fit(&made, types)
+    };
+    for (shape, _) in &groups {
+        ensure_shape(t, *shape).await?;
+    }
+    Ok(groups)
+}
+
+/// Adds groups holding new columns of these types to a component of app
+/// `app`, the first at `position` (0: its home group), each of the shape
+/// [`shapes_for`] says: each column's (group id, slot), in order.
+async fn add_groups(
+    t: &impl Tables,
+    app: i64,
+    component: &str,
+    position: usize,
+    types: &[ColumnType],
+) -> Result<Vec<(i64, String)>, StoreError> {
+    let mut places: Vec<Option<(i64, String)>> = vec![None; types.len()];
+    for (n, (shape, held)) in shapes_for(t, types).await?.into_iter().enumerate() {
+        let group = add_group(t, app, component, position + n, shape).await?;
+        let held_types: Vec<ColumnType> = held.iter().map(|&i| types[i]).collect();
+        for (i, slot) in held.into_iter().zip(fresh_slots(shape, &held_types)) {
+            places[i] = Some((group, slot));
+        }
+    }
+    places
+        .into_iter()
+        .map(|p| p.ok_or_else(|| StoreError::Internal("a column was left without a slot".into())))
+        .collect()
+}
+
 /// Notes a change of app `id`'s catalog: a writer's copy of it read
 /// before is read again (`sqlite/schema.rs`).
 async fn changed_catalog(t: &impl Txn, id: i64) -> Result<(), StoreError> {
@@ -565,7 +715,8 @@ async fn changed_catalog(t: &impl Txn, id: i64) -> Result<(), StoreError> {
 }
 
 /// Adds a component to app `id`'s catalog, at the next position, with its
-/// home group holding every column. (`$n` stand in the order of their
+/// home group holding every column — or, when the store may not make its
+/// shape, groups of shapes made ([`add_groups`]). (`$n` stand in the order of their
 /// first use, so SQLite, which reads `$1` as a name, binds them by
 /// position too.)
 async fn add_component(
@@ -578,25 +729,22 @@ async fn add_component(
         VALUES($1, $2, (SELECT COUNT(*) FROM ec_components WHERE app = $1))";
     t.execute(sql, args![id, name]).await?;
     let types: Vec<ColumnType> = columns.iter().map(|(_, ty)| *ty).collect();
-    let shape = Shape::holding(types.iter().copied());
-    let group = add_group(t, id, name, 0, shape).await?;
-    for ((column, ty), slot) in columns.iter().zip(fresh_slots(shape, &types)) {
+    let places = add_groups(t, id, name, 0, &types).await?;
+    for ((column, ty), (group, slot)) in columns.iter().zip(places) {
         add_to_catalog(t, id, name, column, *ty, group, &slot).await?;
     }
     changed_catalog(t, id).await
 }
 
-/// Adds a group of `shape` to a component of app `app`, at `position`
-/// (0: its home group), making the shape's table if no app has used it:
-/// its id.
+/// Adds a group of `shape`, whose table is made, to a component of app
+/// `app`, at `position` (0: its home group): its id.
 async fn add_group(
-    t: &impl Tables,
+    t: &impl Txn,
     app: i64,
     component: &str,
     position: usize,
     shape: Shape,
 ) -> Result<i64, StoreError> {
-    ensure_shape(t, shape).await?;
     let sql = "INSERT INTO ec_groups(app, component, shape, position) VALUES($1, $2, $3, $4) RETURNING id";
     t.one(sql, args![app, component, shape.name(), position as i64])
         .await?
@@ -720,9 +868,66 @@ pub(crate) fn check_app_name(app: &str) -> Result<(), StoreError> {
     }
 }
 
-/// Checks a vocabulary's names before anything is created.
-pub(crate) fn check_vocabulary(vocab: &Vocabulary) -> Result<(), StoreError> {
+/// Checks that declaring `vocab` keeps app `id`'s catalog within
+/// [`MAX_COMPONENTS_PER_APP`] and [`MAX_COLUMNS_PER_COMPONENT`], counting
+/// what it keeps from earlier declares (a component or column a
+/// vocabulary no longer names stays, with its data) with what `vocab`
+/// adds. A declare's only, as [`check_vocabulary`].
+pub(crate) async fn check_growth(
+    t: &impl Txn,
+    app: &str,
+    id: i64,
+    vocab: &Vocabulary,
+) -> Result<(), StoreError> {
+    let current = load_known(t, app, id).await?;
     let platform = platform_components();
+    let kept = current
+        .components
+        .iter()
+        .filter(|c| !platform.iter().any(|p| p.name == c.name))
+        .count();
+    let added = vocab
+        .components
+        .iter()
+        .filter(|(name, _)| current.component(name).is_none())
+        .count();
+    if kept + added > MAX_COMPONENTS_PER_APP {
+        return Err(StoreError::refused(format!(
+            "{app} would have {} components, {kept} of them kept from earlier deploys; an app may have at most {MAX_COMPONENTS_PER_APP} — split it into two apps",
+            kept + added
+        )));
+    }
+    for (name, columns) in &vocab.components {
+        let Some(existing) = current.component(name) else {
+            continue;
+        };
+        let kept = existing.columns.len();
+        let added = columns
+            .iter()
+            .filter(|(column, _)| existing.column(column).is_none())
+            .count();
+        if kept + added > MAX_COLUMNS_PER_COMPONENT {
+            return Err(StoreError::refused(format!(
+                "{name} would have {} columns, {kept} of them kept from earlier deploys; a component may have at most {MAX_COLUMNS_PER_COMPONENT} — split it into two components",
+                kept + added
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Checks the vocabulary app `app` declares — its names, and its
+/// components and columns within [`MAX_COMPONENTS_PER_APP`] and
+/// [`MAX_COLUMNS_PER_COMPONENT`] — before anything is created. A declare's
+/// only: a store's upgrade places the apps it holds however many.
+pub(crate) fn check_vocabulary(app: &str, vocab: &Vocabulary) -> Result<(), StoreError> {
+    let platform = platform_components();
+    let components = vocab.components.len();
+    if components > MAX_COMPONENTS_PER_APP {
+        return Err(StoreError::refused(format!(
+            "{app} declares {components} components; an app may have at most {MAX_COMPONENTS_PER_APP} — split it into two apps"
+        )));
+    }
     for (i, (name, columns)) in vocab.components.iter().enumerate() {
         if !is_word(name) {
             return Err(StoreError::refused(format!(
@@ -752,6 +957,12 @@ pub(crate) fn check_vocabulary(vocab: &Vocabulary) -> Result<(), StoreError> {
                 has.join(", ")
             )));
         }
+        if columns.len() > MAX_COLUMNS_PER_COMPONENT {
+            return Err(StoreError::refused(format!(
+                "{name} has {} columns; a component may have at most {MAX_COLUMNS_PER_COMPONENT} — split it into two components",
+                columns.len()
+            )));
+        }
         for (j, (column, _)) in columns.iter().enumerate() {
             if !is_word(column) {
                 return Err(StoreError::refused(format!(
@@ -771,4 +982,37 @@ pub(crate) fn check_vocabulary(vocab: &Vocabulary) -> Result<(), StoreError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Shape, fit};
+    use crate::ColumnType::{Bool, Number, Text, Time};
+
+    fn shapes(names: &[&str]) -> Vec<Shape> {
+        names.iter().map(|n| Shape::parse(n).unwrap()).collect()
+    }
+
+    #[test]
+    fn columns_fit_the_narrowest_shape_made_holding_them_all() {
+        let made = shapes(&["t4r0n4b0d0", "t2r0n2b0d0", "t2r0n2b1d0", "t8r0n8b8d8"]);
+        let groups = fit(&made, &[Text, Number, Number]);
+        assert_eq!(groups, vec![(made[1], vec![0, 1, 2])]);
+    }
+
+    #[test]
+    fn columns_no_shape_made_holds_are_split_greedily() {
+        let made = shapes(&["t2r0n2b0d0", "t0r0n0b0d4"]);
+        let types = [Text, Number, Text, Text, Time, Bool];
+        let groups = fit(&made, &types);
+        assert_eq!(
+            groups,
+            vec![
+                (made[0], vec![0, 1, 2]),
+                (Shape::parse("t1r0n0b0d0").unwrap(), vec![3]),
+                (Shape::parse("t0r0n0b1d0").unwrap(), vec![5]),
+                (Shape::parse("t0r0n0b0d1").unwrap(), vec![4]),
+            ]
+        );
+    }
 }

@@ -12,6 +12,8 @@ use crate::{ColumnType, StoreError, Vocabulary};
 
 impl Tables for Txn<'_> {
     const KEY: &'static str = "BIGINT";
+    const LOCK_SHAPES: Option<&'static str> =
+        Some("LOCK TABLE ec_shapes IN SHARE ROW EXCLUSIVE MODE");
     const SHAPE_TABLE: &'static str = "";
 
     fn column_type(ty: ColumnType) -> &'static str {
@@ -76,7 +78,9 @@ pub(crate) async fn declare(
     vocab: &Vocabulary,
 ) -> Result<(), StoreError> {
     check_app_name(app)?;
-    check_vocabulary(vocab)?;
-    let (id, ..) = lock_app(&Txn::Transaction(txn), app).await?;
-    schema::declare(&Txn::Transaction(txn), app, id, vocab).await
+    check_vocabulary(app, vocab)?;
+    let t = Txn::Transaction(txn);
+    let (id, ..) = lock_app(&t, app).await?;
+    schema::check_growth(&t, app, id, vocab).await?;
+    schema::declare(&t, app, id, vocab).await
 }

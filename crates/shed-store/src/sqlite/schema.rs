@@ -16,6 +16,7 @@ use crate::{ColumnType, StoreError, Vocabulary};
 
 impl Tables for Txn<'_> {
     const KEY: &'static str = "INTEGER";
+    const LOCK_SHAPES: Option<&'static str> = None;
     const SHAPE_TABLE: &'static str = " WITHOUT ROWID";
 
     fn column_type(ty: ColumnType) -> &'static str {
@@ -184,7 +185,8 @@ pub(crate) fn ensure_app(txn: &Connection, app: &str) -> Result<i64, StoreError>
 /// Creates or extends what an app's vocabulary needs ([`schema::declare`]).
 pub(crate) fn declare(txn: &Connection, app: &str, vocab: &Vocabulary) -> Result<(), StoreError> {
     check_app_name(app)?;
-    check_vocabulary(vocab)?;
+    check_vocabulary(app, vocab)?;
     let id = ensure_app(txn, app)?;
+    at_once(schema::check_growth(&Txn(txn), app, id, vocab))?;
     at_once(schema::declare(&Txn(txn), app, id, vocab))
 }

@@ -218,3 +218,296 @@ async fn words_are_searched_within_their_app() {
         assert_eq!(found("jeff/a", "école").await, 1);
     }
 }
+
+/// A vocabulary of one component `c` with these many columns of each kind
+/// (text, ref, number, bool, time).
+fn of_counts(name: &str, counts: [usize; 5]) -> (String, Vec<(String, ColumnType)>) {
+    let kinds = [
+        ("t", ColumnType::Text),
+        ("r", ColumnType::Ref),
+        ("n", ColumnType::Number),
+        ("b", ColumnType::Bool),
+        ("d", ColumnType::Time),
+    ];
+    let columns = kinds
+        .iter()
+        .zip(counts)
+        .flat_map(|((k, ty), n)| (0..n).map(move |i| (format!("{k}{i}"), *ty)))
+        .collect();
+    (name.to_string(), columns)
+}
+
+/// How many shape tables the store of `dir` has made.
+async fn shape_tables(dir: &std::path::Path) -> i64 {
+    let Some(url) = shed_test_database::for_folder(dir) else {
+        let conn = rusqlite::Connection::open(dir.join("shed.db")).unwrap();
+        return conn
+            .query_row(
+                "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name LIKE 'ec\\_rows\\_%' ESCAPE '\\'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+    };
+    crate::common::server_client(&url)
+        .await
+        .query_one(
+            "SELECT COUNT(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename LIKE 'ec\\_rows\\_%'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0)
+}
+
+/// Every combination of classes 0, 1, 2, 4 of the five kinds (text, ref,
+/// number, bool, time), smallest first: more than MAX_SHAPES of them.
+fn shapes_by_size() -> Vec<[usize; 5]> {
+    let class = [0, 1, 2, 4];
+    let mut shapes: Vec<[usize; 5]> = (1..1024usize)
+        .map(|i| [0, 1, 2, 3, 4].map(|k| class[(i >> (2 * k)) & 3]))
+        .collect();
+    shapes.sort_by_key(|c| c.iter().sum::<usize>());
+    shapes
+}
+
+// Two servers each deploying a new shape into a store one shape short of
+// MAX_SHAPES, at once: they count the shapes made in turn, so one makes
+// its table and the other's goes to shapes made — both deploy, and the
+// store holds MAX_SHAPES tables. (On SQLite the one writer takes them in
+// turn.)
+#[tokio::test]
+async fn servers_making_new_shapes_at_the_bound_at_once_make_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = open_store(dir.path()).await;
+    let second = open_store(dir.path()).await;
+    let mut shapes = shapes_by_size().into_iter();
+    let mut n = 0;
+    loop {
+        let short = shed_store::MAX_SHAPES as i64 - 1 - shape_tables(dir.path()).await;
+        if short <= 0 {
+            break;
+        }
+        let components = shapes
+            .by_ref()
+            .take(short.min(40) as usize)
+            .enumerate()
+            .map(|(i, counts)| of_counts(&format!("c{i}"), counts))
+            .collect();
+        let vocab = Vocabulary { components };
+        first
+            .declare(&format!("jeff/fill{n}"), &vocab)
+            .await
+            .unwrap();
+        n += 1;
+    }
+    assert_eq!(
+        shape_tables(dir.path()).await,
+        shed_store::MAX_SHAPES as i64 - 1
+    );
+    let one = Vocabulary {
+        components: vec![of_counts("jog", [8, 0, 8, 0, 0])],
+    };
+    let two = Vocabulary {
+        components: vec![of_counts("jog", [8, 0, 0, 0, 8])],
+    };
+    let (a, b) = tokio::join!(
+        first.declare("jeff/one", &one),
+        second.declare("jeff/two", &two)
+    );
+    a.unwrap();
+    b.unwrap();
+    assert_eq!(
+        shape_tables(dir.path()).await,
+        shed_store::MAX_SHAPES as i64
+    );
+}
+
+// A store holding MAX_SHAPES shape tables makes no more: apps declaring
+// ever other shapes (each component a shape of its own) fill it, then a
+// component of a shape never made goes to groups of shapes made — and
+// deploys, writes, reads, filters and orders as any other.
+#[tokio::test]
+async fn a_store_at_its_shapes_bound_places_a_new_shape_in_shapes_made() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open_store(dir.path()).await;
+    let shapes = shapes_by_size();
+    let over = shed_store::MAX_SHAPES + 20;
+    assert!(shapes.len() > over);
+    for (n, chunk) in shapes[..over].chunks(40).enumerate() {
+        let vocab = Vocabulary {
+            components: chunk
+                .iter()
+                .enumerate()
+                .map(|(i, counts)| of_counts(&format!("c{i}"), *counts))
+                .collect(),
+        };
+        store
+            .declare(&format!("jeff/fill{n}"), &vocab)
+            .await
+            .unwrap();
+    }
+    assert_eq!(
+        shape_tables(dir.path()).await,
+        shed_store::MAX_SHAPES as i64
+    );
+    let made = relations(dir.path()).await;
+
+    // Eight texts and eight numbers: no shape made holds them all (the
+    // widest made holds four of a kind), so they go to several groups.
+    let (_, mut columns) = of_counts("jog", [8, 0, 8, 1, 0]);
+    columns.push(("who".into(), ColumnType::Text));
+    let vocab = Vocabulary {
+        components: vec![("jog".into(), columns)],
+    };
+    let app = "jeff/runs";
+    store.declare(app, &vocab).await.unwrap();
+    assert_eq!(relations(dir.path()).await, made, "no table made");
+    let actor = Actor {
+        person: "p-ada".into(),
+        via: None,
+        through: None,
+    };
+    let mut eids_written = Vec::new();
+    for i in 0..3 {
+        let body = json!({ "entity": { "eid": "$a" }, "jog": {
+            "t0": format!("first {i}"), "t7": format!("last {i}"), "n0": i, "n7": 10 - i,
+            "b0": i % 2 == 0, "who": format!("runner {i}")
+        } });
+        let written = store.apply(app, &actor, body, None).await.unwrap();
+        eids_written.push(written.entities[0].clone());
+    }
+    let rows = |line: &'static str| {
+        let store = &store;
+        async move { store.query(app, line).await.unwrap().rows }
+    };
+    let all = rows(".jog!").await;
+    assert_eq!(all.len(), 3);
+    assert_eq!(all[0]["jog"]["t7"], json!("last 2"));
+    assert_eq!(all[0]["jog"]["n7"], json!(8));
+    assert_eq!(all[0]["jog"]["who"], json!("runner 2"));
+    assert_eq!(
+        eids(&rows(".jog!&.jog.who=runner 1").await),
+        [eids_written[1].as_str()]
+    );
+    assert_eq!(
+        eids(&rows(".jog!&.jog.n7>8").await),
+        [eids_written[1].as_str(), eids_written[0].as_str()]
+    );
+    assert_eq!(
+        eids(&rows(".jog!&order=.jog.n7").await),
+        [
+            eids_written[2].as_str(),
+            eids_written[1].as_str(),
+            eids_written[0].as_str()
+        ]
+    );
+    assert_eq!(
+        eids(&rows(".jog!&.jog.b0=true&order=-.jog.n0").await),
+        [eids_written[2].as_str(), eids_written[0].as_str()]
+    );
+    // A later write of one column of a later group, then a column added.
+    let update = json!({ "entity": { "eid": eids_written[0] }, "jog": { "t7": "changed" } });
+    store.apply(app, &actor, update, None).await.unwrap();
+    assert_eq!(
+        eids(&rows(".jog.t7=changed").await),
+        [eids_written[0].as_str()]
+    );
+    let mut more = vocab.clone();
+    more.components[0]
+        .1
+        .extend((0..8).map(|i| (format!("d{i}"), ColumnType::Time)));
+    store.declare(app, &more).await.unwrap();
+    assert_eq!(relations(dir.path()).await, made, "no table made");
+    let at =
+        json!({ "entity": { "eid": eids_written[1] }, "jog": { "d7": "2026-01-02T03:04:05Z" } });
+    store.apply(app, &actor, at, None).await.unwrap();
+    assert_eq!(
+        eids(&rows(".jog.d7>2026-01-01T00:00:00Z").await),
+        [eids_written[1].as_str()]
+    );
+}
+
+// A component of more than MAX_COLUMNS_PER_COMPONENT columns, or a
+// vocabulary of more than MAX_COMPONENTS_PER_APP components, is refused
+// with a sentence, and nothing is written.
+#[tokio::test]
+async fn a_declare_past_the_columns_or_components_bound_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open_store(dir.path()).await;
+    store
+        .declare("jeff/first", &jog(&[("miles", ColumnType::Number)]))
+        .await
+        .unwrap();
+    let made = relations(dir.path()).await;
+    let too_wide = Vocabulary {
+        components: vec![of_counts("jog", [70, 0, 0, 0, 0])],
+    };
+    let refused = store.declare("jeff/runs", &too_wide).await.unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "jog has 70 columns; a component may have at most 64 — split it into two components"
+    );
+    let too_many = Vocabulary {
+        components: (0..65)
+            .map(|i| of_counts(&format!("c{i}"), [1, 0, 0, 0, 0]))
+            .collect(),
+    };
+    let refused = store.declare("jeff/runs", &too_many).await.unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "jeff/runs declares 65 components; an app may have at most 64 — split it into two apps"
+    );
+    assert_eq!(relations(dir.path()).await, made, "nothing made");
+    assert!(
+        store.query("jeff/runs", ".jog").await.is_err(),
+        "no component jog"
+    );
+    assert!(
+        store.query("jeff/runs", ".c0").await.is_err(),
+        "no component c0"
+    );
+}
+
+#[tokio::test]
+async fn what_earlier_declares_kept_counts_toward_the_bounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open_store(dir.path()).await;
+    let texts = |from: usize, to: usize| -> Vec<(String, ColumnType)> {
+        (from..to)
+            .map(|i| (format!("c{i}"), ColumnType::Text))
+            .collect()
+    };
+    let first = Vocabulary {
+        components: vec![("jog".into(), texts(0, 40))],
+    };
+    store.declare("jeff/runs", &first).await.unwrap();
+    let wider = Vocabulary {
+        components: vec![("jog".into(), texts(40, 70))],
+    };
+    let refused = store.declare("jeff/runs", &wider).await.unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "jog would have 70 columns, 40 of them kept from earlier deploys; a component may have at most 64 — split it into two components"
+    );
+    assert!(
+        store.query("jeff/runs", ".jog.c40?").await.is_err(),
+        "no column c40"
+    );
+    let named = |from: usize, to: usize| Vocabulary {
+        components: (from..to)
+            .map(|i| (format!("k{i}"), vec![("v".to_string(), ColumnType::Number)]))
+            .collect(),
+    };
+    store.declare("jeff/many", &named(0, 40)).await.unwrap();
+    let refused = store
+        .declare("jeff/many", &named(40, 70))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "jeff/many would have 70 components, 40 of them kept from earlier deploys; an app may have at most 64 — split it into two apps"
+    );
+    assert!(store.query("jeff/many", ".k40").await.is_err(), "no k40");
+    store.declare("jeff/many", &named(40, 64)).await.unwrap();
+}
