@@ -173,17 +173,6 @@ pub async fn run_task(
         json!({"role": "system", "content": system_prompt(slot, jiff::Timestamp::now())}),
         json!({"role": "user", "content": task}),
     ];
-    let tools: Vec<Value> = harness
-        .tools()
-        .iter()
-        .map(|tool| {
-            json!({"type": "function", "function": {
-                "name": tool.as_str(),
-                "description": tool.description(),
-                "parameters": tool.input_schema(),
-            }})
-        })
-        .collect();
     let endpoint = Endpoint::new(
         &settings.base_url,
         settings.api_key.clone(),
@@ -193,6 +182,20 @@ pub async fn run_task(
     for turn in 0..settings.max_turns {
         progress.turn(turn + 1, settings.max_turns);
         let mut body = json!({"model": settings.model, "messages": messages});
+        // Built each turn: the command tools' schemas follow the listing
+        // the model was last shown.
+        let tools: Vec<Value> = harness
+            .input_schemas()
+            .await
+            .into_iter()
+            .map(|(tool, schema)| {
+                json!({"type": "function", "function": {
+                    "name": tool.as_str(),
+                    "description": tool.description(),
+                    "parameters": schema,
+                }})
+            })
+            .collect();
         if !tools.is_empty() {
             body["tools"] = json!(tools);
             let choice = if turn == 0 {
