@@ -174,7 +174,13 @@ impl Harness {
         }
         let context = self.context_label();
         let mode = self.settings.mode;
-        if !policy::decide(mode, self.settings.task_slot, ToolName::ListCommands, &context).admitted
+        if !policy::decide(
+            mode,
+            self.settings.task_slot,
+            ToolName::ListCommands,
+            &context,
+        )
+        .admitted
         {
             return;
         }

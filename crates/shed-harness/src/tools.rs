@@ -116,9 +116,9 @@ impl ToolName {
                 },
                 "additionalProperties": false
             }),
-            ToolName::RunCommand | ToolName::RunReadCommand => command_tool_schema(
-                json!({"type": "string", "description": COMMAND_DESCRIPTION}),
-            ),
+            ToolName::RunCommand | ToolName::RunReadCommand => {
+                command_tool_schema(json!({"type": "string", "description": COMMAND_DESCRIPTION}))
+            }
         }
     }
 

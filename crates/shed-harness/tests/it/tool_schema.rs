@@ -49,7 +49,10 @@ fn command_enum(request: &Value, name: &str) -> Option<Vec<String>> {
     let batch = schema["properties"]["calls"]["items"]["properties"]["command"]
         .get("enum")
         .cloned();
-    assert_eq!(single, batch, "{name}: a batch's call names what one call names");
+    assert_eq!(
+        single, batch,
+        "{name}: a batch's call names what one call names"
+    );
     single.map(|names| serde_json::from_value(names).unwrap())
 }
 
@@ -153,8 +156,14 @@ fn a_call_outside_the_enum_is_still_refused_and_nothing_is_sent() {
     let host = host_with_five_rows();
     let model = ScriptedModel::start(vec![
         tool_calls(&[
-            ("run_command", json!({"command": "a/b.logg", "args": {"q": "x"}})),
-            ("run_read_command", json!({"command": "a/b.peek", "args": {"q": "x"}})),
+            (
+                "run_command",
+                json!({"command": "a/b.logg", "args": {"q": "x"}}),
+            ),
+            (
+                "run_read_command",
+                json!({"command": "a/b.peek", "args": {"q": "x"}}),
+            ),
         ]),
         answer("could not"),
     ]);
@@ -164,7 +173,10 @@ fn a_call_outside_the_enum_is_still_refused_and_nothing_is_sent() {
     let names = command_enum(&requests[0], "run_command").unwrap();
     assert!(!names.contains(&"a/b.logg".to_string()), "{names:?}");
     let read_names = command_enum(&requests[0], "run_read_command").unwrap();
-    assert!(!read_names.contains(&"a/b.peek".to_string()), "{read_names:?}");
+    assert!(
+        !read_names.contains(&"a/b.peek".to_string()),
+        "{read_names:?}"
+    );
     let results = tool_messages(&requests[1]);
     assert_eq!(results[0]["status"], "unknown_command", "{}", results[0]);
     assert_eq!(results[0]["suggestions"][0], "a/b.log", "{}", results[0]);
@@ -251,7 +263,8 @@ fn where_the_listing_is_small_args_follow_each_commands_schema() {
         "required": ["miles", "person"],
         "additionalProperties": false
     });
-    let find_args = json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]});
+    let find_args =
+        json!({"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]});
     let branch = |name: &str, args: &Value| {
         json!({
             "type": "object",
@@ -306,7 +319,12 @@ fn where_the_listing_is_small_args_follow_each_commands_schema() {
         .map(|i| {
             let mut r = row(&format!("a/b.big{i:02}"), "write");
             let properties: serde_json::Map<String, Value> = (0..40)
-                .map(|p| (format!("field_{p:02}"), json!({"type": "string", "description": "a field of some length"})))
+                .map(|p| {
+                    (
+                        format!("field_{p:02}"),
+                        json!({"type": "string", "description": "a field of some length"}),
+                    )
+                })
                 .collect();
             r["inputSchema"] = json!({"type": "object", "properties": properties});
             r
