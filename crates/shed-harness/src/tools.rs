@@ -154,6 +154,7 @@ impl ToolName {
                     json!({"const": row.name}),
                     args_schema(&row.input_schema),
                     &["command", "args"],
+                    Described::No,
                 )
             })
             .collect();
@@ -181,6 +182,7 @@ fn command_tool_schema(command: Value) -> Value {
         command,
         json!({"type": "object", "description": "The command's arguments, as its signature says."}),
         &["command"],
+        Described::Yes,
     );
     let mut schema = call.clone();
     schema["properties"]["calls"] = calls_schema(call);
@@ -188,16 +190,33 @@ fn command_tool_schema(command: Value) -> Value {
     schema
 }
 
+/// Whether a call's optional fields carry their descriptions: the open
+/// schema's do; the per-command alternatives beside it leave them out, as
+/// the open schema already says them once.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Described {
+    Yes,
+    No,
+}
+
 /// One call: its `command` and `args` as given, the optional `loomId` and
 /// `expectedVersion`, and nothing else.
-fn call_schema(command: Value, args: Value, required: &[&str]) -> Value {
+fn call_schema(command: Value, args: Value, required: &[&str], described: Described) -> Value {
+    let mut loom_id = json!({"type": "string"});
+    let mut expected_version = json!({"type": "integer", "minimum": 0});
+    if described == Described::Yes {
+        loom_id["description"] =
+            json!("The loom (app) the command acts on, for a command whose target is loom.");
+        expected_version["description"] =
+            json!("Refuse unless the loom's data version is this one.");
+    }
     json!({
         "type": "object",
         "properties": {
             "command": command,
             "args": args,
-            "loomId": {"type": "string", "description": "The loom (app) the command acts on, for a command whose target is loom."},
-            "expectedVersion": {"type": "integer", "minimum": 0, "description": "Refuse unless the loom's data version is this one."}
+            "loomId": loom_id,
+            "expectedVersion": expected_version
         },
         "required": required,
         "additionalProperties": false

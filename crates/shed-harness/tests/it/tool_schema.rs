@@ -271,8 +271,8 @@ fn where_the_listing_is_small_args_follow_each_commands_schema() {
             "properties": {
                 "command": {"const": name},
                 "args": args,
-                "loomId": {"type": "string", "description": "The loom (app) the command acts on, for a command whose target is loom."},
-                "expectedVersion": {"type": "integer", "minimum": 0, "description": "Refuse unless the loom's data version is this one."}
+                "loomId": {"type": "string"},
+                "expectedVersion": {"type": "integer", "minimum": 0}
             },
             "required": ["command", "args"],
             "additionalProperties": false
