@@ -35,6 +35,9 @@ pub struct ModelSettings {
     pub tool_choice: ToolChoice,
     /// How long one request may take.
     pub request_timeout: Duration,
+    /// The sampling temperature sent with every request; `None` sends none,
+    /// and the server's default holds.
+    pub temperature: Option<f64>,
 }
 
 /// OpenAI's `tool_choice`: whether and which tool the model must call.
@@ -182,6 +185,9 @@ pub async fn run_task(
     for turn in 0..settings.max_turns {
         progress.turn(turn + 1, settings.max_turns);
         let mut body = json!({"model": settings.model, "messages": messages});
+        if let Some(temperature) = settings.temperature {
+            body["temperature"] = json!(temperature);
+        }
         // Built each turn: the command tools' schemas follow the listing
         // the model was last shown.
         let tools: Vec<Value> = harness

@@ -174,6 +174,38 @@ fn the_tool_choice_goes_to_the_first_turn_and_auto_after_it() {
     );
 }
 
+// `--temperature` goes with every request; without it none is sent, and the
+// server's own default holds (llama-cpp-python's is 0.8, which makes a small
+// model's arguments a lottery). Outside 0 to 2 it is refused before any
+// request.
+#[test]
+fn a_temperature_given_goes_with_every_request() {
+    let host = Host::new(json!([row("jeff/runs.log_run", "write")]));
+    let model = ScriptedModel::start(vec![
+        tool_calls(&[("list_commands", json!({}))]),
+        answer("listed"),
+    ]);
+    let out = run(&host, &model, &["--temperature", "0"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2);
+    for request in &requests {
+        assert_eq!(request["temperature"], json!(0.0), "{request}");
+    }
+    let model = ScriptedModel::start(vec![answer("ok")]);
+    assert!(run(&host, &model, &[]).status.success());
+    assert!(model.requests()[0].get("temperature").is_none());
+    let model = ScriptedModel::start(vec![answer("never asked")]);
+    let out = run(&host, &model, &["--temperature", "2.5"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--temperature must be from 0 to 2"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(model.requests().is_empty());
+}
+
 #[test]
 fn a_tool_choice_the_run_cannot_offer_is_refused_before_any_request() {
     let host = Host::new(json!([]));
