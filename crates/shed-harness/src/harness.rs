@@ -156,8 +156,9 @@ impl Harness {
             .collect()
     }
 
-    /// Before its first turn, a run that offers `list_commands` and a
-    /// command tool, and whose policy admits `list_commands` now, reads the
+    /// Before its first turn, a run that offers a command tool, and whose
+    /// policy admits `list_commands` now (offered or not: the schemas are
+    /// then the only way the model learns what it may call), reads the
     /// listing — held for the run, as for the first tool that needs it —
     /// and shows it through the command tools' schemas: the listing
     /// `list_commands` would show, recorded as an observation on the
@@ -167,9 +168,7 @@ impl Harness {
     /// failure.
     async fn show_listing_first(&self) {
         let offered = |tool| self.settings.allowed.contains(&tool);
-        if !offered(ToolName::ListCommands)
-            || !(offered(ToolName::RunCommand) || offered(ToolName::RunReadCommand))
-        {
+        if !(offered(ToolName::RunCommand) || offered(ToolName::RunReadCommand)) {
             return;
         }
         let context = self.context_label();

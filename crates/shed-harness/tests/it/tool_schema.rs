@@ -146,6 +146,19 @@ fn after_a_listing_command_is_an_enum_of_exactly_the_listed_names() {
     assert_eq!(observations.as_array().unwrap().len(), 1, "{observations}");
     assert_eq!(observations[0]["channel"], "tools", "{observations}");
     assert_eq!(observations[0]["tool"], "list_commands", "{observations}");
+
+    // A run offering run_command alone: the schema is the model's one way to
+    // learn the names, and it has them.
+    let model = ScriptedModel::start(vec![answer("nothing to do")]);
+    let out = run(
+        &host,
+        &model,
+        &[CEILING[0], CEILING[1], "--allow-tool", "run_command"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let request = &model.requests()[0];
+    assert_eq!(request["tools"].as_array().unwrap().len(), 1);
+    assert_eq!(command_enum(request, "run_command").unwrap(), shown);
 }
 
 // "A server that ignores schemas loses nothing": a call naming a command
