@@ -168,8 +168,8 @@ struct RunArgs {
     #[arg(long, default_value_t = 120, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub request_timeout: u64,
     /// The sampling temperature sent with every request, from 0 to 2; left
-    /// out, the server's own default holds (llama-cpp-python's is 0.8). A
-    /// small model picks its arguments better at 0.
+    /// out, the server's own default holds (llama-cpp-python's is 0.8, at
+    /// which a small model's arguments wander).
     #[arg(long, value_name = "T", value_parser = temperature)]
     pub temperature: Option<f64>,
 }
