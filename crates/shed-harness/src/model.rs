@@ -153,13 +153,15 @@ pub enum ModelError {
 const SYSTEM_PROMPT: &str = "You act for a person on their host through the host's commands. Call list_commands to see the commands this run may use, each as a typed signature, then run_command (or run_read_command for granted reads) to run them. Never invent a command. When a command is not granted, tell the person rather than retrying. When you are done, answer in plain text.";
 
 /// The system prompt: what the run is, the date and time `now` in UTC — a
-/// model has no clock, and a command's time wants one — and the task's slot.
+/// model has no clock, and a command's time wants one; written as commands
+/// take a time (`2026-09-01T10:00:00Z`), which a small model copies — and
+/// the task's slot.
 fn system_prompt(slot: TaskSlot, now: jiff::Timestamp) -> String {
-    let now = now
-        .to_zoned_datetime(jiff::tz::TimeZone::UTC)
-        .strftime("%A %Y-%m-%d %H:%M");
+    let now = now.to_zoned_datetime(jiff::tz::TimeZone::UTC);
     format!(
-        "{SYSTEM_PROMPT} It is now {now} UTC. The task below is bound as {}.",
+        "{SYSTEM_PROMPT} It is now {} ({}, UTC). The task below is bound as {}.",
+        now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        now.strftime("%A"),
         slot.as_str()
     )
 }
@@ -329,7 +331,7 @@ mod tests {
         let prompt = system_prompt(TaskSlot::DirectCommand, now);
         assert!(
             prompt.ends_with(
-                " It is now Tuesday 2026-12-01 21:50 UTC. The task below is bound as direct-command."
+                " It is now 2026-12-01T21:50:12Z (Tuesday, UTC). The task below is bound as direct-command."
             ),
             "{prompt}"
         );

@@ -194,7 +194,8 @@ fn utc_today() -> String {
 }
 
 // A model has no clock: the system prompt it receives carries the date and
-// time (UTC), so "log today's run" can name a date.
+// time (UTC), so "log today's run" can name a date — written as commands
+// take a time (`2026-09-01T10:00:00Z`), which a small model copies.
 #[test]
 fn the_model_is_told_the_date_and_time() {
     let host = Host::new(json!([row("jeff/runs.log_run", "write")]));
@@ -216,7 +217,7 @@ fn the_model_is_told_the_date_and_time() {
     assert_eq!(system["role"], "system");
     let prompt = system["content"].as_str().unwrap();
     assert!(
-        prompt.contains(&format!("{before} ")) || prompt.contains(&format!("{after} ")),
+        prompt.contains(&format!("{before}T")) || prompt.contains(&format!("{after}T")),
         "no date {before} in: {prompt}"
     );
     assert!(prompt.contains(" UTC"), "{prompt}");
