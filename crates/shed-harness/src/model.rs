@@ -154,8 +154,8 @@ const SYSTEM_PROMPT: &str = "You act for a person on their host through the host
 
 /// The system prompt: what the run is, the date and time `now` in UTC — a
 /// model has no clock, and a command's time wants one; written as commands
-/// take a time (`2026-09-01T10:00:00Z`), which a small model copies — and
-/// the task's slot.
+/// take a time (`2026-09-01T10:00:00Z`), for a model to copy — and the
+/// task's slot.
 fn system_prompt(slot: TaskSlot, now: jiff::Timestamp) -> String {
     let now = now.to_zoned_datetime(jiff::tz::TimeZone::UTC);
     format!(

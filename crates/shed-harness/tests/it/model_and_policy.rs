@@ -195,7 +195,7 @@ fn utc_today() -> String {
 
 // A model has no clock: the system prompt it receives carries the date and
 // time (UTC), so "log today's run" can name a date — written as commands
-// take a time (`2026-09-01T10:00:00Z`), which a small model copies.
+// take a time (`2026-09-01T10:00:00Z`), for a model to copy.
 #[test]
 fn the_model_is_told_the_date_and_time() {
     let host = Host::new(json!([row("jeff/runs.log_run", "write")]));
