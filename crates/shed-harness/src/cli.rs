@@ -167,6 +167,21 @@ struct RunArgs {
     /// The most seconds one request to the model server may take.
     #[arg(long, default_value_t = 120, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub request_timeout: u64,
+    /// The sampling temperature sent with every request, from 0 to 2; left
+    /// out, the server's own default holds (llama-cpp-python's is 0.8, at
+    /// which a small model's arguments wander).
+    #[arg(long, value_name = "T", value_parser = temperature)]
+    pub temperature: Option<f64>,
+}
+
+/// Reads `--temperature`: a number from 0 to 2, as OpenAI takes it.
+fn temperature(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(t) if (0.0..=2.0).contains(&t) => Ok(t),
+        _ => Err(format!(
+            "--temperature must be from 0 to 2, and {text} is not"
+        )),
+    }
 }
 
 /// The arguments of `tool`: which tool, and its input.
@@ -427,6 +442,7 @@ async fn run(settings: RunSettings, args: RunArgs, transcript_path: Option<&Path
         max_turns: args.max_turns as usize,
         tool_choice,
         request_timeout: Duration::from_secs(args.request_timeout),
+        temperature: args.temperature,
     };
     let progress = Progress::on_terminal();
     let outcome = run_task(&harness, &model, &args.task, slot, &progress).await;

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use crate::calls::{
     self, Answer, CallContext, CallResult, CallSpec, Form, Input, MAX_IN_FLIGHT, Refusal,
 };
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, CatalogRow};
 use crate::config::HostConfig;
 use crate::host::{HostCli, ListError};
 use crate::journal::{Journal, Provenance};
@@ -76,6 +76,20 @@ pub struct Harness {
     /// Set when a decision could not be recorded: the sentence the run ends
     /// with. No call is made after it.
     trace_failure: Mutex<Option<String>>,
+    /// The last listing the model was shown, where it fit its bound: what
+    /// the command tools' schemas hold `command` to.
+    shown: Mutex<Option<Shown>>,
+    /// Whether the tools' schemas were asked for yet: the first time, the
+    /// listing is read and shown through them.
+    schemas_asked: AtomicBool,
+}
+
+/// A listing the model was shown that left no row out: the catalog it was
+/// rendered from, and the names it showed, in its order.
+#[derive(Clone)]
+struct Shown {
+    catalog: Arc<Catalog>,
+    names: Vec<String>,
 }
 
 /// A tool call as the policy judged it, with what it judged by.
@@ -101,12 +115,108 @@ impl Harness {
             next_output: AtomicU64::new(1),
             journal,
             trace_failure: Mutex::new(None),
+            shown: Mutex::new(None),
+            schemas_asked: AtomicBool::new(false),
         }
     }
 
     /// The tools this run offers.
     pub fn tools(&self) -> &[ToolName] {
         &self.settings.allowed
+    }
+
+    /// Each offered tool with the input schema it is offered with now: once
+    /// the model was shown a listing that fit its bound, the command tools'
+    /// schemas hold it to the commands listed
+    /// ([`ToolName::listed_input_schema`]); else, and after a listing that
+    /// was cut, [`ToolName::input_schema`]. The first time, the listing is
+    /// read and shown through them (see [`Harness::show_listing_first`]).
+    pub async fn input_schemas(&self) -> Vec<(ToolName, Value)> {
+        if !self.schemas_asked.swap(true, Ordering::SeqCst) {
+            self.show_listing_first().await;
+        }
+        let shown = self.shown.lock().ok().and_then(|shown| shown.clone());
+        self.settings
+            .allowed
+            .iter()
+            .map(|&tool| {
+                let schema = match &shown {
+                    Some(shown) => {
+                        let rows: Vec<&CatalogRow> = shown
+                            .names
+                            .iter()
+                            .filter_map(|name| shown.catalog.shown(name))
+                            .collect();
+                        tool.listed_input_schema(&rows)
+                    }
+                    None => tool.input_schema(),
+                };
+                (tool, schema)
+            })
+            .collect()
+    }
+
+    /// Before its first turn, a run that offers a command tool, and whose
+    /// policy admits `list_commands` now (offered or not: the schemas are
+    /// then the only way the model learns what it may call), reads the
+    /// listing — held for the run, as for the first tool that needs it —
+    /// and shows it through the command tools' schemas: the listing
+    /// `list_commands` would show, recorded as an observation on the
+    /// `tools` channel (its titles and schemas are the deployers' words).
+    /// It is no tool call, so the trace has no line for it. A listing that
+    /// cannot be read constrains nothing; the model's first call meets the
+    /// failure.
+    async fn show_listing_first(&self) {
+        let offered = |tool| self.settings.allowed.contains(&tool);
+        if !(offered(ToolName::RunCommand) || offered(ToolName::RunReadCommand)) {
+            return;
+        }
+        let context = self.context_label();
+        let mode = self.settings.mode;
+        if !policy::decide(
+            mode,
+            self.settings.task_slot,
+            ToolName::ListCommands,
+            &context,
+        )
+        .admitted
+        {
+            return;
+        }
+        let Ok(catalog) = self.read_catalog(false).await else {
+            return;
+        };
+        let id = self.mint();
+        let listed = listing::render(&catalog, &[], self.settings.output_bound, &id);
+        if self.remember_shown(&catalog, &listed) {
+            let label = listing::shown_label(&catalog, &listed, &context);
+            if let Ok(mut journal) = self.journal.lock() {
+                journal.observe("tools", ToolName::ListCommands.as_str(), &id, &label);
+            }
+        }
+    }
+
+    /// Remembers a listing the model was shown: its names where it left no
+    /// row out (`omitted` 0), else none — a cut listing holds the model to
+    /// nothing. Whether it was remembered.
+    fn remember_shown(&self, catalog: &Arc<Catalog>, listed: &Value) -> bool {
+        let names: Option<Vec<String>> = (listed["omitted"] == 0).then(|| {
+            listed["entries"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|entry| entry["name"].as_str().map(str::to_string))
+                .collect()
+        });
+        let shown = names.map(|names| Shown {
+            catalog: catalog.clone(),
+            names,
+        });
+        let remembered = shown.is_some();
+        if let Ok(mut held) = self.shown.lock() {
+            *held = shown;
+        }
+        remembered
     }
 
     /// The run's journal: context label, referents, observations.
@@ -292,9 +402,10 @@ impl Harness {
         match self.read_catalog(true).await {
             Ok(catalog) => {
                 let value = listing::render(&catalog, &detail, self.settings.output_bound, &id);
+                self.remember_shown(&catalog, &value);
                 let label = listing::shown_label(&catalog, &value, &judged.context);
                 if let Ok(mut journal) = self.journal.lock() {
-                    journal.observe(judged.tool.as_str(), &id, &label);
+                    journal.observe("output", judged.tool.as_str(), &id, &label);
                 }
                 value
             }
@@ -447,7 +558,7 @@ impl Harness {
             } else {
                 "batch".to_string()
             };
-            journal.observe(tool.as_str(), &id, &label);
+            journal.observe("output", tool.as_str(), &id, &label);
         }
     }
 }

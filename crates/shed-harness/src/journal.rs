@@ -79,11 +79,13 @@ impl Journal {
         handle
     }
 
-    /// Records one model-context observation over the output channel.
-    pub fn observe(&mut self, tool: &str, output_id: &str, label: &Label) {
+    /// Records one model-context observation: over `channel` — `output`, a
+    /// tool's result, or `tools`, the listing the tool definitions carried
+    /// before the model listed — of what `tool` shows.
+    pub fn observe(&mut self, channel: &str, tool: &str, output_id: &str, label: &Label) {
         self.context = self.context.join(label);
         self.observations.push(json!({
-            "channel": "output",
+            "channel": channel,
             "tool": tool,
             "outputId": output_id,
             "label": label.to_json(),

@@ -35,6 +35,9 @@ pub struct ModelSettings {
     pub tool_choice: ToolChoice,
     /// How long one request may take.
     pub request_timeout: Duration,
+    /// The sampling temperature sent with every request; `None` sends none,
+    /// and the server's default holds.
+    pub temperature: Option<f64>,
 }
 
 /// OpenAI's `tool_choice`: whether and which tool the model must call.
@@ -150,13 +153,15 @@ pub enum ModelError {
 const SYSTEM_PROMPT: &str = "You act for a person on their host through the host's commands. Call list_commands to see the commands this run may use, each as a typed signature, then run_command (or run_read_command for granted reads) to run them. Never invent a command. When a command is not granted, tell the person rather than retrying. When you are done, answer in plain text.";
 
 /// The system prompt: what the run is, the date and time `now` in UTC — a
-/// model has no clock, and a command's time wants one — and the task's slot.
+/// model has no clock, and a command's time wants one; written as commands
+/// take a time (`2026-09-01T10:00:00Z`), for a model to copy — and the
+/// task's slot.
 fn system_prompt(slot: TaskSlot, now: jiff::Timestamp) -> String {
-    let now = now
-        .to_zoned_datetime(jiff::tz::TimeZone::UTC)
-        .strftime("%A %Y-%m-%d %H:%M");
+    let now = now.to_zoned_datetime(jiff::tz::TimeZone::UTC);
     format!(
-        "{SYSTEM_PROMPT} It is now {now} UTC. The task below is bound as {}.",
+        "{SYSTEM_PROMPT} It is now {} ({}, UTC). The task below is bound as {}.",
+        now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        now.strftime("%A"),
         slot.as_str()
     )
 }
@@ -173,17 +178,6 @@ pub async fn run_task(
         json!({"role": "system", "content": system_prompt(slot, jiff::Timestamp::now())}),
         json!({"role": "user", "content": task}),
     ];
-    let tools: Vec<Value> = harness
-        .tools()
-        .iter()
-        .map(|tool| {
-            json!({"type": "function", "function": {
-                "name": tool.as_str(),
-                "description": tool.description(),
-                "parameters": tool.input_schema(),
-            }})
-        })
-        .collect();
     let endpoint = Endpoint::new(
         &settings.base_url,
         settings.api_key.clone(),
@@ -193,6 +187,23 @@ pub async fn run_task(
     for turn in 0..settings.max_turns {
         progress.turn(turn + 1, settings.max_turns);
         let mut body = json!({"model": settings.model, "messages": messages});
+        if let Some(temperature) = settings.temperature {
+            body["temperature"] = json!(temperature);
+        }
+        // Built each turn: the command tools' schemas follow the listing
+        // the model was last shown.
+        let tools: Vec<Value> = harness
+            .input_schemas()
+            .await
+            .into_iter()
+            .map(|(tool, schema)| {
+                json!({"type": "function", "function": {
+                    "name": tool.as_str(),
+                    "description": tool.description(),
+                    "parameters": schema,
+                }})
+            })
+            .collect();
         if !tools.is_empty() {
             body["tools"] = json!(tools);
             let choice = if turn == 0 {
@@ -320,7 +331,7 @@ mod tests {
         let prompt = system_prompt(TaskSlot::DirectCommand, now);
         assert!(
             prompt.ends_with(
-                " It is now Tuesday 2026-12-01 21:50 UTC. The task below is bound as direct-command."
+                " It is now 2026-12-01T21:50:12Z (Tuesday, UTC). The task below is bound as direct-command."
             ),
             "{prompt}"
         );

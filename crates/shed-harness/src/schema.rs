@@ -91,6 +91,30 @@ pub fn detail_schema(schema: &Value) -> Value {
     }
 }
 
+/// The schema a tool definition gives a command's `args`: the `detail`
+/// schema, with the inputs the host fills from the call's context
+/// (`x-source`) no longer required — the signature shows them optional, and
+/// a model held to the schema must not be made to invent them — and an
+/// object, open, where the host's is not one or is too large.
+pub fn args_schema(schema: &Value) -> Value {
+    let mut shown = detail_schema(schema);
+    let Value::Object(object) = &mut shown else {
+        return serde_json::json!({"type": "object"});
+    };
+    let filled: Vec<&String> = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter(|(_, sub)| sub.get("x-source").is_some())
+        .map(|(name, _)| name)
+        .collect();
+    if let Some(Value::Array(required)) = object.get_mut("required") {
+        required.retain(|name| !filled.iter().any(|f| name.as_str() == Some(f.as_str())));
+    }
+    shown
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,5 +162,23 @@ mod tests {
             detail_schema(&with_big_extension),
             json!({"type": "object"})
         );
+    }
+
+    #[test]
+    fn an_input_the_host_fills_is_not_required_of_the_model() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"q": {"type": "string"}, "loomId": {"type": "string", "x-source": "job"}},
+            "required": ["q", "loomId"]
+        });
+        assert_eq!(
+            args_schema(&schema),
+            json!({
+                "type": "object",
+                "properties": {"q": {"type": "string"}, "loomId": {"type": "string"}},
+                "required": ["q"]
+            })
+        );
+        assert_eq!(args_schema(&json!(true)), json!({"type": "object"}));
     }
 }

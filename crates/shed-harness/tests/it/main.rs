@@ -11,3 +11,4 @@ mod common;
 mod model_and_policy;
 mod model_server;
 mod policy_trace;
+mod tool_schema;

@@ -100,10 +100,13 @@ fn calls_that_are_not_json_name_no_tool_or_misfit_one_are_answered_and_reach_no_
         results[4]["message"],
         "detail must be a list of command names"
     );
+    // The one host process is the listing read before the first turn, which
+    // the tools' schemas show (`tool_schema`).
+    assert_eq!(host.lists(), 1);
     assert!(
-        host.invocations().is_empty(),
+        host.runs().is_empty(),
         "no call reached the host: {:?}",
-        host.invocations()
+        host.runs()
     );
 }
 
@@ -169,6 +172,38 @@ fn the_tool_choice_goes_to_the_first_turn_and_auto_after_it() {
         "auto",
         "auto by default"
     );
+}
+
+// `--temperature` goes with every request; without it none is sent, and the
+// server's own default holds (llama-cpp-python's is 0.8, which makes a small
+// model's arguments a lottery). Outside 0 to 2 it is refused before any
+// request.
+#[test]
+fn a_temperature_given_goes_with_every_request() {
+    let host = Host::new(json!([row("jeff/runs.log_run", "write")]));
+    let model = ScriptedModel::start(vec![
+        tool_calls(&[("list_commands", json!({}))]),
+        answer("listed"),
+    ]);
+    let out = run(&host, &model, &["--temperature", "0"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2);
+    for request in &requests {
+        assert_eq!(request["temperature"], json!(0.0), "{request}");
+    }
+    let model = ScriptedModel::start(vec![answer("ok")]);
+    assert!(run(&host, &model, &[]).status.success());
+    assert!(model.requests()[0].get("temperature").is_none());
+    let model = ScriptedModel::start(vec![answer("never asked")]);
+    let out = run(&host, &model, &["--temperature", "2.5"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--temperature must be from 0 to 2"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(model.requests().is_empty());
 }
 
 #[test]
@@ -240,7 +275,11 @@ fn max_turns_ends_a_run_that_goes_nowhere_with_a_sentence_and_exit_1() {
         "error: the model made tool calls for 2 turns without answering — raise --max-turns or simplify the task\n"
     );
     assert_eq!(model.requests().len(), 2, "no third turn");
-    assert_eq!(host.lists(), 2, "each turn's call was answered");
+    assert_eq!(
+        host.lists(),
+        3,
+        "the listing the first turn's tools show, then each turn's call answered"
+    );
     let record = common::read_json(&transcript);
     assert_eq!(record["messages"].as_array().unwrap().len(), 6);
 
