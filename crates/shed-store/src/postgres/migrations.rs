@@ -46,19 +46,8 @@ async fn convert_per_app_tables(
     let failed = |e: tokio_postgres::Error| failure(target, &e);
     loop {
         let txn = client.transaction().await.map_err(failed)?;
-        txn.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        let tables = locked_tables(&txn, "AND tablename ~ '^ec_[0-9]+_'")
             .await
-            .map_err(failed)?;
-        let tables: Vec<String> = txn
-            .query(
-                "SELECT tablename::text FROM pg_tables WHERE schemaname = current_schema() AND tablename ~ '^ec_[0-9]+_'",
-                &[],
-            )
-            .await
-            .map_err(failed)?
-            .iter()
-            .map(|r| r.try_get(0))
-            .collect::<Result<_, _>>()
             .map_err(failed)?;
         let done = convert_some(&super::txn::Txn::Transaction(&txn), &tables).await?;
         txn.commit().await.map_err(failed)?;
@@ -66,6 +55,25 @@ async fn convert_per_app_tables(
             return Ok(());
         }
     }
+}
+
+/// Takes the migration lock for the transaction, then answers the names
+/// of the schema's tables, in order, `and` (an SQL condition on
+/// `tablename` beginning `AND`, or nothing) narrowing them.
+async fn locked_tables(
+    txn: &impl GenericClient,
+    and: &str,
+) -> Result<Vec<String>, tokio_postgres::Error> {
+    txn.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        .await?;
+    let sql = format!(
+        "SELECT tablename::text FROM pg_tables WHERE schemaname = current_schema() {and} ORDER BY tablename"
+    );
+    txn.query(&sql, &[])
+        .await?
+        .iter()
+        .map(|r| r.try_get(0))
+        .collect()
 }
 
 /// [`migrate`] inside a transaction the caller commits (`shed migrate`
@@ -76,20 +84,7 @@ pub(crate) async fn migrate_in(
     target: &Target,
 ) -> Result<usize, StoreError> {
     let failed = |e: tokio_postgres::Error| failure(target, &e);
-    txn.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
-        .await
-        .map_err(failed)?;
-    let tables: Vec<String> = txn
-        .query(
-            "SELECT tablename::text FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename",
-            &[],
-        )
-        .await
-        .map_err(failed)?
-        .iter()
-        .map(|r| r.try_get(0))
-        .collect::<Result<_, _>>()
-        .map_err(failed)?;
+    let tables = locked_tables(txn, "").await.map_err(failed)?;
     if !tables.is_empty() && !tables.iter().any(|t| t == "schema_migrations") {
         let shown: Vec<&str> = tables.iter().take(3).map(String::as_str).collect();
         return Err(StoreError::refused(format!(

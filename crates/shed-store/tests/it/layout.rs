@@ -20,23 +20,25 @@ fn jog(columns: &[(&str, ColumnType)]) -> Vocabulary {
 
 /// How many tables and indexes the store of `dir` has.
 async fn relations(dir: &std::path::Path) -> i64 {
+    count(
+        dir,
+        "SELECT COUNT(*) FROM sqlite_schema WHERE type IN ('table', 'index')",
+        "SELECT COUNT(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+         WHERE n.nspname = current_schema()",
+    )
+    .await
+}
+
+/// The one number the store of `dir` answers to `sqlite` (SQLite) or
+/// `postgres` (PostgreSQL).
+async fn count(dir: &std::path::Path, sqlite: &str, postgres: &str) -> i64 {
     let Some(url) = shed_test_database::for_folder(dir) else {
         let conn = rusqlite::Connection::open(dir.join("shed.db")).unwrap();
-        return conn
-            .query_row(
-                "SELECT COUNT(*) FROM sqlite_schema WHERE type IN ('table', 'index')",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
+        return conn.query_row(sqlite, [], |r| r.get(0)).unwrap();
     };
     crate::common::server_client(&url)
         .await
-        .query_one(
-            "SELECT COUNT(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-             WHERE n.nspname = current_schema()",
-            &[],
-        )
+        .query_one(postgres, &[])
         .await
         .unwrap()
         .get(0)
@@ -239,25 +241,12 @@ fn of_counts(name: &str, counts: [usize; 5]) -> (String, Vec<(String, ColumnType
 
 /// How many shape tables the store of `dir` has made.
 async fn shape_tables(dir: &std::path::Path) -> i64 {
-    let Some(url) = shed_test_database::for_folder(dir) else {
-        let conn = rusqlite::Connection::open(dir.join("shed.db")).unwrap();
-        return conn
-            .query_row(
-                "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name LIKE 'ec\\_rows\\_%' ESCAPE '\\'",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
-    };
-    crate::common::server_client(&url)
-        .await
-        .query_one(
-            "SELECT COUNT(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename LIKE 'ec\\_rows\\_%'",
-            &[],
-        )
-        .await
-        .unwrap()
-        .get(0)
+    count(
+        dir,
+        "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name LIKE 'ec\\_rows\\_%' ESCAPE '\\'",
+        "SELECT COUNT(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename LIKE 'ec\\_rows\\_%'",
+    )
+    .await
 }
 
 /// Every combination of classes 0, 1, 2, 4 of the five kinds (text, ref,
