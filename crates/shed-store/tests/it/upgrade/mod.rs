@@ -93,6 +93,20 @@ pub async fn open(dir: &Path) -> Store {
     }
 }
 
+/// Asserts the store in `dir` is past schema version 16 and holds no
+/// table of one app's own.
+async fn assert_upgraded(dir: &Path) {
+    let (version, tables) = version_and_app_tables(dir).await;
+    assert!(
+        version > VERSION as i64,
+        "still at schema version {version}"
+    );
+    assert!(
+        tables.is_empty(),
+        "tables of one app's own are left: {tables:?}"
+    );
+}
+
 /// The schema version of the store in `dir`, and the names of the tables
 /// it holds that are one app's own (`ec_<app id>_…`).
 pub async fn version_and_app_tables(dir: &Path) -> (i64, Vec<String>) {
@@ -245,14 +259,7 @@ fn reads(app: &App) -> Vec<String> {
 #[test]
 fn the_small_store_holds_every_column_type() {
     let (_, apps) = today::script(Engine::Sqlite, SMALL);
-    for ty in [
-        ColumnType::Text,
-        ColumnType::Number,
-        ColumnType::Bool,
-        ColumnType::Time,
-        ColumnType::Url,
-        ColumnType::Ref,
-    ] {
+    for ty in ColumnType::ALL {
         assert!(
             apps.iter()
                 .flat_map(|a| &a.components)
@@ -279,15 +286,7 @@ async fn a_store_of_version_16_is_upgraded_in_place_at_its_first_start() {
     }
     let expected = std::fs::read_to_string(&path).unwrap();
     assert_same(&expected, &read);
-    let (version, tables) = version_and_app_tables(dir.path()).await;
-    assert!(
-        version > VERSION as i64,
-        "still at schema version {version}"
-    );
-    assert!(
-        tables.is_empty(),
-        "tables of one app's own are left: {tables:?}"
-    );
+    assert_upgraded(dir.path()).await;
 }
 
 /// Asserts two snapshots are the same, naming the first line unlike.
@@ -394,15 +393,7 @@ fn an_upgrade_killed_midway_is_done_again_at_the_next_start() {
         let read = snapshot(&store, &apps[..4], true).await + &snapshot(&store, &apps, false).await;
         store.close().await.unwrap();
         assert_same(&expected, &read);
-        let (version, left) = version_and_app_tables(killed.path()).await;
-        assert!(
-            version > VERSION as i64,
-            "still at schema version {version}"
-        );
-        assert!(
-            left.is_empty(),
-            "tables of one app's own are left: {left:?}"
-        );
+        assert_upgraded(killed.path()).await;
     });
 }
 
@@ -428,15 +419,7 @@ async fn a_backup_made_at_version_16_restores_and_opens_upgraded() {
     let expected =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(SNAPSHOT)).unwrap();
     assert_same(&expected, &read);
-    let (version, tables) = version_and_app_tables(restored.path()).await;
-    assert!(
-        version > VERSION as i64,
-        "still at schema version {version}"
-    );
-    assert!(
-        tables.is_empty(),
-        "tables of one app's own are left: {tables:?}"
-    );
+    assert_upgraded(restored.path()).await;
 }
 
 // A data folder the shed of schema version 16 made, upgraded at its first
