@@ -14,6 +14,14 @@ use crate::{ArgErrors, ArgType, Command};
 /// listing's line about time arguments say it.
 pub(crate) const TIME_SHAPE: &str = "a time, like 2026-09-01 or 2026-09-01T10:00:00Z, \
                                      or now, today or yesterday (the server's clock, UTC)";
+/// The forms of a `time` argument its schema holds it to (`pattern`, the
+/// regular expressions of JSON Schema): a date, a date and time to the
+/// second in UTC or with an offset, or one of the words — each a form
+/// [`as_time`] reads, so a caller (or a model whose server holds its
+/// calls to a schema) that keeps to it sends a time the host takes.
+pub(crate) const TIME_PATTERN: &str = "^(now|today|yesterday|[0-9]{4}-[0-9]{2}-[0-9]{2}\
+                                       (T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,6})?\
+                                       (Z|[+-][0-9]{2}:[0-9]{2}))?)$";
 /// The shape a `url` argument wants, as its schema and its refusal say it.
 pub(crate) const URL_SHAPE: &str = "a web address, like https://example.com/";
 
@@ -186,4 +194,63 @@ fn as_web_address(text: &str) -> Option<Value> {
             .all(|c| c.is_alphanumeric() || matches!(c, '-' | '.' | ':'));
     let port_ok = port.is_none_or(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()));
     (host_ok && port_ok).then(|| Value::String(text.to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A time of each form [`TIME_PATTERN`] names, real by construction.
+    fn times() -> impl Strategy<Value = String> {
+        let date = (1000i16..=9999, 1i8..=12, 1i8..=28)
+            .prop_map(|(y, m, d)| jiff::civil::date(y, m, d).to_string());
+        let offset = prop_oneof![
+            Just("Z".to_string()),
+            (prop_oneof![Just('+'), Just('-')], 0u8..=23, 0u8..60)
+                .prop_map(|(sign, h, m)| format!("{sign}{h:02}:{m:02}")),
+        ];
+        let fraction = proptest::option::of("[0-9]{1,6}")
+            .prop_map(|f| f.map(|f| format!(".{f}")).unwrap_or_default());
+        let at = (date.clone(), 0u8..24, 0u8..60, 0u8..60, fraction, offset).prop_map(
+            |(date, h, m, s, fraction, offset)| {
+                format!("{date}T{h:02}:{m:02}:{s:02}{fraction}{offset}")
+            },
+        );
+        prop_oneof![
+            Just("now".to_string()),
+            Just("today".to_string()),
+            Just("yesterday".to_string()),
+            date,
+            at,
+        ]
+    }
+
+    proptest! {
+        /// Every form the pattern names is a time the host reads: the
+        /// schema never leads a caller to a time it refuses.
+        #[test]
+        fn a_time_kept_to_the_pattern_is_read(text in times()) {
+            let pattern = regex::Regex::new(TIME_PATTERN).expect("a regular expression");
+            prop_assert!(pattern.is_match(&text), "{text} is not of the pattern");
+            prop_assert!(
+                as_time(&text, Timestamp::UNIX_EPOCH).is_some(),
+                "{text} is of the pattern and not read"
+            );
+        }
+    }
+
+    #[test]
+    fn what_the_pattern_leaves_out_is_not_of_it() {
+        let pattern = regex::Regex::new(TIME_PATTERN).expect("a regular expression");
+        for text in [
+            "2026-12-05T1:47:39Z",
+            "2:45am",
+            "today (UTC)",
+            "2026-09-01 10:00",
+            "Now",
+        ] {
+            assert!(!pattern.is_match(text), "{text}");
+        }
+    }
 }

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::args::{TIME_SHAPE, URL_SHAPE};
+use crate::args::{TIME_PATTERN, TIME_SHAPE, URL_SHAPE};
 use crate::{ArgType, Argument, Command, Manifest};
 
 impl Manifest {
@@ -76,10 +76,16 @@ impl Command {
                 .then(|| generated_argument(&self.name, &argument.name))
                 .flatten()
         });
-        match said {
+        let mut property = match said {
             Some(description) => json!({ "type": ty, "description": description }),
             None => json!({ "type": ty }),
+        };
+        if argument.ty == ArgType::Time
+            && let Some(fields) = property.as_object_mut()
+        {
+            fields.insert("pattern".into(), json!(TIME_PATTERN));
         }
+        property
     }
 }
 
