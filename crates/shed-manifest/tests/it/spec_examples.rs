@@ -429,7 +429,7 @@ fn input_schemas_type_every_argument() {
                         "description": "a time, like 2026-09-01 or 2026-09-01T10:00:00Z, \
                                         or now, today or yesterday (the server's clock, UTC)",
                         "pattern": "^(now|today|yesterday|[0-9]{4}-[0-9]{2}-[0-9]{2}\
-                                    (T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,6})?\
+                                    (T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]{1,6})?\
                                     (Z|[+-][0-9]{2}:[0-9]{2}))?)$" }
             },
             "required": ["who", "miles", "at"]
