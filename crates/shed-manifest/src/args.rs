@@ -20,7 +20,7 @@ pub(crate) const TIME_SHAPE: &str = "a time, like 2026-09-01 or 2026-09-01T10:00
 /// [`as_time`] reads, so a caller (or a model whose server holds its
 /// calls to a schema) that keeps to it sends a time the host takes. No
 /// escape in it (`[.]`, not a backslash): a model server's converter of
-/// patterns into grammars (llama-cpp-python's) refused `\\.`.
+/// patterns into grammars (llama-cpp-python's) refused `\.`.
 pub(crate) const TIME_PATTERN: &str = "^(now|today|yesterday|[0-9]{4}-[0-9]{2}-[0-9]{2}\
                                        (T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]{1,6})?\
                                        (Z|[+-][0-9]{2}:[0-9]{2}))?)$";
