@@ -31,7 +31,7 @@ use tokio_postgres::types::{ToSql, Type};
 
 use crate::StoreError;
 use crate::postgres::{self, connect, migrations};
-use crate::schema::{AppSchema, Shape, create_tables, doc_slots, ensure_shape};
+use crate::schema::{AppSchema, Shape, create_tables, ensure_shape};
 use crate::sqlite::backup::{all, schema_version};
 use crate::sqlite::{migrations::MIGRATIONS, schema as sqlite_schema};
 use crate::txn::Txn as _;
@@ -166,12 +166,10 @@ async fn full_text(t: &postgres::Txn<'_>, apps: &[AppSchema]) -> Result<(), Stor
         let (Some(id), Some(doc)) = (app.id, app.component("doc")) else {
             continue;
         };
-        let (title, body) = doc_slots(doc)?;
+        let words = postgres::schema::doc_words(doc)?;
         let home = doc.home()?;
         let sql = format!(
-            "INSERT INTO ec_fts(app, id, fts) SELECT $1, id, \
-             to_tsvector('simple', coalesce({title}, '') || ' ' || coalesce({body}, '')) \
-             FROM {} WHERE grp = $2",
+            "INSERT INTO ec_fts(app, id, fts) SELECT $1, id, {words} FROM {} WHERE grp = $2",
             home.table()
         );
         t.execute(&sql, &[id.into(), home.id.into()]).await?;

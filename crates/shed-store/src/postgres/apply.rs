@@ -28,11 +28,11 @@ use std::task::Poll;
 use deadpool_postgres::Client;
 use tokio_postgres::types::ToSql;
 
-use super::schema::{load_known, lock_app};
+use super::schema::{doc_words, load_known, lock_app};
 use super::txn::Txn;
 use crate::apply::{AppRow, Cell, Writes, find_sql, removals, upserts};
 use crate::query::plan::Lookup;
-use crate::schema::{AppSchema, Component, doc_slots};
+use crate::schema::{AppSchema, Component};
 use crate::values::Sql;
 use crate::wire::{Bundle, Target};
 use crate::{Actor, Applied, HistoryEntry, StoreError};
@@ -525,11 +525,10 @@ impl Writes for Statements<'_, '_> {
             self.pipeline.run(&sql, params).await?;
         }
         if component.name == "doc" {
-            let (title, body) = doc_slots(component)?;
+            let words = doc_words(component)?;
             let home = component.home()?;
             let sql = format!(
-                "INSERT INTO ec_fts(id, app, fts) SELECT id, $3, \
-                 to_tsvector('simple', coalesce({title}, '') || ' ' || coalesce({body}, '')) \
+                "INSERT INTO ec_fts(id, app, fts) SELECT id, $3, {words} \
                  FROM {} WHERE grp = $1 AND id = $2 \
                  ON CONFLICT(app, id) DO UPDATE SET fts = excluded.fts",
                 home.table()

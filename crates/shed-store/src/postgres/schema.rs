@@ -6,7 +6,9 @@
 use deadpool_postgres::Transaction;
 
 use super::txn::Txn;
-use crate::schema::{self, AppSchema, Tables, check_app_name, check_vocabulary};
+use crate::schema::{
+    self, AppSchema, Component, Tables, check_app_name, check_vocabulary, doc_slots,
+};
 use crate::txn::{Txn as _, args};
 use crate::{ColumnType, StoreError, Vocabulary};
 
@@ -83,4 +85,14 @@ pub(crate) async fn declare(
     let (id, ..) = lock_app(&t, app).await?;
     schema::check_growth(&t, app, id, vocab).await?;
     schema::declare(&t, app, id, vocab).await
+}
+
+/// The words of a `doc` row as `ec_fts` keeps them: its title and body as
+/// one `tsvector` of the `simple` configuration, read from `doc`'s home
+/// group's row — the expression an apply and `shed migrate` both write.
+pub(crate) fn doc_words(doc: &Component) -> Result<String, StoreError> {
+    let (title, body) = doc_slots(doc)?;
+    Ok(format!(
+        "to_tsvector('simple', coalesce({title}, '') || ' ' || coalesce({body}, ''))"
+    ))
 }
