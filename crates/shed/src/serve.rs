@@ -292,8 +292,49 @@ pub async fn open_server(place: &Place, args: &ServeArgs) -> anyhow::Result<Host
     open(place, &args.public_url(place.public_url.as_deref())).await
 }
 
+/// Refuses, before anything is bound or printed, to start a server on a
+/// data folder another process serves — the one holding its
+/// `serve.lock` —, naming the address it serves at and its process: its
+/// one sentence alone on stderr, exit 1.
+pub async fn refuse_if_served(place: &Place) {
+    let Some(process) = serving_process(&place.data) else {
+        return;
+    };
+    let url = match Host::open_at_served_url(&place.data, place.database.as_deref(), None).await {
+        Ok(host) => host.public_url().to_string(),
+        Err(_) => "its address".to_string(),
+    };
+    let process = if process.is_empty() {
+        String::new()
+    } else {
+        format!(" (process {process})")
+    };
+    eprintln!(
+        "shed already serves {} at {url}{process} — use that one, or stop it first",
+        place.data.display()
+    );
+    std::process::exit(1);
+}
+
+/// The id a server holding `<data>/serve.lock` wrote in it (empty when it
+/// wrote none yet), or `None` when no process holds it. The lock is tried
+/// and let go at once; the server that starts takes it for good.
+fn serving_process(data: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(data.join(shed_broker::SERVE_LOCK_NAME)).ok()?;
+    match file.try_lock_shared() {
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let mut holder = String::new();
+            let _ = file.read_to_string(&mut holder);
+            Some(holder.trim().to_string())
+        }
+        Ok(()) | Err(std::fs::TryLockError::Error(_)) => None,
+    }
+}
+
 /// `shed serve`.
 pub async fn serve(place: &Place, args: &ServeCommandArgs) -> anyhow::Result<()> {
+    refuse_if_served(place).await;
     let operator = args.serving.operator()?;
     let socket = bind(&args.serving, place.public_url.as_deref())?;
     let host = open_server(place, &args.serving).await?;

@@ -1,4 +1,5 @@
-//! `shed up`: the first run. It takes its port first (a port already
+//! `shed up`: the first run. A data folder another shed already serves is
+//! refused first, naming that one, before anything is printed. It takes its port first (a port already
 //! taken changes nothing). On a data folder — or database — with nobody in it
 //! yet, it makes the person `you`, the space `demo` and the run club app,
 //! creates a token and a one-time sign-in link, and prints how to connect
@@ -17,6 +18,7 @@ use crate::{ServeArgs, example, serve};
 
 /// `shed up`.
 pub async fn up(place: &serve::Place, args: &ServeArgs) -> anyhow::Result<()> {
+    serve::refuse_if_served(place).await;
     let data = place.data.as_path();
     let operator = args.operator()?;
     let socket = serve::bind(args, place.public_url.as_deref())?;

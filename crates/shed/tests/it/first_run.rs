@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::data_place::{on_server, private_folder};
+use crate::data_place::{DataIn, on_server, private_folder};
 use crate::listening::free_port;
 use crate::operating_support::{SHED, Shed, data_folder, shed};
 
@@ -170,4 +170,36 @@ fn listening_on_every_address_without_a_public_url_says_the_links_use_localhost(
         said.contains(&links) && said.contains("--public-url"),
         "{said}"
     );
+}
+
+#[test]
+fn a_second_shed_up_on_a_served_folder_says_which_one_serves_it_and_prints_nothing_else() {
+    let (_dir, data) = data_folder();
+    let port = free_port();
+    let first = start(&data, &["up", "--port", &port.to_string()], port);
+    let served = format!(
+        "shed already serves {} at http://localhost:{port} (process {}) — use that one, or stop it first",
+        data.display(),
+        first.pid()
+    );
+    for server in ["up", "serve"] {
+        for at in [port, free_port()] {
+            let out = Command::new(SHED)
+                .args([server, "--port", &at.to_string()])
+                .data_in(&data)
+                .env("RUST_LOG", "warn")
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            let said = String::from_utf8_lossy(&out.stderr);
+            let printed = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(
+                out.status.code(),
+                Some(1),
+                "shed {server} on port {at}: {printed}{said}"
+            );
+            assert_eq!(said.trim_end(), served, "shed {server} on port {at}");
+            assert_eq!(printed, "", "shed {server} on port {at} printed");
+        }
+    }
 }
