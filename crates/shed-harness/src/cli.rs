@@ -12,15 +12,18 @@ use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
 
 use crate::config;
+use crate::ending::{
+    EXIT_ANSWERED, EXIT_CODES_HELP, EXIT_FAILED, EXIT_JOB_OVER, EXIT_NOTHING_WRITTEN, EXIT_USAGE,
+};
 use crate::harness::{DEFAULT_OUTPUT_BOUND, Harness, RunSettings};
 use crate::labels::Ceiling;
-use crate::model::{ModelSettings, ToolChoice, run_task};
+use crate::model::{ModelError, ModelSettings, ToolChoice, run_task};
 use crate::policy::{Mode, PolicyTrace, TaskSlot};
 use crate::progress::{Keep, Progress, escaped, json_escaped};
 use crate::tools::{ALL_TOOLS, ToolName};
 use crate::transcript;
 
-const AFTER_HELP: &str = "\
+const AFTER_FLAGS: &str = "\
 Without a host configuration (--loom-commands-config or CF_HARNESS_LOOM_COMMANDS_CONFIG)
 the command tools are absent, and naming one with --allow-tool is refused.
 
@@ -48,7 +51,11 @@ The --transcript and --policy-trace files are made readable by you alone (0600).
 /// reaches the host only through its command CLI, as the host configuration
 /// file says.
 #[derive(Debug, Parser)]
-#[command(name = "shed-harness", version, after_help = AFTER_HELP)]
+#[command(
+    name = "shed-harness",
+    version,
+    after_help = format!("{AFTER_FLAGS}\n\n{EXIT_CODES_HELP}")
+)]
 struct Cli {
     /// The flags every subcommand takes.
     #[command(flatten)]
@@ -227,7 +234,7 @@ where
     };
     if let Some(refused) = refused {
         say_error(refused);
-        return 2;
+        return EXIT_USAGE;
     }
     execute(cli, deps).await
 }
@@ -240,7 +247,7 @@ pub async fn binary_main() -> i32 {
         Ok(command_job_id) => execute(cli, RunCliDependencies { command_job_id }).await,
         Err(refused) => {
             say_error(refused);
-            2
+            EXIT_USAGE
         }
     }
 }
@@ -360,7 +367,7 @@ async fn execute(cli: Cli, deps: RunCliDependencies) -> i32 {
         Ok(settings) => settings,
         Err(e) => {
             say_error(e);
-            return 2;
+            return EXIT_USAGE;
         }
     };
     let transcript_path = cli.common.transcript.clone();
@@ -369,10 +376,10 @@ async fn execute(cli: Cli, deps: RunCliDependencies) -> i32 {
         Command::Mcp => {
             let harness = Arc::new(Harness::new(settings));
             match crate::mcp::serve(harness, transcript_path).await {
-                Ok(()) => 0,
+                Ok(()) => EXIT_ANSWERED,
                 Err(e) => {
                     say_error(e);
-                    1
+                    EXIT_FAILED
                 }
             }
         }
@@ -402,7 +409,7 @@ async fn tool(settings: RunSettings, args: ToolArgs, transcript_path: Option<&Pa
         Ok(checked) => checked,
         Err(e) => {
             say_error(e);
-            return 2;
+            return EXIT_USAGE;
         }
     };
     let harness = Harness::new(settings);
@@ -416,13 +423,15 @@ async fn tool(settings: RunSettings, args: ToolArgs, transcript_path: Option<&Pa
         transcript_path,
         json!({ "journal": harness.journal_json() }),
     );
-    match harness.trace_failure() {
-        Some(sentence) => {
-            eprintln!("error: {sentence}");
-            1
-        }
-        None => written,
+    if let Some(sentence) = harness.trace_failure() {
+        eprintln!("error: {sentence}");
+        return EXIT_FAILED;
     }
+    if let Some(sentence) = harness.job_over() {
+        say_error(sentence);
+        return EXIT_JOB_OVER;
+    }
+    written
 }
 
 async fn run(settings: RunSettings, args: RunArgs, transcript_path: Option<&Path>) -> i32 {
@@ -430,7 +439,7 @@ async fn run(settings: RunSettings, args: RunArgs, transcript_path: Option<&Path
         Ok(choice) => choice,
         Err(e) => {
             say_error(ArgumentError::from(e));
-            return 2;
+            return EXIT_USAGE;
         }
     };
     let slot = settings.task_slot;
@@ -452,11 +461,21 @@ async fn run(settings: RunSettings, args: RunArgs, transcript_path: Option<&Path
             // pipe's escape sequences too, and a program reading the
             // answer wants its text, not a terminal's commands.
             println!("{}", escaped(&done.answer, Keep::LinesAndTabs));
-            (0, done.messages)
+            match harness.nothing_written() {
+                Some(line) => {
+                    println!("{}", escaped(&line, Keep::OneLine));
+                    (EXIT_NOTHING_WRITTEN, done.messages)
+                }
+                None => (EXIT_ANSWERED, done.messages),
+            }
         }
         Err(failure) => {
+            let code = match failure.error {
+                ModelError::JobOver(_) => EXIT_JOB_OVER,
+                _ => EXIT_FAILED,
+            };
             say_error(failure.error);
-            (1, failure.messages)
+            (code, failure.messages)
         }
     };
     let record = json!({
@@ -466,5 +485,5 @@ async fn run(settings: RunSettings, args: RunArgs, transcript_path: Option<&Path
         "journal": harness.journal_json(),
     });
     let written = transcript::write(transcript_path, record);
-    if code == 0 { written } else { code }
+    if code == EXIT_ANSWERED { written } else { code }
 }

@@ -13,6 +13,7 @@ use crate::calls::{
 };
 use crate::catalog::{Catalog, CatalogRow};
 use crate::config::HostConfig;
+use crate::ending::RunEnd;
 use crate::host::{HostCli, ListError};
 use crate::journal::{Journal, Provenance};
 use crate::labels::{Ceiling, Label};
@@ -82,6 +83,9 @@ pub struct Harness {
     /// Whether the tools' schemas were asked for yet: the first time, the
     /// listing is read and shown through them.
     schemas_asked: AtomicBool,
+    /// What the run met that decides how it ends: the job over, a write
+    /// refused, a write landed.
+    end: Mutex<RunEnd>,
 }
 
 /// A listing the model was shown that left no row out: the catalog it was
@@ -117,6 +121,7 @@ impl Harness {
             trace_failure: Mutex::new(None),
             shown: Mutex::new(None),
             schemas_asked: AtomicBool::new(false),
+            end: Mutex::new(RunEnd::default()),
         }
     }
 
@@ -219,6 +224,25 @@ impl Harness {
         remembered
     }
 
+    /// The host's sentence, once an answer said the job this run acts for
+    /// is over: nothing more can run.
+    pub fn job_over(&self) -> Option<String> {
+        self.end.lock().ok().and_then(|end| end.job_over.clone())
+    }
+
+    /// The last line of a run that wrote nothing because a write was
+    /// refused ([`RunEnd::nothing_written`]).
+    pub fn nothing_written(&self) -> Option<String> {
+        self.end.lock().ok().and_then(|end| end.nothing_written())
+    }
+
+    /// Notes in the run's end what `note` says.
+    fn note(&self, note: impl FnOnce(&mut RunEnd)) {
+        if let Ok(mut end) = self.end.lock() {
+            note(&mut end);
+        }
+    }
+
     /// The run's journal: context label, referents, observations.
     pub fn journal_json(&self) -> Value {
         self.journal
@@ -314,12 +338,20 @@ impl Harness {
                 Verdict::Policy(&decision),
             );
             let _ = self.trace(&line);
+            let message = format!("{} was not run: {}", tool.as_str(), decision.reason);
+            if tool == ToolName::RunCommand {
+                let hint = match self.settings.task_slot {
+                    TaskSlot::DirectCommand => "",
+                    _ => " — pass --task-slot direct-command when the person typed the task",
+                };
+                self.note(|end| end.write_refused(&format!("{message}{hint}")));
+            }
             return json!({
                 "outputId": id,
                 "status": "refused_by_policy",
                 "policy": self.settings.mode.as_str(),
                 "decision": decision.name,
-                "message": format!("{} was not run: {}", tool.as_str(), decision.reason),
+                "message": message,
             });
         }
         let judged = Judged {
@@ -361,6 +393,11 @@ impl Harness {
         let catalog = host
             .list()
             .await
+            .inspect_err(|e| {
+                if let ListError::Refused(code, message) = e {
+                    self.note(|end| end.listing_refused(code, message));
+                }
+            })
             .and_then(|listing| {
                 Catalog::from_listing_within(listing, ceiling)
                     .map_err(|e| ListError::MalformedPayload(e.to_string()))
@@ -504,6 +541,12 @@ impl Harness {
             self.trace(&self.line(tool, &judged.context, attempt(), id, verdict))
         };
         let result = calls::perform(ctx, call, &before_send).await;
+        if let CallResult::Executed { spec, outcome, .. } = &result {
+            let declared = ctx.catalog.rows().iter().find(|r| r.name == spec.command);
+            let write = judged.tool == ToolName::RunCommand
+                && declared.and_then(|r| r.effect.as_deref()) != Some("read");
+            self.note(|end| end.answered(outcome, write));
+        }
         if !sent.load(Ordering::SeqCst) {
             let (code, message) = refusal_of(&result);
             let verdict = Verdict::Harness {

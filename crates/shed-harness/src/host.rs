@@ -73,13 +73,23 @@ pub enum ListError {
     /// the catalog can read; it holds why.
     #[error("the host's CLI answered the listing with something that is not a listing: {0}")]
     MalformedPayload(String),
+    /// The host answered the listing with a refusal — an outcome (`ok:
+    /// false`) where the rows would be, as the broker answers for an ended
+    /// job; it holds the outcome's code and sentence.
+    #[error("the host refused the listing — {}", refused_sentence(.0, .1))]
+    Refused(String, String),
+}
+
+/// A refused listing's code and sentence as one, cut to 300 characters.
+fn refused_sentence(code: &str, message: &str) -> String {
+    format!("{code}: {message}").chars().take(300).collect()
 }
 
 impl ListError {
     /// The `failed_to_deliver` reason the model sees.
     pub fn reason(&self) -> &'static str {
         match self {
-            ListError::CommandFailed(_) => "command_failed",
+            ListError::CommandFailed(_) | ListError::Refused(..) => "command_failed",
             ListError::MalformedPayload(_) => "malformed_payload",
         }
     }
@@ -151,7 +161,7 @@ impl HostCli {
         let listing: Value = serde_json::from_slice(&output.stdout)
             .map_err(|e| ListError::MalformedPayload(format!("not JSON ({e})")))?;
         match refused_listing(&listing) {
-            Some(why) => Err(ListError::CommandFailed(why)),
+            Some((code, message)) => Err(ListError::Refused(code, message)),
             None => Ok(listing),
         }
     }
@@ -220,19 +230,22 @@ impl HostCli {
     }
 }
 
-/// The host's sentence when it answered the listing with a refusal — an
-/// outcome (`ok: false`, a `code` and a `message`) where the rows would be,
-/// as the broker answers for an ended job — rather than a listing.
-fn refused_listing(answer: &Value) -> Option<String> {
+/// The host's code and sentence when it answered the listing with a
+/// refusal — an outcome (`ok: false`, a `code` and a `message`) where the
+/// rows would be, as the broker answers for an ended job — rather than a
+/// listing.
+fn refused_listing(answer: &Value) -> Option<(String, String)> {
     if answer.get("commands").is_some() || answer.get("ok") != Some(&Value::Bool(false)) {
         return None;
     }
-    let text = |key: &str| answer.get(key).and_then(Value::as_str).unwrap_or("");
-    let sentence: String = format!("{}: {}", text("code"), text("message"))
-        .chars()
-        .take(300)
-        .collect();
-    Some(format!("the host refused the listing — {sentence}"))
+    let text = |key: &str| {
+        answer
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    Some((text("code"), text("message")))
 }
 
 /// Whether the host answered: it exited 0, or [`REFUSED_STATUS`] with its

@@ -10,12 +10,14 @@
 //! answers; [`policy`] judges tool calls; [`harness`] ties a run together;
 //! [`cli`], [`model`] and [`mcp`] are the three ways to drive it
 //! ([`model`] asks a model server through [`endpoint`] and shows its
-//! [`progress`] on a terminal), and [`transcript`] writes a run's record.
+//! [`progress`] on a terminal), [`ending`] says how a run ends besides with
+//! an answer and its exit codes, and [`transcript`] writes a run's record.
 
 pub mod calls;
 pub mod catalog;
 pub mod cli;
 pub mod config;
+pub mod ending;
 pub mod endpoint;
 pub mod harness;
 pub mod host;

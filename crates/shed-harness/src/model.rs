@@ -148,6 +148,11 @@ pub enum ModelError {
     /// A call's decision could not be recorded: the call was not made.
     #[error("{0}")]
     PolicyTrace(String),
+    /// The host said the job the run acts for is ended, expired or unknown
+    /// ([`crate::ending::job_over`]): nothing more can run. It holds the
+    /// host's sentence.
+    #[error("{0}")]
+    JobOver(String),
 }
 
 const SYSTEM_PROMPT: &str = "You act for a person on their host through the host's commands. Call list_commands to see the commands this run may use, each as a typed signature, then run_command (or run_read_command for granted reads) to run them. Never invent a command. When a command is not granted, tell the person rather than retrying. When you are done, answer in plain text.";
@@ -166,7 +171,8 @@ fn system_prompt(slot: TaskSlot, now: jiff::Timestamp) -> String {
     )
 }
 
-/// Runs `task` until the model answers with text.
+/// Runs `task` until the model answers with text, or until an answer of the
+/// host says the job is over.
 pub async fn run_task(
     harness: &Harness,
     settings: &ModelSettings,
@@ -204,6 +210,14 @@ pub async fn run_task(
                 }})
             })
             .collect();
+        // The listing the tools show may be the host saying the job is
+        // over: then no turn is asked for.
+        if let Some(sentence) = harness.job_over() {
+            return Err(Failed {
+                error: ModelError::JobOver(sentence),
+                messages,
+            });
+        }
         if !tools.is_empty() {
             body["tools"] = json!(tools);
             let choice = if turn == 0 {
@@ -267,6 +281,12 @@ pub async fn run_task(
             if let Some(sentence) = harness.trace_failure() {
                 return Err(Failed {
                     error: ModelError::PolicyTrace(sentence),
+                    messages,
+                });
+            }
+            if let Some(sentence) = harness.job_over() {
+                return Err(Failed {
+                    error: ModelError::JobOver(sentence),
                     messages,
                 });
             }

@@ -224,7 +224,8 @@ fn without_a_task_slot_a_run_cannot_write() {
         "log a run",
         &model.url,
     );
-    assert!(out.status.success(), "{}", stderr(&out));
+    // The run answered, and says nothing was written (exit 4).
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
     let refused = &tool_messages(&model.requests()[1])[0];
     assert_eq!(refused["status"], "refused_by_policy", "{refused}");
     assert_eq!(refused["decision"], "cfc_write_requires_direct_command");

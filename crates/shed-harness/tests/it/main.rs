@@ -11,4 +11,5 @@ mod common;
 mod model_and_policy;
 mod model_server;
 mod policy_trace;
+mod run_endings;
 mod tool_schema;

@@ -251,7 +251,8 @@ fn a_context_task_under_enforce_explicit_cannot_write() {
         "--base-url",
         &model.url,
     ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    // The run answered, and says nothing was written (exit 4).
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
     let refused = &tool_messages(&model.requests()[1])[0];
     assert_eq!(refused["status"], "refused_by_policy");
     // The listing a context task may read (and the tools' schemas show)

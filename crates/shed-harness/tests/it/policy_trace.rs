@@ -251,7 +251,9 @@ fn an_untrusted_answer_cannot_steer_a_write_under_enforce_strict() {
             "--base-url",
             &model.url,
         ]);
-        assert!(out.status.success(), "{mode}: {}", stderr(&out));
+        // A refused write, and nothing written: the run says so (exit 4).
+        let code = if runs == 0 { 4 } else { 0 };
+        assert_eq!(out.status.code(), Some(code), "{mode}: {}", stderr(&out));
         let writes: Vec<Value> = host
             .runs()
             .into_iter()

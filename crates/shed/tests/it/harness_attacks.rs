@@ -92,12 +92,13 @@ fn run_as_given(
 }
 
 /// [`run_as_given`] with the task typed by the person (`--task-slot
-/// direct-command`), asserting the run ends well.
+/// direct-command`), asserting the run ends in the model's answer: exit 0,
+/// or 4 where a write was refused and nothing written.
 fn run(served: &Served, job: &str, model: &ScriptedModel, flags: &[&str]) {
     let flags = [&["--task-slot", "direct-command"], flags].concat();
     let out = run_as_given(served, job, model, &flags);
     assert!(
-        out.status.success(),
+        matches!(out.status.code(), Some(0 | 4)),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -341,7 +342,8 @@ fn calls_then_answers(calls: &[(&str, Value)], answer: &str) -> ScriptedModel {
 }
 
 // Finding 9: a run that does not say how its task arrived has the least
-// authority — the write a model makes is refused and nothing is written.
+// authority — the write a model makes is refused and nothing is written;
+// the run says so on its last line and exits 4, so a pipe (cron) sees it.
 #[test]
 fn without_a_task_slot_a_run_writes_nothing() {
     let served = Served::start();
@@ -349,14 +351,48 @@ fn without_a_task_slot_a_run_writes_nothing() {
     let before = served.version(&job);
     let model = calls_then_answers(&[("run_command", injected_write())], "done");
     let out = run_as_given(&served, &job, &model, &[]);
-    assert!(
-        out.status.success(),
-        "{}",
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(4),
+        "{printed}{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+    let last = printed.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("nothing was written: a write was refused — run_command was not run: ")
+            && last.contains("--task-slot direct-command"),
+        "{printed}"
     );
     let refused = tool_messages(&model.requests()[1]).pop().unwrap();
     assert_eq!(refused["status"], "refused_by_policy", "{refused}");
     assert_eq!(served.version(&job), before, "nothing was written");
+}
+
+// A job lasts a day: run again tomorrow, or after `shed job end`, the first
+// answer says the job is over — the run stops there, before the model is
+// asked anything, with the host's sentence on stderr and exit 3.
+#[test]
+fn a_run_for_an_ended_job_stops_at_the_first_answer_saying_so() {
+    let served = Served::start();
+    let (job, name) = served.named_job(&["--person", "ada", "--allow", "demo/*"]);
+    shed(&served.data(), &["job", "end", &name]);
+    let model = calls_then_answers(&[("run_command", injected_write())], "done");
+    let out = run_as_given(&served, &job, &model, &["--task-slot", "direct-command"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{said}");
+    assert!(
+        said.starts_with(&format!("error: job {name} was ended at "))
+            && said.ends_with("`shed job create` makes a new job\n")
+            && said.lines().count() == 1,
+        "{said}"
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(model.requests().is_empty(), "the model was asked nothing");
 }
 
 // Finding 4: a decision the trace cannot record is not made — the write is
