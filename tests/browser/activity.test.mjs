@@ -4,7 +4,7 @@
 // one with `graph.apply`; the person opens Activity, sees "job-N ran
 // log_run", opens the edited run from its row, undoes the edit there, and the
 // run club's own page shows the old value again. Screenshots at 1280 and 390
-// px wide under test-artifacts/pages/: activity, data, entity,
+// px wide under test-artifacts/pages/: activity, data, data-search, entity,
 // entity-undone, entity-long (a long value cut) and entity-whole (it whole).
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
@@ -81,6 +81,19 @@ test("an agent job's edit seen on Activity and undone on its entity's page", { s
   await page.goto(`${shed.url}/spaces/${shed.space}/apps/${shed.app}/data`)
   assert.match(await page.locator(`tr[data-eid="${eid}"]`).innerText(), /\b7\b/)
   await screenshots(page, 'data')
+  // Its search box: a word searches the titles ("Run by Agent …"), mixed
+  // freely with a clause; the hint under it shows one of each.
+  const box = page.getByRole('textbox', { name: 'Words or filter line' })
+  assert.match(await page.locator('#filter-hint').innerText(), /^A word searches the titles and bodies \(Ada\); a clause filters/)
+  await box.fill(stamp)
+  await box.press('Enter')
+  await page.waitForURL(/filter=/)
+  assert.equal(await page.locator('tbody tr').count(), 2)
+  await box.fill(`${stamp} & .jog.miles>=5`)
+  await box.press('Enter')
+  await page.waitForURL(/miles/)
+  assert.deepEqual(await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.eid)), [eid])
+  await screenshots(page, 'data-search')
   await page.goto(`${shed.url}/activity?job=${job}`)
   await page.locator('#writes li[data-write]').first().getByRole('link', { name: eid.slice(0, 8) }).click()
   const history = page.locator('#history li[data-version]')

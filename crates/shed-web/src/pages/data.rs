@@ -7,8 +7,10 @@
 //! entity's page, paged by the store's keyset cursor (`after=`, the
 //! listing's `next`), drawn until the page holds `MOST_PAGE_BYTES` (the
 //! rest of the page's rows listed as links to their entities). A search
-//! box takes a filter line (`filter=`, the grammar `graph_query` takes);
-//! a line the store refuses shows its sentence. What is read, and whether
+//! box (`filter=`) takes words and clauses of a filter line (the grammar
+//! `graph_query` takes) joined by `&`, mixed freely: a piece with no `.`
+//! and no `=` is words, searched in the titles and bodies (`q=`); a line
+//! the store refuses shows its sentence. What is read, and whether
 //! it may be, is `Host::app_data`'s.
 
 use std::sync::Arc;
@@ -17,7 +19,7 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
+use percent_encoding::{AsciiSet, CONTROLS, NON_ALPHANUMERIC, utf8_percent_encode};
 use shed_host::HostError;
 use shed_host::app_data::{AppData, Cell, DataKind, DataRow, DataRows, RowStamp};
 
@@ -59,7 +61,7 @@ pub(super) async fn data(
                 &asking.caller,
                 &name,
                 query.kind.as_deref(),
-                &filter,
+                &filter_line(&filter),
                 query.after.as_deref(),
             )
             .await?;
@@ -86,6 +88,49 @@ pub(super) async fn data(
             )
         }
     }
+}
+
+/// What a words piece's `%` is written as in the filter line, so the
+/// store's percent-decoding gives the words back as typed.
+const IN_WORDS: &AsciiSet = &CONTROLS.add(b'%');
+
+/// The filter line the search box's text asks for: of its `&`-separated
+/// pieces, each with no `.` and no `=` is words — all of them one
+/// full-text search, `q=`, where the first stood — and every other a
+/// clause, as written.
+fn filter_line(searched: &str) -> String {
+    let mut clauses: Vec<String> = Vec::new();
+    let mut words: Vec<&str> = Vec::new();
+    let mut words_at = None;
+    for piece in searched.split('&').map(str::trim).filter(|p| !p.is_empty()) {
+        if piece.contains('.') || piece.contains('=') {
+            clauses.push(piece.to_string());
+        } else {
+            words_at.get_or_insert(clauses.len());
+            words.push(piece);
+        }
+    }
+    if let Some(at) = words_at {
+        let words = utf8_percent_encode(&words.join(" "), IN_WORDS).to_string();
+        clauses.insert(at, format!("q={words}"));
+    }
+    clauses.join("&")
+}
+
+/// A clause of `kind` for the search box's hint: on its first column, a
+/// comparison its type takes; on a kind with no columns, its time made.
+fn example_clause(kind: &DataKind) -> String {
+    let Some((column, ty)) = kind.columns.first() else {
+        return ".created.at>=2026-01-01".to_string();
+    };
+    let test = match *ty {
+        "number" => ">=1",
+        "bool" => "=true",
+        "time" => ">=2026-01-01",
+        "ref" => return format!(".{}!&.created.by=@you", kind.name),
+        _ => "~a",
+    };
+    format!(".{}.{column}{test}", kind.name)
 }
 
 /// The address of the data page of `app` showing `kind` under `filter`,
@@ -147,17 +192,15 @@ fn page_html(data: &AppData, filter: &str) -> String {
     html.push_str(&format!(
         "<form class=\"inline\" method=\"get\" action=\"{page}/data\">\
          <input type=\"hidden\" name=\"kind\" value=\"{kind}\">\
-         <label>Filter line <input name=\"filter\" value=\"{filter}\" placeholder=\".{kind}.{example}\" \
-         autocomplete=\"off\" spellcheck=\"false\" maxlength=\"2000\"></label>\
-         <button type=\"submit\">Search</button></form>\n",
+         <label>Words or filter line <input name=\"filter\" value=\"{filter}\" placeholder=\"Ada &amp; {example}\" \
+         aria-describedby=\"filter-hint\" autocomplete=\"off\" spellcheck=\"false\" maxlength=\"2000\"></label>\
+         <button type=\"submit\">Search</button></form>\n\
+         <p class=\"meta\" id=\"filter-hint\">A word searches the titles and bodies (<code>Ada</code>); \
+         a clause filters (<code>{example}</code>); mix them with <code>&amp;</code>: \
+         <code>Ada &amp; {example}</code>.</p>\n",
         kind = escape(&shown.name),
         filter = escape(filter),
-        example = escape(
-            &shown
-                .columns
-                .first()
-                .map_or_else(|| "col=value".to_string(), |(c, _)| format!("{c}~"))
-        ),
+        example = escape(&example_clause(shown)),
     ));
     match &data.rows {
         Err(refused) => html.push_str(&format!(

@@ -315,6 +315,88 @@ async fn a_bad_filter_line_or_kind_shows_its_sentence() {
 }
 
 #[tokio::test]
+async fn the_data_page_s_search_box_takes_words_and_clauses_mixed_freely() {
+    let world = world().await;
+    let (ada, token) = demo(&world).await;
+    let runs = [
+        ("Tuesday run with Ada", "ada", 3),
+        ("Long run alone", "bo", 12),
+        ("Ada's long run", "ada", 20),
+    ];
+    let bundles: Vec<Value> = runs
+        .iter()
+        .enumerate()
+        .map(|(n, (title, who, miles))| {
+            json!({
+                "entity": { "eid": format!("$run{n}") },
+                "doc": { "title": title },
+                "jog": { "who": who, "miles": miles }
+            })
+        })
+        .collect();
+    let wrote = apply(&world, &token, Value::Array(bundles)).await;
+    assert_eq!(wrote.status, StatusCode::OK, "{}", wrote.body);
+
+    // A word with no `.` and no `=` is a full-text search of the titles.
+    let words = page(
+        &world,
+        "/spaces/demo/apps/runs/data?kind=jog&filter=Ada",
+        &ada,
+    )
+    .await;
+    assert_eq!(words.status, StatusCode::OK, "{}", words.body);
+    assert_eq!(
+        words.body.matches("<tr data-eid=").count(),
+        2,
+        "{}",
+        words.body
+    );
+    assert!(!words.body.contains("Long run alone"), "{}", words.body);
+    assert!(words.body.contains("value=\"Ada\""), "{}", words.body);
+
+    // Mixed with a clause, either way round; two words are one search.
+    for mixed in [
+        "Ada%26.jog.miles%3E%3D10",
+        ".jog.miles%3E%3D10%20%26%20Ada",
+        "long%20run%26.jog.who%3Dada",
+    ] {
+        let path = format!("/spaces/demo/apps/runs/data?kind=jog&filter={mixed}");
+        let narrowed = page(&world, &path, &ada).await;
+        assert_eq!(
+            narrowed.status,
+            StatusCode::OK,
+            "{mixed}: {}",
+            narrowed.body
+        );
+        assert_eq!(
+            narrowed.body.matches("<tr data-eid=").count(),
+            1,
+            "{mixed}: {}",
+            narrowed.body
+        );
+        assert!(
+            narrowed.body.contains("Ada&#39;s long run")
+                || narrowed.body.contains("Ada's long run"),
+            "{mixed}: {}",
+            narrowed.body
+        );
+    }
+
+    // The box's hint shows an example of each.
+    says(
+        &words,
+        StatusCode::OK,
+        &[
+            "aria-describedby=\"filter-hint\"",
+            "id=\"filter-hint\"",
+            "A word searches the titles and bodies (<code>Ada</code>)",
+            "a clause filters (<code>.jog.who~a</code>)",
+            "mix them with <code>&amp;</code>",
+        ],
+    );
+}
+
+#[tokio::test]
 async fn the_agents_page_links_each_job_to_its_activity_and_the_header_to_activity() {
     let world = world().await;
     let (ada, _) = demo(&world).await;
