@@ -41,10 +41,14 @@ impl<'a> AppName<'a> {
     /// Reads `runs` or `jeff/runs`.
     pub(crate) fn parse(name: &'a str) -> Result<AppName<'a>, HostError> {
         let bad = || {
-            HostError::BadInput(format!(
-                "{} is not an app — name one by its slug, like runs, or as space/app, like jeff/runs",
-                shown(name)
-            ))
+            let lower = name.to_lowercase();
+            let how = match AppName::parse(&lower) {
+                Ok(_) => format!("a slug is lower case: {}", shown(&lower)),
+                Err(_) => {
+                    "name one by its slug, like runs, or as space/app, like jeff/runs".to_string()
+                }
+            };
+            HostError::BadInput(format!("{} is not an app — {how}", shown(name)))
         };
         match name.split_once('/') {
             None if is_slug(name) => Ok(AppName::Slug(name)),

@@ -24,7 +24,7 @@ use std::time::Duration;
 use std::{net::SocketAddr, path::PathBuf, process::ExitCode};
 
 use anyhow::Context;
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 /// A server answer is built of many small strings and JSON values, made and
 /// freed per call on several threads; mimalloc does that faster than the
@@ -297,7 +297,7 @@ struct McpArgs {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::try_parse().unwrap_or_else(|error| with_near_subcommand(error).exit());
     if ends_with_its_reader(&cli.command) {
         restore_sigpipe();
     }
@@ -349,6 +349,41 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The most edits a typed subcommand may be from one of shed's for clap's
+/// refusal to suggest it, where clap's own likeness found none: one, so
+/// `shed uo` suggests `up`.
+const SUBCOMMAND_EDITS: usize = 1;
+
+/// clap's refusal of an unknown subcommand, suggesting the one at most
+/// [`SUBCOMMAND_EDITS`] away where clap suggested none (its measure misses
+/// a short word's typo); any other refusal as it is.
+fn with_near_subcommand(mut error: clap::Error) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let typed = match error.get(ContextKind::InvalidSubcommand) {
+        Some(ContextValue::String(typed)) if error.kind() == ErrorKind::InvalidSubcommand => {
+            typed.clone()
+        }
+        _ => return error,
+    };
+    if error.get(ContextKind::SuggestedSubcommand).is_some() {
+        return error;
+    }
+    let command = Cli::command();
+    let near = command
+        .get_subcommands()
+        .map(|sub| sub.get_name())
+        .map(|name| (strsim::levenshtein(&typed, name), name))
+        .filter(|(edits, _)| *edits <= SUBCOMMAND_EDITS)
+        .min();
+    if let Some((_, name)) = near {
+        error.insert(
+            ContextKind::SuggestedSubcommand,
+            ContextValue::Strings(vec![name.to_string()]),
+        );
+    }
+    error
 }
 
 /// Whether `command` ends, quietly, when the reader of what it prints goes

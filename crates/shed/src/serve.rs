@@ -63,6 +63,7 @@ pub const DEFAULT_DATA: &str = "shed-data";
 /// there is refused with the host's sentence (how to make one), and none
 /// is made.
 pub async fn open_for_cli(place: &Place) -> anyhow::Result<Host> {
+    refuse_a_file(place)?;
     let opened = Host::open_at_served_url(
         &place.data,
         place.database.as_deref(),
@@ -292,6 +293,18 @@ pub async fn open_server(place: &Place, args: &ServeArgs) -> anyhow::Result<Host
     open(place, &args.public_url(place.public_url.as_deref())).await
 }
 
+/// Refuses a data folder that is a file, before anything is bound,
+/// printed or made: the sentence names it and what to give instead.
+pub fn refuse_a_file(place: &Place) -> anyhow::Result<()> {
+    if std::fs::metadata(&place.data).is_ok_and(|meta| !meta.is_dir()) {
+        anyhow::bail!(
+            "{} is a file, not a folder — give --data (or SHED_DATA) a folder: `shed up` makes it when missing; nothing was changed",
+            place.data.display()
+        );
+    }
+    Ok(())
+}
+
 /// Refuses, before anything is bound or printed, to start a server on a
 /// data folder another process serves — the one holding its
 /// `serve.lock` —, naming the address it serves at and its process: its
@@ -334,6 +347,7 @@ fn serving_process(data: &Path) -> Option<String> {
 
 /// `shed serve`.
 pub async fn serve(place: &Place, args: &ServeCommandArgs) -> anyhow::Result<()> {
+    refuse_a_file(place)?;
     refuse_if_served(place).await;
     let operator = args.serving.operator()?;
     let socket = bind(&args.serving, place.public_url.as_deref())?;

@@ -18,6 +18,7 @@ use crate::{ServeArgs, example, serve};
 
 /// `shed up`.
 pub async fn up(place: &serve::Place, args: &ServeArgs) -> anyhow::Result<()> {
+    serve::refuse_a_file(place)?;
     serve::refuse_if_served(place).await;
     let data = place.data.as_path();
     let operator = args.operator()?;
@@ -27,12 +28,23 @@ pub async fn up(place: &serve::Place, args: &ServeArgs) -> anyhow::Result<()> {
     // a command made before this shed refused to make folders.
     if host.people().await?.is_empty() {
         let welcome = set_up(&host, data).await?;
-        println!("{welcome}");
+        say(&welcome);
     } else {
-        println!("{}", again(&host, data).await);
+        say(&again(&host, data).await);
     }
     serve::run_server(host, data, args, socket, operator).await
 }
+
+/// Prints `text` on stdout. A reader that has gone (`shed up | head -1`)
+/// is no reason to stop serving, so what could not be written is let go.
+fn say(text: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout(), "{text}");
+}
+
+/// The name of the token `shed up` makes, as `shed token list` and the
+/// account page show it.
+const TOKEN_NAME: &str = "shed up";
 
 /// What `shed up` prints on a data folder set up earlier: the MCP address
 /// and a configuration for it — the address it serves at now — and how to
@@ -92,7 +104,11 @@ async fn set_up(host: &Host, data: &Path) -> anyhow::Result<String> {
         )
         .await
         .context("could not deploy the run club example")?;
-    let token = host.create_token("you", Default::default()).await?;
+    let spec = shed_host::take_back::TokenSpec {
+        name: Some(TOKEN_NAME),
+        ttl: None,
+    };
+    let token = host.create_token("you", spec).await?;
     let sign_in = host.login_link("you").await?;
     Ok(welcome(host, data, &deployed.text, &token, &sign_in.url))
 }

@@ -31,6 +31,7 @@ mod logs;
 mod mcp_sessions;
 mod migrate;
 mod module_graph;
+mod newcomer_cli;
 mod oauth;
 mod operating_support;
 mod passkeys;
