@@ -40,24 +40,30 @@ pub(crate) enum AppName<'a> {
 impl<'a> AppName<'a> {
     /// Reads `runs` or `jeff/runs`.
     pub(crate) fn parse(name: &'a str) -> Result<AppName<'a>, HostError> {
-        let bad = || {
-            let lower = name.to_lowercase();
-            let how = match AppName::parse(&lower) {
-                Ok(_) => format!("a slug is lower case: {}", shown(&lower)),
-                Err(_) => {
-                    "name one by its slug, like runs, or as space/app, like jeff/runs".to_string()
-                }
-            };
-            HostError::BadInput(format!("{} is not an app — {how}", shown(name)))
-        };
         match name.split_once('/') {
             None if is_slug(name) => Ok(AppName::Slug(name)),
             Some((space, slug)) if is_slug(space) && is_slug(slug) => {
                 Ok(AppName::Full { space, slug })
             }
-            _ => Err(bad()),
+            _ => Err(not_an_app(name)),
         }
     }
+}
+
+/// The sentence for a name that is not an app's: that a slug is lower
+/// case, where the name in lower case would be one.
+fn not_an_app(name: &str) -> HostError {
+    let lower = name.to_lowercase();
+    let is_app = match lower.split_once('/') {
+        None => is_slug(&lower),
+        Some((space, slug)) => is_slug(space) && is_slug(slug),
+    };
+    let how = if is_app {
+        format!("a slug is lower case: {}", shown(&lower))
+    } else {
+        "name one by its slug, like runs, or as space/app, like jeff/runs".to_string()
+    };
+    HostError::BadInput(format!("{} is not an app — {how}", shown(name)))
 }
 
 /// A file path inside an app: relative, `/`-separated, no empty, `.` or `..`

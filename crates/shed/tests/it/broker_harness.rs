@@ -205,15 +205,26 @@ fn the_harness_lists_runs_and_reads_through_the_broker() {
 
 /// A job ended while its agent runs: the broker refuses the listing, and the
 /// harness reports that the catalog could not be read with the broker's
-/// sentence, not a complaint about the shape of what it read.
+/// sentence, not a complaint about the shape of what it read — and exits 3
+/// with that sentence on stderr (the job is over).
 #[test]
 fn an_ended_jobs_listing_reports_the_brokers_sentence() {
     let served = Served::start();
     let (job, name) = served.named_job(&["--person", "ada", "--allow", "demo/runs.*"]);
     // Ended by its secret, as `shed job create` printed it.
     shed(&served.data(), &["job", "end", &job]);
-    let harness = Harness::for_job(&served, job.clone());
-    let listed = harness.tool("list_commands", json!({}), None);
+    let out = Harness::for_job(&served, job.clone())
+        .command()
+        .args(["tool", "list_commands"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{said}");
+    assert!(
+        said.starts_with(&format!("error: job {name} was ended at")),
+        "{said}"
+    );
+    let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(listed["status"], "failed_to_deliver", "{listed}");
     assert_eq!(listed["reason"], "command_failed", "{listed}");
     let message = listed["message"].as_str().unwrap_or_default();
