@@ -1,6 +1,7 @@
-//! `shed up`: the first run. A data folder another shed already serves is
-//! refused first, naming that one, before anything is printed. It takes its port first (a port already
-//! taken changes nothing). On a data folder — or database — with nobody in it
+//! `shed up`: the first run. A data folder that is a file, or one another
+//! shed already serves, is refused first, naming that one, before anything
+//! is printed. It takes its port next (a port already taken changes
+//! nothing). On a data folder — or database — with nobody in it
 //! yet, it makes the person `you`, the space `demo` and the run club app,
 //! creates a token and a one-time sign-in link, and prints how to connect
 //! an MCP client and a browser; then it serves. On one set up earlier it
