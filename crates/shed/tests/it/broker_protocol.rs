@@ -376,8 +376,18 @@ fn the_socket_is_private_and_a_second_server_refuses_to_start() {
         .unwrap();
     assert!(!second.status.success());
     let said = String::from_utf8_lossy(&second.stderr);
-    assert!(said.contains("another shed serve (process"), "{said}");
-    assert!(said.contains("is running on the data folder"), "{said}");
+    // Refused before it binds or prints anything, naming the one that serves.
+    assert!(
+        said.starts_with(&format!(
+            "shed already serves {} at ",
+            served.data().display()
+        )),
+        "{said}"
+    );
+    assert!(
+        said.contains("(process ") && said.ends_with("— use that one, or stop it first\n"),
+        "{said}"
+    );
     assert!(!served.dir.path().join("q2.sock").exists());
     // The first still answers.
     let job = served.job(&["--person", "ada", "--allow", "demo/runs.*"]);
