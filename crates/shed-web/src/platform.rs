@@ -129,14 +129,8 @@ async fn front(State(door): State<Arc<Door>>, headers: HeaderMap, asking: WebCal
             &door.operator.links(),
         );
     };
-    crate::pages::home::home(
-        &door,
-        &caller,
-        &person,
-        crate::pages::Outcome::Nothing,
-        None,
-    )
-    .await
+    let (said, token) = crate::pages::notice::shown(&door, &headers);
+    crate::pages::home::home(&door, &caller, &person, said, token.as_deref()).await
 }
 
 /// The sign-in link's key, in its query (GET) or its form (POST).

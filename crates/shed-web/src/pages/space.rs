@@ -6,9 +6,11 @@ use std::sync::Arc;
 use axum::extract::rejection::FormRejection;
 use axum::extract::{Form, Path, State};
 use axum::response::{IntoResponse, Response};
+use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use shed_host::{Caller, HostError, Person, Role, SLUG_CHARS};
 
 use super::apps::app_rows;
+use super::notice::NoticeFor;
 use super::{Here, Outcome, Posted, Visited, fields, header_html, required};
 use crate::door::Door;
 use crate::reply::{escape, product_page, status_of};
@@ -17,12 +19,16 @@ use crate::reply::{escape, product_page, status_of};
 pub(super) async fn space(
     State(door): State<Arc<Door>>,
     Path(space): Path<String>,
-    Visited { asking, person }: Visited,
+    Visited {
+        asking,
+        person,
+        said,
+    }: Visited,
 ) -> Response {
-    space_page(&door, &asking.caller, &person, &space, Outcome::Nothing).await
+    space_page(&door, &asking.caller, &person, &space, said).await
 }
 
-pub(crate) async fn space_page(
+async fn space_page(
     door: &Door,
     caller: &Caller,
     person: &Person,
@@ -125,7 +131,11 @@ pub(super) struct MemberForm {
 pub(super) async fn change_member(
     State(door): State<Arc<Door>>,
     Path(space): Path<String>,
-    Posted { asking, person }: Posted,
+    Posted {
+        asking,
+        person,
+        notice,
+    }: Posted,
     form: Result<Form<MemberForm>, FormRejection>,
 ) -> Response {
     let changed = async {
@@ -157,7 +167,7 @@ pub(super) async fn change_member(
         })
     }
     .await;
-    space_page(&door, &asking.caller, &person, &space, Outcome::of(changed)).await
+    landed_on_space(&door, &asking.caller, &person, &space, &notice, changed).await
 }
 
 /// A member to take out.
@@ -169,7 +179,11 @@ pub(super) struct MemberChoice {
 pub(super) async fn remove_member(
     State(door): State<Arc<Door>>,
     Path(space): Path<String>,
-    Posted { asking, person }: Posted,
+    Posted {
+        asking,
+        person,
+        notice,
+    }: Posted,
     form: Result<Form<MemberChoice>, FormRejection>,
 ) -> Response {
     let removed = async {
@@ -186,5 +200,26 @@ pub(super) async fn remove_member(
         ))
     }
     .await;
-    space_page(&door, &asking.caller, &person, &space, Outcome::of(removed)).await
+    landed_on_space(&door, &asking.caller, &person, &space, &notice, removed).await
+}
+
+/// A member form's answer: done, on to the space's page with what it did;
+/// refused, the page at once with the sentence.
+async fn landed_on_space(
+    door: &Door,
+    caller: &Caller,
+    person: &Person,
+    space: &str,
+    notice: &NoticeFor,
+    done: Result<String, HostError>,
+) -> Response {
+    match done {
+        Ok(html) => notice.land(door, &space_path(space), &html, None),
+        Err(error) => space_page(door, caller, person, space, Outcome::Refused(error)).await,
+    }
+}
+
+/// The address of a space's page.
+pub(crate) fn space_path(space: &str) -> String {
+    format!("/spaces/{}", utf8_percent_encode(space, NON_ALPHANUMERIC))
 }

@@ -474,7 +474,13 @@ async fn the_entity_page_shows_each_change_before_and_after_and_undoes_a_write()
         "{}",
         entity.body
     );
-    let undone = world.ask(undo_form(&eid, "demo/runs@2", &ada, URL)).await;
+    let undone = world
+        .submit(
+            &format!("/spaces/demo/apps/runs/data/{eid}/undo"),
+            &ada,
+            "write=demo%2Fruns%402",
+        )
+        .await;
     assert_eq!(undone.status, StatusCode::OK, "{}", undone.body);
     assert!(
         undone
@@ -594,8 +600,8 @@ async fn a_write_is_undone_from_its_activity_row_by_an_editor_only() {
         StatusCode::FORBIDDEN,
         &["you can read this app but not change it — its owner can make you an editor"],
     );
-    let undone = world.ask(undo(&ada, URL)).await;
-    // The page again, still narrowed: the undo said on top, not a row of it.
+    let undone = world.submit(narrowed, &ada, "write=demo%2Fruns%402").await;
+    // On to the page again, still narrowed: the undo said on top, not a row of it.
     says(
         &undone,
         StatusCode::OK,

@@ -9,6 +9,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod activity_pages;
+mod after_a_post;
 mod common;
 mod forms;
 mod mcp_address;
