@@ -3,7 +3,7 @@
 //! who deployed each (name and handle) and when, the version a roll back
 //! brought back, the commands each added and removed against the one before
 //! (`Host::app_overview`) — and the acts on its life, each a POST form
-//! answered with this page, the host's sentence on top: **Roll back** to a
+//! going on to this page, the host's sentence on top (`pages/notice.rs`): **Roll back** to a
 //! version (`Host::app_rollback`, the CLI's `shed app rollback`), **Trash**
 //! and, in the trash, **Restore** (`app_trash`, `app_restore`), and
 //! **Purge**, only in the trash, which asks the person to type the app's

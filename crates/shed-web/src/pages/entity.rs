@@ -6,7 +6,7 @@
 //! (before → after). To those the rule book lets undo (the app's owners
 //! and editors) each version carries an Undo button: a POST form to
 //! `…/<eid>/undo`, taken only from this host's own pages (`Posted`),
-//! answered with this page and the host's sentence on top. What is shown,
+//! going on to this page with the host's sentence on top. What is shown,
 //! and whether an undo may be made, is `Host::entity`'s and `Host::undo`'s.
 //!
 //! A value longer than `SHOWN_VALUE_CHARS` is cut, says its length and

@@ -14,14 +14,16 @@
 //! (`static/pages.js`). Every action is a POST form, taken only from a page
 //! of this host ([`WebCaller::writes_from_elsewhere`]); every decision and
 //! every sentence is shed-host's (`own.rs`, `take_back.rs`, `apps.rs`,
-//! `sessions.rs`), the same the CLI and MCP give. A post answers with its
-//! page again, the outcome on top — a token or a sign-in link shown there
-//! once.
+//! `sessions.rs`), the same the CLI and MCP give. A post that did
+//! something goes on (`303`) to its page, the outcome on top once — a token
+//! or a sign-in link shown there once (`notice`); a refused one answers its
+//! page at once; a visit to a form's own address says what it is for
+//! ([`form_only`]).
 //!
 //! One module per page: `home` (with making a token), `account` (passkeys,
 //! tokens, sessions, signing out), `space` (its members), `agents` (their
 //! jobs), `activity`, `data` and `entity` (with Undo); `apps` draws the app rows home and a space's page share, and
-//! `moments` says when. This module holds what every page shares: the
+//! `moments` says when; `notice` carries a form's outcome to its page. This module holds what every page shares: the
 //! routes, the header, the outcome on top, and the extractors: [`Visited`]
 //! for a visit, [`Posted`] for a form.
 
