@@ -98,6 +98,7 @@ pub fn router(host: Host, platform: Router, operator: Operator) -> Router {
         .merge(passkeys::router(door.clone()))
         .merge(well_known)
         .merge(platform)
+        .fallback(platform::not_found)
         .layer(axum::middleware::from_fn_with_state(
             door.clone(),
             pages::notice::dropped_once_shown,

@@ -378,3 +378,18 @@ fn without_referrer(mut response: Response) -> Response {
     );
     response
 }
+
+/// Any other address on the platform's host: shed's own not-found page,
+/// naming the address and linking home.
+pub(crate) async fn not_found(uri: axum::http::Uri) -> Response {
+    let path: String = uri.path().chars().take(200).collect();
+    page(
+        StatusCode::NOT_FOUND,
+        "Not found",
+        &format!(
+            "<p>shed has no page at <code>{}</code>.</p>\n\
+             <p><a href=\"/\">Home</a> lists your spaces and their apps.</p>",
+            escape(&path)
+        ),
+    )
+}

@@ -13,4 +13,5 @@ mod after_a_post;
 mod common;
 mod forms;
 mod mcp_address;
+mod not_found;
 mod space_host;
