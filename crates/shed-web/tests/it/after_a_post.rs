@@ -262,3 +262,25 @@ async fn a_visit_to_an_address_that_takes_only_a_form_says_what_it_is_for() {
         .await;
     assert!(!page.body.contains("in the trash"), "{}", page.body);
 }
+
+#[tokio::test]
+async fn a_refused_invite_keeps_what_was_typed() {
+    let world = world().await;
+    let ada = demo(&world).await;
+    let refused = world
+        .submit("/spaces/demo", &ada, "handle=Pat+Smith&role=viewer")
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST, "{}", refused.body);
+    assert!(refused.body.contains("role=\"alert\""), "{}", refused.body);
+    assert!(
+        refused.body.contains("value=\"Pat Smith\"")
+            && refused.body.contains("<option selected>viewer</option>"),
+        "{}",
+        refused.body
+    );
+    let again = world.ask(get(PLATFORM, "/spaces/demo", Some(&ada))).await;
+    assert!(
+        !again.body.contains("Pat Smith"),
+        "kept only on the refusal"
+    );
+}
