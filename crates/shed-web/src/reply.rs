@@ -145,7 +145,7 @@ pre{padding:.75rem;white-space:pre-wrap;overflow-wrap:anywhere}\
 .refused{padding:.6rem .8rem;border-radius:6px;background:#ffebe9;border:1px solid #ffcecb}\
 .once{padding:.6rem .8rem;border-radius:6px;background:#fff8c5;border:1px solid #eed888}\
 .empty{color:#57606a}\
-.tag.trashed{background:#fff8c5;color:#7d4e00}\
+.tag.trashed,.tag.undone{background:#fff8c5;color:#7d4e00}\
 .tag.this{background:#ddf4ff;color:#0550ae}\
 section.trashed{border-color:#eed888;background:#fffdf0}\
 a.open{overflow-wrap:anywhere}\

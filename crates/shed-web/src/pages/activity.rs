@@ -446,8 +446,20 @@ fn write_row(write: &WriteRecord, undo: Option<&str>) -> String {
             write.entities.len() - ENTITY_LINKS_SHOWN
         ));
     }
+    // Undone already: marked, naming the undo, and no Undo (which would
+    // only be refused, naming it too).
+    let (undone, undo) = match write.undone_by {
+        Some(by) => (
+            format!(
+                " <span class=\"tag undone\">undone by {}@{by}</span>",
+                escape(&write.app)
+            ),
+            None,
+        ),
+        None => (String::new(), undo),
+    };
     format!(
-        "<li data-write=\"{name}\"><div class=\"what\"><span class=\"said\">{}</span>\
+        "<li data-write=\"{name}\"><div class=\"what\"><span class=\"said\">{}</span>{undone}\
          <div class=\"meta\">{} · {} · <a href=\"{}/data\">{}</a></div>\
          <div class=\"meta\">{}</div></div>{}</li>\n",
         escape(&said),

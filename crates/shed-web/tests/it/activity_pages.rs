@@ -608,12 +608,30 @@ async fn a_write_is_undone_from_its_activity_row_by_an_editor_only() {
         &["undid demo/runs@2: 1 entity back as they were (demo/runs@3)"],
     );
     assert!(!undone.body.contains("ran undo"), "{}", undone.body);
+    let activity = page(&world, "/spaces/demo/activity", &ada).await;
     says(
-        &page(&world, "/spaces/demo/activity", &ada).await,
+        &activity,
         StatusCode::OK,
         &[
             "@ada ran undo in demo/runs — 1 entity",
             "undo of demo/runs@2",
+            // The write undone is marked so, and offers no Undo; the undo does.
+            "<span class=\"tag undone\">undone by demo/runs@3</span>",
+            "aria-label=\"Undo demo/runs@3\"",
+        ],
+    );
+    assert!(
+        !activity.body.contains("aria-label=\"Undo demo/runs@2\""),
+        "{}",
+        activity.body
+    );
+    // Undone again all the same: refused, naming the undo that stands.
+    let again = world.ask(undo(&ada, URL)).await;
+    says(
+        &again,
+        StatusCode::CONFLICT,
+        &[
+            "cannot undo demo/runs@2: already undone by demo/runs@3 — undo demo/runs@3 to bring it back",
         ],
     );
 }
