@@ -31,7 +31,10 @@ use crate::caller::{
 use crate::door::Door;
 use crate::files::answer;
 use crate::oauth::pending_ask;
-use crate::reply::{Refusal, escape, form_page, page, passkey_sign_in_page, see_other};
+use crate::reply::{
+    Refusal, escape, form_page, page, passkey_sign_in_page, plain_product_page, see_other,
+    sentence_html,
+};
 use crate::{APP_JS_PATH, FAVICON_PATH, HOP_END_PATH, HOP_PATH, SIGN_IN_PATH};
 
 pub(crate) fn router(door: Arc<Door>) -> Router {
@@ -360,10 +363,13 @@ fn space_stop(door: &Door, chain: &[String], path: &str) -> String {
 
 fn link_refused(error: HostError) -> Response {
     without_referrer(match error {
-        HostError::SignIn(sentence) => page(
+        HostError::SignIn(sentence) => plain_product_page(
             StatusCode::BAD_REQUEST,
             "Sign in",
-            &format!("<p>{}</p>", escape(&sentence)),
+            &format!(
+                "{}\n<p><a href=\"/\">shed's front page</a></p>",
+                sentence_html(&sentence)
+            ),
         ),
         other => Refusal::page(other).into_response(),
     })
@@ -383,7 +389,7 @@ fn without_referrer(mut response: Response) -> Response {
 /// naming the address and linking home.
 pub(crate) async fn not_found(uri: axum::http::Uri) -> Response {
     let path: String = uri.path().chars().take(200).collect();
-    page(
+    plain_product_page(
         StatusCode::NOT_FOUND,
         "Not found",
         &format!(

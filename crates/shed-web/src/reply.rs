@@ -104,6 +104,35 @@ pub(crate) fn product_page(status: StatusCode, title: &str, header: &str, body: 
     html_response(status, html, policy)
 }
 
+/// A page of the product's look for anyone, signed in or not: the header
+/// with shed's name only (linking home).
+pub(crate) fn plain_product_page(status: StatusCode, title: &str, body: &str) -> Response {
+    let header = "<header><a class=\"brand\" href=\"/\">shed</a></header>";
+    product_page(status, title, header, body)
+}
+
+/// A host's sentence as a paragraph a page shows: its first letter a
+/// capital, each `command` in it as code.
+pub(crate) fn sentence_html(sentence: &str) -> String {
+    let mut chars = sentence.chars();
+    let capital: String = chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default();
+    let html: String = escape(&capital)
+        .split('`')
+        .enumerate()
+        .map(|(at, part)| {
+            if at % 2 == 1 {
+                format!("<code>{part}</code>")
+            } else {
+                part.to_string()
+            }
+        })
+        .collect();
+    format!("<p>{html}</p>")
+}
+
 /// The look of the person's pages: one column, readable at a phone's width.
 const PRODUCT_STYLE: &str = "\
 *{box-sizing:border-box}\

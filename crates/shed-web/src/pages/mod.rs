@@ -174,7 +174,7 @@ pub(crate) fn form_only(what: &'static str, back: Back) -> MethodRouter<Arc<Door
                 words,
             ),
         };
-        let mut page = crate::reply::page(
+        let mut page = crate::reply::plain_product_page(
             StatusCode::METHOD_NOT_ALLOWED,
             "A form's address",
             &format!(

@@ -1,6 +1,7 @@
-//! An address the platform's host does not have: shed's own not-found page,
-//! naming the address and linking home — signed in or not — never an empty
-//! 404.
+//! Addresses that lead nowhere, answered with pages of the product's look
+//! (its header, a sentence starting with a capital, commands as code, a
+//! link home): an address the platform's host does not have — never an
+//! empty 404 — and a sign-in link used, expired or never made.
 
 use axum::http::StatusCode;
 
@@ -22,5 +23,22 @@ async fn an_unknown_platform_address_is_shed_s_not_found_page() {
             );
             assert!(!answer.body.contains("<b>"), "{path}: escaped");
         }
+    }
+}
+
+#[tokio::test]
+async fn a_spent_sign_in_link_is_a_page_with_the_header_the_command_and_a_way_home() {
+    let world = world().await;
+    let answer = world
+        .ask(get(PLATFORM, "/_shed/login?key=never-made", None))
+        .await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    for said in [
+        "<header><a class=\"brand\" href=\"/\">shed</a></header>",
+        "<p>This sign-in link was used already, is older than ten minutes, or was never made",
+        "<code>shed login &lt;handle&gt;</code>",
+        "<a href=\"/\">shed's front page</a>",
+    ] {
+        assert!(answer.body.contains(said), "{said}: {}", answer.body);
     }
 }
