@@ -157,10 +157,12 @@ fn overview_html(overview: &AppOverview) -> String {
     }
     html.push_str("<section id=\"versions\"><h2>Versions</h2>\n<ul class=\"rows\">\n");
     let may_roll_back = mine.may.rollback && app.trashed.is_none();
+    // In the trash, no version answers.
+    let answering = app.trashed.is_none().then_some(overview.versions.current);
     for version in &overview.versions.versions {
         html.push_str(&version_row(
             version,
-            overview.versions.current,
+            answering,
             may_roll_back.then_some(page.as_str()),
         ));
     }
@@ -185,11 +187,13 @@ fn overview_html(overview: &AppOverview) -> String {
 }
 
 /// One version as a row: number, who deployed it and when, what it brought
-/// back, the commands it added and removed — and, given the page's address
-/// to post to, its Roll back button (none for the version answering).
-fn version_row(version: &AppVersion, current: i64, roll_back_at: Option<&str>) -> String {
+/// back, the commands it added and removed, whether it is the one
+/// `answering` — and, given the page's address to post to, its Roll back
+/// button (none for the version answering).
+fn version_row(version: &AppVersion, answering: Option<i64>, roll_back_at: Option<&str>) -> String {
     let number = version.version;
-    let answering = if number == current {
+    let is_answering = answering == Some(number);
+    let answering = if is_answering {
         " <span class=\"tag running\">answering</span>"
     } else {
         ""
@@ -209,7 +213,7 @@ fn version_row(version: &AppVersion, current: i64, roll_back_at: Option<&str>) -
         ),
     };
     let button = match roll_back_at {
-        Some(page) if number != current => format!(
+        Some(page) if !is_answering => format!(
             "<form method=\"post\" action=\"{page}/rollback\"><input type=\"hidden\" name=\"version\" \
              value=\"{number}\"><button type=\"submit\">Roll back to v{number}</button></form>"
         ),
@@ -288,7 +292,13 @@ async fn life_act(door: &Door, space: &str, app: &str, posted: Posted, act: Life
         LifeAct::Trash => door.host.app_trash(caller, &name).await,
         LifeAct::Restore => door.host.app_restore(caller, &name).await,
     };
-    let done = done.map(|answer| said(&answer.text));
+    // The host names this page by its address; here it is this page.
+    let here = format!(
+        " on its page, {}{}",
+        door.host.public_url(),
+        app_page_path(&name)
+    );
+    let done = done.map(|answer| said(&answer.text.replace(&here, " on this page")));
     landed_on_app(door, space, app, &posted, done).await
 }
 

@@ -284,3 +284,28 @@ async fn a_refused_invite_keeps_what_was_typed() {
         "kept only on the refusal"
     );
 }
+
+#[tokio::test]
+async fn a_trashed_app_s_page_names_its_own_buttons_and_no_version_answers() {
+    let world = world().await;
+    let ada = demo(&world).await;
+    let app = "/spaces/demo/apps/runs";
+    let trashed = world.submit(&format!("{app}/trash"), &ada, "").await;
+    assert_eq!(trashed.status, StatusCode::OK, "{}", trashed.body);
+    assert!(
+        trashed
+            .body
+            .contains("restore it to bring it all back (with Restore on this page)")
+            && trashed.body.contains("(with Purge on this page)"),
+        "{}",
+        trashed.body
+    );
+    assert!(
+        !trashed.body.contains(&format!("{URL}{app}")),
+        "{}",
+        trashed.body
+    );
+    assert!(!trashed.body.contains(">answering<"), "{}", trashed.body);
+    let restored = world.submit(&format!("{app}/restore"), &ada, "").await;
+    assert!(restored.body.contains(">answering<"), "{}", restored.body);
+}
