@@ -79,6 +79,7 @@ fn small_page_html(title: &str, body: &str) -> String {
          code{{background:#f2f2f2;padding:.1rem .3rem;border-radius:3px}}\
          section{{border-top:1px solid #ddd;margin-top:1.5rem;padding-top:.5rem}}h2{{font-size:1.15rem}}\
          button{{font:inherit;padding:.45rem .9rem;border:1px solid #0b57d0;border-radius:6px;background:#0b57d0;color:#fff;cursor:pointer}}\
+         button.secondary{{background:#fff;color:#1f2328;border-color:#c4c9cf}}\
          .refused{{padding:.6rem .8rem;border-radius:6px;background:#ffebe9;border:1px solid #ffcecb}}</style>\n<h1>{title}</h1>\n{body}\n",
         title = escape(title)
     )
