@@ -458,14 +458,19 @@ fn write_row(write: &WriteRecord, undo: Option<&str>) -> String {
         ),
         None => (String::new(), undo),
     };
+    // `app@N` opens the write: of one entity, that entity's page at the
+    // write (`?version=N`, the change alone); of several, the app's data.
+    let opens = match write.entities.as_slice() {
+        [eid] => format!("{}?version={}", entity_path(&write.app, eid), write.version),
+        _ => format!("{}/data", app_page_path(&write.app)),
+    };
     format!(
         "<li data-write=\"{name}\"><div class=\"what\"><span class=\"said\">{}</span>{undone}\
-         <div class=\"meta\">{} · {} · <a href=\"{}/data\">{}</a></div>\
+         <div class=\"meta\">{} · {} · <a href=\"{opens}\">{}</a></div>\
          <div class=\"meta\">{}</div></div>{}</li>\n",
         escape(&said),
         moment(&write.at),
         came(&write.by, write.via.as_deref(), &write.through),
-        app_page_path(&write.app),
         escape(&name),
         links.join(" "),
         undo.map(|action| undo_button(action, &name))

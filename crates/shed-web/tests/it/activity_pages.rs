@@ -618,6 +618,8 @@ async fn a_write_is_undone_from_its_activity_row_by_an_editor_only() {
             // The write undone is marked so, and offers no Undo; the undo does.
             "<span class=\"tag undone\">undone by demo/runs@3</span>",
             "aria-label=\"Undo demo/runs@3\"",
+            // A write's name opens it: its entity's page at that write.
+            "?version=2\">demo/runs@2</a>",
         ],
     );
     assert!(
