@@ -50,6 +50,10 @@ pub struct WriteRecord {
     pub through: Through,
     /// The eids of the entities it wrote, in the order it first wrote them.
     pub entities: Vec<String>,
+    /// The version of the undo that stands over it (`demo/runs@13`'s 13),
+    /// if it is undone: its newest undo not undone since. (An undo of that
+    /// undo's undo is not followed here; an undo of the write says.)
+    pub undone_by: Option<u64>,
 }
 
 /// What narrows a space's activity; each `None` narrows nothing.

@@ -44,6 +44,11 @@ pub const UNDO_LATER_VERSIONS: usize = 20;
 /// undo answers the conflict.
 pub const UNDO_ATTEMPTS: usize = 3;
 
+/// How deep an undo follows the chain of undos of a write (an undo, its
+/// undo, that one's undo…) to tell whether the write stands undone; past
+/// it, whether its entities are as it left them decides, as for any write.
+pub const UNDO_CHAIN: usize = 16;
+
 /// One field a version changed: `jog.miles` (a column), `jog` (a component
 /// added or removed whole), `alias`, `edges.<rel>` (an edge added: before
 /// null; dropped: after null), `tombstoned`.
@@ -975,6 +980,27 @@ async fn bundle_undoing<T: Txn>(
     Ok(bundle_back(eid, found.version as u64, &before, &now).map(|b| (b, found.alias.is_some())))
 }
 
+/// The undo that stands over write `version` of `app`, if it is undone:
+/// the chain of undos (its undo, that undo's undo, …) followed to its end,
+/// an odd number of them leaving it undone — by the last. `None` when it
+/// stands, or the chain is longer than [`UNDO_CHAIN`].
+async fn undone_by<T: Txn>(t: &T, app: &str, version: u64) -> Result<Option<u64>, StoreError> {
+    let mut of = version;
+    for undos in 0..=UNDO_CHAIN {
+        let undo: Option<i64> = t
+            .optional_as(
+                "SELECT version FROM ec_writes WHERE app = $1 AND via = $2 ORDER BY id DESC LIMIT 1",
+                args![app, format!("undo of {app}@{of}")],
+            )
+            .await?;
+        let Some(undo) = undo else {
+            return Ok((undos % 2 == 1).then_some(of));
+        };
+        of = undo as u64;
+    }
+    Ok(None)
+}
+
 /// The bundles that undo write `version` of `app`, read in one snapshot:
 /// revivals first (a ref or an edge may point at what they revive), then
 /// changes, then tombstones (an edge dropped first may point at one), then
@@ -993,6 +1019,12 @@ async fn plan<T: Txn>(t: &T, app: &str, version: u64) -> Result<Vec<Bundle>, Sto
              activity cannot be undone)"
         ))
     })?;
+    if let Some(by) = undone_by(t, app, version).await? {
+        return Err(StoreError::Conflict(format!(
+            "{} already undone by {app}@{by} — undo {app}@{by} to bring it back",
+            cannot(&write)
+        )));
+    }
     let eids: Vec<String> = serde_json::from_str(&listed)
         .map_err(|e| StoreError::Internal(format!("a write's entities: {e}")))?;
     let (mut revive, mut change, mut tombstone, mut aliases) =

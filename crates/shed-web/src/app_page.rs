@@ -3,7 +3,7 @@
 //! who deployed each (name and handle) and when, the version a roll back
 //! brought back, the commands each added and removed against the one before
 //! (`Host::app_overview`) — and the acts on its life, each a POST form
-//! answered with this page, the host's sentence on top: **Roll back** to a
+//! going on to this page, the host's sentence on top (`pages/notice.rs`): **Roll back** to a
 //! version (`Host::app_rollback`, the CLI's `shed app rollback`), **Trash**
 //! and, in the trash, **Restore** (`app_trash`, `app_restore`), and
 //! **Purge**, only in the trash, which asks the person to type the app's
@@ -25,35 +25,54 @@ use shed_host::{Caller, HostError, Person};
 use crate::door::Door;
 use crate::pages::apps::{app_page_path, code_list};
 use crate::pages::moments::ago_text;
-use crate::pages::space::space_page;
-use crate::pages::{Here, Outcome, Posted, Visited, fields, header_html, refusal_page, required};
+use crate::pages::space::space_path;
+use crate::pages::{
+    Back, Here, Outcome, Posted, Visited, fields, form_only, header_html, refusal_page, required,
+};
 use crate::reply::{escape, product_page};
+
+/// The words of the link back to an app's page.
+const APP_PAGE: &str = "The app's page";
 
 /// The app page's routes; its forms post under its own address.
 pub(crate) fn router(door: Arc<Door>) -> Router {
     Router::new()
         .route("/spaces/{space}/apps/{app}", get(app))
-        .route("/spaces/{space}/apps/{app}/rollback", post(rollback))
-        .route("/spaces/{space}/apps/{app}/trash", post(trash))
-        .route("/spaces/{space}/apps/{app}/restore", post(restore))
-        .route("/spaces/{space}/apps/{app}/purge", post(purge))
+        .route(
+            "/spaces/{space}/apps/{app}/rollback",
+            post(rollback).get(form_only(
+                "rolls an app back to a version",
+                Back::Up(APP_PAGE),
+            )),
+        )
+        .route(
+            "/spaces/{space}/apps/{app}/trash",
+            post(trash).get(form_only("puts an app in the trash", Back::Up(APP_PAGE))),
+        )
+        .route(
+            "/spaces/{space}/apps/{app}/restore",
+            post(restore).get(form_only(
+                "restores an app from the trash",
+                Back::Up(APP_PAGE),
+            )),
+        )
+        .route(
+            "/spaces/{space}/apps/{app}/purge",
+            post(purge).get(form_only("deletes an app for good", Back::Up(APP_PAGE))),
+        )
         .with_state(door)
 }
 
 async fn app(
     State(door): State<Arc<Door>>,
     Path((space, app)): Path<(String, String)>,
-    Visited { asking, person }: Visited,
+    Visited {
+        asking,
+        person,
+        said,
+    }: Visited,
 ) -> Response {
-    app_page(
-        &door,
-        &asking.caller,
-        &person,
-        &space,
-        &app,
-        Outcome::Nothing,
-    )
-    .await
+    app_page(&door, &asking.caller, &person, &space, &app, said).await
 }
 
 /// The page of `space`/`app` as the caller sees it, `said` on top.
@@ -138,10 +157,12 @@ fn overview_html(overview: &AppOverview) -> String {
     }
     html.push_str("<section id=\"versions\"><h2>Versions</h2>\n<ul class=\"rows\">\n");
     let may_roll_back = mine.may.rollback && app.trashed.is_none();
+    // In the trash, no version answers.
+    let answering = app.trashed.is_none().then_some(overview.versions.current);
     for version in &overview.versions.versions {
         html.push_str(&version_row(
             version,
-            overview.versions.current,
+            answering,
             may_roll_back.then_some(page.as_str()),
         ));
     }
@@ -166,11 +187,13 @@ fn overview_html(overview: &AppOverview) -> String {
 }
 
 /// One version as a row: number, who deployed it and when, what it brought
-/// back, the commands it added and removed — and, given the page's address
-/// to post to, its Roll back button (none for the version answering).
-fn version_row(version: &AppVersion, current: i64, roll_back_at: Option<&str>) -> String {
+/// back, the commands it added and removed, whether it is the one
+/// `answering` — and, given the page's address to post to, its Roll back
+/// button (none for the version answering).
+fn version_row(version: &AppVersion, answering: Option<i64>, roll_back_at: Option<&str>) -> String {
     let number = version.version;
-    let answering = if number == current {
+    let is_answering = answering == Some(number);
+    let answering = if is_answering {
         " <span class=\"tag running\">answering</span>"
     } else {
         ""
@@ -190,7 +213,7 @@ fn version_row(version: &AppVersion, current: i64, roll_back_at: Option<&str>) -
         ),
     };
     let button = match roll_back_at {
-        Some(page) if number != current => format!(
+        Some(page) if !is_answering => format!(
             "<form method=\"post\" action=\"{page}/rollback\"><input type=\"hidden\" name=\"version\" \
              value=\"{number}\"><button type=\"submit\">Roll back to v{number}</button></form>"
         ),
@@ -220,7 +243,7 @@ struct VersionChoice {
 async fn rollback(
     State(door): State<Arc<Door>>,
     Path((space, app)): Path<(String, String)>,
-    Posted { asking, person }: Posted,
+    posted: Posted,
     form: Result<Form<VersionChoice>, FormRejection>,
 ) -> Response {
     let rolled = async {
@@ -228,21 +251,13 @@ async fn rollback(
             shed_host::parse_version(&required(fields(form)?.version, "the version")?)?;
         let answer = door
             .host
-            .app_rollback(&asking.caller, &format!("{space}/{app}"), version)
+            .app_rollback(&posted.asking.caller, &format!("{space}/{app}"), version)
             .await?;
-        tracing::info!(by = %person.handle, app = %answer.data.app, version, "rolled back on its page");
+        tracing::info!(by = %posted.person.handle, app = %answer.data.app, version, "rolled back on its page");
         Ok(said(&answer.text))
     }
     .await;
-    app_page(
-        &door,
-        &asking.caller,
-        &person,
-        &space,
-        &app,
-        Outcome::of(rolled),
-    )
-    .await
+    landed_on_app(&door, &space, &app, &posted, rolled).await
 }
 
 /// Which of the acts without fields a form posted.
@@ -268,21 +283,52 @@ async fn restore(
     life_act(&door, &space, &app, posted, LifeAct::Restore).await
 }
 
-/// Trash or restore `space`/`app`: the app page, the host's sentence on top.
-async fn life_act(
+/// Trash or restore `space`/`app`: on to the app page, the host's sentence
+/// on top.
+async fn life_act(door: &Door, space: &str, app: &str, posted: Posted, act: LifeAct) -> Response {
+    let name = format!("{space}/{app}");
+    let caller = &posted.asking.caller;
+    let done = match act {
+        LifeAct::Trash => door.host.app_trash(caller, &name).await,
+        LifeAct::Restore => door.host.app_restore(caller, &name).await,
+    };
+    // The host names this page by its address; here it is this page.
+    let here = format!(
+        " on its page, {}{}",
+        door.host.public_url(),
+        app_page_path(&name)
+    );
+    let done = done.map(|answer| said(&answer.text.replace(&here, " on this page")));
+    landed_on_app(door, space, app, &posted, done).await
+}
+
+/// An act's answer: done, on to the app's page with the host's sentence;
+/// refused, the page at once with it.
+async fn landed_on_app(
     door: &Door,
     space: &str,
     app: &str,
-    Posted { asking, person }: Posted,
-    act: LifeAct,
+    posted: &Posted,
+    done: Result<String, HostError>,
 ) -> Response {
-    let name = format!("{space}/{app}");
-    let done = match act {
-        LifeAct::Trash => door.host.app_trash(&asking.caller, &name).await,
-        LifeAct::Restore => door.host.app_restore(&asking.caller, &name).await,
-    };
-    let said = Outcome::of(done.map(|answer| said(&answer.text)));
-    app_page(door, &asking.caller, &person, space, app, said).await
+    match done {
+        Ok(html) => {
+            let to = app_page_path(&format!("{space}/{app}"));
+            posted.notice.land(door, &to, &html, None)
+        }
+        Err(error) => {
+            let said = Outcome::Refused(error);
+            app_page(
+                door,
+                &posted.asking.caller,
+                &posted.person,
+                space,
+                app,
+                said,
+            )
+            .await
+        }
+    }
 }
 
 /// The name typed to purge.
@@ -296,7 +342,11 @@ struct PurgeConfirm {
 async fn purge(
     State(door): State<Arc<Door>>,
     Path((space, app)): Path<(String, String)>,
-    Posted { asking, person }: Posted,
+    Posted {
+        asking,
+        person,
+        notice,
+    }: Posted,
     form: Result<Form<PurgeConfirm>, FormRejection>,
 ) -> Response {
     let purged = async {
@@ -309,7 +359,7 @@ async fn purge(
     }
     .await;
     match purged {
-        Ok(html) => space_page(&door, &asking.caller, &person, &space, Outcome::Done(html)).await,
+        Ok(html) => notice.land(&door, &space_path(&space), &html, None),
         Err(error) => {
             app_page(
                 &door,

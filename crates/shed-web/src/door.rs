@@ -26,6 +26,9 @@ pub(crate) struct Door {
     /// platform's host, the authorization request a signed-out browser set
     /// out to answer, to come back to once it has signed in.
     pub return_cookie: &'static str,
+    /// `__Host-shed_notice` over https, else `shed_notice`: what a form did,
+    /// carried once to the page it answered with (`pages/notice.rs`).
+    pub notice_cookie: &'static str,
     /// The public URL is https: cookies carry `Secure`.
     pub secure: bool,
     /// The path of the MCP address (`/mcp`), where a browser asking for a
@@ -72,6 +75,11 @@ impl Door {
                 "__Host-shed_return"
             } else {
                 "shed_return"
+            },
+            notice_cookie: if secure {
+                "__Host-shed_notice"
+            } else {
+                "shed_notice"
             },
             secure,
             mcp_path,

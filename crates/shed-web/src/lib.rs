@@ -97,7 +97,12 @@ pub fn router(host: Host, platform: Router, operator: Operator) -> Router {
         .merge(app_page::router(door.clone()))
         .merge(passkeys::router(door.clone()))
         .merge(well_known)
-        .merge(platform);
+        .merge(platform)
+        .fallback(platform::not_found)
+        .layer(axum::middleware::from_fn_with_state(
+            door.clone(),
+            pages::notice::dropped_once_shown,
+        ));
     Router::new().fallback(move |request: Request| {
         let (to, browser_at_mcp) = match door.space_of(request.headers(), request.uri()) {
             Some(_) => (spaces.clone(), None),

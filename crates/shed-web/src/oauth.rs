@@ -44,6 +44,7 @@ use shed_host::{Caller, HostError, Person};
 use crate::caller::{WebCaller, cookie, return_cookie};
 use crate::client_address::ClientAddress;
 use crate::door::Door;
+use crate::pages::ACCOUNT_PATH;
 use crate::reply::{Refusal, escape, form_page, json, page, see_other};
 
 /// Where the consent page is.
@@ -421,11 +422,11 @@ async fn consent_page(
     let body = format!(
         "<p>{client} asks to use shed's MCP server as you, {name} (@{handle}): to run your apps' commands and \
          read and write their data as you may.</p>\n{reach}\n\
-         <p>It stays allowed until it is revoked: <code>shed token list</code> on the server shows it, \
-         and <code>shed token revoke</code> ends it.</p>\n\
+         <p>It stays allowed until you revoke it: it is listed under <a href=\"{ACCOUNT_PATH}#clients\">Connected \
+         clients</a> on your account page, with a Revoke button.</p>\n\
          <form method=\"post\" action=\"{AUTHORIZE_PATH}\">{hidden}\
          <button type=\"submit\" name=\"decision\" value=\"allow\">Allow</button> \
-         <button type=\"submit\" name=\"decision\" value=\"deny\">Deny</button></form>{links}",
+         <button class=\"secondary\" type=\"submit\" name=\"decision\" value=\"deny\">Deny</button></form>{links}",
         client = client_words(checked),
         links = door.operator.links(),
         name = escape(&person.name),

@@ -31,7 +31,10 @@ use crate::caller::{
 use crate::door::Door;
 use crate::files::answer;
 use crate::oauth::pending_ask;
-use crate::reply::{Refusal, escape, form_page, page, passkey_sign_in_page, see_other};
+use crate::reply::{
+    Refusal, escape, form_page, page, passkey_sign_in_page, plain_product_page, see_other,
+    sentence_html,
+};
 use crate::{APP_JS_PATH, FAVICON_PATH, HOP_END_PATH, HOP_PATH, SIGN_IN_PATH};
 
 pub(crate) fn router(door: Arc<Door>) -> Router {
@@ -129,14 +132,8 @@ async fn front(State(door): State<Arc<Door>>, headers: HeaderMap, asking: WebCal
             &door.operator.links(),
         );
     };
-    crate::pages::home::home(
-        &door,
-        &caller,
-        &person,
-        crate::pages::Outcome::Nothing,
-        None,
-    )
-    .await
+    let (said, token) = crate::pages::notice::shown(&door, &headers);
+    crate::pages::home::home(&door, &caller, &person, said, token.as_deref()).await
 }
 
 /// The sign-in link's key, in its query (GET) or its form (POST).
@@ -366,10 +363,13 @@ fn space_stop(door: &Door, chain: &[String], path: &str) -> String {
 
 fn link_refused(error: HostError) -> Response {
     without_referrer(match error {
-        HostError::SignIn(sentence) => page(
+        HostError::SignIn(sentence) => plain_product_page(
             StatusCode::BAD_REQUEST,
             "Sign in",
-            &format!("<p>{}</p>", escape(&sentence)),
+            &format!(
+                "{}\n<p><a href=\"/\">shed's front page</a></p>",
+                sentence_html(&sentence)
+            ),
         ),
         other => Refusal::page(other).into_response(),
     })
@@ -383,4 +383,19 @@ fn without_referrer(mut response: Response) -> Response {
         HeaderValue::from_static("no-referrer"),
     );
     response
+}
+
+/// Any other address on the platform's host: shed's own not-found page,
+/// naming the address and linking home.
+pub(crate) async fn not_found(uri: axum::http::Uri) -> Response {
+    let path: String = uri.path().chars().take(200).collect();
+    plain_product_page(
+        StatusCode::NOT_FOUND,
+        "Not found",
+        &format!(
+            "<p>shed has no page at <code>{}</code>.</p>\n\
+             <p><a href=\"/\">Home</a> lists your spaces and their apps.</p>",
+            escape(&path)
+        ),
+    )
 }

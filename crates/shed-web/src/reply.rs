@@ -79,6 +79,7 @@ fn small_page_html(title: &str, body: &str) -> String {
          code{{background:#f2f2f2;padding:.1rem .3rem;border-radius:3px}}\
          section{{border-top:1px solid #ddd;margin-top:1.5rem;padding-top:.5rem}}h2{{font-size:1.15rem}}\
          button{{font:inherit;padding:.45rem .9rem;border:1px solid #0b57d0;border-radius:6px;background:#0b57d0;color:#fff;cursor:pointer}}\
+         button.secondary{{background:#fff;color:#1f2328;border-color:#c4c9cf}}\
          .refused{{padding:.6rem .8rem;border-radius:6px;background:#ffebe9;border:1px solid #ffcecb}}</style>\n<h1>{title}</h1>\n{body}\n",
         title = escape(title)
     )
@@ -102,6 +103,35 @@ pub(crate) fn product_page(status: StatusCode, title: &str, header: &str, body: 
         PAGES_JS_PATH = crate::PAGES_JS_PATH,
     );
     html_response(status, html, policy)
+}
+
+/// A page of the product's look for anyone, signed in or not: the header
+/// with shed's name only (linking home).
+pub(crate) fn plain_product_page(status: StatusCode, title: &str, body: &str) -> Response {
+    let header = "<header><a class=\"brand\" href=\"/\">shed</a></header>";
+    product_page(status, title, header, body)
+}
+
+/// A host's sentence as a paragraph a page shows: its first letter a
+/// capital, each `command` in it as code.
+pub(crate) fn sentence_html(sentence: &str) -> String {
+    let mut chars = sentence.chars();
+    let capital: String = chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default();
+    let html: String = escape(&capital)
+        .split('`')
+        .enumerate()
+        .map(|(at, part)| {
+            if at % 2 == 1 {
+                format!("<code>{part}</code>")
+            } else {
+                part.to_string()
+            }
+        })
+        .collect();
+    format!("<p>{html}</p>")
 }
 
 /// The look of the person's pages: one column, readable at a phone's width.
@@ -145,7 +175,7 @@ pre{padding:.75rem;white-space:pre-wrap;overflow-wrap:anywhere}\
 .refused{padding:.6rem .8rem;border-radius:6px;background:#ffebe9;border:1px solid #ffcecb}\
 .once{padding:.6rem .8rem;border-radius:6px;background:#fff8c5;border:1px solid #eed888}\
 .empty{color:#57606a}\
-.tag.trashed{background:#fff8c5;color:#7d4e00}\
+.tag.trashed,.tag.undone{background:#fff8c5;color:#7d4e00}\
 .tag.this{background:#ddf4ff;color:#0550ae}\
 section.trashed{border-color:#eed888;background:#fffdf0}\
 a.open{overflow-wrap:anywhere}\

@@ -156,7 +156,7 @@ impl Host {
         let Some(row) = row else {
             if scope.names(&run.name) {
                 let missing = HostError::NotFound(format!(
-                    "no command {} that {} reaches — `shed command list --json` lists what this job may run",
+                    "no command {} that @{} reaches — `shed command list --json` lists what this job may run",
                     run.name, job.person.handle
                 ));
                 return JobOutcome::refused(JobRefusal::Host(missing), Label::of_caller(&caller));

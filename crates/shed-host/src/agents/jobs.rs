@@ -168,16 +168,16 @@ impl Host {
             "command"
         };
         let apps = if apps.is_empty() {
-            format!("{} reaches no app yet", person.handle)
+            format!("@{} reaches no app yet", person.handle)
         } else {
             format!(
-                "the apps {} reaches are {}",
+                "the apps @{} reaches are {}",
                 person.handle,
                 crate::texts::bounded_list(&apps)
             )
         };
         Err(HostError::BadInput(format!(
-            "{flag} '{}' admits no {what} {} reaches, so the job could run nothing by it — \
+            "{flag} '{}' admits no {what} @{} reaches, so the job could run nothing by it — \
              {apps}, and the built-ins are {}; nothing was made",
             shown(glob),
             person.handle,

@@ -13,8 +13,15 @@ use crate::txn::{Records, Row, Txn, args};
 use crate::values::{Sql, render_time};
 use crate::{StoreError, Through};
 
-/// A write's columns, from `w` (rows of `ec_writes`) and `p` (`people`).
-const WRITE_COLUMNS_OF: &str = "w.id, w.app, w.version, w.at, p.eid, p.handle, p.name, w.via, w.door, w.command, w.client, w.entities";
+/// A write's columns, from `w` (rows of `ec_writes`) and `p` (`people`),
+/// and the undo that stands over it: the newest undo of it not undone
+/// itself (each found through the index `(app, via, id)`).
+const WRITE_COLUMNS_OF: &str = "w.id, w.app, w.version, w.at, p.eid, p.handle, p.name, w.via, w.door, w.command, w.client, w.entities,
+     (SELECT u.version FROM ec_writes u
+      WHERE u.app = w.app AND u.via = 'undo of ' || w.app || '@' || w.version
+        AND NOT EXISTS (SELECT 1 FROM ec_writes r
+                        WHERE r.app = u.app AND r.via = 'undo of ' || u.app || '@' || u.version)
+      ORDER BY u.id DESC LIMIT 1)";
 
 /// A refusal's columns, from `refusals r` joined with `people p`.
 const REFUSAL_COLUMNS: &str =
@@ -38,6 +45,7 @@ impl FromRow for WriteRecord {
             },
             entities: serde_json::from_str(&entities)
                 .map_err(|e| StoreError::Internal(format!("a write's entities: {e}")))?,
+            undone_by: r.get::<Option<i64>>(12)?.map(|version| version as u64),
         })
     }
 }

@@ -401,9 +401,8 @@ async fn of_concurrent_undos_of_one_write_one_wins_and_the_others_read_the_confl
     for answer in answers.iter().filter_map(|a| a.as_ref().err()) {
         assert!(
             matches!(answer, StoreError::Conflict(s)
-                if s.starts_with(&format!(
-                    "cannot undo jeff/runs@1: {a} changed since — @ada (undo of jeff/runs@1) wrote it at "
-                )) && s.ends_with(" (jeff/runs@2); undo that first")),
+                if s == "cannot undo jeff/runs@1: already undone by jeff/runs@2 — undo jeff/runs@2 \
+                          to bring it back"),
             "{answer:?}"
         );
     }
@@ -579,4 +578,37 @@ async fn past_the_later_versions_an_undo_reads_an_entity_counts_as_changed_since
         6,
         "nothing written"
     );
+}
+
+/// Issue 39: a write undone already says so, naming the undo that stands —
+/// not "changed since … undo that first", which would redo it; undoing that
+/// undo brings the write back, and it may be undone again.
+#[tokio::test]
+async fn a_write_undone_already_says_by_which_undo_and_its_undo_brings_it_back() {
+    let f = fixture().await;
+    jog(&f, 5).await;
+    f.store.undo(APP, 1, &undoer(&f)).await.unwrap();
+    let already = |by: u64| {
+        StoreError::Conflict(format!(
+            "cannot undo jeff/runs@1: already undone by jeff/runs@{by} — undo jeff/runs@{by} to \
+             bring it back"
+        ))
+    };
+    assert_eq!(
+        f.store.undo(APP, 1, &undoer(&f)).await.unwrap_err(),
+        already(2)
+    );
+    assert_eq!(
+        f.store.data_version(APP).await.unwrap(),
+        2,
+        "nothing written"
+    );
+    // The undo undone (v3): the write stands again, and undoes again (v4).
+    f.store.undo(APP, 2, &undoer(&f)).await.unwrap();
+    f.store.undo(APP, 1, &undoer(&f)).await.unwrap();
+    assert_eq!(
+        f.store.undo(APP, 1, &undoer(&f)).await.unwrap_err(),
+        already(4)
+    );
+    assert_eq!(f.store.data_version(APP).await.unwrap(), 4);
 }

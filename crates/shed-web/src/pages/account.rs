@@ -16,8 +16,8 @@ use shed_host::{Caller, HostError, Person};
 
 use super::moments::{ago, when_seconds};
 use super::{
-    END_SESSION_PATH, Here, Outcome, Posted, REMOVE_PASSKEY_PATH, REVOKE_PATH, SIGN_OUT_PATH,
-    Visited, fields, header_html, required,
+    ACCOUNT_PATH, END_SESSION_PATH, Here, Outcome, Posted, REMOVE_PASSKEY_PATH, REVOKE_PATH,
+    SIGN_OUT_PATH, Visited, fields, header_html, required,
 };
 use crate::PASSKEYS_JS_PATH;
 use crate::browser::browser_words;
@@ -29,9 +29,13 @@ use crate::reply::{escape, product_page, see_other};
 pub(super) async fn account(
     State(door): State<Arc<Door>>,
     headers: HeaderMap,
-    Visited { asking, person }: Visited,
+    Visited {
+        asking,
+        person,
+        said,
+    }: Visited,
 ) -> Response {
-    account_page(&door, &asking.caller, &person, &headers, Outcome::Nothing).await
+    account_page(&door, &asking.caller, &person, &headers, said).await
 }
 
 /// The account page of `person`, asked with `headers` (whose session
@@ -138,11 +142,15 @@ pub(super) struct IdChoice {
     id: Option<String>,
 }
 
-/// A Remove button: the account page again, the outcome on top.
+/// A Remove button: on to the account page, the outcome on top.
 pub(super) async fn remove_passkey(
     State(door): State<Arc<Door>>,
     headers: HeaderMap,
-    Posted { asking, person }: Posted,
+    Posted {
+        asking,
+        person,
+        notice,
+    }: Posted,
     form: Result<Form<IdChoice>, FormRejection>,
 ) -> Response {
     let removed = async {
@@ -154,14 +162,13 @@ pub(super) async fn remove_passkey(
         ))
     }
     .await;
-    account_page(
-        &door,
-        &asking.caller,
-        &person,
-        &headers,
-        Outcome::of(removed),
-    )
-    .await
+    match removed {
+        Ok(html) => notice.land(&door, ACCOUNT_PATH, &html, None),
+        Err(error) => {
+            let said = Outcome::Refused(error);
+            account_page(&door, &asking.caller, &person, &headers, said).await
+        }
+    }
 }
 
 /// The account page's Passkeys section: the caller's passkeys with their
@@ -237,11 +244,15 @@ fn token_rows(tokens: &[&TokenRecord], empty: &str) -> String {
     rows
 }
 
-/// A Revoke button: the account page again, the outcome on top.
+/// A Revoke button: on to the account page, the outcome on top.
 pub(super) async fn revoke(
     State(door): State<Arc<Door>>,
     headers: HeaderMap,
-    Posted { asking, person }: Posted,
+    Posted {
+        asking,
+        person,
+        notice,
+    }: Posted,
     form: Result<Form<IdChoice>, FormRejection>,
 ) -> Response {
     let revoked = async {
@@ -253,14 +264,13 @@ pub(super) async fn revoke(
         ))
     }
     .await;
-    account_page(
-        &door,
-        &asking.caller,
-        &person,
-        &headers,
-        Outcome::of(revoked),
-    )
-    .await
+    match revoked {
+        Ok(html) => notice.land(&door, ACCOUNT_PATH, &html, None),
+        Err(error) => {
+            let said = Outcome::Refused(error);
+            account_page(&door, &asking.caller, &person, &headers, said).await
+        }
+    }
 }
 
 /// A sign-in session to end, by its id as listed.
@@ -270,12 +280,16 @@ pub(super) struct SessionChoice {
 }
 
 /// Signing one sign-in session out, on every host: this browser's goes to
-/// the front page signed out; another's answers the account page, the
+/// the front page signed out; another's goes on to the account page, the
 /// outcome on top.
 pub(super) async fn end_session(
     State(door): State<Arc<Door>>,
     headers: HeaderMap,
-    Posted { asking, person }: Posted,
+    Posted {
+        asking,
+        person,
+        notice,
+    }: Posted,
     form: Result<Form<SessionChoice>, FormRejection>,
 ) -> Response {
     let ended = async {
@@ -290,11 +304,11 @@ pub(super) async fn end_session(
     match ended {
         Ok((_, true)) => see_other("/", [crate::caller::session_cookie_removed(&door)]),
         Ok((id, false)) => {
-            let said = Outcome::Done(format!(
+            let html = format!(
                 "Signed out session {}: that browser is signed out at its next request.",
                 escape(&id)
-            ));
-            account_page(&door, &asking.caller, &person, &headers, said).await
+            );
+            notice.land(&door, ACCOUNT_PATH, &html, None)
         }
         Err(error) => {
             let said = Outcome::Refused(error);

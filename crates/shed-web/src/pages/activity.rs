@@ -12,7 +12,7 @@
 use std::sync::Arc;
 
 use axum::extract::rejection::{FormRejection, QueryRejection};
-use axum::extract::{Form, Path, Query, State};
+use axum::extract::{Form, Path, Query, RawQuery, State};
 use axum::response::Response;
 use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use shed_host::activity::{
@@ -71,14 +71,16 @@ pub(super) async fn of_app(
     visit(&door, visited, ActivityScope::App(&name), query).await
 }
 
-/// An Undo posted from `/activity`: the page again, the sentence on top.
+/// An Undo posted from `/activity`: on to the page again, the sentence on top.
 pub(super) async fn undo_everything(
     State(door): State<Arc<Door>>,
     posted: Posted,
+    RawQuery(raw): RawQuery,
     query: Result<Query<ActivityQuery>, QueryRejection>,
     form: Result<Form<UndoChoice>, FormRejection>,
 ) -> Response {
-    undo_then_show(&door, posted, ActivityScope::Everything, query, form).await
+    let scope = ActivityScope::Everything;
+    undo_then_show(&door, posted, scope, raw, query, form).await
 }
 
 /// An Undo posted from `/spaces/<space>/activity`.
@@ -86,10 +88,12 @@ pub(super) async fn undo_of_space(
     State(door): State<Arc<Door>>,
     Path(space): Path<String>,
     posted: Posted,
+    RawQuery(raw): RawQuery,
     query: Result<Query<ActivityQuery>, QueryRejection>,
     form: Result<Form<UndoChoice>, FormRejection>,
 ) -> Response {
-    undo_then_show(&door, posted, ActivityScope::Space(&space), query, form).await
+    let scope = ActivityScope::Space(&space);
+    undo_then_show(&door, posted, scope, raw, query, form).await
 }
 
 /// An Undo posted from `/spaces/<space>/apps/<app>/activity`.
@@ -97,42 +101,58 @@ pub(super) async fn undo_of_app(
     State(door): State<Arc<Door>>,
     Path((space, app)): Path<(String, String)>,
     posted: Posted,
+    RawQuery(raw): RawQuery,
     query: Result<Query<ActivityQuery>, QueryRejection>,
     form: Result<Form<UndoChoice>, FormRejection>,
 ) -> Response {
     let name = format!("{space}/{app}");
-    undo_then_show(&door, posted, ActivityScope::App(&name), query, form).await
+    let scope = ActivityScope::App(&name);
+    undo_then_show(&door, posted, scope, raw, query, form).await
 }
 
 /// A visit to the activity of `scope`.
 async fn visit(
     door: &Door,
-    Visited { asking, person }: Visited,
+    Visited {
+        asking,
+        person,
+        said,
+    }: Visited,
     scope: ActivityScope<'_>,
     query: Result<Query<ActivityQuery>, QueryRejection>,
 ) -> Response {
-    activity_page(
-        door,
-        &asking.caller,
-        &person,
-        scope,
-        query,
-        Outcome::Nothing,
-    )
-    .await
+    activity_page(door, &asking.caller, &person, scope, query, said).await
 }
 
-/// The write an Undo form posted on the activity of `scope` undone, then
-/// that page, as narrowed, the host's sentence on top.
+/// The write an Undo form posted on the activity of `scope` undone, then on
+/// to that page, as narrowed (`raw`, its query), the host's sentence on
+/// top; refused, the page at once with the sentence.
 async fn undo_then_show(
     door: &Door,
-    Posted { asking, person }: Posted,
+    Posted {
+        asking,
+        person,
+        notice,
+    }: Posted,
     scope: ActivityScope<'_>,
+    raw: Option<String>,
     query: Result<Query<ActivityQuery>, QueryRejection>,
     form: Result<Form<UndoChoice>, FormRejection>,
 ) -> Response {
-    let said = Outcome::of(undo_posted(door, &asking.caller, &person, form).await);
-    activity_page(door, &asking.caller, &person, scope, query, said).await
+    match undo_posted(door, &asking.caller, &person, form).await {
+        Ok(html) => {
+            let (path, _) = place(scope);
+            let to = match raw {
+                Some(raw) => format!("{path}?{raw}"),
+                None => path,
+            };
+            notice.land(door, &to, &html, None)
+        }
+        Err(error) => {
+            let said = Outcome::Refused(error);
+            activity_page(door, &asking.caller, &person, scope, query, said).await
+        }
+    }
 }
 
 /// Where a scope's page is, and its title.
@@ -426,14 +446,31 @@ fn write_row(write: &WriteRecord, undo: Option<&str>) -> String {
             write.entities.len() - ENTITY_LINKS_SHOWN
         ));
     }
+    // Undone already: marked, naming the undo, and no Undo (which would
+    // only be refused, naming it too).
+    let (undone, undo) = match write.undone_by {
+        Some(by) => (
+            format!(
+                " <span class=\"tag undone\">undone by {}@{by}</span>",
+                escape(&write.app)
+            ),
+            None,
+        ),
+        None => (String::new(), undo),
+    };
+    // `app@N` opens the write: of one entity, that entity's page at the
+    // write (`?version=N`, the change alone); of several, the app's data.
+    let opens = match write.entities.as_slice() {
+        [eid] => format!("{}?version={}", entity_path(&write.app, eid), write.version),
+        _ => format!("{}/data", app_page_path(&write.app)),
+    };
     format!(
-        "<li data-write=\"{name}\"><div class=\"what\"><span class=\"said\">{}</span>\
-         <div class=\"meta\">{} · {} · <a href=\"{}/data\">{}</a></div>\
+        "<li data-write=\"{name}\"><div class=\"what\"><span class=\"said\">{}</span>{undone}\
+         <div class=\"meta\">{} · {} · <a href=\"{opens}\">{}</a></div>\
          <div class=\"meta\">{}</div></div>{}</li>\n",
         escape(&said),
         moment(&write.at),
         came(&write.by, write.via.as_deref(), &write.through),
-        app_page_path(&write.app),
         escape(&name),
         links.join(" "),
         undo.map(|action| undo_button(action, &name))

@@ -12,7 +12,8 @@ use shed_host::{Caller, Person};
 use super::apps::code_list;
 use super::moments::when_millis;
 use super::{
-    ACTIVITY_PATH, END_JOB_PATH, Here, Outcome, Posted, Visited, fields, header_html, required,
+    ACTIVITY_PATH, AGENTS_PATH, END_JOB_PATH, Here, Outcome, Posted, Visited, fields, header_html,
+    required,
 };
 use crate::door::Door;
 use crate::reply::{escape, product_page};
@@ -20,9 +21,13 @@ use crate::reply::{escape, product_page};
 /// The agents page: the person's jobs, each running one with End.
 pub(super) async fn agents(
     State(door): State<Arc<Door>>,
-    Visited { asking, person }: Visited,
+    Visited {
+        asking,
+        person,
+        said,
+    }: Visited,
 ) -> Response {
-    agents_page(&door, &asking.caller, &person, Outcome::Nothing).await
+    agents_page(&door, &asking.caller, &person, said).await
 }
 
 async fn agents_page(door: &Door, caller: &Caller, person: &Person, said: Outcome) -> Response {
@@ -95,7 +100,11 @@ pub(super) struct JobChoice {
 
 pub(super) async fn end_job(
     State(door): State<Arc<Door>>,
-    Posted { asking, person }: Posted,
+    Posted {
+        asking,
+        person,
+        notice,
+    }: Posted,
     form: Result<Form<JobChoice>, FormRejection>,
 ) -> Response {
     let ended = async {
@@ -107,5 +116,8 @@ pub(super) async fn end_job(
         ))
     }
     .await;
-    agents_page(&door, &asking.caller, &person, Outcome::of(ended)).await
+    match ended {
+        Ok(html) => notice.land(&door, AGENTS_PATH, &html, None),
+        Err(error) => agents_page(&door, &asking.caller, &person, Outcome::Refused(error)).await,
+    }
 }

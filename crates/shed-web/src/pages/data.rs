@@ -42,7 +42,7 @@ pub(super) struct DataQuery {
 pub(super) async fn data(
     State(door): State<Arc<Door>>,
     Path((space, app)): Path<(String, String)>,
-    Visited { asking, person }: Visited,
+    Visited { asking, person, .. }: Visited,
     query: Result<Query<DataQuery>, QueryRejection>,
 ) -> Response {
     let name = format!("{space}/{app}");

@@ -6,7 +6,7 @@
 //! (before → after). To those the rule book lets undo (the app's owners
 //! and editors) each version carries an Undo button: a POST form to
 //! `…/<eid>/undo`, taken only from this host's own pages (`Posted`),
-//! answered with this page and the host's sentence on top. What is shown,
+//! going on to this page with the host's sentence on top. What is shown,
 //! and whether an undo may be made, is `Host::entity`'s and `Host::undo`'s.
 //!
 //! A value longer than `SHOWN_VALUE_CHARS` is cut, says its length and
@@ -54,12 +54,16 @@ pub(super) struct EntityQuery {
 pub(super) async fn entity(
     State(door): State<Arc<Door>>,
     Path((space, app, eid)): Path<(String, String, String)>,
-    Visited { asking, person }: Visited,
+    Visited {
+        asking,
+        person,
+        said,
+    }: Visited,
     query: Result<Query<EntityQuery>, QueryRejection>,
 ) -> Response {
     let app = format!("{space}/{app}");
     let (query, said) = match query {
-        Ok(Query(query)) => (query, Outcome::Nothing),
+        Ok(Query(query)) => (query, said),
         Err(rejection) => (
             EntityQuery::default(),
             Outcome::Refused(HostError::BadInput(format!(
@@ -79,15 +83,23 @@ pub(super) async fn entity(
 }
 
 /// `POST /spaces/<space>/apps/<app>/data/<eid>/undo`: undo the write the
-/// form names, then the entity's page with the host's sentence on top.
+/// form names, then on to the entity's page with the host's sentence on
+/// top (refused: the page at once, the sentence on top).
 pub(super) async fn undo(
     State(door): State<Arc<Door>>,
     Path((space, app, eid)): Path<(String, String, String)>,
-    Posted { asking, person }: Posted,
+    Posted {
+        asking,
+        person,
+        notice,
+    }: Posted,
     form: Result<Form<UndoChoice>, FormRejection>,
 ) -> Response {
     let app = format!("{space}/{app}");
-    let undone = undo_posted(&door, &asking.caller, &person, form).await;
+    let error = match undo_posted(&door, &asking.caller, &person, form).await {
+        Ok(html) => return notice.land(&door, &entity_path(&app, &eid), &html, None),
+        Err(error) => error,
+    };
     let page = Page {
         door: &door,
         caller: &asking.caller,
@@ -95,7 +107,7 @@ pub(super) async fn undo(
         app: &app,
         eid: &eid,
     };
-    page.draw(&EntityQuery::default(), Outcome::of(undone))
+    page.draw(&EntityQuery::default(), Outcome::Refused(error))
         .await
 }
 

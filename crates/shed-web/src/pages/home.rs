@@ -100,10 +100,14 @@ pub(super) struct TokenName {
     name: Option<String>,
 }
 
-/// "Make a token": the home page again, the token on it once.
+/// "Make a token": on to the home page, the token on it once.
 pub(super) async fn make_token(
     State(door): State<Arc<Door>>,
-    Posted { asking, person }: Posted,
+    Posted {
+        asking,
+        person,
+        notice,
+    }: Posted,
     form: Result<Form<TokenName>, FormRejection>,
 ) -> Response {
     let made = async {
@@ -115,15 +119,15 @@ pub(super) async fn make_token(
     .await;
     match made {
         Ok((name, token)) => {
-            let said = Outcome::Done(format!(
+            let html = format!(
                 "Your token {} — copy it now; it is shown this once:</p>\n\
                  <div class=\"copyable once\"><code id=\"token\">{}</code>\
                  <button type=\"button\" data-copy=\"token\">Copy</button></div><p class=\"meta\">\
                  The client configuration under Connect your agent carries it.",
                 escape(&name),
                 escape(&token)
-            ));
-            home(&door, &asking.caller, &person, said, Some(&token)).await
+            );
+            notice.land(&door, "/", &html, Some(&token))
         }
         Err(error) => {
             home(

@@ -14,14 +14,16 @@
 //! (`static/pages.js`). Every action is a POST form, taken only from a page
 //! of this host ([`WebCaller::writes_from_elsewhere`]); every decision and
 //! every sentence is shed-host's (`own.rs`, `take_back.rs`, `apps.rs`,
-//! `sessions.rs`), the same the CLI and MCP give. A post answers with its
-//! page again, the outcome on top — a token or a sign-in link shown there
-//! once.
+//! `sessions.rs`), the same the CLI and MCP give. A post that did
+//! something goes on (`303`) to its page, the outcome on top once — a token
+//! or a sign-in link shown there once (`notice`); a refused one answers its
+//! page at once; a visit to a form's own address says what it is for
+//! ([`form_only`]).
 //!
 //! One module per page: `home` (with making a token), `account` (passkeys,
 //! tokens, sessions, signing out), `space` (its members), `agents` (their
 //! jobs), `activity`, `data` and `entity` (with Undo); `apps` draws the app rows home and a space's page share, and
-//! `moments` says when. This module holds what every page shares: the
+//! `moments` says when; `notice` carries a form's outcome to its page. This module holds what every page shares: the
 //! routes, the header, the outcome on top, and the extractors: [`Visited`]
 //! for a visit, [`Posted`] for a form.
 
@@ -33,6 +35,7 @@ mod data;
 mod entity;
 pub(crate) mod home;
 pub(crate) mod moments;
+pub(crate) mod notice;
 pub(crate) mod space;
 
 use std::sync::Arc;
@@ -41,9 +44,9 @@ use axum::Router;
 use axum::extract::rejection::FormRejection;
 use axum::extract::{Form, FromRequestParts, State};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{MethodRouter, get, post};
 use shed_host::{HostError, Person};
 
 use crate::PAGES_JS_PATH;
@@ -72,13 +75,43 @@ const END_JOB_PATH: &str = "/agents/end";
 pub(crate) fn router(door: Arc<Door>) -> Router {
     Router::new()
         .route(ACCOUNT_PATH, get(account))
-        .route(MAKE_TOKEN_PATH, post(make_token))
-        .route(REVOKE_PATH, post(revoke))
-        .route(SIGN_OUT_PATH, post(sign_out))
-        .route(END_SESSION_PATH, post(end_session))
-        .route(REMOVE_PASSKEY_PATH, post(remove_passkey))
+        .route(
+            MAKE_TOKEN_PATH,
+            post(make_token).get(form_only("makes a token", Back::To("/", "Home"))),
+        )
+        .route(
+            REVOKE_PATH,
+            post(revoke).get(form_only(
+                "revokes a token",
+                Back::To(ACCOUNT_PATH, "Your account"),
+            )),
+        )
+        .route(
+            SIGN_OUT_PATH,
+            post(sign_out).get(form_only("signs you out everywhere", Back::To("/", "Home"))),
+        )
+        .route(
+            END_SESSION_PATH,
+            post(end_session).get(form_only(
+                "signs one sign-in session out",
+                Back::To(ACCOUNT_PATH, "Your account"),
+            )),
+        )
+        .route(
+            REMOVE_PASSKEY_PATH,
+            post(remove_passkey).get(form_only(
+                "removes a passkey",
+                Back::To(ACCOUNT_PATH, "Your account"),
+            )),
+        )
         .route("/spaces/{space}", get(space).post(change_member))
-        .route("/spaces/{space}/remove", post(remove_member))
+        .route(
+            "/spaces/{space}/remove",
+            post(remove_member).get(form_only(
+                "takes a member out of a space",
+                Back::Up("The space's page"),
+            )),
+        )
         .route(AGENTS_PATH, get(agents))
         .route(
             ACTIVITY_PATH,
@@ -96,15 +129,64 @@ pub(crate) fn router(door: Arc<Door>) -> Router {
         .route("/spaces/{space}/apps/{app}/data/{eid}", get(entity::entity))
         .route(
             "/spaces/{space}/apps/{app}/data/{eid}/undo",
-            post(entity::undo),
+            post(entity::undo).get(form_only(
+                "undoes a write to an entity",
+                Back::Up("The entity's page"),
+            )),
         )
-        .route(END_JOB_PATH, post(end_job))
+        .route(
+            END_JOB_PATH,
+            post(end_job).get(form_only(
+                "ends a job",
+                Back::To(AGENTS_PATH, "Your agents"),
+            )),
+        )
         .route(PAGES_JS_PATH, get(pages_js))
         .with_state(door)
 }
 
 async fn pages_js(State(door): State<Arc<Door>>, headers: HeaderMap) -> Response {
     answer(&door.pages_js, &headers, false)
+}
+
+/// Where the page a form-only address belongs to is.
+#[derive(Clone, Copy)]
+pub(crate) enum Back {
+    /// At this address, in these words.
+    To(&'static str, &'static str),
+    /// The address asked, less its last segment, in these words.
+    Up(&'static str),
+}
+
+/// A visit to an address that only takes a form (a reload after a post
+/// leaves none in the bar, but a typed or shared one can): `405` with
+/// `Allow: POST`, and a page saying what the address does and linking to
+/// the page whose form it is — nothing done.
+pub(crate) fn form_only(what: &'static str, back: Back) -> MethodRouter<Arc<Door>> {
+    get(move |uri: Uri| async move {
+        let (to, words) = match back {
+            Back::To(to, words) => (to.to_string(), words),
+            Back::Up(words) => (
+                uri.path()
+                    .rsplit_once('/')
+                    .map_or("/", |(up, _)| up)
+                    .to_string(),
+                words,
+            ),
+        };
+        let mut page = crate::reply::plain_product_page(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "A form's address",
+            &format!(
+                "<p>This address {what} when its button is pressed; a visit does nothing.</p>\n\
+                 <p><a href=\"{}\">{words}</a></p>",
+                escape(&to)
+            ),
+        );
+        page.headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("POST"));
+        page
+    })
 }
 
 /// What a post came to, said on top of the page it answers with.
@@ -118,13 +200,6 @@ pub(crate) enum Outcome {
 }
 
 impl Outcome {
-    pub(crate) fn of(result: Result<String, HostError>) -> Outcome {
-        match result {
-            Ok(html) => Outcome::Done(html),
-            Err(error) => Outcome::Refused(error),
-        }
-    }
-
     pub(crate) fn status(&self) -> StatusCode {
         match self {
             Outcome::Refused(error) => status_of(error),
@@ -229,12 +304,16 @@ fn signed_in(asking: &WebCaller) -> Result<Person, NotTaken> {
     asking.caller.person().cloned().ok_or(NotTaken::SignedOut)
 }
 
-/// A visit to one of the person's pages: who is asking and the person
-/// signed in. An extractor, so no page forgets the rule: someone signed in
-/// sees it, anyone else the sign-in page — before the handler runs.
+/// A visit to one of the person's pages: who is asking, the person signed
+/// in, and what a form they posted just did (`notice.rs`). An extractor,
+/// so no page forgets the rule: someone signed in sees it, anyone else the
+/// sign-in page — before the handler runs.
 pub(crate) struct Visited {
     pub(crate) asking: WebCaller,
     pub(crate) person: Person,
+    /// What the form that led here did, shown on top once; `Nothing` on a
+    /// plain visit.
+    pub(crate) said: Outcome,
 }
 
 impl FromRequestParts<Arc<Door>> for Visited {
@@ -245,17 +324,24 @@ impl FromRequestParts<Arc<Door>> for Visited {
             .await
             .map_err(IntoResponse::into_response)?;
         let person = signed_in(&asking).map_err(IntoResponse::into_response)?;
-        Ok(Visited { asking, person })
+        let (said, _) = notice::shown(door, &parts.headers);
+        Ok(Visited {
+            asking,
+            person,
+            said,
+        })
     }
 }
 
-/// A form posted to the person's pages: who is asking and the person
-/// signed in. An extractor, so no handler forgets the rule: a post must
-/// come from a page of this host, and from someone signed in — refused
-/// otherwise, before the handler runs.
+/// A form posted to the person's pages: who is asking, the person signed
+/// in, and whom its notice is for. An extractor, so no handler forgets the
+/// rule: a post must come from a page of this host, and from someone signed
+/// in — refused otherwise, before the handler runs.
 pub(crate) struct Posted {
     pub(crate) asking: WebCaller,
     pub(crate) person: Person,
+    /// Whom what the form did is carried to ([`notice::NoticeFor::land`]).
+    pub(crate) notice: notice::NoticeFor,
 }
 
 impl FromRequestParts<Arc<Door>> for Posted {
@@ -274,7 +360,12 @@ impl FromRequestParts<Arc<Door>> for Posted {
             .into_response());
         }
         let person = signed_in(&asking).map_err(IntoResponse::into_response)?;
-        Ok(Posted { asking, person })
+        let notice = notice::NoticeFor::of(door, &parts.headers);
+        Ok(Posted {
+            asking,
+            person,
+            notice,
+        })
     }
 }
 

@@ -6,9 +6,11 @@ use std::sync::Arc;
 use axum::extract::rejection::FormRejection;
 use axum::extract::{Form, Path, State};
 use axum::response::{IntoResponse, Response};
+use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use shed_host::{Caller, HostError, Person, Role, SLUG_CHARS};
 
 use super::apps::app_rows;
+use super::notice::NoticeFor;
 use super::{Here, Outcome, Posted, Visited, fields, header_html, required};
 use crate::door::Door;
 use crate::reply::{escape, product_page, status_of};
@@ -17,17 +19,38 @@ use crate::reply::{escape, product_page, status_of};
 pub(super) async fn space(
     State(door): State<Arc<Door>>,
     Path(space): Path<String>,
-    Visited { asking, person }: Visited,
+    Visited {
+        asking,
+        person,
+        said,
+    }: Visited,
 ) -> Response {
-    space_page(&door, &asking.caller, &person, &space, Outcome::Nothing).await
+    space_page(
+        &door,
+        &asking.caller,
+        &person,
+        &space,
+        said,
+        &Typed::default(),
+    )
+    .await
 }
 
-pub(crate) async fn space_page(
+/// What an invite form was sent with, kept in it when it is refused.
+#[derive(Default)]
+struct Typed {
+    handle: String,
+    role: Option<String>,
+}
+
+/// The page of `space`, `said` on top, its invite form holding `typed`.
+async fn space_page(
     door: &Door,
     caller: &Caller,
     person: &Person,
     space: &str,
     said: Outcome,
+    typed: &Typed,
 ) -> Response {
     let header = header_html(person, Here::Space);
     let seen = match door.host.space_members(caller, space).await {
@@ -80,15 +103,22 @@ pub(crate) async fn space_page(
     }
     body.push_str("</ul>\n</section>\n");
     if owner {
+        let kept = if seen.members.iter().any(|m| m.person.handle == typed.handle) {
+            &Typed::default()
+        } else {
+            typed
+        };
         body.push_str(&format!(
             "<section id=\"invite\"><h2>Invite someone</h2>\n\
              <p>By handle. A handle new to this shed adds the person, and you get a one-time \
              sign-in link to send them.</p>\n\
              <form class=\"inline\" method=\"post\" action=\"{action}\">\
-             <label>Handle <input name=\"handle\" required maxlength=\"{SLUG_CHARS}\" autocomplete=\"off\"></label>\
+             <label>Handle <input name=\"handle\" required maxlength=\"{SLUG_CHARS}\" autocomplete=\"off\" \
+             value=\"{}\"></label>\
              <label>Role <select name=\"role\">{}</select></label>\
              <button class=\"primary\" type=\"submit\">Invite</button></form>\n</section>\n",
-            role_options("editor")
+            escape(&kept.handle),
+            role_options(kept.role.as_deref().unwrap_or("editor"))
         ));
     } else {
         body.push_str(&format!(
@@ -125,11 +155,23 @@ pub(super) struct MemberForm {
 pub(super) async fn change_member(
     State(door): State<Arc<Door>>,
     Path(space): Path<String>,
-    Posted { asking, person }: Posted,
+    Posted {
+        asking,
+        person,
+        notice,
+    }: Posted,
     form: Result<Form<MemberForm>, FormRejection>,
 ) -> Response {
+    let form = fields(form);
+    let typed = match &form {
+        Ok(form) => Typed {
+            handle: form.handle.clone().unwrap_or_default(),
+            role: form.role.clone(),
+        },
+        Err(_) => Typed::default(),
+    };
     let changed = async {
-        let form = fields(form)?;
+        let form = form?;
         let handle = required(form.handle, "the person's handle")?;
         let role: Role = required(form.role, "the role")?
             .parse()
@@ -157,7 +199,8 @@ pub(super) async fn change_member(
         })
     }
     .await;
-    space_page(&door, &asking.caller, &person, &space, Outcome::of(changed)).await
+    let caller = &asking.caller;
+    landed_on_space(&door, caller, &person, &space, &notice, changed, &typed).await
 }
 
 /// A member to take out.
@@ -169,7 +212,11 @@ pub(super) struct MemberChoice {
 pub(super) async fn remove_member(
     State(door): State<Arc<Door>>,
     Path(space): Path<String>,
-    Posted { asking, person }: Posted,
+    Posted {
+        asking,
+        person,
+        notice,
+    }: Posted,
     form: Result<Form<MemberChoice>, FormRejection>,
 ) -> Response {
     let removed = async {
@@ -186,5 +233,32 @@ pub(super) async fn remove_member(
         ))
     }
     .await;
-    space_page(&door, &asking.caller, &person, &space, Outcome::of(removed)).await
+    let (caller, typed) = (&asking.caller, &Typed::default());
+    landed_on_space(&door, caller, &person, &space, &notice, removed, typed).await
+}
+
+/// A member form's answer: done, on to the space's page with what it did;
+/// refused, the page at once with the sentence, the invite form holding
+/// what was `typed`.
+async fn landed_on_space(
+    door: &Door,
+    caller: &Caller,
+    person: &Person,
+    space: &str,
+    notice: &NoticeFor,
+    done: Result<String, HostError>,
+    typed: &Typed,
+) -> Response {
+    match done {
+        Ok(html) => notice.land(door, &space_path(space), &html, None),
+        Err(error) => {
+            let said = Outcome::Refused(error);
+            space_page(door, caller, person, space, said, typed).await
+        }
+    }
+}
+
+/// The address of a space's page.
+pub(crate) fn space_path(space: &str) -> String {
+    format!("/spaces/{}", utf8_percent_encode(space, NON_ALPHANUMERIC))
 }

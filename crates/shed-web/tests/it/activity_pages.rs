@@ -556,7 +556,13 @@ async fn the_entity_page_shows_each_change_before_and_after_and_undoes_a_write()
         "{}",
         entity.body
     );
-    let undone = world.ask(undo_form(&eid, "demo/runs@2", &ada, URL)).await;
+    let undone = world
+        .submit(
+            &format!("/spaces/demo/apps/runs/data/{eid}/undo"),
+            &ada,
+            "write=demo%2Fruns%402",
+        )
+        .await;
     assert_eq!(undone.status, StatusCode::OK, "{}", undone.body);
     assert!(
         undone
@@ -676,20 +682,40 @@ async fn a_write_is_undone_from_its_activity_row_by_an_editor_only() {
         StatusCode::FORBIDDEN,
         &["you can read this app but not change it — its owner can make you an editor"],
     );
-    let undone = world.ask(undo(&ada, URL)).await;
-    // The page again, still narrowed: the undo said on top, not a row of it.
+    let undone = world.submit(narrowed, &ada, "write=demo%2Fruns%402").await;
+    // On to the page again, still narrowed: the undo said on top, not a row of it.
     says(
         &undone,
         StatusCode::OK,
         &["undid demo/runs@2: 1 entity back as they were (demo/runs@3)"],
     );
     assert!(!undone.body.contains("ran undo"), "{}", undone.body);
+    let activity = page(&world, "/spaces/demo/activity", &ada).await;
     says(
-        &page(&world, "/spaces/demo/activity", &ada).await,
+        &activity,
         StatusCode::OK,
         &[
             "@ada ran undo in demo/runs — 1 entity",
             "undo of demo/runs@2",
+            // The write undone is marked so, and offers no Undo; the undo does.
+            "<span class=\"tag undone\">undone by demo/runs@3</span>",
+            "aria-label=\"Undo demo/runs@3\"",
+            // A write's name opens it: its entity's page at that write.
+            "?version=2\">demo/runs@2</a>",
+        ],
+    );
+    assert!(
+        !activity.body.contains("aria-label=\"Undo demo/runs@2\""),
+        "{}",
+        activity.body
+    );
+    // Undone again all the same: refused, naming the undo that stands.
+    let again = world.ask(undo(&ada, URL)).await;
+    says(
+        &again,
+        StatusCode::CONFLICT,
+        &[
+            "cannot undo demo/runs@2: already undone by demo/runs@3 — undo demo/runs@3 to bring it back",
         ],
     );
 }

@@ -38,9 +38,7 @@ async fn a_form_from_another_origin_is_refused_with_its_sentence_and_changes_not
         );
         assert_eq!(world.tokens("ada").await, 0, "{origin:?} made a token");
     }
-    let home = world
-        .ask(form(MAKE_TOKEN, Some(&cookie), Some(URL), "name=laptop"))
-        .await;
+    let home = world.submit(MAKE_TOKEN, &cookie, "name=laptop").await;
     assert_eq!(home.status, StatusCode::OK, "{}", home.body);
     assert!(home.body.contains("Your token laptop"), "{}", home.body);
     assert_eq!(world.tokens("ada").await, 1);

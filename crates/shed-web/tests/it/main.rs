@@ -9,7 +9,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod activity_pages;
+mod after_a_post;
 mod common;
 mod forms;
 mod mcp_address;
+mod not_found;
 mod space_host;

@@ -78,8 +78,8 @@ fn a_scope_that_admits_nothing_is_refused_at_create_with_the_apps_there_are() {
             "{said}"
         );
         assert!(
-            said.contains("'demo/runs.*'"),
-            "names the apps ada reaches: {said}"
+            said.contains("the apps @ada reaches are") && said.contains("'demo/runs.*'"),
+            "names the apps ada reaches, the handle as a handle (\"you reaches\" read badly): {said}"
         );
     }
     // Bob reaches no app: a glob over apps admits nothing of his.
@@ -88,7 +88,7 @@ fn a_scope_that_admits_nothing_is_refused_at_create_with_the_apps_there_are() {
         &["job", "create", "--person", "bob", "--allow", "demo/*"],
     );
     assert!(!made);
-    assert!(said.contains("bob reaches no app yet"), "{said}");
+    assert!(said.contains("@bob reaches no app yet"), "{said}");
     let listed: Value =
         serde_json::from_str(&shed(&served.data(), &["job", "list", "--json"])).unwrap();
     assert_eq!(listed, json!([]), "nothing was made");

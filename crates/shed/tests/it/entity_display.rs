@@ -442,8 +442,8 @@ async fn a_long_history_of_large_values_answers_within_its_bounds() {
         .send()
         .await
         .unwrap();
-    assert_eq!(undone.status(), StatusCode::OK);
-    let undone = undone.text().await.unwrap();
+    let (status, undone) = shed.landed(undone, &ada).await;
+    assert_eq!(status, StatusCode::OK);
     assert!(
         undone.len() < PAGE_ANSWER_BYTES,
         "the undo's page is {} bytes",

@@ -267,6 +267,13 @@ async fn the_authorization_request_is_refused_as_the_rfcs_say() {
         page.contains("Ada (@ada)") && page.contains("demo — as owner (3 apps)"),
         "{page}"
     );
+    // Deny is the quieter button; taking it back is on the account page.
+    assert!(
+        page.contains(
+            "<button class=\"secondary\" type=\"submit\" name=\"decision\" value=\"deny\">"
+        ) && page.contains("<a href=\"/account#clients\">Connected clients</a>"),
+        "{page}"
+    );
 
     // Deny: access_denied to the redirect, with state.
     let denied = shed.consent(&jar, &ask(&client), "deny", &shed.url()).await;

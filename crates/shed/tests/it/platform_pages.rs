@@ -14,7 +14,8 @@ use reqwest::header;
 use crate::web_door::Shed;
 
 /// Posts `form` to `path` on the platform host with `cookie`, from the page
-/// of `origin` (`None`: a request that says no origin): status and page.
+/// of `origin` (`None`: a request that says no origin): status and the
+/// page it lands on.
 async fn post(
     shed: &Shed,
     path: &str,
@@ -32,7 +33,7 @@ async fn post(
         request = request.header(header::ORIGIN, origin);
     }
     let response = request.send().await.unwrap();
-    (response.status(), response.text().await.unwrap())
+    shed.landed(response, cookie).await
 }
 
 /// The platform host's session cookie after signing `handle` in.

@@ -206,6 +206,29 @@ impl Shed {
         response
     }
 
+    /// The page a form's answer lands on, as a browser sending `cookie`
+    /// sees it: a `303` followed to its page with the notice it set (what
+    /// the form did, shown there once); any other answer as it is.
+    pub(crate) async fn landed(
+        &self,
+        response: reqwest::Response,
+        cookie: &str,
+    ) -> (StatusCode, String) {
+        if response.status() != StatusCode::SEE_OTHER {
+            return (response.status(), response.text().await.unwrap());
+        }
+        let mut jar = Jar::default();
+        let at = response.url().to_string();
+        jar.keep(&at, response.headers());
+        let to = format!("{}{}", self.url(), location(&response));
+        let cookie = match jar.header(&to) {
+            Some(notice) => format!("{cookie}; {notice}"),
+            None => cookie.to_string(),
+        };
+        let (status, _, page) = self.get(&to, Some(&cookie)).await;
+        (status, page)
+    }
+
     /// `GET url` in the browser holding `jar`, keeping what it sets.
     async fn visit(&self, jar: &mut Jar, url: &str) -> reqwest::Response {
         let mut request = self.http.get(url);

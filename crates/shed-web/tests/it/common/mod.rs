@@ -4,7 +4,7 @@
 
 use axum::Router;
 use axum::body::Body;
-use axum::http::{Request, StatusCode};
+use axum::http::{HeaderMap, Request, StatusCode};
 use shed_host::{Host, HostConfig};
 use tower::ServiceExt;
 
@@ -38,10 +38,25 @@ pub async fn world() -> World {
     }
 }
 
-/// An answer: its status and body as text.
+/// An answer: its status, headers and body as text.
 pub struct Answer {
     pub status: StatusCode,
+    pub headers: HeaderMap,
     pub body: String,
+}
+
+impl Answer {
+    /// The value of the cookie `name` this answer sets, if it sets it.
+    pub fn sets_cookie(&self, name: &str) -> Option<String> {
+        self.headers
+            .get_all("set-cookie")
+            .iter()
+            .filter_map(|value| value.to_str().ok())
+            .filter_map(|value| value.split(';').next())
+            .filter_map(|pair| pair.split_once('='))
+            .find(|(cookie, _)| *cookie == name)
+            .map(|(_, value)| value.to_string())
+    }
 }
 
 impl World {
@@ -59,8 +74,28 @@ impl World {
             .expect("the body reads");
         Answer {
             status: parts.status,
+            headers: parts.headers,
             body: String::from_utf8_lossy(&bytes).into_owned(),
         }
+    }
+
+    /// Posts a form as a browser does with `cookie` (the `Cookie` header):
+    /// a `303` is followed to its page, with the notice it set; any other
+    /// answer is the answer.
+    pub async fn submit(&self, path: &str, cookie: &str, body: &str) -> Answer {
+        let posted = self.ask(form(path, Some(cookie), Some(URL), body)).await;
+        if posted.status != StatusCode::SEE_OTHER {
+            return posted;
+        }
+        let to = posted.headers["location"]
+            .to_str()
+            .expect("a location")
+            .to_string();
+        let cookie = match posted.sets_cookie("shed_notice") {
+            Some(notice) => format!("{cookie}; shed_notice={notice}"),
+            None => cookie.to_string(),
+        };
+        self.ask(get(PLATFORM, &to, Some(&cookie))).await
     }
 
     /// A new person `handle` signed in on the platform's host: their
