@@ -385,7 +385,7 @@ async fn what_the_apply_refuses_of_an_undo_is_said_as_the_undo_s() {
 async fn of_concurrent_undos_of_one_write_one_wins_and_the_others_read_the_conflict() {
     const UNDOS: usize = 24;
     let f = fixture().await;
-    let a = jog(&f, 5).await;
+    jog(&f, 5).await;
     let start = std::sync::Arc::new(tokio::sync::Barrier::new(UNDOS));
     let mut undos = tokio::task::JoinSet::new();
     for _ in 0..UNDOS {
