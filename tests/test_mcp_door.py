@@ -5,6 +5,8 @@ resources/list_changed a deploy sends to the sessions whose views it moved."""
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -129,7 +131,7 @@ async def test_a_deploy_tells_a_session_whose_views_it_changed(two: Shed) -> Non
         assert uris == ["ui://bo/runs/leaderboard.html"]
 
 
-async def test_a_listening_client_hears_of_a_deploy_that_changed_its_views(two: Shed) -> None:
+async def test_a_listening_client_hears_of_a_deploy_that_changed_its_views(two: Shed, tmp_path: Path) -> None:
     async with two.http("bo") as client:
         assert client.protocol_version == PROTOCOL
         async with client.listen(resources_list_changed=True) as subscription:
@@ -137,9 +139,14 @@ async def test_a_listening_client_hears_of_a_deploy_that_changed_its_views(two: 
             with anyio.fail_after(10):
                 event = await subscription.__anext__()
             assert type(event).__name__ == "ResourcesListChanged"
-            # The same views deployed again are new pages under the same
-            # names: a client that reaches them is told.
-            two.deploy(RUN_CLUB, "bo/runs", "bo", "--title", "Bo's runs")
+            # The view changed and deployed again is a new page under the
+            # same name: a client that reaches it is told. (The same folder
+            # again is no new version, so nothing to tell.)
+            changed = tmp_path / "runs"
+            shutil.copytree(RUN_CLUB, changed)
+            view = changed / "leaderboard.html"
+            view.write_text(view.read_text() + "\n<!-- changed -->\n")
+            two.deploy(changed, "bo/runs", "bo", "--title", "Bo's runs")
             with anyio.fail_after(10):
                 event = await subscription.__anext__()
             assert type(event).__name__ == "ResourcesListChanged"

@@ -39,6 +39,12 @@ before(async () => {
 after(async () => {
   await browser?.close()
   if (folder) await rm(folder, { recursive: true, force: true })
+  // The app this test made goes, so the tests after it see the shed as it
+  // was (one run club answering `leaderboard`).
+  if (!skip) {
+    await cli(['app', 'trash', APP, '--as', 'you']).catch(() => {})
+    await cli(['app', 'purge', APP, '--confirm', APP, '--as', 'you']).catch(() => {})
+  }
 })
 
 /** The outcome lines on top of a page: notes and refusals. */

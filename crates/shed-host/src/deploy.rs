@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use shed_store::Vocabulary;
-use shed_store::platform::NewDeploy;
+use shed_store::platform::{AppRecord, NewDeploy};
 
 use crate::access::{Act, Standing, Subject, may, name_in_the_trash};
 use crate::answer::{Answer, Deployed};
@@ -196,6 +196,14 @@ impl Host {
         }
         let manifest = shed_manifest::read_app(&files, &name)
             .map_err(|refusal| HostError::BadInput(refusal.0))?;
+        let commands: Vec<String> = manifest.commands.iter().map(|c| c.name.clone()).collect();
+        if rolls_back_to.is_none()
+            && let Some(current) = self
+                .unchanged(target, &files, title.as_deref(), access)
+                .await?
+        {
+            return Ok(self.deployed(current, &name, index_page, commands, true));
+        }
         let vocabulary = vocabulary(&manifest.vocab);
         self.inner.store.declare(&name, &vocabulary).await?;
         let record = self
@@ -212,33 +220,68 @@ impl Host {
                 rolls_back_to,
             })
             .await?;
+        tracing::info!(app = %name, version = record.version, by = %target.person.handle, "deployed");
+        Ok(self.deployed(record, &name, index_page, commands, false))
+    }
+
+    /// The app as it answers, when a deploy of `files` with this `title`
+    /// and `access` would change nothing of it (not in the trash): a
+    /// redeploy of an unchanged folder makes no new version.
+    async fn unchanged(
+        &self,
+        target: &Target,
+        files: &BTreeMap<String, Vec<u8>>,
+        title: Option<&str>,
+        access: Option<Access>,
+    ) -> Result<Option<AppRecord>, HostError> {
+        let store = &self.inner.store;
+        let Some(current) = store.platform_app(&target.space, &target.slug).await? else {
+            return Ok(None);
+        };
+        let same = current.trashed.is_none()
+            && title.is_none_or(|title| title == current.title)
+            && access.is_none_or(|access| access.as_str() == current.access)
+            && store.deploy_files(current.deploy).await? == *files;
+        Ok(same.then_some(current))
+    }
+
+    /// The answer of a deploy that made `record` (or, `unchanged`, found
+    /// the app already so).
+    fn deployed(
+        &self,
+        record: AppRecord,
+        name: &str,
+        index_page: bool,
+        commands: Vec<String>,
+        unchanged: bool,
+    ) -> Answer<Deployed> {
         let address = self.app_address(&record.space, &record.slug);
         let opens = if index_page {
             address.clone()
         } else {
             format!("no pages — add an {INDEX_PAGE} to open it at {address}")
         };
-        let commands: Vec<String> = manifest.commands.iter().map(|c| c.name.clone()).collect();
-        tracing::info!(app = %name, version = record.version, by = %target.person.handle, "deployed");
         let listed = if commands.is_empty() {
             "none".to_string()
         } else {
             commands.join(", ")
         };
-        Ok(Answer {
-            text: format!(
-                "deployed {name} v{}: {opens}\ncommands: {listed}",
-                record.version
-            ),
+        let what = if unchanged {
+            format!("{name} unchanged — still v{}", record.version)
+        } else {
+            format!("deployed {name} v{}", record.version)
+        };
+        Answer {
+            text: format!("{what}: {opens}\ncommands: {listed}"),
             data: Deployed {
-                app: name,
+                app: name.to_string(),
                 version: record.version,
                 address,
                 title: record.title,
                 access: record.access,
                 commands,
             },
-        })
+        }
     }
 }
 

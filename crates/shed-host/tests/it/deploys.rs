@@ -76,8 +76,10 @@ async fn a_refused_deploy_changes_nothing_and_the_last_good_one_answers() {
         "{}",
         spaces.text
     );
-    // The next good deploy is v2.
-    let next = deploy_run_club(host, &jeff, "jeff/runs").await;
+    // The next good deploy (a changed folder) is v2.
+    let mut changed = run_club();
+    changed.insert("notes.txt".into(), b"v2".to_vec());
+    let next = deploy(host, &jeff, "jeff/runs", changed, "Run club", Access::Private).await;
     assert!(next.starts_with("deployed jeff/runs v2: "), "{next}");
 }
 
@@ -410,4 +412,47 @@ async fn a_column_another_process_added_is_written_by_the_next_call() {
         .await
         .unwrap();
     assert_eq!(found.text, "find_recipe: 1 row in jeff/recipes");
+}
+
+/// Issue 39: deploying a folder again unchanged makes no new version — it
+/// says so, naming the version that answers; a changed file, title or
+/// access makes one as before.
+#[tokio::test]
+async fn a_redeploy_of_an_unchanged_folder_makes_no_new_version() {
+    let w = world().await;
+    let host = &w.host;
+    let jeff = space(host, "jeff", "jeff").await;
+    deploy_run_club(host, &jeff, "jeff/runs").await;
+    let again = host
+        .deploy_folder(&jeff, "jeff/runs", run_club(), None, None)
+        .await
+        .unwrap();
+    assert!(
+        again.text.starts_with("jeff/runs unchanged — still v1: "),
+        "{}",
+        again.text
+    );
+    let same_title = host
+        .deploy_folder(
+            &jeff,
+            "jeff/runs",
+            run_club(),
+            Some("Run club".into()),
+            Some(Access::Private),
+        )
+        .await
+        .unwrap();
+    assert!(same_title.text.starts_with("jeff/runs unchanged — still v1: "));
+    let retitled = host
+        .deploy_folder(&jeff, "jeff/runs", run_club(), Some("Runs".into()), None)
+        .await
+        .unwrap();
+    assert!(retitled.text.starts_with("deployed jeff/runs v2: "));
+    let mut changed = run_club();
+    changed.insert("notes.txt".into(), b"new".to_vec());
+    let changed = host
+        .deploy_folder(&jeff, "jeff/runs", changed, None, None)
+        .await
+        .unwrap();
+    assert!(changed.text.starts_with("deployed jeff/runs v3: "));
 }

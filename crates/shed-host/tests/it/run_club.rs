@@ -5,7 +5,7 @@ use crate::common;
 
 use common::*;
 use serde_json::json;
-use shed_host::{Answer, Caller, Role};
+use shed_host::{Access, Answer, Caller, Role};
 
 #[tokio::test]
 async fn the_run_club_story() {
@@ -22,7 +22,15 @@ async fn the_run_club_story() {
         first,
         "deployed jeff/runs v1: http://jeff.localhost:7700/runs/\ncommands: log_run, leaderboard, since, add_jog, find_jog"
     );
+    // The same folder again changes nothing; a changed one is v2.
     let again = deploy_run_club(host, &jeff, "jeff/runs").await;
+    assert!(
+        again.starts_with("jeff/runs unchanged — still v1: http://jeff.localhost:7700/runs/\n"),
+        "{again}"
+    );
+    let mut changed = run_club();
+    changed.insert("notes.txt".into(), b"v2".to_vec());
+    let again = deploy(host, &jeff, "jeff/runs", changed, "Run club", Access::Private).await;
     assert!(
         again.starts_with("deployed jeff/runs v2: http://jeff.localhost:7700/runs/\n"),
         "{again}"
