@@ -71,7 +71,7 @@ async def test_every_read_and_write_says_its_line_then_its_answer_as_json(two: S
         files = await client.call_tool("app_files", {"app": "ada/runs", "read": ["vocab.json"]})
         assert data_line(files)["read"][0]["path"] == "vocab.json"
 
-        deployed = await client.call_tool("app_deploy", {"app": "ada/runs"})
+        deployed = await client.call_tool("app_deploy", {"app": "ada/runs", "title": "Ada's runs"})
         assert text(deployed).splitlines()[0].startswith("deployed ada/runs v2")
         assert data_line(deployed)["version"] == 2
 
