@@ -99,22 +99,15 @@ pub(crate) fn return_cookie(door: &Door, query: Option<&str>) -> Option<HeaderVa
     }
 }
 
-/// The `Set-Cookie` of a form's notice (`pages/notice.rs`): `value` for
-/// [`NOTICE_SECONDS`](crate::pages::notice::NOTICE_SECONDS), or, with
-/// `None`, its removal.
-pub(crate) fn notice_cookie(door: &Door, value: Option<&str>) -> Option<HeaderValue> {
-    match value {
-        Some(value) => set_cookie(
-            door,
-            door.notice_cookie,
-            value,
-            crate::pages::notice::NOTICE_SECONDS,
-        ),
-        None => set_cookie(door, door.notice_cookie, "", 0),
-    }
-}
-
-fn set_cookie(door: &Door, name: &str, value: &str, seconds: i64) -> Option<HeaderValue> {
+/// The `Set-Cookie` of the cookie `name` on the host answering: `value` for
+/// `seconds` (0: its removal), host-only, `HttpOnly`, `SameSite=Lax`,
+/// `Secure` over https.
+pub(crate) fn set_cookie(
+    door: &Door,
+    name: &str,
+    value: &str,
+    seconds: i64,
+) -> Option<HeaderValue> {
     let secure = if door.secure { "; Secure" } else { "" };
     HeaderValue::from_str(&format!(
         "{name}={value}; Path=/; Max-Age={seconds}; HttpOnly; SameSite=Lax{secure}"

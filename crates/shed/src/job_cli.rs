@@ -5,6 +5,7 @@
 //! (`job-3`, which `create` says on stderr) is what `list`, rows, answers
 //! and logs show.
 
+use std::io::IsTerminal;
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
@@ -98,8 +99,15 @@ pub async fn run(command: JobCommand, place: &crate::serve::Place) -> anyhow::Re
                 );
             }
             println!("{}", made.secret);
+            // Where the secret went: above, on a terminal; else wherever
+            // standard output was sent (a file, a pipe) — not on screen.
+            let went = if std::io::stdout().is_terminal() {
+                "the line above is its secret"
+            } else {
+                "its secret went to standard output (where it was sent, not this screen)"
+            };
             eprintln!(
-                "made {} for {} — the line above is its secret, shown this once (only its hash is kept); rows and `shed job list` name the job {}",
+                "made {} for {} — {went}, shown this once (only its hash is kept); rows and `shed job list` name the job {}",
                 made.job.name, made.job.person.handle, made.job.name
             );
         }

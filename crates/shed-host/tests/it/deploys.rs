@@ -79,7 +79,15 @@ async fn a_refused_deploy_changes_nothing_and_the_last_good_one_answers() {
     // The next good deploy (a changed folder) is v2.
     let mut changed = run_club();
     changed.insert("notes.txt".into(), b"v2".to_vec());
-    let next = deploy(host, &jeff, "jeff/runs", changed, "Run club", Access::Private).await;
+    let next = deploy(
+        host,
+        &jeff,
+        "jeff/runs",
+        changed,
+        "Run club",
+        Access::Private,
+    )
+    .await;
     assert!(next.starts_with("deployed jeff/runs v2: "), "{next}");
 }
 
@@ -442,7 +450,11 @@ async fn a_redeploy_of_an_unchanged_folder_makes_no_new_version() {
         )
         .await
         .unwrap();
-    assert!(same_title.text.starts_with("jeff/runs unchanged — still v1: "));
+    assert!(
+        same_title
+            .text
+            .starts_with("jeff/runs unchanged — still v1: ")
+    );
     let retitled = host
         .deploy_folder(&jeff, "jeff/runs", run_club(), Some("Runs".into()), None)
         .await

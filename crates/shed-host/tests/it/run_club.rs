@@ -30,7 +30,15 @@ async fn the_run_club_story() {
     );
     let mut changed = run_club();
     changed.insert("notes.txt".into(), b"v2".to_vec());
-    let again = deploy(host, &jeff, "jeff/runs", changed, "Run club", Access::Private).await;
+    let again = deploy(
+        host,
+        &jeff,
+        "jeff/runs",
+        changed,
+        "Run club",
+        Access::Private,
+    )
+    .await;
     assert!(
         again.starts_with("deployed jeff/runs v2: http://jeff.localhost:7700/runs/\n"),
         "{again}"

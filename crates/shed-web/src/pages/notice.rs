@@ -23,7 +23,7 @@ use std::sync::Arc;
 use subtle::ConstantTimeEq;
 
 use super::Outcome;
-use crate::caller::{cookie, notice_cookie};
+use crate::caller::{cookie, set_cookie};
 use crate::door::Door;
 use crate::reply::see_other;
 
@@ -69,10 +69,9 @@ impl NoticeFor {
                 utf8_percent_encode(&cut(html), KEPT)
             )
         });
-        see_other(
-            to,
-            [carried.and_then(|value| notice_cookie(door, Some(&value)))],
-        )
+        let notice =
+            carried.and_then(|value| set_cookie(door, door.notice_cookie, &value, NOTICE_SECONDS));
+        see_other(to, [notice])
     }
 }
 
@@ -117,7 +116,7 @@ pub(crate) async fn dropped_once_shown(
 ) -> Response {
     let carried = cookie(request.headers(), door.notice_cookie).is_some();
     let mut response = next.run(request).await;
-    if carried && let Some(removal) = notice_cookie(&door, None) {
+    if carried && let Some(removal) = set_cookie(&door, door.notice_cookie, "", 0) {
         response.headers_mut().append(header::SET_COOKIE, removal);
     }
     response

@@ -210,3 +210,22 @@ fn the_readmes_agent_section_runs_as_written() {
     assert!(board.contains("\"who\":\"Ada\""), "{board}");
     assert!(board.contains("agent:job-1"), "{board}");
 }
+
+/// Issue 39: with standard output sent to a file or a pipe (as here), the
+/// secret is not "the line above" on the screen: the sentence says where it
+/// went.
+#[test]
+fn job_create_says_where_its_secret_went_when_stdout_is_not_a_terminal() {
+    let served = Served::start();
+    let (made, secret, said) = operating_support::shed(
+        &served.data(),
+        &["job", "create", "--person", "ada", "--allow", "demo/runs.*"],
+    );
+    assert!(made, "{said}");
+    assert!(!secret.trim().is_empty());
+    assert!(
+        said.contains("made job-1 for ada — its secret went to standard output")
+            && !said.contains("the line above"),
+        "{said}"
+    );
+}

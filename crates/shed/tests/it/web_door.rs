@@ -846,9 +846,13 @@ async fn an_app_without_index_html_has_no_open_link_and_its_deploy_says_so() {
         )),
         "{said}"
     );
+    // The run club deployed again as it was: unchanged, its page the link.
     let with_pages = shed.deploy_public(&run_club(), "pub").unwrap();
     assert!(
-        with_pages.starts_with(&format!("deployed demo/pub v2: {}\n", shed.demo("/pub/"))),
+        with_pages.starts_with(&format!(
+            "demo/pub unchanged — still v1: {}\n",
+            shed.demo("/pub/")
+        )),
         "{with_pages}"
     );
     // No Open link on home, the space's page, the app's page, the space's root.
@@ -1432,12 +1436,16 @@ async fn a_column_named_as_the_store_s_own_key_is_refused_at_deploy_and_nothing_
              shoe.oid is kept by the store on every row — name your column something else"
             .into())
     );
-    // Nothing changed: the app still answers, and the next deploy is its v2.
+    // Nothing changed: the app still answers, and the folder put back as it
+    // was deploys as the v1 it is.
     let (status, found) = shed.query("pub", ".jog", None).await;
     assert_eq!(status, StatusCode::OK, "{found}");
     std::fs::copy(run_club().join("vocab.json"), app.path().join("vocab.json")).unwrap();
     let deployed = shed.deploy_public(app.path(), "pub").unwrap();
-    assert!(deployed.starts_with("deployed demo/pub v2"), "{deployed}");
+    assert!(
+        deployed.starts_with("demo/pub unchanged — still v1"),
+        "{deployed}"
+    );
 }
 
 // PostgreSQL's system columns: refused with the same sentence on both
