@@ -14,6 +14,7 @@ mod act;
 pub mod activity;
 mod address;
 mod admin;
+pub mod approvals;
 pub mod agents;
 pub mod answer;
 pub mod app_data;
