@@ -27,6 +27,9 @@ pub enum Code {
     Conflict,
     /// The host failed.
     Error,
+    /// The write waits for the person's approval: nothing ran yet; the
+    /// message says what waits and the address where they approve it.
+    WaitingForApproval,
 }
 
 impl Code {
@@ -38,6 +41,7 @@ impl Code {
             HostError::NotFound(_) => Code::NotFound,
             HostError::Conflict(_) => Code::Conflict,
             HostError::Internal(_) => Code::Error,
+            HostError::Waiting(_) => Code::WaitingForApproval,
         }
     }
 
@@ -51,6 +55,7 @@ impl Code {
             Code::NotFound => "not-found",
             Code::Conflict => "conflict",
             Code::Error => "error",
+            Code::WaitingForApproval => "waiting-for-approval",
         }
     }
 

@@ -111,7 +111,13 @@ impl Door {
                 .commands(caller, app.as_deref())
                 .await
                 .map(Answer::widen),
-            ToolCall::Command { name, args, app } => host
+            ToolCall::Command {
+                approval: Some(id),
+                ..
+            } => host.approval_outcome(caller, id).await.map(Answer::widen),
+            ToolCall::Command {
+                name, args, app, ..
+            } => host
                 .command(caller, &name, args, app.as_deref())
                 .await
                 .map(Answer::widen),
@@ -324,6 +330,8 @@ impl ServerHandler for Door {
                 .await
             {
                 Ok(answer) => answered(answer),
+                // Kept for the person's approval: an answer, not an error.
+                Err(HostError::Waiting(waiting)) => answered(waiting.widen()),
                 Err(error) => refused(&error),
             },
         };
