@@ -1,0 +1,186 @@
+"""Approvals, end to end with the real binary: an MCP client without
+elicitation asks for a write that needs its person's approval and gets the
+address where they approve it (an answer, not an error); the person,
+signed in on the web, approves it once (a second click, a reload, another
+person, another origin run nothing), denies one, lets one expire; the
+client asks again with the approval's id and learns each outcome. The
+app's setting "writes by agents need approval" through the CLI and the
+app's page.
+
+Expiry is forced by setting the approval's `expires_at` in the past in the
+test's own database (sqlite3 on the data folder's file, psql on
+PostgreSQL) — no hidden flag."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import subprocess
+from typing import Any
+
+import httpx2
+import pytest
+
+from conftest import Shed, ok, text
+
+pytestmark = pytest.mark.anyio
+
+RUN = {"name": "log_run", "args": {"who": "Ada", "miles": "3", "at": "2026-09-01"}}
+
+
+def signed_in(shed: Shed, handle: str) -> str:
+    """`handle`'s session cookie on the platform's host, from a `shed login`
+    link's button pressed on its own page."""
+    key = shed.run("login", handle).stdout.strip().split("?key=", 1)[1]
+    pressed = httpx2.post(
+        f"{shed.public_url}/_shed/login",
+        data={"key": key},
+        headers={"Origin": shed.public_url},
+        follow_redirects=False,
+        timeout=30,
+    )
+    assert pressed.status_code == 303, pressed.text
+    cookies = [value.split(";", 1)[0] for name, value in pressed.headers.multi_items() if name == "set-cookie"]
+    return next(cookie for cookie in cookies if cookie.startswith("shed_session="))
+
+
+def page(shed: Shed, path: str, cookie: str) -> httpx2.Response:
+    return httpx2.get(
+        f"http://127.0.0.1:{shed.port}{path}",
+        headers={"Host": f"localhost:{shed.port}", "Cookie": cookie},
+        timeout=30,
+    )
+
+
+def post(shed: Shed, path: str, cookie: str, data: dict[str, str], origin: str | None = None) -> httpx2.Response:
+    return httpx2.post(
+        f"http://127.0.0.1:{shed.port}{path}",
+        data=data,
+        headers={"Host": f"localhost:{shed.port}", "Cookie": cookie, "Origin": origin or shed.public_url},
+        follow_redirects=False,
+        timeout=30,
+    )
+
+
+async def runs(shed: Shed) -> int:
+    """How many runs ada/runs holds, read by ada (a read never waits)."""
+    async with shed.http("ada") as client:
+        board = ok(await client.call_tool("command", {"name": "leaderboard", "args": {}}))
+    return len(board["rows"])
+
+
+async def ask(shed: Shed) -> tuple[int, str]:
+    """Ada's agent asks to log a run: the approval's id and the answer's text."""
+    async with shed.http("ada") as client:
+        result = await client.call_tool("command", RUN)
+    said = ok(result)
+    assert said["state"] == "waiting", said
+    return said["approval"], text(result)
+
+
+async def asked_again(shed: Shed, approval: int) -> tuple[str, str]:
+    async with shed.http("ada") as client:
+        result = await client.call_tool("command", {"name": "log_run", "approval": approval})
+    return ok(result)["state"], text(result).splitlines()[0]
+
+
+def expire(shed: Shed, approval: int) -> None:
+    sql = f"UPDATE approvals SET expires_at = 0 WHERE id = {approval}"
+    if shed.database is not None:
+        subprocess.run(["psql", shed.database, "-qc", sql], check=True, timeout=60)
+    else:
+        with sqlite3.connect(shed.data / "shed.db") as db:
+            db.execute(sql)
+
+
+@pytest.fixture
+def waiting(two: Shed) -> Shed:
+    """The run club of `two`, its writes by agents needing approval (set
+    through the CLI)."""
+    said = two.run("app", "set", "ada/runs", "--agent-writes-need-approval", "on", "--as", "ada").stdout
+    assert said.strip() == "writes by agents to ada/runs now wait for their person's approval"
+    return two
+
+
+async def test_a_client_without_elicitation_gets_the_address_and_an_approval_runs_once(waiting: Shed) -> None:
+    shed = waiting
+    approval, said = await ask(shed)
+    address = f"{shed.public_url}/approvals/{approval}"
+    assert said.startswith(
+        f'waiting for your approval: log_run with who="Ada", miles="3", at="2026-09-01" in ada/runs — open {address} to approve; then ask me to check'
+    ), said
+    assert await runs(shed) == 0
+    state, said = await asked_again(shed, approval)
+    assert state == "waiting", said
+
+    ada = signed_in(shed, "ada")
+    listed = page(shed, "/approvals", ada)
+    assert listed.status_code == 200
+    assert f'data-approval="{approval}"' in listed.text and "log_run" in listed.text
+    assert '<span class="badge" aria-label="1 waiting">1</span>' in listed.text
+
+    # Another person: as if it did not exist, to look at and to approve.
+    bo = signed_in(shed, "bo")
+    assert page(shed, f"/approvals/{approval}", bo).status_code == 404
+    assert post(shed, f"/approvals/{approval}", bo, {"decision": "approve"}).status_code == 404
+    # A form from another origin is not taken.
+    elsewhere = post(shed, f"/approvals/{approval}", ada, {"decision": "approve"}, origin="http://evil.example")
+    assert elsewhere.status_code == 403
+    assert await runs(shed) == 0
+
+    approved = post(shed, f"/approvals/{approval}", ada, {"decision": "approve"})
+    assert approved.status_code == 303 and approved.headers["location"] == f"/approvals/{approval}"
+    again = post(shed, f"/approvals/{approval}", ada, {"decision": "approve"})
+    assert again.status_code == 409, again.text
+    assert await runs(shed) == 1
+    shown = page(shed, f"/approvals/{approval}", ada)
+    assert "Approved — log_run: wrote 1 entity in ada/runs" in shown.text
+    assert 'class="badge"' not in shown.text
+
+    state, said = await asked_again(shed, approval)
+    assert state == "ran"
+    assert said.startswith(f"approval {approval} ran: log_run: wrote 1 entity in ada/runs: $run="), said
+    # The write is the agent's, approved by ada.
+    activity = shed.run("activity", "--as", "ada").stdout
+    assert "approved by @ada" in activity, activity
+
+
+async def test_denied_and_expired_approvals_run_nothing(waiting: Shed) -> None:
+    shed = waiting
+    ada = signed_in(shed, "ada")
+    denied, _ = await ask(shed)
+    assert post(shed, f"/approvals/{denied}", ada, {"decision": "deny"}).status_code == 303
+    state, said = await asked_again(shed, denied)
+    assert (state, said) == ("denied", f"approval {denied} was denied by @ada: nothing was written")
+
+    expired, _ = await ask(shed)
+    expire(shed, expired)
+    assert post(shed, f"/approvals/{expired}", ada, {"decision": "approve"}).status_code == 409
+    state, said = await asked_again(shed, expired)
+    assert state == "expired"
+    assert said == f"approval {expired} expired before @ada answered: nothing was written — call log_run again to ask anew"
+    assert await runs(shed) == 0
+
+
+async def test_the_setting_on_and_off_through_the_cli_and_the_page(two: Shed) -> None:
+    shed = two
+    async with shed.http("ada") as client:
+        ok(await client.call_tool("command", RUN))
+    ada = signed_in(shed, "ada")
+    turned = post(shed, "/spaces/ada/apps/runs/approvals", ada, {"need": "on"})
+    assert turned.status_code == 200
+    assert "writes by agents to ada/runs now wait for their person&#x27;s approval" in turned.text or "now wait for their person" in turned.text
+    await ask(shed)
+    turned = post(shed, "/spaces/ada/apps/runs/approvals", ada, {"need": "off"})
+    assert "no longer wait for approval" in turned.text
+    async with shed.http("ada") as client:
+        ok(await client.call_tool("command", RUN))
+    shed.run("app", "set", "ada/runs", "--agent-writes-need-approval", "on", "--as", "ada")
+    await ask(shed)
+    said = shed.run("app", "set", "ada/runs", "--agent-writes-need-approval", "off", "--as", "ada").stdout
+    assert "no longer wait for approval" in said
+    async with shed.http("ada") as client:
+        ok(await client.call_tool("command", RUN))
+    # Bo, no member of ada's space, cannot change it.
+    refused = shed.run("app", "set", "ada/runs", "--agent-writes-need-approval", "on", "--as", "bo", check=False)
+    assert refused.returncode != 0
