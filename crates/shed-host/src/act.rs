@@ -155,7 +155,11 @@ impl Host {
             },
             None => args,
         };
-        Ok(self.inner.store.apply(&app.name, &actor, bundle, None).await?)
+        Ok(self
+            .inner
+            .store
+            .apply(&app.name, &actor, bundle, None)
+            .await?)
     }
 
     /// Reads one entity of `app` (by eid, or alias while live) for its

@@ -96,7 +96,9 @@ impl Host {
                 .store
                 .agent_writes_need_approval(&app.name)
                 .await?;
-        Ok(crate::access::needs_approval(agent, true, confirm, app_says))
+        Ok(crate::access::needs_approval(
+            agent, true, confirm, app_says,
+        ))
     }
 
     /// Keeps `caller`'s call of `command` with `args` on `app` for its
@@ -206,7 +208,9 @@ impl Host {
             ),
             (Kept::Approved, None, _) => (
                 "waiting",
-                format!("approval {id} was approved by @{handle} and is running — ask again in a moment"),
+                format!(
+                    "approval {id} was approved by @{handle} and is running — ask again in a moment"
+                ),
             ),
             (Kept::Denied, _, _) => (
                 "denied",
@@ -232,7 +236,10 @@ impl Host {
     }
 
     /// The approvals waiting for the signed-in person, oldest first.
-    pub async fn pending_approvals(&self, caller: &Caller) -> Result<Vec<ApprovalShown>, HostError> {
+    pub async fn pending_approvals(
+        &self,
+        caller: &Caller,
+    ) -> Result<Vec<ApprovalShown>, HostError> {
         let person = caller.person().ok_or_else(sign_in_first)?;
         let records = self
             .inner
@@ -346,7 +353,11 @@ impl Host {
     ) -> Result<String, HostError> {
         let (reach, snapshot) = self.reach_and_snapshot(caller).await?;
         let app = reach.resolve(&snapshot, app)?;
-        may(app.subject(), reach.standing(&app.space), Act::SetAgentApproval)?;
+        may(
+            app.subject(),
+            reach.standing(&app.space),
+            Act::SetAgentApproval,
+        )?;
         self.inner
             .store
             .set_agent_writes_need_approval(&app.name, on)

@@ -112,8 +112,7 @@ impl Door {
                 .await
                 .map(Answer::widen),
             ToolCall::Command {
-                approval: Some(id),
-                ..
+                approval: Some(id), ..
             } => host.approval_outcome(caller, id).await.map(Answer::widen),
             ToolCall::Command {
                 name, args, app, ..

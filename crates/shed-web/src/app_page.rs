@@ -97,9 +97,17 @@ async fn app_page(
 /// owner changes it with (the host refuses anyone else, with its sentence).
 fn approvals_html(page: &str, needs: bool) -> String {
     let (now, change, value) = if needs {
-        ("on: every write an agent (an MCP client, a job) asks waits for its person's approval", "Turn off", "off")
+        (
+            "on: every write an agent (an MCP client, a job) asks waits for its person's approval",
+            "Turn off",
+            "off",
+        )
     } else {
-        ("off: only commands that say <code>confirm</code> wait for approval when an agent asks", "Turn on", "on")
+        (
+            "off: only commands that say <code>confirm</code> wait for approval when an agent asks",
+            "Turn on",
+            "on",
+        )
     };
     format!(
         "<section id=\"agent-approvals\"><h2>Writes by agents need approval</h2>\n\

@@ -29,7 +29,11 @@ fn agent_of(caller: &Caller) -> Caller {
 /// signs them in: an MCP client).
 fn at_terminal(caller: &Caller) -> Caller {
     let flags = String::new();
-    Caller::signed_in(caller.person().unwrap().clone(), None, Door::Terminal { flags })
+    Caller::signed_in(
+        caller.person().unwrap().clone(),
+        None,
+        Door::Terminal { flags },
+    )
 }
 
 fn waiting(result: Result<impl std::fmt::Debug, HostError>) -> (i64, String) {
@@ -44,7 +48,15 @@ async fn an_agent_s_confirm_command_waits_and_runs_once_when_its_person_approves
     let w = world().await;
     let ada = at_terminal(&space(&w.host, "jeff", "ada").await);
     let files = files(&[("vocab.json", VOCAB), ("tools.json", CONFIRMED)]);
-    deploy(&w.host, &ada, "jeff/runs", files, "Runs", shed_host::Access::Private).await;
+    deploy(
+        &w.host,
+        &ada,
+        "jeff/runs",
+        files,
+        "Runs",
+        shed_host::Access::Private,
+    )
+    .await;
     let agent = agent_of(&ada);
     let args = json!({"who": "Ada", "miles": 3});
 
@@ -56,30 +68,66 @@ async fn an_agent_s_confirm_command_waits_and_runs_once_when_its_person_approves
              http://localhost:7700/approvals/{id} to approve; then ask me to check"
         )
     );
-    let rows = w.host.graph_query(&ada, None, "jeff/runs", ".jog!").await.unwrap();
-    assert!(rows.text.contains(": 0 rows"), "nothing written yet: {}", rows.text);
+    let rows = w
+        .host
+        .graph_query(&ada, None, "jeff/runs", ".jog!")
+        .await
+        .unwrap();
+    assert!(
+        rows.text.contains(": 0 rows"),
+        "nothing written yet: {}",
+        rows.text
+    );
     assert_eq!(w.host.approvals_waiting(&ada).await.unwrap(), 1);
     let asked = w.host.approval_outcome(&agent, id).await.unwrap();
     assert_eq!(asked.data.state, "waiting");
 
     // The person at the terminal writes without waiting.
-    w.host.command(&ada, "log_run", args.clone(), None).await.unwrap();
+    w.host
+        .command(&ada, "log_run", args.clone(), None)
+        .await
+        .unwrap();
 
     // Another person: as if it did not exist; the agent cannot decide it.
     let bob = at_terminal(&member(&w.host, "jeff", "bob", Role::Owner).await);
     let (kind, said) = refusal(w.host.decide_approval(&bob, id, true).await);
-    assert_eq!((kind, said.as_str()), ("not-found", format!("no approval {id} of yours — your approvals are listed at /approvals").as_str()));
-    assert_eq!(refusal(w.host.decide_approval(&agent, id, true).await).0, "refused");
+    assert_eq!(
+        (kind, said.as_str()),
+        (
+            "not-found",
+            format!("no approval {id} of yours — your approvals are listed at /approvals").as_str()
+        )
+    );
+    assert_eq!(
+        refusal(w.host.decide_approval(&agent, id, true).await).0,
+        "refused"
+    );
 
     let approved = w.host.decide_approval(&ada, id, true).await.unwrap();
-    assert!(approved.starts_with("approved — log_run: wrote 1 entity in jeff/runs"), "{approved}");
+    assert!(
+        approved.starts_with("approved — log_run: wrote 1 entity in jeff/runs"),
+        "{approved}"
+    );
     let (kind, _) = refusal(w.host.decide_approval(&ada, id, true).await);
     assert_eq!(kind, "conflict", "a second approval runs nothing");
-    let rows = w.host.graph_query(&ada, None, "jeff/runs", ".jog!").await.unwrap();
-    assert!(rows.text.contains(": 2 rows"), "the person's own and the approved one, once: {}", rows.text);
+    let rows = w
+        .host
+        .graph_query(&ada, None, "jeff/runs", ".jog!")
+        .await
+        .unwrap();
+    assert!(
+        rows.text.contains(": 2 rows"),
+        "the person's own and the approved one, once: {}",
+        rows.text
+    );
     let ran = w.host.approval_outcome(&agent, id).await.unwrap();
     assert_eq!(ran.data.state, "ran");
-    assert!(ran.text.starts_with(&format!("approval {id} ran: log_run: wrote 1 entity")), "{}", ran.text);
+    assert!(
+        ran.text
+            .starts_with(&format!("approval {id} ran: log_run: wrote 1 entity")),
+        "{}",
+        ran.text
+    );
 
     // Denied: nothing runs, and the agent hears so.
     let (id, _) = waiting(w.host.command(&agent, "log_run", args, None).await);
@@ -88,7 +136,10 @@ async fn an_agent_s_confirm_command_waits_and_runs_once_when_its_person_approves
         "denied log_run in jeff/runs: nothing was written"
     );
     let denied = w.host.approval_outcome(&agent, id).await.unwrap();
-    assert_eq!(denied.text, format!("approval {id} was denied by @ada: nothing was written"));
+    assert_eq!(
+        denied.text,
+        format!("approval {id} was denied by @ada: nothing was written")
+    );
 }
 
 #[tokio::test]
@@ -96,25 +147,56 @@ async fn an_owner_says_writes_by_agents_need_approval_and_an_editor_cannot() {
     let w = world().await;
     let ada = at_terminal(&space(&w.host, "jeff", "ada").await);
     let files = files(&[("vocab.json", VOCAB), ("tools.json", PLAIN)]);
-    deploy(&w.host, &ada, "jeff/runs", files, "Runs", shed_host::Access::Private).await;
+    deploy(
+        &w.host,
+        &ada,
+        "jeff/runs",
+        files,
+        "Runs",
+        shed_host::Access::Private,
+    )
+    .await;
     let agent = agent_of(&ada);
     let args = json!({"who": "Ada", "miles": 3});
-    w.host.command(&agent, "log_run", args.clone(), None).await.unwrap();
+    w.host
+        .command(&agent, "log_run", args.clone(), None)
+        .await
+        .unwrap();
 
     let eve = at_terminal(&member(&w.host, "jeff", "eve", Role::Editor).await);
-    let (kind, said) = refusal(w.host.set_agent_writes_need_approval(&eve, "jeff/runs", true).await);
+    let (kind, said) = refusal(
+        w.host
+            .set_agent_writes_need_approval(&eve, "jeff/runs", true)
+            .await,
+    );
     assert_eq!(
         (kind, said.as_str()),
-        ("refused", "only an owner of jeff says whether writes by agents to jeff/runs need approval — ask an owner of jeff")
+        (
+            "refused",
+            "only an owner of jeff says whether writes by agents to jeff/runs need approval — ask an owner of jeff"
+        )
     );
-    w.host.set_agent_writes_need_approval(&ada, "jeff/runs", true).await.unwrap();
+    w.host
+        .set_agent_writes_need_approval(&ada, "jeff/runs", true)
+        .await
+        .unwrap();
     waiting(w.host.command(&agent, "log_run", args.clone(), None).await);
     waiting(
         w.host
-            .graph_apply(&agent, "jeff/runs", json!({"entity": {"eid": "$r"}, "jog": {"who": "x", "miles": 1}}))
+            .graph_apply(
+                &agent,
+                "jeff/runs",
+                json!({"entity": {"eid": "$r"}, "jog": {"who": "x", "miles": 1}}),
+            )
             .await,
     );
-    w.host.command(&ada, "log_run", args.clone(), None).await.unwrap();
-    w.host.set_agent_writes_need_approval(&ada, "jeff/runs", false).await.unwrap();
+    w.host
+        .command(&ada, "log_run", args.clone(), None)
+        .await
+        .unwrap();
+    w.host
+        .set_agent_writes_need_approval(&ada, "jeff/runs", false)
+        .await
+        .unwrap();
     w.host.command(&agent, "log_run", args, None).await.unwrap();
 }

@@ -188,7 +188,13 @@ pub(super) async fn decide(
         Err(error) => {
             let header = header_html(&person, Here::Approvals);
             let back = Some((APPROVALS_PATH, "Your approvals"));
-            refusal_page(&format!("Approval {id}"), &header, Outcome::Nothing, error, back)
+            refusal_page(
+                &format!("Approval {id}"),
+                &header,
+                Outcome::Nothing,
+                error,
+                back,
+            )
         }
     }
 }

@@ -101,7 +101,10 @@ pub(crate) fn router(door: Arc<Door>) -> Router {
         )
         .route(END_JOB_PATH, post(end_job))
         .route(approvals::APPROVALS_PATH, get(approvals::approvals))
-        .route("/approvals/{id}", get(approvals::approval).post(approvals::decide))
+        .route(
+            "/approvals/{id}",
+            get(approvals::approval).post(approvals::decide),
+        )
         .route(PAGES_JS_PATH, get(pages_js))
         .route_layer(axum::middleware::from_fn_with_state(
             door.clone(),
@@ -203,7 +206,11 @@ pub(crate) fn header_html(person: &Person, here: Here) -> String {
         link(ACCOUNT_PATH, "Account", Here::Account),
         link(AGENTS_PATH, "Agents", Here::Agents),
         link(ACTIVITY_PATH, "Activity", Here::Activity),
-        link(approvals::APPROVALS_PATH, &approvals::badge(), Here::Approvals),
+        link(
+            approvals::APPROVALS_PATH,
+            &approvals::badge(),
+            Here::Approvals
+        ),
         escape(&person.name),
         escape(&person.handle),
     )
