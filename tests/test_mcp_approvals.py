@@ -184,3 +184,58 @@ async def test_the_setting_on_and_off_through_the_cli_and_the_page(two: Shed) ->
     # Bo, no member of ada's space, cannot change it.
     refused = shed.run("app", "set", "ada/runs", "--agent-writes-need-approval", "on", "--as", "bo", check=False)
     assert refused.returncode != 0
+
+
+def test_a_job_s_write_waits_and_runs_as_the_job_once_approved(shed: Shed) -> None:
+    """A job through the broker: the harness reports the write as not landed,
+    with the sentence and the address; approved on the page, the row is the
+    job's, approved by ada."""
+    import json
+    import os
+
+    shed.person("ada", "Ada")
+    shed.space("ada", "ada")
+    from conftest import RUN_CLUB
+
+    shed.deploy(RUN_CLUB, "ada/runs", "ada", "--title", "Run club")
+    shed.run("app", "set", "ada/runs", "--agent-writes-need-approval", "on", "--as", "ada")
+    queue = shed.data.parent / "q.sock"
+    shed.serve("--queue", str(queue))
+    job = shed.run("job", "create", "--person", "ada", "--allow", "ada/runs.*").stdout.strip()
+    name = json.loads(shed.run("job", "list", "--json").stdout)[-1]["name"]
+    (shed.data.parent / "host.json").write_text(
+        json.dumps({"cliPath": str(shed.bin), "jobIdEnvVar": "LOOM_COMMAND_JOB_ID", "transport": {"kind": "broker", "queuePath": str(queue)}})
+    )
+    job_file = shed.data.parent / "job-id"
+    job_file.write_text(job)
+    job_file.chmod(0o600)
+    harness = os.environ.get("SHED_HARNESS_BIN", str(shed.bin.with_name("shed-harness")))
+    ran = subprocess.run(
+        [
+            harness,
+            "--loom-commands-config", str(shed.data.parent / "host.json"),
+            "--command-job-id-file", str(job_file),
+            "--task-slot", "direct-command",
+            "tool", "run_command",
+            "--input", json.dumps({"command": "ada/runs.log_run", "args": {"who": "Ada", "miles": 3, "at": "2026-09-01"}}),
+        ],
+        capture_output=True, text=True, timeout=60,
+    )
+    said = json.loads(ran.stdout)
+    assert said["status"] == "awaiting_approval", said
+    assert said["landed"] == "no"
+    address = said["address"]
+    approval = int(address.rsplit("/", 1)[1])
+    assert address == f"{shed.public_url}/approvals/{approval}"
+    assert said["message"].startswith("waiting for your approval: log_run with"), said
+    assert address in said["message"]
+
+    ada = signed_in(shed, "ada")
+    listed = page(shed, "/approvals", ada)
+    assert f"job {name}" in listed.text
+    assert post(shed, f"/approvals/{approval}", ada, {"decision": "approve"}).status_code == 303
+    activity = shed.run("activity", "--as", "ada").stdout
+    assert f"agent:{name}" in activity, activity
+    # The activity page names the client beside the job: approved by ada.
+    shown = page(shed, "/activity", ada).text
+    assert f"client {name}, approved by @ada" in shown, shown
