@@ -239,3 +239,42 @@ def test_a_job_s_write_waits_and_runs_as_the_job_once_approved(shed: Shed) -> No
     # The activity page names the client beside the job: approved by ada.
     shown = page(shed, "/activity", ada).text
     assert f"client {name}, approved by @ada" in shown, shown
+
+
+async def test_a_client_with_elicitation_asks_the_person_in_the_client(waiting: Shed) -> None:
+    """Session-ful (2025-11-25): the call asks in form mode — the command,
+    its app, its arguments as they will run —; approve runs it once,
+    attributed to the client and approved; decline runs nothing."""
+    from mcp import types
+
+    shed = waiting
+    asked: list[Any] = []
+
+    def answering(action: str) -> Any:
+        async def callback(context: Any, params: Any) -> Any:
+            asked.append(params)
+            content = {"approve": True} if action == "accept" else None
+            return types.ElicitResult(action=action, content=content)
+
+        return callback
+
+    async with shed.http("ada", mode="legacy", elicitation_callback=answering("accept")) as client:
+        result = await client.call_tool("command", RUN)
+    said = ok(result)
+    assert said["state"] == "ran", text(result)
+    assert text(result).startswith(f"approval {said['approval']} ran: log_run: wrote 1 entity in ada/runs"), text(result)
+    message = asked[0].message
+    assert "log_run in ada/runs" in message and '"who": "Ada"' in message and '"miles": "3"' in message, message
+    assert await runs(shed) == 1
+    ada = signed_in(shed, "ada")
+    assert "approved by @ada" in page(shed, "/activity", ada).text
+
+    async with shed.http("ada", mode="legacy", elicitation_callback=answering("decline")) as client:
+        result = await client.call_tool("command", RUN)
+    said = ok(result)
+    assert said["state"] == "denied"
+    assert text(result).splitlines()[0] == f"approval {said['approval']} was denied by @ada: nothing was written"
+    async with shed.http("ada", mode="legacy", elicitation_callback=answering("cancel")) as client:
+        result = await client.call_tool("command", RUN)
+    assert ok(result)["state"] == "denied"
+    assert await runs(shed) == 1

@@ -267,8 +267,8 @@ impl Host {
     }
 
     /// Approves (`approve`) or denies approval `id` as `caller`, its
-    /// person in their own right (an agent decides nothing): approved, it
-    /// runs once, exactly as asked, attributed to the agent that asked,
+    /// person in their own right (an agent decides nothing here): approved,
+    /// it runs once, exactly as asked, attributed to the agent that asked,
     /// `approved by @<person>`. The sentence says what it came to.
     pub async fn decide_approval(
         &self,
@@ -283,6 +283,35 @@ impl Host {
                 self.approval_address(id)
             )));
         }
+        self.decide(caller, record, approve).await
+    }
+
+    /// Approves or denies approval `id` as its person answered inside the
+    /// client that asked it (MCP elicitation: the client showed them the
+    /// command, its app and its arguments): only that client — the same
+    /// agent that asked — carries their answer.
+    pub async fn decide_in_client(
+        &self,
+        caller: &Caller,
+        id: i64,
+        approve: bool,
+    ) -> Result<String, HostError> {
+        let record = self.own_approval(caller, id).await?;
+        if caller.asker().as_deref() != Some(record.asker.as_str()) {
+            return Err(no_approval(id));
+        }
+        self.decide(caller, record, approve).await
+    }
+
+    /// Decides `record` once (the store's one statement), and runs it when
+    /// approved.
+    async fn decide(
+        &self,
+        caller: &Caller,
+        record: ApprovalRecord,
+        approve: bool,
+    ) -> Result<String, HostError> {
+        let id = record.id;
         let decided = self
             .inner
             .store

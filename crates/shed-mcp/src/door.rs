@@ -329,8 +329,11 @@ impl ServerHandler for Door {
                 .await
             {
                 Ok(answer) => answered(answer),
-                // Kept for the person's approval: an answer, not an error.
-                Err(HostError::Waiting(waiting)) => answered(waiting.widen()),
+                // Kept for the person's approval: asked in the client where
+                // it can, else an answer (not an error) with the address.
+                Err(HostError::Waiting(waiting)) => {
+                    crate::elicit::ask_in_client(&self.host, &caller, &context.peer, waiting).await
+                }
                 Err(error) => refused(&error),
             },
         };
