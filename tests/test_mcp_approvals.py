@@ -278,3 +278,68 @@ async def test_a_client_with_elicitation_asks_the_person_in_the_client(waiting: 
         result = await client.call_tool("command", RUN)
     assert ok(result)["state"] == "denied"
     assert await runs(shed) == 1
+
+
+def stateless(shed: Shed, params: dict[str, Any], capabilities: dict[str, Any]) -> dict[str, Any]:
+    """One 2026-07-28 `tools/call` as ada (no session), its JSON-RPC result."""
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": capabilities}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {**params, "_meta": meta}}
+    answer = httpx2.post(
+        f"http://127.0.0.1:{shed.port}/mcp",
+        json=body,
+        headers={
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2026-07-28",
+            "Host": f"localhost:{shed.port}",
+            "Mcp-Method": "tools/call",
+            "Mcp-Name": params["name"],
+            "Authorization": f"Bearer {shed.token('ada')}",
+        },
+        timeout=30,
+    )
+    assert answer.status_code == 200, answer.text
+    return answer.json()["result"]
+
+
+async def test_a_2026_07_28_client_answers_input_required_once(waiting: Shed) -> None:
+    """input_required with a signed requestState; the retry with
+    inputResponses runs it once; replayed, tampered or for other arguments,
+    refused and nothing runs."""
+    shed = waiting
+    form = {"elicitation": {"form": {}}}
+    call = {"name": "command", "arguments": RUN}
+
+    asked = stateless(shed, call, form)
+    assert asked["resultType"] == "input_required", asked
+    request = asked["inputRequests"]["approval"]
+    assert request["method"] == "elicitation/create"
+    assert request["params"]["mode"] == "form"
+    assert "log_run in ada/runs" in request["params"]["message"] and '"who": "Ada"' in request["params"]["message"]
+    state = asked["requestState"]
+    yes = {"approval": {"action": "accept", "content": {"approve": True}}}
+
+    tampered = state[:-2] + ("AA" if not state.endswith("AA") else "BB")
+    refused = stateless(shed, {**call, "inputResponses": yes, "requestState": tampered}, form)
+    assert refused["isError"] and refused["content"][0]["text"].startswith("the requestState is not one shed made"), refused
+    other = {"name": "command", "arguments": {**RUN, "args": {**RUN["args"], "miles": "30"}}}
+    refused = stateless(shed, {**other, "inputResponses": yes, "requestState": state}, form)
+    assert refused["isError"] and "other arguments" in refused["content"][0]["text"], refused
+    assert await runs(shed) == 0
+
+    ran = stateless(shed, {**call, "inputResponses": yes, "requestState": state}, form)
+    assert not ran.get("isError"), ran
+    assert ran["structuredContent"]["state"] == "ran", ran
+    assert await runs(shed) == 1
+    replayed = stateless(shed, {**call, "inputResponses": yes, "requestState": state}, form)
+    assert replayed["isError"] and replayed["content"][0]["text"].startswith("the requestState was answered already"), replayed
+    assert await runs(shed) == 1
+
+    declined = stateless(shed, call, form)
+    no = {"approval": {"action": "decline"}}
+    answered = stateless(shed, {**call, "inputResponses": no, "requestState": declined["requestState"]}, form)
+    assert answered["structuredContent"]["state"] == "denied", answered
+    assert await runs(shed) == 1
+
+    # A client that declares no elicitation gets the address, as before.
+    plain = stateless(shed, call, {})
+    assert plain["structuredContent"]["state"] == "waiting", plain

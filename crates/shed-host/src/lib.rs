@@ -39,6 +39,7 @@ pub mod prompts;
 pub mod rate;
 mod reach;
 mod registry;
+mod request_state;
 mod run;
 pub mod searches;
 mod secrets;
@@ -67,6 +68,7 @@ pub use caller::{Access, Caller, Door, NotARole, NotAnAccess, Person, ReadWithCr
 pub use error::HostError;
 pub use model_text::ANSWER_TEXT_BYTES;
 pub use names::SLUG_CHARS;
+pub use request_state::REQUEST_STATE_SECONDS;
 pub use suggest::shell_word;
 
 /// The database's file in a data folder: everything shed serves — people,

@@ -7,7 +7,8 @@
 //! person, and each of their agents, holds a bounded number pending
 //! ([`PENDING_PER_PERSON`], [`PENDING_PER_AGENT`]), counted in the write
 //! that adds one. Beside them, the apps whose owner said that writes by
-//! agents need approval.
+//! agents need approval, and the key approvals' request states are signed
+//! with (one a database, made by whoever asks first).
 //!
 //! Plain storage: who must approve and who may is decided in shed-host.
 
@@ -175,5 +176,10 @@ interface! {
         async fn set_agent_writes_need_approval(&self, app: &str, on: bool) -> Result<(), StoreError>;
         /// Whether writes by agents to `app` need approval.
         async fn agent_writes_need_approval(&self, app: &str) -> Result<bool, StoreError>;
+        /// The key every server of this database signs an approval's
+        /// request state with: `fresh` kept when there is none yet (the
+        /// first to ask makes it), else the one kept. A signing key is a
+        /// key, not a secret to compare, so it is kept as it is.
+        async fn approval_key(&self, fresh: Vec<u8>) -> Result<Vec<u8>, StoreError>;
     }
 }

@@ -1,5 +1,6 @@
 //! Migration 18: approvals — an agent's write that waits for its person —
-//! and the apps whose owner said that writes by agents need approval (the
+//! the apps whose owner said that writes by agents need approval, and the
+//! key every server of the database signs an approval's request state with (the
 //! shapes: `src/approvals.rs`; the statements, written once:
 //! `src/records/approvals.rs`).
 
@@ -28,4 +29,8 @@ pub(super) const TABLES: &str = r#"
     CREATE TABLE agent_writes_need_approval(
         app TEXT PRIMARY KEY
     ) WITHOUT ROWID;
+    CREATE TABLE approval_key(
+        id INTEGER PRIMARY KEY CHECK(id = 1),
+        key BYTEA NOT NULL
+    );
 "#;

@@ -190,6 +190,19 @@ impl<B: Records> crate::approvals::Approvals for B {
         Ok(())
     }
 
+    async fn approval_key(&self, fresh: Vec<u8>) -> Result<Vec<u8>, StoreError> {
+        self.write_records(async move |t| {
+            t.execute(
+                "INSERT INTO approval_key(id, key) VALUES(1, $1) ON CONFLICT(id) DO NOTHING",
+                args![fresh.as_slice()],
+            )
+            .await?;
+            t.one_as("SELECT key FROM approval_key WHERE id = 1", args![])
+                .await
+        })
+        .await
+    }
+
     async fn agent_writes_need_approval(&self, app: &str) -> Result<bool, StoreError> {
         let found: Option<String> = self
             .read_optional(

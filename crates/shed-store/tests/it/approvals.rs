@@ -197,3 +197,13 @@ async fn writes_by_agents_need_approval_is_set_per_app() {
         .unwrap();
     assert!(!store.agent_writes_need_approval("demo/runs").await.unwrap());
 }
+
+#[tokio::test]
+async fn the_signing_key_is_made_once_and_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open_store(dir.path()).await;
+    let first = store.approval_key(vec![1; 32]).await.unwrap();
+    assert_eq!(first, vec![1; 32]);
+    let again = store.approval_key(vec![2; 32]).await.unwrap();
+    assert_eq!(again, vec![1; 32], "the first key stays");
+}
