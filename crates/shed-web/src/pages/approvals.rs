@@ -141,15 +141,22 @@ pub(super) async fn approval(
         _ => "<p class=\"empty\">It expired before you answered: nothing was written.</p>"
             .to_string(),
     };
+    // Only a pending approval has an expiry still to come.
+    let expires = match state {
+        "pending" => format!(
+            " · expires {}",
+            when_seconds(Some(approval.expires_at), "never")
+        ),
+        _ => String::new(),
+    };
     let body = format!(
-        "<section><h2>{command} in <code>{app}</code> <span class=\"tag\">{state}</span></h2>\
-         <p class=\"meta\">asked by {by} · asked {asked} · expires {expires}</p>\
+        "<section><h2>{command} in <code>{app}</code> <span class=\"tag {state}\">{state}</span></h2>\
+         <p class=\"meta\">asked by {by} · asked {asked}{expires}</p>\
          <pre>{args}</pre>{now}</section>\n<p><a href=\"{APPROVALS_PATH}\">Your approvals</a></p>\n",
         command = escape(&approval.command),
         app = escape(&approval.app),
         by = escape(&approval.asked_by),
         asked = when_seconds(Some(approval.created_at), "never"),
-        expires = when_seconds(Some(approval.expires_at), "never"),
         args = escape(&approval.args),
     );
     product_page(StatusCode::OK, &title, &header, &body)
