@@ -152,6 +152,10 @@ async def test_denied_and_expired_approvals_run_nothing(waiting: Shed) -> None:
     assert post(shed, f"/approvals/{denied}", ada, {"decision": "deny"}).status_code == 303
     state, said = await asked_again(shed, denied)
     assert (state, said) == ("denied", f"approval {denied} was denied by @ada: nothing was written")
+    # Activity shows the approval asked and denied, beside the calls that did not run.
+    shown = page(shed, "/activity", ada).text
+    assert "waiting for your approval: log_run with" in shown, shown
+    assert f"approval {denied} denied log_run in ada/runs: nothing was written — by @ada" in shown, shown
 
     expired, _ = await ask(shed)
     expire(shed, expired)

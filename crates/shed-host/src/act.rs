@@ -117,7 +117,14 @@ impl Host {
             Filled::Apply(bundle) => {
                 let actor = caller.actor(&command).ok_or_else(sign_in_first)?;
                 if writes && self.needs_approval(caller, app, confirm).await? {
-                    return Err(self.ask_approval(caller, app, &command, &asked).await);
+                    let waiting = self.ask_approval(caller, app, &command, &asked).await;
+                    // Activity shows the approval asked, beside the calls
+                    // that did not run.
+                    if let HostError::Waiting(answer) = &waiting {
+                        self.keep_refusal(caller, standing, &app.name, &command, &answer.text)
+                            .await;
+                    }
+                    return Err(waiting);
                 }
                 Ok(Acted::Wrote(
                     store.apply(&app.name, &actor, bundle, expect).await?,

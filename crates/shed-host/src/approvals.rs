@@ -325,10 +325,16 @@ impl Host {
             )));
         };
         if !approve {
-            return Ok(format!(
+            let denied = format!(
                 "denied {} in {}: nothing was written",
                 record.command, record.app
-            ));
+            );
+            self.keep_decision(
+                &record,
+                &format!("approval {id} {denied} — by @{}", record.person.handle),
+            )
+            .await;
+            return Ok(denied);
         }
         let (outcome, version) = match self.run_approval(&record).await {
             Ok((text, version)) => (text, Some(version)),
@@ -342,6 +348,25 @@ impl Host {
             Some(_) => format!("approved — {outcome}"),
             None => format!("approved, but it did not run: {outcome}"),
         })
+    }
+
+    /// Keeps a decision that ran nothing (a denial) among the space's
+    /// activity, as the call of the agent that asked, with `sentence`.
+    async fn keep_decision(&self, record: &ApprovalRecord, sentence: &str) {
+        let refusal = shed_store::activity::NewRefusal {
+            app: record.app.clone(),
+            by: record.person.eid.clone(),
+            via: record.via.clone(),
+            through: shed_store::Through {
+                door: record.door.clone(),
+                command: Some(record.command.clone()),
+                client: record.client.clone(),
+            },
+            sentence: sentence.to_string(),
+        };
+        if let Err(error) = self.inner.store.record_refusal(refusal).await {
+            tracing::warn!(%error, app = record.app, "could not keep a denied approval");
+        }
     }
 
     /// Runs an approved approval as its person's standing lets them now,
