@@ -59,6 +59,15 @@ async fn an_agent_s_confirm_command_waits_and_runs_once_when_its_person_approves
     .await;
     let agent = agent_of(&ada);
     let args = json!({"who": "Ada", "miles": 3});
+    let listed = w.host.commands(&agent, Some("jeff/runs")).await.unwrap();
+    assert!(
+        listed
+            .text
+            .contains("— waits for your approval when an agent calls it"),
+        "{}",
+        listed.text
+    );
+    assert_eq!(listed.data_json()["commands"][0]["confirm"], true);
 
     let (id, text) = waiting(w.host.command(&agent, "log_run", args.clone(), None).await);
     assert_eq!(
