@@ -60,7 +60,7 @@ async def test_a_bad_manifest_is_one_sentence_and_the_old_commands_still_answer(
         }
         refusal = refused(await deploy(client, "jeff/runs", {"tools.json": json.dumps(bad)}))
         assert refusal == (
-            "tools.json: bad: screen — a tool says description, input, apply, query, view; "
+            "tools.json: bad: screen — a tool says description, input, apply, query, view, confirm; "
             "bad: {{who}} names no input — declare it in bad.input"
         )
         logged = await client.call_tool("command", {"name": "log_run", "args": RUN})

@@ -27,6 +27,9 @@ pub enum Code {
     Conflict,
     /// The host failed.
     Error,
+    /// The write waits for the person's approval: nothing ran yet; the
+    /// message says what waits and the address where they approve it.
+    WaitingForApproval,
 }
 
 impl Code {
@@ -38,6 +41,7 @@ impl Code {
             HostError::NotFound(_) => Code::NotFound,
             HostError::Conflict(_) => Code::Conflict,
             HostError::Internal(_) => Code::Error,
+            HostError::Waiting(_) => Code::WaitingForApproval,
         }
     }
 
@@ -51,6 +55,7 @@ impl Code {
             Code::NotFound => "not-found",
             Code::Conflict => "conflict",
             Code::Error => "error",
+            Code::WaitingForApproval => "waiting-for-approval",
         }
     }
 
@@ -79,7 +84,8 @@ pub struct Outcome {
     pub may_have_landed: bool,
     /// The operations the run committed: each entity a write wrote, by eid.
     pub completed: Vec<String>,
-    /// The command's answer (its structured data); null when refused.
+    /// The command's answer (its structured data); null when refused; for
+    /// `waiting-for-approval`, the approval: `{approval, state, address}`.
     pub body: Value,
     /// The label of what the answer holds.
     pub ifc: Label,
@@ -106,12 +112,17 @@ impl Outcome {
                 let said = answer.said();
                 (true, Code::Ok, said.json, said.text)
             }
-            Err(refusal) => (
-                false,
-                Code::of_refusal(&refusal),
-                Value::Null,
-                refusal.to_string(),
-            ),
+            Err(refusal) => {
+                // A write waiting for its person: the approval (its id and
+                // address) is the body; nothing ran.
+                let body = match &refusal {
+                    JobRefusal::Host(HostError::Waiting(waiting)) => {
+                        serde_json::to_value(&waiting.data).unwrap_or(Value::Null)
+                    }
+                    _ => Value::Null,
+                };
+                (false, Code::of_refusal(&refusal), body, refusal.to_string())
+            }
         };
         Outcome {
             ok,
@@ -190,7 +201,7 @@ mod tests {
     use super::*;
 
     /// Every code, in the order declared.
-    const ALL: [Code; 7] = [
+    const ALL: [Code; 8] = [
         Code::Ok,
         Code::Forbidden,
         Code::Refused,
@@ -198,6 +209,7 @@ mod tests {
         Code::NotFound,
         Code::Conflict,
         Code::Error,
+        Code::WaitingForApproval,
     ];
 
     #[test]

@@ -31,6 +31,11 @@ const UNKNOWN_HINT: &str = "No command this run can see has that name. Call list
 const WITHHELD_HINT: &str = "Nothing of this answer is shown, not even whether it succeeded: it is above this run's observation ceiling. The call was delivered, so a command that changes data may have taken effect. Tell the person rather than sending it again.";
 /// The hint of a `run_read_command` call refused because its command is not
 /// declared `read` or not granted read-only.
+/// The host's code for a call kept for its person's approval.
+const WAITING_CODE: &str = "waiting-for-approval";
+
+const AWAITING_APPROVAL_HINT: &str = "Nothing ran: the host keeps this call until the person approves it. Do not send it again: tell the person to open the address to approve it.";
+
 const READ_ONLY_HINT: &str = "run_read_command runs only commands list_commands shows with effect read and readOnlyGranted. Offer this command to the person, or use run_command if the task lets you change data.";
 
 /// One call as the model wrote it.
@@ -264,6 +269,17 @@ pub enum CallResult {
         /// The sentence naming which of the two it lacks.
         message: String,
     },
+    /// The host kept the call for its person's approval: nothing ran
+    /// (status `awaiting_approval`, landed `no`); the model tells the person
+    /// where to approve it.
+    AwaitingApproval {
+        /// The command's name as the model wrote it.
+        command: String,
+        /// The host's sentence: what waits, and where.
+        message: String,
+        /// The page where the person approves it.
+        address: String,
+    },
     /// The call was sent and its answer lost, so it may have taken effect
     /// (status `failed_to_deliver`, landed `unknown`).
     Lost {
@@ -376,6 +392,19 @@ pub async fn perform(
         }
     };
     let outcome = HostOutcome::from_json(&answer);
+    if outcome.code == WAITING_CODE {
+        let address = outcome.body["address"].as_str().unwrap_or_default();
+        return CallResult::AwaitingApproval {
+            command: spec.command,
+            message: outcome
+                .message
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string(),
+            address: address.to_string(),
+        };
+    }
     let signature = (outcome.code == "bad-args").then(|| row.signature.clone());
     let answer = measure(&outcome, ctx.input_label, ctx.ceiling);
     CallResult::Executed {
@@ -433,6 +462,7 @@ pub fn status(result: &CallResult) -> &'static str {
         CallResult::Unknown { .. } => "unknown_command",
         CallResult::NotDelivered { .. } | CallResult::Lost { .. } => "failed_to_deliver",
         CallResult::NotGranted { .. } => "not_granted",
+        CallResult::AwaitingApproval { .. } => "awaiting_approval",
     }
 }
 
@@ -451,6 +481,7 @@ pub fn hint(result: &CallResult) -> Option<&'static str> {
         }
         CallResult::Unknown { .. } => Some(UNKNOWN_HINT),
         CallResult::NotGranted { .. } => Some(READ_ONLY_HINT),
+        CallResult::AwaitingApproval { .. } => Some(AWAITING_APPROVAL_HINT),
     }
 }
 
@@ -521,6 +552,18 @@ pub fn summary(result: &CallResult, output_id: &str, form: Form) -> Value {
             message: m,
         } => {
             out.insert("landed".into(), json!("no"));
+            if whole {
+                out.insert("command".into(), name(command));
+                out.insert("message".into(), message(m));
+            }
+        }
+        CallResult::AwaitingApproval {
+            command,
+            message: m,
+            address,
+        } => {
+            out.insert("landed".into(), json!("no"));
+            out.insert("address".into(), json!(address));
             if whole {
                 out.insert("command".into(), name(command));
                 out.insert("message".into(), message(m));

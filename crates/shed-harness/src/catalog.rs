@@ -41,6 +41,9 @@ pub struct CatalogRow {
     pub scope: Option<String>,
     /// The broker's literal `readOnlyGranted: true`.
     pub read_only_granted: bool,
+    /// The host's literal `confirm: true`: a call waits for the person's
+    /// approval before it runs.
+    pub confirm: bool,
     /// The one-line signature `list_commands` shows for it, at most
     /// [`signature::SIGNATURE_MAX_CHARS`] characters.
     pub signature: String,
@@ -157,6 +160,7 @@ impl Catalog {
                 effect: fields.effect,
                 scope: fields.scope,
                 read_only_granted: fields.read_only_granted,
+                confirm: fields.confirm,
                 signature,
                 label,
                 withheld,
@@ -220,6 +224,7 @@ struct RowFields {
     effect: Option<String>,
     scope: Option<String>,
     read_only_granted: bool,
+    confirm: bool,
     label: Option<Value>,
 }
 
@@ -236,6 +241,7 @@ impl RowFields {
                 ("inputSchema", schema) => fields.input_schema = Some(schema),
                 ("outputs", outputs) => fields.outputs = Some(outputs),
                 ("readOnlyGranted", flag) => fields.read_only_granted = flag == Value::Bool(true),
+                ("confirm", flag) => fields.confirm = flag == Value::Bool(true),
                 ("ifc", label) => fields.label = Some(label),
                 _ => {}
             }

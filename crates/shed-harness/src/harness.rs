@@ -615,7 +615,9 @@ fn refusal_of(result: &CallResult) -> (&'static str, String) {
         ),
         CallResult::NotGranted { message, .. } => ("not_granted", message.clone()),
         CallResult::NotDelivered { reason, message } => (reason, message.clone()),
-        CallResult::Executed { .. } | CallResult::Lost { .. } => (
+        CallResult::Executed { .. }
+        | CallResult::Lost { .. }
+        | CallResult::AwaitingApproval { .. } => (
             "not_sent",
             "the call was answered without being sent".into(),
         ),

@@ -144,6 +144,9 @@ fn entry(row: &CatalogRow, with_description: bool, with_schema: bool) -> Value {
     if row.read_only_granted {
         out.insert("readOnlyGranted".into(), Value::Bool(true));
     }
+    if row.confirm {
+        out.insert("confirm".into(), Value::Bool(true));
+    }
     if with_schema {
         out.insert("inputSchema".into(), detail_schema(&row.input_schema));
     }
@@ -161,6 +164,9 @@ fn entry_len(row: &CatalogRow, with_description: bool) -> usize {
     }
     if row.read_only_granted {
         len += r#","readOnlyGranted":true"#.len();
+    }
+    if row.confirm {
+        len += r#","confirm":true"#.len();
     }
     len
 }

@@ -19,6 +19,7 @@
 //! | roll back             | sign in    | not your space      | viewer | yes    | yes   |
 //! | trash / restore       | sign in    | not your space      | viewer | yes    | yes   |
 //! | purge                 | sign in    | not your space      | owner  | owner  | yes   |
+//! | set agents' approval  | sign in    | not your space      | viewer | owner  | yes   |
 //!
 //! A write always needs a person (it is recorded as theirs), so a signed-out
 //! caller is asked to sign in. A private app does not exist for somebody
@@ -42,6 +43,15 @@
 //! sentence saying it is in the trash and who may restore it, to whoever
 //! could read it before (anybody else reads what they would have read).
 //! Its name is not free until it is purged ([`name_in_the_trash`]).
+//!
+//! An agent's write may wait for its person ([`needs_approval`]): when the
+//! caller is an agent — any MCP client (an OAuth client, a pasted token,
+//! `shed mcp --as`) or a job through the broker — and the command says
+//! `"confirm": true` or the app's owner said that writes by agents need
+//! approval ([`Act::SetAgentApproval`]). The person's own writes (the
+//! app's pages, the platform's pages, `shed` at the terminal) never wait.
+//! Only the person the call acts for may approve or deny it
+//! ([`may_decide_approval`]); to anybody else it does not exist.
 //!
 //! An agent's job adds a second table, [`job_verdict`]: what the job lets
 //! its agent run, whatever the person's standing (which the first table
@@ -125,6 +135,9 @@ pub enum Act {
     /// owners and editors of its space, whatever its access — an open app
     /// lets anyone write, not anyone take back another's write.
     Undo,
+    /// Say whether writes by agents to an app need its person's approval:
+    /// the space's owners, as they say who may read it.
+    SetAgentApproval,
 }
 
 /// One cell of the table: allowed, or why not.
@@ -145,6 +158,8 @@ pub enum Verdict {
     NotYourSpace,
     /// An editor asked to change who may read an app.
     OwnerSetsAccess,
+    /// An editor asked to change whether agents' writes need approval.
+    OwnerSetsApproval,
     /// Somebody but an owner asked to invite.
     OwnerInvites,
     /// Somebody but an owner asked to take a member out.
@@ -173,14 +188,18 @@ pub fn verdict(access: Access, standing: Standing, act: Act) -> Verdict {
             Verdict::Allow
         }
         (Act::SetAccess { changes: false }, Member(role)) if editor(role) => Verdict::Allow,
-        (Act::SetAccess { changes: true }, Member(Role::Owner)) => Verdict::Allow,
+        (Act::SetAccess { changes: true } | Act::SetAgentApproval, Member(Role::Owner)) => {
+            Verdict::Allow
+        }
         (Act::SetAccess { .. }, Member(Role::Editor)) => Verdict::OwnerSetsAccess,
+        (Act::SetAgentApproval, Member(Role::Editor)) => Verdict::OwnerSetsApproval,
         (
             Act::Write
             | Act::Deploy
             | Act::Rollback
             | Act::Trash
             | Act::SetAccess { .. }
+            | Act::SetAgentApproval
             | Act::Undo,
             Member(_),
         ) => Verdict::Viewer,
@@ -190,6 +209,7 @@ pub fn verdict(access: Access, standing: Standing, act: Act) -> Verdict {
             | Act::Trash
             | Act::Purge
             | Act::SetAccess { .. }
+            | Act::SetAgentApproval
             | Act::Undo,
             Outsider,
         ) => Verdict::NotYourSpace,
@@ -251,6 +271,10 @@ pub fn may(subject: Subject<'_>, standing: Standing, act: Act) -> Result<(), Hos
             access.as_str(),
             access.as_str()
         ))),
+        Verdict::OwnerSetsApproval => Err(HostError::Refused(format!(
+            "only an owner of {space} says whether writes by agents to {name} need approval — \
+             ask an owner of {space}"
+        ))),
         Verdict::OwnerInvites => Err(HostError::Refused(format!(
             "only an owner of {} invites people to it",
             crate::names::shown(space)
@@ -309,6 +333,33 @@ pub fn name_in_the_trash(subject: Subject<'_>, restore: &str, purge: &str) -> Ho
         "{name} is in the trash, and its name stays taken until it is purged — {} can restore \
          it ({restore}), and an owner of {space} can purge it ({purge}) to use the name again",
         who_may(Act::Trash, space)
+    ))
+}
+
+/// Whether a call must wait for its person's approval: an `agent` (any
+/// MCP client, or a job) asks to write (`writes`), and the command says
+/// `confirm` or the app's owner said that writes by agents need approval
+/// (`app_says`). The person's own writes never wait.
+pub fn needs_approval(agent: bool, writes: bool, confirm: bool, app_says: bool) -> bool {
+    agent && writes && (confirm || app_says)
+}
+
+/// Whether the person `deciding` (eid) may approve or deny approval `id`,
+/// asked for `person` (eid): only they may; to anybody else it is what an
+/// approval nobody asked for is.
+pub fn may_decide_approval(deciding: &str, person: &str, id: i64) -> Result<(), HostError> {
+    if deciding == person {
+        Ok(())
+    } else {
+        Err(no_approval(id))
+    }
+}
+
+/// "no approval 17 …": for an approval that does not exist, or is not the
+/// caller's.
+pub fn no_approval(id: i64) -> HostError {
+    HostError::NotFound(format!(
+        "no approval {id} of yours — your approvals are listed at /approvals"
     ))
 }
 
@@ -474,6 +525,13 @@ mod tests {
             "owner-sets-access",
             "ok",
         ];
+        const APPROVAL: [&str; 5] = [
+            "sign-in",
+            "not-your-space",
+            "viewer",
+            "owner-sets-approval",
+            "ok",
+        ];
         const INVITE: [&str; 5] = [
             "sign-in",
             "owner-invites",
@@ -547,6 +605,9 @@ mod tests {
             ),
             (Act::Undo, Public, EDITORS),
             (Act::Undo, Open, EDITORS),
+            (Act::SetAgentApproval, Private, APPROVAL),
+            (Act::SetAgentApproval, Public, APPROVAL),
+            (Act::SetAgentApproval, Open, APPROVAL),
         ]
     };
 
@@ -574,6 +635,12 @@ mod tests {
                      without an access to keep it {0}, or ask an owner of jeff",
                     access.as_str()
                 ),
+            ),
+            "owner-sets-approval" => (
+                "refused",
+                "only an owner of jeff says whether writes by agents to jeff/runs need approval \
+                 — ask an owner of jeff"
+                    .to_string(),
             ),
             "owner-invites" => (
                 "refused",
@@ -624,7 +691,7 @@ mod tests {
             }
         }
         // Every act the rule book knows, on every access, for every standing.
-        assert_eq!(cells, 13 * 3 * 5);
+        assert_eq!(cells, 14 * 3 * 5);
     }
 
     #[test]

@@ -88,6 +88,12 @@ impl Host {
             return Err(refused);
         }
         let command = act.command().to_string();
+        let writes = act.asks() == Act::Write;
+        let (confirm, asked) = match &act {
+            AppAct::Command { command, args } => (command.confirm, args.clone()),
+            AppAct::Write { bundle, .. } => (false, bundle.clone()),
+            AppAct::Read { .. } => (false, Value::Null),
+        };
         let filled = match act {
             AppAct::Read { filter } => Filled::Query(filter.to_string()),
             AppAct::Write { bundle, .. } => Filled::Apply(bundle),
@@ -110,11 +116,57 @@ impl Host {
             }
             Filled::Apply(bundle) => {
                 let actor = caller.actor(&command).ok_or_else(sign_in_first)?;
+                if writes && self.needs_approval(caller, app, confirm).await? {
+                    let waiting = self.ask_approval(caller, app, &command, &asked).await;
+                    // Activity shows the approval asked, beside the calls
+                    // that did not run.
+                    if let HostError::Waiting(answer) = &waiting {
+                        self.keep_refusal(caller, standing, &app.name, &command, &answer.text)
+                            .await;
+                    }
+                    return Err(waiting);
+                }
                 Ok(Acted::Wrote(
                     store.apply(&app.name, &actor, bundle, expect).await?,
                 ))
             }
         }
+    }
+
+    /// Runs an approved call of `command` with `args` on `app` (an app's
+    /// command, or else a bundle written through the tool `command`) as
+    /// its person of `standing` — the rule book's [`Act::Write`] again, as
+    /// they stand now — written as `actor` (the agent that asked, approved
+    /// by its person); no approval is asked again.
+    pub(crate) async fn run_approved(
+        &self,
+        app: &LiveApp,
+        standing: Standing,
+        command: &str,
+        args: Value,
+        actor: shed_store::Actor,
+    ) -> Result<shed_store::Applied, HostError> {
+        may(app.subject(), standing, Act::Write)?;
+        let bundle = match app.manifest.command(command) {
+            Some(command) => match command
+                .fill(&args, jiff::Timestamp::now())
+                .map_err(|errors| HostError::BadInput(errors.to_string()))?
+            {
+                Filled::Apply(bundle) => bundle,
+                Filled::Query(_) => {
+                    return Err(HostError::BadInput(format!(
+                        "{} only reads now — nothing was written",
+                        command.name
+                    )));
+                }
+            },
+            None => args,
+        };
+        Ok(self
+            .inner
+            .store
+            .apply(&app.name, &actor, bundle, None)
+            .await?)
     }
 
     /// Reads one entity of `app` (by eid, or alias while live) for its

@@ -198,6 +198,21 @@ pub struct AppVersion {
     pub removed: Vec<String>,
 }
 
+/// An approval, as an agent learns where it stands: waiting at its
+/// address, ran (with the write it made), denied or expired.
+#[derive(Debug, Clone, Serialize)]
+pub struct ApprovalState {
+    /// Its id: `command`'s `approval` to ask again.
+    pub approval: i64,
+    /// `waiting`, `ran`, `failed`, `denied` or `expired`.
+    pub state: &'static str,
+    /// The page its person approves it on.
+    pub address: String,
+    /// The app's data version its write committed as, once it ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<i64>,
+}
+
 /// An app put in the trash, taken out, or purged.
 #[derive(Debug, Clone, Serialize)]
 pub struct AppChange {
@@ -477,7 +492,7 @@ impl Data {
             Data::Versions(_) => Rows::new(AT_VERSIONS, "version", "versions", |_| {
                 "the newest are above".to_string()
             }),
-            Data::Invited(_) | Data::Token(_) | Data::AppChange(_) => {
+            Data::Invited(_) | Data::Token(_) | Data::AppChange(_) | Data::Approval(_) => {
                 Rows::new(&[], "row", "rows", |_| String::new())
             }
         }
@@ -498,6 +513,7 @@ impl Data {
             Data::Token(token) => serde_json::to_value(token),
             Data::Versions(versions) => serde_json::to_value(versions),
             Data::AppChange(change) => serde_json::to_value(change),
+            Data::Approval(approval) => serde_json::to_value(approval),
         };
         // Plain structs with text keys: serializing them cannot fail.
         value.unwrap_or(Value::Null)
@@ -553,6 +569,8 @@ data! {
     Versions(AppVersions),
     /// `{app, change, by}`: an app trashed, restored or purged.
     AppChange(AppChange),
+    /// `{approval, state, address, version?}`: an approval waiting or decided.
+    Approval(ApprovalState),
 }
 
 #[cfg(test)]

@@ -124,6 +124,31 @@ impl Caller {
         }
     }
 
+    /// Whether the caller is an agent acting for its person: an MCP client
+    /// (an OAuth client, a pasted token, `shed mcp --as`) or a job through
+    /// the broker — whose writes may wait for the person's approval.
+    pub fn is_agent(&self) -> bool {
+        matches!(self, Caller::Agent { .. }) || matches!(self.door(), Some(Door::Mcp))
+    }
+
+    /// Who is asking, as approvals are counted per agent: `job:job-3`,
+    /// `token:12`, `client:<name>`, or `person:<eid>` over stdio; none for
+    /// nobody.
+    pub(crate) fn asker(&self) -> Option<String> {
+        match self {
+            Caller::Nobody => None,
+            Caller::Agent { job, .. } => Some(format!("job:{job}")),
+            Caller::Person {
+                token: Some(id), ..
+            } => Some(format!("token:{id}")),
+            Caller::Person {
+                client: Some(client),
+                ..
+            } => Some(format!("client:{client}")),
+            Caller::Person { person, .. } => Some(format!("person:{}", person.eid)),
+        }
+    }
+
     /// The store's actor for a write through `command` (an app's command,
     /// a tool, the page api's `apply`): the person, the agent where one
     /// acts, and the door and client it came through.

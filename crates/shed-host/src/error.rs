@@ -28,6 +28,11 @@ pub enum HostError {
     /// Something broke that is not the caller's doing.
     #[error("the host failed: {0}")]
     Internal(String),
+    /// Not a refusal: the call was kept for its person's approval, and
+    /// nothing ran yet; the sentence says what waits and where the person
+    /// approves it (the MCP door answers it as a result, not an error).
+    #[error("{}", .0.text)]
+    Waiting(crate::answer::Answer<crate::answer::ApprovalState>),
 }
 
 impl From<shed_store::StoreError> for HostError {

@@ -17,6 +17,7 @@ mod admin;
 pub mod agents;
 pub mod answer;
 pub mod app_data;
+pub mod approvals;
 mod apps;
 pub mod base_href;
 mod caller;
@@ -38,6 +39,7 @@ pub mod prompts;
 pub mod rate;
 mod reach;
 mod registry;
+mod request_state;
 mod run;
 pub mod searches;
 mod secrets;
@@ -66,6 +68,7 @@ pub use caller::{Access, Caller, Door, NotARole, NotAnAccess, Person, ReadWithCr
 pub use error::HostError;
 pub use model_text::ANSWER_TEXT_BYTES;
 pub use names::SLUG_CHARS;
+pub use request_state::REQUEST_STATE_SECONDS;
 pub use suggest::shell_word;
 
 /// The database's file in a data folder: everything shed serves — people,

@@ -23,6 +23,7 @@ fn outcome<T>(answered: &Result<T, HostError>) -> &'static str {
         Err(HostError::Conflict(_)) => "conflict",
         Err(HostError::Busy(_)) => "busy",
         Err(HostError::Internal(_)) => "internal",
+        Err(HostError::Waiting(_)) => "waiting",
     }
 }
 

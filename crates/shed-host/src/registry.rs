@@ -117,8 +117,13 @@ impl LiveApp {
         );
         let mut listing = format!("## {}", self.name);
         for command in &self.manifest.commands {
+            let confirm = if command.confirm {
+                " — waits for your approval when an agent calls it"
+            } else {
+                ""
+            };
             listing.push_str(&format!(
-                "\n{} — {} — {at}",
+                "\n{} — {} — {at}{confirm}",
                 command.call_shape(),
                 command.description
             ));
@@ -130,6 +135,9 @@ impl LiveApp {
                 "readOnly": command.read_only(),
                 "input": command.input_schema(),
             });
+            if let (true, Some(fields)) = (command.confirm, row.as_object_mut()) {
+                fields.insert("confirm".into(), Value::Bool(true));
+            }
             if let (Some(view), Some(fields)) = (&command.view, row.as_object_mut()) {
                 fields.insert("view".into(), Value::String(self.view_uri(view)));
                 if !self.views.contains(view) {

@@ -79,6 +79,7 @@ fn add(kind: &str, columns: &Columns, app: &str) -> Command {
         act: Act::Apply(Value::Object(bundle)),
         view: None,
         generated: true,
+        confirm: false,
     }
 }
 
@@ -105,6 +106,7 @@ fn find(kind: &str, columns: &Columns, app: &str) -> Command {
         act: Act::Query(line),
         view: None,
         generated: true,
+        confirm: false,
     }
 }
 

@@ -90,6 +90,10 @@ pub struct Command {
     pub view: Option<String>,
     /// Made from a kind in `vocab.json` rather than written in `tools.json`.
     pub generated: bool,
+    /// `"confirm": true` in `tools.json`: the command changes something its
+    /// person should see first, so an agent's call of it waits for their
+    /// approval (the host decides; a read never waits).
+    pub confirm: bool,
 }
 
 /// A command's argument.

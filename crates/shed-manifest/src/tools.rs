@@ -13,8 +13,8 @@ use crate::names::{NAME_RULE, is_name, shown};
 use crate::vocab::said;
 use crate::{Act, ArgType, Argument, Command, WIRE_WORDS};
 
-/// The five keys an entry may carry.
-const KEYS: [&str; 5] = ["description", "input", "apply", "query", "view"];
+/// The six keys an entry may carry.
+const KEYS: [&str; 6] = ["description", "input", "apply", "query", "view", "confirm"];
 
 /// The longest description, in characters.
 const LONGEST_DESCRIPTION: usize = 1000;
@@ -80,7 +80,7 @@ fn read_entry(
         .collect();
     if !unknown.is_empty() {
         problems.push(format!(
-            "{label}: {} — a tool says description, input, apply, query, view",
+            "{label}: {} — a tool says description, input, apply, query, view, confirm",
             unknown.join(", ")
         ));
     }
@@ -94,6 +94,7 @@ fn read_entry(
         }
     }
     let view = read_view(&label, fields.get("view"), context, problems);
+    let confirm = read_confirm(&label, fields.get("confirm"), act.as_ref(), problems);
     if problems.len() > before {
         return None;
     }
@@ -104,7 +105,34 @@ fn read_entry(
         act: act?,
         view,
         generated: false,
+        confirm,
     })
+}
+
+/// `confirm`: `true` when an agent's call must wait for its person's
+/// approval; only a command that writes asks it (a read changes nothing).
+fn read_confirm(
+    label: &str,
+    value: Option<&Value>,
+    act: Option<&Act>,
+    problems: &mut Vec<String>,
+) -> bool {
+    match value {
+        None | Some(Value::Bool(false)) => false,
+        Some(Value::Bool(true)) if matches!(act, Some(Act::Query(_))) => {
+            problems.push(format!(
+                "{label}.confirm is for a command that writes — a query changes nothing, so leave confirm out"
+            ));
+            false
+        }
+        Some(Value::Bool(true)) => true,
+        Some(_) => {
+            problems.push(format!(
+                "{label}.confirm is true or false — true makes an agent's call wait for its person's approval"
+            ));
+            false
+        }
+    }
 }
 
 fn read_description(

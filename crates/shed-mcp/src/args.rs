@@ -25,6 +25,9 @@ pub enum ToolCall {
         args: Value,
         /// The app it is of, when the name alone is not enough.
         app: Option<String>,
+        /// An approval's id: the call asks where that approval stands
+        /// instead of running anything.
+        approval: Option<i64>,
     },
     /// `graph_query`: read an app's data with a filter line.
     GraphQuery {
@@ -88,6 +91,7 @@ impl ToolCall {
                 name: args.text("name", "the command's name, as commands lists it")?,
                 args: args.object_or_empty("args")?,
                 app: args.optional_text("app")?,
+                approval: args.approval()?,
             },
             "graph_query" => ToolCall::GraphQuery {
                 app: args.app()?,
@@ -145,6 +149,19 @@ impl Args<'_> {
             Some(Value::String(text)) if text.trim().is_empty() => Ok(None),
             Some(Value::String(text)) => Ok(Some(text.clone())),
             Some(_) => Err(self.bad(format!("{key} is text"))),
+        }
+    }
+
+    /// `approval`: the id a waiting answer gave, a whole number.
+    fn approval(&self) -> Result<Option<i64>, ArgumentError> {
+        match self.get("approval") {
+            None => Ok(None),
+            Some(value) => value.as_i64().filter(|id| *id > 0).map(Some).ok_or_else(|| {
+                self.bad(
+                    "approval is the number a waiting answer gave, such as 17 — or leave it out to run the command"
+                        .to_string(),
+                )
+            }),
         }
     }
 
@@ -252,7 +269,8 @@ mod tests {
             Ok(ToolCall::Command {
                 name: "log_run".into(),
                 args: json!({"who": "Ada", "miles": "5"}),
-                app: None
+                app: None,
+                approval: None
             })
         );
     }
@@ -268,7 +286,8 @@ mod tests {
             Ok(ToolCall::Command {
                 name: "leaderboard".into(),
                 args: json!({}),
-                app: Some("jeff/runs".into())
+                app: Some("jeff/runs".into()),
+                approval: None
             })
         );
     }

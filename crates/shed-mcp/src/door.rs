@@ -111,7 +111,12 @@ impl Door {
                 .commands(caller, app.as_deref())
                 .await
                 .map(Answer::widen),
-            ToolCall::Command { name, args, app } => host
+            ToolCall::Command {
+                approval: Some(id), ..
+            } => host.approval_outcome(caller, id).await.map(Answer::widen),
+            ToolCall::Command {
+                name, args, app, ..
+            } => host
                 .command(caller, &name, args, app.as_deref())
                 .await
                 .map(Answer::widen),
@@ -319,13 +324,48 @@ impl ServerHandler for Door {
                 return Err(ErrorData::invalid_params(error.to_string(), None));
             }
             Err(error) => unreadable(&error),
-            Ok(call) => match self
-                .dispatch(&caller, client(&context.extensions), call)
-                .await
-            {
-                Ok(answer) => answered(answer),
-                Err(error) => refused(&error),
-            },
+            Ok(call) => {
+                let command = match &call {
+                    ToolCall::Command {
+                        name,
+                        args,
+                        approval: None,
+                        ..
+                    } => Some((name.clone(), args.clone())),
+                    _ => None,
+                };
+                match (request.request_state.as_deref(), &command) {
+                    // A 2026-07-28 retry with the person's answer.
+                    (Some(state), Some((name, args))) => {
+                        let responses = request.input_responses.as_ref();
+                        crate::elicit::answer_retry(
+                            &self.host, &caller, state, responses, name, args,
+                        )
+                        .await
+                    }
+                    _ => match self
+                        .dispatch(&caller, client(&context.extensions), call)
+                        .await
+                    {
+                        Ok(answer) => answered(answer),
+                        // Kept for the person's approval: asked in the client
+                        // where it can, else an answer (not an error) with
+                        // the address.
+                        Err(HostError::Waiting(waiting)) => {
+                            let asked = command.as_ref().map(|(name, args)| (name.as_str(), args));
+                            match crate::elicit::ask_in_client(
+                                &self.host, &caller, &context, waiting, asked,
+                            )
+                            .await
+                            {
+                                CallToolResponse::Complete(result) => result,
+                                other => return Ok(other),
+                            }
+                        }
+                        Err(error) => refused(&error),
+                    },
+                }
+            }
         };
         if self.listed_an_older_list(&caller).await {
             if let Err(error) = context.peer.notify_tool_list_changed().await {

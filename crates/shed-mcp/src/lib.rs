@@ -12,6 +12,7 @@
 mod answers;
 mod args;
 mod door;
+mod elicit;
 mod http;
 mod measured;
 mod prompts;
@@ -24,6 +25,7 @@ mod watch;
 
 pub use args::{ArgumentError, ToolCall};
 pub use door::{Door, ListedTools};
+pub use elicit::ELICITATION_TIMEOUT;
 pub use http::{AllowedCallers, HttpDoorError, MCP_PATH, router};
 pub use session_log::MAX_LOGGED_CLIENT_NAME;
 pub use sessions::{

@@ -71,13 +71,16 @@ fn build_tools() -> Vec<Tool> {
              Give its name and its arguments exactly as `commands` spells them; the answer \
              says what was written or read, with the ids or rows as structured content. \
              Reach for it to act on an app once `commands` has shown the verb; say `app` \
-             only where two apps in reach spell the same command.",
+             only where two apps in reach spell the same command. A write your person must \
+             approve answers with the address where they approve it and an approval id: \
+             call again with that `approval` (and the same name) to learn whether it ran.",
             json!({
                 "type": "object",
                 "properties": {
                     "name": { "type": "string", "description": "The command's name, as `commands` lists it (log_run)." },
                     "args": { "type": "object", "description": "The command's own arguments, as `commands` spells them ({\"who\": \"Ada\", \"miles\": 5}).", "additionalProperties": true },
-                    "app": { "type": "string", "description": "Only where two apps spell the command: its slug, or <space>/<app>." }
+                    "app": { "type": "string", "description": "Only where two apps spell the command: its slug, or <space>/<app>." },
+                    "approval": { "type": "integer", "description": "The approval id a waiting answer gave: asks whether it ran, was denied or expired, and runs nothing." }
                 },
                 "required": ["name"],
                 "additionalProperties": false

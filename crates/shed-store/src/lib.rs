@@ -47,6 +47,7 @@ macro_rules! interface {
 
 pub mod activity;
 mod apply;
+pub mod approvals;
 mod copy_to_server;
 mod deadline;
 mod entities;

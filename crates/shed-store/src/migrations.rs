@@ -29,6 +29,7 @@
 //! shared layout, a transaction at a time (`migrations/convert.rs`).
 
 mod activity;
+mod approvals;
 mod convert;
 mod entities;
 mod jobs;
@@ -155,6 +156,9 @@ pub(crate) const MIGRATIONS: &[&[Part]] = &[
         Sqlite(layout::PLANNER_STATISTICS_SQLITE),
         Postgres(layout::FULL_TEXT_POSTGRES),
     ],
+    // 18: approvals, an agent's write waiting for its person; the apps
+    // whose writes by agents need approval.
+    &[Both(approvals::TABLES)],
 ];
 
 /// The migrations a database at schema version `done` has yet to apply,

@@ -13,6 +13,7 @@
 //! `view_keys.rs`), over `txn.rs`'s transaction trait.
 
 mod activity;
+mod approvals;
 mod jobs;
 mod lifecycle;
 pub(crate) mod oauth;

@@ -60,6 +60,17 @@ pub(crate) fn router(door: Arc<Door>) -> Router {
             "/spaces/{space}/apps/{app}/purge",
             post(purge).get(form_only("deletes an app for good", Back::Up(APP_PAGE))),
         )
+        .route(
+            "/spaces/{space}/apps/{app}/approvals",
+            post(set_approvals).get(form_only(
+                "sets whether writes by agents need approval",
+                Back::Up(APP_PAGE),
+            )),
+        )
+        .route_layer(axum::middleware::from_fn_with_state(
+            door.clone(),
+            crate::pages::approvals::count_waiting,
+        ))
         .with_state(door)
 }
 
@@ -93,8 +104,66 @@ async fn app_page(
             return refusal_page(&name, &header, said, error, Some((&back.0, &back.1)));
         }
     };
-    let body = format!("{}{}", said.html(), overview_html(&overview));
+    let needs = door
+        .host
+        .agent_writes_need_approval(&name)
+        .await
+        .unwrap_or(false);
+    let body = format!(
+        "{}{}{}",
+        said.html(),
+        overview_html(&overview),
+        approvals_html(&app_page_path(&name), needs)
+    );
     product_page(said.status(), &overview.app.app.title, &header, &body)
+}
+
+/// The app's setting "writes by agents need approval", and the form an
+/// owner changes it with (the host refuses anyone else, with its sentence).
+fn approvals_html(page: &str, needs: bool) -> String {
+    let (now, change, value) = if needs {
+        (
+            "on: every write an agent (an MCP client, a job) asks waits for its person's approval",
+            "Turn off",
+            "off",
+        )
+    } else {
+        (
+            "off: only commands that say <code>confirm</code> wait for approval when an agent asks",
+            "Turn on",
+            "on",
+        )
+    };
+    format!(
+        "<section id=\"agent-approvals\"><h2>Writes by agents need approval</h2>\n\
+         <p>{now}.</p>\n<form method=\"post\" action=\"{page}/approvals\">\
+         <input type=\"hidden\" name=\"need\" value=\"{value}\">\
+         <button type=\"submit\">{change}</button></form></section>\n"
+    )
+}
+
+/// The setting asked: `on` or `off`.
+#[derive(serde::Deserialize)]
+struct NeedApproval {
+    need: Option<String>,
+}
+
+/// A POST of the setting: the app page, the host's sentence on top.
+async fn set_approvals(
+    State(door): State<Arc<Door>>,
+    Path((space, app)): Path<(String, String)>,
+    posted: Posted,
+    form: Result<Form<NeedApproval>, FormRejection>,
+) -> Response {
+    let name = format!("{space}/{app}");
+    let done = async {
+        let need = required(fields(form)?.need, "on or off")?;
+        door.host
+            .set_agent_writes_need_approval(&posted.asking.caller, &name, need == "on")
+            .await
+    }
+    .await;
+    landed_on_app(&door, &space, &app, &posted, done.map(|text| escape(&text))).await
 }
 
 /// The page's body below the outcome: the app, its life's acts, its versions.

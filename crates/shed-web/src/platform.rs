@@ -39,7 +39,14 @@ use crate::{APP_JS_PATH, FAVICON_PATH, HOP_END_PATH, HOP_PATH, SIGN_IN_PATH};
 
 pub(crate) fn router(door: Arc<Door>) -> Router {
     Router::new()
-        .route("/", get(front))
+        // The front page, signed in, draws the header with its approvals badge.
+        .route(
+            "/",
+            get(front).layer(axum::middleware::from_fn_with_state(
+                door.clone(),
+                crate::pages::approvals::count_waiting,
+            )),
+        )
         .route(SIGN_IN_PATH, get(sign_in))
         .route(LOGIN_PATH, get(confirm_login).post(login))
         .route(HOP_PATH, get(vouch_for_hop))

@@ -27,6 +27,8 @@ pub(crate) fn status_of(error: &HostError) -> StatusCode {
         HostError::Conflict(_) => StatusCode::CONFLICT,
         HostError::Busy(_) => StatusCode::TOO_MANY_REQUESTS,
         HostError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        // An answer rather than a refusal; no page of the person's asks one.
+        HostError::Waiting(_) => StatusCode::ACCEPTED,
     }
 }
 
@@ -190,6 +192,10 @@ table{border-collapse:collapse;width:100%;font-size:.875rem}\
 th,td{text-align:left;vertical-align:top;padding:.4rem .6rem;border-top:1px solid #eef0f2;max-width:20rem;overflow-wrap:break-word}\
 th{border-top:0;background:#f6f7f9;white-space:nowrap}\
 td.stamp{min-width:9rem}\
+.tag.approved{background:#dafbe1;color:#116329}\
+.tag.denied,.tag.expired{background:#ffebe9;color:#b42318}\
+p.note{overflow-wrap:anywhere}\
+.badge{display:inline-block;min-width:1.25rem;margin-left:.2rem;padding:0 .35rem;border-radius:999px;background:#b42318;color:#fff;font-size:.75rem;font-weight:600;line-height:1.25rem;text-align:center}\
 ";
 
 /// An HTML answer under `policy`: never cached, never sniffed.

@@ -1,5 +1,5 @@
-//! `shed app list|versions|rollback|trash|restore|purge`: an app's versions
-//! and its place in the trash, from the server's terminal. Each acts as the
+//! `shed app list|versions|rollback|trash|restore|purge|set`: an app's versions,
+//! its place in the trash and its settings, from the server's terminal. Each acts as the
 //! person `--as` names, through the same host calls the platform's pages
 //! make, so the rule book decides here too; a refusal prints its one
 //! sentence alone on stderr and exits non-zero.
@@ -53,6 +53,20 @@ pub enum AppCommand {
         /// The app, as <space>/<app>.
         #[arg(value_name = "SPACE/APP")]
         app: String,
+        #[command(flatten)]
+        acting: Acting,
+    },
+    /// Change an app's settings (an owner of the space may).
+    ///
+    /// Example: shed app set demo/runs --agent-writes-need-approval on --as ada
+    Set {
+        /// The app, as <space>/<app>.
+        #[arg(value_name = "SPACE/APP")]
+        app: String,
+        /// on: every write an agent asks (an MCP client, a job) waits for
+        /// its person's approval; off: only commands that say confirm do.
+        #[arg(long, value_name = "on|off", value_parser = ["on", "off"])]
+        agent_writes_need_approval: String,
         #[command(flatten)]
         acting: Acting,
     },
@@ -171,6 +185,16 @@ async fn act(host: &Host, command: AppCommand) -> Result<String, HostError> {
         AppCommand::Trash { app, acting } => {
             let caller = host.caller_at_terminal(&acting.handle).await?;
             host.app_trash(&caller, &app).await?.text
+        }
+        AppCommand::Set {
+            app,
+            agent_writes_need_approval,
+            acting,
+        } => {
+            let caller = host.caller_at_terminal(&acting.handle).await?;
+            let on = agent_writes_need_approval == "on";
+            host.set_agent_writes_need_approval(&caller, &app, on)
+                .await?
         }
         AppCommand::Restore { app, acting } => {
             let caller = host.caller_at_terminal(&acting.handle).await?;

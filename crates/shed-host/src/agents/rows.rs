@@ -4,7 +4,7 @@
 //! (`ifc`) of its title and description. A job's listing (`job_calls`)
 //! narrows them to its scope and stamps `readOnlyGranted`.
 
-use serde_json::json;
+use serde_json::{Value, json};
 use shed_manifest::Command;
 
 use super::builtins::Builtin;
@@ -91,7 +91,7 @@ fn app_row(app: &LiveApp, command: &Command) -> CommandRow {
             "version": { "type": "integer", "description": "the app's data version after the write" },
         }),
     };
-    let row = json!({
+    let mut row = json!({
         "name": name,
         "title": format!("{} — {}", command.name, app.title),
         "description": format!(
@@ -105,6 +105,9 @@ fn app_row(app: &LiveApp, command: &Command) -> CommandRow {
         "effect": effect.as_str(),
         "scope": "app",
     });
+    if let (true, Some(fields)) = (command.confirm, row.as_object_mut()) {
+        fields.insert("confirm".into(), Value::Bool(true));
+    }
     CommandRow {
         name,
         effect,

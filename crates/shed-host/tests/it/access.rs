@@ -61,6 +61,7 @@ fn outcome<T>(result: Result<shed_host::Answer<T>, HostError>) -> String {
                 HostError::BadInput(_) => "bad-input",
                 HostError::Conflict(_) => "conflict",
                 HostError::Busy(_) => "busy",
+                HostError::Waiting(_) => "waiting",
                 HostError::Internal(_) => "internal",
             };
             format!("{kind}: {e}")

@@ -38,7 +38,7 @@ async fn a_refused_deploy_changes_nothing_and_the_last_good_one_answers() {
     assert_eq!(kind, "bad-input");
     assert_eq!(
         sentence,
-        "tools.json: bad: screen — a tool says description, input, apply, query, view; bad: {{who}} names no input — declare it in bad.input"
+        "tools.json: bad: screen — a tool says description, input, apply, query, view, confirm; bad: {{who}} names no input — declare it in bad.input"
     );
     let mut gone = run_club();
     gone.remove("leaderboard.html");

@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod access;
+mod approvals;
 mod common;
 mod deploys;
 mod doors_hold_no_rules;

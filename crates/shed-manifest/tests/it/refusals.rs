@@ -22,7 +22,7 @@ fn an_unknown_key_and_an_undeclared_hole_in_one_sentence() {
     )]);
     assert_eq!(
         sentence,
-        "tools.json: bad: screen — a tool says description, input, apply, query, view; bad: {{who}} names no input — declare it in bad.input"
+        "tools.json: bad: screen — a tool says description, input, apply, query, view, confirm; bad: {{who}} names no input — declare it in bad.input"
     );
 }
 
@@ -266,7 +266,7 @@ fn six_problems_make_one_sentence_naming_all_six() {
             "view": "gone.html" } }"#;
     assert_eq!(
         refused(&[JOG, ("tools.json", tools)]),
-        "tools.json: log_run: screen — a tool says description, input, apply, query, view; \
+        "tools.json: log_run: screen — a tool says description, input, apply, query, view, confirm; \
          log_run.input.miles is numbr — an argument is text, number, bool, time or url; \
          log_run: {{when}} names no input — declare it in log_run.input; \
          jogg is not a component — declare it in vocab.json, or use one the platform already says; \

@@ -6,6 +6,7 @@
 
 mod activity;
 mod apply;
+mod approvals;
 mod bad_database;
 mod common;
 mod concurrency;

@@ -30,6 +30,7 @@
 mod account;
 mod activity;
 mod agents;
+pub(crate) mod approvals;
 pub(crate) mod apps;
 mod data;
 mod entity;
@@ -141,7 +142,16 @@ pub(crate) fn router(door: Arc<Door>) -> Router {
                 Back::To(AGENTS_PATH, "Your agents"),
             )),
         )
+        .route(approvals::APPROVALS_PATH, get(approvals::approvals))
+        .route(
+            "/approvals/{id}",
+            get(approvals::approval).post(approvals::decide),
+        )
         .route(PAGES_JS_PATH, get(pages_js))
+        .route_layer(axum::middleware::from_fn_with_state(
+            door.clone(),
+            approvals::count_waiting,
+        ))
         .with_state(door)
 }
 
@@ -249,6 +259,7 @@ pub(crate) enum Here {
     Account,
     Agents,
     Activity,
+    Approvals,
     Space,
 }
 
@@ -263,13 +274,18 @@ pub(crate) fn header_html(person: &Person, here: Here) -> String {
         format!("<a href=\"{to}\"{current}>{words}</a>")
     };
     format!(
-        "<header><a class=\"brand\" href=\"/\">shed</a>\n<nav>{}{}{}{}</nav>\n\
+        "<header><a class=\"brand\" href=\"/\">shed</a>\n<nav>{}{}{}{}{}</nav>\n\
          <span class=\"who\">{} (@{})</span>\n\
          <form method=\"post\" action=\"{SIGN_OUT_PATH}\"><button type=\"submit\">Sign out</button></form></header>",
         link("/", "Home", Here::Home),
         link(ACCOUNT_PATH, "Account", Here::Account),
         link(AGENTS_PATH, "Agents", Here::Agents),
         link(ACTIVITY_PATH, "Activity", Here::Activity),
+        link(
+            approvals::APPROVALS_PATH,
+            &approvals::badge(),
+            Here::Approvals
+        ),
         escape(&person.name),
         escape(&person.handle),
     )

@@ -119,6 +119,7 @@ pub fn refusal<T: std::fmt::Debug>(result: Result<T, HostError>) -> (&'static st
                 HostError::NotFound(_) => "not-found",
                 HostError::Conflict(_) => "conflict",
                 HostError::Busy(_) => "busy",
+                HostError::Waiting(_) => "waiting",
                 HostError::Internal(_) => "internal",
             };
             (kind, e.to_string())
