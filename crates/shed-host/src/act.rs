@@ -110,9 +110,9 @@ impl Host {
             }
             Filled::Apply(bundle) => {
                 let actor = caller.actor(&command).ok_or_else(sign_in_first)?;
-                Ok(Acted::Wrote(
-                    store.apply(&app.name, &actor, bundle, expect).await?,
-                ))
+                let applied = store.apply(&app.name, &actor, bundle, expect).await?;
+                self.inner.hubs.wrote(&app.name);
+                Ok(Acted::Wrote(applied))
             }
         }
     }
@@ -182,7 +182,9 @@ impl Host {
             return Err(refused);
         }
         let actor = caller.actor("undo").ok_or_else(sign_in_first)?;
-        Ok(self.inner.store.undo(&app.name, version, &actor).await?)
+        let undone = self.inner.store.undo(&app.name, version, &actor).await?;
+        self.inner.hubs.wrote(&app.name);
+        Ok(undone)
     }
 
     /// Keeps the call of `caller`, a member of `app`'s space (`standing`),

@@ -28,6 +28,7 @@ mod error;
 mod files;
 mod graph;
 mod listing;
+pub mod live;
 mod measure;
 mod model_text;
 mod names;
@@ -166,6 +167,8 @@ struct Inner {
     passkeys: passkeys::RelyingParty,
     /// The searches running, by caller.
     searches: searches::Searches,
+    /// The apps live pages watch, each read once for this process.
+    hubs: live::Hubs,
 }
 
 impl Host {
@@ -257,6 +260,7 @@ impl Host {
                 ),
                 passkeys,
                 searches: searches::Searches::default(),
+                hubs: live::Hubs::default(),
             }),
         })
     }
