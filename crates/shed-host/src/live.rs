@@ -179,9 +179,12 @@ async fn read_writes(host: Host, hub: Weak<Hub>, app: String, mut last: u64) {
     let mut wake = store.wake();
     let mut others = store.app_writes();
     drop(host);
+    // A read that filled its bound reads again at once.
+    let mut more = false;
     loop {
         let Some(poked) = hub.upgrade() else { return };
         tokio::select! {
+            () = std::future::ready(()), if more => {}
             () = wake.changed() => {}
             () = poked.poke.notified() => {}
             heard = async { others.as_mut()?.recv().await.ok() }, if others.is_some() => {
@@ -206,6 +209,7 @@ async fn read_writes(host: Host, hub: Weak<Hub>, app: String, mut last: u64) {
             }
         };
         let Some(hub) = hub.upgrade() else { return };
+        more = writes.len() == HUB_WRITES_HELD;
         for write in writes {
             last = write.version;
             // No stream reading right now is fine.

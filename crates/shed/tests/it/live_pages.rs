@@ -257,6 +257,33 @@ async fn a_caller_removed_from_the_space_is_closed_out() {
 }
 
 #[tokio::test]
+async fn a_trashed_app_or_one_made_private_closes_its_streams() {
+    let shed = Shed::start().await;
+    let ed = shed.demo_cookie("ed").await;
+    let mut member = watch(&shed, "runs", ".jog!", Some(&ed)).await;
+    let sam = format!("Bearer {}", shed.token("sam"));
+    let mut outsider = watch(&shed, "pub", ".jog!", Some(&sam)).await;
+    shed.shed(&["app", "trash", "demo/runs", "--as", "ada"]);
+    let event = member.next(SOON).await.expect("a closing event");
+    assert_eq!(event.name, "closed", "{event:?}");
+    assert!(member.ended(SOON).await);
+    let club = run_club();
+    shed.shed(&[
+        "deploy",
+        club.to_str().unwrap(),
+        "--to",
+        "demo/pub",
+        "--as",
+        "ada",
+        "--access",
+        "private",
+    ]);
+    let event = outsider.next(SOON).await.expect("a closing event");
+    assert_eq!(event.name, "closed", "{event:?}");
+    assert!(outsider.ended(SOON).await);
+}
+
+#[tokio::test]
 async fn a_private_app_is_watched_by_nobody_outside_as_if_missing() {
     let shed = Shed::start().await;
     // The space's own may watch it…
