@@ -1,5 +1,5 @@
 //! shed's web door: the pages of every app at `http://<space>.<public host>/<app>/`,
-//! the page api a page calls (`./api/apply`, `./api/query`), the page script
+//! the page api a page calls (`./api/apply`, `./api/query`, `./api/watch`), the page script
 //! at `/_shed/app.js`, signing in with a one-time link or a passkey, and the OAuth 2.1
 //! endpoints MCP clients sign in through (consent page included).
 //!
