@@ -126,9 +126,9 @@ impl Host {
                     }
                     return Err(waiting);
                 }
-                Ok(Acted::Wrote(
-                    store.apply(&app.name, &actor, bundle, expect).await?,
-                ))
+                let applied = store.apply(&app.name, &actor, bundle, expect).await?;
+                self.inner.hubs.wrote(&app.name);
+                Ok(Acted::Wrote(applied))
             }
         }
     }
@@ -162,11 +162,13 @@ impl Host {
             },
             None => args,
         };
-        Ok(self
+        let applied = self
             .inner
             .store
             .apply(&app.name, &actor, bundle, None)
-            .await?)
+            .await?;
+        self.inner.hubs.wrote(&app.name);
+        Ok(applied)
     }
 
     /// Reads one entity of `app` (by eid, or alias while live) for its
@@ -234,7 +236,9 @@ impl Host {
             return Err(refused);
         }
         let actor = caller.actor("undo").ok_or_else(sign_in_first)?;
-        Ok(self.inner.store.undo(&app.name, version, &actor).await?)
+        let undone = self.inner.store.undo(&app.name, version, &actor).await?;
+        self.inner.hubs.wrote(&app.name);
+        Ok(undone)
     }
 
     /// Keeps the call of `caller`, a member of `app`'s space (`standing`),

@@ -29,6 +29,7 @@ mod error;
 mod files;
 mod graph;
 mod listing;
+pub mod live;
 mod measure;
 mod model_text;
 mod names;
@@ -169,6 +170,8 @@ struct Inner {
     passkeys: passkeys::RelyingParty,
     /// The searches running, by caller.
     searches: searches::Searches,
+    /// The apps live pages watch, each read once for this process.
+    hubs: live::Hubs,
 }
 
 impl Host {
@@ -260,6 +263,7 @@ impl Host {
                 ),
                 passkeys,
                 searches: searches::Searches::default(),
+                hubs: live::Hubs::default(),
             }),
         })
     }

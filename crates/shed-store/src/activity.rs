@@ -124,6 +124,15 @@ interface! {
             before: Option<i64>,
             limit: usize,
         ) -> Result<Vec<WriteRecord>, StoreError>;
+        /// An app's writes after app data version `after`, oldest first,
+        /// at most `limit`: what a page watching the app missed since
+        /// `after` (read by the key `(app, version)`).
+        async fn writes_since(
+            &self,
+            app: &str,
+            after: u64,
+            limit: usize,
+        ) -> Result<Vec<WriteRecord>, StoreError>;
         /// The write that committed an app's data as `version`, if kept.
         async fn write_of(&self, app: &str, version: u64) -> Result<Option<WriteRecord>, StoreError>;
         /// Keeps a refused call in its app's space, forgetting that space's

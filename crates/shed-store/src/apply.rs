@@ -55,6 +55,12 @@ pub(crate) trait Writes: Lookup {
     /// Runs a statement that answers nothing (written with `$n` marks), in
     /// order with the others; on PostgreSQL sent and not waited for.
     async fn run(&self, sql: &str, params: Vec<Sql>) -> Result<(), StoreError>;
+    /// Tells every server on the database that `app` is at `version`, once
+    /// the write commits: on PostgreSQL a notification on the wake's
+    /// channel (`postgres/wake.rs`); SQLite's watchers poll, so nothing.
+    async fn announce_write(&self, _app: &str, _version: i64) -> Result<(), StoreError> {
+        Ok(())
+    }
     /// The entity an eid or alias names, live or (`tombstoned`) not:
     /// (row id, eid, version).
     async fn find(
@@ -287,6 +293,7 @@ pub(crate) async fn apply<W: Writes>(
     .await?;
     let (activity, values) = activity_row(app, version, writing.now, actor, &entities);
     w.run(activity, values).await?;
+    w.announce_write(app, version).await?;
     Ok((
         Applied {
             entities,

@@ -96,7 +96,7 @@ pub use schema::{MAX_COLUMNS_PER_COMPONENT, MAX_COMPONENTS_PER_APP, MAX_SHAPES};
 pub use secret::secret_hash;
 pub use sqlite::backup::{BackupProgress, Copied, backup, restore};
 pub use view_keys::ViewKey;
-pub use wake::{POLL, SAFETY_TICK, Wake};
+pub use wake::{APP_WRITES_HELD, AppWrite, POLL, SAFETY_TICK, Wake};
 
 /// Stores as an older shed made them: the migrations applied up to a
 /// schema version and no further, for the tests of upgrading one in place

@@ -11,6 +11,11 @@
 //! (`postgres/wake.rs`), and every wake returns at once — with a slow
 //! [`SAFETY_TICK`] besides, in case a notification was lost with a
 //! connection.
+//!
+//! A watcher of an app's data writes asks [`Store::app_writes`] besides:
+//! on PostgreSQL each committed write, by any server, as the app and the
+//! version it committed ([`AppWrite`]); on SQLite nothing (the poll finds
+//! them: `ec_writes` read by its key).
 
 use std::time::Duration;
 
@@ -28,6 +33,20 @@ pub const POLL: Duration = Duration::from_millis(500);
 /// the listener wakes every watcher once it is back; this tick is for
 /// what even that cannot see (a connection silently cut).
 pub const SAFETY_TICK: Duration = Duration::from_secs(10);
+
+/// The most app writes the listener holds for a watcher that has not read
+/// them yet: one that falls further behind is told it lagged, and reads
+/// what it missed from the store.
+pub const APP_WRITES_HELD: usize = 1_024;
+
+/// A write to an app's data, as announced on the database.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AppWrite {
+    /// The app written (`space/slug`).
+    pub app: String,
+    /// The app data version the write committed as.
+    pub version: u64,
+}
 
 /// When a watcher should read again: its first [`Wake::changed`] returns at
 /// once, each later one after a change (PostgreSQL) or a tick.
@@ -78,6 +97,16 @@ impl Store {
         match &*self.backend {
             Backend::Sqlite(_) => Wake::every(POLL, None),
             Backend::Postgres(db) => Wake::every(SAFETY_TICK, db.notified()),
+        }
+    }
+
+    /// The writes to apps' data every server on the database commits from
+    /// now on, on PostgreSQL (needs a tokio runtime); `None` on SQLite,
+    /// whose watchers poll.
+    pub fn app_writes(&self) -> Option<tokio::sync::broadcast::Receiver<AppWrite>> {
+        match &*self.backend {
+            Backend::Sqlite(_) => None,
+            Backend::Postgres(db) => db.app_writes(),
         }
     }
 }

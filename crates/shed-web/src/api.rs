@@ -1,5 +1,6 @@
 //! The page api of an app, on its space's host: `./api/query?<filter line>`
-//! (GET) and `./api/apply` (POST, a JSON bundle). Each is one call of
+//! (GET), `./api/apply` (POST, a JSON bundle) and `./api/watch?filter=<filter
+//! line>` (GET, a stream of the app's writes: `watch.rs`). Each is one call of
 //! [`shed_host::Host::graph_query`] / [`shed_host::Host::graph_apply`] as the
 //! caller, answering the same data and the same refusal sentences as the MCP
 //! door's `graph_query` and `graph_apply`: data as JSON, a refusal as
@@ -59,6 +60,12 @@ pub(crate) async fn answer(
             };
             apply(door, &asking, &request.headers, body, space, &app).await
         }
+        ("watch", &Method::GET) => crate::watch::answer(door, request, space, slug).await,
+        ("watch", _) => wrong_method(
+            "./api/watch",
+            "GET",
+            "a filter line after ?filter=, such as ./api/watch?filter=.jog!",
+        ),
         ("query", _) => wrong_method(
             "./api/query",
             "GET",
@@ -68,7 +75,7 @@ pub(crate) async fn answer(
         _ => json_sentence(
             StatusCode::NOT_FOUND,
             &format!(
-                "no page api {} — an app's pages have ./api/query (GET, a filter line) and ./api/apply (POST, a JSON bundle)",
+                "no page api {} — an app's pages have ./api/query (GET, a filter line), ./api/apply (POST, a JSON bundle) and ./api/watch (GET, ?filter= a filter line)",
                 what.chars().take(60).collect::<String>()
             ),
         ),

@@ -46,6 +46,8 @@ pub(crate) struct Door {
     /// The pages the operator links from the sign-in and consent pages and
     /// the OAuth metadata.
     pub operator: Operator,
+    /// The live streams open, for their bounds.
+    pub streams: crate::watch::Streams,
     /// Files of deploys, rendered: a deploy never changes, so (deploy, path)
     /// names one answer for good.
     rendered: Mutex<HashMap<(i64, String), Arc<Rendered>>>,
@@ -100,6 +102,7 @@ impl Door {
             )),
             favicon: Arc::new(Rendered::asset(0, crate::FAVICON.to_vec(), "image/x-icon")),
             operator,
+            streams: crate::watch::Streams::default(),
             rendered: Mutex::new(HashMap::new()),
         }
     }

@@ -1,5 +1,5 @@
 //! shed's web door: the pages of every app at `http://<space>.<public host>/<app>/`,
-//! the page api a page calls (`./api/apply`, `./api/query`), the page script
+//! the page api a page calls (`./api/apply`, `./api/query`, `./api/watch`), the page script
 //! at `/_shed/app.js`, signing in with a one-time link or a passkey, and the OAuth 2.1
 //! endpoints MCP clients sign in through (consent page included).
 //!
@@ -27,6 +27,7 @@ mod path;
 mod platform;
 mod reply;
 mod space;
+mod watch;
 
 use std::sync::Arc;
 
@@ -45,6 +46,9 @@ pub use operator::{
 };
 pub use page::{content_security_policy, inline_script_hashes};
 pub use path::{AppPath, split_app_path};
+pub use watch::{
+    HEARTBEAT, MOST_WATCHES, MOST_WATCHES_PER_ADDRESS, MOST_WATCHES_PER_PERSON, WATCH_RECHECK,
+};
 
 /// The page script the web door serves at `/_shed/app.js`.
 pub const APP_JS: &str = include_str!("../static/app.js");

@@ -420,6 +420,12 @@ impl Writes for Statements<'_, '_> {
         self.pipeline.run(sql, params).await
     }
 
+    /// Sent with the apply's statements, not waited for.
+    async fn announce_write(&self, app: &str, version: i64) -> Result<(), StoreError> {
+        let (sql, params) = super::wake::announce_write(app, version);
+        self.pipeline.run(sql, params).await
+    }
+
     async fn find(
         &self,
         app_id: i64,

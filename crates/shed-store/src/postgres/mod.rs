@@ -139,6 +139,11 @@ impl Postgres {
         self.listener.subscribe()
     }
 
+    /// A receiver of the app writes announced on the database.
+    pub(crate) fn app_writes(&self) -> Option<tokio::sync::broadcast::Receiver<crate::AppWrite>> {
+        self.listener.app_writes()
+    }
+
     /// Forgets the readers' catalog of an app.
     pub(crate) fn forget_schema(&self, app: &str) {
         self.schemas.forget(app);

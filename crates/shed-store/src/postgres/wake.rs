@@ -4,7 +4,11 @@
 //! the [`CHANNEL`] when the transaction commits (never for one rolled
 //! back), to every shed server on the database. One connection per process,
 //! outside the pool, LISTENs on it ([`Listener`]) and moves a count each
-//! watcher's [`crate::Wake`] waits on. When that connection is lost it
+//! watcher's [`crate::Wake`] waits on. A write to an app's data announces
+//! itself on the same channel ([`announce_write`]: `write <version>
+//! <app>`), which the listener hands to the watchers of app writes
+//! ([`crate::AppWrite`]) instead of moving the count — the platform's
+//! watchers do not read for a row written. When that connection is lost it
 //! connects again, backing off up to [`LONGEST_RETRY`]; once listening
 //! again it wakes every watcher, since a notification sent while it was
 //! away is gone.
@@ -14,12 +18,14 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use deadpool_postgres::GenericClient;
-use tokio::sync::watch;
+use tokio::sync::{broadcast, watch};
 use tokio_postgres::{AsyncMessage, Client, Config, Connection, Socket};
 
 use super::tls::{Tls, TlsStream};
-use crate::StoreError;
 use crate::txn::Announced;
+use crate::values::Sql;
+use crate::wake::APP_WRITES_HELD;
+use crate::{AppWrite, StoreError};
 
 /// The channel the platform's changes are announced on.
 pub(crate) const CHANNEL: &str = "shed_changes";
@@ -58,8 +64,31 @@ pub(crate) async fn announce(
     Ok(())
 }
 
+/// What a write to an app's data notifies: `write <version> <app>`, sent
+/// within the apply's transaction, as a statement and its values.
+pub(crate) fn announce_write(app: &str, version: i64) -> (&'static str, Vec<Sql>) {
+    (
+        "SELECT pg_notify($1, $2)",
+        vec![CHANNEL.into(), format!("{WRITE} {version} {app}").into()],
+    )
+}
+
+/// The first word of an app write's notification.
+const WRITE: &str = "write";
+
+/// The app write a notification's payload names, if it names one.
+fn app_write(payload: &str) -> Option<AppWrite> {
+    let (version, app) = payload.strip_prefix(WRITE)?.trim_start().split_once(' ')?;
+    Some(AppWrite {
+        app: app.to_string(),
+        version: version.parse().ok()?,
+    })
+}
+
 /// A process's listening connection, started by the first watcher.
 pub(crate) struct Listener {
+    /// The app writes announced on the database, by any server.
+    writes: broadcast::Sender<AppWrite>,
     /// What every watcher's receiver is cloned from; the listening task
     /// ends once it and every clone are dropped.
     notified: watch::Receiver<u64>,
@@ -79,6 +108,7 @@ impl Listener {
             .keepalives_interval(KEEPALIVE)
             .keepalives_retries(KEEPALIVE_PROBES);
         Listener {
+            writes: broadcast::channel(APP_WRITES_HELD).0,
             notified,
             unstarted: Mutex::new(Some((sender, config, tls))),
         }
@@ -93,19 +123,35 @@ impl Listener {
         };
         let mut unstarted = self.unstarted.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((sender, config, tls)) = unstarted.take() {
-            runtime.spawn(listen(sender, config, tls));
+            runtime.spawn(listen(sender, self.writes.clone(), config, tls));
         }
         Some(self.notified.clone())
+    }
+
+    /// A receiver of the app writes announced on the database from now on,
+    /// starting the listening task as [`Listener::subscribe`] does.
+    pub(crate) fn app_writes(&self) -> Option<broadcast::Receiver<AppWrite>> {
+        let receiver = self.writes.subscribe();
+        self.subscribe().map(|_| receiver)
     }
 }
 
 /// Connects, LISTENs and counts notifications until every receiver is
 /// gone, connecting again whenever the connection is lost.
-async fn listen(notified: watch::Sender<u64>, config: Config, tls: Tls) {
+async fn listen(
+    notified: watch::Sender<u64>,
+    writes: broadcast::Sender<AppWrite>,
+    config: Config,
+    tls: Tls,
+) {
     let mut retry = FIRST_RETRY;
+    let heard = Heard {
+        notified: &notified,
+        writes: &writes,
+    };
     loop {
         let lost = tokio::select! {
-            lost = listen_once(&notified, &config, tls.clone()) => lost,
+            lost = listen_once(heard, &config, tls.clone()) => lost,
             () = notified.closed() => return,
         };
         if lost.listened {
@@ -123,6 +169,14 @@ async fn listen(notified: watch::Sender<u64>, config: Config, tls: Tls) {
     }
 }
 
+/// Where a notification goes: an app write to its watchers, anything else
+/// moves the platform watchers' count.
+#[derive(Clone, Copy)]
+struct Heard<'a> {
+    notified: &'a watch::Sender<u64>,
+    writes: &'a broadcast::Sender<AppWrite>,
+}
+
 /// Why a listening connection ended, and whether it had listened.
 struct Lost {
     error: String,
@@ -132,34 +186,39 @@ struct Lost {
 /// One connection's life: connect, LISTEN, wake every watcher once (what
 /// was announced before it listened is not lost to them), then count each
 /// notification until the connection fails.
-async fn listen_once(notified: &watch::Sender<u64>, config: &Config, tls: Tls) -> Lost {
+async fn listen_once(heard: Heard<'_>, config: &Config, tls: Tls) -> Lost {
     let lost = |error: String, listened| Lost { error, listened };
     let (client, mut connection) = match config.connect(tls).await {
         Ok(connected) => connected,
         Err(e) => return lost(e.to_string(), false),
     };
-    if let Err(error) = subscribe(&client, &mut connection, notified).await {
+    if let Err(error) = subscribe(&client, &mut connection, heard).await {
         return lost(error, false);
     }
     tracing::debug!("listening on {CHANNEL}");
-    notified.send_modify(|count| *count += 1);
+    heard.notified.send_modify(|count| *count += 1);
     loop {
         let message = poll_fn(|cx| connection.poll_message(cx)).await;
-        if let Err(error) = count(message, notified) {
+        if let Err(error) = count(message, heard) {
             return lost(error, true);
         }
     }
 }
 
-/// Counts a message of the listening connection if it is a notification;
-/// the connection's failure or end is an error.
+/// Counts a message of the listening connection if it is a notification
+/// (or hands on the app write it names); the connection's failure or end is
+/// an error.
 fn count(
     message: Option<Result<AsyncMessage, tokio_postgres::Error>>,
-    notified: &watch::Sender<u64>,
+    heard: Heard<'_>,
 ) -> Result<(), String> {
     match message {
-        Some(Ok(AsyncMessage::Notification(_))) => {
-            notified.send_modify(|count| *count += 1);
+        Some(Ok(AsyncMessage::Notification(note))) => {
+            match app_write(note.payload()) {
+                // Nobody watching app writes is fine.
+                Some(write) => drop(heard.writes.send(write)),
+                None => heard.notified.send_modify(|count| *count += 1),
+            }
             Ok(())
         }
         Some(Ok(_)) => Ok(()),
@@ -173,7 +232,7 @@ fn count(
 async fn subscribe(
     client: &Client,
     connection: &mut Connection<Socket, TlsStream>,
-    notified: &watch::Sender<u64>,
+    heard: Heard<'_>,
 ) -> Result<(), String> {
     let statement = format!("LISTEN {CHANNEL}");
     let listening = client.batch_execute(&statement);
@@ -181,7 +240,34 @@ async fn subscribe(
     loop {
         tokio::select! {
             done = &mut listening => return done.map_err(|e| e.to_string()),
-            message = poll_fn(|cx| connection.poll_message(cx)) => count(message, notified)?,
+            message = poll_fn(|cx| connection.poll_message(cx)) => count(message, heard)?,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_app_write_reads_back_from_its_payload() {
+        let (_, values) = announce_write("demo/runs", 12);
+        assert_eq!(values.len(), 2);
+        assert_eq!(
+            app_write("write 12 demo/runs"),
+            Some(AppWrite {
+                app: "demo/runs".into(),
+                version: 12
+            })
+        );
+        for other in [
+            "deploy",
+            "membership",
+            "lifecycle",
+            "write x demo/runs",
+            "write 3",
+        ] {
+            assert_eq!(app_write(other), None, "{other}");
         }
     }
 }

@@ -143,6 +143,19 @@ impl<B: Records> crate::activity::Activity for B {
         self.read_all(&sql, &values).await
     }
 
+    async fn writes_since(
+        &self,
+        app: &str,
+        after: u64,
+        limit: usize,
+    ) -> Result<Vec<WriteRecord>, StoreError> {
+        let sql = format!(
+            "SELECT {WRITE_COLUMNS_OF} FROM ec_writes w JOIN people p ON p.eid = w.by
+             WHERE w.app = $1 AND w.version > $2 ORDER BY w.version LIMIT {limit}"
+        );
+        self.read_all(&sql, args![app, after as i64]).await
+    }
+
     async fn write_of(&self, app: &str, version: u64) -> Result<Option<WriteRecord>, StoreError> {
         let sql = format!(
             "SELECT {WRITE_COLUMNS_OF} FROM ec_writes w JOIN people p ON p.eid = w.by

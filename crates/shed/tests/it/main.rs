@@ -27,6 +27,7 @@ mod health;
 mod job_secret;
 mod kept_refusals;
 mod listening;
+mod live_pages;
 mod logs;
 mod mcp_sessions;
 mod migrate;
