@@ -96,7 +96,7 @@ pub use schema::{
 };
 pub use secret::secret_hash;
 pub use sqlite::backup::{BackupProgress, Copied, backup, restore};
-pub use sqlite::{MERGE_IDLE, MERGE_STEP_PAGES};
+pub use sqlite::{MERGE_IDLE, MERGE_SEGMENTS, MERGE_STEP_PAGES};
 pub use view_keys::ViewKey;
 pub use wake::{POLL, SAFETY_TICK, Wake};
 
