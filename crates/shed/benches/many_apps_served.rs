@@ -162,6 +162,11 @@ impl Door {
             .header("authorization", &self.bearer)
             .header("accept", "application/json, text/event-stream")
             .header("mcp-protocol-version", PROTOCOL)
+            .header("mcp-method", "tools/call")
+            .header(
+                "mcp-name",
+                request["params"]["name"].as_str().unwrap_or_default(),
+            )
             .json(request)
             .send()
             .await
