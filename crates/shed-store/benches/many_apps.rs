@@ -19,10 +19,11 @@
 //!   50-row read `.task!&limit=50`, and `commands` (the app's record and its
 //!   manifest files, what the MCP door's `commands` reads);
 //!
-//! and then the full-text case: `SHED_BENCH_FTS_APPS` apps (default 1,000)
-//! each holding a doc with the same word, a `q=` search of it in one app
-//! against the same search with one app. Each ratio is printed beside the
-//! issue's bound.
+//! and then the full-text case: a `q=` search of a word in one app while
+//! its document is the only one, then beside `SHED_BENCH_FTS_APPS - 1`
+//! apps' documents of other words (default 1,000 apps), then with as many
+//! more apps each holding a document with the same word ([`full_text`]).
+//! Each ratio is printed beside the bound.
 //!
 //! PostgreSQL when `SHED_BENCH_DATABASE` (or else `SHED_TEST_DATABASE`)
 //! names a server: a database `shed_bench_many_apps` is made for the run and
@@ -63,6 +64,13 @@ const ROWS: usize = 60;
 const EDGE: usize = 50;
 /// Runs of each measured call whose median is shown.
 const READS: usize = 30;
+/// Searches of the full-text case whose median is shown (each a few
+/// microseconds on SQLite).
+const WORD_READS: usize = 1000;
+/// The body of a full-text document holding the word searched, and of one
+/// that does not.
+const HOLDING: &str = "a sunrise over the hills";
+const NOT_HOLDING: &str = "a sundown over the hills";
 /// The database made for the run on the server.
 const DATABASE: &str = "shed_bench_many_apps";
 /// The filter line read.
@@ -396,19 +404,25 @@ async fn calls(store: &Store, actor: &Actor, i: usize, eid: &str) -> [Duration; 
     took.map(median)
 }
 
-/// The full-text case: `n` apps of one doc each, all holding the same word,
-/// deployed into `store` beside what is there; a search of the word in the
-/// first app while it alone holds it, then once all `n` do.
+/// The full-text case, in `store` beside what is there: the search of a
+/// word in one app while it alone holds it (one document in the full text);
+/// then with `n - 1` more apps each holding a document of other words; then
+/// with `n` more apps each holding the word. Each measured once the store
+/// has had a pause to merge its full text ([`shed_store::MERGE_IDLE`]), as a
+/// served store's are between writes. The second against the third is what
+/// other apps holding the same word cost (the full text being alike); the
+/// first against the third, the ratio.
 async fn full_text(store: &Store, actor: &Actor, n: usize) {
     let app = |i: usize| format!("bench/words-{i:05}");
-    let add = |i: usize| async move {
+    let add = |i: usize, body: &'static str| async move {
         let doc = json!({ "entity": { "eid": "$d" },
-                          "doc": { "title": format!("words {i}"), "body": "a sunrise over the hills" } });
+                          "doc": { "title": format!("words {i}"), "body": body } });
         store.apply(&app(i), actor, doc, None).await.unwrap();
     };
     let search = || async {
+        tokio::time::sleep(shed_store::MERGE_IDLE * 10).await;
         let mut took = Vec::new();
-        for _ in 0..=READS {
+        for _ in 0..=WORD_READS {
             let t = Instant::now();
             let rows = store.query(&app(1), WORDS).await.unwrap().rows.len();
             took.push(t.elapsed());
@@ -417,19 +431,29 @@ async fn full_text(store: &Store, actor: &Actor, n: usize) {
         took.remove(0);
         median(took)
     };
-    add(1).await;
+    add(1, HOLDING).await;
     let alone = search().await;
     println!(
-        "  full text: {WORDS} in an app, the only app holding the word: median {:.2} ms",
+        "  full text: {WORDS} in an app, the only document: median of {WORD_READS} {:.3} ms",
         ms(alone)
     );
     for i in 2..=n {
-        add(i).await;
+        add(i, NOT_HOLDING).await;
+    }
+    let apart = search().await;
+    println!(
+        "  full text: the same beside {} apps' documents of other words: median {:.3} ms",
+        n - 1,
+        ms(apart)
+    );
+    for i in n + 1..=2 * n {
+        add(i, HOLDING).await;
     }
     let all = search().await;
     println!(
-        "  full text: the same with {n} apps holding it: median {:.2} ms   {}",
+        "  full text: the same with {n} more apps holding the word: median {:.3} ms   {} against other words   {} against the only document",
         ms(all),
+        ratio(all, apart, CALL_BOUND),
         ratio(all, alone, CALL_BOUND)
     );
 }

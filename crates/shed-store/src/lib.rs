@@ -92,9 +92,12 @@ pub use model::{
 pub use postgres::connect::connect_to_server;
 pub use postgres::{READS_APPLICATION as POSTGRES_READS_APPLICATION, backup_on_server};
 pub use private::{PRIVATE_FILE_MODE, PRIVATE_FOLDER_MODE, warn_if_open};
-pub use schema::{MAX_COLUMNS_PER_COMPONENT, MAX_COMPONENTS_PER_APP, MAX_SHAPES};
+pub use schema::{
+    MAX_CACHED_CATALOGS, MAX_COLUMNS_PER_COMPONENT, MAX_COMPONENTS_PER_APP, MAX_SHAPES,
+};
 pub use secret::secret_hash;
 pub use sqlite::backup::{BackupProgress, Copied, backup, restore};
+pub use sqlite::{MERGE_IDLE, MERGE_SEGMENTS, MERGE_STEP_PAGES};
 pub use view_keys::ViewKey;
 pub use wake::{APP_WRITES_HELD, AppWrite, POLL, SAFETY_TICK, Wake};
 

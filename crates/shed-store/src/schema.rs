@@ -37,6 +37,25 @@ pub const MAX_COMPONENTS_PER_APP: usize = 64;
 /// indexes (`docs/decisions/hosted-store-layout.md`).
 pub const MAX_SHAPES: usize = 256;
 
+/// The most apps' catalogs a store keeps in memory (each of its catalog
+/// caches: the readers', and on SQLite the writer's): past it, keeping one
+/// more forgets one kept, so a server that reaches every app of a hosted
+/// store holds this many, not one an app. A catalog forgotten is read again
+/// at its app's next call (one indexed read of a few catalog rows).
+pub const MAX_CACHED_CATALOGS: usize = 4096;
+
+/// Inserts `value` into a catalog cache, first forgetting one entry (any)
+/// when it holds [`MAX_CACHED_CATALOGS`].
+pub(crate) fn keep_bounded<V>(cache: &mut HashMap<String, V>, app: String, value: V) {
+    if cache.len() >= MAX_CACHED_CATALOGS
+        && !cache.contains_key(&app)
+        && let Some(forgotten) = cache.keys().next().cloned()
+    {
+        cache.remove(&forgotten);
+    }
+    cache.insert(app, value);
+}
+
 /// The components every app knows without declaring them.
 pub(crate) fn platform_components() -> Vec<Component> {
     vec![
@@ -843,9 +862,15 @@ impl Schemas {
         if let Ok(mut cache) = self.cache.lock()
             && Some(cache.0) == generation
         {
-            cache.1.insert(schema.name.clone(), schema.clone());
+            keep_bounded(&mut cache.1, schema.name.clone(), schema.clone());
         }
         Ok(schema)
+    }
+
+    /// How many apps' catalogs the cache holds.
+    #[cfg(test)]
+    pub(crate) fn kept(&self) -> usize {
+        self.cache.lock().map(|cache| cache.1.len()).unwrap_or(0)
     }
 
     /// Drops what the cache holds for an app whose catalog may have changed.

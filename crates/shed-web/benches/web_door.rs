@@ -8,7 +8,9 @@
 //!
 //! `cargo bench -p shed-web --bench web_door`. Knobs: SHED_BENCH_SECONDS
 //! (default 5 per phase; 1 when run by `cargo test --benches`),
-//! SHED_BENCH_CLIENTS (default 4).
+//! SHED_BENCH_CLIENTS (default 4), SHED_BENCH_DATABASE (a PostgreSQL
+//! server's URL: the host keeps its data in a new database there,
+//! `shed_bench_web`, made and dropped with `psql`; else SQLite).
 
 // A bench stops where the unexpected happens, saying why: unwrap and
 // expect are how it says so (the workspace's lints deny them elsewhere).
@@ -26,11 +28,34 @@ struct Phase {
     path: &'static str,
 }
 
-async fn setup(data: &Path, port: u16) -> (Host, String) {
+/// The database made for the run on the server SHED_BENCH_DATABASE names.
+const DATABASE: &str = "shed_bench_web";
+
+/// Runs `sql` on the server with `psql`.
+fn psql(server: &str, sql: &str) {
+    let status = std::process::Command::new("psql")
+        .args(["-q", "-v", "ON_ERROR_STOP=1", server, "-c", sql])
+        .status()
+        .expect("psql runs");
+    assert!(status.success(), "psql: {sql}");
+}
+
+/// The new, empty database [`DATABASE`] on `server`: its URL.
+fn new_database(server: &str) -> String {
+    psql(
+        server,
+        &format!("DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)"),
+    );
+    psql(server, &format!("CREATE DATABASE {DATABASE}"));
+    let (base, _) = server.rsplit_once('/').expect("a URL ending in /database");
+    format!("{base}/{DATABASE}")
+}
+
+async fn setup(data: &Path, port: u16, database: Option<String>) -> (Host, String) {
     let host = Host::open(HostConfig {
         data_dir: data.to_path_buf(),
         public_url: format!("http://localhost:{port}"),
-        database: None,
+        database,
     })
     .await
     .expect("a host");
@@ -146,16 +171,21 @@ fn main() {
     let clients = knob("SHED_BENCH_CLIENTS", 4) as usize;
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     let data = tempfile::tempdir().expect("a temp dir");
+    let server = std::env::var("SHED_BENCH_DATABASE")
+        .ok()
+        .filter(|url| !url.is_empty());
+    let database = server.as_deref().map(new_database);
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("a port");
         let at = listener.local_addr().expect("an address");
-        let (host, token) = setup(data.path(), at.port()).await;
+        let (host, token) = setup(data.path(), at.port(), database.clone()).await;
         let routes = shed_web::router(host, axum::Router::new(), shed_web::Operator::default());
         tokio::spawn(async move { axum::serve(listener, routes).await });
         println!(
-            "web door, {clients} concurrent connections, {seconds}s per phase (demo/runs, 200 runs)"
+            "web door on {}, {clients} concurrent connections, {seconds}s per phase (demo/runs, 200 runs)",
+            if database.is_some() { "PostgreSQL" } else { "SQLite" }
         );
         for Phase { name, path } in [
             Phase {
@@ -174,4 +204,11 @@ fn main() {
             report(name, phase(at, &token, clients, seconds, path).await);
         }
     });
+    runtime.shutdown_timeout(Duration::from_secs(5));
+    if let Some(server) = server {
+        psql(
+            &server,
+            &format!("DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)"),
+        );
+    }
 }

@@ -26,6 +26,15 @@
 //! [`WAL_BOUND_PAGES`] the writer checkpoints what is left itself, and the
 //! next write restarts it: the WAL stays bounded.
 //!
+//! The full text: FTS5 keeps `ec_fts` as segments, one more each write
+//! transaction that writes a document, and merges them a little at each
+//! write; a search reads every segment. Once the writer has had no write
+//! for [`MERGE_IDLE`] it merges what FTS5 left, [`MERGE_STEP_PAGES`] pages a
+//! step, each step its own transaction, any [`MERGE_SEGMENTS`] segments of
+//! one level together, until nothing is left to merge or a write arrives —
+//! so a run of single writes leaves a segment or two, not one a write's
+//! worth, and a write waits at most one step.
+//!
 //! Reads: every read has [`READ_DEADLINE`](crate::deadline::READ_DEADLINE), past which
 //! it is stopped and answered with a sentence. A read in place is watched by
 //! a progress handler, called every [`PROGRESS_STEPS`](super::PROGRESS_STEPS)
@@ -64,6 +73,17 @@ const IDLE_READERS: usize = 8;
 const CHECKPOINT_PAGES: i32 = 1000;
 /// WAL pages at which the writer checkpoints itself.
 const WAL_BOUND_PAGES: i32 = 8 * CHECKPOINT_PAGES;
+
+/// How long the writer has had no write before it merges the full text.
+pub const MERGE_IDLE: Duration = Duration::from_millis(100);
+/// Segments of one level of the full text's index that a merge step
+/// merges (FTS5's `usermerge`, set on the index at the first merge of a
+/// process; FTS5's own default is 4): the fewest, so a merged index is
+/// about one segment a level.
+pub const MERGE_SEGMENTS: i64 = 2;
+/// Pages of full text one merge step writes (FTS5's `'merge'` command, as
+/// its own transaction): the most a write arriving during one waits for.
+pub const MERGE_STEP_PAGES: i64 = 64;
 
 /// The WAL's pages after each commit, a metric beside the writer's
 /// (`WRITE_GROUP_SIZE`, `COMMIT_SECONDS`).
@@ -479,7 +499,31 @@ fn writer_loop(
     // How many writes the last group took: writers answered together come
     // back together, so the next group waits a moment for as many.
     let mut gathered = 1;
-    while let Ok(first) = rx.recv() {
+    // Whether a write was committed since the full text was last merged,
+    // and a write that arrived during a merge, to run next.
+    let mut unmerged = false;
+    let mut arrived = None;
+    // Whether the full text's index was told, in this process, how many
+    // segments a merge step merges.
+    let mut configured = false;
+    loop {
+        let first = match arrived.take() {
+            Some(job) => job,
+            None if unmerged => match rx.recv_timeout(MERGE_IDLE) {
+                Ok(job) => job,
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    arrived = merge_while_idle(&conn, &rx, &mut configured);
+                    unmerged = arrived.is_some();
+                    continue;
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            },
+            None => match rx.recv() {
+                Ok(job) => job,
+                Err(_) => break,
+            },
+        };
+        unmerged = true;
         let mut group = Group {
             rx: &rx,
             queue: VecDeque::from([first]),
@@ -501,6 +545,46 @@ fn writer_loop(
     }
     conn.wal_checkpoint_v2(None::<&str>, CheckpointMode::TRUNCATE)?;
     conn.close().map_err(|(_, e)| StoreError::from(e))
+}
+
+/// Merges the full text's segments ([`MERGE_STEP_PAGES`] a step) until
+/// FTS5 has nothing left to merge or a write arrives: the write, to run
+/// next. FTS5 says a step did nothing by changing fewer than two rows.
+fn merge_while_idle(
+    conn: &Connection,
+    rx: &mpsc::Receiver<Job>,
+    configured: &mut bool,
+) -> Option<Job> {
+    let statement = (!*configured)
+        .then(|| {
+            conn.execute(
+                "INSERT INTO ec_fts(ec_fts, rank) VALUES('usermerge', ?1)",
+                [MERGE_SEGMENTS],
+            )
+        })
+        .transpose()
+        .and_then(|_| conn.prepare_cached("INSERT INTO ec_fts(ec_fts, rank) VALUES('merge', ?1)"));
+    let mut merge = match statement {
+        Ok(statement) => statement,
+        Err(e) => {
+            tracing::warn!(error = %e, "could not merge the full text; the next pause tries again");
+            return None;
+        }
+    };
+    *configured = true;
+    loop {
+        let before = conn.total_changes();
+        if let Err(e) = merge.execute([MERGE_STEP_PAGES]) {
+            tracing::warn!(error = %e, "could not merge the full text; the next pause tries again");
+            return None;
+        }
+        if conn.total_changes() - before < 2 {
+            return None;
+        }
+        if let Ok(job) = rx.try_recv() {
+            return Some(job);
+        }
+    }
 }
 
 /// Whether SQLite answered busy or locked: another connection holds what

@@ -13,6 +13,8 @@ mod query;
 pub(crate) mod schema;
 mod txn;
 
+pub use engine::{MERGE_IDLE, MERGE_SEGMENTS, MERGE_STEP_PAGES};
+
 use std::path::Path;
 use std::sync::Arc;
 

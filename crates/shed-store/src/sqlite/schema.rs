@@ -159,7 +159,7 @@ impl WriterSchemas {
             return Ok(catalog.clone());
         }
         let catalog = Arc::new(WriterCatalog::new(load(txn, app)?));
-        cache.insert(app.to_string(), (stamp, catalog.clone()));
+        schema::keep_bounded(&mut cache, app.to_string(), (stamp, catalog.clone()));
         Ok(catalog)
     }
 }
@@ -189,4 +189,27 @@ pub(crate) fn declare(txn: &Connection, app: &str, vocab: &Vocabulary) -> Result
     let id = ensure_app(txn, app)?;
     at_once(schema::check_growth(&Txn(txn), app, id, vocab))?;
     at_once(schema::declare(&Txn(txn), app, id, vocab))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::migrations::{MIGRATIONS, schema_at};
+    use super::super::txn::Txn;
+    use crate::query::at_once;
+    use crate::schema::{MAX_CACHED_CATALOGS, Schemas};
+
+    // A server that reaches every app of a hosted store keeps a bounded
+    // number of their catalogs, not one an app.
+    #[test]
+    fn the_catalog_cache_holds_at_most_its_bound() {
+        let conn = schema_at(MIGRATIONS.len()).unwrap();
+        let schemas = Schemas::default();
+        for i in 0..MAX_CACHED_CATALOGS + 10 {
+            at_once(schemas.read(&Txn(&conn), &format!("jeff/a{i}"))).unwrap();
+        }
+        assert_eq!(schemas.kept(), MAX_CACHED_CATALOGS);
+        let again = at_once(schemas.read(&Txn(&conn), "jeff/a0")).unwrap();
+        assert_eq!(again.name, "jeff/a0");
+        assert_eq!(schemas.kept(), MAX_CACHED_CATALOGS);
+    }
 }

@@ -500,3 +500,54 @@ async fn what_earlier_declares_kept_counts_toward_the_bounds() {
     assert!(store.query("jeff/many", ".k40").await.is_err(), "no k40");
     store.declare("jeff/many", &named(40, 64)).await.unwrap();
 }
+
+// SQLite's full text is an FTS5 index of segments, one more a write
+// transaction, merged by FTS5 a little at each write; a search reads every
+// segment. Once writes pause the store merges what FTS5 left, so after a
+// run of single writes (one transaction each, as a hosted store takes
+// them) a search reads a few segments, not one a write's worth.
+#[tokio::test]
+async fn the_full_text_is_merged_once_writes_pause() {
+    let dir = tempfile::tempdir().unwrap();
+    if shed_test_database::for_folder(dir.path()).is_some() {
+        return;
+    }
+    let store = open_store(dir.path()).await;
+    let actor = Actor {
+        person: "p-ada".into(),
+        via: None,
+        through: None,
+    };
+    for i in 0..300 {
+        let doc = json!({ "entity": { "eid": "$d" }, "doc": { "title": format!("sunrise {i}") } });
+        store
+            .apply(&format!("jeff/w{i}"), &actor, doc, None)
+            .await
+            .unwrap();
+    }
+    let segments = || {
+        count(
+            dir.path(),
+            "SELECT COUNT(DISTINCT segid) FROM ec_fts_idx",
+            "",
+        )
+    };
+    let written = segments().await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut now = written;
+    while now > 2 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        now = segments().await;
+    }
+    assert!(
+        now <= 2,
+        "{now} segments of full text once writes paused ({written} just after the writes)"
+    );
+    let found = store
+        .query("jeff/w7", ".doc!&q=sunrise")
+        .await
+        .unwrap()
+        .rows
+        .len();
+    assert_eq!(found, 1);
+}
