@@ -26,6 +26,7 @@ pub(super) const TABLES: &str = r#"
     );
     CREATE INDEX approvals_person ON approvals(person, state, expires_at);
     CREATE INDEX approvals_asker ON approvals(person, asker, state, expires_at);
+    CREATE INDEX approvals_app ON approvals(app);
     CREATE TABLE agent_writes_need_approval(
         app TEXT PRIMARY KEY
     ) WITHOUT ROWID;

@@ -192,8 +192,8 @@ async fn purge(
 /// catalog row (`ec_apps`) locked — as every write to the app locks it,
 /// so a write of the app running on another server finishes before, or
 /// waits — and renamed `purging <id>`, a name no app can have, so the
-/// app's name is free at once; its activity deleted (kept by the app's
-/// name). Its rows are deleted after, in batches ([`purge_detached`]).
+/// app's name is free at once; its activity, approvals and approval
+/// setting deleted (kept by the app's name). Its rows are deleted after, in batches ([`purge_detached`]).
 /// Answers how many entities it held.
 async fn detach_data<T: Txn>(t: &T, name: &str) -> Result<i64, StoreError> {
     let Some(id) = t
@@ -208,9 +208,14 @@ async fn detach_data<T: Txn>(t: &T, name: &str) -> Result<i64, StoreError> {
     let entities = t
         .one_as("SELECT COUNT(*) FROM ec_entities WHERE app = $1", args![id])
         .await?;
+    // Its approvals go with it — one waiting must never run against a new
+    // app of the same name — and so does its owner's "writes by agents
+    // need approval".
     for sql in [
         "DELETE FROM ec_writes WHERE app = $1",
         "DELETE FROM refusals WHERE app = $1",
+        "DELETE FROM approvals WHERE app = $1",
+        "DELETE FROM agent_writes_need_approval WHERE app = $1",
     ] {
         t.execute(sql, args![name]).await?;
     }

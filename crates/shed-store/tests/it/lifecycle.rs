@@ -8,6 +8,7 @@
 use std::path::Path;
 
 use serde_json::json;
+use shed_store::approvals::NewApproval;
 use shed_store::lifecycle::Generation;
 use shed_store::platform::NewDeploy;
 use shed_store::{Actor, ColumnType, Vocabulary};
@@ -175,12 +176,41 @@ async fn a_trashed_app_is_purged_whole_and_its_name_is_free() {
         rows_of(dir.path(), Some(2)).await,
     );
     assert!(runs_rows > 2 && keep_rows > 2, "{runs_rows}, {keep_rows}");
+    // An approval waiting on it, and its owner's setting.
+    store
+        .set_agent_writes_need_approval("jeff/runs", true)
+        .await
+        .unwrap();
+    store
+        .ask_approval(NewApproval {
+            person: ada.eid.clone(),
+            app: "jeff/runs".into(),
+            command: "log_run".into(),
+            args: "{}".into(),
+            asker: "token:1".into(),
+            via: None,
+            door: "mcp".into(),
+            client: None,
+            created_at: 0,
+            expires_at: i64::MAX,
+        })
+        .await
+        .unwrap();
     let purged = store
         .purge_app("jeff", "runs", &ada.eid)
         .await
         .unwrap()
         .unwrap();
     assert_eq!((purged.versions, purged.entities), (3, 2));
+    // Neither outlives it: a new app of its name inherits nothing.
+    assert!(
+        store
+            .pending_approvals(&ada.eid, 0)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(!store.agent_writes_need_approval("jeff/runs").await.unwrap());
     assert_eq!(
         relations(dir.path()).await,
         before_purge,
