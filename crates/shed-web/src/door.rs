@@ -47,7 +47,7 @@ pub(crate) struct Door {
     /// the OAuth metadata.
     pub operator: Operator,
     /// The live streams open, for their bounds.
-    pub streams: crate::watch::Streams,
+    pub streams: crate::streams::Streams,
     /// Files of deploys, rendered: a deploy never changes, so (deploy, path)
     /// names one answer for good.
     rendered: Mutex<HashMap<(i64, String), Arc<Rendered>>>,
@@ -102,7 +102,7 @@ impl Door {
             )),
             favicon: Arc::new(Rendered::asset(0, crate::FAVICON.to_vec(), "image/x-icon")),
             operator,
-            streams: crate::watch::Streams::default(),
+            streams: crate::streams::Streams::default(),
             rendered: Mutex::new(HashMap::new()),
         }
     }

@@ -27,6 +27,7 @@ mod path;
 mod platform;
 mod reply;
 mod space;
+mod streams;
 mod watch;
 
 use std::sync::Arc;
@@ -46,9 +47,8 @@ pub use operator::{
 };
 pub use page::{content_security_policy, inline_script_hashes};
 pub use path::{AppPath, split_app_path};
-pub use watch::{
-    HEARTBEAT, MOST_WATCHES, MOST_WATCHES_PER_ADDRESS, MOST_WATCHES_PER_PERSON, WATCH_RECHECK,
-};
+pub use streams::{MOST_WATCHES, MOST_WATCHES_PER_ADDRESS, MOST_WATCHES_PER_PERSON};
+pub use watch::{HEARTBEAT, WATCH_RECHECK};
 
 /// The page script the web door serves at `/_shed/app.js`.
 pub const APP_JS: &str = include_str!("../static/app.js");

@@ -16,16 +16,13 @@
 //! restored, purged) changed on any server, and every [`WATCH_RECHECK`]
 //! regardless (a revocation announces itself nowhere).
 //!
-//! Streams are bounded per person ([`MOST_WATCHES_PER_PERSON`]), per
-//! signed-out address ([`MOST_WATCHES_PER_ADDRESS`]) and in all
-//! ([`MOST_WATCHES`]); past one the request is refused with a 429 and a
+//! Streams are bounded per person, per signed-out address and in all
+//! (`streams.rs`); past one the request is refused with a 429 and a
 //! sentence. A stream holds no call: a stopping server ends it at once
 //! (`shed`'s `http.rs` ends every event stream when it drains).
 
-use std::collections::HashMap;
 use std::convert::Infallible;
-use std::net::IpAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::FromRequestParts;
@@ -44,17 +41,7 @@ use crate::caller::WebCaller;
 use crate::client_address::ClientAddress;
 use crate::door::Door;
 use crate::reply::{Refusal, json_sentence};
-
-/// The most streams one person holds open at once, on this server: a
-/// person's tabs, a few pages each.
-pub const MOST_WATCHES_PER_PERSON: usize = 32;
-
-/// The most streams signed-out callers from one address (an IPv6 /64)
-/// hold open at once, on this server.
-pub const MOST_WATCHES_PER_ADDRESS: usize = 16;
-
-/// The most streams open at once on this server, everybody's.
-pub const MOST_WATCHES: usize = 10_000;
+use crate::streams::{Held, Holder};
 
 /// How often a quiet stream sends a comment: well under the minute a proxy
 /// closes an idle connection after, and how soon a dead one is noticed.
@@ -67,84 +54,6 @@ pub const WATCH_RECHECK: Duration = Duration::from_secs(10);
 
 /// The events a stream's task has made that the connection has not sent.
 const EVENTS_HELD: usize = 16;
-
-/// Who holds how many streams open, for the bounds.
-#[derive(Default)]
-pub(crate) struct Streams {
-    open: Mutex<Count>,
-}
-
-#[derive(Default)]
-struct Count {
-    all: usize,
-    by: HashMap<Holder, usize>,
-}
-
-/// Whose a stream is, as the bounds count it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum Holder {
-    Person(String),
-    Address(IpAddr),
-}
-
-/// One open stream, counted until dropped.
-struct Held {
-    streams: Arc<Door>,
-    holder: Holder,
-}
-
-impl Drop for Held {
-    fn drop(&mut self) {
-        let mut count = self
-            .streams
-            .streams
-            .open
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        count.all -= 1;
-        if let Some(n) = count.by.get_mut(&self.holder) {
-            *n -= 1;
-            if *n == 0 {
-                count.by.remove(&self.holder);
-            }
-        }
-    }
-}
-
-/// Counts one more stream for `holder`, or the sentence of the bound it
-/// would pass.
-fn hold(door: &Arc<Door>, holder: Holder) -> Result<Held, String> {
-    let mut count = door.streams.open.lock().unwrap_or_else(|e| e.into_inner());
-    let held = count.by.get(&holder).copied().unwrap_or(0);
-    if count.all >= MOST_WATCHES {
-        return Err(format!(
-            "this server has {MOST_WATCHES} live streams open, its most — try again in a \
-             minute, or reload the page to read it as it is now"
-        ));
-    }
-    match &holder {
-        Holder::Person(_) if held >= MOST_WATCHES_PER_PERSON => {
-            return Err(format!(
-                "you have {MOST_WATCHES_PER_PERSON} live streams open on this server, the most \
-                 one person may — close a tab or page that watches an app, then try again"
-            ));
-        }
-        Holder::Address(_) if held >= MOST_WATCHES_PER_ADDRESS => {
-            return Err(format!(
-                "{MOST_WATCHES_PER_ADDRESS} live streams are open from your address without \
-                 signing in, the most one address may — sign in, or close a page that watches \
-                 an app, then try again"
-            ));
-        }
-        _ => {}
-    }
-    count.all += 1;
-    *count.by.entry(holder.clone()).or_default() += 1;
-    Ok(Held {
-        streams: door.clone(),
-        holder,
-    })
-}
 
 /// Answers `GET <space>/<slug>/api/watch?filter=<line>`.
 pub(crate) async fn answer(
@@ -174,7 +83,7 @@ pub(crate) async fn answer(
         Some(person) => Holder::Person(person.eid.clone()),
         None => Holder::Address(shed_host::client_address::counted(from)),
     };
-    let held = match hold(door, holder) {
+    let held = match door.streams.hold(holder) {
         Ok(held) => held,
         Err(sentence) => return json_sentence(StatusCode::TOO_MANY_REQUESTS, &sentence),
     };
