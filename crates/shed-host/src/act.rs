@@ -297,6 +297,19 @@ impl Host {
             )))
         }
     }
+
+    /// Reads `app`'s rows by `line` for its live streams (`live.rs`), once
+    /// for every stream watching with that line. The rule book let each
+    /// stream's caller read the app when it opened, and asks again at every
+    /// change of a membership or of the app and every recheck (shed-web's
+    /// `WATCH_RECHECK`), closing the streams of those who lost it.
+    pub(crate) async fn read_for_streams(
+        &self,
+        app: &str,
+        line: &str,
+    ) -> Result<shed_store::Listing, HostError> {
+        Ok(self.inner.store.query(app, line).await?)
+    }
 }
 
 impl Acted {

@@ -259,9 +259,9 @@ async fn read_rows(host: &Host, app: &str, write: &WriteRecord, line: &str) -> S
         let mut one = kept.clone();
         let clause = format!("eid={eid}");
         one.push(&clause);
-        match host.inner.store.query(app, &one.join("&")).await {
+        match host.read_for_streams(app, &one.join("&")).await {
             Ok(listing) => rows.extend(listing.rows),
-            Err(error) => return Err(HostError::from(error).to_string()),
+            Err(error) => return Err(error.to_string()),
         }
     }
     Ok(rows)

@@ -19,7 +19,11 @@
 // expect are how it says so (the workspace's lints deny them elsewhere).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/database.rs"]
+mod database;
 mod support;
+
+use database::{database_flag, psql};
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -201,25 +205,6 @@ impl Door {
             done.expect("a client ran");
         }
     }
-}
-
-/// The server `--database URL` or SHED_BENCH_DATABASE names, if any.
-fn database_flag() -> Option<String> {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == "--database")
-        .and_then(|i| args.get(i + 1).cloned())
-        .or_else(|| std::env::var("SHED_BENCH_DATABASE").ok())
-        .filter(|url| !url.is_empty())
-}
-
-/// Runs `sql` on the server with `psql`.
-fn psql(server: &str, sql: &str) {
-    let status = std::process::Command::new("psql")
-        .args(["-q", "-v", "ON_ERROR_STOP=1", server, "-c", sql])
-        .status()
-        .expect("psql runs");
-    assert!(status.success(), "psql: {sql}");
 }
 
 fn main() {

@@ -44,7 +44,11 @@
 // expect are how it says so (the workspace's lints deny them elsewhere).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/database.rs"]
+mod database;
 mod support;
+
+use database::{database_flag, psql};
 
 use std::time::{Duration, Instant};
 
@@ -487,25 +491,6 @@ fn serve_beside(first: &Server, database: &str) -> Server {
         token: first.token.clone(),
         data,
     }
-}
-
-/// The server `--database URL` or SHED_BENCH_DATABASE names, if any.
-fn database_flag() -> Option<String> {
-    let args: Vec<String> = std::env::args().collect();
-    args.iter()
-        .position(|a| a == "--database")
-        .and_then(|i| args.get(i + 1).cloned())
-        .or_else(|| std::env::var("SHED_BENCH_DATABASE").ok())
-        .filter(|url| !url.is_empty())
-}
-
-/// Runs `sql` on the server with `psql`.
-fn psql(server: &str, sql: &str) {
-    let status = std::process::Command::new("psql")
-        .args(["-q", "-v", "ON_ERROR_STOP=1", server, "-c", sql])
-        .status()
-        .expect("psql runs");
-    assert!(status.success(), "psql: {sql}");
 }
 
 /// Makes the empty database `name` on the server, anew: its URL.
