@@ -123,7 +123,8 @@ test('every form pressed, then its page reloaded: nothing happens twice', { skip
   const app = join(folder, 'run-club')
   await cp(RUN_CLUB, app, { recursive: true })
   await cli(['deploy', app, '--to', APP, '--as', 'you'])
-  await cli(['deploy', app, '--to', APP, '--as', 'you'])
+  // The same folder again is no new version: a new title is one.
+  await cli(['deploy', app, '--to', APP, '--as', 'you', '--title', 'Reloads'])
   await page.waitForTimeout(1200) // the server's watcher reads a CLI deploy within 500 ms
   await page.goto(`${shed.url}${APP_PAGE}`)
   const versions = () => page.locator('li[data-version]').count()
