@@ -62,6 +62,15 @@ def post(shed: Shed, path: str, cookie: str, data: dict[str, str], origin: str |
     )
 
 
+def landed(shed: Shed, posted: httpx2.Response, cookie: str) -> httpx2.Response:
+    """The page a form's 303 goes on to, as a browser sees it: with the
+    notice it set (what the form did, shown there once)."""
+    assert posted.status_code == 303, posted.text
+    notices = [value.split(";", 1)[0] for name, value in posted.headers.multi_items() if name == "set-cookie"]
+    sent = "; ".join([cookie, *[n for n in notices if n.startswith("shed_notice=")]])
+    return page(shed, posted.headers["location"], sent)
+
+
 async def runs(shed: Shed) -> int:
     """How many runs ada/runs holds, read by ada (a read never waits)."""
     async with shed.http("ada") as client:
@@ -171,11 +180,11 @@ async def test_the_setting_on_and_off_through_the_cli_and_the_page(two: Shed) ->
     async with shed.http("ada") as client:
         ok(await client.call_tool("command", RUN))
     ada = signed_in(shed, "ada")
-    turned = post(shed, "/spaces/ada/apps/runs/approvals", ada, {"need": "on"})
+    turned = landed(shed, post(shed, "/spaces/ada/apps/runs/approvals", ada, {"need": "on"}), ada)
     assert turned.status_code == 200
     assert "writes by agents to ada/runs now wait for their person&#x27;s approval" in turned.text or "now wait for their person" in turned.text
     await ask(shed)
-    turned = post(shed, "/spaces/ada/apps/runs/approvals", ada, {"need": "off"})
+    turned = landed(shed, post(shed, "/spaces/ada/apps/runs/approvals", ada, {"need": "off"}), ada)
     assert "no longer wait for approval" in turned.text
     async with shed.http("ada") as client:
         ok(await client.call_tool("command", RUN))
