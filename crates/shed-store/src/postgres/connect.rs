@@ -59,8 +59,10 @@ pub(crate) fn parse(url: &str) -> Result<Target, StoreError> {
     let port = config.get_ports().first().copied().unwrap_or(5432);
     config.connect_timeout(CONNECT_TIMEOUT);
     config.application_name("shed");
-    // An acknowledged write is durable whatever the server's default.
-    config.options("-c synchronous_commit=on");
+    // An acknowledged write is durable whatever the server's default; the
+    // server's NOTICEs (a migration's `IF NOT EXISTS` skipping, every start)
+    // are not shed's to print — a warning still is.
+    config.options("-c synchronous_commit=on -c client_min_messages=warning");
     let tls = Tls::new(&settings).map_err(|why| {
         StoreError::refused(format!(
             "TLS to the database server at {host}:{port} cannot be set up: {why}"

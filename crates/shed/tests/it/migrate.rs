@@ -307,6 +307,28 @@ async fn write_records(store: &Store) {
         .add_login_link(&you, "link", now + 600, now)
         .await
         .unwrap();
+    // An approval waiting, an app whose agents' writes wait (another than
+    // the run club, whose writes the test makes after the copy), the key.
+    store
+        .ask_approval(shed_store::approvals::NewApproval {
+            person: you.clone(),
+            app: "demo/runs".into(),
+            command: "log_run".into(),
+            args: r#"{"who":"Ada","miles":3}"#.into(),
+            asker: "job:job-1".into(),
+            via: Some("agent:job-1".into()),
+            door: "broker".into(),
+            client: Some("job-1".into()),
+            created_at: now,
+            expires_at: now + 3600,
+        })
+        .await
+        .unwrap();
+    store
+        .set_agent_writes_need_approval("demo/asks", true)
+        .await
+        .unwrap();
+    store.approval_key(vec![7; 32]).await.unwrap();
     store
         .add_web_hop(&you, "demo", "hop", "handoff", "sign-in-1", now + 600)
         .await
