@@ -32,12 +32,17 @@ tokio::task_local! {
 }
 
 /// Counts the signed-in person's waiting approvals for the header every
-/// page of theirs draws ([`badge`]); nobody signed in has none.
+/// page of theirs draws ([`badge`]) — not for the pages' script, which
+/// draws none; nobody signed in has none.
 pub(crate) async fn count_waiting(
     State(door): State<Arc<Door>>,
     request: Request,
     next: Next,
 ) -> Response {
+    // The pages' script draws no header: no caller read, no count.
+    if request.uri().path() == crate::PAGES_JS_PATH {
+        return next.run(request).await;
+    }
     let (mut parts, body) = request.into_parts();
     let waiting = match WebCaller::from_request_parts(&mut parts, &door).await {
         Ok(asking) => door
