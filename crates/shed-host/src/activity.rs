@@ -4,8 +4,9 @@
 //! entities) and, beside them, the calls the rule book or a job's scope
 //! refused, and the approvals asked, denied or expired (an approval left
 //! unanswered past its expiry is kept expired as its app's activity is
-//! read, so it shows, once, though nobody touched it since). [`Host::activity`] reads everything the caller reaches, one
-//! space, or one app, narrowed by person, agent job, app or command.
+//! read, so it shows, once, though nobody touched it since).
+//! [`Host::activity`] reads everything the caller reaches, one space, or
+//! one app, narrowed by person, agent job, app or command.
 //!
 //! Which apps' rows a caller sees is the rule book's: an app whose data
 //! they may read (`Act::Read`) and whose history they may see

@@ -6,9 +6,10 @@
 //! as asked, attributed to the agent `approved by @<person>`
 //! ([`Host::decide_approval`]) — and read back by the agent
 //! ([`Host::approval_outcome`]); one left unanswered expires
-//! ([`APPROVAL_MINUTES`]), kept so when its app's activity is next read.
-//! The app's owner says whether writes by
-//! agents to it need approval ([`Host::set_agent_writes_need_approval`]).
+//! ([`APPROVAL_MINUTES`]), kept so — a row of activity — when its app's
+//! activity is next read ([`Host::activity`]). The app's owner says
+//! whether writes by agents to it need approval
+//! ([`Host::set_agent_writes_need_approval`]).
 
 use serde_json::Value;
 use shed_store::approvals::{ApprovalRecord, ApprovalState as Kept, Asked, NewApproval};

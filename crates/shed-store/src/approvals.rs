@@ -8,9 +8,9 @@
 //! ([`PENDING_PER_PERSON`], [`PENDING_PER_AGENT`]), counted in the write
 //! that adds one. One left pending past its expiry reads expired at once,
 //! and is kept expired when its app's activity is next read
-//! (`expire_approvals`), once. Beside them, the apps whose owner said that writes by
-//! agents need approval, and the key approvals' request states are signed
-//! with (one a database, made by whoever asks first).
+//! (`expire_approvals`), once. Beside them, the apps whose owner said that
+//! writes by agents need approval, and the key approvals' request states
+//! are signed with (one a database, made by whoever asks first).
 //!
 //! Plain storage: who must approve and who may is decided in shed-host.
 
