@@ -3,7 +3,8 @@ elicitation asks for a write that needs its person's approval and gets the
 address where they approve it (an answer, not an error); the person,
 signed in on the web, approves it once (a second click, a reload, another
 person, another origin run nothing), denies one, lets one expire; the
-client asks again with the approval's id and learns each outcome. The
+client asks again with the approval's id and learns each outcome, and the
+space's activity shows each asked, denied and expired (once). The
 app's setting "writes by agents need approval" through the CLI and the
 app's page.
 
@@ -168,11 +169,19 @@ async def test_denied_and_expired_approvals_run_nothing(waiting: Shed) -> None:
 
     expired, _ = await ask(shed)
     expire(shed, expired)
+    # Activity shows it expired though nobody touched it since, once,
+    # however often (and wherever: the page, the CLI) it is read.
+    line = f"approval {expired} for log_run in ada/runs expired before @ada answered: nothing was written"
+    assert page(shed, "/activity", ada).text.count(line) == 1, line
+    assert page(shed, "/spaces/ada/activity", ada).text.count(line) == 1
     assert post(shed, f"/approvals/{expired}", ada, {"decision": "approve"}).status_code == 409
     state, said = await asked_again(shed, expired)
     assert state == "expired"
     assert said == f"approval {expired} expired before @ada answered: nothing was written — call log_run again to ask anew"
     assert await runs(shed) == 0
+    await ask(shed)
+    assert page(shed, "/activity", ada).text.count(line) == 1
+    assert shed.run("activity", "--as", "ada").stdout.count(line) == 1
 
 
 async def test_the_setting_on_and_off_through_the_cli_and_the_page(two: Shed) -> None:

@@ -2,9 +2,8 @@
 // club's page open, signed in; a run logged through MCP (the SDK client's
 // `command log_run`, as an agent would) appears on its board within a second,
 // without a reload — the page's `watch` (/_shed/app.js) hears the write on
-// the app's ./api/watch stream. A second tab on another server is checked
-// black-box instead (crates/shed/tests/it/live_pages.rs, PostgreSQL): this
-// harness runs one `shed up` on SQLite.
+// the app's ./api/watch stream. A second tab on another server:
+// live-two-servers.test.mjs (PostgreSQL).
 //
 // Needs the environment lib/shed.mjs describes (SHED_BIN and SHED_DATA too, to
 // make a sign-in link); skips when SHED_URL is not set. Screenshot:

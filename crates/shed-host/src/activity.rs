@@ -2,8 +2,11 @@
 //! it: every write to an app's data newest first (one row of `ec_writes`
 //! each — who, which agent job or client, which door and command, which
 //! entities) and, beside them, the calls the rule book or a job's scope
-//! refused. [`Host::activity`] reads everything the caller reaches, one
-//! space, or one app, narrowed by person, agent job, app or command.
+//! refused, and the approvals asked, denied or expired (an approval left
+//! unanswered past its expiry is kept expired as its app's activity is
+//! read, so it shows, once, though nobody touched it since).
+//! [`Host::activity`] reads everything the caller reaches, one space, or
+//! one app, narrowed by person, agent job, app or command.
 //!
 //! Which apps' rows a caller sees is the rule book's: an app whose data
 //! they may read (`Act::Read`) and whose history they may see
@@ -163,7 +166,11 @@ impl Host {
         writes.truncate(ACTIVITY_PAGE_WRITES);
         let older = more.then(|| writes.last().map(|w| w.id)).flatten();
         let refusals = match before {
-            None => self.refusals_of(&spaces, &store_narrow).await?,
+            None => {
+                let apps: Vec<String> = spaces.iter().flat_map(|(_, a)| a.clone()).collect();
+                self.expire_approvals(&apps).await?;
+                self.refusals_of(&spaces, &store_narrow).await?
+            }
             Some(_) => Vec::new(),
         };
         let text = format!(

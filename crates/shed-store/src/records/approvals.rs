@@ -1,12 +1,14 @@
 //! Approvals (the shapes and what each means: `src/approvals.rs`), written
 //! once for both backends ([`Records`]).
 
+use super::activity::marks;
 use super::{FromRow, ReadRows, Statement, person_at, write_statement};
 use crate::StoreError;
 use crate::approvals::{
     ApprovalRecord, ApprovalState, Asked, NewApproval, PENDING_PER_AGENT, PENDING_PER_PERSON,
 };
 use crate::txn::{Records, Row, Txn, args};
+use crate::values::Sql;
 
 /// The columns an [`ApprovalRecord`] is read from, `a` the approval and
 /// `p` its person; a pending one past its expiry reads `expired`.
@@ -73,13 +75,6 @@ impl<B: Records> crate::approvals::Approvals for B {
             if agents >= PENDING_PER_AGENT {
                 return Ok(Asked::AgentFull);
             }
-            // Those expired unanswered say so, so the index stays short.
-            t.execute(
-                "UPDATE approvals SET state = 'expired'
-                 WHERE person = $1 AND state = 'pending' AND expires_at <= $2",
-                args![&new.person, new.created_at],
-            )
-            .await?;
             let id: i64 = t
                 .one_as(
                     "INSERT INTO approvals(person, app, command, args, asker, via, door, client,
@@ -161,6 +156,44 @@ impl<B: Records> crate::approvals::Approvals for B {
                 return Ok(None);
             }
             one_approval(t, id, now).await
+        })
+        .await
+    }
+
+    async fn expire_approvals(
+        &self,
+        apps: &[String],
+        now: i64,
+    ) -> Result<Vec<ApprovalRecord>, StoreError> {
+        if apps.is_empty() {
+            return Ok(Vec::new());
+        }
+        let overdue = format!(
+            "a.app IN ({}) AND a.state = 'pending' AND a.expires_at <= $1",
+            marks(2, apps.len())
+        );
+        let read = format!(
+            "SELECT {COLUMNS} FROM approvals a JOIN people p ON p.eid = a.person
+             WHERE {overdue} ORDER BY a.id"
+        );
+        let mut values: Vec<Sql> = vec![now.into()];
+        values.extend(apps.iter().map(Sql::from));
+        // Most reads find none: only then is the table held and written.
+        let found: Vec<ApprovalRecord> = self.read_all(&read, &values).await?;
+        if found.is_empty() {
+            return Ok(found);
+        }
+        self.write_records(async move |t| {
+            t.lock_table("approvals").await?;
+            let expired: Vec<ApprovalRecord> = t.all_as(&read, &values).await?;
+            t.execute(
+                &format!(
+                    "UPDATE approvals SET state = 'expired' WHERE id IN (SELECT a.id FROM approvals a WHERE {overdue})"
+                ),
+                &values,
+            )
+            .await?;
+            Ok(expired)
         })
         .await
     }

@@ -112,6 +112,23 @@ async fn an_approval_is_decided_once_by_its_person_and_expires_unanswered() {
         0
     );
     assert_eq!(store.approval(999, 0).await.unwrap(), None);
+    // It is kept expired for the first to look (its activity's row), once;
+    // another app's look finds none.
+    let apps = ["demo/runs".to_string()];
+    assert!(store.expire_approvals(&apps, 59).await.unwrap().is_empty());
+    assert!(
+        store
+            .expire_approvals(&["demo/other".to_string()], 60)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let expired = store.expire_approvals(&apps, 60).await.unwrap();
+    assert_eq!(
+        expired.iter().map(|a| (a.id, a.state)).collect::<Vec<_>>(),
+        [(second, ApprovalState::Expired)]
+    );
+    assert!(store.expire_approvals(&apps, 61).await.unwrap().is_empty());
 
     // Denied is denied.
     let Asked::Kept(third) = store
