@@ -159,6 +159,8 @@ pub(crate) const MIGRATIONS: &[&[Part]] = &[
     // 18: approvals, an agent's write waiting for its person; the apps
     // whose writes by agents need approval.
     &[Both(approvals::TABLES)],
+    // 19: an app's pending approvals by expiry, for activity.
+    &[Both(approvals::PENDING_BY_APP)],
 ];
 
 /// The migrations a database at schema version `done` has yet to apply,

@@ -1,8 +1,17 @@
-//! Migration 18: approvals — an agent's write that waits for its person —
+//! Migrations 18 and 19: approvals — an agent's write that waits for its person —
 //! the apps whose owner said that writes by agents need approval, and the
 //! key every server of the database signs an approval's request state with (the
 //! shapes: `src/approvals.rs`; the statements, written once:
 //! `src/records/approvals.rs`).
+
+/// Migration 19: an app's pending approvals by their expiry — what the
+/// first page of activity reads to show the ones that expired — where 18's
+/// index by app alone read every approval the app ever had. Still the
+/// index a purge deletes an app's approvals by.
+pub(super) const PENDING_BY_APP: &str = r#"
+    DROP INDEX approvals_app;
+    CREATE INDEX approvals_app ON approvals(app, state, expires_at);
+"#;
 
 /// The tables, on both backends.
 pub(super) const TABLES: &str = r#"
