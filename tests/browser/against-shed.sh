@@ -8,14 +8,16 @@
 # on the same data folder), and stops
 # the server however the tests end.
 #
-#   tests/browser/against-shed.sh [path/to/shed]
+#   tests/browser/against-shed.sh [path/to/shed] [file.test.mjs ...]
 #
+# With test files named, only those run (node --test on them); else npm test.
 # The shed binary: the argument, else $SHED_BIN, else the debug build under
 # $CARGO_TARGET_DIR (default target/). Run tests/browser/install.sh first.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 shed="${1:-${SHED_BIN:-${CARGO_TARGET_DIR:-$repo/target}/debug/shed}}"
+shift || true
 [ -x "$shed" ] || { echo "no shed binary at $shed — run cargo build -p shed, or pass its path" >&2; exit 1; }
 
 data="$(mktemp -d)"
@@ -44,4 +46,9 @@ login="$("$shed" login you --data "$data/shed-data" --public-url "$url" 2>/dev/n
 
 echo "==> browser tests against shed at $url"
 cd "$here"
-SHED_URL="$url" SHED_TOKEN="$token" SHED_UP_SIGN_IN_URL="$up_sign_in" SHED_LOGIN_URL="$login" SHED_BIN="$shed" SHED_DATA="$data/shed-data" npm test
+export SHED_URL="$url" SHED_TOKEN="$token" SHED_UP_SIGN_IN_URL="$up_sign_in" SHED_LOGIN_URL="$login" SHED_BIN="$shed" SHED_DATA="$data/shed-data"
+if [ "$#" -gt 0 ]; then
+  node --test --test-concurrency=1 "$@"
+else
+  npm test
+fi
