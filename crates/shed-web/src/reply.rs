@@ -73,7 +73,8 @@ pub(crate) fn form_page(
     html_response(status, small_page_html(title, body), policy)
 }
 
-/// The HTML of one of the platform's small pages.
+/// The HTML of one of the platform's small pages, its content in a `main`
+/// landmark.
 fn small_page_html(title: &str, body: &str) -> String {
     format!(
         "<!doctype html>\n<html lang=\"en\">\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
@@ -82,7 +83,7 @@ fn small_page_html(title: &str, body: &str) -> String {
          section{{border-top:1px solid #ddd;margin-top:1.5rem;padding-top:.5rem}}h2{{font-size:1.15rem}}\
          button{{font:inherit;padding:.45rem .9rem;border:1px solid #0b57d0;border-radius:6px;background:#0b57d0;color:#fff;cursor:pointer}}\
          button.secondary{{background:#fff;color:#1f2328;border-color:#c4c9cf}}\
-         .refused{{padding:.6rem .8rem;border-radius:6px;background:#ffebe9;border:1px solid #ffcecb}}</style>\n<h1>{title}</h1>\n{body}\n",
+         .refused{{padding:.6rem .8rem;border-radius:6px;background:#ffebe9;border:1px solid #ffcecb}}</style>\n<main>\n<h1>{title}</h1>\n{body}\n</main>\n",
         title = escape(title)
     )
 }
