@@ -86,7 +86,10 @@ impl Command {
         {
             fields.insert("pattern".into(), json!(TIME_PATTERN));
         }
-        for (key, bound) in [("minimum", &argument.minimum), ("maximum", &argument.maximum)] {
+        for (key, bound) in [
+            ("minimum", &argument.minimum),
+            ("maximum", &argument.maximum),
+        ] {
             if let (Some(bound), Some(fields)) = (bound, property.as_object_mut()) {
                 fields.insert(key.into(), Value::Number(bound.clone()));
             }

@@ -444,7 +444,9 @@ mod tests {
     #[test]
     fn a_sentence_s_web_addresses_are_links() {
         assert_eq!(
-            linked("a/b is in the trash — (with Restore on its page, http://x.test/spaces/a/apps/b)"),
+            linked(
+                "a/b is in the trash — (with Restore on its page, http://x.test/spaces/a/apps/b)"
+            ),
             "a/b is in the trash — (with Restore on its page, \
              <a href=\"http://x.test/spaces/a/apps/b\">http://x.test/spaces/a/apps/b</a>)"
         );

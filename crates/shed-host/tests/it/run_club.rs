@@ -191,7 +191,9 @@ async fn the_run_club_story() {
     let keyed = page
         .html
         .strip_prefix("<!doctype html><base href=\"http://jeff.localhost:7700/_shed/view/")
-        .and_then(|rest| rest.split_once("/runs/\">\n<html lang=\"en\">\n<meta charset=\"utf-8\" />"))
+        .and_then(|rest| {
+            rest.split_once("/runs/\">\n<html lang=\"en\">\n<meta charset=\"utf-8\" />")
+        })
         .map(|(key, _)| key.to_string())
         .unwrap_or_else(|| panic!("no keyed base href: {}", page.html));
     assert_eq!(keyed.len(), 32, "{keyed}");

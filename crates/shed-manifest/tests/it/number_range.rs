@@ -68,7 +68,10 @@ fn a_minimum_is_in_the_schema_and_a_call_below_it_is_refused() {
 fn a_type_word_alone_still_reads() {
     let app = club(None, None);
     assert_eq!(
-        apply(command(&app, "log_run"), json!({ "who": "Ada", "miles": -3 }))["jog"]["miles"],
+        apply(
+            command(&app, "log_run"),
+            json!({ "who": "Ada", "miles": -3 })
+        )["jog"]["miles"],
         json!(-3)
     );
 }
