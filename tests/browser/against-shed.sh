@@ -8,7 +8,7 @@
 # on the same data folder), and stops
 # the server however the tests end.
 #
-#   tests/browser/against-shed.sh [path/to/shed]
+#   tests/browser/against-shed.sh [path/to/shed] [file.test.mjs ...]
 #   tests/browser/against-shed.sh --two-servers [path/to/shed]
 #
 # --two-servers: only live-two-servers.test.mjs, on PostgreSQL — `shed up` on
@@ -18,6 +18,7 @@
 # SHED_SECOND_URL and SHED_SECOND_LOGIN_URL (a `shed login you` link of its
 # own) set besides. Without SHED_TEST_DATABASE it says it is skipped.
 #
+# With test files named, only those run (node --test on them); else npm test.
 # The shed binary: the argument, else $SHED_BIN, else the debug build under
 # $CARGO_TARGET_DIR (default target/). Run tests/browser/install.sh first.
 set -euo pipefail
@@ -26,6 +27,7 @@ repo="$(cd "$here/../.." && pwd)"
 two=""
 if [ "${1:-}" = "--two-servers" ]; then two=yes; shift; fi
 shed="${1:-${SHED_BIN:-${CARGO_TARGET_DIR:-$repo/target}/debug/shed}}"
+shift || true
 [ -x "$shed" ] || { echo "no shed binary at $shed — run cargo build -p shed, or pass its path" >&2; exit 1; }
 if [ -n "$two" ] && [ -z "${SHED_TEST_DATABASE:-}" ]; then
   echo "==> browser test on two servers skipped: two servers share a database only on PostgreSQL — run it under scripts/postgres-cluster (SHED_TEST_DATABASE)"
@@ -71,7 +73,11 @@ export SHED_URL="$url" SHED_TOKEN="$token" SHED_UP_SIGN_IN_URL="$up_sign_in" SHE
 if [ -z "$two" ]; then
   echo "==> browser tests against shed at $url"
   cd "$here"
-  npm test
+  if [ "$#" -gt 0 ]; then
+    node --test --test-concurrency=1 "$@"
+  else
+    npm test
+  fi
   exit
 fi
 

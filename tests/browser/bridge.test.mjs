@@ -69,7 +69,7 @@ test('the host page draws the run club view, loads its style through <base href>
   })
 
   await until('two rows on the board', async () => (await boardRows(hosted.view)).length === 2)
-  assert.deepEqual(await boardRows(hosted.view), ['Ada — 5 miles · logged by Jeff', 'Grace — 3.5 miles · logged by Jeff'])
+  assert.deepEqual(await boardRows(hosted.view), ['Ada — 5 miles · 1 run', 'Grace — 3.5 miles · 1 run'])
 
   // style.css came through the <base href>: its accent colour is on the button, and the request was answered.
   const accent = await hosted.view.locator('#today').evaluate((button) => getComputedStyle(button).backgroundColor)

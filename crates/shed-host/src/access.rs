@@ -305,7 +305,7 @@ fn who_may(act: Act, space: &str) -> String {
 /// somebody the table would not let read it, the refusal they would have
 /// read (so nobody learns a private app exists); to anyone else, the
 /// sentence saying it is in the trash and who may restore it — and, for a
-/// caller who came in by a door, how (`restore`, as that door does it).
+/// caller who may restore it, how (`restore`, as their door does it).
 pub fn reachable(
     subject: Subject<'_>,
     standing: Standing,
@@ -317,7 +317,9 @@ pub fn reachable(
     }
     may(subject, standing, Act::Read)?;
     let Subject { name, space, .. } = subject;
-    let how = restore.map_or_else(String::new, |how| format!(" ({how})"));
+    let how = restore
+        .filter(|_| may(subject, standing, Act::Trash).is_ok())
+        .map_or_else(String::new, |how| format!(" ({how})"));
     Err(HostError::Refused(format!(
         "{name} is in the trash — {} can restore it{how}",
         who_may(Act::Trash, space)
@@ -706,6 +708,13 @@ mod tests {
         assert!(reachable(subject(Access::Private), viewer, false, restore).is_ok());
         let trashed = reachable(subject(Access::Private), viewer, true, restore).unwrap_err();
         assert_eq!(kind(&trashed), "refused");
+        // A viewer, who may not restore it, is told who may; an editor how.
+        assert_eq!(
+            trashed.to_string(),
+            "jeff/runs is in the trash — an owner or an editor of jeff can restore it"
+        );
+        let editor = Standing::Member(Role::Editor);
+        let trashed = reachable(subject(Access::Private), editor, true, restore).unwrap_err();
         assert_eq!(
             trashed.to_string(),
             "jeff/runs is in the trash — an owner or an editor of jeff can restore it \

@@ -2,13 +2,14 @@
 //! number is 5, `"true"` for a bool is true, a time is a date, an RFC 3339
 //! time, or `now`, `today` or `yesterday` by the clock the caller passes in,
 //! a url an absolute http(s) address. What cannot be read is refused by
-//! name; every refusal of one call comes back together.
+//! name, and so is a number outside its argument's `minimum` and `maximum`;
+//! every refusal of one call comes back together.
 
 use jiff::Timestamp;
 use jiff::tz::TimeZone;
 use serde_json::{Number, Value};
 
-use crate::{ArgErrors, ArgType, Command};
+use crate::{ArgErrors, ArgType, Argument, Command};
 
 /// The shape a `time` argument wants, as its schema, its refusal and a
 /// listing's line about time arguments say it.
@@ -51,7 +52,9 @@ pub(crate) fn read<'c>(
     for argument in &command.input {
         let name = argument.name.as_str();
         match given.and_then(|g| g.get(name)).filter(|v| !v.is_null()) {
-            Some(value) => match coerce(name, argument.ty, value, now) {
+            Some(value) => match coerce(name, argument.ty, value, now)
+                .and_then(|value| within(argument, value))
+            {
                 Ok(value) => values.push((name, Some(value))),
                 Err(error) => errors.push(error),
             },
@@ -93,6 +96,27 @@ fn coerce(name: &str, ty: ArgType, value: &Value, now: Timestamp) -> Result<Valu
         ArgType::Time => format!("{name} is {TIME_SHAPE}"),
         ArgType::Url => format!("{name} is {URL_SHAPE}"),
     })
+}
+
+/// `value`, when it is within the argument's `minimum` and `maximum` (a
+/// number's; no other type has them), or the sentence naming the argument
+/// and the bound it passed: `miles is at least 0, not -3`.
+fn within(argument: &Argument, value: Value) -> Result<Value, String> {
+    let Some(number) = value.as_f64() else {
+        return Ok(value);
+    };
+    let name = &argument.name;
+    if let Some(minimum) = &argument.minimum
+        && minimum.as_f64().is_some_and(|minimum| number < minimum)
+    {
+        return Err(format!("{name} is at least {minimum}, not {value}"));
+    }
+    if let Some(maximum) = &argument.maximum
+        && maximum.as_f64().is_some_and(|maximum| number > maximum)
+    {
+        return Err(format!("{name} is at most {maximum}, not {value}"));
+    }
+    Ok(value)
 }
 
 /// Text, or a number or boolean said as text.

@@ -115,6 +115,8 @@ fn argument(name: &str, ty: ArgType, required: bool) -> Argument {
         name: name.to_owned(),
         ty,
         required,
+        minimum: None,
+        maximum: None,
     }
 }
 

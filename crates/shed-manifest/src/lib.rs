@@ -106,6 +106,11 @@ pub struct Argument {
     /// Every hand-written argument is required; a generated command's are
     /// optional but for `add_<kind>`'s `title`.
     pub required: bool,
+    /// The least a `number` may be (`"minimum"` in `tools.json`), as
+    /// written there; a call below it is refused.
+    pub minimum: Option<serde_json::Number>,
+    /// The most a `number` may be (`"maximum"`); a call above it is refused.
+    pub maximum: Option<serde_json::Number>,
 }
 
 /// What a command does: write a bundle (or a list of them), or read a filter

@@ -26,7 +26,8 @@ impl Manifest {
 
 impl Command {
     /// The JSON Schema of the command's input: `text`, `time` and `url` are
-    /// strings (the last two saying the shape wanted), `number` a number,
+    /// strings (the last two saying the shape wanted), `number` a number
+    /// (with its `minimum` and `maximum` when `tools.json` says them),
     /// `bool` a boolean; `required` names every required argument. Other
     /// properties are allowed, since an undeclared argument is dropped.
     pub fn input_schema(&self) -> Value {
@@ -84,6 +85,14 @@ impl Command {
             && let Some(fields) = property.as_object_mut()
         {
             fields.insert("pattern".into(), json!(TIME_PATTERN));
+        }
+        for (key, bound) in [
+            ("minimum", &argument.minimum),
+            ("maximum", &argument.maximum),
+        ] {
+            if let (Some(bound), Some(fields)) = (bound, property.as_object_mut()) {
+                fields.insert(key.into(), Value::Number(bound.clone()));
+            }
         }
         property
     }

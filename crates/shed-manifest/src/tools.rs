@@ -204,19 +204,86 @@ fn read_input(
             ));
             continue;
         }
-        match ty.as_str().and_then(ArgType::from_word) {
-            Some(ty) => input.push(Argument {
-                name: arg.clone(),
-                ty,
-                required: true,
-            }),
-            None => problems.push(format!(
-                "{label}.input.{arg} is {} — an argument is text, number, bool, time or url",
-                said(ty)
-            )),
+        if let Some(argument) = read_argument(&format!("{label}.input.{arg}"), arg, ty, problems) {
+            input.push(argument);
         }
     }
     (input, fields.keys().cloned().collect())
+}
+
+/// The words an argument written as an object may say.
+const ARGUMENT_KEYS: [&str; 3] = ["type", "minimum", "maximum"];
+
+/// One argument: its type's word (`"number"`), or an object saying its
+/// type and, for a number, its `minimum` and `maximum`. `label` is where it
+/// is (`log_run.input.miles`).
+fn read_argument(
+    label: &str,
+    arg: &str,
+    value: &Value,
+    problems: &mut Vec<String>,
+) -> Option<Argument> {
+    let before = problems.len();
+    let (word, fields) = match value {
+        Value::Object(fields) => {
+            let unknown: Vec<String> = fields
+                .keys()
+                .filter(|k| !ARGUMENT_KEYS.contains(&k.as_str()))
+                .map(|k| shown(k))
+                .collect();
+            if !unknown.is_empty() {
+                problems.push(format!(
+                    "{label}: {} — an argument says type, and a number minimum and maximum",
+                    unknown.join(", ")
+                ));
+            }
+            let Some(word) = fields.get("type") else {
+                problems.push(format!(
+                    "{label} has no type — say \"type\": \"number\" (or text, bool, time, url)"
+                ));
+                return None;
+            };
+            (word, Some(fields))
+        }
+        word => (word, None),
+    };
+    let Some(ty) = word.as_str().and_then(ArgType::from_word) else {
+        problems.push(format!(
+            "{label} is {} — an argument is text, number, bool, time or url",
+            said(word)
+        ));
+        return None;
+    };
+    let mut bound = |key: &str| {
+        let value = fields.and_then(|fields| fields.get(key))?;
+        match value {
+            _ if ty != ArgType::Number => problems.push(format!(
+                "{label} has a {key}, and only a number has one — leave it out, or say \"type\": \"number\""
+            )),
+            Value::Number(bound) => return Some(bound.clone()),
+            other => problems.push(format!(
+                "{label}.{key} is {} — a {key} is a number, like 0",
+                kind_of(Some(other))
+            )),
+        }
+        None
+    };
+    let minimum = bound("minimum");
+    let maximum = bound("maximum");
+    if let (Some(low), Some(high)) = (&minimum, &maximum)
+        && low.as_f64() > high.as_f64()
+    {
+        problems.push(format!(
+            "{label}: its minimum {low} is above its maximum {high} — no number is both"
+        ));
+    }
+    (problems.len() == before).then(|| Argument {
+        name: arg.to_owned(),
+        ty,
+        required: true,
+        minimum,
+        maximum,
+    })
 }
 
 /// The act, taken out of the entry (the template is not copied).

@@ -73,7 +73,8 @@ pub(crate) fn form_page(
     html_response(status, small_page_html(title, body), policy)
 }
 
-/// The HTML of one of the platform's small pages.
+/// The HTML of one of the platform's small pages, its content in a `main`
+/// landmark.
 fn small_page_html(title: &str, body: &str) -> String {
     format!(
         "<!doctype html>\n<html lang=\"en\">\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
@@ -82,7 +83,7 @@ fn small_page_html(title: &str, body: &str) -> String {
          section{{border-top:1px solid #ddd;margin-top:1.5rem;padding-top:.5rem}}h2{{font-size:1.15rem}}\
          button{{font:inherit;padding:.45rem .9rem;border:1px solid #0b57d0;border-radius:6px;background:#0b57d0;color:#fff;cursor:pointer}}\
          button.secondary{{background:#fff;color:#1f2328;border-color:#c4c9cf}}\
-         .refused{{padding:.6rem .8rem;border-radius:6px;background:#ffebe9;border:1px solid #ffcecb}}</style>\n<h1>{title}</h1>\n{body}\n",
+         .refused{{padding:.6rem .8rem;border-radius:6px;background:#ffebe9;border:1px solid #ffcecb}}</style>\n<main>\n<h1>{title}</h1>\n{body}\n</main>\n",
         title = escape(title)
     )
 }
@@ -137,6 +138,9 @@ pub(crate) fn sentence_html(sentence: &str) -> String {
 }
 
 /// The look of the person's pages: one column, readable at a phone's width.
+/// A table wider than the screen (`.table`) shows that it scrolls sideways:
+/// a shadow at each edge that has more, CSS alone — white covers that
+/// scroll with the content hide a shadow that stays, at the edge reached.
 const PRODUCT_STYLE: &str = "\
 *{box-sizing:border-box}\
 body{font:16px/1.5 system-ui,sans-serif;margin:0;color:#1f2328;background:#f6f7f9}\
@@ -187,7 +191,12 @@ nav.kinds a[aria-current] code{background:#ddf4ff;font-weight:600}\
 form.narrow{margin:0 0 1rem;align-items:flex-end}\
 form.narrow label{flex:1 1 8rem}\
 form.narrow input{width:100%}\
-.table{overflow-x:auto;background:#fff;border:1px solid #dde1e6;border-radius:8px;margin:0 0 1rem}\
+.table{overflow-x:auto;border:1px solid #dde1e6;border-radius:8px;margin:0 0 1rem;\
+background:linear-gradient(to right,#fff 40%,#fff0) left/2rem 100% no-repeat local,\
+linear-gradient(to left,#fff 40%,#fff0) right/2rem 100% no-repeat local,\
+linear-gradient(to right,#0000002e,#0000) left/.9rem 100% no-repeat scroll,\
+linear-gradient(to left,#0000002e,#0000) right/.9rem 100% no-repeat scroll,#fff}\
+.table:focus-visible{outline:2px solid #0b57d0;outline-offset:2px}\
 table{border-collapse:collapse;width:100%;font-size:.875rem}\
 th,td{text-align:left;vertical-align:top;padding:.4rem .6rem;border-top:1px solid #eef0f2;max-width:20rem;overflow-wrap:break-word}\
 th{border-top:0;background:#f6f7f9;white-space:nowrap}\
@@ -310,7 +319,7 @@ impl IntoResponse for Refusal {
             (Shape::Page, other) => page(
                 status_of(other),
                 "Not here",
-                &format!("<p>{}</p>", escape(&other.to_string())),
+                &format!("<p>{}</p>", linked(&other.to_string())),
             ),
         }
     }
@@ -385,6 +394,33 @@ pub(crate) fn passkey_sign_in_page(
     with_passkey_sign_in(on, status, "Sign in", &sign_in_words(why), footer)
 }
 
+/// A sentence made safe inside HTML, each web address in it (`http://…`,
+/// `https://…`, up to a space, a closing bracket, a comma or a closing
+/// full stop) a link — as
+/// where a trashed app is restored, its page on the platform.
+pub(crate) fn linked(sentence: &str) -> String {
+    let mut out = String::with_capacity(sentence.len());
+    let mut rest = sentence;
+    while let Some(at) = ["http://", "https://"]
+        .iter()
+        .filter_map(|scheme| rest.find(scheme))
+        .min()
+    {
+        out.push_str(&escape(&rest[..at]));
+        let address = &rest[at..];
+        let end = address
+            .find(|c: char| c.is_whitespace() || matches!(c, ')' | ',' | '<' | '>' | '"'))
+            .unwrap_or(address.len());
+        // A sentence's full stop is not the address's.
+        let end = address[..end].trim_end_matches('.').len();
+        let href = escape(&address[..end]);
+        out.push_str(&format!("<a href=\"{href}\">{href}</a>"));
+        rest = &address[end..];
+    }
+    out.push_str(&escape(rest));
+    out
+}
+
 /// Text made safe inside HTML.
 pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -404,6 +440,26 @@ pub(crate) fn escape(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sentence_s_web_addresses_are_links() {
+        assert_eq!(
+            linked(
+                "a/b is in the trash — (with Restore on its page, http://x.test/spaces/a/apps/b)"
+            ),
+            "a/b is in the trash — (with Restore on its page, \
+             <a href=\"http://x.test/spaces/a/apps/b\">http://x.test/spaces/a/apps/b</a>)"
+        );
+        assert_eq!(
+            linked("<b> at https://x.test/?a=1&b=\"2\", then"),
+            "&lt;b&gt; at <a href=\"https://x.test/?a=1&amp;b=\">https://x.test/?a=1&amp;b=</a>&quot;2&quot;, then"
+        );
+        assert_eq!(linked("no address"), "no address");
+        assert_eq!(
+            linked("see http://x.test/a."),
+            "see <a href=\"http://x.test/a\">http://x.test/a</a>."
+        );
+    }
 
     #[test]
     fn each_refusal_has_its_status() {

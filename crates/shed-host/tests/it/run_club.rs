@@ -51,7 +51,7 @@ async fn the_run_club_story() {
         [
             "## jeff/runs",
             "log_run(who, miles, at) — Log a run for the club leaderboard — Run club, an app at jeff.localhost:7700/runs/",
-            "leaderboard() — Every run logged so far, with who logged it — Run club, an app at jeff.localhost:7700/runs/",
+            "leaderboard() — Every run logged so far (up to 1,000), with who ran, how far and who logged it: add up each runner's miles for the standings, as its view does — Run club, an app at jeff.localhost:7700/runs/",
             "since(since) — Runs logged since a date — Run club, an app at jeff.localhost:7700/runs/",
         ]
     );
@@ -191,7 +191,9 @@ async fn the_run_club_story() {
     let keyed = page
         .html
         .strip_prefix("<!doctype html><base href=\"http://jeff.localhost:7700/_shed/view/")
-        .and_then(|rest| rest.split_once("/runs/\">\n<meta charset=\"utf-8\" />"))
+        .and_then(|rest| {
+            rest.split_once("/runs/\">\n<html lang=\"en\">\n<meta charset=\"utf-8\" />")
+        })
         .map(|(key, _)| key.to_string())
         .unwrap_or_else(|| panic!("no keyed base href: {}", page.html));
     assert_eq!(keyed.len(), 32, "{keyed}");

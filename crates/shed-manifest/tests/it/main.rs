@@ -6,6 +6,7 @@
 
 mod arguments;
 mod common;
+mod number_range;
 mod properties;
 mod refusals;
 mod spec_examples;

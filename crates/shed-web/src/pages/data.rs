@@ -225,8 +225,12 @@ fn table(data: &AppData, kind: &DataKind, filter: &str, rows: &DataRows) -> Stri
             }
         );
     }
-    let mut html = String::from(
-        "<div class=\"table\"><table>\n<thead><tr><th scope=\"col\">#</th><th scope=\"col\">title</th>",
+    // A region of its own that takes the keyboard's focus, so a table wider
+    // than the screen scrolls with the arrow keys too.
+    let mut html = format!(
+        "<div class=\"table\" role=\"region\" tabindex=\"0\" aria-label=\"{} rows\"><table>\n\
+         <thead><tr><th scope=\"col\">#</th><th scope=\"col\">title</th>",
+        escape(&kind.name)
     );
     for (column, ty) in &kind.columns {
         html.push_str(&format!(

@@ -252,9 +252,16 @@ async fn a_trashed_app_is_refused_through_every_door_and_restored_whole() {
         assert_eq!(said, restore_on_page(&shed.url()), "{tool}");
     }
     // The web: the page and the page api.
+    // The trashed app's address says so, and links to where it is restored.
     let (status, page) = shed.runs_page(&cookie).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
-    assert!(page.contains(&restore_on_page(&shed.url())), "{page}");
+    let on_page = format!("{}/spaces/demo/apps/runs", shed.url());
+    assert!(
+        page.contains(&format!(
+            "{TRASHED} (with Restore on its page, <a href=\"{on_page}\">{on_page}</a>)"
+        )),
+        "{page}"
+    );
     let (status, said) = shed.query("runs", ".jog!", Some(&cookie)).await;
     assert_eq!(
         (status, said),
