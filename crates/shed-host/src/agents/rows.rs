@@ -25,12 +25,15 @@ impl Host {
         caller: &Caller,
     ) -> Result<Vec<CommandRow>, HostError> {
         let (reach, snapshot) = self.reach_and_snapshot(caller).await?;
-        let mut rows: Vec<CommandRow> = reach
-            .apps(&snapshot)
+        let apps = reach.apps(&snapshot);
+        let parts = self.parts_of(&apps).await?;
+        let mut rows: Vec<CommandRow> = apps
             .into_iter()
-            .flat_map(|app| {
+            .zip(&parts)
+            .flat_map(|(app, parts)| {
                 let label = Label::of_listing(app, caller);
-                app.manifest
+                parts
+                    .manifest
                     .commands
                     .iter()
                     .map(move |command| labelled(app_row(app, command), &label))
@@ -42,26 +45,33 @@ impl Host {
     }
 }
 
-/// The row of `app_name`'s command `command` (`demo/runs`, `log_run`), if
-/// the app is in reach and has one; the trash's sentence when the app is in
-/// the trash.
-pub(super) fn app_command_row(
-    reach: &Reach,
-    snapshot: &Snapshot,
-    (app_name, command): (&str, &str),
-) -> Result<Option<CommandRow>, HostError> {
-    let Some(app) = reach
-        .apps_and_trashed(snapshot)
-        .into_iter()
-        .find(|app| app.name == app_name)
-    else {
-        return Ok(None);
-    };
-    reach.reachable(app)?;
-    Ok(app
-        .manifest
-        .command(command)
-        .map(|command| app_row(app, command)))
+impl Host {
+    /// The row of `app_name`'s command `command` (`demo/runs`, `log_run`),
+    /// if the app is in reach and has one; the trash's sentence when the
+    /// app is in the trash.
+    pub(super) async fn app_command_row(
+        &self,
+        reach: &Reach,
+        snapshot: &Snapshot,
+        (app_name, command): (&str, &str),
+    ) -> Result<Option<CommandRow>, HostError> {
+        let Some(app) = reach
+            .apps_and_trashed(snapshot)
+            .into_iter()
+            .find(|app| app.name == app_name)
+        else {
+            return Ok(None);
+        };
+        reach.reachable(app)?;
+        if !app.offers(command) {
+            return Ok(None);
+        }
+        let parts = self.parts(app).await?;
+        Ok(parts
+            .manifest
+            .command(command)
+            .map(|command| app_row(app, command)))
+    }
 }
 
 /// The row with its label as `ifc`.
