@@ -425,3 +425,121 @@ async fn read_deploy(store: &Store, name: &str, deploy: i64) -> Result<ReadDeplo
         source_bytes: files.values().map(Vec::len).sum(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::Registry;
+    use crate::{Access, Host, HostConfig};
+
+    /// The most bytes of parts the test's registry keeps: two or three of
+    /// its apps' (each weighs about 1.3 KiB).
+    const BUDGET: usize = 4 * 1024;
+
+    /// Apps deployed: more than the budget keeps, and their whole listing
+    /// still one answer.
+    const APPS: usize = 10;
+
+    fn vocab(i: usize) -> BTreeMap<String, Vec<u8>> {
+        let vocab = format!(r#"{{ "kind{i}": {{ "n": "number" }} }}"#);
+        BTreeMap::from([("vocab.json".to_string(), vocab.into_bytes())])
+    }
+
+    /// What the registry keeps: the parts' count and bytes.
+    fn kept(host: &Host) -> (usize, usize) {
+        let kept = host.inner.registry.kept();
+        (kept.parts.len(), kept.bytes)
+    }
+
+    #[tokio::test]
+    async fn more_apps_than_the_registry_keeps_all_answer_and_it_keeps_within_its_budget() {
+        let (dir, mut host) = crate::test_host("http://localhost:7700").await;
+        Arc::get_mut(&mut host.inner)
+            .expect("the host is not shared yet")
+            .registry = Registry::with_budget(BUDGET);
+        host.add_person("jeff", Some("Jeff")).await.unwrap();
+        host.add_space("jeff", "jeff").await.unwrap();
+        let jeff = host.caller_for_handle("jeff").await.unwrap();
+        for i in 1..=APPS {
+            let app = format!("jeff/a{i}");
+            let title = Some(format!("App {i}"));
+            host.deploy_folder(&jeff, &app, vocab(i), title, Some(Access::Private))
+                .await
+                .unwrap();
+            assert!(
+                kept(&host).1 <= BUDGET,
+                "after deploying {app}: {:?}",
+                kept(&host)
+            );
+        }
+
+        let whole = host.commands(&jeff, None).await.unwrap();
+        for i in 1..=APPS {
+            assert!(
+                whole.text.contains(&format!("## jeff/a{i}\nadd_kind{i}(")),
+                "a{i} in the whole listing: {}",
+                whole.text
+            );
+        }
+        let rows = whole.data_json()["commands"].as_array().unwrap().len();
+        assert_eq!(rows, 2 * APPS, "two commands an app");
+        let (count, bytes) = kept(&host);
+        assert!(
+            bytes <= BUDGET && count < APPS,
+            "kept {count} apps' parts, {bytes} bytes"
+        );
+
+        for i in 1..=APPS {
+            let added = host
+                .command(
+                    &jeff,
+                    &format!("add_kind{i}"),
+                    json!({ "title": "t", "n": i }),
+                    None,
+                )
+                .await
+                .unwrap();
+            assert!(added.text.contains(&format!("jeff/a{i}")), "{}", added.text);
+            let one = host.commands(&jeff, Some(&format!("a{i}"))).await.unwrap();
+            assert!(
+                one.text.starts_with(&format!("## jeff/a{i}\nadd_kind{i}(")),
+                "{}",
+                one.text
+            );
+            assert!(kept(&host).1 <= BUDGET, "after a{i}: {:?}", kept(&host));
+        }
+
+        // A deploy by another process is seen at the next call, its new
+        // parts read, though the old ones may still be kept.
+        let other = Host::open(HostConfig {
+            data_dir: dir.path().to_path_buf(),
+            public_url: "http://localhost:7700".into(),
+            database: shed_test_database::for_folder(dir.path()),
+        })
+        .await
+        .unwrap();
+        let jeff_there = other.caller_for_handle("jeff").await.unwrap();
+        other
+            .deploy_folder(&jeff_there, "jeff/a1", vocab(100), None, None)
+            .await
+            .unwrap();
+        let one = host.commands(&jeff, Some("a1")).await.unwrap();
+        assert!(
+            one.text.starts_with("## jeff/a1\nadd_kind100("),
+            "{}",
+            one.text
+        );
+        let refused = host
+            .command(&jeff, "add_kind1", json!({ "title": "t" }), None)
+            .await
+            .unwrap_err();
+        assert!(
+            refused.to_string().starts_with("no command add_kind1"),
+            "{refused}"
+        );
+    }
+}
