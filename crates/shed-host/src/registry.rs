@@ -33,11 +33,11 @@ use crate::{Access, Host, HostError};
 /// counted as the manifest files they were read from plus their rendered
 /// listing and rows: past it, keeping one more forgets others (any), read
 /// again from the store at their app's next call that needs them (one
-/// indexed read of the deploy's manifest files). The run club weighs about
-/// 4 KiB this way, so about 2,000 of them are kept; in the server's memory
-/// an app's parts take a few times their weight
+/// indexed read of the deploy's manifest files). The run club weighs
+/// 4,220 bytes this way, so about 1,000 of them are kept; in the server's
+/// memory an app's parts take about six times their weight
 /// (`docs/decisions/hosted-store-layout.md`, "`shed serve`'s memory").
-pub const LOADED_APPS_BYTES: usize = 8 * 1024 * 1024;
+pub const LOADED_APPS_BYTES: usize = 4 * 1024 * 1024;
 
 /// One deployed app as its last good deploy answers: what a call needs to
 /// find it, check it and list it. Its manifest and rendered listing are
