@@ -112,7 +112,7 @@ impl Host {
         };
         if name == TOUR_PROMPT {
             refuse_unknown_arguments(name, arguments.keys().map(String::as_str), SPACE_ARGUMENT)?;
-            return self.tour(&reach, &snapshot, wanted(SPACE_ARGUMENT)).await;
+            return tour(self, &reach, &snapshot, wanted(SPACE_ARGUMENT)).await;
         }
         let app = prompt_app(&reach, &snapshot, name)?;
         refuse_unknown_arguments(name, arguments.keys().map(String::as_str), COMMAND_ARGUMENT)?;
@@ -337,71 +337,68 @@ fn app_prompt(
     })
 }
 
-impl Host {
-    /// The tour of the caller's spaces, or of the one `focus` names.
-    async fn tour(
-        &self,
-        reach: &Reach,
-        snapshot: &Snapshot,
-        focus: Option<&str>,
-    ) -> Result<PromptText, HostError> {
-        let spaces: Vec<(&String, &crate::Role)> = match focus {
-            Some(space) => vec![reach.roles.get_key_value(space).ok_or_else(|| {
-                let yours: Vec<String> = reach.roles.keys().cloned().collect();
-                HostError::NotFound(if yours.is_empty() {
-                    format!(
-                        "no space {} of yours — you belong to no space yet",
-                        shown(space)
-                    )
+async fn tour(
+    host: &Host,
+    reach: &Reach,
+    snapshot: &Snapshot,
+    focus: Option<&str>,
+) -> Result<PromptText, HostError> {
+    let spaces: Vec<(&String, &crate::Role)> = match focus {
+        Some(space) => vec![reach.roles.get_key_value(space).ok_or_else(|| {
+            let yours: Vec<String> = reach.roles.keys().cloned().collect();
+            HostError::NotFound(if yours.is_empty() {
+                format!(
+                    "no space {} of yours — you belong to no space yet",
+                    shown(space)
+                )
+            } else {
+                format!(
+                    "no space {} of yours — your spaces are {}",
+                    shown(space),
+                    bounded_list(&yours)
+                )
+            })
+        })?],
+        None => reach.roles.iter().collect(),
+    };
+    let mut lines = vec![format!(
+        "Show me ({}, @{}) around my spaces on shed: what each app is for and what I can \
+         do there. Use the tools `spaces` and `commands` for anything this leaves out, and \
+         `command` to try a command when I ask.",
+        reach.person.name, reach.person.handle
+    )];
+    if spaces.is_empty() {
+        lines.push(format!(
+            "I belong to no space yet — an owner of a space can add me (shed member add <space> {} --role editor).",
+            reach.person.handle
+        ));
+    }
+    for (space, role) in spaces {
+        let apps = snapshot.apps_in(space);
+        let mut part = vec![format!("## {space} — I am {} here", role.with_article())];
+        if apps.is_empty() {
+            part.push(NO_APPS_YET.to_string());
+        }
+        for (app, parts) in apps.iter().zip(host.parts_of(&apps).await?) {
+            let commands = app.command_names();
+            part.push(format!(
+                "- {} — {}, {}, {}: keeps {}; commands: {}",
+                app.name,
+                app.title,
+                app.access,
+                app.address,
+                kinds(&parts),
+                if commands.is_empty() {
+                    "none yet".to_string()
                 } else {
-                    format!(
-                        "no space {} of yours — your spaces are {}",
-                        shown(space),
-                        bounded_list(&yours)
-                    )
-                })
-            })?],
-            None => reach.roles.iter().collect(),
-        };
-        let mut lines = vec![format!(
-            "Show me ({}, @{}) around my spaces on shed: what each app is for and what I can \
-             do there. Use the tools `spaces` and `commands` for anything this leaves out, and \
-             `command` to try a command when I ask.",
-            reach.person.name, reach.person.handle
-        )];
-        if spaces.is_empty() {
-            lines.push(format!(
-                "I belong to no space yet — an owner of a space can add me (shed member add <space> {} --role editor).",
-                reach.person.handle
+                    bounded_list(&commands)
+                }
             ));
         }
-        for (space, role) in spaces {
-            let apps = snapshot.apps_in(space);
-            let mut part = vec![format!("## {space} — I am {} here", role.with_article())];
-            if apps.is_empty() {
-                part.push(NO_APPS_YET.to_string());
-            }
-            for (app, parts) in apps.iter().zip(self.parts_of(&apps).await?) {
-                let commands = app.command_names();
-                part.push(format!(
-                    "- {} — {}, {}, {}: keeps {}; commands: {}",
-                    app.name,
-                    app.title,
-                    app.access,
-                    app.address,
-                    kinds(&parts),
-                    if commands.is_empty() {
-                        "none yet".to_string()
-                    } else {
-                        bounded_list(&commands)
-                    }
-                ));
-            }
-            lines.push(part.join("\n"));
-        }
-        Ok(PromptText {
-            description: format!("A tour of {}'s spaces", reach.person.handle),
-            text: lines.join("\n\n"),
-        })
+        lines.push(part.join("\n"));
     }
+    Ok(PromptText {
+        description: format!("A tour of {}'s spaces", reach.person.handle),
+        text: lines.join("\n\n"),
+    })
 }

@@ -8,13 +8,13 @@
 //!
 //! A snapshot keeps of each app only what routes a call and lists it — its
 //! name, title, access, version, address, its commands by name and the
-//! pages they name: a few hundred bytes ([`LiveApp`]). The rest of a deploy
+//! pages they name: about a kilobyte ([`LiveApp`]). The rest of a deploy
 //! — its manifest and its part of the `commands` listing, rendered
 //! ([`AppParts`]) — is read from the store when a call needs it and kept by
 //! deploy id (a deploy never changes, so nothing is kept stale), at most
 //! [`LOADED_APPS_BYTES`] of them: a server that has served a hundred
-//! thousand apps holds the small part of each and the parts of the few
-//! thousand it served last.
+//! thousand apps holds the small part of each and the parts of some of
+//! those it served lately, within that budget.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};

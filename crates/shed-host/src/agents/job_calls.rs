@@ -15,6 +15,7 @@ use super::builtins::Builtin;
 use super::command::{AgentCall, CommandRow, Effect, Origin, split_app_command};
 use super::jobs::{Job, now_millis};
 use super::label::Label;
+use super::rows::app_command_row;
 use super::run::AgentAnswer;
 use super::scope::{BadGlob, JobScope};
 use crate::access::{JobRun, JobVerdict, job_verdict};
@@ -135,7 +136,7 @@ impl Host {
         let (row, reach) = match split_app_command(&run.name) {
             Some(app_command) => match self.reach_and_snapshot(&caller).await {
                 Ok((reach, snapshot)) => {
-                    match self.app_command_row(&reach, &snapshot, app_command).await {
+                    match app_command_row(self, &reach, &snapshot, app_command).await {
                         Ok(row) => (row, Some((reach, snapshot))),
                         Err(refused) => {
                             return JobOutcome::refused(

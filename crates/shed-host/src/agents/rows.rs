@@ -45,33 +45,32 @@ impl Host {
     }
 }
 
-impl Host {
-    /// The row of `app_name`'s command `command` (`demo/runs`, `log_run`),
-    /// if the app is in reach and has one; the trash's sentence when the
-    /// app is in the trash.
-    pub(super) async fn app_command_row(
-        &self,
-        reach: &Reach,
-        snapshot: &Snapshot,
-        (app_name, command): (&str, &str),
-    ) -> Result<Option<CommandRow>, HostError> {
-        let Some(app) = reach
-            .apps_and_trashed(snapshot)
-            .into_iter()
-            .find(|app| app.name == app_name)
-        else {
-            return Ok(None);
-        };
-        reach.reachable(app)?;
-        if !app.offers(command) {
-            return Ok(None);
-        }
-        let parts = self.parts(app).await?;
-        Ok(parts
-            .manifest
-            .command(command)
-            .map(|command| app_row(app, command)))
+/// The row of `app_name`'s command `command` (`demo/runs`, `log_run`), if
+/// the app is in reach and has one; the trash's sentence when the app is in
+/// the trash.
+pub(super) async fn app_command_row(
+    host: &Host,
+    reach: &Reach,
+    snapshot: &Snapshot,
+    (app_name, command): (&str, &str),
+) -> Result<Option<CommandRow>, HostError> {
+    let Some(app) = reach
+        .apps_and_trashed(snapshot)
+        .into_iter()
+        .find(|app| app.name == app_name)
+    else {
+        return Ok(None);
+    };
+    reach.reachable(app)?;
+    if !app.offers(command) {
+        return Ok(None);
     }
+    Ok(host
+        .parts(app)
+        .await?
+        .manifest
+        .command(command)
+        .map(|command| app_row(app, command)))
 }
 
 /// The row with its label as `ifc`.
