@@ -147,7 +147,8 @@ impl Host {
         actor: shed_store::Actor,
     ) -> Result<shed_store::Applied, HostError> {
         may(app.subject(), standing, Act::Write)?;
-        let bundle = match app.manifest.command(command) {
+        let parts = self.parts(app).await?;
+        let bundle = match parts.manifest.command(command) {
             Some(command) => match command
                 .fill(&args, jiff::Timestamp::now())
                 .map_err(|errors| HostError::BadInput(errors.to_string()))?

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 pub use shed_store::{Applied, Listing};
 
 use crate::model_text::{ANSWER_TEXT_BYTES, Rows, model_text};
-use crate::registry::LiveApp;
+use crate::registry::{AppParts, LiveApp};
 use crate::texts::bounded_list;
 
 /// A call's answer: the text a person reads and the data a program reads.
@@ -383,6 +383,9 @@ pub struct FileRead {
 #[derive(Debug, Clone)]
 pub struct CommandList {
     pub(crate) apps: Vec<Arc<LiveApp>>,
+    /// Each app's parts, in the order of `apps`, when every command is
+    /// listed; none for the apps' summaries.
+    pub(crate) parts: Vec<Arc<AppParts>>,
     /// Every command's row, or only each app's summary.
     pub(crate) every_command: bool,
 }
@@ -408,7 +411,7 @@ impl CommandList {
         self.apps
             .iter()
             .map(|app| {
-                let commands = app.manifest.commands.iter().map(|c| c.name.as_str());
+                let commands = app.commands.iter().map(String::as_str);
                 (app.name.as_str(), commands.collect())
             })
             .collect()
@@ -426,7 +429,7 @@ impl CommandList {
                 .map(|app| AppInReach {
                     app: app.name.clone(),
                     title: app.title.clone(),
-                    commands: app.manifest.commands.len(),
+                    commands: app.commands.len(),
                     offers: bounded_list(&app.command_names()),
                 })
                 .collect();
@@ -436,9 +439,9 @@ impl CommandList {
             );
             return Value::Object(data);
         }
-        let mut rows = Vec::with_capacity(self.apps.iter().map(|app| app.rows.len()).sum());
-        for app in &self.apps {
-            rows.extend(app.rows.iter().cloned());
+        let mut rows = Vec::with_capacity(self.parts.iter().map(|part| part.rows.len()).sum());
+        for part in &self.parts {
+            rows.extend(part.rows.iter().cloned());
         }
         // Moved in, not through `json!`, which would serialize the rows
         // into a second copy.

@@ -140,7 +140,8 @@ impl Host {
         // The kinds are the app's to show only to those who may read it:
         // to anyone else it is a made-up app, vocabulary and title too.
         may(live.subject(), standing, Act::Read)?;
-        let kinds: Vec<DataKind> = live
+        let parts = self.parts(&live).await?;
+        let kinds: Vec<DataKind> = parts
             .manifest
             .vocab
             .components

@@ -210,7 +210,8 @@ impl Host {
         eid_or_alias: &str,
     ) -> Result<Answer<EntityView>, HostError> {
         let (app, standing) = self.named_app(caller, app).await?;
-        let declared = app.manifest.vocab.components.keys().map(String::as_str);
+        let parts = self.parts(&app).await?;
+        let declared = parts.manifest.vocab.components.keys().map(String::as_str);
         let components: Vec<&str> = shed_manifest::PLATFORM_COMPONENTS
             .iter()
             .copied()

@@ -34,15 +34,10 @@ impl Host {
             Some(name) => vec![reach.resolve(&snapshot, name)?],
             None => reach.apps(&snapshot).into_iter().cloned().collect(),
         };
-        let with_commands: Vec<&Arc<LiveApp>> = apps
-            .iter()
-            .filter(|app| !app.manifest.commands.is_empty())
-            .collect();
+        let with_commands: Vec<&Arc<LiveApp>> =
+            apps.iter().filter(|app| !app.commands.is_empty()).collect();
         if app.is_none() && whole_listing_bytes(&with_commands) > WHOLE_LISTING_BYTES {
-            let commands: usize = with_commands
-                .iter()
-                .map(|app| app.manifest.commands.len())
-                .sum();
+            let commands: usize = with_commands.iter().map(|app| app.commands.len()).sum();
             return Ok(Answer {
                 text: format!(
                     "{} in your spaces offer {} — too many to list in one answer, so here are the apps \
@@ -53,10 +48,14 @@ impl Host {
                 ),
                 data: CommandList {
                     apps: with_commands.into_iter().cloned().collect(),
+                    parts: Vec::new(),
                     every_command: false,
                 },
             });
         }
+        // At most a listing's bytes of apps: their parts, read for this
+        // call where the registry keeps them no longer.
+        let parts = self.parts_of(&with_commands).await?;
         let text = match (app, with_commands.is_empty()) {
             (Some(_), true) => apps.first().map_or_else(String::new, |app| {
                 format!(
@@ -68,8 +67,8 @@ impl Host {
                              space you edit, and every kind its vocab.json declares is two commands"
                 .to_string(),
             (_, false) => {
-                let parts: Vec<&str> = with_commands.iter().map(|app| app.listing.as_str()).collect();
-                parts.join("\n\n")
+                let listings: Vec<&str> = parts.iter().map(|part| part.listing.as_str()).collect();
+                listings.join("\n\n")
             }
         };
         let apps = with_commands.into_iter().cloned().collect();
@@ -77,6 +76,7 @@ impl Host {
             text,
             data: CommandList {
                 apps,
+                parts,
                 every_command: true,
             },
         })
@@ -86,8 +86,5 @@ impl Host {
 /// The bytes of the text listing every command of `apps`: their parts,
 /// a blank line between two, then `{"commands":[…]}`.
 fn whole_listing_bytes(apps: &[&Arc<LiveApp>]) -> usize {
-    apps.iter()
-        .map(|app| app.listing.len() + 2 + app.rows_bytes)
-        .sum::<usize>()
-        + r#"{"commands":[]}"#.len()
+    apps.iter().map(|app| app.listing_bytes).sum::<usize>() + r#"{"commands":[]}"#.len()
 }

@@ -12,7 +12,7 @@ use serde_json::json;
 
 use crate::names::shown;
 use crate::reach::Reach;
-use crate::registry::{LiveApp, Snapshot};
+use crate::registry::{AppParts, LiveApp, Snapshot};
 use crate::texts::{NO_APPS_YET, bounded_list, count};
 use crate::{Caller, Host, HostError};
 
@@ -112,11 +112,12 @@ impl Host {
         };
         if name == TOUR_PROMPT {
             refuse_unknown_arguments(name, arguments.keys().map(String::as_str), SPACE_ARGUMENT)?;
-            return tour(&reach, &snapshot, wanted(SPACE_ARGUMENT));
+            return tour(self, &reach, &snapshot, wanted(SPACE_ARGUMENT)).await;
         }
         let app = prompt_app(&reach, &snapshot, name)?;
         refuse_unknown_arguments(name, arguments.keys().map(String::as_str), COMMAND_ARGUMENT)?;
-        app_prompt(&app, wanted(COMMAND_ARGUMENT))
+        let parts = self.parts(&app).await?;
+        app_prompt(&app, &parts, wanted(COMMAND_ARGUMENT))
     }
 
     /// The values a prompt's argument may take that start with `typed`: an
@@ -197,7 +198,7 @@ fn app_entry(app: &LiveApp) -> PromptEntry {
             "{}: what {} is for, its {} and how to call them",
             app.title,
             app.name,
-            count(app.manifest.commands.len(), "command", "commands")
+            count(app.commands.len(), "command", "commands")
         ),
         arguments: vec![PromptArgument {
             name: COMMAND_ARGUMENT.to_string(),
@@ -227,8 +228,8 @@ fn tour_entry(reach: &Reach) -> PromptEntry {
 }
 
 /// What an app keeps: `jog (who, miles, at)`, one kind a part.
-fn kinds(app: &LiveApp) -> String {
-    let kinds: Vec<String> = app
+fn kinds(parts: &AppParts) -> String {
+    let kinds: Vec<String> = parts
         .manifest
         .vocab
         .components
@@ -246,7 +247,7 @@ fn kinds(app: &LiveApp) -> String {
 }
 
 /// `Run club (jeff/runs), a private app at http://jeff.localhost:7700/runs/, v3.`
-fn introduction(app: &LiveApp) -> String {
+fn introduction(app: &LiveApp, parts: &AppParts) -> String {
     format!(
         "{} ({}) is a {} app of the space {}, at {}, v{}. It keeps {}.",
         app.title,
@@ -255,7 +256,7 @@ fn introduction(app: &LiveApp) -> String {
         app.space,
         app.address,
         app.version,
-        kinds(app)
+        kinds(parts)
     )
 }
 
@@ -269,11 +270,15 @@ fn call_example(app: &LiveApp, command: &shed_manifest::Command) -> String {
     json!({ "name": command.name, "args": args, "app": app.name }).to_string()
 }
 
-fn app_prompt(app: &LiveApp, focus: Option<&str>) -> Result<PromptText, HostError> {
-    let mut lines = vec![introduction(app)];
+fn app_prompt(
+    app: &LiveApp,
+    parts: &AppParts,
+    focus: Option<&str>,
+) -> Result<PromptText, HostError> {
+    let mut lines = vec![introduction(app, parts)];
     match focus {
         Some(name) => {
-            let command = app.manifest.command(name).ok_or_else(|| {
+            let command = parts.manifest.command(name).ok_or_else(|| {
                 HostError::NotFound(format!(
                     "no command {} in {} — its commands are {}",
                     shown(name),
@@ -293,7 +298,7 @@ fn app_prompt(app: &LiveApp, focus: Option<&str>) -> Result<PromptText, HostErro
                 call_example(app, command)
             ));
         }
-        None if app.manifest.commands.is_empty() => lines.push(format!(
+        None if parts.manifest.commands.is_empty() => lines.push(format!(
             "It offers no commands yet: read and write its data with `graph_query` and \
              `graph_apply` on app {}, or give it commands with `app_files` (a tools.json, or a \
              kind in its vocab.json) and `app_deploy`.",
@@ -303,14 +308,15 @@ fn app_prompt(app: &LiveApp, focus: Option<&str>) -> Result<PromptText, HostErro
             lines.push(format!(
                 "Its commands — each is run with the tool `command`, never as a tool of its own \
                  (an argument marked ? may be left out):\n{}",
-                app.listing
+                parts
+                    .listing
                     .lines()
                     .skip(1)
                     .map(|line| format!("- {line}"))
                     .collect::<Vec<_>>()
                     .join("\n")
             ));
-            if let Some(first) = app.manifest.commands.first() {
+            if let Some(first) = parts.manifest.commands.first() {
                 lines.push(format!(
                     "To run one, call `command` with its name, its arguments as `args` and the \
                      app, e.g. {}. `commands` with app {} lists them again with each \
@@ -331,7 +337,12 @@ fn app_prompt(app: &LiveApp, focus: Option<&str>) -> Result<PromptText, HostErro
     })
 }
 
-fn tour(reach: &Reach, snapshot: &Snapshot, focus: Option<&str>) -> Result<PromptText, HostError> {
+async fn tour(
+    host: &Host,
+    reach: &Reach,
+    snapshot: &Snapshot,
+    focus: Option<&str>,
+) -> Result<PromptText, HostError> {
     let spaces: Vec<(&String, &crate::Role)> = match focus {
         Some(space) => vec![reach.roles.get_key_value(space).ok_or_else(|| {
             let yours: Vec<String> = reach.roles.keys().cloned().collect();
@@ -368,7 +379,7 @@ fn tour(reach: &Reach, snapshot: &Snapshot, focus: Option<&str>) -> Result<Promp
         if apps.is_empty() {
             part.push(NO_APPS_YET.to_string());
         }
-        for app in apps {
+        for (app, parts) in apps.iter().zip(host.parts_of(&apps).await?) {
             let commands = app.command_names();
             part.push(format!(
                 "- {} — {}, {}, {}: keeps {}; commands: {}",
@@ -376,7 +387,7 @@ fn tour(reach: &Reach, snapshot: &Snapshot, focus: Option<&str>) -> Result<Promp
                 app.title,
                 app.access,
                 app.address,
-                kinds(app),
+                kinds(&parts),
                 if commands.is_empty() {
                     "none yet".to_string()
                 } else {

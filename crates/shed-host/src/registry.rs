@@ -1,14 +1,23 @@
-//! The command registry: every deployed app as it answers now — its manifest,
-//! and its part of the `commands` listing already rendered, or its place in
-//! the trash — kept in memory and keyed by the platform's generation in the
-//! database (the last deploy's id and the last trash, restore or purge's).
-//! Every call first reads the generation (two indexed rows), so a deploy or
-//! a trash made by any process on the same data directory (the CLI while a
-//! server runs) is seen by the next call; only the apps whose deploy changed
-//! are read again.
+//! The command registry: every deployed app as it answers now, or its place
+//! in the trash, keyed by the platform's generation in the database (the
+//! last deploy's id and the last trash, restore or purge's). Every call
+//! first reads the generation (two indexed rows), so a deploy or a trash
+//! made by any process on the same data directory (the CLI while a server
+//! runs) is seen by the next call; only the apps whose deploy changed are
+//! read again.
+//!
+//! A snapshot keeps of each app only what routes a call and lists it — its
+//! name, title, access, version, address, its commands by name and the
+//! pages they name: about a kilobyte ([`LiveApp`]). The rest of a deploy
+//! — its manifest and its part of the `commands` listing, rendered
+//! ([`AppParts`]) — is read from the store when a call needs it and kept by
+//! deploy id (a deploy never changes, so nothing is kept stale), at most
+//! [`LOADED_APPS_BYTES`] of them: a server that has served a hundred
+//! thousand apps holds the small part of each and the parts of some of
+//! those it served lately, within that budget.
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use serde_json::{Value, json};
 use shed_manifest::Manifest;
@@ -18,9 +27,21 @@ use shed_store::{Person, Store};
 
 use crate::address::{PublicUrl, without_scheme};
 use crate::names::INDEX_PAGE;
-use crate::{Access, HostError};
+use crate::{Access, Host, HostError};
 
-/// One deployed app, as its last good deploy answers.
+/// The most bytes of deploys' parts ([`AppParts`]) the registry keeps read,
+/// counted as the manifest files they were read from plus their rendered
+/// listing and rows: past it, keeping one more forgets others (any), read
+/// again from the store at their app's next call that needs them (one
+/// indexed read of the deploy's manifest files). The run club weighs
+/// 4,220 bytes this way, so about 1,000 of them are kept; in the server's
+/// memory an app's parts take about six times their weight
+/// (`docs/decisions/hosted-store-layout.md`, "`shed serve`'s memory").
+pub const LOADED_APPS_BYTES: usize = 4 * 1024 * 1024;
+
+/// One deployed app as its last good deploy answers: what a call needs to
+/// find it, check it and list it. Its manifest and rendered listing are
+/// its [`AppParts`], read through the registry.
 #[derive(Debug)]
 pub(crate) struct LiveApp {
     /// `space/slug`: the app's name in the store and as `command` takes it.
@@ -43,16 +64,27 @@ pub(crate) struct LiveApp {
     pub address: String,
     /// Its deploy holds `index.html`: its address opens a page.
     pub index_page: bool,
+    /// The names of its commands, in listing order.
+    pub commands: Vec<String>,
+    /// The pages its commands name, each once, in the order first named.
+    pub views: Vec<String>,
+    /// The bytes its part adds to the text listing every command: its
+    /// listing, a blank line, its rows as compact JSON with commas.
+    pub listing_bytes: usize,
+}
+
+/// The parts of an app's deploy a call reads on demand: the manifest, and
+/// its part of the `commands` listing rendered.
+#[derive(Debug)]
+pub(crate) struct AppParts {
     pub manifest: Manifest,
     /// The app's section of the `commands` text, heading included.
     pub listing: String,
     /// The app's rows of the `commands` structured answer.
     pub rows: Vec<Value>,
-    /// The bytes of its rows as compact JSON, commas between them: what
-    /// they add to a listing's text.
-    pub rows_bytes: usize,
-    /// The pages its commands name, each once, in the order first named.
-    pub views: Vec<String>,
+    /// What it counts for against [`LOADED_APPS_BYTES`]: its manifest
+    /// files' bytes, its listing's and its rows' as compact JSON.
+    weight: usize,
 }
 
 impl LiveApp {
@@ -72,20 +104,33 @@ impl LiveApp {
 
     /// The names of its commands, in listing order.
     pub(crate) fn command_names(&self) -> Vec<String> {
-        self.manifest
-            .commands
-            .iter()
-            .map(|c| c.name.clone())
-            .collect()
+        self.commands.clone()
     }
 
-    fn build(record: &AppRecord, manifest: Manifest, index_page: bool, url: &PublicUrl) -> LiveApp {
+    /// Whether it offers a command `name`.
+    pub(crate) fn offers(&self, name: &str) -> bool {
+        self.commands.iter().any(|command| command == name)
+    }
+
+    /// The app of `record` at the deploy read as `read`, with its parts.
+    fn build(record: &AppRecord, read: ReadDeploy, url: &PublicUrl) -> (LiveApp, AppParts) {
         let name = record.name();
         let address = url.app_address(&record.space, &record.slug);
         let access = record.access.parse().unwrap_or_else(|_| {
             tracing::warn!(app = %name, access = %record.access, "unknown access word; treating the app as private");
             Default::default()
         });
+        let mut views: Vec<String> = Vec::new();
+        for view in read
+            .manifest
+            .commands
+            .iter()
+            .filter_map(|c| c.view.as_ref())
+        {
+            if !views.contains(view) {
+                views.push(view.clone());
+            }
+        }
         let mut app = LiveApp {
             name,
             space: record.space.clone(),
@@ -98,25 +143,36 @@ impl LiveApp {
             deployed_by: record.deployed_by.clone(),
             trashed: record.trashed.clone(),
             address,
-            index_page,
-            manifest,
-            listing: String::new(),
-            rows: Vec::new(),
-            rows_bytes: 0,
-            views: Vec::new(),
+            index_page: read.index_page,
+            commands: read
+                .manifest
+                .commands
+                .iter()
+                .map(|c| c.name.clone())
+                .collect(),
+            views,
+            listing_bytes: 0,
         };
-        app.render();
-        app
+        let parts = app.render(read);
+        app.listing_bytes = parts.listing.len() + 2 + parts.rows_bytes();
+        (app, parts)
     }
 
-    fn render(&mut self) {
+    /// Its part of the `commands` listing, from its deploy read as `read`.
+    fn render(&self, read: ReadDeploy) -> AppParts {
+        let ReadDeploy {
+            manifest,
+            source_bytes,
+            ..
+        } = read;
         let at = format!(
             "{}, an app at {}",
             self.title,
             without_scheme(&self.address)
         );
         let mut listing = format!("## {}", self.name);
-        for command in &self.manifest.commands {
+        let mut rows = Vec::with_capacity(manifest.commands.len());
+        for command in &manifest.commands {
             let confirm = if command.confirm {
                 " — waits for your approval when an agent calls it"
             } else {
@@ -140,18 +196,29 @@ impl LiveApp {
             }
             if let (Some(view), Some(fields)) = (&command.view, row.as_object_mut()) {
                 fields.insert("view".into(), Value::String(self.view_uri(view)));
-                if !self.views.contains(view) {
-                    self.views.push(view.clone());
-                }
             }
-            self.rows.push(row);
+            rows.push(row);
         }
-        if let Some(times) = self.manifest.time_arguments_line() {
+        if let Some(times) = manifest.time_arguments_line() {
             listing.push('\n');
             listing.push_str(&times);
         }
-        self.listing = listing;
-        self.rows_bytes = self.rows.iter().map(|row| row.to_string().len() + 1).sum();
+        let mut parts = AppParts {
+            manifest,
+            listing,
+            rows,
+            weight: 0,
+        };
+        parts.weight = source_bytes + parts.listing.len() + parts.rows_bytes();
+        parts
+    }
+}
+
+impl AppParts {
+    /// The bytes of its rows as compact JSON, commas between them: what
+    /// they add to a listing's text.
+    fn rows_bytes(&self) -> usize {
+        self.rows.iter().map(|row| row.to_string().len() + 1).sum()
     }
 }
 
@@ -179,17 +246,68 @@ impl Snapshot {
     }
 }
 
-/// The cache and the lock that keeps two callers from rebuilding it at once.
-#[derive(Default)]
+/// The snapshot, the lock that keeps two callers from rebuilding it at
+/// once, and the deploys' parts read lately.
 pub(crate) struct Registry {
     current: RwLock<Arc<Snapshot>>,
     rebuilding: tokio::sync::Mutex<()>,
+    kept: Mutex<Kept>,
+    /// The most bytes of parts kept: [`LOADED_APPS_BYTES`], but for tests.
+    budget: usize,
+}
+
+impl Default for Registry {
+    fn default() -> Registry {
+        Registry::with_budget(LOADED_APPS_BYTES)
+    }
+}
+
+/// Deploys' parts by deploy id, and what they weigh together.
+#[derive(Default)]
+struct Kept {
+    parts: HashMap<i64, Arc<AppParts>>,
+    bytes: usize,
+}
+
+impl Kept {
+    /// Keeps `parts` of `deploy`, first forgetting others (any) until they
+    /// fit `budget` with them; parts heavier than the budget alone are not
+    /// kept (read again at each call).
+    fn keep(&mut self, deploy: i64, parts: Arc<AppParts>, budget: usize) {
+        if parts.weight > budget || self.parts.contains_key(&deploy) {
+            return;
+        }
+        while self.bytes + parts.weight > budget {
+            let Some(forgotten) = self.parts.keys().next().copied() else {
+                break;
+            };
+            if let Some(gone) = self.parts.remove(&forgotten) {
+                self.bytes -= gone.weight;
+            }
+        }
+        self.bytes += parts.weight;
+        self.parts.insert(deploy, parts);
+    }
 }
 
 impl Registry {
+    /// A registry keeping at most `budget` bytes of deploys' parts.
+    fn with_budget(budget: usize) -> Registry {
+        Registry {
+            current: RwLock::default(),
+            rebuilding: tokio::sync::Mutex::default(),
+            kept: Mutex::default(),
+            budget,
+        }
+    }
+
     fn cached(&self, generation: Generation) -> Option<Arc<Snapshot>> {
         let current = self.current.read().ok()?;
         (current.generation == generation).then(|| current.clone())
+    }
+
+    fn kept(&self) -> std::sync::MutexGuard<'_, Kept> {
+        self.kept.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The registry as the database has it now.
@@ -230,7 +348,10 @@ impl Registry {
                 _ => {
                     // Another process may have declared its components.
                     store.forget_schema(&record.name());
-                    Arc::new(load(store, &record, url).await?)
+                    let read = read_deploy(store, &record.name(), record.deploy).await?;
+                    let (app, parts) = LiveApp::build(&record, read, url);
+                    self.kept().keep(app.deploy, Arc::new(parts), self.budget);
+                    Arc::new(app)
                 }
             };
             snapshot
@@ -244,19 +365,181 @@ impl Registry {
         }
         Ok(snapshot)
     }
+
+    /// The parts of `app`'s deploy: kept, or read from the store and kept.
+    async fn parts(&self, store: &Store, app: &LiveApp) -> Result<Arc<AppParts>, HostError> {
+        if let Some(parts) = self.kept().parts.get(&app.deploy) {
+            return Ok(parts.clone());
+        }
+        let read = read_deploy(store, &app.name, app.deploy).await?;
+        let parts = Arc::new(app.render(read));
+        self.kept().keep(app.deploy, parts.clone(), self.budget);
+        Ok(parts)
+    }
+}
+
+impl Host {
+    /// The parts of `app`'s deploy — its manifest, its rendered listing —
+    /// kept by the registry or read again.
+    pub(crate) async fn parts(&self, app: &LiveApp) -> Result<Arc<AppParts>, HostError> {
+        self.inner.registry.parts(&self.inner.store, app).await
+    }
+
+    /// The parts of each of `apps`, in their order: those not kept are read
+    /// for this call, so a call over more apps than the registry keeps has
+    /// every one's, whatever it forgets meanwhile.
+    pub(crate) async fn parts_of(
+        &self,
+        apps: &[&Arc<LiveApp>],
+    ) -> Result<Vec<Arc<AppParts>>, HostError> {
+        let mut parts = Vec::with_capacity(apps.len());
+        for app in apps {
+            parts.push(self.parts(app).await?);
+        }
+        Ok(parts)
+    }
+}
+
+/// A deploy as read back: its manifest, whether it holds `index.html`, and
+/// the bytes of the manifest files it was read from.
+struct ReadDeploy {
+    manifest: Manifest,
+    index_page: bool,
+    source_bytes: usize,
 }
 
 /// Reads one app's deploy back into its manifest. A deploy that reads no
 /// longer (a manifest rule tightened since) answers with no commands rather
 /// than taking the whole registry down.
-async fn load(store: &Store, record: &AppRecord, url: &PublicUrl) -> Result<LiveApp, HostError> {
+async fn read_deploy(store: &Store, name: &str, deploy: i64) -> Result<ReadDeploy, HostError> {
     let files = store
-        .deploy_files_with_contents_of(record.deploy, shed_manifest::MANIFEST_FILES)
+        .deploy_files_with_contents_of(deploy, shed_manifest::MANIFEST_FILES)
         .await?;
-    let manifest = shed_manifest::read_app(&files, &record.name()).unwrap_or_else(|refusal| {
-        tracing::warn!(app = %record.name(), %refusal, "a stored deploy no longer reads; it offers no commands");
+    let manifest = shed_manifest::read_app(&files, name).unwrap_or_else(|refusal| {
+        tracing::warn!(app = %name, %refusal, "a stored deploy no longer reads; it offers no commands");
         Manifest { vocab: Default::default(), commands: Vec::new() }
     });
-    let index_page = files.contains_key(INDEX_PAGE);
-    Ok(LiveApp::build(record, manifest, index_page, url))
+    Ok(ReadDeploy {
+        manifest,
+        index_page: files.contains_key(INDEX_PAGE),
+        source_bytes: files.values().map(Vec::len).sum(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::Registry;
+    use crate::{Access, Host, HostConfig};
+
+    /// The most bytes of parts the test's registry keeps: two or three of
+    /// its apps' (each weighs about 1.3 KiB).
+    const BUDGET: usize = 4 * 1024;
+
+    /// Apps deployed: more than the budget keeps, and their whole listing
+    /// still one answer.
+    const APPS: usize = 10;
+
+    fn vocab(i: usize) -> BTreeMap<String, Vec<u8>> {
+        let vocab = format!(r#"{{ "kind{i}": {{ "n": "number" }} }}"#);
+        BTreeMap::from([("vocab.json".to_string(), vocab.into_bytes())])
+    }
+
+    /// What the registry keeps: the parts' count and bytes.
+    fn kept(host: &Host) -> (usize, usize) {
+        let kept = host.inner.registry.kept();
+        (kept.parts.len(), kept.bytes)
+    }
+
+    #[tokio::test]
+    async fn more_apps_than_the_registry_keeps_all_answer_and_it_keeps_within_its_budget() {
+        let (dir, mut host) = crate::test_host("http://localhost:7700").await;
+        Arc::get_mut(&mut host.inner)
+            .expect("the host is not shared yet")
+            .registry = Registry::with_budget(BUDGET);
+        host.add_person("jeff", Some("Jeff")).await.unwrap();
+        host.add_space("jeff", "jeff").await.unwrap();
+        let jeff = host.caller_for_handle("jeff").await.unwrap();
+        for i in 1..=APPS {
+            let app = format!("jeff/a{i}");
+            let title = Some(format!("App {i}"));
+            host.deploy_folder(&jeff, &app, vocab(i), title, Some(Access::Private))
+                .await
+                .unwrap();
+            assert!(
+                kept(&host).1 <= BUDGET,
+                "after deploying {app}: {:?}",
+                kept(&host)
+            );
+        }
+
+        let whole = host.commands(&jeff, None).await.unwrap();
+        for i in 1..=APPS {
+            assert!(
+                whole.text.contains(&format!("## jeff/a{i}\nadd_kind{i}(")),
+                "a{i} in the whole listing: {}",
+                whole.text
+            );
+        }
+        let rows = whole.data_json()["commands"].as_array().unwrap().len();
+        assert_eq!(rows, 2 * APPS, "two commands an app");
+        let (count, bytes) = kept(&host);
+        assert!(
+            bytes <= BUDGET && count < APPS,
+            "kept {count} apps' parts, {bytes} bytes"
+        );
+
+        for i in 1..=APPS {
+            let added = host
+                .command(
+                    &jeff,
+                    &format!("add_kind{i}"),
+                    json!({ "title": "t", "n": i }),
+                    None,
+                )
+                .await
+                .unwrap();
+            assert!(added.text.contains(&format!("jeff/a{i}")), "{}", added.text);
+            let one = host.commands(&jeff, Some(&format!("a{i}"))).await.unwrap();
+            assert!(
+                one.text.starts_with(&format!("## jeff/a{i}\nadd_kind{i}(")),
+                "{}",
+                one.text
+            );
+            assert!(kept(&host).1 <= BUDGET, "after a{i}: {:?}", kept(&host));
+        }
+
+        // A deploy by another process is seen at the next call, its new
+        // parts read, though the old ones may still be kept.
+        let other = Host::open(HostConfig {
+            data_dir: dir.path().to_path_buf(),
+            public_url: "http://localhost:7700".into(),
+            database: shed_test_database::for_folder(dir.path()),
+        })
+        .await
+        .unwrap();
+        let jeff_there = other.caller_for_handle("jeff").await.unwrap();
+        other
+            .deploy_folder(&jeff_there, "jeff/a1", vocab(100), None, None)
+            .await
+            .unwrap();
+        let one = host.commands(&jeff, Some("a1")).await.unwrap();
+        assert!(
+            one.text.starts_with("## jeff/a1\nadd_kind100("),
+            "{}",
+            one.text
+        );
+        let refused = host
+            .command(&jeff, "add_kind1", json!({ "title": "t" }), None)
+            .await
+            .unwrap_err();
+        assert!(
+            refused.to_string().starts_with("no command add_kind1"),
+            "{refused}"
+        );
+    }
 }

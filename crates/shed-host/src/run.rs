@@ -27,8 +27,9 @@ impl Host {
     ) -> Result<Answer<Acted>, HostError> {
         let (reach, snapshot) = self.reach_and_snapshot(caller).await?;
         let app = find(&reach, &snapshot, name, app)?;
+        let parts = self.parts(&app).await?;
         crate::measure::command_run(&app.name, name, async {
-            let Some(command) = app.manifest.command(name) else {
+            let Some(command) = parts.manifest.command(name) else {
                 return Err(HostError::Internal(format!(
                     "{} lost its command {name}",
                     app.name
@@ -64,7 +65,7 @@ fn find(
 ) -> Result<Arc<LiveApp>, HostError> {
     if let Some(app_name) = app {
         let app = reach.resolve(snapshot, app_name)?;
-        if app.manifest.command(name).is_some() {
+        if app.offers(name) {
             return Ok(app);
         }
         return Err(HostError::NotFound(format!(
@@ -77,7 +78,7 @@ fn find(
     let having: Vec<&Arc<LiveApp>> = in_reach
         .iter()
         .copied()
-        .filter(|app| app.manifest.command(name).is_some())
+        .filter(|app| app.offers(name))
         .collect();
     match having.as_slice() {
         [one] => Ok((*one).clone()),
@@ -86,7 +87,7 @@ fn find(
             let trashed = reach
                 .apps_and_trashed(snapshot)
                 .into_iter()
-                .find(|app| app.trashed.is_some() && app.manifest.command(name).is_some());
+                .find(|app| app.trashed.is_some() && app.offers(name));
             match trashed {
                 Some(app) => reach.reachable(app).map(|()| app.clone()),
                 None => Err(HostError::NotFound(no_command(name, &in_reach))),
@@ -104,7 +105,7 @@ fn find(
 }
 
 fn offers_of_one(app: &LiveApp) -> String {
-    if app.manifest.commands.is_empty() {
+    if app.commands.is_empty() {
         "it offers no commands".to_string()
     } else {
         format!("it offers {}", bounded_list(&app.command_names()))
@@ -116,7 +117,7 @@ fn offers_of_one(app: &LiveApp) -> String {
 fn no_command(name: &str, in_reach: &[&Arc<LiveApp>]) -> String {
     let offering: Vec<String> = in_reach
         .iter()
-        .filter(|app| !app.manifest.commands.is_empty())
+        .filter(|app| !app.commands.is_empty())
         .map(|app| format!("{}: {}", app.name, bounded_list(&app.command_names())))
         .collect();
     if offering.is_empty() {

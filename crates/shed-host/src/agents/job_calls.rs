@@ -135,15 +135,17 @@ impl Host {
         let caller = job.caller();
         let (row, reach) = match split_app_command(&run.name) {
             Some(app_command) => match self.reach_and_snapshot(&caller).await {
-                Ok((reach, snapshot)) => match app_command_row(&reach, &snapshot, app_command) {
-                    Ok(row) => (row, Some((reach, snapshot))),
-                    Err(refused) => {
-                        return JobOutcome::refused(
-                            JobRefusal::Host(refused),
-                            Label::of_caller(&caller),
-                        );
+                Ok((reach, snapshot)) => {
+                    match app_command_row(self, &reach, &snapshot, app_command).await {
+                        Ok(row) => (row, Some((reach, snapshot))),
+                        Err(refused) => {
+                            return JobOutcome::refused(
+                                JobRefusal::Host(refused),
+                                Label::of_caller(&caller),
+                            );
+                        }
                     }
-                },
+                }
                 Err(error) => {
                     return JobOutcome::refused(
                         JobRefusal::Failed(error.to_string()),

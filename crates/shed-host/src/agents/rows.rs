@@ -25,12 +25,15 @@ impl Host {
         caller: &Caller,
     ) -> Result<Vec<CommandRow>, HostError> {
         let (reach, snapshot) = self.reach_and_snapshot(caller).await?;
-        let mut rows: Vec<CommandRow> = reach
-            .apps(&snapshot)
+        let apps = reach.apps(&snapshot);
+        let parts = self.parts_of(&apps).await?;
+        let mut rows: Vec<CommandRow> = apps
             .into_iter()
-            .flat_map(|app| {
+            .zip(&parts)
+            .flat_map(|(app, parts)| {
                 let label = Label::of_listing(app, caller);
-                app.manifest
+                parts
+                    .manifest
                     .commands
                     .iter()
                     .map(move |command| labelled(app_row(app, command), &label))
@@ -45,7 +48,8 @@ impl Host {
 /// The row of `app_name`'s command `command` (`demo/runs`, `log_run`), if
 /// the app is in reach and has one; the trash's sentence when the app is in
 /// the trash.
-pub(super) fn app_command_row(
+pub(super) async fn app_command_row(
+    host: &Host,
     reach: &Reach,
     snapshot: &Snapshot,
     (app_name, command): (&str, &str),
@@ -58,7 +62,12 @@ pub(super) fn app_command_row(
         return Ok(None);
     };
     reach.reachable(app)?;
-    Ok(app
+    if !app.offers(command) {
+        return Ok(None);
+    }
+    Ok(host
+        .parts(app)
+        .await?
         .manifest
         .command(command)
         .map(|command| app_row(app, command)))

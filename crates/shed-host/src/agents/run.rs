@@ -133,7 +133,8 @@ impl Host {
         };
         let app = reach.resolve(&snapshot, app_name)?;
         *acted_on = Some(app.clone());
-        let Some(command) = app.manifest.command(command_name) else {
+        let parts = self.parts(&app).await?;
+        let Some(command) = parts.manifest.command(command_name) else {
             return Err(HostError::NotFound(format!(
                 "no command {} in {} — `shed command list --json` lists the commands this job may run",
                 shown(command_name),
