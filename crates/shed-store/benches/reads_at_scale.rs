@@ -169,7 +169,7 @@ impl Filling {
         let who = WHO[self.seed.next() as usize % WHO.len()];
         let miles = (self.seed.next() % 10_000) as f64 / 100.0;
         let club = &self.clubs[self.seed.next() as usize % CLUBS];
-        let rare = if self.seed.next() % 100 == 0 {
+        let rare = if self.seed.next().is_multiple_of(100) {
             " sunrise"
         } else {
             ""
