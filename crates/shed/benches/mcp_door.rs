@@ -1,8 +1,8 @@
 //! The MCP door under load: starts a real `shed up` on a fresh data folder,
-//! then 4 concurrent clients call `command leaderboard` on the empty board,
+//! then 4 concurrent clients call `command find_jog` (50 rows) on the empty board,
 //! `command log_run` (writes: each client one call at a time, then each
 //! keeping several in flight, as a client running a batch does), and
-//! `command leaderboard` on the full board (50 rows an answer), over
+//! `command find_jog` on the full board (50 rows an answer), over
 //! Streamable HTTP — plain JSON-RPC POSTs to /mcp with the bearer token, one
 //! request per call, as a 2026-07-28 client sends them — and prints calls/s,
 //! p50 and p99. A durable write waits for an fsync, so the bench first prints
@@ -353,8 +353,10 @@ fn log_run(i: u64) -> (String, Value) {
     )
 }
 
-fn leaderboard(_: u64) -> (String, Value) {
-    ("leaderboard".into(), json!({}))
+/// A 50-row read of the runs (the run club's generated `find_jog`; its
+/// `leaderboard` reads every run since #39, up to 1,000, for the totals).
+fn find_runs(_: u64) -> (String, Value) {
+    ("find_jog".into(), json!({ "limit": 50 }))
 }
 
 /// The median time an fsync of a 4 KiB write takes in `dir`: a durable
@@ -459,10 +461,10 @@ const TWO_SERVERS: &str = "shed_bench_mcp_two";
 /// The phases, in the order they run.
 const PHASES: usize = 4;
 const PHASE_NAMES: [&str; PHASES] = [
-    "leaderboard, 0 rows",
+    "find_jog, 0 rows",
     "log_run, one at a time",
     "log_run, in flight",
-    "leaderboard, 50 rows",
+    "find_jog, 50 rows",
 ];
 
 fn drop_database(name: &str) -> String {
@@ -518,10 +520,10 @@ async fn phases(
     );
     let several = format!("log_run, {in_flight} in flight");
     let runs: [(&str, Load, Call); PHASES] = [
-        (PHASE_NAMES[0], one_each, leaderboard),
+        (PHASE_NAMES[0], one_each, find_runs),
         ("command log_run", one_each, log_run),
         (&several, several_each, log_run),
-        (PHASE_NAMES[3], one_each, leaderboard),
+        (PHASE_NAMES[3], one_each, find_runs),
     ];
     let mut rates = [0.0; PHASES];
     for (at, (what, load, make)) in runs.into_iter().enumerate() {

@@ -1,7 +1,7 @@
 //! The soak: a real `shed up` under mixed MCP load for a long while
 //! (`SHED_SOAK_MINUTES`, default 30), to see whether its memory levels off
 //! and whether anything fails that should not. Four clients, each a loop
-//! over: `command log_run` (writes), `command leaderboard` (50-row reads),
+//! over: `command log_run` (writes), `command find_jog` (50-row reads),
 //! `commands`, and opening a legacy MCP session (`initialize`,
 //! `notifications/initialized`, `tools/list`) that is then dropped without
 //! being closed — half with the token, half signed out. A deployer
@@ -215,7 +215,7 @@ async fn client(
                 ask(
                     &http,
                     (url, token),
-                    &call(i, "leaderboard", json!({})),
+                    &call(i, "find_jog", json!({ "limit": 50 })),
                     &tally.reads,
                     &tally,
                 )
