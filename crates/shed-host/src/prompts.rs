@@ -271,7 +271,9 @@ fn call_example(app: &LiveApp, command: &shed_manifest::Command) -> String {
             let example = match argument.ty {
                 ArgType::Number => json!(3),
                 ArgType::Bool => json!(true),
-                ArgType::Text | ArgType::Time | ArgType::Url => json!(format!("<{}>", argument.name)),
+                ArgType::Text | ArgType::Time | ArgType::Url => {
+                    json!(format!("<{}>", argument.name))
+                }
             };
             (argument.name.clone(), example)
         })
