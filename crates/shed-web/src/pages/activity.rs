@@ -436,7 +436,7 @@ fn write_row(write: &WriteRecord, undo: Option<&str>) -> String {
             format!(
                 "<a href=\"{}\"><code>{}</code></a>",
                 entity_path(&write.app, eid),
-                escape(eid.get(..8).unwrap_or(eid))
+                escape(shed_host::entity::short_eid(eid))
             )
         })
         .collect();
