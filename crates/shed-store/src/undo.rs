@@ -1200,17 +1200,24 @@ mod tests {
             }
         };
         let one = one_started(vec![row("1fd51000aa")], "demo/runs", "1fd51000");
-        assert_eq!(one.map(|found| found.eid).ok().as_deref(), Some("1fd51000aa"));
-        let none = one_started(Vec::new(), "demo/runs", "1fd51000").err().unwrap();
+        assert_eq!(
+            one.map(|found| found.eid).ok().as_deref(),
+            Some("1fd51000aa")
+        );
+        let none = one_started(Vec::new(), "demo/runs", "1fd51000")
+            .err()
+            .unwrap();
         assert!(
-            none.to_string().starts_with("no entity 1fd51000 in demo/runs — name one by its eid"),
+            none.to_string()
+                .starts_with("no entity 1fd51000 in demo/runs — name one by its eid"),
             "{none}"
         );
         let two = vec![row("1fd51000aa"), row("1fd51000bb")];
         let two = one_started(two, "demo/runs", "1fd51000").err().unwrap();
         assert!(
-            two.to_string()
-                .starts_with("1fd51000 starts the eid of more than one entity of demo/runs — give more"),
+            two.to_string().starts_with(
+                "1fd51000 starts the eid of more than one entity of demo/runs — give more"
+            ),
             "{two}"
         );
     }

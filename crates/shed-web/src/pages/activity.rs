@@ -21,7 +21,6 @@ use shed_host::activity::{
 use shed_host::{Caller, HostError, Person};
 
 use super::apps::app_page_path;
-use super::moments::ago_text;
 use super::{
     ACTIVITY_PATH, Here, Outcome, Posted, Visited, fields, header_html, refusal_page, required,
 };
@@ -398,14 +397,8 @@ fn entities(n: usize) -> String {
     }
 }
 
-/// A moment, shown as how long ago, the exact time on hover.
-pub(super) fn moment(at: &str) -> String {
-    format!(
-        "<time datetime=\"{at}\" title=\"{at}\">{}</time>",
-        escape(&ago_text(at)),
-        at = escape(at)
-    )
-}
+/// A moment, shown as how far from now, the exact time on hover.
+pub(super) use super::moments::moment_text as moment;
 
 /// The address of an entity's page in `app` (`space/slug`).
 pub(crate) fn entity_path(app: &str, eid: &str) -> String {

@@ -493,10 +493,17 @@ async fn shed_entity_takes_the_short_id_the_pages_show() {
     assert!(shown.contains(&format!("Entity {short}")), "{shown}");
 
     let read = shed.shed(&["entity", "demo/runs", short, "--as", "ada"]);
-    assert!(read.starts_with(&format!("demo/runs: {eid} at version 1")), "{read}");
+    assert!(
+        read.starts_with(&format!("demo/runs: {eid} at version 1")),
+        "{read}"
+    );
 
     // A short id of no entity: what to give instead.
-    let unknown = if short.starts_with('0') { "10000000" } else { "00000000" };
+    let unknown = if short.starts_with('0') {
+        "10000000"
+    } else {
+        "00000000"
+    };
     let said = shed.refused(&["entity", "demo/runs", unknown, "--as", "ada"]);
     assert!(
         said.contains(&format!("no entity {unknown} in demo/runs — ")) && said.contains("first 8"),
