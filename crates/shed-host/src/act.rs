@@ -236,7 +236,12 @@ impl Host {
             return Err(refused);
         }
         let actor = caller.actor("undo").ok_or_else(sign_in_first)?;
-        let undone = self.inner.store.undo(&app.name, version, &actor).await?;
+        let undone = match self.inner.store.undo(&app.name, version, &actor).await {
+            Err(shed_store::StoreError::ChangedSince(changed)) => {
+                return Err(self.changed_since(app, &changed).await);
+            }
+            undone => undone?,
+        };
         self.inner.hubs.wrote(&app.name);
         Ok(undone)
     }

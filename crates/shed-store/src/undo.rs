@@ -940,22 +940,64 @@ fn cannot(write: &str) -> String {
     format!("cannot undo {write}:")
 }
 
+/// An undo's refusal because a later write changed an entity it would
+/// write back ([`StoreError::ChangedSince`]): said `cannot undo
+/// jeff/runs@12: <eid> changed since — @bob (agent:job-3) wrote it at
+/// <time> (jeff/runs@14); undo that first`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChangedSince {
+    /// The write whose undo was refused: `jeff/runs@12`.
+    pub write: String,
+    /// Its app: `jeff/runs`.
+    pub app: String,
+    /// The entity changed since.
+    pub eid: String,
+    /// The latest write of it: who, when (RFC 3339) and via what.
+    pub by: Stamp,
+    /// That write's app data version.
+    pub later: u64,
+}
+
+impl ChangedSince {
+    /// Who wrote it: `@bob`, `@bob (agent:job-3)`.
+    pub fn who(&self) -> String {
+        match &self.by.via {
+            Some(via) => format!("@{} ({via})", self.by.by.handle),
+            None => format!("@{}", self.by.by.handle),
+        }
+    }
+
+    /// How its sentence starts: `cannot undo jeff/runs@12:`.
+    pub fn cannot(&self) -> String {
+        cannot(&self.write)
+    }
+}
+
+impl std::fmt::Display for ChangedSince {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {} changed since — {} wrote it at {} ({}@{}); undo that first",
+            self.cannot(),
+            self.eid,
+            self.who(),
+            self.by.at,
+            self.app,
+            self.later
+        )
+    }
+}
+
 /// The refusal of undoing `write` because `later`, a write of `eid` since,
 /// changed it: who, when, which.
 fn changed_since(write: &str, app: &str, eid: &str, later: &Entry) -> StoreError {
-    let via = later
-        .stamp
-        .via
-        .as_ref()
-        .map(|via| format!(" ({via})"))
-        .unwrap_or_default();
-    StoreError::Conflict(format!(
-        "{} {eid} changed since — @{}{via} wrote it at {} ({app}@{}); undo that first",
-        cannot(write),
-        later.stamp.by.handle,
-        later.stamp.at,
-        later.app_version
-    ))
+    StoreError::ChangedSince(Box::new(ChangedSince {
+        write: write.to_string(),
+        app: app.to_string(),
+        eid: eid.to_string(),
+        by: later.stamp.clone(),
+        later: later.app_version as u64,
+    }))
 }
 
 /// The bundle that takes entity `eid` of `app` back to its shape before
