@@ -85,9 +85,7 @@ impl Host {
             Ok(listing) => listing.rows.into_iter().next(),
             Err(_) => None,
         };
-        let alias = row
-            .as_ref()
-            .and_then(|row| row["entity"]["alias"].as_str());
+        let alias = row.as_ref().and_then(|row| row["entity"]["alias"].as_str());
         HostError::Conflict(format!(
             "{} {} changed since — {} wrote it {} ({}@{}); undo that first",
             changed.cannot(),

@@ -261,7 +261,10 @@ async fn undo_after_a_later_change_is_refused_and_changes_nothing() {
         .at
         .clone();
     let refused = f.store.undo(APP, 2, &undoer(&f)).await.unwrap_err();
-    assert!(matches!(refused, StoreError::ChangedSince(_)), "{refused:?}");
+    assert!(
+        matches!(refused, StoreError::ChangedSince(_)),
+        "{refused:?}"
+    );
     assert_eq!(
         refused.to_string(),
         format!(

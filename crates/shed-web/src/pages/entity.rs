@@ -27,7 +27,7 @@ use shed_host::app_data::{Cell, Changed, Edge, Version, cell, components_of};
 use shed_host::entity::{EntityView, Whole, entity_title, short_eid, whole_text};
 use shed_host::{Caller, HostError, Person};
 
-use super::activity::{UndoChoice, entity_path, moment, undo_button, undo_posted};
+use super::activity::{UndoChoice, entity_path, moment, person_named, undo_button, undo_posted};
 use super::apps::app_page_path;
 use super::{Here, Outcome, Posted, Visited, header_html, refusal_page};
 use crate::door::Door;
@@ -256,14 +256,12 @@ fn summary_html(view: &EntityView) -> String {
         .as_ref()
         .map(|record| {
             format!(
-                "<p class=\"meta\">Made {} by {} (@{}){} · changed last {} by {} (@{}){}</p>\n",
+                "<p class=\"meta\">Made {} by {}{} · changed last {} by {}{}</p>\n",
                 moment(&record.created.at),
-                escape(&record.created.by.name),
-                escape(&record.created.by.handle),
+                escape(&person_named(&record.created.by)),
                 via(&record.created.via),
                 moment(&record.updated.at),
-                escape(&record.updated.by.name),
-                escape(&record.updated.by.handle),
+                escape(&person_named(&record.updated.by)),
                 via(&record.updated.via),
             )
         })
@@ -426,10 +424,9 @@ fn history_html(view: &EntityView, versions: &[Version], drawn: usize) -> String
 fn version_row(view: &EntityView, version: &Version) -> String {
     let stamp = &version.stamp;
     let mut how = vec![format!(
-        "{} by {} (@{})",
+        "{} by {}",
         moment(&stamp.at),
-        escape(&stamp.by.name),
-        escape(&stamp.by.handle)
+        escape(&person_named(&stamp.by))
     )];
     if let Some(via) = &stamp.via {
         how.push(escape(via));
