@@ -4,18 +4,13 @@
 //! space), writes every entity it changed back as it was — what it made
 //! tombstoned, what it tombstoned revived — as a new write attributed to
 //! the caller `via: undo of jeff/runs@12`, through the `undo` command; an
-//! entity changed since refuses it, naming the entity by its name and who
-//! changed it how long ago. The write itself
-//! is the act's (`act.rs`), its plan the store's (`shed_store::undo`).
+//! entity changed since refuses it, naming the entity by its title and who
+//! changed it how long ago. The write itself, and the read of that name,
+//! are the act's (`act.rs`), its plan the store's (`shed_store::undo`).
 
 use serde::Serialize;
 
-use shed_store::undo::ChangedSince;
-
 use crate::answer::Answer;
-use crate::entity::entity_named;
-use crate::moments::relative_text;
-use crate::registry::LiveApp;
 use crate::texts::count;
 use crate::{Caller, Host, HostError};
 
@@ -49,9 +44,9 @@ impl Host {
     /// an app of the caller's spaces) as `caller`: `undid jeff/runs@12: 2
     /// entities back as they were (jeff/runs@15)`. Refused with the rule
     /// book's sentence (a viewer's, `no app …` for an outsider of a private
-    /// app), or — nothing written — `cannot undo jeff/runs@12: <eid> changed
-    /// since — @bob (agent:job-3) wrote it at <time> (jeff/runs@14); undo
-    /// that first`.
+    /// app), or — nothing written — `cannot undo jeff/runs@12: "Run by Ada"
+    /// changed since — @bob (agent:job-3) wrote it 2 minutes ago
+    /// (jeff/runs@14); undo that first`.
     pub async fn undo(&self, caller: &Caller, write: &str) -> Result<Answer<Undone>, HostError> {
         let (app, version) = write_named(write)?;
         let (app, standing) = self.named_app(caller, app).await?;
@@ -74,29 +69,6 @@ impl Host {
 }
 
 impl Host {
-    /// The refusal of an undo an entity changed since refused: `cannot undo
-    /// jeff/runs@12: "Run by Ada" changed since — @bob (agent:job-3) wrote
-    /// it 2 minutes ago (jeff/runs@14); undo that first` — the entity by
-    /// its name ([`entity_named`]), the time relative to now.
-    pub(crate) async fn changed_since(&self, app: &LiveApp, changed: &ChangedSince) -> HostError {
-        let line = format!("eid={}&.doc?", changed.eid);
-        // Its name is a courtesy: a failed read names it by its short eid.
-        let row = match self.inner.store.query(&app.name, &line).await {
-            Ok(listing) => listing.rows.into_iter().next(),
-            Err(_) => None,
-        };
-        let alias = row.as_ref().and_then(|row| row["entity"]["alias"].as_str());
-        HostError::Conflict(format!(
-            "{} {} changed since — {} wrote it {} ({}@{}); undo that first",
-            changed.cannot(),
-            entity_named(row.as_ref(), alias, &changed.eid),
-            changed.who(),
-            relative_text(&changed.by.at),
-            changed.app,
-            changed.later
-        ))
-    }
-
     /// Whether the rule book lets `caller` undo a write of `app` (an owner
     /// or editor of its space): for a page's Undo button beside a write of
     /// an app it already shows. `false` too for an app out of the caller's
