@@ -9,12 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx2
 import pytest
 
 from conftest import RUN_CLUB, Shed, ok, refused, unauthorized
 
 pytestmark = pytest.mark.anyio
 
+SIGN_IN_TO_MCP = (
+    "sign in first — this MCP server signs clients in with OAuth (its metadata is named in WWW-Authenticate), "
+    "or takes a bearer token from `shed token create <handle>`"
+)
 VIEWER = "you can read this app but not change it — its owner can make you an editor"
 
 PEOPLE = {"owner": ("olive", "Olive"), "editor": ("ed", "Ed"), "viewer": ("vi", "Vi"), "non-member": ("otto", "Otto")}
@@ -104,6 +109,33 @@ async def test_a_wrong_token_is_told_to_sign_in(club: Shed) -> None:
     for method, params in [("initialize", {}), ("tools/call", {"name": "commands", "arguments": {}})]:
         challenge = unauthorized(club, method, params, token="shed_not_a_token")
         assert 'error="invalid_token"' in challenge and "sign in first" in challenge, challenge
+
+
+async def test_a_401_carries_shed_sentence_as_a_json_rpc_error(club: Shed) -> None:
+    """Beside the challenge, the 401's body is a JSON-RPC error holding shed's
+    sentence, which an SDK client shows as the call's error."""
+    wrong = "sign in first — that token is not one this host knows, or it was revoked"
+    for token, sentence in [("shed_not_a_token", wrong), (None, SIGN_IN_TO_MCP)]:
+        call = {"name": "command", "arguments": {"name": "leaderboard", "app": "club/open"}}
+        headers = {"Accept": "application/json, text/event-stream", "Mcp-Protocol-Version": "2025-11-25"}
+        if token is not None:
+            headers["Authorization"] = f"Bearer {token}"
+        answer = httpx2.post(
+            club.mcp_url,
+            json={"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": call},
+            headers=headers,
+            timeout=30,
+        )
+        assert answer.status_code == 401
+        assert answer.headers["content-type"] == "application/json"
+        said = answer.json()
+        assert said["error"]["message"].startswith(sentence), said
+        assert said == {"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": said["error"]["message"]}}
+        assert unauthorized(club, "tools/call", call, token=token)
+    with pytest.raises(BaseException) as refused:
+        async with club.http(token="shed_not_a_token") as client:
+            await client.list_tools()
+    assert wrong in str(refused.value) or wrong in repr(refused.value), repr(refused.value)
 
 
 async def test_the_views_a_person_reaches_are_the_apps_of_their_spaces(club: Shed) -> None:

@@ -17,10 +17,12 @@ use std::net::IpAddr;
 use serde_json::Value;
 use shed_manifest::{Command, Filled};
 
-use shed_store::undo::{EntityRecord, Undone};
+use shed_store::undo::{ChangedSince, EntityRecord, Undone};
 
 use crate::access::{Act, Standing, may, sign_in_first};
 use crate::answer::Acted;
+use crate::entity::entity_named;
+use crate::moments::relative_text;
 use crate::registry::LiveApp;
 use crate::searches::Searcher;
 use crate::texts::{count, wrote};
@@ -237,9 +239,37 @@ impl Host {
             return Err(refused);
         }
         let actor = caller.actor("undo").ok_or_else(sign_in_first)?;
-        let undone = self.inner.store.undo(&app.name, version, &actor).await?;
+        let undone = match self.inner.store.undo(&app.name, version, &actor).await {
+            Err(shed_store::StoreError::ChangedSince(changed)) => {
+                return Err(self.changed_since(app, &changed).await);
+            }
+            undone => undone?,
+        };
         self.inner.hubs.wrote(&app.name);
         Ok(undone)
+    }
+
+    /// The refusal of an undo an entity changed since refused: `cannot undo
+    /// jeff/runs@12: "Run by Ada" changed since — @bob (agent:job-3) wrote
+    /// it 2 minutes ago (jeff/runs@14); undo that first` — the entity by
+    /// its name ([`entity_named`]), the time relative to now.
+    async fn changed_since(&self, app: &LiveApp, changed: &ChangedSince) -> HostError {
+        let line = format!("eid={}&.doc?", changed.eid);
+        // Its name is a courtesy: a failed read names it by its short eid.
+        let row = match self.inner.store.query(&app.name, &line).await {
+            Ok(listing) => listing.rows.into_iter().next(),
+            Err(_) => None,
+        };
+        let alias = row.as_ref().and_then(|row| row["entity"]["alias"].as_str());
+        HostError::Conflict(format!(
+            "{} {} changed since — {} wrote it {} ({}@{}); undo that first",
+            changed.cannot(),
+            entity_named(row.as_ref(), alias, &changed.eid),
+            changed.who(),
+            relative_text(&changed.by.at),
+            changed.app,
+            changed.later
+        ))
     }
 
     /// Keeps the call of `caller`, a member of `app`'s space (`standing`),

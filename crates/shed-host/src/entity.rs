@@ -23,6 +23,34 @@ use crate::shown::cut;
 use crate::texts::count;
 use crate::{Caller, Host, HostError};
 
+pub use shed_store::undo::SHORT_EID_DIGITS;
+
+/// The first [`SHORT_EID_DIGITS`] of an eid: how pages and sentences name
+/// an entity with no title or alias, and a start `shed entity` takes.
+pub fn short_eid(eid: &str) -> &str {
+    eid.get(..SHORT_EID_DIGITS).unwrap_or(eid)
+}
+
+/// An entity's name, as its page's title and sentences give it: its
+/// `doc.title` (cut) in its row `now`, else its alias, else `Entity` and
+/// its [`short_eid`].
+pub fn entity_title(now: Option<&Value>, alias: Option<&str>, eid: &str) -> String {
+    now.and_then(|now| now["doc"]["title"].as_str())
+        .map(|title| cut(title).to_string())
+        .or_else(|| alias.map(str::to_string))
+        .unwrap_or_else(|| format!("Entity {}", short_eid(eid)))
+}
+
+/// An entity as a sentence names it, by the rule of [`entity_title`]: its
+/// `doc.title` quoted (`"Run by Ada"`), else its alias, else `entity` and
+/// its [`short_eid`].
+pub(crate) fn entity_named(now: Option<&Value>, alias: Option<&str>, eid: &str) -> String {
+    match now.and_then(|now| now["doc"]["title"].as_str()) {
+        Some(title) => format!("\"{}\"", crate::names::shown(title)),
+        None => alias.map_or_else(|| format!("entity {}", short_eid(eid)), str::to_string),
+    }
+}
+
 /// The most bytes of version lines an entity's text (`shed entity`) lists:
 /// a few hundred versions of short values, a hundred of cut ones; past it
 /// the rest are counted and read one at a time by their version.
@@ -121,7 +149,7 @@ impl EntityView {
                 HostError::NotFound(format!(
                     "{} has no field {field} now — name one as <component>.<column>, as its page \
                      shows them",
-                    self.eid
+                    self.named()
                 ))
             });
         };
@@ -131,7 +159,7 @@ impl EntityView {
         let Some(shown) = history.versions.iter().find(|v| v.version == version) else {
             return Err(HostError::NotFound(format!(
                 "no version {version} of {} shown — its history shows {}",
-                self.eid,
+                self.named(),
                 versions_span(&history.versions)
             )));
         };
@@ -144,7 +172,7 @@ impl EntityView {
                 let fields: Vec<String> = shown.changed.iter().map(|c| c.field.clone()).collect();
                 HostError::NotFound(format!(
                     "version {version} of {} changed no field {field} — it changed {}",
-                    self.eid,
+                    self.named(),
                     crate::texts::bounded_list(&fields)
                 ))
             })
@@ -166,18 +194,24 @@ impl EntityView {
             .ok_or_else(|| {
                 HostError::NotFound(format!(
                     "no version {version} of {} shown — its history shows {}",
-                    self.eid,
+                    self.named(),
                     versions_span(&history.versions)
                 ))
             })?;
         Ok(&history.versions[at..=at])
     }
 
+    /// The entity as a sentence names it ([`entity_named`]).
+    fn named(&self) -> String {
+        entity_named(self.now.as_ref(), self.alias.as_deref(), &self.eid)
+    }
+
     /// The sentence for a caller who sees no history asking for it.
     fn history_is_the_spaces(&self) -> HostError {
         HostError::NotFound(format!(
             "the history of {} is shown to the members of {} — its value now is what you can read",
-            self.eid, self.space
+            self.named(),
+            self.space
         ))
     }
 }

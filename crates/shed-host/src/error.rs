@@ -42,6 +42,7 @@ impl From<shed_store::StoreError> for HostError {
             StoreError::Refused(sentence) => HostError::BadInput(sentence),
             StoreError::NotFound(sentence) => HostError::NotFound(sentence),
             StoreError::Conflict(sentence) => HostError::Conflict(sentence),
+            StoreError::ChangedSince(changed) => HostError::Conflict(changed.to_string()),
             StoreError::Internal(why) => HostError::Internal(why),
             StoreError::Database(detail) => {
                 tracing::error!(%detail, "the database failed");

@@ -32,6 +32,7 @@ mod listing;
 pub mod live;
 mod measure;
 mod model_text;
+pub mod moments;
 mod names;
 pub mod oauth;
 pub mod own;

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::json;
+use shed_manifest::ArgType;
 
 use crate::names::shown;
 use crate::reach::Reach;
@@ -260,12 +261,23 @@ fn introduction(app: &LiveApp, parts: &AppParts) -> String {
     )
 }
 
-/// A `command` call written out, as the tool takes it.
+/// A `command` call written out, as the tool takes it: a number argument
+/// as a number (`3`), a bool as `true`, any other as `"<its name>"` — each
+/// of the JSON type the call must send.
 fn call_example(app: &LiveApp, command: &shed_manifest::Command) -> String {
     let args: serde_json::Map<String, serde_json::Value> = command
         .input
         .iter()
-        .map(|argument| (argument.name.clone(), json!(format!("<{}>", argument.name))))
+        .map(|argument| {
+            let example = match argument.ty {
+                ArgType::Number => json!(3),
+                ArgType::Bool => json!(true),
+                ArgType::Text | ArgType::Time | ArgType::Url => {
+                    json!(format!("<{}>", argument.name))
+                }
+            };
+            (argument.name.clone(), example)
+        })
         .collect();
     json!({ "name": command.name, "args": args, "app": app.name }).to_string()
 }

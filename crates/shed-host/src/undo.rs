@@ -4,8 +4,9 @@
 //! space), writes every entity it changed back as it was — what it made
 //! tombstoned, what it tombstoned revived — as a new write attributed to
 //! the caller `via: undo of jeff/runs@12`, through the `undo` command; an
-//! entity changed since refuses it, naming who changed it. The write itself
-//! is the act's (`act.rs`), its plan the store's (`shed_store::undo`).
+//! entity changed since refuses it, naming the entity by its title and who
+//! changed it how long ago. The write itself, and the read of that name,
+//! are the act's (`act.rs`), its plan the store's (`shed_store::undo`).
 
 use serde::Serialize;
 
@@ -43,9 +44,9 @@ impl Host {
     /// an app of the caller's spaces) as `caller`: `undid jeff/runs@12: 2
     /// entities back as they were (jeff/runs@15)`. Refused with the rule
     /// book's sentence (a viewer's, `no app …` for an outsider of a private
-    /// app), or — nothing written — `cannot undo jeff/runs@12: <eid> changed
-    /// since — @bob (agent:job-3) wrote it at <time> (jeff/runs@14); undo
-    /// that first`.
+    /// app), or — nothing written — `cannot undo jeff/runs@12: "Run by Ada"
+    /// changed since — @bob (agent:job-3) wrote it 2 minutes ago
+    /// (jeff/runs@14); undo that first`.
     pub async fn undo(&self, caller: &Caller, write: &str) -> Result<Answer<Undone>, HostError> {
         let (app, version) = write_named(write)?;
         let (app, standing) = self.named_app(caller, app).await?;

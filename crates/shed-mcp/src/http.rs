@@ -130,6 +130,11 @@ pub fn router(host: Host, listen: SocketAddr) -> Result<Router, HttpDoorError> {
         .with_state(Arc::new(door)))
 }
 
+/// The JSON-RPC error code of a 401's body: a server error of JSON-RPC's
+/// implementation-defined range (-32000 to -32099), which neither the MCP
+/// spec nor rmcp names for a request not signed in.
+pub const UNAUTHORIZED_CODE: i32 = -32001;
+
 /// rmcp's service, and the session ledger it shares with the door.
 struct HttpDoor {
     host: Host,
@@ -146,6 +151,9 @@ async fn answer(State(door): State<Arc<HttpDoor>>, request: Request) -> Response
     let caller = match caller_of(&door.host, request.headers()).await {
         Ok(caller) => caller,
         Err(HostError::SignIn(sentence)) => {
+            // Read to its end (within rmcp's bound), so the connection stays
+            // open and a client reads the answer rather than a reset.
+            let _ = axum::body::to_bytes(request.into_body(), door.max_body).await;
             return door.unauthorized(Some(&sentence), &sentence);
         }
         Err(error) => {
@@ -231,7 +239,10 @@ impl HttpDoor {
 impl HttpDoor {
     /// A 401 whose `WWW-Authenticate` names the resource's metadata and
     /// scope — with `error="invalid_token"` and its sentence when a token
-    /// was refused (RFC 6750 §3) — and the sentence as its body.
+    /// was refused (RFC 6750 §3) — and whose body is a JSON-RPC error
+    /// ([`UNAUTHORIZED_CODE`], `id` null) holding the sentence, which an MCP
+    /// client shows as its request's error (the authorization spec asks
+    /// only for the status and the challenge, and leaves the body free).
     fn unauthorized(&self, invalid_token: Option<&str>, sentence: &str) -> Response {
         let mut challenge = format!(
             "Bearer resource_metadata=\"{}{RESOURCE_METADATA_PATH}\", scope=\"{SCOPE}\"",
@@ -252,7 +263,12 @@ impl HttpDoor {
                 ", error=\"invalid_token\", error_description=\"{why}\""
             ));
         }
-        let mut response = (StatusCode::UNAUTHORIZED, sentence.to_string()).into_response();
+        let body = serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": null,
+            "error": { "code": UNAUTHORIZED_CODE, "message": sentence },
+        });
+        let mut response = (StatusCode::UNAUTHORIZED, axum::Json(body)).into_response();
         if let Ok(value) = http::HeaderValue::from_str(&challenge) {
             response
                 .headers_mut()

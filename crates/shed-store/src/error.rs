@@ -14,6 +14,11 @@ pub enum StoreError {
     /// A `was` or `expect` that no longer holds; nothing was written.
     #[error("{0}")]
     Conflict(String),
+    /// An undo refused because an entity it would write back changed
+    /// since: who, when and which write — for the host to say with the
+    /// entity's title and the time relative to now; nothing was written.
+    #[error("{0}")]
+    ChangedSince(Box<crate::undo::ChangedSince>),
     /// The store itself failed (disk, a thread); nothing was acknowledged.
     #[error("the store failed: {0}")]
     Internal(String),

@@ -759,24 +759,64 @@ impl FromRow for Edge {
     }
 }
 
-/// The entity of `app` an eid or alias names (live or not, by eid).
+/// How many digits of an eid the pages show for an entity with no title
+/// (its links', its page's): the shortest start of an eid that names it.
+pub const SHORT_EID_DIGITS: usize = 8;
+
+/// Whether `name` may be the start of an eid: [`SHORT_EID_DIGITS`] to 31
+/// lowercase hex digits.
+fn is_short_eid(name: &str) -> bool {
+    (SHORT_EID_DIGITS..32).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// The row of an entity, its creator and its last writer, as [`Found`]
+/// reads it; the caller adds `AND` and which.
+const FOUND: &str = "SELECT e.id, e.eid, e.alias, e.version, e.tombstoned,
+                e.created_at, c.eid, c.handle, c.name, e.created_via,
+                e.updated_at, u.eid, u.handle, u.name, e.updated_via
+         FROM ec_entities e JOIN ec_apps a ON a.id = e.app
+         JOIN people c ON c.eid = e.created_by JOIN people u ON u.eid = e.updated_by
+         WHERE a.name = $1";
+
+/// The entity of `app` an eid or alias names (live or not, by eid), or the
+/// start of an eid the pages show ([`SHORT_EID_DIGITS`] or more) when no
+/// alias is that: refused when it starts none, or more than one.
 async fn found<T: Txn>(t: &T, app: &str, name: &str) -> Result<Found, StoreError> {
     let column = if crate::names::is_eid(name) {
         "eid"
     } else {
         "alias"
     };
-    let sql = format!(
-        "SELECT e.id, e.eid, e.alias, e.version, e.tombstoned,
-                e.created_at, c.eid, c.handle, c.name, e.created_via,
-                e.updated_at, u.eid, u.handle, u.name, e.updated_via
-         FROM ec_entities e JOIN ec_apps a ON a.id = e.app
-         JOIN people c ON c.eid = e.created_by JOIN people u ON u.eid = e.updated_by
-         WHERE a.name = $1 AND e.{column} = $2"
-    );
-    t.optional_as(&sql, args![app, name])
-        .await?
-        .ok_or_else(|| crate::apply::no_entity(name, app))
+    let sql = format!("{FOUND} AND e.{column} = $2");
+    if let Some(found) = t.optional_as(&sql, args![app, name]).await? {
+        return Ok(found);
+    }
+    if !is_short_eid(name) {
+        return Err(crate::apply::no_entity(name, app));
+    }
+    // Hex digits only: nothing in the pattern but its closing `%`.
+    let sql = format!("{FOUND} AND e.eid LIKE $2 ORDER BY e.eid LIMIT 2");
+    let started: Vec<Found> = t.all_as(&sql, args![app, format!("{name}%")]).await?;
+    one_started(started, app, name)
+}
+
+/// The one entity whose eid starts with `short`, of those read (at most
+/// two); else the sentence saying what to give instead.
+fn one_started(mut started: Vec<Found>, app: &str, short: &str) -> Result<Found, StoreError> {
+    match started.len() {
+        1 => Ok(started.remove(0)),
+        0 => Err(StoreError::NotFound(format!(
+            "no entity {short} in {app} — name one by its eid, its alias, or the first \
+             {SHORT_EID_DIGITS} digits of its eid its page shows"
+        ))),
+        _ => Err(StoreError::refused(format!(
+            "{short} starts the eid of more than one entity of {app} — give more of its \
+             digits, up to all 32 its page shows"
+        ))),
+    }
 }
 
 /// Entries of an entity's history (row id `$1` of app `$2`), each with
@@ -900,22 +940,64 @@ fn cannot(write: &str) -> String {
     format!("cannot undo {write}:")
 }
 
+/// An undo's refusal because a later write changed an entity it would
+/// write back ([`StoreError::ChangedSince`]): said `cannot undo
+/// jeff/runs@12: <eid> changed since — @bob (agent:job-3) wrote it at
+/// <time> (jeff/runs@14); undo that first`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChangedSince {
+    /// The write whose undo was refused: `jeff/runs@12`.
+    pub write: String,
+    /// Its app: `jeff/runs`.
+    pub app: String,
+    /// The entity changed since.
+    pub eid: String,
+    /// The latest write of it: who, when (RFC 3339) and via what.
+    pub by: Stamp,
+    /// That write's app data version.
+    pub later: u64,
+}
+
+impl ChangedSince {
+    /// Who wrote it: `@bob`, `@bob (agent:job-3)`.
+    pub fn who(&self) -> String {
+        match &self.by.via {
+            Some(via) => format!("@{} ({via})", self.by.by.handle),
+            None => format!("@{}", self.by.by.handle),
+        }
+    }
+
+    /// How its sentence starts: `cannot undo jeff/runs@12:`.
+    pub fn cannot(&self) -> String {
+        cannot(&self.write)
+    }
+}
+
+impl std::fmt::Display for ChangedSince {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {} changed since — {} wrote it at {} ({}@{}); undo that first",
+            self.cannot(),
+            self.eid,
+            self.who(),
+            self.by.at,
+            self.app,
+            self.later
+        )
+    }
+}
+
 /// The refusal of undoing `write` because `later`, a write of `eid` since,
 /// changed it: who, when, which.
 fn changed_since(write: &str, app: &str, eid: &str, later: &Entry) -> StoreError {
-    let via = later
-        .stamp
-        .via
-        .as_ref()
-        .map(|via| format!(" ({via})"))
-        .unwrap_or_default();
-    StoreError::Conflict(format!(
-        "{} {eid} changed since — @{}{via} wrote it at {} ({app}@{}); undo that first",
-        cannot(write),
-        later.stamp.by.handle,
-        later.stamp.at,
-        later.app_version
-    ))
+    StoreError::ChangedSince(Box::new(ChangedSince {
+        write: write.to_string(),
+        app: app.to_string(),
+        eid: eid.to_string(),
+        by: later.stamp.clone(),
+        later: later.app_version as u64,
+    }))
 }
 
 /// The bundle that takes entity `eid` of `app` back to its shape before
@@ -1134,6 +1216,53 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_short_eid_names_the_one_entity_it_starts_else_says_what_to_give() {
+        assert!(is_short_eid("1fd51000") && is_short_eid(&"a".repeat(31)));
+        assert!(!is_short_eid("1fd5100") && !is_short_eid("1FD51000") && !is_short_eid("runs-tue"));
+        let row = |eid: &str| {
+            let stamp = Stamp {
+                at: String::new(),
+                by: Person {
+                    eid: String::new(),
+                    handle: "ada".into(),
+                    name: "Ada".into(),
+                },
+                via: None,
+            };
+            Found {
+                id: 1,
+                eid: eid.into(),
+                alias: None,
+                version: 1,
+                tombstoned: false,
+                created: stamp.clone(),
+                updated: stamp,
+            }
+        };
+        let one = one_started(vec![row("1fd51000aa")], "demo/runs", "1fd51000");
+        assert_eq!(
+            one.map(|found| found.eid).ok().as_deref(),
+            Some("1fd51000aa")
+        );
+        let none = one_started(Vec::new(), "demo/runs", "1fd51000")
+            .err()
+            .unwrap();
+        assert!(
+            none.to_string()
+                .starts_with("no entity 1fd51000 in demo/runs — name one by its eid"),
+            "{none}"
+        );
+        let two = vec![row("1fd51000aa"), row("1fd51000bb")];
+        let two = one_started(two, "demo/runs", "1fd51000").err().unwrap();
+        assert!(
+            two.to_string().starts_with(
+                "1fd51000 starts the eid of more than one entity of demo/runs — give more"
+            ),
+            "{two}"
+        );
+    }
 
     fn shape(changes: &[Value]) -> Shape {
         let mut shape = Shape::default();

@@ -43,7 +43,7 @@ pub async fn open(place: &Place, public_url: &str) -> anyhow::Result<Host> {
 /// The flags a `shed` command the host suggests needs, besides `--as`, to
 /// reach this data again when pasted into the same shell: `--data <folder>`
 /// unless it is the default folder or the one `SHED_DATA` names.
-fn terminal_flags(place: &Place) -> String {
+pub(crate) fn terminal_flags(place: &Place) -> String {
     let from_env = std::env::var_os("SHED_DATA").is_some_and(|data| place.data == data);
     if place.data == std::path::Path::new(DEFAULT_DATA) || from_env {
         return String::new();

@@ -5,8 +5,8 @@
 //! yet, it makes the person `you`, the space `demo` and the run club app,
 //! creates a token and a one-time sign-in link, and prints how to connect
 //! an MCP client and a browser; then it serves. On one set up earlier it
-//! prints the configuration for the address it serves at, and how to sign
-//! in on the web, and serves.
+//! prints the commands that make a token and a sign-in link, one line each,
+//! and the configuration for the address it serves at, and serves.
 
 use std::path::Path;
 
@@ -31,7 +31,7 @@ pub async fn up(place: &serve::Place, args: &ServeArgs) -> anyhow::Result<()> {
         let welcome = set_up(&host, data).await?;
         say(&welcome);
     } else {
-        say(&again(&host, data).await);
+        say(&again(&host, data, &serve::terminal_flags(place)).await);
     }
     serve::run_server(host, data, args, socket, operator).await
 }
@@ -47,29 +47,48 @@ fn say(text: &str) {
 /// account page show it.
 const TOKEN_NAME: &str = "shed up";
 
-/// What `shed up` prints on a data folder set up earlier: the MCP address
-/// and a configuration for it — the address it serves at now — and how to
-/// get a token and a sign-in link.
-async fn again(host: &Host, data: &Path) -> String {
+/// What `shed up` prints on a data folder set up earlier: the MCP address,
+/// the commands that print a new token and a sign-in link (one line each,
+/// carrying `flags`, so each runs as pasted into this shell), and a
+/// configuration for the address it serves at now.
+async fn again(host: &Host, data: &Path, flags: &str) -> String {
     let mcp_url = format!("{}{}", host.public_url(), shed_mcp::MCP_PATH);
     // The person `shed up` made, if still there; else any person's handle.
     let handle = match host.caller_for_handle("you").await {
         Ok(_) => "you",
         Err(_) => "<handle>",
     };
+    let command = |words: String| {
+        if flags.is_empty() {
+            format!("shed {words}")
+        } else {
+            format!("shed {words} {flags}")
+        }
+    };
     format!(
         "shed is serving {data} at {mcp_url} (set up earlier).\n\
          \n\
-         Paste this into your MCP client's configuration, with a token `shed token create {handle}` prints:\n\
+         A token:        {token}  (prints a new one, for the configuration below)\n\
+         A sign-in link: {login}  (prints a one-time link to {url}/, while shed serves)\n\
+         \n\
+         Paste this into your MCP client's configuration, with the token:\n\
          {http}\n\
          \n\
-         Sign in on the web: `shed login {handle}` prints a one-time link to {url}/ (run it while shed serves).\n\
-         A hosted chat client takes {mcp_url} and signs in through the browser.\n",
+         A hosted chat client takes {mcp_url} and signs in through the browser.\n\
+         {vocab}\n",
         data = data.display(),
+        token = command(format!("token create {handle}")),
+        login = command(format!("login {handle}")),
         url = host.public_url(),
         http = pretty(&http_config(&mcp_url, "<token>")),
+        vocab = GENERATED_COMMANDS,
     )
 }
+
+/// Where the run club's generated commands come from, as `shed up` says it.
+const GENERATED_COMMANDS: &str = "add_jog and find_jog are made from the kind jog in the run \
+     club's vocab.json (every kind gets add_<kind> and find_<kind>; its other commands are its \
+     tools.json's) — docs/apps.md shows how to write an app of your own.";
 
 /// An MCP client's configuration for the Streamable HTTP door at
 /// `mcp_url` with a bearer token.
@@ -154,12 +173,14 @@ fn welcome(host: &Host, data: &Path, deployed: &str, token: &str, sign_in: &str)
          serve behind HTTPS with --public-url https://…; sign in with a `shed login you` link.\n\
          \n\
          Then ask your agent to \"log a 5 mile run for Ada\" — it calls `commands`, then\n\
-         `command` with log_run.\n",
+         `command` with log_run.\n\
+         {vocab}\n",
         data = data.display(),
         url = host.public_url(),
         minutes = LOGIN_LINK_SECONDS / 60,
         app = host.app_address("demo", "runs"),
         http = pretty(&http_client),
         stdio = pretty(&stdio_client),
+        vocab = GENERATED_COMMANDS,
     )
 }

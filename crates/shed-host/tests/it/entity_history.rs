@@ -90,10 +90,10 @@ async fn an_outsider_reads_an_entity_now_and_nothing_of_its_history() {
                     refusal(view.whole("note.text", Some(1))),
                     (
                         "not-found",
-                        format!(
-                            "the history of {eid} is shown to the members of jeff — its value \
-                             now is what you can read"
-                        )
+                        // Named by its alias, as a sentence names an entity.
+                        "the history of kept is shown to the members of jeff — its value now \
+                         is what you can read"
+                            .to_string()
                     )
                 );
             }
@@ -151,14 +151,20 @@ async fn a_long_value_is_cut_where_it_is_listed_and_read_whole_alone() {
         refusal(view.whole("note.nothing", Some(1))),
         (
             "not-found",
-            format!("version 1 of {eid} changed no field note.nothing — it changed note.text")
+            format!(
+                "version 1 of entity {} changed no field note.nothing — it changed note.text",
+                &eid[..8]
+            )
         )
     );
     assert_eq!(
         refusal(view.whole("note.text", Some(7))),
         (
             "not-found",
-            format!("no version 7 of {eid} shown — its history shows version 1")
+            format!(
+                "no version 7 of entity {} shown — its history shows version 1",
+                &eid[..8]
+            )
         )
     );
 }

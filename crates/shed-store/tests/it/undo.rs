@@ -261,12 +261,16 @@ async fn undo_after_a_later_change_is_refused_and_changes_nothing() {
         .at
         .clone();
     let refused = f.store.undo(APP, 2, &undoer(&f)).await.unwrap_err();
+    assert!(
+        matches!(refused, StoreError::ChangedSince(_)),
+        "{refused:?}"
+    );
     assert_eq!(
-        refused,
-        StoreError::Conflict(format!(
+        refused.to_string(),
+        format!(
             "cannot undo jeff/runs@2: {a} changed since — @bob (agent:job-7) wrote it at {at} \
              (jeff/runs@3); undo that first"
-        ))
+        )
     );
     assert_eq!(
         f.store.data_version(APP).await.unwrap(),
@@ -568,9 +572,9 @@ async fn past_the_later_versions_an_undo_reads_an_entity_counts_as_changed_since
         .await
         .unwrap_err();
     assert!(
-        matches!(&refused, StoreError::Conflict(s)
-            if s.starts_with(&format!("cannot undo jeff/runs@2: {a} changed since — @ada (undo of jeff/runs@"))
-                && s.ends_with(&format!(" (jeff/runs@{last}); undo that first"))),
+        matches!(&refused, StoreError::ChangedSince(c)
+            if c.to_string().starts_with(&format!("cannot undo jeff/runs@2: {a} changed since — @ada (undo of jeff/runs@"))
+                && c.to_string().ends_with(&format!(" (jeff/runs@{last}); undo that first"))),
         "{refused}"
     );
     assert_eq!(

@@ -21,7 +21,6 @@ use shed_host::activity::{
 use shed_host::{Caller, HostError, Person};
 
 use super::apps::app_page_path;
-use super::moments::ago_text;
 use super::{
     ACTIVITY_PATH, Here, Outcome, Posted, Visited, fields, header_html, refusal_page, required,
 };
@@ -329,25 +328,32 @@ fn query_of(narrow: &ActivityNarrow, before: Option<i64>) -> String {
     pairs.join("&")
 }
 
-/// Who acted, as a row's sentence starts: the agent job, else `@handle`.
-fn actor(handle: &str, via: Option<&str>) -> String {
-    match job_of(via) {
-        Some(job) => job.to_string(),
-        None => format!("@{handle}"),
+/// A person as a sentence names them, once: `Ada (@ada)`, or the handle
+/// alone when the name is the handle (`@you`, not `You (@you)`).
+pub(super) fn person_named(person: &shed_host::Person) -> String {
+    if person.name.eq_ignore_ascii_case(&person.handle) {
+        format!("@{}", person.handle)
+    } else {
+        format!("{} (@{})", person.name, person.handle)
     }
 }
 
-/// How it came: the person it was for, the door, the client, and a
-/// `via` that is not an agent's (`undo of demo/runs@12`).
+/// Who acted, as a row's sentence starts: the agent job, else the person
+/// ([`person_named`]).
+fn actor(by: &shed_host::Person, via: Option<&str>) -> String {
+    match job_of(via) {
+        Some(job) => job.to_string(),
+        None => person_named(by),
+    }
+}
+
+/// How it came: the person an agent's write was for (a person's own is
+/// named by the row's sentence), the door, the client, and a `via` that
+/// is not an agent's (`undo of demo/runs@12`).
 fn came(by: &shed_host::Person, via: Option<&str>, through: &Through) -> String {
     let mut parts = Vec::new();
-    match job_of(via) {
-        Some(_) => parts.push(format!(
-            "for {} (@{})",
-            escape(&by.name),
-            escape(&by.handle)
-        )),
-        None => parts.push(format!("by {}", escape(&by.name))),
+    if job_of(via).is_some() {
+        parts.push(format!("for {}", escape(&person_named(by))));
     }
     parts.push(format!("door {}", escape(&through.door)));
     if let Some(client) = through.client.as_deref()
@@ -398,14 +404,8 @@ fn entities(n: usize) -> String {
     }
 }
 
-/// A moment, shown as how long ago, the exact time on hover.
-pub(super) fn moment(at: &str) -> String {
-    format!(
-        "<time datetime=\"{at}\" title=\"{at}\">{}</time>",
-        escape(&ago_text(at)),
-        at = escape(at)
-    )
-}
+/// A moment, shown as how far from now, the exact time on hover.
+pub(super) use super::moments::moment_text as moment;
 
 /// The address of an entity's page in `app` (`space/slug`).
 pub(crate) fn entity_path(app: &str, eid: &str) -> String {
@@ -424,7 +424,7 @@ fn write_row(write: &WriteRecord, undo: Option<&str>) -> String {
     let command = write.through.command.as_deref().unwrap_or("a write");
     let said = format!(
         "{} ran {command} in {} — {}",
-        actor(&write.by.handle, write.via.as_deref()),
+        actor(&write.by, write.via.as_deref()),
         write.app,
         entities(write.entities.len())
     );
@@ -436,7 +436,7 @@ fn write_row(write: &WriteRecord, undo: Option<&str>) -> String {
             format!(
                 "<a href=\"{}\"><code>{}</code></a>",
                 entity_path(&write.app, eid),
-                escape(eid.get(..8).unwrap_or(eid))
+                escape(shed_host::entity::short_eid(eid))
             )
         })
         .collect();
@@ -484,7 +484,7 @@ fn refusal_row(refusal: &RefusalRecord) -> String {
     let command = refusal.through.command.as_deref().unwrap_or("a call");
     let said = format!(
         "{} was refused {command} in {}",
-        actor(&refusal.by.handle, refusal.via.as_deref()),
+        actor(&refusal.by, refusal.via.as_deref()),
         refusal.app
     );
     format!(

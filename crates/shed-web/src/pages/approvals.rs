@@ -17,7 +17,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 use shed_host::approvals::ApprovalShown;
 
-use super::moments::when_seconds;
+use super::moments::moment_seconds;
 use super::{Here, Outcome, Posted, Visited, fields, header_html, refusal_page, required};
 use crate::caller::WebCaller;
 use crate::door::Door;
@@ -103,7 +103,7 @@ fn row(approval: &ApprovalShown) -> String {
         command = escape(&approval.command),
         app = escape(&approval.app),
         by = escape(&approval.asked_by),
-        expires = when_seconds(Some(approval.expires_at), "never"),
+        expires = moment_seconds(approval.expires_at),
         args = escape(&approval.args),
         decide = decide_form(approval.id),
     )
@@ -148,10 +148,7 @@ pub(super) async fn approval(
     };
     // Only a pending approval has an expiry still to come.
     let expires = match state {
-        "pending" => format!(
-            " · expires {}",
-            when_seconds(Some(approval.expires_at), "never")
-        ),
+        "pending" => format!(" · expires {}", moment_seconds(approval.expires_at)),
         _ => String::new(),
     };
     let body = format!(
@@ -161,7 +158,7 @@ pub(super) async fn approval(
         command = escape(&approval.command),
         app = escape(&approval.app),
         by = escape(&approval.asked_by),
-        asked = when_seconds(Some(approval.created_at), "never"),
+        asked = moment_seconds(approval.created_at),
         args = escape(&approval.args),
     );
     product_page(StatusCode::OK, &title, &header, &body)

@@ -24,11 +24,10 @@ use axum::response::Response;
 use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::Value;
 use shed_host::app_data::{Cell, Changed, Edge, Version, cell, components_of};
-use shed_host::entity::{EntityView, Whole, whole_text};
-use shed_host::shown::cut;
+use shed_host::entity::{EntityView, Whole, entity_title, short_eid, whole_text};
 use shed_host::{Caller, HostError, Person};
 
-use super::activity::{UndoChoice, entity_path, moment, undo_button, undo_posted};
+use super::activity::{UndoChoice, entity_path, moment, person_named, undo_button, undo_posted};
 use super::apps::app_page_path;
 use super::{Here, Outcome, Posted, Visited, header_html, refusal_page};
 use crate::door::Door;
@@ -131,7 +130,7 @@ impl Page<'_> {
             let view = &answer.data;
             if let Some(field) = &query.whole {
                 let body = whole_html(view, field, query.version)?;
-                return Ok((format!("{field} of {}", short(&view.eid)), body));
+                return Ok((format!("{field} of {}", short_eid(&view.eid)), body));
             }
             let versions = match view.versions(query.version) {
                 Ok(versions) => versions,
@@ -163,15 +162,9 @@ impl Page<'_> {
     }
 }
 
-/// The page's title: its `doc.title` (cut), else its alias, else `Entity
-/// <eid>`.
+/// The page's title: [`entity_title`].
 fn title(view: &EntityView) -> String {
-    view.now
-        .as_ref()
-        .and_then(|now| now["doc"]["title"].as_str())
-        .map(|title| cut(title).to_string())
-        .or_else(|| view.alias.clone())
-        .unwrap_or_else(|| format!("Entity {}", short(&view.eid)))
+    entity_title(view.now.as_ref(), view.alias.as_deref(), &view.eid)
 }
 
 /// The entity's page: where it is, it now, its edges and `versions`.
@@ -239,11 +232,6 @@ fn whole_html(view: &EntityView, field: &str, version: Option<u64>) -> Result<St
     Ok(html)
 }
 
-/// The first eight digits of an eid, as a link's words.
-fn short(eid: &str) -> &str {
-    eid.get(..8).unwrap_or(eid)
-}
-
 /// Where it is, its version, and to those who see its history who made it
 /// and who changed it last.
 fn summary_html(view: &EntityView) -> String {
@@ -268,14 +256,12 @@ fn summary_html(view: &EntityView) -> String {
         .as_ref()
         .map(|record| {
             format!(
-                "<p class=\"meta\">Made {} by {} (@{}){} · changed last {} by {} (@{}){}</p>\n",
+                "<p class=\"meta\">Made {} by {}{} · changed last {} by {}{}</p>\n",
                 moment(&record.created.at),
-                escape(&record.created.by.name),
-                escape(&record.created.by.handle),
+                escape(&person_named(&record.created.by)),
                 via(&record.created.via),
                 moment(&record.updated.at),
-                escape(&record.updated.by.name),
-                escape(&record.updated.by.handle),
+                escape(&person_named(&record.updated.by)),
                 via(&record.updated.via),
             )
         })
@@ -352,7 +338,7 @@ fn edges_html(view: &EntityView) -> String {
                     "<li><div class=\"what\"><code>{}</code> {arrow} <a href=\"{}\"><code>{}</code></a></div></li>\n",
                     escape(&edge.rel),
                     entity_path(&view.app, &edge.eid),
-                    escape(short(&edge.eid))
+                    escape(short_eid(&edge.eid))
                 )
             })
             .collect();
@@ -438,10 +424,9 @@ fn history_html(view: &EntityView, versions: &[Version], drawn: usize) -> String
 fn version_row(view: &EntityView, version: &Version) -> String {
     let stamp = &version.stamp;
     let mut how = vec![format!(
-        "{} by {} (@{})",
+        "{} by {}",
         moment(&stamp.at),
-        escape(&stamp.by.name),
-        escape(&stamp.by.handle)
+        escape(&person_named(&stamp.by))
     )];
     if let Some(via) = &stamp.via {
         how.push(escape(via));

@@ -1,5 +1,5 @@
-//! When, as the person's pages say it: a date and time in UTC, or how long
-//! ago.
+//! When, as the person's pages say it: a date and time in UTC, or how far
+//! from now (the host's wording).
 
 /// Unix seconds as a date and time (UTC), or `never`.
 pub(super) fn when_seconds(at: Option<i64>, never: &str) -> String {
@@ -17,35 +17,32 @@ fn minutes(at: jiff::Timestamp) -> String {
     at.strftime("%Y-%m-%d %H:%M UTC").to_string()
 }
 
-/// How long ago a moment was, as a person says it: "just now", "5 minutes
-/// ago", "2 hours ago", "3 days ago", or past a week the date — `at` in Unix
-/// seconds, `now` too.
-pub(crate) fn ago(at: i64, now: i64) -> String {
-    let seconds = (now - at).max(0);
-    let plural = |n: i64, one: &str| {
-        if n == 1 {
-            format!("1 {one} ago")
-        } else {
-            format!("{n} {one}s ago")
-        }
-    };
-    match seconds {
-        0..60 => "just now".to_string(),
-        60..3_600 => plural(seconds / 60, "minute"),
-        3_600..86_400 => plural(seconds / 3_600, "hour"),
-        86_400..604_800 => plural(seconds / 86_400, "day"),
-        _ => jiff::Timestamp::from_second(at).map_or_else(
-            |_| "long ago".to_string(),
-            |at| format!("on {}", at.strftime("%Y-%m-%d")),
-        ),
+/// How far from now a moment is — "2 minutes ago", "in 40 minutes" —
+/// in the host's one wording ([`shed_host::moments`]), as the pages name it.
+pub(crate) use shed_host::moments::{relative as ago, relative_text as ago_text};
+
+/// A moment (Unix seconds) as a page shows it: how far from now, in a
+/// `<time>` whose `title` is the exact time (UTC), shown on hover.
+pub(crate) fn moment_seconds(at: i64) -> String {
+    match jiff::Timestamp::from_second(at) {
+        Ok(at) => time_element(at),
+        Err(_) => at.to_string(),
     }
 }
 
-/// [`ago`] of an RFC 3339 moment, as the host's stamps keep one; the text
-/// itself when it does not read as one.
-pub(crate) fn ago_text(at: &str) -> String {
+/// [`moment_seconds`] of an RFC 3339 moment, as the host's stamps keep
+/// one; the text itself (escaped) when it does not read as one.
+pub(crate) fn moment_text(at: &str) -> String {
     match at.parse::<jiff::Timestamp>() {
-        Ok(then) => ago(then.as_second(), jiff::Timestamp::now().as_second()),
-        Err(_) => at.to_string(),
+        Ok(at) => time_element(at),
+        Err(_) => crate::reply::escape(at),
     }
+}
+
+fn time_element(at: jiff::Timestamp) -> String {
+    format!(
+        "<time datetime=\"{at}\" title=\"{}\">{}</time>",
+        minutes(at),
+        ago(at.as_second(), jiff::Timestamp::now().as_second())
+    )
 }

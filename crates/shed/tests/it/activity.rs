@@ -190,3 +190,46 @@ fn job_name(shed: &Shed) -> String {
         .unwrap()
         .to_string()
 }
+
+#[tokio::test]
+async fn an_activity_row_names_its_person_once_whatever_their_handle() {
+    let shed = Shed::start().await;
+    shed.shed(&["person", "add", "you", "--name", "You"]);
+    shed.shed(&["member", "add", "demo", "you", "--role", "editor"]);
+    shed.shed(&["person", "add", "jo", "--name", "Jo March"]);
+    shed.shed(&["member", "add", "demo", "jo", "--role", "editor"]);
+    for handle in ["you", "jo"] {
+        let log_run = json!({ "name": "log_run", "app": "demo/runs",
+                              "args": { "who": "Ed", "miles": 5, "at": "2026-09-01" } });
+        let (error, logged) = shed.mcp(&shed.token(handle), "command", log_run).await;
+        assert!(!error, "{logged}");
+    }
+    let jar = shed.sign_in("ada").await;
+    let cookie = jar
+        .header(&format!("{}/", shed.url()))
+        .expect("a cookie for the platform's host");
+    let (_, _, page) = shed
+        .get(&format!("{}/activity", shed.url()), Some(&cookie))
+        .await;
+    let row = |write: &str| {
+        let start = page
+            .find(&format!("data-write=\"{write}\""))
+            .unwrap_or_else(|| panic!("no row {write}: {page}"));
+        let row = &page[start..];
+        row[..row.find("</li>").unwrap()].to_string()
+    };
+    // A handle that is its name (but for case) said once, not "@you … by
+    // You"; a name of its own beside the handle, once.
+    let yours = row("demo/runs@1");
+    assert!(
+        yours.contains(">@you ran log_run in demo/runs — 1 entity<"),
+        "{yours}"
+    );
+    assert!(!yours.contains("by You"), "{yours}");
+    let jos = row("demo/runs@2");
+    assert!(
+        jos.contains(">Jo March (@jo) ran log_run in demo/runs — 1 entity<"),
+        "{jos}"
+    );
+    assert!(!jos.contains("by Jo"), "{jos}");
+}

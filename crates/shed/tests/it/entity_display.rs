@@ -473,3 +473,40 @@ async fn a_long_history_of_large_values_answers_within_its_bounds() {
     let said = shed.shed(&["undo", &format!("demo/pub@{}", newest - 1), "--as", "ada"]);
     assert!(said.len() < UNDO_SENTENCE_BYTES, "{said}");
 }
+
+#[tokio::test]
+async fn shed_entity_takes_the_short_id_the_pages_show() {
+    let shed = Shed::start().await;
+    let token = shed.token("ada");
+    let made = apply(
+        &shed,
+        &token,
+        "demo/runs",
+        json!({ "entity": { "eid": "$r" }, "jog": { "who": "Short", "miles": 2 } }),
+    )
+    .await;
+    let eid = made["aliases"]["$r"].as_str().unwrap().to_string();
+    // The pages name an entity with no title by its first eight digits.
+    let short = &eid[..8];
+    let ada = platform_cookie(&shed, "ada").await;
+    let (_, shown) = page(&shed, &format!("/spaces/demo/apps/runs/data/{eid}"), &ada).await;
+    assert!(shown.contains(&format!("Entity {short}")), "{shown}");
+
+    let read = shed.shed(&["entity", "demo/runs", short, "--as", "ada"]);
+    assert!(
+        read.starts_with(&format!("demo/runs: {eid} at version 1")),
+        "{read}"
+    );
+
+    // A short id of no entity: what to give instead.
+    let unknown = if short.starts_with('0') {
+        "10000000"
+    } else {
+        "00000000"
+    };
+    let said = shed.refused(&["entity", "demo/runs", unknown, "--as", "ada"]);
+    assert!(
+        said.contains(&format!("no entity {unknown} in demo/runs — ")) && said.contains("first 8"),
+        "{said}"
+    );
+}

@@ -90,6 +90,7 @@ fn shed_up_on_a_folder_with_nobody_in_it_sets_it_up_as_a_first_run() {
     let logs = tempfile::NamedTempFile::new().unwrap();
     let up = Shed::up(data.path(), logs.path(), &[]);
     assert!(up.token().starts_with("shed_"), "{:?}", up.printed());
+    assert!(up.printed_line(VOCAB_LINE).is_some(), "{:?}", up.printed());
 }
 
 #[test]
@@ -134,13 +135,30 @@ fn shed_up_takes_a_port_and_prints_the_configuration_for_it_on_every_run() {
     let again = free_port();
     let listen = format!("localhost:{again}");
     let up = start(&data, &["up", "--listen", &listen], again);
-    let sign_in = up.printed_line("Sign in on the web:");
-    let home = format!("`shed login you` prints a one-time link to http://localhost:{again}/");
-    assert!(
-        sign_in.is_some_and(|said| said.contains(&home)),
-        "{:?}",
-        up.printed()
-    );
+    // A token and a sign-in link, one line each: a command that works as
+    // pasted into the shell `shed up` ran in, and what it is for.
+    let pasted = |label: &str| {
+        let line = up.printed_line(label).unwrap_or_else(|| {
+            panic!("no line {label} in {:?}", up.printed());
+        });
+        let (command, _) = line.split_once("  ").unwrap_or((&line, ""));
+        let words: Vec<&str> = command.split_whitespace().collect();
+        assert_eq!(words.first(), Some(&"shed"), "{line}");
+        let (ok, printed, said) = shed(&data, &words[1..]);
+        assert!(ok, "{line}: {said}");
+        (line.clone(), printed)
+    };
+    let (line, printed) = pasted("A token:");
+    let token = printed
+        .trim()
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_string();
+    assert!(token.contains("shed_"), "{line}: {printed}");
+    let (line, printed) = pasted("A sign-in link:");
+    let link = format!("http://localhost:{again}/_shed/login?key=");
+    assert!(printed.contains(&link), "{line}: {printed}");
     let printed = up.printed().join("\n");
     let mcp = format!("http://localhost:{again}/mcp");
     let serving = format!(
@@ -152,8 +170,13 @@ fn shed_up_takes_a_port_and_prints_the_configuration_for_it_on_every_run() {
         printed.contains(&format!("\"url\": \"{mcp}\"")),
         "{printed}"
     );
-    assert!(printed.contains("`shed token create you`"), "{printed}");
+    // Where add_<kind> and find_<kind> come from, on every run.
+    assert!(up.printed_line(VOCAB_LINE).is_some(), "{printed}");
 }
+
+/// How the line `shed up` prints of the generated commands starts.
+const VOCAB_LINE: &str =
+    "add_jog and find_jog are made from the kind jog in the run club's vocab.json";
 
 #[test]
 fn listening_on_every_address_without_a_public_url_says_the_links_use_localhost() {

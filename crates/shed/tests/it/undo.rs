@@ -86,13 +86,13 @@ async fn shed_undo_takes_a_write_back_and_the_history_says_so() {
     assert_eq!(miles(&shed, &token, &eid).await, 50);
 
     // The first write, its entity not as it left it: refused, naming the
-    // latest write of it; nothing written.
+    // entity by its title and the latest write of it, its time relative
+    // to now; nothing written.
     let refused = shed.refused(&["undo", "demo/runs@1", "--as", "ada"]);
-    assert!(
-        refused.starts_with(&format!(
-            "cannot undo demo/runs@1: {eid} changed since — @ed (undo of demo/runs@3) wrote it at "
-        )) && refused.ends_with(" (demo/runs@4); undo that first"),
-        "{refused}"
+    assert_eq!(
+        refused,
+        "cannot undo demo/runs@1: \"Run by Ed\" changed since — @ed (undo of demo/runs@3) wrote \
+         it just now (demo/runs@4); undo that first"
     );
     assert_eq!(miles(&shed, &token, &eid).await, 50, "nothing written");
 }
