@@ -100,7 +100,7 @@ async def test_the_readme_s_first_section_in_an_empty_folder(shed_bin: Path, tmp
 
         # The sign-in link, then the app's page, in a browser.
         seen = look(sign_in, app, "Ada — 5 miles")
-        assert seen["greeting"].startswith("You are signed in as You (@you)"), seen
+        assert seen["greeting"].startswith("You are signed in as @you."), seen
         assert seen["landed"] == f"http://localhost:{port}/", seen
         assert "Ada — 5 miles · logged by You" in seen["text"], seen
     finally:

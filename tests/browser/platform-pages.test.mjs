@@ -74,7 +74,7 @@ test('the pages: tokens, members, roles, revoking and ending jobs, through the b
   assert.ok(link.startsWith(`${shed.url}/_shed/login?key=`), link)
   await screenshots(page, 'space-invited')
   const theirs = await member.context.newPage()
-  assert.match(await signIn(theirs, link), new RegExp(`^You are signed in as ${handle} \\(@${handle}\\)`))
+  assert.match(await signIn(theirs, link), new RegExp(`^You are signed in as @${handle}\\.`))
   await theirs.getByLabel('Token name').fill('their agent')
   await theirs.getByRole('button', { name: 'Make a token' }).click()
   const theirToken = (await theirs.locator('#token').innerText()).trim()

@@ -21,7 +21,7 @@ use shed_store::undo::{ChangedSince, EntityRecord, Undone};
 
 use crate::access::{Act, Standing, may, sign_in_first};
 use crate::answer::Acted;
-use crate::entity::entity_named;
+use crate::entity_names::entity_named;
 use crate::moments::relative_text;
 use crate::registry::LiveApp;
 use crate::searches::Searcher;

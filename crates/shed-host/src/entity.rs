@@ -23,33 +23,8 @@ use crate::shown::cut;
 use crate::texts::count;
 use crate::{Caller, Host, HostError};
 
-pub use shed_store::undo::SHORT_EID_DIGITS;
-
-/// The first [`SHORT_EID_DIGITS`] of an eid: how pages and sentences name
-/// an entity with no title or alias, and a start `shed entity` takes.
-pub fn short_eid(eid: &str) -> &str {
-    eid.get(..SHORT_EID_DIGITS).unwrap_or(eid)
-}
-
-/// An entity's name, as its page's title and sentences give it: its
-/// `doc.title` (cut) in its row `now`, else its alias, else `Entity` and
-/// its [`short_eid`].
-pub fn entity_title(now: Option<&Value>, alias: Option<&str>, eid: &str) -> String {
-    now.and_then(|now| now["doc"]["title"].as_str())
-        .map(|title| cut(title).to_string())
-        .or_else(|| alias.map(str::to_string))
-        .unwrap_or_else(|| format!("Entity {}", short_eid(eid)))
-}
-
-/// An entity as a sentence names it, by the rule of [`entity_title`]: its
-/// `doc.title` quoted (`"Run by Ada"`), else its alias, else `entity` and
-/// its [`short_eid`].
-pub(crate) fn entity_named(now: Option<&Value>, alias: Option<&str>, eid: &str) -> String {
-    match now.and_then(|now| now["doc"]["title"].as_str()) {
-        Some(title) => format!("\"{}\"", crate::names::shown(title)),
-        None => alias.map_or_else(|| format!("entity {}", short_eid(eid)), str::to_string),
-    }
-}
+use crate::entity_names::entity_named;
+pub use crate::entity_names::{SHORT_EID_DIGITS, entity_title, short_eid};
 
 /// The most bytes of version lines an entity's text (`shed entity`) lists:
 /// a few hundred versions of short values, a hundred of cut ones; past it

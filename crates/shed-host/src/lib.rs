@@ -25,6 +25,7 @@ pub mod client_address;
 pub mod credentials;
 mod deploy;
 pub mod entity;
+mod entity_names;
 mod error;
 mod files;
 mod graph;

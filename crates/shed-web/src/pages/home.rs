@@ -8,6 +8,7 @@ use axum::extract::{Form, State};
 use axum::response::{IntoResponse, Response};
 use shed_host::{Caller, Person};
 
+use super::activity::person_named;
 use super::apps::app_rows;
 use super::{Here, MAKE_TOKEN_PATH, Outcome, Posted, fields, header_html, required};
 use crate::door::Door;
@@ -33,9 +34,8 @@ pub(crate) async fn home(
         Err(error) => return crate::reply::Refusal::page(error).into_response(),
     };
     let mut body = format!(
-        "<p class=\"meta\">You are signed in as {} (@{}).</p>\n{}",
-        escape(&person.name),
-        escape(&person.handle),
+        "<p class=\"meta\">You are signed in as {}.</p>\n{}",
+        escape(&person_named(person)),
         said.html()
     );
     body.push_str("<section id=\"spaces\"><h2>Your spaces</h2>\n");
