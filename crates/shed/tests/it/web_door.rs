@@ -1307,7 +1307,7 @@ async fn a_link_signs_in_once_on_every_space_and_logout_ends_it() {
     let (status, _, front) = shed.get(&format!("{}/", shed.url()), Some(platform)).await;
     assert_eq!(status, StatusCode::OK);
     assert!(
-        front.contains("You are signed in as Ada (@ada)") && front.contains(&shed.demo("/runs/")),
+        front.contains("You are signed in as @ada.") && front.contains(&shed.demo("/runs/")),
         "{front}"
     );
     let demo = cookies[2].1.split(';').next().unwrap();
