@@ -256,6 +256,27 @@ async fn a_caller_removed_from_the_space_is_closed_out() {
     assert!(events.ended(SOON).await, "the stream stays open");
 }
 
+// A revocation announces itself nowhere: the stream asks again every
+// WATCH_RECHECK (10 s), the stated time within which it ends.
+#[tokio::test]
+async fn a_revoked_token_s_stream_ends_within_the_recheck() {
+    let shed = Shed::start().await;
+    let ed = format!("Bearer {}", shed.token("ed"));
+    let mut events = watch(&shed, "runs", ".jog!", Some(&ed)).await;
+    let listed = shed.shed(&["token", "list", "ed"]);
+    let id = listed
+        .lines()
+        .last()
+        .and_then(|line| line.split_whitespace().next())
+        .expect("ed's token listed")
+        .to_string();
+    shed.shed(&["token", "revoke", &id]);
+    let within = shed_web::WATCH_RECHECK + SOON;
+    let event = events.next(within).await.expect("a closing event");
+    assert_eq!(event.name, "closed", "{event:?}");
+    assert!(events.ended(SOON).await, "the stream stays open");
+}
+
 #[tokio::test]
 async fn a_trashed_app_or_one_made_private_closes_its_streams() {
     let shed = Shed::start().await;
