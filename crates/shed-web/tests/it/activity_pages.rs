@@ -129,7 +129,7 @@ async fn a_write_through_the_page_api_is_on_its_space_activity_and_a_refused_one
             StatusCode::OK,
             &[
                 "@ada ran apply in demo/runs — 1 entity",
-                "by ada · door web",
+                "</time> · door web",
                 "data-write=\"demo/runs@1\"",
                 "@bob was refused apply in demo/runs",
                 "It was told: “you can read this app but not change it — its owner can make \
@@ -469,7 +469,7 @@ async fn an_agent_jobs_write_and_its_call_outside_its_scope_are_on_its_persons_a
         StatusCode::OK,
         &[
             &format!("{job} ran log_run in demo/runs — 1 entity"),
-            "for ada (@ada) · door broker",
+            "for @ada · door broker",
             &format!("{job} was refused add_jog in demo/runs"),
         ],
     );
