@@ -16,6 +16,7 @@ mod group;
 pub(crate) mod migrations;
 mod query;
 pub(crate) mod schema;
+pub(crate) mod statistics;
 mod tls;
 mod txn;
 mod values;
@@ -75,6 +76,8 @@ pub(crate) struct Postgres {
     listener: Box<wake::Listener>,
     /// The group commit of the applies.
     writer: group::Writer,
+    /// The entities written to each app since its tables were analyzed.
+    growth: statistics::Growth,
 }
 
 impl Postgres {
@@ -106,6 +109,7 @@ impl Postgres {
             listener: Box::new(wake::Listener::new(&target.config, target.tls.clone())),
             target: Box::new(target),
             schemas: Arc::default(),
+            growth: statistics::Growth::default(),
         })
     }
 
@@ -250,6 +254,9 @@ impl Postgres {
         let (applied, created) = self.writer.apply(app, actor, bundles, expect).await?;
         if created {
             self.schemas.forget(app);
+        }
+        if self.growth.wrote(app, applied.entities.len() as u64) {
+            statistics::analyze(self.pool.clone(), self.schemas.clone(), app.to_string());
         }
         Ok(applied)
     }

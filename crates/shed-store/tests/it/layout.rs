@@ -551,3 +551,44 @@ async fn the_full_text_is_merged_once_writes_pause() {
         .len();
     assert_eq!(found, 1);
 }
+
+// An app that grows inside the shared tables has them analyzed as it
+// grows, so the planner walks its rows rather than sorting all of them
+// (`postgres/statistics.rs`): manual analyses, counted apart from
+// autovacuum's.
+#[tokio::test]
+async fn on_postgres_an_app_s_tables_are_analyzed_as_it_grows() {
+    let fixture = crate::common::fixture().await;
+    let Some(url) = fixture.database_url() else {
+        eprintln!("the analyses of a growing app's tables: PostgreSQL's, skipped on SQLite");
+        return;
+    };
+    let db = crate::common::server_client(&url).await;
+    let analyzed = async || -> i64 {
+        db.query_one(
+            "SELECT COALESCE(SUM(analyze_count), 0)::bigint FROM pg_stat_user_tables
+             WHERE relname LIKE 'ec_rows_%'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0)
+    };
+    let runs = |from: usize| {
+        let bundles: Vec<_> = (from..from + 500)
+            .map(|i| json!({ "entity": { "eid": format!("$r{i}") }, "jog": { "who": "Ada", "miles": i } }))
+            .collect();
+        serde_json::Value::Array(bundles)
+    };
+    fixture.apply("jeff/runs", runs(0)).await;
+    assert_eq!(analyzed().await, 0, "analyzed before 1,000 entities");
+    fixture.apply("jeff/runs", runs(500)).await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while analyzed().await == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the app's tables not analyzed 10 s after 1,000 entities"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
