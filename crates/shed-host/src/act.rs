@@ -261,14 +261,9 @@ impl Host {
             Err(_) => None,
         };
         let alias = row.as_ref().and_then(|row| row["entity"]["alias"].as_str());
-        HostError::Conflict(format!(
-            "{} {} changed since — {} wrote it {} ({}@{}); undo that first",
-            changed.cannot(),
-            entity_named(row.as_ref(), alias, &changed.eid),
-            changed.who(),
-            relative_text(&changed.by.at),
-            changed.app,
-            changed.later
+        HostError::Conflict(changed.sentence(
+            &entity_named(row.as_ref(), alias, &changed.eid),
+            &relative_text(&changed.by.at),
         ))
     }
 

@@ -960,31 +960,30 @@ pub struct ChangedSince {
 
 impl ChangedSince {
     /// Who wrote it: `@bob`, `@bob (agent:job-3)`.
-    pub fn who(&self) -> String {
+    fn who(&self) -> String {
         match &self.by.via {
             Some(via) => format!("@{} ({via})", self.by.by.handle),
             None => format!("@{}", self.by.by.handle),
         }
     }
 
-    /// How its sentence starts: `cannot undo jeff/runs@12:`.
-    pub fn cannot(&self) -> String {
-        cannot(&self.write)
+    /// Its sentence, the entity named `entity` and the later write's time
+    /// said `when`: the host names them by title and "2 minutes ago"; the
+    /// store alone ([`Display`](std::fmt::Display)) by eid and `at <time>`.
+    pub fn sentence(&self, entity: &str, when: &str) -> String {
+        format!(
+            "{} {entity} changed since — {} wrote it {when} ({}@{}); undo that first",
+            cannot(&self.write),
+            self.who(),
+            self.app,
+            self.later
+        )
     }
 }
 
 impl std::fmt::Display for ChangedSince {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} {} changed since — {} wrote it at {} ({}@{}); undo that first",
-            self.cannot(),
-            self.eid,
-            self.who(),
-            self.by.at,
-            self.app,
-            self.later
-        )
+        f.write_str(&self.sentence(&self.eid, &format!("at {}", self.by.at)))
     }
 }
 
