@@ -1,26 +1,54 @@
-//! Starting a `shed` server under test: a free loopback port to give it, a
+//! Starting a `shed` server under test: a free port to give it, a
 //! bounded wait until it listens there, `shed up` started that way with
 //! the token it prints, and a limit of open files it cannot raise.
 
 use crate::data_place::DataIn;
+use std::collections::BTreeSet;
+use std::hash::{BuildHasher, Hasher, RandomState};
 use std::io::{BufRead, BufReader};
 use std::net::{TcpListener, TcpStream};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// How long a server may take to start listening (it deploys the example
 /// and opens its database first).
 const START_BOUND: Duration = Duration::from_secs(30);
 
-/// A loopback port nobody listens on now.
+/// A port nobody listens on now, on any address, and one this process has
+/// not handed out before.
+///
+/// It is chosen below the range the kernel gives outgoing connections:
+/// a port from that range can be taken by a client socket (one of the many
+/// connections to PostgreSQL the tests make, say) between this check and
+/// the server's bind, and the server then cannot listen.
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    static HANDED_OUT: Mutex<BTreeSet<u16>> = Mutex::new(BTreeSet::new());
+    let below = first_outgoing_port().max(LOWEST_PORT + 1_000);
+    let mut handed_out = HANDED_OUT.lock().unwrap();
+    loop {
+        let random = RandomState::new().build_hasher().finish();
+        let port = LOWEST_PORT + (random % u64::from(below - LOWEST_PORT)) as u16;
+        if !handed_out.contains(&port) && TcpListener::bind(("0.0.0.0", port)).is_ok() {
+            handed_out.insert(port);
+            return port;
+        }
+    }
+}
+
+/// The lowest port [`free_port`] gives: above the well-known and the
+/// commonly configured ones.
+const LOWEST_PORT: u16 = 10_000;
+
+/// The first port of the kernel's range for outgoing connections
+/// (`ip_local_port_range`), or Linux's default when it cannot be read.
+fn first_outgoing_port() -> u16 {
+    std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|range| range.split_whitespace().next()?.parse().ok())
+        .unwrap_or(32_768)
 }
 
 /// Starts `command` allowed at most `files` open files, soft and hard, so
