@@ -172,14 +172,21 @@ impl LiveApp {
         );
         let mut listing = format!("## {}", self.name);
         let mut rows = Vec::with_capacity(manifest.commands.len());
-        for command in &manifest.commands {
+        for (i, command) in manifest.commands.iter().enumerate() {
+            // The app's title and address once, on its first command's line,
+            // as the spec's example puts them on its apps' one command each.
+            let at = if i == 0 {
+                format!(" — {at}")
+            } else {
+                String::new()
+            };
             let confirm = if command.confirm {
                 " — waits for your approval when an agent calls it"
             } else {
                 ""
             };
             listing.push_str(&format!(
-                "\n{} — {} — {at}{confirm}",
+                "\n{} — {}{at}{confirm}",
                 command.call_shape(),
                 command.description
             ));

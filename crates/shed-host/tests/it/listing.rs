@@ -121,7 +121,7 @@ async fn a_redeploy_changes_its_own_part_at_once_and_leaves_the_rest_as_it_was()
         let (add, find) = note_descriptions(&app);
         format!(
             "## {app}\nadd_note(title, body?, alias?, text?) — {add} — {at}\n\
-             find_note(words?, text?, limit?) — {find} — {at}"
+             find_note(words?, text?, limit?) — {find}"
         )
     };
     // The whole listing, with jeff/notes under the title it has.

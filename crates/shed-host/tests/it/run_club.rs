@@ -44,15 +44,16 @@ async fn the_run_club_story() {
         "{again}"
     );
 
-    // commands: grouped by app, call shapes, description, title and address.
+    // commands: grouped by app, call shapes, description, and the app's
+    // title and address once, on its first command's line.
     let listed = host.commands(&ada, None).await.unwrap();
     assert_eq!(
         listed.text.lines().take(4).collect::<Vec<_>>(),
         [
             "## jeff/runs",
             "log_run(who, miles, at) — Log a run for the club leaderboard — Run club, an app at jeff.localhost:7700/runs/",
-            "leaderboard() — Every run logged so far (up to 1,000), with who ran, how far and who logged it: add up each runner's miles for the standings, as its view does — Run club, an app at jeff.localhost:7700/runs/",
-            "since(since) — Runs logged since a date — Run club, an app at jeff.localhost:7700/runs/",
+            "leaderboard() — Every run logged so far (up to 1,000), with who ran, how far and who logged it: add up each runner's miles for the standings, as its view does",
+            "since(since) — Runs logged since a date",
         ]
     );
     assert!(
