@@ -39,7 +39,7 @@ impl Code {
             HostError::SignIn(_) | HostError::Refused(_) | HostError::Busy(_) => Code::Refused,
             HostError::BadInput(_) => Code::BadArgs,
             HostError::NotFound(_) => Code::NotFound,
-            HostError::Conflict(_) => Code::Conflict,
+            HostError::Conflict(_) | HostError::ChangedSince(_) => Code::Conflict,
             HostError::Internal(_) => Code::Error,
             HostError::Waiting(_) => Code::WaitingForApproval,
         }

@@ -26,7 +26,7 @@ use crate::moments::relative_text;
 use crate::registry::LiveApp;
 use crate::searches::Searcher;
 use crate::texts::{count, wrote};
-use crate::{Caller, Host, HostError};
+use crate::{Caller, ChangedSinceRefusal, Host, HostError};
 
 /// What a caller does to an app's data.
 #[derive(Debug)]
@@ -261,10 +261,12 @@ impl Host {
             Err(_) => None,
         };
         let alias = row.as_ref().and_then(|row| row["entity"]["alias"].as_str());
-        HostError::Conflict(changed.sentence(
-            &entity_named(row.as_ref(), alias, &changed.eid),
-            &relative_text(&changed.by.at),
-        ))
+        let when = relative_text(&changed.by.at);
+        HostError::ChangedSince(Box::new(ChangedSinceRefusal {
+            sentence: changed.sentence(&entity_named(row.as_ref(), alias, &changed.eid), &when),
+            when,
+            at: changed.by.at.clone(),
+        }))
     }
 
     /// Keeps the call of `caller`, a member of `app`'s space (`standing`),

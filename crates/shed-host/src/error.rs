@@ -21,6 +21,11 @@ pub enum HostError {
     /// A `was` / expected version did not match.
     #[error("{0}")]
     Conflict(String),
+    /// An undo refused because an entity changed since (a conflict too):
+    /// the sentence, and the later write's moment, for a page to show its
+    /// exact time on hover.
+    #[error("{}", .0.sentence)]
+    ChangedSince(Box<ChangedSinceRefusal>),
     /// The caller asks too much at once; asked again later, it may be
     /// answered (HTTP's 429).
     #[error("{0}")]
@@ -33,6 +38,19 @@ pub enum HostError {
     /// approves it (the MCP door answers it as a result, not an error).
     #[error("{}", .0.text)]
     Waiting(crate::answer::Answer<crate::answer::ApprovalState>),
+}
+
+/// An undo's refusal because an entity changed since: `cannot undo
+/// jeff/runs@12: "Run by Ada" changed since — @bob wrote it 2 minutes ago
+/// (jeff/runs@14); undo that first`.
+#[derive(Debug)]
+pub struct ChangedSinceRefusal {
+    /// The whole sentence.
+    pub sentence: String,
+    /// How the sentence says when the later write was ("2 minutes ago").
+    pub when: String,
+    /// When it was (RFC 3339).
+    pub at: String,
 }
 
 impl From<shed_store::StoreError> for HostError {

@@ -68,7 +68,7 @@ pub use access::{SIGN_IN_HOW, VIEWER_SENTENCE};
 pub use answer::{Answer, Data, Said};
 pub use apps::parse_version;
 pub use caller::{Access, Caller, Door, NotARole, NotAnAccess, Person, ReadWithCredential, Role};
-pub use error::HostError;
+pub use error::{ChangedSinceRefusal, HostError};
 pub use model_text::ANSWER_TEXT_BYTES;
 pub use names::SLUG_CHARS;
 pub use request_state::REQUEST_STATE_SECONDS;

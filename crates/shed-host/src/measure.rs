@@ -20,7 +20,7 @@ fn outcome<T>(answered: &Result<T, HostError>) -> &'static str {
         Err(HostError::Refused(_)) => "refused",
         Err(HostError::BadInput(_)) => "bad_input",
         Err(HostError::NotFound(_)) => "not_found",
-        Err(HostError::Conflict(_)) => "conflict",
+        Err(HostError::Conflict(_) | HostError::ChangedSince(_)) => "conflict",
         Err(HostError::Busy(_)) => "busy",
         Err(HostError::Internal(_)) => "internal",
         Err(HostError::Waiting(_)) => "waiting",

@@ -126,7 +126,7 @@ impl Host {
             ));
         }
         match self.decide_in_client(caller, id, approve).await {
-            Err(HostError::Conflict(_)) => {
+            Err(HostError::Conflict(_) | HostError::ChangedSince(_)) => {
                 return Err(refused("the requestState was answered already"));
             }
             other => other?,

@@ -24,7 +24,7 @@ pub(crate) fn status_of(error: &HostError) -> StatusCode {
         HostError::Refused(_) => StatusCode::FORBIDDEN,
         HostError::BadInput(_) => StatusCode::BAD_REQUEST,
         HostError::NotFound(_) => StatusCode::NOT_FOUND,
-        HostError::Conflict(_) => StatusCode::CONFLICT,
+        HostError::Conflict(_) | HostError::ChangedSince(_) => StatusCode::CONFLICT,
         HostError::Busy(_) => StatusCode::TOO_MANY_REQUESTS,
         HostError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         // An answer rather than a refusal; no page of the person's asks one.

@@ -59,7 +59,7 @@ fn outcome<T>(result: Result<shed_host::Answer<T>, HostError>) -> String {
                 HostError::Refused(_) => "refused",
                 HostError::NotFound(_) => "not-found",
                 HostError::BadInput(_) => "bad-input",
-                HostError::Conflict(_) => "conflict",
+                HostError::Conflict(_) | HostError::ChangedSince(_) => "conflict",
                 HostError::Busy(_) => "busy",
                 HostError::Waiting(_) => "waiting",
                 HostError::Internal(_) => "internal",

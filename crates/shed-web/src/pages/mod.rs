@@ -223,10 +223,27 @@ impl Outcome {
             Outcome::Done(html) => format!("<p class=\"note\" role=\"status\">{html}</p>\n"),
             Outcome::Refused(error) => format!(
                 "<p class=\"refused\" role=\"alert\">{}</p>\n",
-                escape(&error.to_string())
+                refusal_html(error)
             ),
         }
     }
+}
+
+/// A refusal's sentence as HTML: escaped, and the moment an undo's
+/// changed-since names shown as the pages show one (how long ago, the exact
+/// time on hover).
+fn refusal_html(error: &HostError) -> String {
+    if let HostError::ChangedSince(changed) = error
+        && let Some((before, after)) = changed.sentence.split_once(&changed.when)
+    {
+        return format!(
+            "{}{}{}",
+            escape(before),
+            moments::moment_text(&changed.at),
+            escape(after)
+        );
+    }
+    escape(&error.to_string())
 }
 
 /// A page the host refused to show: what a form did first (`said`) on

@@ -682,6 +682,25 @@ async fn a_write_is_undone_from_its_activity_row_by_an_editor_only() {
         StatusCode::FORBIDDEN,
         &["you can read this app but not change it — its owner can make you an editor"],
     );
+    // The run's first write is refused: @2 changed it since, said how long
+    // ago, the exact time on hover.
+    let changed = world
+        .ask(form(
+            narrowed,
+            Some(&ada),
+            Some(URL),
+            "write=demo%2Fruns%401",
+        ))
+        .await;
+    says(
+        &changed,
+        StatusCode::CONFLICT,
+        &[
+            "cannot undo demo/runs@1: ",
+            " wrote it <time datetime=\"",
+            " UTC\">just now</time> (demo/runs@2); undo that first",
+        ],
+    );
     let undone = world.submit(narrowed, &ada, "write=demo%2Fruns%402").await;
     // On to the page again, still narrowed: the undo said on top, not a row of it.
     says(

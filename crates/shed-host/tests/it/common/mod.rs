@@ -117,7 +117,7 @@ pub fn refusal<T: std::fmt::Debug>(result: Result<T, HostError>) -> (&'static st
                 HostError::Refused(_) => "refused",
                 HostError::BadInput(_) => "bad-input",
                 HostError::NotFound(_) => "not-found",
-                HostError::Conflict(_) => "conflict",
+                HostError::Conflict(_) | HostError::ChangedSince(_) => "conflict",
                 HostError::Busy(_) => "busy",
                 HostError::Waiting(_) => "waiting",
                 HostError::Internal(_) => "internal",
