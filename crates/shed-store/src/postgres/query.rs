@@ -94,11 +94,19 @@ impl Lookup for Snapshot<'_> {
     }
 }
 
+/// The statements a read session keeps prepared, at most: a read's
+/// statement is its app's and line's ([`sql`]'s `key`), so the server
+/// keeps its plan for the next read of that line. Past this many the
+/// session forgets them all (each is closed on the server) and prepares
+/// again what it reads next: the server's memory for them stays bounded
+/// however many apps are read (a plan of the run club's page, ≈ 66 KiB).
+const KEPT_STATEMENTS: usize = 128;
+
 /// Runs a parsed line over one app's rows: its lookups through `names`,
 /// then the page in one statement, whose columns hold the names refs and
 /// stamps show and each row's edges too.
 pub(crate) async fn run(
-    client: &impl GenericClient,
+    client: &deadpool_postgres::Client,
     names: &impl Lookup,
     schema: &AppSchema,
     line: &FilterLine,
@@ -116,6 +124,9 @@ pub(crate) async fn run(
         .iter()
         .map(|p| p as &(dyn ToSql + Sync))
         .collect();
+    if client.statement_cache.size() >= KEPT_STATEMENTS {
+        client.statement_cache.clear();
+    }
     let stmt = client.prepare_cached(&statement.sql).await?;
     let mut found = client.query(&stmt, &params).await?;
     let more = found.len() > plan.limit as usize;
