@@ -147,10 +147,12 @@ async def test_hundreds_of_apps_are_listed_as_apps_and_one_app_whole(two: Shed) 
 
         one = await client.call_tool("commands", {"app": "ada/runs-7"})
         assert text(one).splitlines()[0] == "## ada/runs-7"
-        # The app's heading, its five commands, the line saying what a time
-        # argument takes; then the answer as JSON.
+        # The app's heading, its five commands (the first saying the app's
+        # title and address, once), the line saying what a time argument
+        # takes; then the answer as JSON.
         listed = text(one).splitlines()[:-1]
-        assert len(listed) == 7 and all("/runs-7/" in line for line in listed[1:6]), listed
+        assert len(listed) == 7 and "Run club, an app at ada.localhost:" in listed[1], listed
+        assert "/runs-7/" in listed[1] and not any("an app at" in line for line in listed[2:6]), listed
         assert listed[6].startswith("at, since: a time, like "), listed[6]
         assert len(data_line(one)["commands"]) == 5
 
