@@ -12,8 +12,8 @@ import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { openBrowser } from './lib/chromium.mjs'
 import { artifact } from './lib/places.mjs'
-import { until } from './lib/wait.mjs'
-import { shedUnderTest, shedCli, connectMcp, command, signIn } from './lib/shed.mjs'
+import { openWatching } from './lib/live.mjs'
+import { shedUnderTest, shedCli, connectMcp, command } from './lib/shed.mjs'
 
 const shed = shedUnderTest()
 const { cli } = shedCli()
@@ -40,31 +40,8 @@ after(async () => {
 
 test('a run logged through MCP appears on the open page within a second, without a reload', { skip }, async () => {
   const page = await browser.context.newPage()
-  const problems = []
-  page.on('pageerror', (err) => problems.push(err.message))
-  // Counts the streams the page opened.
-  await page.addInitScript(() => {
-    globalThis.watching = 0
-    const Source = globalThis.EventSource
-    globalThis.EventSource = class extends Source {
-      constructor(...args) {
-        super(...args)
-        this.addEventListener('open', () => globalThis.watching++)
-      }
-    }
-  })
   const link = await cli(['login', 'you', '--public-url', shed.url])
-  assert.match(await signIn(page, link), /^You are signed in as /)
-  await page.goto(shed.appUrl)
-  await until('the board or its empty line', async () =>
-    (await page.locator('#board li').count()) > 0 || (await page.locator('#empty').isVisible()),
-  )
-  // Gone if the page reloads.
-  await page.evaluate(() => {
-    globalThis.notReloaded = true
-  })
-  // The stream is open before the write (the page opens it as it loads).
-  await until('the page watching', async () => page.evaluate(() => globalThis.watching > 0))
+  const problems = await openWatching(page, link, shed.appUrl)
 
   const who = `Agent ${Date.now().toString(36)}`
   const written = Date.now()

@@ -16,8 +16,8 @@ import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { openBrowser } from './lib/chromium.mjs'
 import { artifact } from './lib/places.mjs'
-import { until } from './lib/wait.mjs'
-import { shedUnderTest, connectMcp, command, signIn } from './lib/shed.mjs'
+import { openWatching } from './lib/live.mjs'
+import { shedUnderTest, connectMcp, command } from './lib/shed.mjs'
 
 const one = shedUnderTest()
 const two = shedUnderTest({
@@ -53,29 +53,7 @@ async function watchingPage(shed) {
   const browser = await openBrowser()
   browsers.push(browser)
   const page = await browser.context.newPage()
-  const problems = []
-  page.on('pageerror', (err) => problems.push(err.message))
-  // Counts the streams the page opened.
-  await page.addInitScript(() => {
-    globalThis.watching = 0
-    const Source = globalThis.EventSource
-    globalThis.EventSource = class extends Source {
-      constructor(...args) {
-        super(...args)
-        this.addEventListener('open', () => globalThis.watching++)
-      }
-    }
-  })
-  assert.match(await signIn(page, shed.loginUrl), /^You are signed in as /)
-  await page.goto(shed.appUrl)
-  await until(`the board or its empty line at ${shed.appUrl}`, async () =>
-    (await page.locator('#board li').count()) > 0 || (await page.locator('#empty').isVisible()),
-  )
-  // Gone if the page reloads.
-  await page.evaluate(() => {
-    globalThis.notReloaded = true
-  })
-  await until(`the page at ${shed.appUrl} watching`, async () => page.evaluate(() => globalThis.watching > 0))
+  const problems = await openWatching(page, shed.loginUrl, shed.appUrl)
   return { page, problems }
 }
 

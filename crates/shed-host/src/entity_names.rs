@@ -18,7 +18,7 @@ pub fn short_eid(eid: &str) -> &str {
 /// `doc.title` (cut) in its row `now`, else its alias, else `Entity` and
 /// its [`short_eid`].
 pub fn entity_title(now: Option<&Value>, alias: Option<&str>, eid: &str) -> String {
-    now.and_then(|now| now["doc"]["title"].as_str())
+    doc_title(now)
         .map(|title| cut(title).to_string())
         .or_else(|| alias.map(str::to_string))
         .unwrap_or_else(|| format!("Entity {}", short_eid(eid)))
@@ -28,8 +28,13 @@ pub fn entity_title(now: Option<&Value>, alias: Option<&str>, eid: &str) -> Stri
 /// `doc.title` quoted (`"Run by Ada"`), else its alias, else `entity` and
 /// its [`short_eid`].
 pub(crate) fn entity_named(now: Option<&Value>, alias: Option<&str>, eid: &str) -> String {
-    match now.and_then(|now| now["doc"]["title"].as_str()) {
+    match doc_title(now) {
         Some(title) => format!("\"{}\"", crate::names::shown(title)),
         None => alias.map_or_else(|| format!("entity {}", short_eid(eid)), str::to_string),
     }
+}
+
+/// The `doc.title` of an entity's row `now`, when it has one.
+fn doc_title(now: Option<&Value>) -> Option<&str> {
+    now.and_then(|now| now["doc"]["title"].as_str())
 }

@@ -72,7 +72,8 @@ pub use error::{ChangedSinceRefusal, HostError};
 pub use model_text::ANSWER_TEXT_BYTES;
 pub use names::SLUG_CHARS;
 pub use request_state::REQUEST_STATE_SECONDS;
-pub use suggest::shell_word;
+pub use suggest::{shell_word, terminal_command};
+pub use texts::person_named;
 
 /// The database's file in a data folder: everything shed serves — people,
 /// spaces, apps with every file of their deploys, their data, tokens, jobs —

@@ -15,14 +15,19 @@ pub fn shell_word(word: &str) -> String {
     }
 }
 
-/// `` `shed <words> [flags]` ``: a command as it runs at a terminal whose
-/// data needs `flags` (empty when none).
-pub(crate) fn shed_command(words: &str, flags: &str) -> String {
+/// `shed <words> [flags]`: a command as it runs at a terminal whose data
+/// needs `flags` (empty when none).
+pub fn terminal_command(words: &str, flags: &str) -> String {
     if flags.is_empty() {
-        format!("`shed {words}`")
+        format!("shed {words}")
     } else {
-        format!("`shed {words} {flags}`")
+        format!("shed {words} {flags}")
     }
+}
+
+/// [`terminal_command`] as a sentence shows it: `` `shed <words> [flags]` ``.
+pub(crate) fn shed_command(words: &str, flags: &str) -> String {
+    format!("`{}`", terminal_command(words, flags))
 }
 
 /// The door a caller came in by: where a suggestion has to work.

@@ -3,6 +3,16 @@
 
 use shed_store::Applied;
 
+/// A person as a sentence names them, once: `Ada (@ada)`, or the handle
+/// alone when the name is the handle (`@you`, not `You (@you)`).
+pub fn person_named(person: &shed_store::Person) -> String {
+    if person.name.eq_ignore_ascii_case(&person.handle) {
+        format!("@{}", person.handle)
+    } else {
+        format!("{} (@{})", person.name, person.handle)
+    }
+}
+
 /// What a space with no app says, in `spaces` and the tour.
 pub(crate) const NO_APPS_YET: &str = "no apps yet — app_deploy makes one";
 

@@ -12,8 +12,8 @@ use std::path::Path;
 
 use anyhow::Context;
 use serde_json::json;
-use shed_host::Host;
 use shed_host::sessions::LOGIN_LINK_SECONDS;
+use shed_host::{Host, terminal_command};
 
 use crate::{ServeArgs, example, serve};
 
@@ -58,13 +58,6 @@ async fn again(host: &Host, data: &Path, flags: &str) -> String {
         Ok(_) => "you",
         Err(_) => "<handle>",
     };
-    let command = |words: String| {
-        if flags.is_empty() {
-            format!("shed {words}")
-        } else {
-            format!("shed {words} {flags}")
-        }
-    };
     format!(
         "shed is serving {data} at {mcp_url} (set up earlier).\n\
          \n\
@@ -77,8 +70,8 @@ async fn again(host: &Host, data: &Path, flags: &str) -> String {
          A hosted chat client takes {mcp_url} and signs in through the browser.\n\
          {vocab}\n",
         data = data.display(),
-        token = command(format!("token create {handle}")),
-        login = command(format!("login {handle}")),
+        token = terminal_command(&format!("token create {handle}"), flags),
+        login = terminal_command(&format!("login {handle}"), flags),
         url = host.public_url(),
         http = pretty(&http_config(&mcp_url, "<token>")),
         vocab = GENERATED_COMMANDS,

@@ -18,9 +18,10 @@ use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use shed_host::activity::{
     ActivityNarrow, ActivityPage, ActivityScope, RefusalRecord, Through, WriteRecord, job_of,
 };
-use shed_host::{Caller, HostError, Person};
+use shed_host::{Caller, HostError, Person, person_named};
 
 use super::apps::app_page_path;
+use super::moments::moment_text;
 use super::{
     ACTIVITY_PATH, Here, Outcome, Posted, Visited, fields, header_html, refusal_page, required,
 };
@@ -328,16 +329,6 @@ fn query_of(narrow: &ActivityNarrow, before: Option<i64>) -> String {
     pairs.join("&")
 }
 
-/// A person as a sentence names them, once: `Ada (@ada)`, or the handle
-/// alone when the name is the handle (`@you`, not `You (@you)`).
-pub(super) fn person_named(person: &shed_host::Person) -> String {
-    if person.name.eq_ignore_ascii_case(&person.handle) {
-        format!("@{}", person.handle)
-    } else {
-        format!("{} (@{})", person.name, person.handle)
-    }
-}
-
 /// Who acted, as a row's sentence starts: the agent job, else the person
 /// ([`person_named`]).
 fn actor(by: &shed_host::Person, via: Option<&str>) -> String {
@@ -404,9 +395,6 @@ fn entities(n: usize) -> String {
     }
 }
 
-/// A moment, shown as how far from now, the exact time on hover.
-pub(super) use super::moments::moment_text as moment;
-
 /// The address of an entity's page in `app` (`space/slug`).
 pub(crate) fn entity_path(app: &str, eid: &str) -> String {
     format!(
@@ -469,7 +457,7 @@ fn write_row(write: &WriteRecord, undo: Option<&str>) -> String {
          <div class=\"meta\">{} · {} · <a href=\"{opens}\">{}</a></div>\
          <div class=\"meta\">{}</div></div>{}</li>\n",
         escape(&said),
-        moment(&write.at),
+        moment_text(&write.at),
         came(&write.by, write.via.as_deref(), &write.through),
         escape(&name),
         links.join(" "),
@@ -492,7 +480,7 @@ fn refusal_row(refusal: &RefusalRecord) -> String {
          <div class=\"meta\">{} · {}</div><div class=\"meta\">It was told: “{}”</div></div></li>\n",
         refusal.id,
         escape(&said),
-        moment(&refusal.at),
+        moment_text(&refusal.at),
         came(&refusal.by, refusal.via.as_deref(), &refusal.through),
         escape(&refusal.sentence),
     )

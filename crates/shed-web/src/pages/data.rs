@@ -23,9 +23,10 @@ use percent_encoding::{AsciiSet, CONTROLS, NON_ALPHANUMERIC, utf8_percent_encode
 use shed_host::HostError;
 use shed_host::app_data::{AppData, Cell, DataKind, DataRow, DataRows, RowStamp};
 
-use super::activity::{entity_path, moment};
+use super::activity::entity_path;
 use super::apps::app_page_path;
 use super::entity::{MOST_PAGE_BYTES, cell_html, whole_path};
+use super::moments::moment_text;
 use super::{Here, Outcome, Visited, header_html, refusal_page};
 use crate::door::Door;
 use crate::reply::{escape, product_page, status_of};
@@ -326,7 +327,7 @@ fn stamp(stamp: &RowStamp) -> String {
         .unwrap_or_default();
     format!(
         "{}<br><span class=\"meta\">by {}{via}</span>",
-        moment(&stamp.at),
+        moment_text(&stamp.at),
         escape(&stamp.by),
     )
 }

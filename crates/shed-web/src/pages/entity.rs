@@ -25,10 +25,11 @@ use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::Value;
 use shed_host::app_data::{Cell, Changed, Edge, Version, cell, components_of};
 use shed_host::entity::{EntityView, Whole, entity_title, short_eid, whole_text};
-use shed_host::{Caller, HostError, Person};
+use shed_host::{Caller, HostError, Person, person_named};
 
-use super::activity::{UndoChoice, entity_path, moment, person_named, undo_button, undo_posted};
+use super::activity::{UndoChoice, entity_path, undo_button, undo_posted};
 use super::apps::app_page_path;
+use super::moments::moment_text;
 use super::{Here, Outcome, Posted, Visited, header_html, refusal_page};
 use crate::door::Door;
 use crate::reply::{escape, product_page};
@@ -257,10 +258,10 @@ fn summary_html(view: &EntityView) -> String {
         .map(|record| {
             format!(
                 "<p class=\"meta\">Made {} by {}{} · changed last {} by {}{}</p>\n",
-                moment(&record.created.at),
+                moment_text(&record.created.at),
                 escape(&person_named(&record.created.by)),
                 via(&record.created.via),
-                moment(&record.updated.at),
+                moment_text(&record.updated.at),
                 escape(&person_named(&record.updated.by)),
                 via(&record.updated.via),
             )
@@ -400,7 +401,7 @@ fn history_html(view: &EntityView, versions: &[Version], drawn: usize) -> String
                 number = version.version,
                 path = entity_path(&view.app, &view.eid),
                 write = escape(&version.write),
-                at = moment(&version.stamp.at),
+                at = moment_text(&version.stamp.at),
             ));
         }
         html.push_str("</ul>\n");
@@ -425,7 +426,7 @@ fn version_row(view: &EntityView, version: &Version) -> String {
     let stamp = &version.stamp;
     let mut how = vec![format!(
         "{} by {}",
-        moment(&stamp.at),
+        moment_text(&stamp.at),
         escape(&person_named(&stamp.by))
     )];
     if let Some(via) = &stamp.via {

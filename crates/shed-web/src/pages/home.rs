@@ -6,9 +6,8 @@ use std::sync::Arc;
 use axum::extract::rejection::FormRejection;
 use axum::extract::{Form, State};
 use axum::response::{IntoResponse, Response};
-use shed_host::{Caller, Person};
+use shed_host::{Caller, Person, person_named};
 
-use super::activity::person_named;
 use super::apps::app_rows;
 use super::{Here, MAKE_TOKEN_PATH, Outcome, Posted, fields, header_html, required};
 use crate::door::Door;

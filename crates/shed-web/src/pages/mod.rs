@@ -234,7 +234,9 @@ impl Outcome {
 /// time on hover).
 fn refusal_html(error: &HostError) -> String {
     if let HostError::ChangedSince(changed) = error
-        && let Some((before, after)) = changed.sentence.split_once(&changed.when)
+        // The moment is said last, after the entity's title, which may hold
+        // the same words.
+        && let Some((before, after)) = changed.sentence.rsplit_once(&changed.when)
     {
         return format!(
             "{}{}{}",
