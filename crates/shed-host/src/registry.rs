@@ -165,30 +165,26 @@ impl LiveApp {
             source_bytes,
             ..
         } = read;
-        let at = format!(
-            "{}, an app at {}",
+        // The app's title and address, said once: on its first command's
+        // line, as the spec's example puts them on its apps' one command each.
+        let mut at = format!(
+            " — {}, an app at {}",
             self.title,
             without_scheme(&self.address)
         );
         let mut listing = format!("## {}", self.name);
         let mut rows = Vec::with_capacity(manifest.commands.len());
-        for (i, command) in manifest.commands.iter().enumerate() {
-            // The app's title and address once, on its first command's line,
-            // as the spec's example puts them on its apps' one command each.
-            let at = if i == 0 {
-                format!(" — {at}")
-            } else {
-                String::new()
-            };
+        for command in &manifest.commands {
             let confirm = if command.confirm {
                 " — waits for your approval when an agent calls it"
             } else {
                 ""
             };
             listing.push_str(&format!(
-                "\n{} — {}{at}{confirm}",
+                "\n{} — {}{}{confirm}",
                 command.call_shape(),
-                command.description
+                command.description,
+                std::mem::take(&mut at)
             ));
             let mut row = json!({
                 "at": self.name,

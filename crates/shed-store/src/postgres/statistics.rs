@@ -43,9 +43,14 @@ impl Growth {
         if counted.len() >= APPS_COUNTED && !counted.contains_key(app) {
             counted.clear();
         }
-        let (since, next) = counted
-            .entry(app.to_string())
-            .or_insert((0, ANALYZE_FIRST_ENTITIES));
+        // Looked up by `&str` first: a write to an app already counted
+        // makes no key.
+        if !counted.contains_key(app) {
+            counted.insert(app.to_string(), (0, ANALYZE_FIRST_ENTITIES));
+        }
+        let Some((since, next)) = counted.get_mut(app) else {
+            return false;
+        };
         *since += entities;
         if *since < *next {
             return false;
