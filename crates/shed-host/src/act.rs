@@ -118,7 +118,8 @@ impl Host {
             }
             Filled::Apply(bundle) => {
                 let actor = caller.actor(&command).ok_or_else(sign_in_first)?;
-                if writes && self.needs_approval(caller, app, confirm).await? {
+                let app_says = app.agent_writes_need_approval;
+                if crate::access::needs_approval(caller.is_agent(), writes, confirm, app_says) {
                     let waiting = self.ask_approval(caller, app, &command, &asked).await;
                     // Activity shows the approval asked, beside the calls
                     // that did not run.

@@ -139,6 +139,8 @@ pub struct AppOverview {
     pub app: AppOfMine,
     /// Every version of the app, newest first.
     pub versions: AppVersions,
+    /// Writes by agents to it wait for their person's approval.
+    pub agent_writes_need_approval: bool,
 }
 
 /// When something was done, and by whom.

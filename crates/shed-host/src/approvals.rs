@@ -81,29 +81,6 @@ impl Host {
         format!("{}/approvals/{id}", self.public_url())
     }
 
-    /// Whether the write `caller` asks of `app` through a command that says
-    /// `confirm` (or not) must wait for its person.
-    pub(crate) async fn needs_approval(
-        &self,
-        caller: &Caller,
-        app: &LiveApp,
-        confirm: bool,
-    ) -> Result<bool, HostError> {
-        let agent = caller.is_agent();
-        if !crate::access::needs_approval(agent, true, true, true) {
-            return Ok(false);
-        }
-        let app_says = !confirm
-            && self
-                .inner
-                .store
-                .agent_writes_need_approval(&app.name)
-                .await?;
-        Ok(crate::access::needs_approval(
-            agent, true, confirm, app_says,
-        ))
-    }
-
     /// Keeps `caller`'s call of `command` with `args` on `app` for its
     /// person's approval: the answer saying what waits and where (as
     /// [`HostError::Waiting`]), or the sentence refusing it when the
@@ -436,7 +413,7 @@ impl Host {
         )?;
         self.inner
             .store
-            .set_agent_writes_need_approval(&app.name, on)
+            .set_agent_writes_need_approval(&app.name, on, &reach.person.eid)
             .await?;
         Ok(if on {
             format!(
@@ -449,11 +426,6 @@ impl Host {
                 app.name
             )
         })
-    }
-
-    /// Whether writes by agents to `app` (`space/slug`) need approval.
-    pub async fn agent_writes_need_approval(&self, app: &str) -> Result<bool, HostError> {
-        Ok(self.inner.store.agent_writes_need_approval(app).await?)
     }
 }
 

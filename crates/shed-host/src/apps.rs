@@ -60,6 +60,7 @@ impl Host {
         Ok(AppOverview {
             app: mine(&live, &reach),
             versions,
+            agent_writes_need_approval: live.agent_writes_need_approval,
         })
     }
 

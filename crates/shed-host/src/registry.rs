@@ -60,6 +60,10 @@ pub(crate) struct LiveApp {
     /// Set while the app is in the trash: then nothing of it is reached
     /// (see `reach`), and its name is not free.
     pub trashed: Option<Trashed>,
+    /// Writes by agents to it wait for their person's approval (its
+    /// owner's setting; a change moves the generation, so this is the
+    /// database's at every call).
+    pub agent_writes_need_approval: bool,
     /// `http://jeff.localhost:7700/runs/`
     pub address: String,
     /// Its deploy holds `index.html`: its address opens a page.
@@ -142,6 +146,7 @@ impl LiveApp {
             deployed_at: record.deployed_at.clone(),
             deployed_by: record.deployed_by.clone(),
             trashed: record.trashed.clone(),
+            agent_writes_need_approval: record.agent_writes_need_approval,
             address,
             index_page: read.index_page,
             commands: read
@@ -345,7 +350,11 @@ impl Registry {
         };
         for record in records {
             let app = match previous.app(&record.name()) {
-                Some(app) if app.deploy == record.deploy && app.trashed == record.trashed => {
+                Some(app)
+                    if app.deploy == record.deploy
+                        && app.trashed == record.trashed
+                        && app.agent_writes_need_approval == record.agent_writes_need_approval =>
+                {
                     app.clone()
                 }
                 _ => {

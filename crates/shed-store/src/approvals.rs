@@ -184,10 +184,16 @@ interface! {
             outcome: String,
             version: Option<i64>,
         ) -> Result<(), StoreError>;
-        /// Says whether writes by agents to `app` need approval.
-        async fn set_agent_writes_need_approval(&self, app: &str, on: bool) -> Result<(), StoreError>;
-        /// Whether writes by agents to `app` need approval.
-        async fn agent_writes_need_approval(&self, app: &str) -> Result<bool, StoreError>;
+        /// Says whether writes by agents to `app` need approval, as the
+        /// person `by` (eid). A change moves the platform's generation (a
+        /// row of `app_changes`), so every server reads the app's setting
+        /// again before its next call ([`crate::platform::AppRecord`]).
+        async fn set_agent_writes_need_approval(
+            &self,
+            app: &str,
+            on: bool,
+            by: &str,
+        ) -> Result<(), StoreError>;
         /// The key every server of this database signs an approval's
         /// request state with: `fresh` kept when there is none yet (the
         /// first to ask makes it), else the one kept. A signing key is a

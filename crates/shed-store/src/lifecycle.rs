@@ -10,10 +10,13 @@
 //!   deploys and data; restoring it clears the mark; purging it deletes its
 //!   deploys, drafts, view keys and every row and table of its data, and
 //!   frees its name. Each of the three is a row of `app_changes`, whose id
-//!   only grows.
+//!   only grows — as is a change of the app's settings (whether agents'
+//!   writes need approval, migration 20), which every server reads from
+//!   the app's record.
 //! - **The generation**: the last deploy's id and the last app change's id,
-//!   read on every call, so any process notices a deploy, a trash, a restore
-//!   or a purge made by another process on the same database.
+//!   read on every call, so any process notices a deploy, a trash, a
+//!   restore, a purge or a setting changed by another process on the same
+//!   database.
 //! - **The served address**: the public URL the last `shed serve` or `shed
 //!   up` served at (`served_at`), which the CLI's links use when it is not
 //!   given one.
@@ -24,7 +27,7 @@ use crate::platform::{AppRecord, Membership};
 use crate::{Person, StoreError};
 
 /// Where the platform's apps stand: the last deploy, and the last trash,
-/// restore or purge. Any of them makes it another generation.
+/// restore, purge or change of settings. Any of them makes it another generation.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Generation {
     /// The id of the last deploy (0 before the first).
@@ -88,6 +91,9 @@ pub(crate) enum Change {
     Trash,
     Restore,
     Purge,
+    /// The app's settings changed (whether agents' writes need approval):
+    /// every server reads its record again.
+    Settings,
 }
 
 impl Change {
@@ -97,6 +103,7 @@ impl Change {
             Change::Trash => "trash",
             Change::Restore => "restore",
             Change::Purge => "purge",
+            Change::Settings => "settings",
         }
     }
 }

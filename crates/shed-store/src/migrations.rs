@@ -23,7 +23,8 @@
 //! (its sequences never hand out an id twice anyway). Text is per backend
 //! only where the dialects truly differ — migration 7's middle (a secret's
 //! sha256 is SQL on PostgreSQL, a Rust step on SQLite), a random sign-in
-//! in 11, an index only PostgreSQL needs in 1, the full text in 17. One file per record family
+//! in 11, an index only PostgreSQL needs in 1, the full text in 17, a
+//! check changed in 20 (SQLite makes the table again). One file per record family
 //! under `migrations/`. After them, at every start, the apps a store made
 //! before migration 17 keeps in tables of their own are converted into the
 //! shared layout, a transaction at a time (`migrations/convert.rs`).
@@ -161,6 +162,13 @@ pub(crate) const MIGRATIONS: &[&[Part]] = &[
     &[Both(approvals::TABLES)],
     // 19: an app's pending approvals by expiry, for activity.
     &[Both(approvals::PENDING_BY_APP)],
+    // 20: a change of an app's settings moves the generation, so every
+    // server reads whether agents' writes need approval from the app's
+    // record, not at every write.
+    &[
+        Sqlite(lifecycle::SETTINGS_CHANGES_SQLITE),
+        Postgres(lifecycle::SETTINGS_CHANGES_POSTGRES),
+    ],
 ];
 
 /// The migrations a database at schema version `done` has yet to apply,

@@ -10,9 +10,10 @@ use crate::Person;
 /// An app's columns and the tables they come from, in the order
 /// `app_record` reads them.
 pub(crate) const APP_COLUMNS: &str = "s.slug, a.slug, a.title, a.access, a.version, a.deploy,
-    d.at, dp.eid, dp.handle, dp.name, a.trashed_at, tp.eid, tp.handle, tp.name
+    d.at, dp.eid, dp.handle, dp.name, a.trashed_at, tp.eid, tp.handle, tp.name, w.app IS NOT NULL
     FROM apps a JOIN spaces s ON s.id = a.space JOIN deploys d ON d.id = a.deploy
-    JOIN people dp ON dp.eid = d.by LEFT JOIN people tp ON tp.eid = a.trashed_by";
+    JOIN people dp ON dp.eid = d.by LEFT JOIN people tp ON tp.eid = a.trashed_by
+    LEFT JOIN agent_writes_need_approval w ON w.app = s.slug || '/' || a.slug";
 
 /// A space a person belongs to, and their role there.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,6 +46,9 @@ pub struct AppRecord {
     pub deployed_by: Person,
     /// Set while the app is in the trash (see `lifecycle`).
     pub trashed: Option<Trashed>,
+    /// Writes by agents to the app wait for their person's approval (the
+    /// app's setting, `approvals`).
+    pub agent_writes_need_approval: bool,
 }
 
 impl AppRecord {

@@ -104,11 +104,7 @@ async fn app_page(
             return refusal_page(&name, &header, said, error, Some((&back.0, &back.1)));
         }
     };
-    let needs = door
-        .host
-        .agent_writes_need_approval(&name)
-        .await
-        .unwrap_or(false);
+    let needs = overview.agent_writes_need_approval;
     let body = format!(
         "{}{}{}",
         said.html(),

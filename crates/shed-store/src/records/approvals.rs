@@ -7,6 +7,7 @@ use crate::StoreError;
 use crate::approvals::{
     ApprovalRecord, ApprovalState, Asked, NewApproval, PENDING_PER_AGENT, PENDING_PER_PERSON,
 };
+use crate::lifecycle::Change;
 use crate::txn::{Records, Row, Txn, args};
 use crate::values::Sql;
 
@@ -213,14 +214,15 @@ impl<B: Records> crate::approvals::Approvals for B {
         Ok(())
     }
 
-    async fn set_agent_writes_need_approval(&self, app: &str, on: bool) -> Result<(), StoreError> {
-        let sql = if on {
-            "INSERT INTO agent_writes_need_approval(app) VALUES($1) ON CONFLICT(app) DO NOTHING"
-        } else {
-            "DELETE FROM agent_writes_need_approval WHERE app = $1"
-        };
-        write_statement(self, sql, args![app]).await?;
-        Ok(())
+    async fn set_agent_writes_need_approval(
+        &self,
+        app: &str,
+        on: bool,
+        by: &str,
+    ) -> Result<(), StoreError> {
+        let [app, by] = [app, by].map(str::to_string);
+        self.write_records(async move |t| change_setting(t, &app, on, &by).await)
+            .await
     }
 
     async fn approval_key(&self, fresh: Vec<u8>) -> Result<Vec<u8>, StoreError> {
@@ -235,14 +237,18 @@ impl<B: Records> crate::approvals::Approvals for B {
         })
         .await
     }
+}
 
-    async fn agent_writes_need_approval(&self, app: &str) -> Result<bool, StoreError> {
-        let found: Option<String> = self
-            .read_optional(
-                "SELECT app FROM agent_writes_need_approval WHERE app = $1",
-                args![app],
-            )
-            .await?;
-        Ok(found.is_some())
+/// Says whether writes by agents to `app` need approval (`on`); a change
+/// is recorded as one of the app's ([`Change::Settings`]), by `by`.
+async fn change_setting(t: &impl Txn, app: &str, on: bool, by: &str) -> Result<(), StoreError> {
+    let sql = if on {
+        "INSERT INTO agent_writes_need_approval(app) VALUES($1) ON CONFLICT(app) DO NOTHING"
+    } else {
+        "DELETE FROM agent_writes_need_approval WHERE app = $1"
+    };
+    if t.execute(sql, args![app]).await? > 0 {
+        super::lifecycle::record_change(t, app, Change::Settings, by).await?;
     }
+    Ok(())
 }

@@ -103,12 +103,12 @@ async fn lock_app_row<T: Txn>(
 }
 
 /// Records that `change` happened to the app `space/slug`, by `by`: the
-/// row that moves the generation — the one place a trash, a restore or a
-/// purge is announced, so whatever else should hear of it goes here. The
+/// row that moves the generation — the one place a trash, a restore, a
+/// purge or a change of the app's settings is announced, so whatever else should hear of it goes here. The
 /// table is locked first (until the commit), so the rows' ids are taken in
 /// the order their writes commit and a reader of "the changes after id n"
 /// never misses one committed late.
-async fn record_change(
+pub(super) async fn record_change(
     t: &impl Txn,
     app: &str,
     change: Change,

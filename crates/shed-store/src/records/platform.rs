@@ -67,6 +67,7 @@ impl FromRow for AppRecord {
                 }),
                 None => None,
             },
+            agent_writes_need_approval: r.get(14)?,
         })
     }
 }

@@ -188,31 +188,48 @@ async fn pending_approvals_are_bounded_per_agent_and_per_person() {
     assert!(matches!(kept, Asked::Kept(_)));
 }
 
+// The setting is read from the app's record, and each change of it moves
+// the generation (so every server reads it again before its next call);
+// saying it again changes nothing, and moves nothing.
 #[tokio::test]
-async fn writes_by_agents_need_approval_is_set_per_app() {
+async fn writes_by_agents_need_approval_is_set_per_app_and_moves_the_generation() {
     let dir = tempfile::tempdir().unwrap();
     let store = open_store(dir.path()).await;
-    assert!(!store.agent_writes_need_approval("demo/runs").await.unwrap());
-    store
-        .set_agent_writes_need_approval("demo/runs", true)
-        .await
-        .unwrap();
-    store
-        .set_agent_writes_need_approval("demo/runs", true)
-        .await
-        .unwrap();
-    assert!(store.agent_writes_need_approval("demo/runs").await.unwrap());
-    assert!(
-        !store
-            .agent_writes_need_approval("demo/other")
+    let ada = store.add_person("ada", "Ada").await.unwrap();
+    store.add_space("jeff", &ada.eid).await.unwrap();
+    for slug in ["runs", "other"] {
+        let files = [("index.html", b"<p>hi</p>".as_slice())];
+        store
+            .record_deploy(crate::common::deploy(&ada.eid, slug, &files))
             .await
-            .unwrap()
-    );
+            .unwrap();
+    }
+    let needs = async |slug: &str| {
+        let (_, apps) = store.platform_apps().await.unwrap();
+        let app = apps.iter().find(|a| a.slug == slug).unwrap();
+        app.agent_writes_need_approval
+    };
+    let before = store.generation().await.unwrap();
+    assert!(!needs("runs").await);
     store
-        .set_agent_writes_need_approval("demo/runs", false)
+        .set_agent_writes_need_approval("jeff/runs", true, &ada.eid)
         .await
         .unwrap();
-    assert!(!store.agent_writes_need_approval("demo/runs").await.unwrap());
+    let set = store.generation().await.unwrap();
+    assert_eq!((set.deploy, set.change), (before.deploy, before.change + 1));
+    store
+        .set_agent_writes_need_approval("jeff/runs", true, &ada.eid)
+        .await
+        .unwrap();
+    assert_eq!(store.generation().await.unwrap(), set, "said again");
+    assert!(needs("runs").await);
+    assert!(!needs("other").await);
+    store
+        .set_agent_writes_need_approval("jeff/runs", false, &ada.eid)
+        .await
+        .unwrap();
+    assert!(!needs("runs").await);
+    assert_eq!(store.generation().await.unwrap().change, set.change + 1);
 }
 
 #[tokio::test]

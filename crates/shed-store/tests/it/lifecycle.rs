@@ -178,7 +178,7 @@ async fn a_trashed_app_is_purged_whole_and_its_name_is_free() {
     assert!(runs_rows > 2 && keep_rows > 2, "{runs_rows}, {keep_rows}");
     // An approval waiting on it, and its owner's setting.
     store
-        .set_agent_writes_need_approval("jeff/runs", true)
+        .set_agent_writes_need_approval("jeff/runs", true, &ada.eid)
         .await
         .unwrap();
     store
@@ -210,7 +210,6 @@ async fn a_trashed_app_is_purged_whole_and_its_name_is_free() {
             .unwrap()
             .is_empty()
     );
-    assert!(!store.agent_writes_need_approval("jeff/runs").await.unwrap());
     assert_eq!(
         relations(dir.path()).await,
         before_purge,
@@ -219,8 +218,8 @@ async fn a_trashed_app_is_purged_whole_and_its_name_is_free() {
     assert_eq!(rows_of(dir.path(), None).await, 0, "no row of it is left");
     assert_eq!(rows_of(dir.path(), Some(2)).await, keep_rows);
     let changes = store.changes_since(deployed).await.unwrap();
-    assert_eq!(changes.apps, ["jeff/runs"; 4]);
-    assert_eq!(changes.now.change, 4);
+    assert_eq!(changes.apps, ["jeff/runs"; 5], "and its setting");
+    assert_eq!(changes.now.change, 5);
     let (_, apps) = store.platform_apps().await.unwrap();
     assert_eq!(
         apps.iter().map(|a| a.slug.as_str()).collect::<Vec<_>>(),
@@ -256,6 +255,12 @@ async fn a_trashed_app_is_purged_whole_and_its_name_is_free() {
         .await
         .unwrap();
     assert_eq!(again.version, 1);
+    let (_, apps) = store.platform_apps().await.unwrap();
+    let runs = apps.iter().find(|a| a.slug == "runs").unwrap();
+    assert!(
+        !runs.agent_writes_need_approval,
+        "the setting is not inherited"
+    );
     store.declare("jeff/runs", &vocab).await.unwrap();
     assert!(
         store
