@@ -185,11 +185,19 @@ async fn an_owner_says_writes_by_agents_need_approval_and_an_editor_cannot() {
             "only an owner of jeff says whether writes by agents to jeff/runs need approval — ask an owner of jeff"
         )
     );
+    // Another server, which has served the app already, reads the setting
+    // again at its next call.
+    let other = crate::common::open(w.dir.path()).await;
+    other
+        .command(&agent, "log_run", args.clone(), None)
+        .await
+        .unwrap();
     w.host
         .set_agent_writes_need_approval(&ada, "jeff/runs", true)
         .await
         .unwrap();
     waiting(w.host.command(&agent, "log_run", args.clone(), None).await);
+    waiting(other.command(&agent, "log_run", args.clone(), None).await);
     waiting(
         w.host
             .graph_apply(
@@ -205,6 +213,10 @@ async fn an_owner_says_writes_by_agents_need_approval_and_an_editor_cannot() {
         .unwrap();
     w.host
         .set_agent_writes_need_approval(&ada, "jeff/runs", false)
+        .await
+        .unwrap();
+    other
+        .command(&agent, "log_run", args.clone(), None)
         .await
         .unwrap();
     w.host.command(&agent, "log_run", args, None).await.unwrap();
