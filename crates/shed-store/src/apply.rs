@@ -11,11 +11,13 @@
 //! ([`crate::query::at_once`]); PostgreSQL's are awaited.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::LazyLock;
 
 use serde_json::{Map, Value, json};
 
 use crate::query::plan::Lookup;
 use crate::schema::{AppSchema, Component};
+use crate::txn::marks;
 use crate::values::{Sql, from_json, render_time, type_sentence};
 use crate::wire::{Bundle, Target};
 use crate::{Actor, Applied, ColumnType, StoreError, Through};
@@ -55,11 +57,16 @@ pub(crate) trait Writes: Lookup {
     /// Runs a statement that answers nothing (written with `$n` marks), in
     /// order with the others; on PostgreSQL sent and not waited for.
     async fn run(&self, sql: &str, params: Vec<Sql>) -> Result<(), StoreError>;
-    /// Tells every server on the database that `app` is at `version`, once
-    /// the write commits: on PostgreSQL a notification on the wake's
-    /// channel (`postgres/wake.rs`); SQLite's watchers poll, so nothing.
-    async fn announce_write(&self, _app: &str, _version: i64) -> Result<(), StoreError> {
-        Ok(())
+    /// Ends the apply: the app's row at its new version and last number
+    /// ([`Closing::CLOSE`]) and the write's row of activity
+    /// ([`Closing::activity`]). PostgreSQL sends them as one statement,
+    /// with the notification that tells every server on the database that
+    /// `app` is at `version` once the write commits (`postgres/wake.rs`);
+    /// SQLite's watchers poll.
+    async fn close(&self, closing: Closing<'_>) -> Result<(), StoreError> {
+        static ACTIVITY: LazyLock<String> = LazyLock::new(|| Closing::activity(1));
+        self.run(Closing::CLOSE, closing.close).await?;
+        self.run(&ACTIVITY, closing.activity).await
     }
     /// The entity an eid or alias names, live or (`tombstoned`) not:
     /// (row id, eid, version).
@@ -285,15 +292,15 @@ pub(crate) async fn apply<W: Writes>(
         }
     }
     let version = version + 1;
-    let close = "UPDATE ec_apps SET version = $2, last_num = $3 WHERE id = $1";
-    w.run(
+    let close = vec![row.id.into(), version.into(), writing.last_num.into()];
+    let activity = activity_row(app, version, writing.now, actor, &entities);
+    w.close(Closing {
+        app,
+        version,
         close,
-        vec![row.id.into(), version.into(), writing.last_num.into()],
-    )
+        activity,
+    })
     .await?;
-    let (activity, values) = activity_row(app, version, writing.now, actor, &entities);
-    w.run(activity, values).await?;
-    w.announce_write(app, version).await?;
     Ok((
         Applied {
             entities,
@@ -304,20 +311,40 @@ pub(crate) async fn apply<W: Writes>(
     ))
 }
 
-/// The statement that keeps a write as one row of activity (`ec_writes`):
-/// the app and the version it committed as, when, who and via whom,
-/// through which door, command and client, and the entities it wrote.
-fn activity_row(
-    app: &str,
-    version: i64,
-    at: i64,
-    actor: &Actor,
-    entities: &[String],
-) -> (&'static str, Vec<Sql>) {
-    let sql = "INSERT INTO ec_writes(space, app, version, at, by, via, door, command, client, entities) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+/// The end of an apply ([`Writes::close`]): the values of its two
+/// statements, and the app and version they make it.
+pub(crate) struct Closing<'a> {
+    pub app: &'a str,
+    pub version: i64,
+    /// [`Closing::CLOSE`]'s values.
+    pub close: Vec<Sql>,
+    /// The activity row's values ([`Closing::activity`]).
+    pub activity: Vec<Sql>,
+}
+
+impl Closing<'_> {
+    /// The app's row (`$1`) at its new version (`$2`) and last entity
+    /// number (`$3`).
+    pub(crate) const CLOSE: &'static str =
+        "UPDATE ec_apps SET version = $2, last_num = $3 WHERE id = $1";
+    /// The write as one row of activity (`ec_writes`), but for its ten
+    /// values' marks ([`Closing::activity`]).
+    pub(crate) const ACTIVITY_INTO: &'static str =
+        "INSERT INTO ec_writes(space, app, version, at, by, via, door, command, client, entities)";
+
+    /// [`Closing::ACTIVITY_INTO`] with its values from `$from` on.
+    pub(crate) fn activity(from: usize) -> String {
+        format!("{} VALUES({})", Self::ACTIVITY_INTO, marks(from, 10))
+    }
+}
+
+/// The values of the write's row of activity ([`Closing::activity`]): the
+/// app and the version it committed as, when, who and via whom, through
+/// which door, command and client, and the entities it wrote.
+fn activity_row(app: &str, version: i64, at: i64, actor: &Actor, entities: &[String]) -> Vec<Sql> {
     let space = app.split_once('/').map_or(app, |(space, _)| space);
     let through = actor.through.clone().unwrap_or_else(Through::store);
-    let values = vec![
+    vec![
         space.into(),
         app.into(),
         version.into(),
@@ -328,8 +355,7 @@ fn activity_row(
         through.command.into(),
         through.client.into(),
         json!(entities).to_string().into(),
-    ];
-    (sql, values)
+    ]
 }
 
 impl<W: Writes> Writing<'_, W> {

@@ -117,6 +117,12 @@ pub(crate) trait Records {
     ) -> Result<T, StoreError>;
 }
 
+/// `$from, $from+1, …` for `n` values, as an `IN (…)` or `VALUES(…)` list.
+pub(crate) fn marks(from: usize, n: usize) -> String {
+    let marks: Vec<String> = (from..from + n).map(|i| format!("${i}")).collect();
+    marks.join(", ")
+}
+
 /// The first line of a statement, for a sentence in the server's log.
 fn first_line(sql: &str) -> &str {
     sql.trim().lines().next().unwrap_or_default()

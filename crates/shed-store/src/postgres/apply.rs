@@ -22,7 +22,7 @@
 use std::collections::HashSet;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{LazyLock, Mutex, PoisonError};
 use std::task::Poll;
 
 use deadpool_postgres::Client;
@@ -30,7 +30,7 @@ use tokio_postgres::types::ToSql;
 
 use super::schema::{doc_words, load_known, lock_app};
 use super::txn::Txn;
-use crate::apply::{AppRow, Cell, Writes, find_sql, removals, upserts};
+use crate::apply::{AppRow, Cell, Closing, Writes, find_sql, removals, upserts};
 use crate::query::plan::Lookup;
 use crate::schema::{AppSchema, Component};
 use crate::values::Sql;
@@ -42,22 +42,27 @@ use crate::{Actor, Applied, HistoryEntry, StoreError};
 /// for an app not yet written to ([`lock_app`] makes it).
 const LOCK: &str = "SELECT id, version, last_num FROM ec_apps WHERE name = $1 FOR UPDATE";
 
-/// The app's catalog, its components in order each with its columns in
-/// order (none for a component without columns), read by the app's name so
-/// it can be sent beside [`LOCK`] and run once the lock is held.
-const CATALOG: &str = "SELECT c.name, l.name, l.type, l.grp, l.slot FROM ec_components c
-    LEFT JOIN ec_columns l ON l.app = c.app AND l.component = c.name
+/// The app's catalog, read by the app's name so it can be sent beside
+/// [`LOCK`] and run once the lock is held: its components in order, each
+/// with its columns in order (`part` 0; a row with no column for a
+/// component without columns), then its components' groups, each
+/// component's in order (`part` 1) — one statement, not two.
+const CATALOG: &str = "SELECT 0 AS part, c.position AS place, l.position AS at,
+        c.name, l.name, l.type, l.grp, l.slot
+    FROM ec_components c LEFT JOIN ec_columns l ON l.app = c.app AND l.component = c.name
     WHERE c.app = (SELECT id FROM ec_apps WHERE name = $1)
-    ORDER BY c.position, l.position";
-
-/// The app's components' groups, each component's in order, sent beside
-/// [`CATALOG`].
-const GROUPS: &str = "SELECT component, id, shape FROM ec_groups
+    UNION ALL
+    SELECT 1, 0, position, component, NULL, shape, id, NULL FROM ec_groups
     WHERE app = (SELECT id FROM ec_apps WHERE name = $1)
-    ORDER BY component, position";
+    ORDER BY part, place, at";
 
 /// `$1` new row ids of `ec_entities`, for the entities an apply mints.
 const NEW_IDS: &str = "SELECT nextval('ec_entities_id_seq') FROM generate_series(1, $1::int)";
+
+/// One new row id, for an apply that mints one entity (most do): a
+/// statement with no parameter, planned once, where [`NEW_IDS`]' plan
+/// depends on its count and is made again at every call.
+const NEW_ID: &str = "SELECT nextval('ec_entities_id_seq')";
 
 /// Writes an apply's bundles on the group's connection; answers also
 /// whether it made the app. With `savepoint` (the group holds other
@@ -291,6 +296,7 @@ impl Statements<'_, '_> {
     async fn new_ids(&self) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
         match i32::try_from(self.mints).unwrap_or(i32::MAX) {
             0 => Ok(Vec::new()),
+            1 => self.pipeline.rows(NEW_ID, &[]).await,
             n => self.pipeline.rows(NEW_IDS, &[&n]).await,
         }
     }
@@ -311,12 +317,11 @@ impl Statements<'_, '_> {
     async fn lock(&self, app: &str) -> Result<Option<AppRow>, StoreError> {
         let p = self.pipeline;
         let by_name: [&(dyn ToSql + Sync); 1] = [&app];
-        let (row, catalog, groups, ids) = p
+        let (row, catalog, ids) = p
             .answered(async {
                 Ok(tokio::try_join!(
                     p.rows(LOCK, &by_name),
                     p.rows(CATALOG, &by_name),
-                    p.rows(GROUPS, &by_name),
                     self.new_ids(),
                 )?)
             })
@@ -327,25 +332,26 @@ impl Statements<'_, '_> {
         let id = row.try_get(0)?;
         let mut components: Vec<String> = Vec::new();
         let mut columns = Vec::new();
+        let mut groups = Vec::new();
         for r in catalog {
-            let component: String = r.try_get(0)?;
+            let component: String = r.try_get(3)?;
+            if r.try_get::<_, i32>(0)? == 1 {
+                groups.push((component, r.try_get(6)?, r.try_get(5)?));
+                continue;
+            }
             if components.last() != Some(&component) {
                 components.push(component.clone());
             }
-            if let Some(column) = r.try_get::<_, Option<String>>(1)? {
+            if let Some(column) = r.try_get::<_, Option<String>>(4)? {
                 columns.push((
                     component,
                     column,
-                    r.try_get(2)?,
-                    r.try_get(3)?,
-                    r.try_get(4)?,
+                    r.try_get(5)?,
+                    r.try_get(6)?,
+                    r.try_get(7)?,
                 ));
             }
         }
-        let groups = groups
-            .iter()
-            .map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
-            .collect::<Result<_, tokio_postgres::Error>>()?;
         let schema = AppSchema::from_catalog(app, id, components, groups, columns)?;
         self.keep(schema, &ids)?;
         Ok(Some(AppRow {
@@ -420,10 +426,22 @@ impl Writes for Statements<'_, '_> {
         self.pipeline.run(sql, params).await
     }
 
-    /// Sent with the apply's statements, not waited for.
-    async fn announce_write(&self, app: &str, version: i64) -> Result<(), StoreError> {
-        let (sql, params) = super::wake::announce_write(app, version);
-        self.pipeline.run(sql, params).await
+    /// One statement, sent with the apply's others and not waited for:
+    /// the activity row's insert a `WITH` of the app's row's update, which
+    /// answers the notification of the write ([`super::wake::write_payload`]).
+    async fn close(&self, closing: Closing<'_>) -> Result<(), StoreError> {
+        static CLOSE_ANNOUNCED: LazyLock<String> = LazyLock::new(|| {
+            format!(
+                "WITH kept AS ({}) {} RETURNING pg_notify($4, $5)",
+                Closing::activity(6),
+                Closing::CLOSE
+            )
+        });
+        let payload = super::wake::write_payload(closing.app, closing.version);
+        let announced = [super::wake::CHANNEL.into(), payload.into()];
+        let params = closing.close.into_iter().chain(announced);
+        let params = params.chain(closing.activity).collect();
+        self.pipeline.run(&CLOSE_ANNOUNCED, params).await
     }
 
     async fn find(
@@ -516,8 +534,11 @@ impl Writes for Statements<'_, '_> {
         Ok(())
     }
 
-    /// Upserts whether the entity is fresh or not; a doc's words then read
-    /// again from its row into the shared `ec_fts`.
+    /// Upserts whether the entity is fresh or not; a doc's words are
+    /// written by its home row's upsert, from the row it answers, into the
+    /// shared `ec_fts` (one statement: the upsert a `WITH` of the words'),
+    /// and only when that row changed — a row kept as it was keeps its
+    /// words.
     async fn set(
         &self,
         _catalog: &AppSchema,
@@ -527,19 +548,21 @@ impl Writes for Statements<'_, '_> {
         cells: Vec<Cell<'_>>,
         _fresh: bool,
     ) -> Result<(), StoreError> {
-        for (sql, params) in upserts(component, id, cells)? {
-            self.pipeline.run(&sql, params).await?;
-        }
+        let mut statements = upserts(component, id, cells)?;
         if component.name == "doc" {
-            let words = doc_words(component)?;
-            let home = component.home()?;
-            let sql = format!(
-                "INSERT INTO ec_fts(id, app, fts) SELECT id, $3, {words} \
-                 FROM {} WHERE grp = $1 AND id = $2 \
-                 ON CONFLICT(app, id) DO UPDATE SET fts = excluded.fts",
-                home.table()
-            );
-            let params = vec![home.id.into(), id.into(), app_id.into()];
+            // The first is the home group's, which holds the title and body.
+            if let Some((home, params)) = statements.first_mut() {
+                let words = doc_words(component)?;
+                params.push(app_id.into());
+                *home = format!(
+                    "WITH home AS ({home} RETURNING *) \
+                     INSERT INTO ec_fts(id, app, fts) SELECT id, ${}, {words} FROM home \
+                     ON CONFLICT(app, id) DO UPDATE SET fts = excluded.fts",
+                    params.len()
+                );
+            }
+        }
+        for (sql, params) in statements {
             self.pipeline.run(&sql, params).await?;
         }
         Ok(())

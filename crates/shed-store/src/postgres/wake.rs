@@ -23,7 +23,6 @@ use tokio_postgres::{AsyncMessage, Client, Config, Connection, Socket};
 
 use super::tls::{Tls, TlsStream};
 use crate::txn::Announced;
-use crate::values::Sql;
 use crate::wake::APP_WRITES_HELD;
 use crate::{AppWrite, StoreError};
 
@@ -65,12 +64,9 @@ pub(crate) async fn announce(
 }
 
 /// What a write to an app's data notifies: `write <version> <app>`, sent
-/// within the apply's transaction, as a statement and its values.
-pub(crate) fn announce_write(app: &str, version: i64) -> (&'static str, Vec<Sql>) {
-    (
-        "SELECT pg_notify($1, $2)",
-        vec![CHANNEL.into(), format!("{WRITE} {version} {app}").into()],
-    )
+/// within the apply's transaction (`apply.rs`'s `close`).
+pub(crate) fn write_payload(app: &str, version: i64) -> String {
+    format!("{WRITE} {version} {app}")
 }
 
 /// The first word of an app write's notification.
@@ -251,10 +247,8 @@ mod tests {
 
     #[test]
     fn an_app_write_reads_back_from_its_payload() {
-        let (_, values) = announce_write("demo/runs", 12);
-        assert_eq!(values.len(), 2);
         assert_eq!(
-            app_write("write 12 demo/runs"),
+            app_write(&write_payload("demo/runs", 12)),
             Some(AppWrite {
                 app: "demo/runs".into(),
                 version: 12

@@ -9,7 +9,7 @@ use crate::activity::{
     Narrow, NewRefusal, REFUSAL_RATE_WINDOW, REFUSALS_KEPT_FOR, REFUSALS_KEPT_PER_CALLER,
     REFUSALS_PER_SPACE, RefusalRecord, WriteRecord, space_of,
 };
-use crate::txn::{Records, Row, Txn, args};
+use crate::txn::{Records, Row, Txn, args, marks};
 use crate::values::{Sql, render_time};
 use crate::{StoreError, Through};
 
@@ -66,12 +66,6 @@ impl FromRow for RefusalRecord {
             sentence: r.get(10)?,
         })
     }
-}
-
-/// `$from, $from+1, …` for `n` values, as an `IN (…)` list.
-pub(super) fn marks(from: usize, n: usize) -> String {
-    let marks: Vec<String> = (from..from + n).map(|i| format!("${i}")).collect();
-    marks.join(", ")
 }
 
 /// When a refusal kept at `now` (microseconds) would be past

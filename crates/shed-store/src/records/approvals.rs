@@ -1,14 +1,13 @@
 //! Approvals (the shapes and what each means: `src/approvals.rs`), written
 //! once for both backends ([`Records`]).
 
-use super::activity::marks;
 use super::{FromRow, ReadRows, Statement, person_at, write_statement};
 use crate::StoreError;
 use crate::approvals::{
     ApprovalRecord, ApprovalState, Asked, NewApproval, PENDING_PER_AGENT, PENDING_PER_PERSON,
 };
 use crate::lifecycle::Change;
-use crate::txn::{Records, Row, Txn, args};
+use crate::txn::{Records, Row, Txn, args, marks};
 use crate::values::Sql;
 
 /// The columns an [`ApprovalRecord`] is read from, `a` the approval and
