@@ -19,7 +19,7 @@ use super::txn::Txn;
 use crate::schema::{AppSchema, Schemas};
 
 /// The entities written to an app that make its tables' first analysis.
-pub const ANALYZE_FIRST_ENTITIES: u64 = 1_000;
+pub const ANALYZE_FIRST_ENTITIES: u64 = 100;
 /// The most entities written to an app between two analyses.
 pub const ANALYZE_MOST_ENTITIES: u64 = 100_000;
 /// The most apps whose writes are counted; past it the counts start again
@@ -115,8 +115,8 @@ mod tests {
         for _ in 0..1_000 {
             analyses += u64::from(growth.wrote("a/b", 1_000));
         }
-        // 4k, 8k, 16k, 32k, 64k (124k written), then every 100k of the
-        // 876k left: 5 + 8.
-        assert_eq!(analyses, 13);
+        // Due at 400, 800, …, 51,200 (counted in writes of 1,000: 8 with
+        // 106k written), then every 100k of the 894k left: 8 + 8.
+        assert_eq!(analyses, 16);
     }
 }

@@ -170,10 +170,17 @@ pub(crate) fn write(plan: &Plan<'_>, dialect: Dialect) -> Statement {
     }
 
     let mut params = from_params;
+    // A driving group is the app's own, so its rows are the app's: on
+    // PostgreSQL the entities are then reached by id alone, never by an
+    // index of every app's entities (`app`) whose statistics may not know
+    // this app yet — a plan that reads all of the app's rows and sorts them.
+    let app = match (dialect, driving) {
+        (Dialect::Postgres, Some(_)) => String::new(),
+        _ => format!("e.app = {} AND ", key(dialect, plan.app_id, &mut params)),
+    };
     let mut sql = format!(
-        "SELECT {} FROM {from} WHERE e.app = {} AND e.tombstoned = 0",
+        "SELECT {} FROM {from} WHERE {app}e.tombstoned = 0",
         select.join(", "),
-        key(dialect, plan.app_id, &mut params)
     );
     let after = plan
         .after

@@ -574,20 +574,23 @@ async fn on_postgres_an_app_s_tables_are_analyzed_as_it_grows() {
         .unwrap()
         .get(0)
     };
+    // `ANALYZE_FIRST_ENTITIES`.
+    let first = 100;
+    let half = first / 2;
     let runs = |from: usize| {
-        let bundles: Vec<_> = (from..from + 500)
+        let bundles: Vec<_> = (from..from + half)
             .map(|i| json!({ "entity": { "eid": format!("$r{i}") }, "jog": { "who": "Ada", "miles": i } }))
             .collect();
         serde_json::Value::Array(bundles)
     };
     fixture.apply("jeff/runs", runs(0)).await;
-    assert_eq!(analyzed().await, 0, "analyzed before 1,000 entities");
-    fixture.apply("jeff/runs", runs(500)).await;
+    assert_eq!(analyzed().await, 0, "analyzed before {first} entities");
+    fixture.apply("jeff/runs", runs(half)).await;
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
     while analyzed().await == 0 {
         assert!(
             std::time::Instant::now() < deadline,
-            "the app's tables not analyzed 10 s after 1,000 entities"
+            "the app's tables not analyzed 10 s after {first} entities"
         );
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
