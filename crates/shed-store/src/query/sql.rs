@@ -432,6 +432,7 @@ fn after_sql(
 /// ([`word_char`]). The ids' digits and the `x` make every app's words
 /// apart (`4x2xfoo` is app 4's, `42xfoo` app 42's).
 pub(crate) fn app_words(app_id: i64, text: &str) -> String {
+    let prefix = format!("{app_id}x");
     let mut out = String::with_capacity(text.len() + 16);
     let mut in_word = false;
     for c in text.chars() {
@@ -440,8 +441,7 @@ pub(crate) fn app_words(app_id: i64, text: &str) -> String {
         // away), never starts one.
         let continues = in_word && ('\u{300}'..='\u{36f}').contains(&c);
         if starts && !in_word {
-            out.push_str(&app_id.to_string());
-            out.push('x');
+            out.push_str(&prefix);
         }
         in_word = starts || continues;
         out.push(c);
