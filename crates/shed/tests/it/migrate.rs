@@ -325,7 +325,7 @@ async fn write_records(store: &Store) {
         .await
         .unwrap();
     store
-        .set_agent_writes_need_approval("demo/asks", true)
+        .set_agent_writes_need_approval("demo/asks", true, &you)
         .await
         .unwrap();
     store.approval_key(vec![7; 32]).await.unwrap();
