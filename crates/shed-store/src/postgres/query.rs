@@ -251,8 +251,18 @@ mod tests {
 
     use super::Txn;
     use crate::query::plan;
-    use crate::query::plans::{APP, fill};
+    use crate::query::plans::{APP, Line, fill};
     use crate::query::sql::{self, Dialect};
+
+    /// The plans' apps filled on the database at `url` ([`fill`]): the
+    /// store that wrote them, the backend to read them through, and the
+    /// lines to plan.
+    async fn filled(url: &str) -> (crate::Store, crate::postgres::Postgres, Vec<Line>) {
+        let store = crate::Store::connect(url).await.unwrap();
+        let lines = fill(&store).await;
+        let db = crate::postgres::Postgres::open(url).await.unwrap();
+        (store, db, lines)
+    }
 
     // Every read the web door relies on walks an index of the shared shape
     // tables inside one app's group — each index condition on a shape table
@@ -267,9 +277,7 @@ mod tests {
             eprintln!("a test of PostgreSQL's plans, skipped without SHED_TEST_DATABASE");
             return;
         };
-        let store = crate::Store::connect(&url).await.unwrap();
-        let lines = fill(&store).await;
-        let db = crate::postgres::Postgres::open(&url).await.unwrap();
+        let (store, db, lines) = filled(&url).await;
         let client = db.client().await.unwrap();
         let t = Txn::Connection(&client);
         let schema = crate::schema::load(&t, APP).await.unwrap();
@@ -367,9 +375,7 @@ mod tests {
             eprintln!("a test of PostgreSQL's sessions, skipped without SHED_TEST_DATABASE");
             return;
         };
-        let store = crate::Store::connect(&url).await.unwrap();
-        fill(&store).await;
-        let db = crate::postgres::Postgres::open(&url).await.unwrap();
+        let (store, db, _) = filled(&url).await;
         let client = db.client().await.unwrap();
         let t = Txn::Connection(&client);
         let schema = crate::schema::load(&t, APP).await.unwrap();
